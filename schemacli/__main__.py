@@ -1,0 +1,3 @@
+from schemacli.app import main
+
+main()

@@ -1,0 +1,88 @@
+"""The typer application: global wiring, and the one place errors become words and exit codes.
+
+Commands live one per module in ``schemacli.commands``; each module has ``register(app)``.
+Heavy libraries (pyspark, confluent-kafka) are imported only inside the commands that need them,
+so ``schemacli --help`` starts fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+import typer
+from typer.core import TyperGroup
+
+from schemacli.errors import ExitCode, SchemacliError
+
+HELP = """Avro data contracts on Kafka: validate, check compatibility, gate CI, read with Spark, migrate.
+
+Exit codes: 0 ok · 1 incompatible / check failed · 2 usage or input error · 3 registry or network error.
+"""
+
+# Modules under schemacli.commands, each exposing register(app). Order is the order in --help.
+COMMANDS: tuple[str, ...] = ()
+
+OUTPUT_META_KEY = "schemacli.output"
+
+
+class SchemacliGroup(TyperGroup):
+    """Catches every SchemacliError raised below it, renders it once, exits with its code."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except SchemacliError as err:
+            _report(ctx, err)
+            ctx.exit(int(err.exit_code))
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            ctx.exit(130)
+
+
+def _report(ctx: click.Context, err: SchemacliError) -> None:
+    from schemacli.output.errors import error_json, error_text
+
+    click.echo(error_text(err), err=True)
+    if ctx.meta.get(OUTPUT_META_KEY) == "json":
+        click.echo(error_json(err))
+
+
+app = typer.Typer(
+    name="schemacli",
+    help=HELP,
+    cls=SchemacliGroup,
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,  # credentials can live in locals
+    rich_markup_mode=None,  # Avro JSON is full of [ ]: never let rich interpret it
+    add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from schemacli import __version__
+
+        typer.echo(f"schemacli {__version__}")
+        raise typer.Exit(ExitCode.OK)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Avro data contracts on Kafka."""
+
+
+for _name in COMMANDS:
+    importlib.import_module(f"schemacli.commands.{_name}").register(app)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    sys.exit(app())

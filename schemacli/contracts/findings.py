@@ -1,0 +1,37 @@
+"""A finding: one record holding everything a renderer needs to say about one problem."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import Enum
+from typing import Any
+
+from schemacli.errors import Location
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem: what kind, where, the values involved and the way out.
+
+    ``kind`` uses Apache Avro's vocabulary for incompatibilities (TYPE_MISMATCH, NAME_MISMATCH,
+    ...) and our own rule ids for validation (e.g. ``DEFAULT_MISMATCH``). ``old`` / ``new`` are the
+    writer / reader values (or before / after in a diff), as JSON-able values.
+    """
+
+    kind: str
+    message: str
+    location: Location = Location()
+    hint: str | None = None
+    severity: Severity = Severity.ERROR
+    old: Any = None
+    new: Any = None
+    subject: str | None = None
+
+    def at(self, **changes: Any) -> Finding:
+        """Return a copy whose location has ``changes`` applied (e.g. ``source=``, ``line=``)."""
+        return replace(self, location=replace(self.location, **changes))

@@ -1,0 +1,114 @@
+"""The exception hierarchy. Core code raises these; only the CLI layer renders them and exits.
+
+Every error carries where it happened (file, line:col, JSON pointer) and what to do about it,
+so the single renderer in ``schemacli.output.errors`` can say all of it without a traceback.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """The process exit codes: a contract, documented in ``--help`` and tested."""
+
+    OK = 0
+    CHECK_FAILED = 1  # incompatible schema, failed gate, failed validation of a mapping
+    INPUT_ERROR = 2  # usage error, unreadable or invalid input
+    REGISTRY_ERROR = 3  # registry or network error
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where something is: a file (or ``subject:version``), a JSON pointer and line:col in the text."""
+
+    source: str | None = None
+    pointer: str | None = None
+    line: int | None = None
+    column: int | None = None
+
+    def __str__(self) -> str:
+        parts = [self.source or "<input>"]
+        if self.line is not None:
+            parts.append(str(self.line))
+            if self.column is not None:
+                parts.append(str(self.column))
+        text = ":".join(parts)
+        if self.pointer is not None:
+            text += f" (at {self.pointer or '/'})"
+        return text
+
+
+class SchemacliError(Exception):
+    """Root of every error schemacli reports to a user."""
+
+    exit_code: ExitCode = ExitCode.INPUT_ERROR
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        location: Location | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.location = location
+        self.hint = hint
+
+    def with_location(self, location: Location) -> SchemacliError:
+        """Return this error with ``location`` filled in (used when a caller knows the file)."""
+        self.location = location
+        return self
+
+
+class UsageError(SchemacliError):
+    """The command line itself is wrong (conflicting options, unknown level, ...)."""
+
+
+class InputError(SchemacliError):
+    """An input file or value cannot be used: unreadable, bad JSON, bad YAML, bad config."""
+
+
+class SchemaParseError(InputError):
+    """A schema is not valid Avro (as Apache Avro Java's ``Schema.Parser`` would refuse it)."""
+
+
+class ConfigError(InputError):
+    """The configuration file or environment is invalid."""
+
+
+class CheckFailed(SchemacliError):
+    """A check ran and failed (used where a command must stop early with exit code 1)."""
+
+    exit_code = ExitCode.CHECK_FAILED
+
+
+class RegistryError(SchemacliError):
+    """The schema registry answered with an error, or could not be reached.
+
+    ``status`` is the HTTP status (None when no answer came), ``error_code`` the registry's own
+    code (40401, 42201, ...), ``server_message`` what the server said, verbatim.
+    """
+
+    exit_code = ExitCode.REGISTRY_ERROR
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        error_code: int | None = None,
+        server_message: str | None = None,
+        location: Location | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message, location=location, hint=hint)
+        self.status = status
+        self.error_code = error_code
+        self.server_message = server_message
+
+
+class NetworkError(RegistryError):
+    """No answer: connection refused, DNS failure, TLS failure, timeout."""
