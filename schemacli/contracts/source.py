@@ -1,0 +1,478 @@
+"""Reading schema files as JSON while keeping where every value sits in the text.
+
+``load_json`` parses with the C-accelerated ``json`` module (fast on the common path) and builds
+the JSON-pointer -> offset index lazily, with a small tokenizer, only when somebody asks where a
+value is (an error or a warning). So a valid 2,000-field schema costs one ``json.loads``.
+
+What counts as valid JSON follows Apache Avro Java 1.12's ``Schema.Parser`` (Jackson), because
+that is what the schema registry runs:
+
+* ``/* ... */`` and ``// ...`` comments are accepted (Java enables ``ALLOW_COMMENTS``) but noted
+  as a ``JSON_COMMENT`` warning: fastavro, the Python ``avro`` package and strict JSON readers
+  refuse them. A comment after the schema is an error (Java: "dangling content").
+* Duplicate keys in one object are accepted, the last one wins (as in Java, fastavro and Python
+  avro), and noted as a ``DUPLICATE_KEY`` warning: the first value is silently ignored.
+* A UTF-8 byte-order mark is skipped (Java's ``parse(File)`` skips it).
+* Errors (``InputError`` with file:line:col and a hint): empty file, not UTF-8, binary content,
+  trailing commas, unquoted or single-quoted keys, ``NaN``/``Infinity``, truncated files,
+  anything after the schema.
+
+Lines and columns are 1-based; columns count characters (code points), not bytes.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from schemacli.contracts.findings import Finding, Severity
+from schemacli.errors import InputError, Location
+
+# Strings, structural characters, comments, and bare words (numbers, true/false/null, junk).
+_TOKEN = re.compile(
+    r'"(?:[^"\\]|\\.)*"?|[{}\[\]:,]|/\*.*?(?:\*/|\Z)|//[^\n]*|[^\s{}\[\]:,"/]+|/', re.S
+)
+# Strings (kept) or comments (blanked); used only when the text contains "/*" or "//".
+_STRING_OR_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"|/\*.*?\*/|//[^\n]*', re.S)
+_NON_NUMBERS = re.compile(r"-?(?:NaN|Infinity)\b")
+
+
+def escape_pointer_token(token: str) -> str:
+    """Escape one JSON-pointer reference token (RFC 6901: ``~`` -> ``~0``, ``/`` -> ``~1``)."""
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def join_pointer(pointer: str, *tokens: str | int) -> str:
+    """``join_pointer("/fields", 3, "type") == "/fields/3/type"``."""
+    return pointer + "".join("/" + escape_pointer_token(str(t)) for t in tokens)
+
+
+@dataclass
+class _Index:
+    offsets: dict[str, int]
+    duplicates: list[tuple[str, str, int]]  # (object pointer, key, offset of the repeated key)
+    comments: list[int]  # offsets of comments
+
+
+@dataclass(frozen=True)
+class Document:
+    """A parsed JSON document: its value, where it came from, and a position map.
+
+    ``position(pointer)`` gives the 1-based (line, column) of the value at ``pointer`` (or of its
+    nearest existing ancestor, for pointers to members that are missing). ``notes`` are
+    warnings about the JSON itself (comments, duplicate keys).
+    """
+
+    value: Any
+    source: str
+    text: str
+    has_comments: bool = False
+    has_duplicates: bool = False
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    # -- positions ---------------------------------------------------------------------------
+    def _index(self) -> _Index:
+        index = self._cache.get("index")
+        if index is None:
+            index = self._cache["index"] = _build_index(self.text)
+        return index
+
+    def offset(self, pointer: str) -> int:
+        """Character offset of the value at ``pointer`` (or its nearest existing ancestor)."""
+        offsets = self._index().offsets
+        while pointer not in offsets and pointer:
+            pointer = pointer.rsplit("/", 1)[0]
+        return offsets.get(pointer, 0)
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        starts = self._cache.get("line_starts")
+        if starts is None:
+            starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
+            self._cache["line_starts"] = starts
+        line = bisect.bisect_right(starts, offset)
+        return line, offset - starts[line - 1] + 1
+
+    def position(self, pointer: str) -> tuple[int, int]:
+        return self.line_col(self.offset(pointer))
+
+    def location(self, pointer: str) -> Location:
+        """A Location for ``pointer`` in this document: source, pointer, line and column."""
+        line, column = self.position(pointer)
+        return Location(source=self.source, pointer=pointer, line=line, column=column)
+
+    def pointer_exists(self, pointer: str) -> bool:
+        return pointer in self._index().offsets
+
+    # -- notes -------------------------------------------------------------------------------
+    @property
+    def notes(self) -> tuple[Finding, ...]:
+        """Warnings about the JSON text: comments and duplicate keys, in text order."""
+        if not (self.has_comments or self.has_duplicates):
+            return ()
+        index = self._index()
+        found: list[tuple[int, Finding]] = []
+        if index.comments:
+            offset = index.comments[0]
+            line, col = self.line_col(offset)
+            more = len(index.comments) - 1
+            found.append(
+                (
+                    offset,
+                    Finding(
+                        kind="JSON_COMMENT",
+                        severity=Severity.WARNING,
+                        message="the file contains JSON comments"
+                        + (f" ({more} more after this one)" if more else "")
+                        + "; Apache Avro Java and the schema registry accept them, but fastavro, "
+                        "the Python avro package and strict JSON parsers refuse the file",
+                        location=Location(self.source, "", line, col),
+                        hint="move the remark into a \"doc\" attribute and delete the comment",
+                    ),
+                )
+            )
+        for obj_pointer, key, offset in index.duplicates:
+            line, col = self.line_col(offset)
+            found.append(
+                (
+                    offset,
+                    Finding(
+                        kind="DUPLICATE_KEY",
+                        severity=Severity.WARNING,
+                        message=f"key {key!r} appears more than once in this object; Java, "
+                        "fastavro and the Python avro package silently keep the last value and "
+                        "ignore the earlier ones",
+                        location=Location(self.source, join_pointer(obj_pointer, key), line, col),
+                        hint=f"keep a single {key!r} member",
+                    ),
+                )
+            )
+        return tuple(f for _, f in sorted(found, key=lambda item: item[0]))
+
+
+def _decode_key(token: str) -> str:
+    return token[1:-1] if "\\" not in token else json.loads(token)
+
+
+def _build_index(text: str) -> _Index:
+    """Walk the tokens of a (known valid) JSON text, recording each value's pointer and offset."""
+    offsets: dict[str, int] = {}
+    duplicates: list[tuple[str, str, int]] = []
+    comments: list[int] = []
+    # Frame: [pointer, is_object, expecting_key, current_key_or_index, seen_keys]
+    stack: list[list[Any]] = []
+    for match in _TOKEN.finditer(text):
+        tok = match.group()
+        first = tok[0]
+        if first == "/":
+            comments.append(match.start())
+            continue
+        if first in ",:":
+            if first == "," and stack and stack[-1][1]:
+                stack[-1][2] = True
+            continue
+        if first in "}]":
+            if stack:
+                stack.pop()
+            continue
+        top = stack[-1] if stack else None
+        if top is not None and top[1] and top[2]:
+            # an object key
+            key = _decode_key(tok)
+            if key in top[4]:
+                duplicates.append((top[0], key, match.start()))
+            top[4].add(key)
+            top[3] = key
+            top[2] = False
+            continue
+        if top is None:
+            pointer = ""
+        elif top[1]:
+            pointer = top[0] + "/" + escape_pointer_token(top[3])
+        else:
+            pointer = top[0] + "/" + str(top[3])
+            top[3] += 1
+        offsets[pointer] = match.start()
+        if first == "{":
+            stack.append([pointer, True, True, None, set()])
+        elif first == "[":
+            stack.append([pointer, False, False, 0, None])
+    return _Index(offsets, duplicates, comments)
+
+
+# -- loading ---------------------------------------------------------------------------------
+
+
+def read_text(path: Path, source: str | None = None) -> str:
+    """Read ``path`` as UTF-8 text, or raise InputError saying why it cannot be read."""
+    source = source or str(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError as err:
+        raise InputError(
+            "no such file", location=Location(source), hint="check the path and its spelling"
+        ) from err
+    except IsADirectoryError as err:
+        raise InputError(
+            "is a directory, not a schema file",
+            location=Location(source),
+            hint="pass the directory to a command that walks folders, or name a .avsc file",
+        ) from err
+    except PermissionError as err:
+        raise InputError(
+            "permission denied while reading the file",
+            location=Location(source),
+            hint="make the file readable (chmod +r) or run as a user who can read it",
+        ) from err
+    except OSError as err:
+        raise InputError(
+            f"cannot read the file: {err.strerror or err}", location=Location(source)
+        ) from err
+    return decode_bytes(data, source)
+
+
+def decode_bytes(data: bytes, source: str) -> str:
+    """Decode file contents as UTF-8 (skipping a byte-order mark); InputError otherwise."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InputError(
+            "the file is UTF-16 encoded",
+            location=Location(source, line=1, column=1),
+            hint="save it as UTF-8 (the encoding Avro schemas and the registry use)",
+        )
+    if b"\x00" in data[:8192]:
+        nul = data.index(b"\x00")
+        line = data.count(b"\n", 0, nul) + 1
+        raise InputError(
+            "this is a binary file, not a JSON schema (it contains NUL bytes)",
+            location=Location(source, line=line, column=nul - (data.rfind(b"\n", 0, nul) + 1) + 1),
+            hint="point at the .avsc text file; Avro data files (.avro) are not schemas",
+        )
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        before = data[: err.start].decode("utf-8")
+        line = before.count("\n") + 1
+        column = len(before) - (before.rfind("\n") + 1) + 1
+        raise InputError(
+            f"not valid UTF-8: byte 0x{data[err.start]:02x} cannot be decoded",
+            location=Location(source, line=line, column=column),
+            hint="save the file as UTF-8 (Avro schemas are UTF-8 JSON)",
+        ) from err
+
+
+def load_json(path_or_text: Path | str, *, source: str | None = None) -> Document:
+    """Parse a schema file (a ``Path``) or JSON text (a ``str``) into a Document.
+
+    Raises InputError (file:line:col, what is wrong, how to fix it) for unreadable files and
+    JSON that Apache Avro Java would refuse.
+    """
+    if isinstance(path_or_text, Path):
+        source = source or str(path_or_text)
+        text = read_text(path_or_text, source)
+    else:
+        source = source or "<input>"
+        text = path_or_text
+        if text.startswith("\ufeff"):
+            text = text[1:]
+    return parse_text(text, source)
+
+
+def parse_text(text: str, source: str) -> Document:
+    """Parse JSON text; see ``load_json``."""
+    if not text.strip():
+        raise InputError(
+            "the file is empty",
+            location=Location(source, line=1, column=1),
+            hint='a schema file holds one JSON value, e.g. {"type": "record", "name": "X", '
+            '"fields": []} or "string"',
+        )
+    has_comments = "/*" in text or "//" in text
+    clean = _blank_comments(text, source) if has_comments else text
+    has_comments = has_comments and clean != text
+    duplicates = False
+
+    def pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        nonlocal duplicates
+        obj = dict(pairs)
+        if len(obj) != len(pairs):
+            duplicates = True
+        return obj
+
+    def reject_constant(name: str) -> Any:
+        raise _NonNumber(name)
+
+    decoder = json.JSONDecoder(object_pairs_hook=pairs_hook, parse_constant=reject_constant)
+    start = len(clean) - len(clean.lstrip())
+    try:
+        value, end = decoder.raw_decode(clean, start)
+    except json.JSONDecodeError as err:
+        raise _syntax_error(clean, err.msg, err.pos, source) from None
+    except _NonNumber as err:
+        match = _first_non_number(clean)
+        pos = match.start() if match else 0
+        raise InputError(
+            f"{err.args[0]} is not a JSON value",
+            location=_loc(clean, pos, source),
+            hint="JSON has no NaN or Infinity (Java refuses them); use a number or a string",
+        ) from None
+    rest = text[end:]
+    if rest.strip():
+        pos = end + len(rest) - len(rest.lstrip())
+        snippet = text[pos : pos + 20].splitlines()[0]
+        raise InputError(
+            f"unexpected content after the end of the schema: {snippet!r}",
+            location=_loc(text, pos, source),
+            hint="a schema file holds exactly one JSON value; delete what follows it (or, for a "
+            "union, wrap all branches in one [...] array)",
+        )
+    return Document(
+        value=value,
+        source=source,
+        text=text,
+        has_comments=has_comments,
+        has_duplicates=duplicates,
+    )
+
+
+class _NonNumber(ValueError):
+    pass
+
+
+def _first_non_number(text: str) -> re.Match[str] | None:
+    for match in _TOKEN.finditer(text):
+        if _NON_NUMBERS.fullmatch(match.group()):
+            return match
+    return None
+
+
+def _blank_comments(text: str, source: str) -> str:
+    """Replace comments by spaces (keeping newlines), so offsets stay those of the original."""
+
+    def blank(match: re.Match[str]) -> str:
+        tok = match.group()
+        if tok[0] == '"':
+            return tok
+        return re.sub(r"[^\n]", " ", tok)
+
+    clean = _STRING_OR_COMMENT.sub(blank, text)
+    if "/*" in clean:
+        # an unterminated block comment (a terminated one would have been blanked)
+        for match in _TOKEN.finditer(clean):
+            if match.group().startswith("/*"):
+                raise InputError(
+                    "comment opened with /* is never closed",
+                    location=_loc(clean, match.start(), source),
+                    hint="close it with */ (or delete it: strict JSON readers refuse comments)",
+                )
+    return clean
+
+
+def _loc(text: str, pos: int, source: str) -> Location:
+    line = text.count("\n", 0, pos) + 1
+    column = pos - (text.rfind("\n", 0, pos) + 1) + 1
+    return Location(source=source, line=line, column=column)
+
+
+def _prev_significant(text: str, pos: int) -> str:
+    stripped = text[:pos].rstrip()
+    return stripped[-1] if stripped else ""
+
+
+def _syntax_error(text: str, msg: str, pos: int, source: str) -> InputError:
+    """Translate a json.JSONDecodeError into what is wrong and how to fix it."""
+    at_end = not text[pos:].strip()
+    char = text[pos] if pos < len(text) else ""
+    prev = _prev_significant(text, pos)
+    loc = _loc(text, pos, source)
+    truncated = InputError(
+        "the file ends before the JSON is complete (truncated, or a bracket is missing)",
+        location=loc,
+        hint="close every { with } and every [ with ]; check the file was saved completely",
+    )
+    if msg.startswith("Unterminated string"):
+        return InputError(
+            "string is never closed",
+            location=loc,
+            hint='add the closing double quote (")',
+        )
+    if at_end and not msg.startswith("Invalid"):
+        return truncated
+    if msg.startswith("Expecting property name"):
+        if prev == ",":
+            return InputError(
+                "trailing comma before '}'",
+                location=_loc(text, text.rindex(",", 0, pos), source),
+                hint="remove the comma after the last member of the object",
+            )
+        if char == "'":
+            return InputError(
+                "key in single quotes",
+                location=loc,
+                hint='JSON strings use double quotes: write "key" instead of \'key\'',
+            )
+        return InputError(
+            f"expected a key in double quotes, found {_found(text, pos)}",
+            location=loc,
+            hint='write each member as "key": value (keys must be double-quoted strings)',
+        )
+    if msg.startswith("Expecting value"):
+        if prev == "," and char == "]":
+            return InputError(
+                "trailing comma before ']'",
+                location=_loc(text, text.rindex(",", 0, pos), source),
+                hint="remove the comma after the last item of the array",
+            )
+        if char == "'":
+            return InputError(
+                "string in single quotes",
+                location=loc,
+                hint="JSON strings use double quotes: write \"text\" instead of 'text'",
+            )
+        return InputError(
+            f"expected a JSON value, found {_found(text, pos)}",
+            location=loc,
+            hint="a value is a \"string\", a number, {...}, [...], true, false or null; "
+            "type names must be quoted (\"string\", not string)",
+        )
+    if msg.startswith("Expecting ',' delimiter"):
+        return InputError(
+            f"expected ',' or a closing bracket, found {_found(text, pos)}",
+            location=loc,
+            hint="separate members and items with commas; check for a missing comma on the "
+            "previous line",
+        )
+    if msg.startswith("Expecting ':' delimiter"):
+        return InputError(
+            f"expected ':' after the key, found {_found(text, pos)}",
+            location=loc,
+            hint='write each member as "key": value',
+        )
+    if msg.startswith("Invalid control character"):
+        return InputError(
+            "raw control character (newline, tab, ...) inside a string",
+            location=loc,
+            hint="escape it (\\n, \\t) or remove it; JSON strings cannot span lines",
+        )
+    if msg.startswith("Invalid"):
+        return InputError(
+            "invalid escape sequence in a string",
+            location=loc,
+            hint='valid escapes are \\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX',
+        )
+    return InputError(
+        f"invalid JSON: {msg}", location=loc, hint="fix the JSON syntax at this position"
+    )
+
+
+def _found(text: str, pos: int) -> str:
+    if pos >= len(text):
+        return "the end of the file"
+    word = re.match(r'"(?:[^"\\\n]|\\.){0,30}"?|[^\s{}\[\]:,"]+', text[pos:])
+    if word:
+        return repr(word.group()[:30])
+    return repr(text[pos])

@@ -1,0 +1,226 @@
+"""JSON loading with positions: every syntax error names file:line:col and says how to fix it."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import fastavro
+import pytest
+from fastavro.repository.base import SchemaRepositoryError
+
+from schemacli.contracts.source import join_pointer, load_json
+from schemacli.errors import ExitCode, InputError
+
+SYNTAX_ERRORS = [
+    # (name, text, line, column, words in the message, words in the hint)
+    (
+        "trailing_comma_in_array",
+        '{"type": "enum", "name": "E",\n "symbols": ["A", "B",]}',
+        2,
+        22,
+        "trailing comma",
+        "remove the comma",
+    ),
+    (
+        "trailing_comma_in_object",
+        '{"type": "fixed",\n "name": "F",\n "size": 4,\n}',
+        3,
+        11,
+        "trailing comma",
+        "remove the comma",
+    ),
+    ("unquoted_key", '{type: "int"}', 1, 2, "key in double quotes", '"key": value'),
+    ("single_quoted_key", "{'type': 'int'}", 1, 2, "single quotes", "double quotes"),
+    ("single_quoted_value", "{\"type\": 'int'}", 1, 10, "single quotes", "double quotes"),
+    ("bare_type_name", '{"type": int}', 1, 10, "found 'int'", "must be quoted"),
+    ("truncated_file", '{"type": "record",\n "fields": [', 2, 13, "ends before", "close"),
+    ("unterminated_string", '{"type": "rec', 1, 10, "never closed", "closing double quote"),
+    ("missing_comma", '{"type": "int"\n "doc": "x"}', 2, 2, "expected ','", "missing comma"),
+    ("missing_colon", '{"type" "int"}', 1, 9, "expected ':'", '"key": value'),
+    ("not_a_number", '{"type": "double",\n "default": NaN}', 2, 13, "NaN", "no NaN"),
+    ("content_after_schema", '"int"\n"long"', 2, 1, "after the end", "exactly one JSON value"),
+    ("comment_after_schema", '"int" // the key', 1, 7, "after the end", "exactly one JSON value"),
+    ("raw_newline_in_string", '{"doc": "two\nlines"}', 1, 13, "control character", "escape"),
+    ("bad_escape", '{"doc": "a\\qb"}', 1, 11, "escape", "valid escapes"),
+    ("unclosed_comment", '{"type": "int" /* note }', 1, 16, "never closed", "*/"),
+    ("empty_file", "", 1, 1, "empty", "one JSON value"),
+    ("whitespace_only_file", "  \n\n", 1, 1, "empty", "one JSON value"),
+]
+
+
+@pytest.mark.parametrize(
+    "name,text,line,column,what,how", SYNTAX_ERRORS, ids=[c[0] for c in SYNTAX_ERRORS]
+)
+def test_json_syntax_error_names_file_line_column_and_fix(
+    tmp_path: Path, name: str, text: str, line: int, column: int, what: str, how: str
+) -> None:
+    path = tmp_path / f"{name}.avsc"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        load_json(path)
+    err = caught.value
+    assert err.location is not None
+    assert err.location.source == str(path)
+    assert (err.location.line, err.location.column) == (line, column)
+    assert what in err.message
+    assert err.hint is not None and how in err.hint
+    assert err.exit_code == ExitCode.INPUT_ERROR
+
+
+def test_position_of_nested_value_is_its_line_and_column() -> None:
+    text = (
+        '{\n  "type": "record",\n  "name": "R",\n  "fields": [\n'
+        '    {"name": "a", "type": "int"},\n'
+        '    {"name": "b", "type": {"type": "array", "items": "long"}}\n  ]\n}\n'
+    )
+    doc = load_json(text, source="r.avsc")
+    assert doc.position("") == (1, 1)
+    assert doc.position("/fields") == (4, 13)
+    assert doc.position("/fields/0/type") == (5, 27)
+    assert doc.position("/fields/1") == (6, 5)
+    assert doc.position("/fields/1/type/items") == (6, 54)
+    loc = doc.location("/fields/1/type")
+    assert (loc.source, loc.pointer, loc.line, loc.column) == ("r.avsc", "/fields/1/type", 6, 27)
+
+
+def test_position_of_missing_member_falls_back_to_its_object() -> None:
+    doc = load_json('{"type": "record",\n "fields": [\n  {"name": "a"}]}')
+    assert doc.position("/fields/0/type") == doc.position("/fields/0") == (3, 3)
+    assert not doc.pointer_exists("/fields/0/type")
+
+
+def test_pointer_tokens_with_slash_and_tilde_are_escaped() -> None:
+    doc = load_json('{"a/b": {"c~d": 1}}')
+    pointer = join_pointer("", "a/b", "c~d")
+    assert pointer == "/a~1b/c~0d"
+    assert doc.position(pointer) == (1, 17)
+
+
+def test_escaped_keys_are_decoded_for_pointers() -> None:
+    doc = load_json('{"n\\u0061me": "x", "b": [1, 2]}')
+    assert doc.position("/name") == (1, 15)
+    assert doc.position("/b/1") == (1, 29)
+
+
+def test_columns_count_characters_not_bytes() -> None:
+    doc = load_json('{"doc": "äöü", "type": "int"}')
+    assert doc.position("/type") == (1, 24)
+
+
+def test_comments_are_accepted_like_java_but_warned() -> None:
+    doc = load_json('{"type": /* the type */ "int",\n // why\n "doc": "x // not a comment"}')
+    assert doc.value == {"type": "int", "doc": "x // not a comment"}
+    assert doc.position("/doc") == (3, 9)
+    [note] = doc.notes
+    assert note.kind == "JSON_COMMENT"
+    assert note.severity == "warning"
+    assert (note.location.line, note.location.column) == (1, 10)
+    assert "fastavro" in note.message and "1 more" in note.message
+
+
+def test_comment_markers_inside_strings_are_not_comments() -> None:
+    doc = load_json('{"doc": "see http://x/*y*/", "type": "int"}')
+    assert doc.value["doc"] == "see http://x/*y*/"
+    assert doc.notes == ()
+
+
+def test_duplicate_key_keeps_last_value_like_java_and_warns() -> None:
+    doc = load_json('{"type": "fixed", "name": "F",\n "size": 4, "size": 8}')
+    assert doc.value["size"] == 8
+    [note] = doc.notes
+    assert note.kind == "DUPLICATE_KEY"
+    assert note.location.pointer == "/size"
+    assert (note.location.line, note.location.column) == (2, 13)
+
+
+def test_duplicate_key_claim_matches_fastavro_keeping_the_last_value(tmp_path: Path) -> None:
+    path = tmp_path / "dup.avsc"
+    path.write_text('{"type": "fixed", "name": "F", "size": 4, "size": 8}')
+    assert fastavro.schema.load_schema(str(path))["size"] == 8
+
+
+def test_comment_claim_matches_fastavro_and_python_avro_refusing(tmp_path: Path) -> None:
+    import avro.schema
+
+    text = '{"type": /* c */ "int"}'
+    path = tmp_path / "c.avsc"
+    path.write_text(text)
+    with pytest.raises(SchemaRepositoryError) as caught:
+        fastavro.schema.load_schema(str(path))
+    assert isinstance(caught.value.__cause__, json.JSONDecodeError)
+    with pytest.raises(Exception, match="(?i)json|parse"):
+        avro.schema.parse(text)
+
+
+def test_byte_order_mark_is_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "bom.avsc"
+    path.write_bytes(b'\xef\xbb\xbf{"type": "int"}')
+    assert load_json(path).value == {"type": "int"}
+
+
+def test_invalid_utf8_names_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.avsc"
+    path.write_bytes('{"type": "int",\n "doc": "caf\xe9"}'.encode("latin-1"))
+    with pytest.raises(InputError) as caught:
+        load_json(path)
+    assert "UTF-8" in caught.value.message
+    assert (caught.value.location.line, caught.value.location.column) == (2, 13)
+    assert "UTF-8" in caught.value.hint
+
+
+def test_binary_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "data.avro"
+    path.write_bytes(b"Obj\x01\x04\x14avro.codec\x08null\x00\x00")
+    with pytest.raises(InputError, match="binary"):
+        load_json(path)
+
+
+def test_utf16_file_is_refused_with_hint(tmp_path: Path) -> None:
+    path = tmp_path / "u16.avsc"
+    path.write_bytes('"int"'.encode("utf-16"))
+    with pytest.raises(InputError, match="UTF-16") as caught:
+        load_json(path)
+    assert "UTF-8" in caught.value.hint
+
+
+def test_missing_file_and_directory_are_input_errors(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such file"):
+        load_json(tmp_path / "nope.avsc")
+    with pytest.raises(InputError, match="directory"):
+        load_json(tmp_path)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads unreadable files")
+def test_unreadable_file_is_an_input_error(tmp_path: Path) -> None:
+    path = tmp_path / "secret.avsc"
+    path.write_text('"int"')
+    path.chmod(0)
+    try:
+        with pytest.raises(InputError, match="permission denied") as caught:
+            load_json(path)
+        assert "chmod" in caught.value.hint
+    finally:
+        path.chmod(0o644)
+
+
+def test_primitive_and_union_documents_parse() -> None:
+    assert load_json('"string"').value == "string"
+    doc = load_json('["null", {"type": "map", "values": "int"}]')
+    assert doc.position("/1/values") == (1, 36)
+
+
+def test_permission_denied_is_an_input_error_even_when_running_as_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "locked.avsc"
+    path.write_text('"int"')
+
+    def refuse(self: Path) -> bytes:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+    with pytest.raises(InputError, match="permission denied") as caught:
+        load_json(path)
+    assert caught.value.location.source == str(path)
