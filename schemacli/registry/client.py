@@ -1,0 +1,477 @@
+"""A client for the Confluent Schema Registry REST API v1: one method per endpoint we use.
+
+Every method returns a typed result (``schemacli.registry.models``) or raises RegistryError /
+NetworkError (exit code 3) with our message, the HTTP status, the registry's error code and its
+message verbatim. Subjects are URL-encoded whole (``quote(subject, safe="")``), so
+context-qualified names such as ``:.staging:orders-value`` pass through unchanged.
+
+Retries: connection failures where the request never left us are retried on every call; timeouts,
+429 and 5xx only on idempotent calls (GET, config PUT, lookup and compatibility POSTs) — never on
+``register`` or deletes, whose second attempt could do the work twice or report a misleading 404.
+Waits grow exponentially with full jitter; ``Retry-After`` is honoured (capped).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+from urllib.parse import quote
+
+import requests
+
+from schemacli.errors import RegistryError
+from schemacli.registry.errors import (
+    RegistryErrorCode,
+    error_from_response,
+    network_error,
+    redact,
+)
+from schemacli.registry.models import (
+    CompatibilityAnswer,
+    Reference,
+    Registered,
+    SchemaById,
+    SubjectVersion,
+    SubjectVersionRef,
+)
+from schemacli.registry.settings import RegistrySettings
+
+CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
+ACCEPT = f"{CONTENT_TYPE}, application/vnd.schemaregistry+json; qs=0.9, application/json; qs=0.5"
+LEVELS = (
+    "NONE",
+    "BACKWARD",
+    "BACKWARD_TRANSITIVE",
+    "FORWARD",
+    "FORWARD_TRANSITIVE",
+    "FULL",
+    "FULL_TRANSITIVE",
+)
+
+log = logging.getLogger("schemacli.registry")
+
+Version = int | str  # 1, 2, ... or "latest"
+
+
+def _subject(subject: str) -> str:
+    return quote(subject, safe="")
+
+
+class RegistryClient:
+    """Talks to one registry. Cheap to build; reuses one HTTP session (keep-alive)."""
+
+    def __init__(
+        self,
+        settings: RegistrySettings,
+        *,
+        session: requests.Session | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.settings = settings
+        self._session = session or requests.Session()
+        self._session.trust_env = False  # no ~/.netrc credentials or proxies behind our back
+        self._sleep = sleep
+        self._rng = rng or random.Random()
+        self.retry_count = 0  # total retries made (for tests and --verbose)
+
+    def __repr__(self) -> str:
+        return f"RegistryClient({self.settings!r})"
+
+    def close(self) -> None:
+        self._session.close()
+
+    def __enter__(self) -> RegistryClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- subjects and versions -------------------------------------------------------------
+
+    def list_subjects(self, *, prefix: str | None = None, deleted: bool = False) -> list[str]:
+        """``GET /subjects``: subject names (soft-deleted ones too with ``deleted``)."""
+        params: dict[str, Any] = {}
+        if prefix is not None:
+            params["subjectPrefix"] = prefix
+        if deleted:
+            params["deleted"] = "true"
+        return [str(s) for s in self._call("GET", "/subjects", params=params) or []]
+
+    def list_versions(self, subject: str, *, deleted: bool = False) -> list[int]:
+        """``GET /subjects/{s}/versions``: version numbers, ascending."""
+        params = {"deleted": "true"} if deleted else None
+        data = self._call(
+            "GET", f"/subjects/{_subject(subject)}/versions", params=params,
+            context={"subject": subject},
+        )
+        return sorted(int(v) for v in data or [])
+
+    def get_version(
+        self, subject: str, version: Version = "latest", *, deleted: bool = False
+    ) -> SubjectVersion:
+        """``GET /subjects/{s}/versions/{v}``."""
+        params = {"deleted": "true"} if deleted else None
+        data = self._call(
+            "GET", f"/subjects/{_subject(subject)}/versions/{quote(str(version), safe='')}",
+            params=params, context={"subject": subject, "version": version},
+        )
+        data.setdefault("subject", subject)
+        return SubjectVersion.from_json(data)
+
+    def get_version_schema(self, subject: str, version: Version = "latest") -> str:
+        """``GET /subjects/{s}/versions/{v}/schema``: the schema text only."""
+        data = self._call(
+            "GET", f"/subjects/{_subject(subject)}/versions/{quote(str(version), safe='')}/schema",
+            context={"subject": subject, "version": version}, raw=True,
+        )
+        return str(data)
+
+    def register(
+        self,
+        subject: str,
+        schema: str,
+        *,
+        references: Sequence[Reference] = (),
+        normalize: bool = False,
+        schema_type: str = "AVRO",
+    ) -> Registered:
+        """``POST /subjects/{s}/versions``: register (or find, if identical) ``schema``.
+
+        Not retried on 5xx or timeouts: the registry may have registered it already.
+        """
+        data = self._call(
+            "POST", f"/subjects/{_subject(subject)}/versions",
+            params={"normalize": "true"} if normalize else None,
+            body=_schema_body(schema, references, schema_type),
+            context={"subject": subject}, idempotent=False,
+        )
+        version = data.get("version")
+        return Registered(
+            subject=subject, id=int(data["id"]), version=int(version) if version else None
+        )
+
+    def lookup(
+        self,
+        subject: str,
+        schema: str,
+        *,
+        references: Sequence[Reference] = (),
+        normalize: bool = False,
+        deleted: bool = False,
+        schema_type: str = "AVRO",
+    ) -> SubjectVersion | None:
+        """``POST /subjects/{s}``: the version holding ``schema``.
+
+        None when the subject or the schema is unknown there (a normal answer, not an error).
+        """
+        params: dict[str, str] = {}
+        if normalize:
+            params["normalize"] = "true"
+        if deleted:
+            params["deleted"] = "true"
+        try:
+            data = self._call(
+                "POST", f"/subjects/{_subject(subject)}", params=params or None,
+                body=_schema_body(schema, references, schema_type),
+                context={"subject": subject},
+            )
+        except RegistryError as err:
+            if err.error_code in (
+                RegistryErrorCode.SUBJECT_NOT_FOUND,
+                RegistryErrorCode.SCHEMA_NOT_FOUND,
+            ) or (err.status == 404 and err.error_code in (None, 404)):
+                return None
+            raise
+        data.setdefault("subject", subject)
+        return SubjectVersion.from_json(data)
+
+    def delete_version(self, subject: str, version: Version, *, permanent: bool = False) -> int:
+        """``DELETE /subjects/{s}/versions/{v}`` (``permanent=true`` for a hard delete)."""
+        data = self._call(
+            "DELETE", f"/subjects/{_subject(subject)}/versions/{quote(str(version), safe='')}",
+            params={"permanent": "true"} if permanent else None,
+            context={"subject": subject, "version": version}, idempotent=False,
+        )
+        return int(data)
+
+    def delete_subject(self, subject: str, *, permanent: bool = False) -> list[int]:
+        """``DELETE /subjects/{s}``: the versions deleted (hard with ``permanent``)."""
+        data = self._call(
+            "DELETE", f"/subjects/{_subject(subject)}",
+            params={"permanent": "true"} if permanent else None,
+            context={"subject": subject}, idempotent=False,
+        )
+        return sorted(int(v) for v in data or [])
+
+    # ---- schemas by id ---------------------------------------------------------------------
+
+    def get_schema(self, schema_id: int, *, subject: str | None = None) -> SchemaById:
+        """``GET /schemas/ids/{id}`` (``subject`` narrows the lookup within a context)."""
+        data = self._call(
+            "GET", f"/schemas/ids/{int(schema_id)}",
+            params={"subject": subject} if subject else None,
+            context={"schema_id": schema_id},
+        )
+        return SchemaById(
+            id=int(schema_id),
+            schema=str(data.get("schema", "")),
+            schema_type=str(data.get("schemaType") or "AVRO"),
+            references=tuple(Reference.from_json(r) for r in data.get("references") or ()),
+        )
+
+    def get_schema_subjects(self, schema_id: int) -> list[str]:
+        """``GET /schemas/ids/{id}/subjects``."""
+        data = self._call(
+            "GET", f"/schemas/ids/{int(schema_id)}/subjects", context={"schema_id": schema_id}
+        )
+        return [str(s) for s in data or []]
+
+    def get_schema_versions(self, schema_id: int) -> list[SubjectVersionRef]:
+        """``GET /schemas/ids/{id}/versions``: every (subject, version) using the schema."""
+        data = self._call(
+            "GET", f"/schemas/ids/{int(schema_id)}/versions", context={"schema_id": schema_id}
+        )
+        return [SubjectVersionRef(str(d["subject"]), int(d["version"])) for d in data or []]
+
+    # ---- compatibility ---------------------------------------------------------------------
+
+    def test_compatibility(
+        self,
+        subject: str,
+        schema: str,
+        *,
+        version: Version = "latest",
+        references: Sequence[Reference] = (),
+        normalize: bool = False,
+        schema_type: str = "AVRO",
+    ) -> CompatibilityAnswer:
+        """``POST /compatibility/subjects/{s}/versions/{v}?verbose=true``."""
+        return self._compat(
+            f"/compatibility/subjects/{_subject(subject)}/versions/{quote(str(version), safe='')}",
+            subject, schema, references, normalize, schema_type, version,
+        )
+
+    def test_compatibility_all(
+        self,
+        subject: str,
+        schema: str,
+        *,
+        references: Sequence[Reference] = (),
+        normalize: bool = False,
+        schema_type: str = "AVRO",
+    ) -> CompatibilityAnswer:
+        """``POST /compatibility/subjects/{s}/versions?verbose=true``: against every version the
+        subject's level asks for (all of them when transitive)."""
+        return self._compat(
+            f"/compatibility/subjects/{_subject(subject)}/versions",
+            subject, schema, references, normalize, schema_type, None,
+        )
+
+    def _compat(
+        self, path: str, subject: str, schema: str, references: Sequence[Reference],
+        normalize: bool, schema_type: str, version: Version | None,
+    ) -> CompatibilityAnswer:
+        params = {"verbose": "true"}
+        if normalize:
+            params["normalize"] = "true"
+        context: dict[str, Any] = {"subject": subject}
+        if version is not None:
+            context["version"] = version
+        data = self._call(
+            "POST", path, params=params, body=_schema_body(schema, references, schema_type),
+            context=context,
+        )
+        messages = data.get("messages") or ()
+        if isinstance(messages, str):
+            messages = (messages,)
+        return CompatibilityAnswer(
+            compatible=bool(data.get("is_compatible")),
+            messages=tuple(str(m) for m in messages),
+        )
+
+    # ---- config and mode -------------------------------------------------------------------
+
+    def get_config(self, subject: str | None = None, *, default_to_global: bool = False) -> str:
+        """``GET /config`` or ``GET /config/{s}``: the compatibility level."""
+        path = "/config" if subject is None else f"/config/{_subject(subject)}"
+        params = {"defaultToGlobal": "true"} if subject is not None and default_to_global else None
+        data = self._call("GET", path, params=params, context=_ctx(subject))
+        return _level(data)
+
+    def set_config(self, level: str, subject: str | None = None) -> str:
+        """``PUT /config`` or ``PUT /config/{s}``: set the level; returns the level now set."""
+        path = "/config" if subject is None else f"/config/{_subject(subject)}"
+        data = self._call(
+            "PUT", path, body={"compatibility": level.upper()}, context=_ctx(subject)
+        )
+        return _level(data) or level.upper()
+
+    def delete_config(self, subject: str | None = None) -> str:
+        """``DELETE /config[/{s}]``: drop the subject's own level; returns the level it had."""
+        path = "/config" if subject is None else f"/config/{_subject(subject)}"
+        data = self._call("DELETE", path, context=_ctx(subject), idempotent=False)
+        return _level(data)
+
+    def get_mode(self, subject: str | None = None) -> str:
+        """``GET /mode`` or ``GET /mode/{s}``: READWRITE, READONLY or IMPORT."""
+        path = "/mode" if subject is None else f"/mode/{_subject(subject)}"
+        data = self._call("GET", path, context=_ctx(subject))
+        return str(data.get("mode", ""))
+
+    # ---- transport -------------------------------------------------------------------------
+
+    def _call(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        body: Any = None,
+        context: Mapping[str, Any] | None = None,
+        idempotent: bool | None = None,
+        raw: bool = False,
+    ) -> Any:
+        s = self.settings
+        if idempotent is None:
+            idempotent = method in ("GET", "PUT", "POST")  # POSTs here: lookup, compatibility
+        url = f"{s.url}{path}"
+        headers = {"Accept": ACCEPT}
+        data = None
+        if body is not None:
+            headers["Content-Type"] = CONTENT_TYPE
+            data = json.dumps(body)
+        if s.token:
+            headers["Authorization"] = f"Bearer {s.token}"
+        auth = (s.username, s.password or "") if s.username else None
+        verify: bool | str = False if s.insecure else (str(s.ca_bundle) if s.ca_bundle else True)
+        cert: Any = None
+        if s.client_cert:
+            cert = (str(s.client_cert), str(s.client_key)) if s.client_key else str(s.client_cert)
+
+        attempt = 0
+        while True:
+            started = time.monotonic()
+            try:
+                response = self._session.request(
+                    method, url, params=params, data=data, headers=headers, auth=auth,
+                    verify=verify, cert=cert, timeout=(min(s.timeout, 10.0), s.timeout),
+                    allow_redirects=False,
+                )
+            except requests.exceptions.RequestException as exc:
+                kind = _failure_kind(exc)
+                retry = attempt < s.retries and (idempotent or kind == "connect")
+                outcome = "retrying" if retry else "giving up"
+                log.debug("%s %s -> %s (%s)", method, url, kind, outcome)
+                if retry:
+                    attempt += 1
+                    self._backoff(attempt, None)
+                    continue
+                raise network_error(
+                    kind, url=s.display_url, detail=_describe(exc), timeout=s.timeout,
+                    secrets=s.secrets,
+                ) from None  # the requests exception chain repeats URLs and adapters; not useful
+            elapsed = (time.monotonic() - started) * 1000
+            log.debug("%s %s -> %d (%.0f ms)", method, url, response.status_code, elapsed)
+            status = response.status_code
+            if status < 300:
+                if raw:
+                    return response.text
+                if not response.content:
+                    return {}
+                try:
+                    return response.json()
+                except ValueError:
+                    raise RegistryError(
+                        f"The registry at {s.display_url} answered {method} {path} with "
+                        "something that is not JSON.",
+                        status=status,
+                        server_message=redact(response.text[:200], s.secrets),
+                        hint="Check that the URL points at a Confluent-compatible registry "
+                        "(for Apicurio: .../apis/ccompat/v7).",
+                    ) from None
+            if (status == 429 or status >= 500) and idempotent and attempt < s.retries:
+                attempt += 1
+                self._backoff(attempt, response.headers.get("Retry-After"))
+                continue
+            if 300 <= status < 400:
+                raise RegistryError(
+                    f"The registry at {s.display_url} redirected {method} {path} to "
+                    f"{response.headers.get('Location', '?')}; schemacli does not follow "
+                    "redirects (credentials would travel along).",
+                    status=status,
+                    hint="Use the final URL as --registry.",
+                )
+            raise error_from_response(
+                status, response.content, url=s.display_url, context=context, secrets=s.secrets
+            )
+
+    def _backoff(self, attempt: int, retry_after: str | None) -> None:
+        s = self.settings
+        self.retry_count += 1
+        wait = self._rng.uniform(0, min(s.backoff_max, s.backoff * 2 ** (attempt - 1)))
+        if retry_after:
+            try:
+                wait = max(wait, min(float(retry_after), s.backoff_max))
+            except ValueError:
+                pass  # an HTTP date: fall back to our own backoff
+        log.debug("retry %d in %.2f s", attempt, wait)
+        self._sleep(wait)
+
+
+def _schema_body(
+    schema: str | Mapping[str, Any], references: Iterable[Reference], schema_type: str
+) -> dict[str, Any]:
+    text = schema if isinstance(schema, str) else json.dumps(schema)
+    body: dict[str, Any] = {"schema": text}
+    if schema_type and schema_type != "AVRO":
+        body["schemaType"] = schema_type
+    refs = [r.to_json() for r in references]
+    if refs:
+        body["references"] = refs
+    return body
+
+
+def _ctx(subject: str | None) -> dict[str, Any]:
+    return {"subject": subject} if subject is not None else {}
+
+
+def _level(data: Any) -> str:
+    if isinstance(data, Mapping):
+        for key in ("compatibilityLevel", "compatibility"):
+            if data.get(key):
+                return str(data[key])
+    return ""
+
+
+def _failure_kind(exc: requests.exceptions.RequestException) -> str:
+    if isinstance(exc, requests.exceptions.ConnectTimeout):
+        return "connect"  # the connection was never made, so the request was never sent
+    if isinstance(exc, requests.exceptions.Timeout):
+        return "timeout"
+    if isinstance(exc, requests.exceptions.SSLError):
+        return "tls"
+    if isinstance(exc, requests.exceptions.ConnectionError):
+        text = repr(exc)
+        if "NewConnectionError" in text or "Connection refused" in text or "NameResolution" in text:
+            return "connect"
+        return "other"
+    return "other"
+
+
+def _describe(exc: requests.exceptions.RequestException) -> str:
+    """The innermost reason of a transport failure ("[Errno 111] Connection refused")."""
+    reason: Any = exc
+    for _ in range(6):  # requests -> urllib3 MaxRetryError -> NewConnectionError -> OSError
+        inner = getattr(reason, "reason", None)
+        if inner is None and reason.args and isinstance(reason.args[0], BaseException):
+            inner = reason.args[0]
+        if inner is None or inner is reason:
+            break
+        reason = inner
+    text = str(reason)
+    return text[text.index("[Errno"):] if "[Errno" in text else text

@@ -1,0 +1,300 @@
+"""The registry client against an in-process fake registry: endpoints, errors, retries."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+from registry_fake import FakeRegistry, free_port
+
+from schemacli.errors import ExitCode, NetworkError, RegistryError
+from schemacli.registry.client import CONTENT_TYPE, RegistryClient
+from schemacli.registry.errors import RegistryErrorCode
+from schemacli.registry.models import Reference
+from schemacli.registry.settings import RegistrySettings
+
+V1 = json.dumps(
+    {"type": "record", "name": "Ride", "fields": [{"name": "id", "type": "int"}]}
+)
+V2 = json.dumps(
+    {
+        "type": "record",
+        "name": "Ride",
+        "fields": [{"name": "id", "type": "int"}, {"name": "tip", "type": "float", "default": 0.0}],
+    }
+)
+
+
+@pytest.fixture
+def fake():
+    registry = FakeRegistry().start()
+    yield registry
+    registry.stop()
+
+
+def client_for(url: str, **settings) -> tuple[RegistryClient, list[float]]:
+    waits: list[float] = []
+    settings.setdefault("retries", 3)
+    client = RegistryClient(RegistrySettings(url=url, **settings), sleep=waits.append)
+    return client, waits
+
+
+def test_register_then_get_latest_returns_the_same_schema_and_id(fake):
+    client, _ = client_for(fake.url)
+    registered = client.register("rides-value", V1)
+    latest = client.get_version("rides-value")
+    assert (latest.subject, latest.version, latest.id) == ("rides-value", 1, registered.id)
+    assert json.loads(latest.schema) == json.loads(V1)
+    assert client.list_subjects() == ["rides-value"]
+    assert client.list_versions("rides-value") == [1]
+
+
+def test_registering_the_same_schema_twice_returns_the_same_id(fake):
+    client, _ = client_for(fake.url)
+    first = client.register("rides-value", V1)
+    again = client.register("rides-value", V1)
+    assert first.id == again.id
+    assert client.list_versions("rides-value") == [1]
+
+
+def test_requests_use_the_registry_content_type(fake):
+    client, _ = client_for(fake.url)
+    client.register("rides-value", V1)
+    seen = fake.requests[-1]
+    assert seen.headers["Content-Type"] == CONTENT_TYPE
+    assert CONTENT_TYPE in seen.headers["Accept"]
+
+
+def test_subjects_are_url_encoded_whole_including_context_qualified_names(fake):
+    client, _ = client_for(fake.url)
+    subject = ":.staging:rides/value"
+    client.register(subject, V1)
+    assert fake.requests[-1].path == "/subjects/%3A.staging%3Arides%2Fvalue/versions"
+    assert client.list_subjects() == [subject]
+    assert client.get_version(subject, 1).subject == subject
+
+
+def test_references_and_normalize_are_sent_on_register(fake):
+    client, _ = client_for(fake.url)
+    ref = Reference(name="com.acme.Money", subject="money-value", version=2)
+    client.register("rides-value", V1, references=[ref], normalize=True)
+    seen = fake.requests[-1]
+    assert seen.body["references"] == [
+        {"name": "com.acme.Money", "subject": "money-value", "version": 2}
+    ]
+    assert seen.query["normalize"] == ["true"]
+
+
+def test_lookup_finds_the_version_and_returns_none_for_unknown(fake):
+    client, _ = client_for(fake.url)
+    fake.add("rides-value", V1)
+    fake.add("rides-value", V2)
+    found = client.lookup("rides-value", V2)
+    assert found is not None and found.version == 2
+    assert client.lookup("rides-value", json.dumps({"type": "string"})) is None
+    assert client.lookup("nobody-value", V1) is None
+
+
+def test_compatibility_is_verbose_and_keeps_the_registry_reasons(fake):
+    client, _ = client_for(fake.url)
+    fake.add("rides-value", V1)
+    fake.compat_answer = {"is_compatible": False, "messages": ["READER_FIELD_MISSING_DEFAULT_VALUE"]}
+    answer = client.test_compatibility("rides-value", V2)
+    assert answer.compatible is False
+    assert answer.messages == ("READER_FIELD_MISSING_DEFAULT_VALUE",)
+    assert fake.requests[-1].query["verbose"] == ["true"]
+    assert fake.requests[-1].path == "/compatibility/subjects/rides-value/versions/latest"
+    client.test_compatibility_all("rides-value", V2)
+    assert fake.requests[-1].path == "/compatibility/subjects/rides-value/versions"
+
+
+def test_config_get_set_delete_global_and_per_subject(fake):
+    client, _ = client_for(fake.url)
+    assert client.get_config() == "BACKWARD"
+    assert client.set_config("full", "rides-value") == "FULL"
+    assert fake.requests[-1].body == {"compatibility": "FULL"}
+    assert client.get_config("rides-value") == "FULL"
+    assert client.delete_config("rides-value") == "FULL"
+    assert client.get_config("rides-value", default_to_global=True) == "BACKWARD"
+    assert client.set_config("NONE") == "NONE"
+    assert client.get_mode() == "READWRITE"
+
+
+def test_schema_by_id_and_where_it_is_used(fake):
+    client, _ = client_for(fake.url)
+    schema_id = fake.add("rides-value", V1)
+    fake.add("other-value", V1)
+    assert json.loads(client.get_schema(schema_id).schema) == json.loads(V1)
+    assert client.get_schema_subjects(schema_id) == ["other-value", "rides-value"]
+    assert {(r.subject, r.version) for r in client.get_schema_versions(schema_id)} == {
+        ("rides-value", 1),
+        ("other-value", 1),
+    }
+
+
+def test_soft_then_permanent_delete(fake):
+    client, _ = client_for(fake.url)
+    fake.add("rides-value", V1)
+    fake.add("rides-value", V2)
+    assert client.delete_version("rides-value", 2) == 2
+    assert client.list_versions("rides-value") == [1]
+    assert client.list_versions("rides-value", deleted=True) == [1, 2]
+    with pytest.raises(RegistryError) as permanent_first:
+        client.delete_subject("rides-value", permanent=True)
+    assert permanent_first.value.error_code == RegistryErrorCode.SUBJECT_NOT_SOFT_DELETED
+    assert client.delete_subject("rides-value") == [1, 2]
+    assert client.delete_subject("rides-value", permanent=True) == [1, 2]
+    assert fake.requests[-1].query["permanent"] == ["true"]
+    assert client.list_subjects(deleted=True) == []
+
+
+# ---- error codes ---------------------------------------------------------------------------
+
+ERROR_CASES = [
+    # (status, error_code, call, words the message must contain)
+    (404, 40401, lambda c: c.get_version("ghost-value"), "Subject 'ghost-value' not found"),
+    (404, 40402, lambda c: c.get_version("rides-value", 7), "Version 7 of subject 'rides-value'"),
+    (404, 40403, lambda c: c.get_schema(99), "Schema id 99 not found"),
+    (409, 409, lambda c: c.register("rides-value", V2), "incompatible"),
+    (422, 42201, lambda c: c.register("rides-value", V2), "not valid"),
+    (422, 42202, lambda c: c.get_version("rides-value", 0), "not a valid version"),
+    (500, 50001, lambda c: c.register("rides-value", V2), "backend store"),
+    (500, 50002, lambda c: c.register("rides-value", V2), "timed out"),
+    (500, 50003, lambda c: c.register("rides-value", V2), "forward"),
+    (401, 401, lambda c: c.list_subjects(), "refused the credentials"),
+    (403, 403, lambda c: c.list_subjects(), "does not allow"),
+]
+
+
+@pytest.mark.parametrize(
+    ("status", "code", "call", "words"), ERROR_CASES, ids=[str(c[1]) for c in ERROR_CASES]
+)
+def test_registry_error_codes_become_clear_registry_errors(fake, status, code, call, words):
+    client, _ = client_for(fake.url, retries=0)
+    fake.fail_next(status, {"error_code": code, "message": f"server says {code}"})
+    with pytest.raises(RegistryError) as caught:
+        call(client)
+    err = caught.value
+    assert (err.status, err.error_code) == (status, code)
+    assert words in err.message
+    assert err.server_message == f"server says {code}"
+    assert err.hint
+    assert err.exit_code == ExitCode.REGISTRY_ERROR
+
+
+def test_unknown_error_bodies_still_name_the_status_and_keep_the_text(fake):
+    client, _ = client_for(fake.url, retries=0)
+    fake.fail_next(418, b"<html>teapot</html>")
+    with pytest.raises(RegistryError) as caught:
+        client.list_subjects()
+    assert caught.value.status == 418
+    assert "HTTP 418" in caught.value.message
+    assert caught.value.server_message == "<html>teapot</html>"
+
+
+def test_a_non_registry_url_answering_html_is_reported_not_crashed(fake):
+    client, _ = client_for(fake.url, retries=0)
+    fake.fail_next(200, b"<html>welcome</html>")
+    with pytest.raises(RegistryError) as caught:
+        client.list_subjects()
+    assert "not JSON" in caught.value.message
+
+
+# ---- transport failures and retries ------------------------------------------------------
+
+
+def test_connection_refused_is_a_network_error_after_retries():
+    client, waits = client_for(f"http://127.0.0.1:{free_port()}", retries=2)
+    with pytest.raises(NetworkError) as caught:
+        client.list_subjects()
+    assert "Cannot connect" in caught.value.message
+    assert caught.value.exit_code == ExitCode.REGISTRY_ERROR
+    assert "refused" in (caught.value.server_message or "").lower()
+    assert len(waits) == 2
+
+
+def test_slow_registry_times_out_with_a_clear_error(fake):
+    fake.delay = 1.0
+    client, _ = client_for(fake.url, retries=0, timeout=0.2)
+    with pytest.raises(NetworkError) as caught:
+        client.list_subjects()
+    assert "did not answer within 0.2 s" in caught.value.message
+
+
+def test_503_is_retried_then_succeeds_with_growing_jittered_waits(fake):
+    fake.add("rides-value", V1)
+    fake.fail_next(503, {"error_code": 50003, "message": "no leader"}, times=2)
+    client, waits = client_for(fake.url, retries=3)
+    assert client.list_subjects() == ["rides-value"]
+    assert len(waits) == 2
+    assert all(0 <= w <= client.settings.backoff * 2 ** i for i, w in enumerate(waits))
+
+
+def test_429_honours_retry_after(fake):
+    fake.fail_next(429, {"error_code": 429, "message": "slow down"})
+    client, waits = client_for(fake.url, retries=1)
+    assert client.list_subjects() == []
+    assert len(waits) == 1
+
+
+def test_register_is_never_retried_on_a_500(fake):
+    fake.fail_next(500, {"error_code": 50001, "message": "store failed"})
+    client, waits = client_for(fake.url, retries=3)
+    with pytest.raises(RegistryError) as caught:
+        client.register("rides-value", V1)
+    assert caught.value.error_code == 50001
+    assert waits == []
+    assert [r.method for r in fake.requests] == ["POST"]
+
+
+def test_lookup_and_compatibility_posts_are_retried_because_they_are_idempotent(fake):
+    fake.add("rides-value", V1)
+    client, waits = client_for(fake.url, retries=2)
+    fake.fail_next(503)
+    assert client.lookup("rides-value", V1) is not None
+    fake.fail_next(502)
+    assert client.test_compatibility("rides-value", V2).compatible
+    assert len(waits) == 2
+
+
+def test_retries_give_up_after_the_configured_count(fake):
+    fake.fail_next(503, {"error_code": 50003, "message": "no leader"}, times=5)
+    client, waits = client_for(fake.url, retries=2)
+    with pytest.raises(RegistryError) as caught:
+        client.list_subjects()
+    assert caught.value.error_code == 50003
+    assert len(waits) == 2
+
+
+# ---- auth ----------------------------------------------------------------------------------
+
+
+def test_basic_auth_is_sent_and_accepted(fake):
+    fake.require_basic = ("ci", "s3cret-pass")
+    client, _ = client_for(fake.url, username="ci", password="s3cret-pass")
+    assert client.list_subjects() == []
+
+
+def test_wrong_password_is_a_401_with_a_hint_about_credentials(fake):
+    fake.require_basic = ("ci", "s3cret-pass")
+    client, _ = client_for(fake.url, username="ci", password="wrong-pass", retries=0)
+    with pytest.raises(RegistryError) as caught:
+        client.list_subjects()
+    assert caught.value.status == 401
+    assert "credentials" in caught.value.message
+    assert "wrong-pass" not in str(caught.value) + (caught.value.hint or "")
+
+
+def test_bearer_token_is_sent(fake):
+    fake.require_token = "tok-123456"
+    client, _ = client_for(fake.url, token="tok-123456")
+    assert client.list_subjects() == []
+
+
+def test_verbose_log_names_method_url_and_status_but_no_credentials(fake, caplog):
+    client, _ = client_for(fake.url, username="ci", password="s3cret-pass")
+    with caplog.at_level(logging.DEBUG):
+        client.list_subjects()
+    assert f"GET {fake.url}/subjects -> 200" in caplog.text
+    assert "s3cret-pass" not in caplog.text
