@@ -1,0 +1,908 @@
+"""The Avro schema model and its parser, mirroring Apache Avro Java 1.12's ``Schema.Parser``.
+
+Confluent Schema Registry parses every schema with the Java library, so what it accepts is what
+we accept, and what it refuses we refuse with a :class:`SchemaParseError` that carries the JSON
+pointer of the offending node and a hint. Behaviour confirmed against the jar (see
+``tests/oracle``), some of it surprising and documented in ``docs/compatibility.md``:
+
+* names follow Java's default validator: Unicode letters and digits are allowed;
+* a reference may point to a named type defined *later* in the same schema;
+* a field default is valid for a union when it fits *any* branch (not only the first);
+* a field default for an enum only needs to be a string (it need not be a symbol);
+* ``"NaN"``/``"Infinity"``/numeric strings are accepted as defaults of float/double fields;
+* logical types are never validated (an invalid one is silently ignored);
+* a named type may be defined twice if Java's ``equals`` holds at the moment of definition.
+
+Every node is an immutable object that keeps the JSON pointer where it was defined. A reference
+to a named type resolves to the defining object itself, so recursive schemas are cyclic graphs
+(compare nodes by identity, as the compatibility engine does).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import unicodedata
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from schemacli.errors import Location, SchemaParseError
+
+PRIMITIVE_TYPES = frozenset(
+    {"null", "boolean", "int", "long", "float", "double", "bytes", "string"}
+)
+NAMED_TYPES = frozenset({"record", "enum", "fixed"})
+ORDERS = ("ascending", "descending", "ignore")
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+_ASCII_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+_NAMED_RESERVED = frozenset({"type", "name", "namespace", "doc", "aliases"})
+_RESERVED = {
+    "record": _NAMED_RESERVED | {"fields"},
+    "enum": _NAMED_RESERVED | {"symbols", "default"},
+    "fixed": _NAMED_RESERVED | {"size"},
+    "array": frozenset({"type", "items"}),
+    "map": frozenset({"type", "values"}),
+}
+_FIELD_RESERVED = frozenset({"name", "type", "doc", "default", "aliases", "order"})
+
+
+# --------------------------------------------------------------------------------------------
+# The model
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class Schema:
+    """Any Avro schema node. ``type`` is Avro's type name (``record`` for ``error`` too).
+
+    ``props`` holds every other attribute (``logicalType``, ``precision``, custom ones), as Java
+    keeps them. Nodes compare by identity; use :func:`canonical_form` for structural equality.
+    """
+
+    type: str
+    pointer: str = ""
+    props: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+
+    @property
+    def logical_type(self) -> str | None:
+        value = self.props.get("logicalType")
+        return value if isinstance(value, str) else None
+
+    @property
+    def name(self) -> str:
+        """What Java's ``getName()`` says: the simple name of a named type, else the type."""
+        return self.type
+
+    @property
+    def fullname(self) -> str:
+        """What Java's ``getFullName()`` says (union duplicate detection, messages)."""
+        return self.type
+
+
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class PrimitiveSchema(Schema):
+    """null, boolean, int, long, float, double, bytes or string (logical type in ``props``)."""
+
+
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class NamedSchema(Schema):
+    """record, enum or fixed. ``aliases`` are full names (resolved against the namespace)."""
+
+    simple_name: str
+    namespace: str | None = None
+    aliases: tuple[str, ...] = ()
+    doc: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.simple_name
+
+    @property
+    def fullname(self) -> str:
+        return f"{self.namespace}.{self.simple_name}" if self.namespace else self.simple_name
+
+
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class Field:
+    """A record field. ``has_default`` tells a JSON ``null`` default from no default at all."""
+
+    name: str
+    type: Schema
+    position: int
+    pointer: str
+    default: Any = None
+    has_default: bool = False
+    aliases: tuple[str, ...] = ()
+    order: str = "ascending"
+    doc: str | None = None
+    props: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+
+
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class RecordSchema(NamedSchema):
+    """A record (or an ``error``, which Avro treats as a record)."""
+
+    fields: tuple[Field, ...] = ()
+    is_error: bool = False
+    # Built once the fields are known; maps field name -> Field.
+    field_map: Mapping[str, Field] = field(default_factory=lambda: _EMPTY)
+
+
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class EnumSchema(NamedSchema):
+    symbols: tuple[str, ...] = ()
+    default: str | None = None
+
+
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class FixedSchema(NamedSchema):
+    size: int = 0
+
+
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class ArraySchema(Schema):
+    items: Schema
+
+
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class MapSchema(Schema):
+    values: Schema
+
+
+@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+class UnionSchema(Schema):
+    types: tuple[Schema, ...] = ()
+
+
+# --------------------------------------------------------------------------------------------
+# Names known from other files
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Names:
+    """Named types already known (e.g. defined in other files), by full name.
+
+    Immutable: ``names.including(schema)`` returns a new ``Names`` that also knows every named
+    type defined inside ``schema``.
+    """
+
+    types: Mapping[str, NamedSchema] = field(default_factory=dict)
+
+    def get(self, fullname: str) -> NamedSchema | None:
+        return self.types.get(fullname)
+
+    def __contains__(self, fullname: object) -> bool:
+        return fullname in self.types
+
+    def __len__(self) -> int:
+        return len(self.types)
+
+    def including(self, schema: Schema) -> Names:
+        merged = dict(self.types)
+        for named in named_types(schema):
+            merged.setdefault(named.fullname, named)
+        return Names(merged)
+
+
+def named_types(schema: Schema) -> Iterator[NamedSchema]:
+    """Every named type reachable from ``schema``, each once, in definition order."""
+    seen: set[int] = set()
+    stack = [schema]
+    out: list[NamedSchema] = []
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, NamedSchema):
+            out.append(node)
+        stack.extend(reversed(_children(node)))
+    return iter(out)
+
+
+def _children(node: Schema) -> list[Schema]:
+    if isinstance(node, RecordSchema):
+        return [f.type for f in node.fields]
+    if isinstance(node, ArraySchema):
+        return [node.items]
+    if isinstance(node, MapSchema):
+        return [node.values]
+    if isinstance(node, UnionSchema):
+        return list(node.types)
+    return []
+
+
+# --------------------------------------------------------------------------------------------
+# Parsing
+# --------------------------------------------------------------------------------------------
+
+
+def parse_schema(obj: Any, *, names: Names | None = None) -> Schema:
+    """Parse an Avro schema the way Java's ``Schema.Parser`` (1.12, validating defaults) does.
+
+    ``obj`` is parsed JSON (dict, list, or a str naming a type) or JSON text: a str is read as
+    JSON text unless it is a bare primitive or type name. ``names`` are named types defined
+    elsewhere that references may use. Returns the root node; raises :class:`SchemaParseError`
+    with ``Location(pointer=...)`` and a hint for anything Java refuses.
+    """
+    if isinstance(obj, str):
+        obj = _json_text(obj)
+    parser = _Parser(names)
+    root = parser.parse(obj, "", None)
+    parser.resolve_forward_references(root)
+    return root
+
+
+def _json_text(text: str) -> Any:
+    stripped = text.strip()
+    if stripped in PRIMITIVE_TYPES or _is_plain_name(stripped):
+        return stripped
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SchemaParseError(
+            f"Schema is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+            location=Location(pointer="", line=exc.lineno, column=exc.colno),
+            hint="Fix the JSON syntax; a schema is a JSON object, array or quoted type name.",
+        ) from exc
+
+
+def _is_plain_name(text: str) -> bool:
+    return bool(text) and all(_ASCII_NAME.match(part) for part in text.split("."))
+
+
+def name_error(name: Any) -> str | None:
+    """Why Java's default name validator (``NameValidator.UTF_VALIDATOR``) refuses ``name``."""
+    if not isinstance(name, str):
+        return "Null name"
+    if _ASCII_NAME.match(name):
+        return None
+    if not name:
+        return "Empty name"
+    first = name[0]
+    if not (_is_java_letter(first) or first == "_"):
+        return f"Illegal initial character: {name}"
+    for ch in name[1:]:
+        if not (_is_java_letter(ch) or ch == "_" or _is_java_digit(ch)):
+            return f"Illegal character in: {name}"
+    return None
+
+
+def _is_java_letter(ch: str) -> bool:
+    # Java checks UTF-16 chars: a character outside the BMP is two surrogates, neither a letter.
+    return ord(ch) <= 0xFFFF and unicodedata.category(ch)[0] == "L"
+
+
+def _is_java_digit(ch: str) -> bool:
+    return ord(ch) <= 0xFFFF and unicodedata.category(ch) == "Nd"
+
+
+class _Placeholder(Schema):
+    """A reference to a named type not defined yet; replaced once the whole schema is read.
+
+    Java validates defaults against it as if it were a record without fields.
+    """
+
+    __slots__ = ("ref",)
+
+    def __init__(self, ref: str, pointer: str) -> None:
+        object.__setattr__(self, "type", "record")
+        object.__setattr__(self, "pointer", pointer)
+        object.__setattr__(self, "props", _EMPTY)
+        object.__setattr__(self, "ref", ref)
+
+    @property
+    def fullname(self) -> str:
+        return self.ref
+
+
+class _Parser:
+    """One parse: the named types seen so far (Java's ParseContext) and pending references."""
+
+    def __init__(self, names: Names | None) -> None:
+        self.old: Mapping[str, NamedSchema] = names.types if names is not None else {}
+        self.new: dict[str, NamedSchema] = {}
+        self.placeholders: list[_Placeholder] = []
+        self.building: set[int] = set()  # records whose fields are being parsed
+
+    # -- errors -------------------------------------------------------------------------------
+
+    @staticmethod
+    def fail(message: str, pointer: str, hint: str) -> SchemaParseError:
+        return SchemaParseError(message, location=Location(pointer=pointer), hint=hint)
+
+    # -- names --------------------------------------------------------------------------------
+
+    def find(self, name: str, namespace: str | None, pointer: str) -> Schema:
+        if name in PRIMITIVE_TYPES:
+            return PrimitiveSchema(type=name, pointer=pointer)
+        full = f"{namespace}.{name}" if namespace and "." not in name else name
+        found = self.lookup(full) or self.lookup(name)
+        if found is not None:
+            return found
+        placeholder = _Placeholder(full, pointer)
+        self.placeholders.append(placeholder)
+        return placeholder
+
+    def lookup(self, fullname: str) -> NamedSchema | None:
+        found = self.old.get(fullname)
+        return found if found is not None else self.new.get(fullname)
+
+    def define(self, schema: NamedSchema, pointer: str) -> None:
+        fullname = schema.fullname
+        parts = fullname.split(".")
+        while len(parts) > 1 and parts[-1] == "":
+            parts.pop()  # Java's String.split drops trailing empty strings
+        for part in parts[:-1]:
+            problem = name_error(part)
+            if problem:
+                raise self.fail(
+                    f'Namespace part "{part}" of {fullname!r} is invalid: {problem}',
+                    pointer,
+                    "Namespace parts are names separated by dots: a letter or _ then letters, "
+                    "digits or _.",
+                )
+        existing = self.old.get(fullname)
+        if existing is None:
+            existing = self.new.get(fullname)
+            if existing is None:
+                self.new[fullname] = schema
+                return
+        if not self._equal_at_definition(existing, schema):
+            raise self.fail(
+                f"Can't redefine: {fullname} (already defined at {existing.pointer or '/'})",
+                pointer,
+                f"Refer to the existing type by name ({json.dumps(fullname)}) instead of "
+                "defining it again, or give this one another name.",
+            )
+
+    def _equal_at_definition(self, existing: NamedSchema, new: NamedSchema) -> bool:
+        # Java puts a named type into its context right after constructing it, before its
+        # properties (and a record's fields) are added, and refuses a second definition unless
+        # Schema.equals holds at that moment.
+        if type(existing) is not type(new) or existing.props:
+            return False
+        if isinstance(existing, RecordSchema):
+            return id(existing) in self.building
+        if isinstance(existing, EnumSchema):
+            return existing.symbols == new.symbols  # type: ignore[attr-defined]
+        if isinstance(existing, FixedSchema):
+            return existing.size == new.size  # type: ignore[attr-defined]
+        return False
+
+    def valid_name(self, name: Any, pointer: str, what: str) -> str:
+        problem = name_error(name)
+        if problem:
+            raise self.fail(
+                f"Invalid {what} {json.dumps(name, ensure_ascii=False)}: {problem}",
+                pointer,
+                "A name starts with a letter or _ and continues with letters, digits or _ "
+                "(no dots, dashes or spaces).",
+            )
+        return name
+
+    # -- the schema grammar ---------------------------------------------------------------------
+
+    def parse(self, node: Any, pointer: str, namespace: str | None) -> Schema:
+        if isinstance(node, str):
+            return self.find(node, namespace, pointer)
+        if isinstance(node, dict):
+            return self.parse_object(node, pointer, namespace)
+        if isinstance(node, list):
+            return self.parse_union(node, pointer, namespace)
+        raise self.fail(
+            f"Schema not supported: {json.dumps(node)} is not a type name, object or union",
+            pointer,
+            'Write a type name ("string"), a type object ({"type": ...}) or a union ([...]).',
+        )
+
+    def parse_union(self, node: list, pointer: str, namespace: str | None) -> Schema:
+        branches: list[Schema] = []
+        seen: dict[str, int] = {}
+        for index, item in enumerate(node):
+            branch_pointer = f"{pointer}/{index}"
+            branch = self.parse(item, branch_pointer, namespace)
+            if isinstance(branch, UnionSchema):
+                raise self.fail(
+                    "A union may not contain a union directly",
+                    branch_pointer,
+                    "Put the nested union's branches into the outer union.",
+                )
+            key = branch.fullname
+            if key in seen:
+                raise self.fail(
+                    f"Duplicate in union: {key} (branches {seen[key]} and {index})",
+                    branch_pointer,
+                    "A union may hold each type only once (arrays once, maps once, each named "
+                    "type once); remove one branch or wrap it in a named record.",
+                )
+            seen[key] = index
+            branches.append(branch)
+        return UnionSchema(type="union", pointer=pointer, types=tuple(branches))
+
+    def parse_object(self, node: dict, pointer: str, namespace: str | None) -> Schema:
+        kind = node.get("type")
+        if not isinstance(kind, str):
+            raise self.fail(
+                "Type object has no textual \"type\" attribute",
+                pointer + "/type" if "type" in node else pointer,
+                'Give it "type": a type name such as "record", "array" or "string"; nest other '
+                'schemas one level down (e.g. {"type": "array", "items": ...}).',
+            )
+        if kind in PRIMITIVE_TYPES:
+            props = {k: v for k, v in node.items() if k != "type"}
+            return PrimitiveSchema(
+                type=kind, pointer=pointer, props=MappingProxyType(props) if props else _EMPTY
+            )
+        if kind in ("record", "error", "enum", "fixed"):
+            return self.parse_named(node, kind, pointer, namespace)
+        if kind == "array":
+            if "items" not in node:
+                raise self.fail(
+                    "Array has no \"items\"", pointer, 'Add "items": the type of the elements.'
+                )
+            items = self.parse(node["items"], pointer + "/items", namespace)
+            return ArraySchema(
+                type="array", pointer=pointer, items=items, props=_props(node, "array")
+            )
+        if kind == "map":
+            if "values" not in node:
+                raise self.fail(
+                    "Map has no \"values\"", pointer, 'Add "values": the type of the values.'
+                )
+            values = self.parse(node["values"], pointer + "/values", namespace)
+            return MapSchema(
+                type="map", pointer=pointer, values=values, props=_props(node, "map")
+            )
+        # {"type": "SomeName"}: a reference to a named type.
+        return self.find(kind, namespace, pointer)
+
+    def parse_named(
+        self, node: dict, kind: str, pointer: str, namespace: str | None
+    ) -> NamedSchema:
+        raw_name = node.get("name")
+        if not isinstance(raw_name, str):
+            raise self.fail(
+                f"A {kind} needs a textual \"name\"",
+                pointer + "/name" if "name" in node else pointer,
+                'Add "name": a letter or _ followed by letters, digits or _.',
+            )
+        space = node.get("namespace")
+        if not isinstance(space, str):
+            space = namespace  # Java ignores a non-textual namespace
+        simple, space = _split_name(raw_name, space)
+        self.valid_name(simple, pointer + "/name", "name")
+        fullname = f"{space}.{simple}" if space else simple
+        if fullname in PRIMITIVE_TYPES:
+            raise self.fail(
+                f"Schemas may not be named after primitives: {fullname}",
+                pointer + "/name",
+                "Choose a name that is not a primitive type name, or add a namespace.",
+            )
+        doc = node.get("doc")
+        doc = doc if isinstance(doc, str) else None
+        aliases = self.named_aliases(node, pointer, space)
+        props = _props(node, "enum" if kind == "enum" else kind.replace("error", "record"))
+        if kind == "fixed":
+            size = node.get("size")
+            if not _is_int(size) or not _INT_MIN <= size <= _INT_MAX:
+                raise self.fail(
+                    f"Fixed {fullname} has no valid \"size\": {json.dumps(size)}",
+                    pointer + ("/size" if "size" in node else ""),
+                    'Give "size" as a JSON integer: the number of bytes.',
+                )
+            if size < 0:
+                raise self.fail(
+                    f"Fixed {fullname} has a negative size: {size}",
+                    pointer + "/size",
+                    '"size" is a number of bytes: 0 or more.',
+                )
+            schema: NamedSchema = FixedSchema(
+                type="fixed", pointer=pointer, simple_name=simple, namespace=space,
+                aliases=aliases, doc=doc, props=props, size=size,
+            )
+            self.define(schema, pointer)
+            return schema
+        if kind == "enum":
+            return self.parse_enum(node, pointer, simple, space, aliases, doc, props)
+        return self.parse_record(node, kind, pointer, simple, space, aliases, doc, props)
+
+    def named_aliases(self, node: dict, pointer: str, space: str | None) -> tuple[str, ...]:
+        raw = self.aliases_of(node, pointer)
+        out = []
+        for index, alias in enumerate(raw):
+            simple, alias_space = _split_name(alias, space)
+            alias_pointer = f"{pointer}/aliases/{index}"
+            self.valid_name(simple, alias_pointer, "alias")
+            if alias_space:
+                for part in alias_space.split("."):
+                    self.valid_name(part, alias_pointer, "alias namespace part")
+            out.append(f"{alias_space}.{simple}" if alias_space else simple)
+        return tuple(out)
+
+    def aliases_of(self, node: dict, pointer: str) -> list[str]:
+        if "aliases" not in node:
+            return []
+        raw = node["aliases"]
+        if not isinstance(raw, list):
+            raise self.fail(
+                "\"aliases\" is not an array", pointer + "/aliases",
+                'Write aliases as an array of names: "aliases": ["OldName"].',
+            )
+        for index, alias in enumerate(raw):
+            if not isinstance(alias, str):
+                raise self.fail(
+                    f"Alias is not a string: {json.dumps(alias)}", f"{pointer}/aliases/{index}",
+                    "Each alias is a name in quotes.",
+                )
+        return raw
+
+    def parse_enum(self, node, pointer, simple, space, aliases, doc, props) -> EnumSchema:
+        symbols = node.get("symbols")
+        if not isinstance(symbols, list):
+            raise self.fail(
+                "Enum has no \"symbols\" array",
+                pointer + ("/symbols" if "symbols" in node else ""),
+                'Add "symbols": an array of names, e.g. ["CASH", "CARD"].',
+            )
+        seen: set[str] = set()
+        for index, symbol in enumerate(symbols):
+            self.valid_name(symbol, f"{pointer}/symbols/{index}", "enum symbol")
+            if symbol in seen:
+                raise self.fail(
+                    f"Duplicate enum symbol: {symbol}", f"{pointer}/symbols/{index}",
+                    "List each symbol once.",
+                )
+            seen.add(symbol)
+        default = node.get("default")
+        if isinstance(default, str):
+            if default not in seen:
+                raise self.fail(
+                    f"The enum default {default!r} is not one of the symbols {symbols}",
+                    pointer + "/default",
+                    "Make the enum default one of the symbols, or remove it.",
+                )
+        else:
+            default = None  # Java ignores a non-textual enum default
+        schema = EnumSchema(
+            type="enum", pointer=pointer, simple_name=simple, namespace=space, aliases=aliases,
+            doc=doc, props=props, symbols=tuple(symbols), default=default,
+        )
+        self.define(schema, pointer)
+        return schema
+
+    def parse_record(self, node, kind, pointer, simple, space, aliases, doc, props):
+        raw_fields = node.get("fields")
+        if not isinstance(raw_fields, list):
+            raise self.fail(
+                f"Record {simple} has no \"fields\" array",
+                pointer + ("/fields" if "fields" in node else ""),
+                'Add "fields": an array of {"name": ..., "type": ...} objects ([] for none).',
+            )
+        record = RecordSchema(
+            type="record", pointer=pointer, simple_name=simple, namespace=space,
+            aliases=aliases, doc=doc, props=props, is_error=kind == "error",
+        )
+        self.define(record, pointer)
+        self.building.add(id(record))
+        fields: list[Field] = []
+        by_name: dict[str, Field] = {}
+        for index, raw in enumerate(raw_fields):
+            fld = self.parse_field(raw, f"{pointer}/fields/{index}", index, space)
+            if fld.name in by_name:
+                raise self.fail(
+                    f"Duplicate field {fld.name!r} in record {record.fullname} "
+                    f"(fields {by_name[fld.name].position} and {index})",
+                    fld.pointer + "/name",
+                    "Each field name may appear once in a record; rename or remove one.",
+                )
+            by_name[fld.name] = fld
+            fields.append(fld)
+        self.building.discard(id(record))
+        # The record must exist before its fields (they may refer to it), so its fields are set
+        # here, once, before anyone else can see the object.
+        object.__setattr__(record, "fields", tuple(fields))
+        object.__setattr__(record, "field_map", MappingProxyType(by_name))
+        return record
+
+    def parse_field(self, raw: Any, pointer: str, position: int, space: str | None) -> Field:
+        if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
+            raise self.fail(
+                "Field has no textual \"name\"", pointer,
+                'Each field is an object with "name" and "type".',
+            )
+        name = self.valid_name(raw["name"], pointer + "/name", "field name")
+        if "type" not in raw:
+            raise self.fail(
+                f"Field {name!r} has no \"type\"", pointer, 'Add "type" to the field.'
+            )
+        ftype = self.parse(raw["type"], pointer + "/type", space)
+        doc = raw.get("doc")
+        order = "ascending"
+        if "order" in raw:
+            order_raw = raw["order"]
+            if not isinstance(order_raw, str) or order_raw.lower() not in ORDERS:
+                raise self.fail(
+                    f"Invalid order {json.dumps(order_raw)} for field {name!r}",
+                    pointer + "/order",
+                    'Use "ascending", "descending" or "ignore", or leave "order" out.',
+                )
+            order = order_raw.lower()
+        has_default = "default" in raw
+        default = raw.get("default")
+        if has_default:
+            default = self.check_default(name, ftype, default, pointer + "/default")
+        props = {k: v for k, v in raw.items() if k not in _FIELD_RESERVED}
+        return Field(
+            name=name, type=ftype, position=position, pointer=pointer, default=default,
+            has_default=has_default, aliases=tuple(self.aliases_of(raw, pointer)), order=order,
+            doc=doc if isinstance(doc, str) else None,
+            props=MappingProxyType(props) if props else _EMPTY,
+        )
+
+    def check_default(self, name: str, ftype: Schema, default: Any, pointer: str) -> Any:
+        if ftype.type in ("float", "double") and isinstance(default, str):
+            # Java turns a textual default of a float/double field into a number first.
+            number = _java_double(default)
+            if number is None:
+                raise self.fail(
+                    f"Invalid default for field {name!r}: {json.dumps(default)} is not a number",
+                    pointer,
+                    'Write the default as a JSON number, or "NaN", "Infinity", "-Infinity".',
+                )
+            return number
+        problem = self.default_problem(ftype, default)
+        if problem is not None:
+            raise self.fail(
+                f"Invalid default for field {name!r}: {_short(default)} is not a "
+                f"{_describe(ftype)}{problem}",
+                pointer,
+                "Make the default a JSON value of the field's type (for a union: of one of "
+                "its branches, best the first), or remove it.",
+            )
+        return default
+
+    def default_problem(self, schema: Schema, value: Any) -> str | None:
+        """None when ``value`` fits ``schema`` as Java's ``Schema.isValidValue`` sees it."""
+        if _valid_value(schema, value, self.building):
+            return None
+        if isinstance(schema, RecordSchema) and id(schema) in self.building:
+            return f" (record {schema.fullname} is still being defined)"
+        return ""
+
+    def resolve_forward_references(self, root: Schema) -> None:
+        if not self.placeholders:
+            return
+        for placeholder in self.placeholders:
+            if self.lookup(placeholder.ref) is None:
+                raise self.fail(
+                    f"Undefined name: {placeholder.ref}",
+                    placeholder.pointer,
+                    "Define the type (a record, enum or fixed with this name) in this schema or "
+                    "in a referenced one, or fix the spelling/namespace; names in another "
+                    "namespace need their full name.",
+                )
+        self._replace_placeholders(root)
+
+    def _replace_placeholders(self, root: Schema) -> None:
+        seen: set[int] = set()
+        stack = [root]
+        fix = self._resolved
+        while stack:
+            node = stack.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if isinstance(node, RecordSchema):
+                for fld in node.fields:
+                    if isinstance(fld.type, _Placeholder):
+                        object.__setattr__(fld, "type", fix(fld.type))
+                    stack.append(fld.type)
+            elif isinstance(node, ArraySchema):
+                object.__setattr__(node, "items", fix(node.items))
+                stack.append(node.items)
+            elif isinstance(node, MapSchema):
+                object.__setattr__(node, "values", fix(node.values))
+                stack.append(node.values)
+            elif isinstance(node, UnionSchema):
+                object.__setattr__(node, "types", tuple(fix(t) for t in node.types))
+                stack.extend(node.types)
+
+    def _resolved(self, node: Schema) -> Schema:
+        if isinstance(node, _Placeholder):
+            return self.lookup(node.ref)  # type: ignore[return-value]
+        return node
+
+
+def _split_name(name: str, space: str | None) -> tuple[str, str | None]:
+    """Java's Name(name, space): a dotted name carries its own namespace; "" means none."""
+    dot = name.rfind(".")
+    if dot >= 0:
+        space = name[:dot]
+        name = name[dot + 1 :]
+    return name, space or None
+
+
+def _props(node: dict, kind: str) -> Mapping[str, Any]:
+    reserved = _RESERVED[kind]
+    props = {k: v for k, v in node.items() if k not in reserved}
+    return MappingProxyType(props) if props else _EMPTY
+
+
+def _is_int(value: Any) -> bool:
+    return type(value) is int
+
+
+def _java_double(text: str) -> float | None:
+    """Java's Double.valueOf, for the strings people write as float/double defaults."""
+    s = text.strip()
+    if s and s[-1] in "fFdD" and not s.lower().endswith("infinity"):
+        s = s[:-1]
+    if s in ("NaN", "+NaN", "-NaN"):
+        return math.nan
+    if s in ("Infinity", "+Infinity"):
+        return math.inf
+    if s == "-Infinity":
+        return -math.inf
+    if not re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", s):
+        return None
+    return float(s)
+
+
+def _valid_value(schema: Schema, value: Any, building: set[int] | frozenset = frozenset()) -> bool:
+    t = schema.type
+    if t in ("string", "bytes", "enum", "fixed"):
+        return isinstance(value, str)
+    if t == "int":
+        return type(value) is int and _INT_MIN <= value <= _INT_MAX
+    if t == "long":
+        return type(value) is int and _LONG_MIN <= value <= _LONG_MAX
+    if t in ("float", "double"):
+        return type(value) in (int, float)
+    if t == "boolean":
+        return type(value) is bool
+    if t == "null":
+        return value is None
+    if t == "array":
+        return isinstance(value, list) and all(
+            _valid_value(schema.items, v, building) for v in value  # type: ignore[attr-defined]
+        )
+    if t == "map":
+        return isinstance(value, dict) and all(
+            _valid_value(schema.values, v, building)  # type: ignore[attr-defined]
+            for v in value.values()
+        )
+    if t == "union":
+        return any(_valid_value(b, value, building) for b in schema.types)  # type: ignore
+    if t == "record":
+        if not isinstance(value, dict):
+            return False
+        if isinstance(schema, _Placeholder):
+            return True  # Java checks against an unresolved stand-in: a record without fields
+        if id(schema) in building:
+            return False  # Java: "Schema fields not set yet"
+        for fld in schema.fields:  # type: ignore[attr-defined]
+            if fld.name in value:
+                if not _valid_value(fld.type, value[fld.name], building):
+                    return False
+            elif not fld.has_default:
+                return False
+        return True
+    return False
+
+
+def is_valid_default(schema: Schema, value: Any) -> bool:
+    """Whether ``value`` is a valid default for ``schema`` by Java's rules (any union branch)."""
+    return _valid_value(schema, value)
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _describe(schema: Schema) -> str:
+    if isinstance(schema, UnionSchema):
+        return "value of any branch of [" + ", ".join(_describe(t) for t in schema.types) + "]"
+    if isinstance(schema, NamedSchema):
+        return f"{schema.type} {schema.fullname}"
+    if isinstance(schema, ArraySchema):
+        return f"array of {_describe(schema.items)}"
+    if isinstance(schema, MapSchema):
+        return f"map of {_describe(schema.values)}"
+    return schema.type
+
+
+# --------------------------------------------------------------------------------------------
+# Parsing Canonical Form and fingerprints
+# --------------------------------------------------------------------------------------------
+
+
+def canonical_form(schema: Schema) -> str:
+    """Avro's Parsing Canonical Form of ``schema`` (as Java's SchemaNormalization prints it)."""
+    out: list[str] = []
+    _canonical(schema, set(), out)
+    return "".join(out)
+
+
+def _canonical(schema: Schema, seen: set[str], out: list[str]) -> None:
+    t = schema.type
+    if isinstance(schema, UnionSchema):
+        out.append("[")
+        for i, branch in enumerate(schema.types):
+            if i:
+                out.append(",")
+            _canonical(branch, seen, out)
+        out.append("]")
+        return
+    if isinstance(schema, NamedSchema):
+        full = schema.fullname
+        quoted = json.dumps(full, ensure_ascii=False)
+        if full in seen:
+            out.append(quoted)
+            return
+        seen.add(full)
+        out.append(f'{{"name":{quoted},"type":"{t}"')
+        if isinstance(schema, RecordSchema):
+            out.append(',"fields":[')
+            for i, fld in enumerate(schema.fields):
+                if i:
+                    out.append(",")
+                out.append(f'{{"name":{json.dumps(fld.name, ensure_ascii=False)},"type":')
+                _canonical(fld.type, seen, out)
+                out.append("}")
+            out.append("]}")
+        elif isinstance(schema, EnumSchema):
+            symbols = ",".join(json.dumps(s, ensure_ascii=False) for s in schema.symbols)
+            out.append(f',"symbols":[{symbols}]}}')
+        elif isinstance(schema, FixedSchema):
+            out.append(f',"size":{schema.size}}}')
+        return
+    if isinstance(schema, ArraySchema):
+        out.append('{"type":"array","items":')
+        _canonical(schema.items, seen, out)
+        out.append("}")
+        return
+    if isinstance(schema, MapSchema):
+        out.append('{"type":"map","values":')
+        _canonical(schema.values, seen, out)
+        out.append("}")
+        return
+    out.append(f'"{t}"')
+
+
+_CRC64_EMPTY = 0xC15D213AA4D7A795
+
+
+def _crc64_table() -> list[int]:
+    table = []
+    for i in range(256):
+        fp = i
+        for _ in range(8):
+            fp = (fp >> 1) ^ (_CRC64_EMPTY & -(fp & 1))
+        table.append(fp)
+    return table
+
+
+_CRC64_TABLE = _crc64_table()
+
+
+def fingerprint(schema: Schema) -> int:
+    """The CRC-64-AVRO fingerprint of the schema's Parsing Canonical Form (unsigned 64-bit)."""
+    fp = _CRC64_EMPTY
+    table = _CRC64_TABLE
+    for byte in canonical_form(schema).encode("utf-8"):
+        fp = (fp >> 8) ^ table[(fp ^ byte) & 0xFF]
+    return fp
+
+
+def fingerprint_hex(schema: Schema) -> str:
+    """The fingerprint as 16 hex digits, little-endian bytes as Avro's single-object encoding."""
+    return fingerprint(schema).to_bytes(8, "little").hex()
