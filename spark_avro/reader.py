@@ -1,0 +1,246 @@
+"""Read a Kafka topic of Confluent-framed Avro into a DataFrame: batch, streaming, or per batch.
+
+Where the writer schemas come from is the caller's choice, said at the call:
+
+* ``registry_url=...``: every version of ``subject`` is fetched once when the reader is built
+  (``read_topic``), or again in each micro-batch that holds an id not seen yet (``stream_topic``);
+* ``schemas={id: schema_json}``: offline, nothing fetched.
+
+The reader schema is one version of ``subject`` (``reader_version``, default the latest), or with
+offline schemas the ``reader_schema`` given (default: the schema with the highest id).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from schemacli.errors import InputError, RegistryError, UsageError
+from spark_avro import registry
+from spark_avro.decode import MODES, decode_confluent, header_schema_id, reader_field_names
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.streaming import StreamingQuery
+
+
+@dataclass(frozen=True)
+class ReaderSchemas:
+    """The writer schemas by id and the one reader schema every record is decoded into."""
+
+    writer_schemas: Mapping[int, str]
+    reader_schema: str
+    reader_schema_id: int | None = None
+
+
+def resolve_schemas(
+    *,
+    subject: str | None,
+    reader_version: int | str = "latest",
+    registry_url: str | None = None,
+    schemas: Mapping[int, str] | None = None,
+    reader_schema: str | None = None,
+) -> ReaderSchemas:
+    """Writer and reader schemas from the registry (one fetch per version) or the given mapping.
+
+    Raises UsageError when neither or both sources are given, InputError for a schema that is not
+    JSON or not a record, RegistryError / NetworkError from the registry.
+    """
+    if (registry_url is None) == (schemas is None):
+        raise UsageError(
+            "give exactly one source of writer schemas: registry_url=... or schemas={id: json}",
+            hint="Offline, pass schemas={schema_id: schema_json, ...}.",
+        )
+    if schemas is not None:
+        if not schemas:
+            raise UsageError("schemas is empty: every record would have an unknown schema id")
+        writers = {int(k): _schema_text(v, f"schema id {k}") for k, v in schemas.items()}
+        if reader_schema is None:
+            newest = max(writers)
+            result = ReaderSchemas(writers, writers[newest], newest)
+        else:
+            result = ReaderSchemas(writers, _schema_text(reader_schema, "reader schema"))
+    else:
+        if subject is None:
+            raise UsageError("subject is required to fetch schemas from the registry")
+        versions = registry.subject_schemas(registry_url, subject)
+        writers = {v.schema_id: v.schema for v in versions}
+        if reader_schema is not None:
+            result = ReaderSchemas(writers, _schema_text(reader_schema, "reader schema"))
+        else:
+            chosen = registry.subject_version(registry_url, subject, reader_version)
+            result = ReaderSchemas(writers, chosen.schema, chosen.schema_id)
+    try:
+        reader_field_names(result.reader_schema)
+    except ValueError as exc:
+        raise InputError(str(exc), hint="Read a subject whose schema is an Avro record.") from exc
+    return result
+
+
+def _schema_text(schema: Any, what: str) -> str:
+    if not isinstance(schema, str):
+        return json.dumps(schema)
+    try:
+        json.loads(schema)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{what} is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+            hint="Pass the schema's JSON text as the registry returns it.",
+        ) from exc
+    return schema
+
+
+def _check_mode(mode: str) -> str:
+    if mode.upper() not in MODES:
+        raise UsageError(
+            f"unknown bad-record mode {mode!r}", hint=f"Use one of {', '.join(MODES)}."
+        )
+    return mode.upper()
+
+
+def kafka_source(
+    spark: SparkSession,
+    bootstrap_servers: str,
+    topic: str,
+    *,
+    streaming: bool = False,
+    kafka_options: Mapping[str, str] | None = None,
+) -> DataFrame:
+    """The raw Kafka DataFrame (key, value, topic, partition, offset, timestamp, ...).
+
+    Reads from the earliest offset unless ``kafka_options`` says otherwise.
+    """
+    options = {
+        "kafka.bootstrap.servers": bootstrap_servers,
+        "subscribe": topic,
+        "startingOffsets": "earliest",
+        **(kafka_options or {}),
+    }
+    source = spark.readStream if streaming else spark.read
+    return source.format("kafka").options(**options).load()
+
+
+def read_topic(
+    spark: SparkSession,
+    bootstrap_servers: str,
+    topic: str,
+    *,
+    subject: str | None = None,
+    reader_version: int | str = "latest",
+    registry_url: str | None = None,
+    schemas: Mapping[int, str] | None = None,
+    reader_schema: str | None = None,
+    mode: str = "PERMISSIVE",
+    streaming: bool = False,
+    flatten: bool = True,
+    kafka_options: Mapping[str, str] | None = None,
+) -> DataFrame:
+    """``topic`` decoded into one reader schema (batch or, with ``streaming``, a streaming frame).
+
+    Writer schemas are fetched once, here: a streaming query started from this frame reports
+    records with ids registered later as ``unknown schema id`` (use ``stream_topic`` to refetch).
+    Columns: see ``spark_avro.decode.decode_confluent``. For a dead-letter sink, pass the result
+    to ``split_bad_records``.
+    """
+    mode = _check_mode(mode)
+    resolved = resolve_schemas(
+        subject=subject,
+        reader_version=reader_version,
+        registry_url=registry_url,
+        schemas=schemas,
+        reader_schema=reader_schema,
+    )
+    raw = kafka_source(
+        spark, bootstrap_servers, topic, streaming=streaming, kafka_options=kafka_options
+    )
+    return decode_confluent(
+        raw,
+        writer_schemas=resolved.writer_schemas,
+        reader_schema=resolved.reader_schema,
+        mode=mode,
+        flatten=flatten,
+    )
+
+
+class SchemaCache:
+    """Writer schemas by id, fetched from the registry the first time an id is met."""
+
+    def __init__(self, registry_url: str, initial: Mapping[int, str]) -> None:
+        self.registry_url = registry_url
+        self.schemas: dict[int, str] = dict(initial)
+        self.fetches = 0
+
+    def ensure(self, schema_ids: list[int]) -> Mapping[int, str]:
+        """All known schemas, after fetching the ones in ``schema_ids`` not seen yet.
+
+        An id the registry does not know (40403) is left out, so its records are reported
+        as ``unknown schema id`` instead of failing the batch.
+        """
+        for schema_id in schema_ids:
+            if schema_id in self.schemas:
+                continue
+            try:
+                self.schemas[schema_id] = registry.schema_by_id(self.registry_url, schema_id).schema
+                self.fetches += 1
+            except RegistryError as exc:
+                if exc.status != 404:
+                    raise
+        return self.schemas
+
+
+def stream_topic(
+    spark: SparkSession,
+    bootstrap_servers: str,
+    topic: str,
+    *,
+    subject: str,
+    registry_url: str,
+    process_batch: Callable[[DataFrame, int], None],
+    reader_version: int | str = "latest",
+    mode: str = "PERMISSIVE",
+    flatten: bool = True,
+    kafka_options: Mapping[str, str] | None = None,
+    checkpoint_location: str | None = None,
+    available_now: bool = False,
+) -> StreamingQuery:
+    """Start a streaming query that decodes each micro-batch and hands it to ``process_batch``.
+
+    Before decoding a micro-batch, the distinct schema ids in it are collected and any id not
+    seen yet is fetched from the registry (``foreachBatch``), so versions registered while the
+    query runs are decoded too. Returns the started query.
+    """
+    mode = _check_mode(mode)
+    resolved = resolve_schemas(
+        subject=subject, reader_version=reader_version, registry_url=registry_url
+    )
+    cache = SchemaCache(registry_url, resolved.writer_schemas)
+    raw = kafka_source(spark, bootstrap_servers, topic, streaming=True, kafka_options=kafka_options)
+
+    def decode_batch(batch: DataFrame, batch_id: int) -> None:
+        from pyspark.sql import functions as F
+
+        ids = [
+            row[0]
+            for row in batch.select(header_schema_id(F.col("value")).alias("id"))
+            .where(F.col("id").isNotNull())
+            .distinct()
+            .collect()
+        ]
+        writers = cache.ensure(ids)
+        decoded = decode_confluent(
+            batch,
+            writer_schemas=writers,
+            reader_schema=resolved.reader_schema,
+            mode=mode,
+            flatten=flatten,
+        )
+        process_batch(decoded, batch_id)
+
+    writer = raw.writeStream.foreachBatch(decode_batch)
+    if checkpoint_location is not None:
+        writer = writer.option("checkpointLocation", checkpoint_location)
+    if available_now:
+        writer = writer.trigger(availableNow=True)
+    return writer.start()
