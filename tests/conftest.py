@@ -1,12 +1,110 @@
-"""Shared test configuration. Integration fixtures live in tests/integration/conftest.py."""
+"""Shared test configuration: stack options, the availability header, the ``spark`` fixture.
 
+Kafka and registry fixtures live in tests/integration/conftest.py; the launchers themselves in
+tests/stack/ (shared with scripts/devstack).
+
+Missing components: with CI=true a component that cannot start fails the run with its log
+tail; elsewhere the tests that need it are skipped, and the pytest header and the final
+summary say so, so a green run is never misread as complete.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # makes `tests.stack` importable from every test module
+    sys.path.insert(0, str(ROOT))
+
+from tests.stack.common import ComponentUnavailable  # noqa: E402
+from tests.stack.probe import REGISTRY_IMPLS, probe  # noqa: E402
+
+T = TypeVar("T")
+
+# component -> why it could not start (filled by fixtures, printed in the terminal summary)
+_UNAVAILABLE: dict[str, str] = {}
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("schemacli stack")
+    group.addoption(
+        "--registry-impl",
+        choices=REGISTRY_IMPLS,
+        default=os.environ.get("SCHEMACLI_REGISTRY_IMPL", "apicurio"),
+        help="Confluent-API schema registry the integration tests start "
+        "(default: $SCHEMACLI_REGISTRY_IMPL or apicurio)",
+    )
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    impl = config.getoption("--registry-impl")
+    lines = [f"schemacli stack: registry={impl}, CI={'yes' if in_ci() else 'no'}"]
+    for name, state in probe(impl).items():
+        mark = (
+            "ready"
+            if state.ready
+            else ("MISSING -> FAILS (CI)" if in_ci() else "MISSING -> tests SKIPPED")
+        )
+        lines.append(f"  {name:<9} {mark}: {state.detail}")
+    return lines
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if not _UNAVAILABLE:
+        return
+    terminalreporter.section("stack components that did not start", sep="!", yellow=True, bold=True)
+    for name, why in _UNAVAILABLE.items():
+        terminalreporter.write_line(f"{name}: {why.splitlines()[0]}")
+    terminalreporter.write_line(
+        "tests needing them were SKIPPED (they FAIL when CI=true): "
+        "this run does not cover the integration suite completely"
+    )
+
+
+def obtain(name: str, start: Callable[[], T]) -> T:
+    """Start a component for a fixture; on failure skip (fail in CI) with the reason and log tail.
+
+    A component that failed once is not retried in the same session.
+    """
+    if name in _UNAVAILABLE and not in_ci():
+        pytest.skip(f"{name} unavailable: {_UNAVAILABLE[name].splitlines()[0]}")
+    try:
+        return start()
+    except ComponentUnavailable as exc:
+        _UNAVAILABLE[name] = str(exc)
+        if in_ci():
+            pytest.fail(f"CI=true and {exc}", pytrace=False)
+        pytest.skip(f"{name} unavailable: {exc}")
 
 
 @pytest.fixture
 def repo_root() -> Path:
     return ROOT
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[object]:
+    """A local[2] SparkSession with spark-avro and spark-sql-kafka, shared by the whole session."""
+    from tests.stack.spark import make_spark_session
+
+    def start() -> object:
+        try:
+            return make_spark_session("schemacli-tests")
+        except ComponentUnavailable:
+            raise
+        except Exception as exc:  # JVM did not start: report it like any other missing component
+            raise ComponentUnavailable("spark", f"SparkSession did not start: {exc}") from exc
+
+    session = obtain("spark", start)
+    yield session
+    session.stop()
