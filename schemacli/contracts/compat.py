@@ -1,0 +1,502 @@
+"""Reader/writer compatibility, exactly as Apache Avro Java's ``SchemaCompatibility`` decides it.
+
+Confluent Schema Registry answers "is this schema compatible?" by calling
+``SchemaCompatibility.checkReaderWriterCompatibility(reader, writer)`` from the Avro 1.12 jar.
+This module is our own implementation of the same algorithm, kept case for case in agreement by
+``tests/oracle`` (differential tests against the jar). Its quirks are Java's and are kept on
+purpose; ``docs/compatibility.md`` lists them. In short:
+
+* named types match on their *simple* names (namespaces are ignored), or when a reader alias is
+  the writer's full name;
+* reader/writer pairs are memoised by node identity, which breaks recursion and also means a
+  pair met twice reports the location where it was first met;
+* inside a reader union (and for each writer branch of a union-vs-union check) branches are
+  tried on a fresh location, so only the union itself is reported;
+* a reader field missing from the writer, without default, whose type is an enum with a default
+  is compared against the writer *record* (a TYPE_MISMATCH);
+* a reader field whose name and aliases match more than one writer field makes Java throw; we
+  report it as :data:`AMBIGUOUS_FIELD_MATCH` (the registry then calls the schema incompatible).
+
+``check(reader, writer)`` returns a :class:`CompatResult`; ``check_level`` applies a registry
+compatibility level to a candidate and a subject's history.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any
+
+from schemacli.contracts.findings import Finding
+from schemacli.contracts.schema import (
+    NamedSchema,
+    RecordSchema,
+    Schema,
+    UnionSchema,
+    parse_schema,
+)
+from schemacli.errors import Location
+
+# Incompatibility kinds: Java's SchemaIncompatibilityType names, plus our own for the case
+# where Java throws instead of answering.
+NAME_MISMATCH = "NAME_MISMATCH"
+FIXED_SIZE_MISMATCH = "FIXED_SIZE_MISMATCH"
+MISSING_ENUM_SYMBOLS = "MISSING_ENUM_SYMBOLS"
+READER_FIELD_MISSING_DEFAULT_VALUE = "READER_FIELD_MISSING_DEFAULT_VALUE"
+TYPE_MISMATCH = "TYPE_MISMATCH"
+MISSING_UNION_BRANCH = "MISSING_UNION_BRANCH"
+AMBIGUOUS_FIELD_MATCH = "AMBIGUOUS_FIELD_MATCH"
+
+# The catalogue: one message template and one hint per kind. Template fields: where (a readable
+# place), reader / writer (the values involved), name (the named type), extra (kind-specific).
+CATALOGUE: dict[str, tuple[str, str]] = {
+    TYPE_MISMATCH: (
+        "{where}: the reader's type {reader} cannot read the writer's {writer}.",
+        "Keep the type {writer} (or a promotion Avro allows: int -> long -> float -> double, "
+        "string <-> bytes); to change it, add a new field with a default and deprecate the old "
+        "one.",
+    ),
+    NAME_MISMATCH: (
+        "{where}: the reader's {extra} is named {reader} but the writer's is {writer}.",
+        'Keep the name, or add the old full name to the reader\'s "aliases": ["{writer}"].',
+    ),
+    FIXED_SIZE_MISMATCH: (
+        "{where}: fixed {name} has size {reader} in the reader but {writer} in the writer.",
+        "A fixed type's size cannot change; add a new field with a new fixed type instead.",
+    ),
+    MISSING_ENUM_SYMBOLS: (
+        "{where}: the reader's enum {name} lacks the writer's symbol(s) {extra}.",
+        'Keep every symbol the writer may send, or give the reader\'s enum a "default" symbol '
+        "to use for unknown ones.",
+    ),
+    READER_FIELD_MISSING_DEFAULT_VALUE: (
+        "{where}: field '{reader}' is not in the writer's record {name} and has no default.",
+        "Give field '{reader}' a default (e.g. type [\"null\", ...] with \"default\": null), or "
+        "keep the field in the writer.",
+    ),
+    MISSING_UNION_BRANCH: (
+        "{where}: the reader's union {reader} has no branch that can read the writer's {writer}.",
+        "Add a branch that can read {writer} to the reader's union, or keep the writer's type.",
+    ),
+    AMBIGUOUS_FIELD_MATCH: (
+        "{where}: the reader's field '{reader}' matches several writer fields by name and "
+        "aliases ({extra}); Apache Avro Java stops with an error, so the registry rejects it.",
+        "Remove the alias that names another field of the writer's record.",
+    ),
+}
+
+KINDS = tuple(CATALOGUE)
+
+_PRIMITIVES = frozenset({"null", "boolean", "int", "long", "float", "double", "bytes", "string"})
+# reader type -> writer types it can read besides its own (Avro's promotions)
+_PROMOTIONS = {
+    "long": frozenset({"int"}),
+    "float": frozenset({"int", "long"}),
+    "double": frozenset({"int", "long", "float"}),
+    "bytes": frozenset({"string"}),
+    "string": frozenset({"bytes"}),
+}
+_NO_PROMOTION: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class CompatResult:
+    """Whether the reader can read all the writer's data, and every incompatibility found."""
+
+    compatible: bool
+    findings: tuple[Finding, ...] = ()
+
+    def __bool__(self) -> bool:
+        return self.compatible
+
+
+class _Incompatibility:
+    """Java's Incompatibility: kind, the reader and writer fragments, details and location."""
+
+    __slots__ = ("kind", "reader", "writer", "detail", "location")
+
+    def __init__(self, kind: str, reader: Schema, writer: Schema, detail: Any, location: list):
+        self.kind = kind
+        self.reader = reader
+        self.writer = writer
+        self.detail = detail
+        self.location = tuple(location)
+
+    @property
+    def pointer(self) -> str:
+        # Java's Incompatibility.getLocation: the root token is dropped, "/" always leads.
+        return "/" + "/".join(
+            t.replace("~", "~0").replace("/", "~1") for t in self.location[1:]
+        )
+
+
+class _Ambiguous(Exception):
+    def __init__(self, field: Any, matches: list[str], location: list) -> None:
+        super().__init__(field.name)
+        self.field = field
+        self.matches = matches
+        self.location = tuple(location)
+
+
+_IN_PROGRESS: tuple = ("in progress",)
+_OK: tuple = ()
+
+
+class _Checker:
+    """One check: the memo of reader/writer pairs, by identity, as Java keeps it."""
+
+    __slots__ = ("memo",)
+
+    def __init__(self) -> None:
+        self.memo: dict[tuple[int, int], tuple] = {}
+
+    def get(self, token: str, reader: Schema, writer: Schema, location: list) -> tuple:
+        location.append(token)
+        key = (id(reader), id(writer))
+        result = self.memo.get(key)
+        if result is None:
+            self.memo[key] = _IN_PROGRESS
+            result = self.calculate(reader, writer, location)
+            self.memo[key] = result
+        elif result is _IN_PROGRESS:
+            result = _OK  # recursion: compatible unless proven otherwise
+        location.pop()
+        return result
+
+    def calculate(self, reader: Schema, writer: Schema, location: list) -> tuple:
+        rtype = reader.type
+        wtype = writer.type
+        if rtype == wtype:
+            if rtype in _PRIMITIVES:
+                return _OK
+            if rtype == "record":
+                return self.names(reader, writer, location) + self.fields(
+                    reader, writer, location  # type: ignore[arg-type]
+                )
+            if rtype == "array":
+                return self.get("items", reader.items, writer.items, location)  # type: ignore
+            if rtype == "map":
+                return self.get("values", reader.values, writer.values, location)  # type: ignore
+            if rtype == "enum":
+                return self.names(reader, writer, location) + self.symbols(
+                    reader, writer, location
+                )
+            if rtype == "fixed":
+                result = self.names(reader, writer, location)
+                if reader.size != writer.size:  # type: ignore[attr-defined]
+                    location.append("size")
+                    result += (_Incompatibility(
+                        FIXED_SIZE_MISMATCH, reader, writer, None, location
+                    ),)
+                    location.pop()
+                return result
+            # union vs union: every writer branch must be readable by the reader union
+            out: tuple = _OK
+            for index, branch in enumerate(writer.types):  # type: ignore[attr-defined]
+                location.append(str(index))
+                if self.get("", reader, branch, []):
+                    out += (_Incompatibility(
+                        MISSING_UNION_BRANCH, reader, writer, branch, location
+                    ),)
+                location.pop()
+            return out
+        if wtype == "union":
+            out = _OK
+            for index, branch in enumerate(writer.types):  # type: ignore[attr-defined]
+                out += self.get(str(index), reader, branch, location)
+            return out
+        if wtype in _PROMOTIONS.get(rtype, _NO_PROMOTION):
+            return _OK
+        if rtype == "union":
+            for branch in reader.types:  # type: ignore[attr-defined]
+                if not self.get("", branch, writer, []):
+                    return _OK
+            return (_Incompatibility(MISSING_UNION_BRANCH, reader, writer, writer, location),)
+        return (_Incompatibility(TYPE_MISMATCH, reader, writer, None, location),)
+
+    @staticmethod
+    def names(reader: Any, writer: Any, location: list) -> tuple:
+        if reader.simple_name == writer.simple_name or writer.fullname in reader.aliases:
+            return _OK
+        location.append("name")
+        found = (_Incompatibility(NAME_MISMATCH, reader, writer, None, location),)
+        location.pop()
+        return found
+
+    @staticmethod
+    def symbols(reader: Any, writer: Any, location: list) -> tuple:
+        reader_symbols = set(reader.symbols)
+        missing = sorted(s for s in writer.symbols if s not in reader_symbols)
+        if not missing or reader.default is not None:
+            return _OK
+        location.append("symbols")
+        found = (_Incompatibility(MISSING_ENUM_SYMBOLS, reader, writer, missing, location),)
+        location.pop()
+        return found
+
+    def fields(self, reader: RecordSchema, writer: RecordSchema, location: list) -> tuple:
+        out: tuple = _OK
+        writer_fields = writer.field_map
+        location.append("fields")
+        for field in reader.fields:
+            location.append(str(field.position))
+            writer_field = writer_fields.get(field.name)
+            if field.aliases:
+                matches = [writer_field] if writer_field is not None else []
+                matches += [writer_fields[a] for a in field.aliases if a in writer_fields]
+                if len(matches) > 1:
+                    raise _Ambiguous(field, [m.name for m in matches], location)
+                writer_field = matches[0] if matches else None
+            if writer_field is not None:
+                out += self.get("type", field.type, writer_field.type, location)
+            elif not field.has_default:
+                ftype = field.type
+                if ftype.type == "enum" and ftype.default is not None:  # type: ignore
+                    # Java compares the enum with the writer *record* here (a TYPE_MISMATCH).
+                    out += self.get("type", ftype, writer, location)
+                else:
+                    out += (_Incompatibility(
+                        READER_FIELD_MISSING_DEFAULT_VALUE, reader, writer, field, location
+                    ),)
+            location.pop()
+        location.pop()
+        return out
+
+
+def _as_schema(value: Schema | str | dict | list) -> Schema:
+    return value if isinstance(value, Schema) else parse_schema(value)
+
+
+def check(reader: Schema | str | dict | list, writer: Schema | str | dict | list) -> CompatResult:
+    """Can ``reader`` read everything written with ``writer``? Java's verdict and findings.
+
+    Both are JSON text, parsed JSON or a parsed :class:`Schema`. Returns a :class:`CompatResult`
+    whose findings carry Java's kind and location (as a JSON pointer into the reader); raises
+    :class:`~schemacli.errors.SchemaParseError` when either schema is not valid Avro.
+    """
+    reader_schema = _as_schema(reader)
+    writer_schema = _as_schema(writer)
+    try:
+        found = _Checker().get("", reader_schema, writer_schema, [])
+    except _Ambiguous as ambiguous:
+        return CompatResult(False, (_ambiguous_finding(ambiguous, reader_schema),))
+    if not found:
+        return CompatResult(True)
+    return CompatResult(False, tuple(_finding(inc, reader_schema) for inc in found))
+
+
+def is_compatible(reader: Schema | str | dict | list, writer: Schema | str | dict | list) -> bool:
+    """Just the verdict of :func:`check` (the same work, without building messages)."""
+    reader_schema = _as_schema(reader)
+    writer_schema = _as_schema(writer)
+    try:
+        return not _Checker().get("", reader_schema, writer_schema, [])
+    except _Ambiguous:
+        return False
+
+
+# --------------------------------------------------------------------------------------------
+# Findings: Java's incompatibilities in words
+# --------------------------------------------------------------------------------------------
+
+
+def _where(root: Schema, location: tuple[str, ...]) -> str:
+    """A readable place for a location: the dotted field path in the reader, when it walks."""
+    node: Any = root
+    path: list[str] = []
+    tokens = list(location[1:])
+    i = 0
+    try:
+        while i < len(tokens):
+            token = tokens[i]
+            if token == "fields" and isinstance(node, RecordSchema):
+                field = node.fields[int(tokens[i + 1])]
+                path.append(field.name)
+                if i + 2 < len(tokens) and tokens[i + 2] == "type":
+                    node = field.type
+                    i += 3
+                    continue
+                break
+            if token == "items":
+                node = node.items
+                path.append("[]")
+            elif token == "values":
+                node = node.values
+                path.append("{}")
+            elif token.isdigit() and isinstance(node, UnionSchema):
+                node = node.types[int(token)]
+            i += 1
+    except (IndexError, AttributeError, ValueError):
+        path = []
+    text = ".".join(path).replace(".[]", "[]").replace(".{}", "{}")
+    root_name = root.fullname if isinstance(root, NamedSchema) else root.type
+    if text:
+        return f"Field '{text}'"
+    return f"At the top ({root_name})"
+
+
+def _type_name(schema: Schema) -> str:
+    if isinstance(schema, NamedSchema):
+        return f"{schema.type} {schema.fullname}"
+    if isinstance(schema, UnionSchema):
+        return "[" + ", ".join(_type_name(t) for t in schema.types) + "]"
+    return schema.type
+
+
+def _finding(inc: _Incompatibility, root: Schema) -> Finding:
+    kind = inc.kind
+    reader, writer = inc.reader, inc.writer
+    name = getattr(reader, "fullname", reader.type)
+    values: dict[str, Any] = {"name": name, "extra": ""}
+    if kind == TYPE_MISMATCH:
+        old, new = _type_name(writer), _type_name(reader)
+    elif kind == NAME_MISMATCH:
+        old, new = writer.fullname, reader.fullname
+        values["extra"] = reader.type
+    elif kind == FIXED_SIZE_MISMATCH:
+        old, new = writer.size, reader.size  # type: ignore[attr-defined]
+    elif kind == MISSING_ENUM_SYMBOLS:
+        old, new = list(inc.detail), list(reader.symbols)  # type: ignore[attr-defined]
+        values["extra"] = ", ".join(inc.detail)
+    elif kind == READER_FIELD_MISSING_DEFAULT_VALUE:
+        old, new = None, inc.detail.name
+        values["name"] = writer.fullname
+    else:  # MISSING_UNION_BRANCH: detail is the writer's branch (or the writer itself)
+        old, new = _type_name(inc.detail), _type_name(reader)
+    template, hint = CATALOGUE[kind]
+    values.update(where=_where(root, inc.location), reader=new, writer=old)
+    return Finding(
+        kind=kind,
+        message=template.format(**values),
+        location=Location(pointer=inc.pointer),
+        hint=hint.format(**values),
+        old=old,
+        new=new,
+    )
+
+
+def _ambiguous_finding(ambiguous: _Ambiguous, root: Schema) -> Finding:
+    location = ambiguous.location
+    pointer = "/" + "/".join(location[1:])
+    template, hint = CATALOGUE[AMBIGUOUS_FIELD_MATCH]
+    values = {
+        "where": _where(root, location),
+        "reader": ambiguous.field.name,
+        "writer": ambiguous.matches,
+        "extra": ", ".join(ambiguous.matches),
+        "name": "",
+    }
+    return Finding(
+        kind=AMBIGUOUS_FIELD_MATCH,
+        message=template.format(**values),
+        location=Location(pointer=pointer),
+        hint=hint,
+        old=ambiguous.matches,
+        new=ambiguous.field.name,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Registry compatibility levels
+# --------------------------------------------------------------------------------------------
+
+
+class Level(StrEnum):
+    """Confluent's compatibility levels."""
+
+    NONE = "NONE"
+    BACKWARD = "BACKWARD"
+    BACKWARD_TRANSITIVE = "BACKWARD_TRANSITIVE"
+    FORWARD = "FORWARD"
+    FORWARD_TRANSITIVE = "FORWARD_TRANSITIVE"
+    FULL = "FULL"
+    FULL_TRANSITIVE = "FULL_TRANSITIVE"
+
+    @classmethod
+    def parse(cls, text: str) -> Level:
+        """The level named ``text`` (case-insensitive); ValueError names the valid ones."""
+        try:
+            return cls(text.strip().upper())
+        except ValueError:
+            valid = ", ".join(level.value for level in cls)
+            raise ValueError(f"unknown compatibility level {text!r}; use one of {valid}") from None
+
+    @property
+    def transitive(self) -> bool:
+        return self.value.endswith("_TRANSITIVE")
+
+    @property
+    def directions(self) -> tuple[str, ...]:
+        """Which checks run: "backward" (candidate reads old), "forward" (old reads candidate)."""
+        return _DIRECTIONS[self]
+
+
+# One table: which reader/writer pairs each level checks (see STYLE.md, principle 2).
+_DIRECTIONS: dict[Level, tuple[str, ...]] = {
+    Level.NONE: (),
+    Level.BACKWARD: ("backward",),
+    Level.BACKWARD_TRANSITIVE: ("backward",),
+    Level.FORWARD: ("forward",),
+    Level.FORWARD_TRANSITIVE: ("forward",),
+    Level.FULL: ("backward", "forward"),
+    Level.FULL_TRANSITIVE: ("backward", "forward"),
+}
+
+_DIRECTION_WORDS = {
+    "backward": "BACKWARD: the new schema must read data written with {label}",
+    "forward": "FORWARD: readers using {label} must read data written with the new schema",
+}
+
+
+def check_level(
+    level: Level | str,
+    candidate: Schema | str | dict | list,
+    history: Sequence[Schema | str | dict | list],
+    *,
+    labels: Sequence[str] | None = None,
+) -> CompatResult:
+    """Apply a registry compatibility ``level`` to ``candidate`` against ``history``.
+
+    ``history`` is the subject's versions, oldest first; ``labels`` name them in findings
+    (default ``version 1`` ... ``version N``). Non-transitive levels check the latest version
+    only, ``*_TRANSITIVE`` every version; an empty history (first registration) always passes.
+    Each finding's ``subject`` is the label of the version it is against and its message says
+    which direction failed. Raises SchemaParseError for an invalid schema.
+    """
+    level = Level.parse(level) if isinstance(level, str) else level
+    if level is Level.NONE or not history:
+        return CompatResult(True)
+    names = list(labels) if labels is not None else [
+        f"version {n}" for n in range(1, len(history) + 1)
+    ]
+    new = _as_schema(candidate)
+    indexes = range(len(history)) if level.transitive else [len(history) - 1]
+    findings: list[Finding] = []
+    compatible = True
+    for index in reversed(indexes):  # newest first, as the registry reports
+        old = _as_schema(history[index])
+        label = names[index]
+        for direction in level.directions:
+            reader, writer = (new, old) if direction == "backward" else (old, new)
+            result = check(reader, writer)
+            if result.compatible:
+                continue
+            compatible = False
+            prefix = _DIRECTION_WORDS[direction].format(label=label)
+            for finding in result.findings:
+                findings.append(replace(
+                    finding,
+                    message=f"{finding.message} ({prefix}.)",
+                    subject=label,
+                ))
+    return CompatResult(compatible, tuple(findings))
+
+
+def describe(result: CompatResult) -> str:
+    """A short JSON-able summary, handy in logs and tests."""
+    return json.dumps(
+        {"compatible": result.compatible,
+         "findings": [[f.kind, f.location.pointer] for f in result.findings]}
+    )
