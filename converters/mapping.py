@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -25,14 +25,14 @@ from schemacli.errors import InputError, Location
 FORMAT_VERSION = 1
 
 
-class Policy(str, Enum):
+class Policy(StrEnum):
     """What a field does when its conversion fails for a record."""
 
     FAIL = "fail"  # the whole record goes to the dead-letter topic, with the reason in a header
     DEFAULT = "default"  # the field takes its default (the rule's ``default``, else v1's default)
 
 
-class Conversion(str, Enum):
+class Conversion(StrEnum):
     """The catalogue of conversions. Each becomes a Spark SQL expression (``converters.sql``)."""
 
     COPY = "copy"  # same type (or an Avro promotion: int->long/float/double, float->double ...)
@@ -185,7 +185,9 @@ def _to_python(node: Any, pointer: str, positions: dict, source: str) -> Any:
             positions[child] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
         return out
     if isinstance(node, yaml.SequenceNode):
-        return [_to_python(n, f"{pointer}/{i}", positions, source) for i, n in enumerate(node.value)]
+        return [
+            _to_python(n, f"{pointer}/{i}", positions, source) for i, n in enumerate(node.value)
+        ]
     return _scalar(node)
 
 
@@ -231,28 +233,40 @@ class _Ctx:
                 raise self.error(pointer, f"missing key {key!r}", f"Add `{key}:` here.")
             return None
         if not isinstance(value, str) or not value:
-            raise self.error(f"{pointer}/{key}", f"{key!r} must be a non-empty string, got {value!r}",
-                             f"Write `{key}: <text>`.")
+            raise self.error(
+                f"{pointer}/{key}",
+                f"{key!r} must be a non-empty string, got {value!r}",
+                f"Write `{key}: <text>`.",
+            )
         return value
 
 
 def _build(value: Any, positions: dict, source: str) -> Mapping:
     ctx = _Ctx(positions, source)
     if not isinstance(value, dict):
-        raise ctx.error("", "a mapping file must be a YAML mapping with `version: 1`",
-                        "Start from `schemacli migrate plan --out mapping.yaml`.")
+        raise ctx.error(
+            "",
+            "a mapping file must be a YAML mapping with `version: 1`",
+            "Start from `schemacli migrate plan --out mapping.yaml`.",
+        )
     ctx.keys(value, "", ("version", "source", "target", "dead_letter_topic", "fields"))
     version = value.get("version")
     if version != FORMAT_VERSION:
-        raise ctx.error("/version", f"unsupported mapping format version {version!r}",
-                        f"This schemacli reads `version: {FORMAT_VERSION}`.")
+        raise ctx.error(
+            "/version",
+            f"unsupported mapping format version {version!r}",
+            f"This schemacli reads `version: {FORMAT_VERSION}`.",
+        )
     source_ep = _endpoint(ctx, value.get("source"), "/source")
     target_ep = _endpoint(ctx, value.get("target"), "/target")
     dlq = ctx.string(value, "dead_letter_topic", "")
     fields = value.get("fields")
     if not isinstance(fields, dict) or not fields:
-        raise ctx.error("/fields", "`fields` must map each v1 field path to its rule",
-                        "Write `fields:` followed by `<v1 field>: {from: <v2 field>, convert: copy}`.")
+        raise ctx.error(
+            "/fields",
+            "`fields` must map each v1 field path to its rule",
+            "Write `fields:` followed by `<v1 field>: {from: <v2 field>, convert: copy}`.",
+        )
     rules = tuple(_rule(ctx, target, spec, f"/fields/{target}") for target, spec in fields.items())
     return Mapping(
         version=version,
@@ -268,16 +282,22 @@ def _build(value: Any, positions: dict, source: str) -> Mapping:
 def _endpoint(ctx: _Ctx, obj: Any, pointer: str) -> Endpoint:
     side = "v2 (what the converter reads)" if pointer == "/source" else "v1 (what it writes)"
     if not isinstance(obj, dict):
-        raise ctx.error(pointer, f"`{pointer[1:]}` must describe the {side} side",
-                        "Give at least `schema:` (an .avsc path) or `subject:`, and `topic:`.")
+        raise ctx.error(
+            pointer,
+            f"`{pointer[1:]}` must describe the {side} side",
+            "Give at least `schema:` (an .avsc path) or `subject:`, and `topic:`.",
+        )
     ctx.keys(obj, pointer, ("subject", "version", "schema", "schema_json", "topic"))
     version = obj.get("version")
     if version is not None and not (
         (isinstance(version, int) and not isinstance(version, bool) and version > 0)
         or version == "latest"
     ):
-        raise ctx.error(f"{pointer}/version", f"version must be a positive integer or 'latest', got {version!r}",
-                        "Write e.g. `version: 1`.")
+        raise ctx.error(
+            f"{pointer}/version",
+            f"version must be a positive integer or 'latest', got {version!r}",
+            "Write e.g. `version: 1`.",
+        )
     ep = Endpoint(
         subject=ctx.string(obj, "subject", pointer),
         version=version,
@@ -286,8 +306,11 @@ def _endpoint(ctx: _Ctx, obj: Any, pointer: str) -> Endpoint:
         schema_json=obj.get("schema_json"),
     )
     if ep.schema is None and ep.subject is None and ep.schema_json is None:
-        raise ctx.error(pointer, f"the {side} side names no schema",
-                        "Add `schema: <file.avsc>` or `subject: <registry subject>`.")
+        raise ctx.error(
+            pointer,
+            f"the {side} side names no schema",
+            "Add `schema: <file.avsc>` or `subject: <registry subject>`.",
+        )
     return ep
 
 
@@ -296,35 +319,54 @@ _RULE_KEYS = ("from", "convert", "on_error", "default", "expr", "error_when", "u
 
 def _rule(ctx: _Ctx, target: str, spec: Any, pointer: str) -> Rule:
     if not isinstance(spec, dict):
-        raise ctx.error(pointer, f"rule for {target!r} must be a mapping",
-                        "Write e.g. `{from: total_amount, convert: parse_number, on_error: fail}`.")
+        raise ctx.error(
+            pointer,
+            f"rule for {target!r} must be a mapping",
+            "Write e.g. `{from: total_amount, convert: parse_number, on_error: fail}`.",
+        )
     ctx.keys(spec, pointer, _RULE_KEYS)
     if "unresolved" in spec:
         reason = spec["unresolved"]
-        return Rule(target=target, convert=Conversion.UNRESOLVED, source=spec.get("from"),
-                    reason=str(reason) if reason is not None else "no safe conversion",
-                    note=spec.get("note"))
+        return Rule(
+            target=target,
+            convert=Conversion.UNRESOLVED,
+            source=spec.get("from"),
+            reason=str(reason) if reason is not None else "no safe conversion",
+            note=spec.get("note"),
+        )
     raw = spec.get("convert", "copy" if "from" in spec else None)
     if "expr" in spec and "convert" not in spec:
         raw = "sql"
     try:
         conv = Conversion(raw)
     except ValueError:
-        raise ctx.error(f"{pointer}/convert", f"unknown conversion {raw!r} for {target!r}",
-                        "One of: " + ", ".join(c.value for c in Conversion)) from None
+        raise ctx.error(
+            f"{pointer}/convert",
+            f"unknown conversion {raw!r} for {target!r}",
+            "One of: " + ", ".join(c.value for c in Conversion),
+        ) from None
     try:
         policy = Policy(spec.get("on_error", "fail"))
     except ValueError:
-        raise ctx.error(f"{pointer}/on_error", f"unknown on_error policy {spec.get('on_error')!r}",
-                        "Use `fail` (record -> dead letter) or `default` (use the default).") from None
+        raise ctx.error(
+            f"{pointer}/on_error",
+            f"unknown on_error policy {spec.get('on_error')!r}",
+            "Use `fail` (record -> dead letter) or `default` (use the default).",
+        ) from None
     source = ctx.string(spec, "from", pointer)
     expr = ctx.string(spec, "expr", pointer)
     if conv is Conversion.SQL and expr is None:
-        raise ctx.error(pointer, f"convert: sql for {target!r} needs `expr`",
-                        "Give the Spark SQL expression over the v2 fields, e.g. `expr: upper(name)`.")
+        raise ctx.error(
+            pointer,
+            f"convert: sql for {target!r} needs `expr`",
+            "Give the Spark SQL expression over the v2 fields, e.g. `expr: upper(name)`.",
+        )
     if conv not in (Conversion.SQL, Conversion.DEFAULT, Conversion.RECORD) and source is None:
-        raise ctx.error(pointer, f"convert: {conv.value} for {target!r} needs `from` (the v2 field)",
-                        "Add `from: <v2 field path>`, or use `convert: default`.")
+        raise ctx.error(
+            pointer,
+            f"convert: {conv.value} for {target!r} needs `from` (the v2 field)",
+            "Add `from: <v2 field path>`, or use `convert: default`.",
+        )
     return Rule(
         target=target,
         convert=conv,
@@ -390,15 +432,21 @@ def to_dict(mapping: Mapping, *, inline_schemas: bool = False) -> dict[str, Any]
                 spec["expr"] = r.expr
             if r.error_when is not None:
                 spec["error_when"] = r.error_when
-            if r.convert not in (Conversion.COPY, Conversion.DEFAULT, Conversion.RECORD) or r.on_error is Policy.DEFAULT:
+            if (
+                r.convert not in (Conversion.COPY, Conversion.DEFAULT, Conversion.RECORD)
+                or r.on_error is Policy.DEFAULT
+            ):
                 spec["on_error"] = r.on_error.value
             if r.has_default:
                 spec["default"] = r.default
         if r.note:
             spec["note"] = r.note
         fields[r.target] = spec
-    out: dict[str, Any] = {"version": mapping.version, "source": endpoint(mapping.source),
-                           "target": endpoint(mapping.target)}
+    out: dict[str, Any] = {
+        "version": mapping.version,
+        "source": endpoint(mapping.source),
+        "target": endpoint(mapping.target),
+    }
     if mapping.dead_letter_topic:
         out["dead_letter_topic"] = mapping.dead_letter_topic
     out["fields"] = fields

@@ -58,7 +58,9 @@ def match(source: AvroType, field: AvroField) -> tuple[AvroField | None, str | N
     return None, None
 
 
-def _record(src: AvroType, tgt: AvroType, src_prefix: str, tgt_prefix: str, rules: list[Rule]) -> None:
+def _record(
+    src: AvroType, tgt: AvroType, src_prefix: str, tgt_prefix: str, rules: list[Rule]
+) -> None:
     for tf in tgt.fields:
         path = tgt_prefix + tf.name
         sf, note = match(src, tf)
@@ -83,23 +85,42 @@ def _pair(sf: AvroField, tf: AvroField, spath: str, tpath: str, note: str | None
     notes = [note] if note else []
     null_to_required = sf.type.nullable and not tf.type.nullable
     if null_to_required:
-        notes.append("v2 allows null, v1 does not: a null goes to the dead letter (or on_error: default)")
+        notes.append(
+            "v2 allows null, v1 does not: a null goes to the dead letter (or on_error: default)"
+        )
 
     def rule(conv: Conversion, extra: str | None = None) -> list[Rule]:
         n = notes + ([extra] if extra else [])
-        return [Rule(target=tpath, source=spath, convert=conv, on_error=Policy.FAIL,
-                     note="; ".join(n) or None)]
+        return [
+            Rule(
+                target=tpath,
+                source=spath,
+                convert=conv,
+                on_error=Policy.FAIL,
+                note="; ".join(n) or None,
+            )
+        ]
 
     sk, tk = s.kind, t.kind
     if s.kind == "union" or t.kind == "union":
         if same_type(s, t):
             return rule(Conversion.COPY)
-        return [Rule(target=tpath, source=spath, convert=Conversion.UNRESOLVED,
-                     reason=f"union {s.describe()} -> {t.describe()} has no automatic conversion")]
+        return [
+            Rule(
+                target=tpath,
+                source=spath,
+                convert=Conversion.UNRESOLVED,
+                reason=f"union {s.describe()} -> {t.describe()} has no automatic conversion",
+            )
+        ]
     if sk == "record" and tk == "record":
         if same_type(s, t):
             return rule(Conversion.COPY)
-        out = [Rule(target=tpath, source=spath, convert=Conversion.RECORD, note="; ".join(notes) or None)]
+        out = [
+            Rule(
+                target=tpath, source=spath, convert=Conversion.RECORD, note="; ".join(notes) or None
+            )
+        ]
         _record(s, t, spath + ".", tpath + ".", out)
         return out
     if sk == tk:
@@ -107,14 +128,28 @@ def _pair(sf: AvroField, tf: AvroField, spath: str, tpath: str, note: str | None
             if set(s.symbols) <= set(t.symbols):
                 return rule(Conversion.COPY)
             missing = sorted(set(s.symbols) - set(t.symbols))
-            return rule(Conversion.TO_ENUM, f"v2 symbols {missing} are not in v1: those records fail")
+            return rule(
+                Conversion.TO_ENUM, f"v2 symbols {missing} are not in v1: those records fail"
+            )
         if sk in ("array", "map", "fixed") and not same_type(s, t):
-            return [Rule(target=tpath, source=spath, convert=Conversion.UNRESOLVED,
-                         reason=f"{s.describe()} -> {t.describe()}: element conversion is not automatic; "
-                                "write `convert: sql` with transform()")]
+            return [
+                Rule(
+                    target=tpath,
+                    source=spath,
+                    convert=Conversion.UNRESOLVED,
+                    reason=f"{s.describe()} -> {t.describe()}: element conversion is not automatic; "
+                    "write `convert: sql` with transform()",
+                )
+            ]
         if s.logical != t.logical:
-            return [Rule(target=tpath, source=spath, convert=Conversion.UNRESOLVED,
-                         reason=f"logical type {s.logical} -> {t.logical} has no automatic conversion")]
+            return [
+                Rule(
+                    target=tpath,
+                    source=spath,
+                    convert=Conversion.UNRESOLVED,
+                    reason=f"logical type {s.logical} -> {t.logical} has no automatic conversion",
+                )
+            ]
         return rule(Conversion.COPY)
     if (sk, tk) in PROMOTIONS:
         return rule(Conversion.COPY, f"Avro promotion {sk} -> {tk}")
@@ -130,5 +165,11 @@ def _pair(sf: AvroField, tf: AvroField, spath: str, tpath: str, note: str | None
         return rule(Conversion.BYTES_TO_STRING, "invalid UTF-8 fails")
     if sk == "string" and tk == "bytes":
         return rule(Conversion.STRING_TO_BYTES)
-    return [Rule(target=tpath, source=spath, convert=Conversion.UNRESOLVED,
-                 reason=f"no safe conversion from v2 {s.describe()} to v1 {t.describe()}")]
+    return [
+        Rule(
+            target=tpath,
+            source=spath,
+            convert=Conversion.UNRESOLVED,
+            reason=f"no safe conversion from v2 {s.describe()} to v1 {t.describe()}",
+        )
+    ]

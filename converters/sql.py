@@ -22,8 +22,12 @@ from schemacli.contracts.findings import Finding
 
 # Avro's own promotions (what a v1 reader would accept from a v2 writer): copy with a cast.
 PROMOTIONS = {
-    ("int", "long"), ("int", "float"), ("int", "double"),
-    ("long", "float"), ("long", "double"), ("float", "double"),
+    ("int", "long"),
+    ("int", "float"),
+    ("int", "double"),
+    ("long", "float"),
+    ("long", "double"),
+    ("float", "double"),
 }
 FLOAT_MAX = 3.4028234663852886e38
 
@@ -157,8 +161,12 @@ def compile_mapping(mapping: Mapping) -> Compiled:
     known = {fs.target for fs in c.out} | c.containers
     for r in mapping.rules:
         if r.target not in known:
-            c.finding("UNKNOWN_TARGET", r, f"{r.target!r} is not a field of the v1 schema",
-                      "Remove the rule or fix the path (nested fields are written a.b).")
+            c.finding(
+                "UNKNOWN_TARGET",
+                r,
+                f"{r.target!r} is not a field of the v1 schema",
+                "Remove the rule or fix the path (nested fields are written a.b).",
+            )
     return Compiled(tuple(columns), error_sql, tuple(c.out), tuple(c.findings), source, target)
 
 
@@ -171,10 +179,13 @@ class _Compiler:
         self.findings: list[Finding] = []
         self.containers: set[str] = set()
 
-    def finding(self, kind: str, rule: Rule | None, message: str, hint: str, path: str = "") -> None:
+    def finding(
+        self, kind: str, rule: Rule | None, message: str, hint: str, path: str = ""
+    ) -> None:
         pointer = f"/fields/{rule.target if rule else path}"
-        self.findings.append(Finding(kind=kind, message=message, hint=hint,
-                                     location=self.mapping.location(pointer)))
+        self.findings.append(
+            Finding(kind=kind, message=message, hint=hint, location=self.mapping.location(pointer))
+        )
 
     def field(self, f: AvroField, path: str) -> str:
         rule = self.mapping.rule(path)
@@ -183,8 +194,13 @@ class _Compiler:
             nn = t.non_null()
             if nn.kind == "record" and self._has_children(path):
                 return self._record(f, path, None)
-            self.finding("MISSING_RULE", None, f"no rule produces v1 field {path!r} ({t.describe()})",
-                         f"Add `{path}: {{from: <v2 field>}}` or `{{convert: default}}`.", path)
+            self.finding(
+                "MISSING_RULE",
+                None,
+                f"no rule produces v1 field {path!r} ({t.describe()})",
+                f"Add `{path}: {{from: <v2 field>}}` or `{{convert: default}}`.",
+                path,
+            )
             return f"CAST(NULL AS {self._spark(t)})"
         if rule.convert is Conversion.RECORD:
             return self._record(f, path, rule)
@@ -203,18 +219,32 @@ class _Compiler:
     def _record(self, f: AvroField, path: str, rule: Rule | None) -> str:
         self.containers.add(path)
         rec = f.type.non_null()
-        parts = [f"{string_literal(sub.name)}, {self.field(sub, f'{path}.{sub.name}')}" for sub in rec.fields]
+        parts = [
+            f"{string_literal(sub.name)}, {self.field(sub, f'{path}.{sub.name}')}"
+            for sub in rec.fields
+        ]
         built = f"named_struct({', '.join(parts)})"
         if rule is not None and rule.source is not None:
             src = field_at(self.source, rule.source)
             if src is None:
-                self.finding("UNKNOWN_SOURCE", rule, f"v2 has no field {rule.source!r}",
-                             "Fix `from:`; nested v2 fields are written a.b.")
+                self.finding(
+                    "UNKNOWN_SOURCE",
+                    rule,
+                    f"v2 has no field {rule.source!r}",
+                    "Fix `from:`; nested v2 fields are written a.b.",
+                )
             elif src.type.nullable:
                 if f.type.nullable:
                     return f"CASE WHEN {ident(rule.source)} IS NULL THEN NULL ELSE {built} END"
-                self.out.append(FieldSql(path, "", f"CASE WHEN {ident(rule.source)} IS NULL THEN "
-                                         f"{string_literal(path + ': v2 value is null, v1 field is not nullable')} END", rule))
+                self.out.append(
+                    FieldSql(
+                        path,
+                        "",
+                        f"CASE WHEN {ident(rule.source)} IS NULL THEN "
+                        f"{string_literal(path + ': v2 value is null, v1 field is not nullable')} END",
+                        rule,
+                    )
+                )
         return built
 
     def _convert(self, rule: Rule, f: AvroField) -> tuple[str, str | None]:
@@ -222,20 +252,32 @@ class _Compiler:
         target_t = f.type.non_null()
         conv = rule.convert
         if conv is Conversion.UNRESOLVED:
-            self.finding("UNRESOLVED", rule, f"v1 field {rule.target!r} is unresolved: {rule.reason}",
-                         "Choose a conversion (see docs/migration.md), or `convert: default`, or `convert: sql`.")
+            self.finding(
+                "UNRESOLVED",
+                rule,
+                f"v1 field {rule.target!r} is unresolved: {rule.reason}",
+                "Choose a conversion (see docs/migration.md), or `convert: default`, or `convert: sql`.",
+            )
             return f"CAST(NULL AS {self._spark(f.type)})", None
         if conv is Conversion.DEFAULT:
             default = rule.default if rule.has_default else f.default
             if not rule.has_default and not f.has_default:
-                self.finding("NO_DEFAULT", rule, f"v1 field {rule.target!r} has no default to fill in",
-                             "Give `default: <value>` in the rule, or map it `from:` a v2 field.")
+                self.finding(
+                    "NO_DEFAULT",
+                    rule,
+                    f"v1 field {rule.target!r} has no default to fill in",
+                    "Give `default: <value>` in the rule, or map it `from:` a v2 field.",
+                )
                 return f"CAST(NULL AS {self._spark(f.type)})", None
             try:
                 return literal(default, f.type), None
             except (ValueError, TypeError, AttributeError) as exc:
-                self.finding("BAD_DEFAULT", rule, f"default {default!r} does not fit {f.type.describe()}: {exc}",
-                             "Give a default of the v1 field's type.")
+                self.finding(
+                    "BAD_DEFAULT",
+                    rule,
+                    f"default {default!r} does not fit {f.type.describe()}: {exc}",
+                    "Give a default of the v1 field's type.",
+                )
                 return f"CAST(NULL AS {self._spark(f.type)})", None
         if conv is Conversion.SQL:
             value = rule.expr or "NULL"
@@ -244,19 +286,26 @@ class _Compiler:
             return value, rule.error_when
         src = field_at(self.source, rule.source or "")
         if src is None:
-            self.finding("UNKNOWN_SOURCE", rule, f"v2 has no field {rule.source!r}",
-                         "Fix `from:`; nested v2 fields are written a.b.")
+            self.finding(
+                "UNKNOWN_SOURCE",
+                rule,
+                f"v2 has no field {rule.source!r}",
+                "Fix `from:`; nested v2 fields are written a.b.",
+            )
             return f"CAST(NULL AS {self._spark(f.type)})", None
         s = ident(rule.source or "")
         st = src.type.non_null()
         tk, sk = target_t.kind, st.kind
         T = self._spark(target_t)
-        mismatch = (f"convert: {conv.value} cannot turn v2 {st.describe()} into v1 {target_t.describe()}",
-                    "Use the conversion `schemacli migrate plan` proposes, or `convert: sql`.")
+        mismatch = (
+            f"convert: {conv.value} cannot turn v2 {st.describe()} into v1 {target_t.describe()}",
+            "Use the conversion `schemacli migrate plan` proposes, or `convert: sql`.",
+        )
         numeric = ("int", "long", "float", "double")
         if conv is Conversion.COPY:
             if sk == tk and (sk != "enum" or set(st.symbols) <= set(target_t.symbols)):
                 from converters.types import same_type
+
                 if sk in ("record", "array", "map", "union") and not same_type(st, target_t):
                     self.finding("TYPE_MISMATCH", rule, *mismatch)
                 return s, None
@@ -269,8 +318,15 @@ class _Compiler:
         if conv is Conversion.NARROW and (sk, tk) in (("long", "int"),):
             return f"try_cast({s} AS {T})", f"try_cast({s} AS {T}) IS NULL"
         if conv is Conversion.NARROW and (sk, tk) == ("double", "float"):
-            return f"CAST({s} AS FLOAT)", f"(abs({s}) > {FLOAT_MAX!r} AND NOT isnan({s}) AND abs({s}) != double('Infinity'))"
-        if conv is Conversion.TO_STRING and tk == "string" and sk in ("enum", "boolean", "string", *numeric):
+            return (
+                f"CAST({s} AS FLOAT)",
+                f"(abs({s}) > {FLOAT_MAX!r} AND NOT isnan({s}) AND abs({s}) != double('Infinity'))",
+            )
+        if (
+            conv is Conversion.TO_STRING
+            and tk == "string"
+            and sk in ("enum", "boolean", "string", *numeric)
+        ):
             return f"CAST({s} AS STRING)", None
         if conv is Conversion.TO_ENUM and tk == "enum" and sk in ("string", "enum"):
             symbols = ", ".join(string_literal(x) for x in target_t.symbols)
@@ -292,18 +348,36 @@ class _Compiler:
             guard = f"{s} IS NOT NULL AND " if s else ""
             shown = f"coalesce(CAST({s} AS STRING), 'null')" if s else "'?'"
             what = f"{path}: cannot convert "
-            conds.append((f"({guard}{failed})",
-                          f"concat({string_literal(what)}, {shown}, {string_literal(' to ' + f.type.non_null().describe())})"))
-        if src is not None and src.type.nullable and not f.type.nullable and rule.convert not in (Conversion.SQL,):
-            conds.append((f"{s} IS NULL", string_literal(f"{path}: v2 value is null, v1 field is not nullable")))
+            conds.append(
+                (
+                    f"({guard}{failed})",
+                    f"concat({string_literal(what)}, {shown}, {string_literal(' to ' + f.type.non_null().describe())})",
+                )
+            )
+        if (
+            src is not None
+            and src.type.nullable
+            and not f.type.nullable
+            and rule.convert not in (Conversion.SQL,)
+        ):
+            conds.append(
+                (
+                    f"{s} IS NULL",
+                    string_literal(f"{path}: v2 value is null, v1 field is not nullable"),
+                )
+            )
         if not conds:
             self.out.append(FieldSql(path, value, None, rule))
             return value
         if rule.on_error is Policy.DEFAULT:
             default = rule.default if rule.has_default else f.default
             if not rule.has_default and not f.has_default:
-                self.finding("NO_DEFAULT", rule, f"on_error: default, but v1 field {path!r} has no default",
-                             "Give `default: <value>` in the rule, or use `on_error: fail`.")
+                self.finding(
+                    "NO_DEFAULT",
+                    rule,
+                    f"on_error: default, but v1 field {path!r} has no default",
+                    "Give `default: <value>` in the rule, or use `on_error: fail`.",
+                )
                 default = None
             lit = literal(default, f.type)
             when = " OR ".join(c for c, _ in conds)

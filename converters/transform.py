@@ -36,12 +36,17 @@ def compiled_or_fail(mapping: Mapping) -> Compiled:
     if errors:
         first = errors[0]
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        raise CheckFailed(first.message + more, location=first.location,
-                          hint="Run `schemacli migrate validate` to see every problem.")
+        raise CheckFailed(
+            first.message + more,
+            location=first.location,
+            hint="Run `schemacli migrate validate` to see every problem.",
+        )
     return compiled
 
 
-def convert(df: DataFrame, mapping: Mapping, *, compiled: Compiled | None = None) -> tuple[DataFrame, DataFrame]:
+def convert(
+    df: DataFrame, mapping: Mapping, *, compiled: Compiled | None = None
+) -> tuple[DataFrame, DataFrame]:
     """Apply ``mapping`` to decoded v2 records.
 
     Returns ``(converted, dead_letter)``: ``converted`` has the carried columns plus ``v1`` (a
@@ -59,8 +64,12 @@ def convert(df: DataFrame, mapping: Mapping, *, compiled: Compiled | None = None
     # fields; the carried columns ride along in one struct whose name cannot clash with a field.
     carry = "__schemacli_carry"
     flat = df.select(
-        F.struct(*[F.col(ident(c)) for c in carried]).alias(carry) if carried else F.lit(None).alias(carry),
-        (F.col(DECODE_ERROR) if has_decode_error else F.lit(None).cast("string")).alias(DECODE_ERROR),
+        F.struct(*[F.col(ident(c)) for c in carried]).alias(carry)
+        if carried
+        else F.lit(None).alias(carry),
+        (F.col(DECODE_ERROR) if has_decode_error else F.lit(None).cast("string")).alias(
+            DECODE_ERROR
+        ),
         F.col(f"{RECORD}.*"),
     )
     target = F.struct(*[F.expr(s) for s in select_sql(compiled)])
@@ -76,7 +85,9 @@ def convert(df: DataFrame, mapping: Mapping, *, compiled: Compiled | None = None
     dead = staged.where(is_bad).select(
         *unpack,
         F.coalesce(F.col(DECODE_ERROR), F.col("_convert_error")).alias(ERROR),
-        F.when(F.col(DECODE_ERROR).isNotNull(), F.lit("decode")).otherwise(F.lit("convert")).alias(STAGE),
+        F.when(F.col(DECODE_ERROR).isNotNull(), F.lit("decode"))
+        .otherwise(F.lit("convert"))
+        .alias(STAGE),
     )
     return converted, dead
 

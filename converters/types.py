@@ -111,7 +111,11 @@ class _Walker:
         if kind in PRIMITIVES:
             return AvroType(kind=kind, json=js, logical=logical)
         if kind in ("record", "error", "enum", "fixed"):
-            ns = js.get("namespace", namespace) if "." not in js["name"] else js["name"].rsplit(".", 1)[0]
+            ns = (
+                js.get("namespace", namespace)
+                if "." not in js["name"]
+                else js["name"].rsplit(".", 1)[0]
+            )
             full = self._full(js["name"], ns)
             if kind == "enum":
                 t = AvroType(kind="enum", json=js, name=full, symbols=tuple(js["symbols"]))
@@ -139,9 +143,13 @@ class _Walker:
             self.named[full] = t
             return t
         if kind == "array":
-            return AvroType(kind="array", json=js, items=self.walk(js["items"], f"{pointer}/items", namespace))
+            return AvroType(
+                kind="array", json=js, items=self.walk(js["items"], f"{pointer}/items", namespace)
+            )
         if kind == "map":
-            return AvroType(kind="map", json=js, items=self.walk(js["values"], f"{pointer}/values", namespace))
+            return AvroType(
+                kind="map", json=js, items=self.walk(js["values"], f"{pointer}/values", namespace)
+            )
         if isinstance(kind, (dict, list)) or kind not in PRIMITIVES:
             return self.walk(kind, pointer, namespace)
         raise ValueError(f"unsupported type {kind!r} at {pointer or '/'}")

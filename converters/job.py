@@ -1,0 +1,389 @@
+"""The converter job: ``spark-submit converters/job.py --mapping mapping.json ...``.
+
+Reads the v2 topic, decodes each value with its writer schema (by the id in the Confluent header,
+``spark_avro.decode_confluent``), converts it with the mapping's Spark SQL
+(``converters.transform.convert``), encodes it with ``to_avro`` against the v1 schema behind the
+v1 schema id (looked up in the registry; the job stops at once if v1 is not registered) and
+writes it to the v1 topic with the original key and headers plus:
+
+* ``schemacli.converted-from``: ``<v2 subject>/<version>`` of the writer schema - the loop guard:
+  a message that carries it is never converted again (it is counted as skipped);
+* ``schemacli.source``: ``<topic>/<partition>/<offset>`` of the v2 message - the dedupe key
+  (Spark's Kafka sink is at-least-once: after a crash a batch may be written twice);
+* ``schemacli.source-timestamp``: the v2 message's timestamp in epoch milliseconds (Spark's Kafka
+  sink cannot set a record's timestamp; the broker stamps the time of writing).
+
+Messages that fail to decode or convert go to the dead-letter topic with the raw bytes as value,
+the same key and headers, plus ``schemacli.error``, ``schemacli.error-stage`` and
+``schemacli.source``. One query writes both topics (a ``topic`` column per row), so one
+checkpoint covers both and a restart resumes both together.
+
+Counts (in, converted, dead-lettered, skipped) are Spark observed metrics; a listener folds them,
+per batch id (a batch replayed after a crash is counted once), into ``<state-dir>/progress.json``,
+which ``schemacli migrate status`` reads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+MARKER_HEADER = "schemacli.converted-from"
+SOURCE_HEADER = "schemacli.source"
+TIMESTAMP_HEADER = "schemacli.source-timestamp"
+ERROR_HEADER = "schemacli.error"
+STAGE_HEADER = "schemacli.error-stage"
+METRICS = "schemacli_converter"
+KINDS = ("converted", "dead_letter", "skipped")
+_CARRY = "key"  # see build_output
+
+
+@dataclass(frozen=True)
+class RegistryPlan:
+    """What the job needs from the registry, fetched once at start."""
+
+    target_id: int
+    target_schema: str
+    writer_schemas: dict[int, str]  # v2 schema id -> schema text
+    writer_versions: dict[int, str]  # v2 schema id -> "subject/version" (the marker header)
+
+
+def resolve_registry(mapping: Any, client: Any) -> RegistryPlan:
+    """Look up the v1 schema id and every v2 writer schema. Raises CheckFailed when v1 is not
+    registered under the target subject (the job must not invent an id), RegistryError when the
+    registry cannot answer."""
+    from schemacli.errors import CheckFailed, UsageError
+
+    target, source = mapping.target, mapping.source
+    if not target.subject or not source.subject:
+        raise UsageError(
+            "the job needs registry subjects for both sides (source.subject, target.subject)",
+            location=mapping.location("/target" if not target.subject else "/source"),
+            hint="Add `subject:` to the mapping; the ids in the Confluent header come from there.",
+        )
+    target_text = json.dumps(target.schema_json)
+    found = client.lookup(target.subject, target_text)
+    if found is None:
+        raise CheckFailed(
+            f"the v1 schema is not registered under subject {target.subject!r}",
+            location=mapping.location("/target/subject"),
+            hint=f"Register it first: `schemacli register {target.subject} <v1.avsc>`; the "
+            "converter writes that schema's id into every message it produces.",
+        )
+    if target.version not in (None, "latest") and found.version != target.version:
+        raise CheckFailed(
+            f"the v1 schema is version {found.version} of {target.subject!r}, "
+            f"the mapping says version {target.version}",
+            location=mapping.location("/target/version"),
+            hint="Fix `target.version`, or point `target.schema` at the registered version.",
+        )
+    writers: dict[int, str] = {}
+    versions: dict[int, str] = {}
+    for version in client.list_versions(source.subject):
+        sv = client.get_version(source.subject, version)
+        writers[sv.id] = sv.schema
+        versions[sv.id] = f"{source.subject}/{sv.version}"
+    if not writers:
+        raise CheckFailed(
+            f"subject {source.subject!r} has no versions",
+            location=mapping.location("/source/subject"),
+            hint="Register the v2 schema under it before starting the converter.",
+        )
+    return RegistryPlan(found.id, found.schema or target_text, writers, versions)
+
+
+def _header(name: str, value: Any) -> Any:
+    from pyspark.sql import functions as F
+
+    return F.struct(F.lit(name).alias("key"), value.cast("binary").alias("value"))
+
+
+def _with_headers(headers: Any, *extra: Any) -> Any:
+    from pyspark.sql import functions as F
+
+    added = F.array(*extra)
+    return F.when(headers.isNull(), added).otherwise(F.concat(headers, added))
+
+
+def build_output(raw: DataFrame, mapping: Any, reg: RegistryPlan) -> DataFrame:
+    """Kafka source rows -> Kafka sink rows (``topic``, ``key``, ``value``, ``headers``), observed.
+
+    ``raw`` has Kafka's source columns (``key``, ``value``, ``topic``, ``partition``, ``offset``,
+    ``timestamp``, ``headers``). Pure: works on a batch frame in tests and on the stream in the job.
+    """
+    from pyspark.sql import functions as F
+
+    from converters.transform import (
+        DECODE_ERROR,
+        ERROR,
+        STAGE,
+        compiled_or_fail,
+        convert,
+        encode_confluent,
+    )
+    from spark_avro.decode import decode_confluent
+
+    compiled = compiled_or_fail(mapping)
+    if "headers" not in raw.columns:
+        raw = raw.withColumn("headers", F.lit(None).cast("array<struct<key:string,value:binary>>"))
+    marked = F.exists(
+        F.coalesce(F.col("headers"), F.array().cast("array<struct<key:string,value:binary>>")),
+        lambda h: h["key"] == MARKER_HEADER,
+    )
+    source_id = F.concat_ws(
+        "/", F.col("topic"), F.col("partition").cast("string"), F.col("offset").cast("string")
+    )
+    # decode_confluent passes through only Kafka's key/topic/partition/offset/timestamp, so what
+    # the sinks need besides (raw value, headers, the loop marker) rides inside the key column.
+    carried = raw.select(
+        F.struct(
+            F.col("key").alias("key"),
+            F.col("value").alias("value"),
+            F.col("headers").alias("headers"),
+            source_id.alias("source"),
+            (F.unix_millis(F.col("timestamp"))).cast("string").alias("ts"),
+            marked.alias("skip"),
+        ).alias(_CARRY),
+        F.col("value"),
+    )
+    decoded = decode_confluent(
+        carried,
+        writer_schemas=reg.writer_schemas,
+        reader_schema=json.dumps(mapping.source.schema_json),
+        mode="PERMISSIVE",
+        flatten=False,
+    )
+    decoded = decoded.select(F.col(_CARRY).alias("carry"), "record", DECODE_ERROR, "schema_id")
+    converted, dead = convert(decoded, mapping, compiled=compiled)
+    version = F.lit(None).cast("string")
+    for sid, text in sorted(reg.writer_versions.items()):
+        version = F.when(F.col("schema_id") == sid, F.lit(text)).otherwise(version)
+    encoded = encode_confluent(converted, json.dumps(json.loads(reg.target_schema)), reg.target_id)
+    good = encoded.select(
+        F.lit(mapping.target.topic).alias("topic"),
+        F.col("carry.key").alias("key"),
+        F.col("value"),
+        _with_headers(
+            F.col("carry.headers"),
+            _header(MARKER_HEADER, F.coalesce(version, F.lit("?"))),
+            _header(SOURCE_HEADER, F.col("carry.source")),
+            _header(TIMESTAMP_HEADER, F.col("carry.ts")),
+        ).alias("headers"),
+        F.when(F.col("carry.skip"), F.lit("skipped")).otherwise(F.lit("converted")).alias("kind"),
+    )
+    bad = dead.select(
+        F.lit(mapping.dead_letter_topic).alias("topic"),
+        F.col("carry.key").alias("key"),
+        F.col("carry.value").alias("value"),
+        _with_headers(
+            F.col("carry.headers"),
+            _header(ERROR_HEADER, F.col(ERROR)),
+            _header(STAGE_HEADER, F.col(STAGE)),
+            _header(SOURCE_HEADER, F.col("carry.source")),
+            _header(TIMESTAMP_HEADER, F.col("carry.ts")),
+        ).alias("headers"),
+        F.when(F.col("carry.skip"), F.lit("skipped")).otherwise(F.lit("dead_letter")).alias("kind"),
+    )
+    out = good.unionByName(bad).observe(
+        METRICS,
+        F.count(F.lit(1)).alias("in"),
+        *[F.sum(F.when(F.col("kind") == k, 1).otherwise(0)).alias(k) for k in KINDS],
+    )
+    # Skipped: already converted by a converter (our own output read back, or a chain): not again.
+    return out.where(F.col("kind") != "skipped").drop("kind")
+
+
+# ---------------------------------------------------------------------------------------------
+# Progress file
+
+
+class ProgressFile:
+    """Folds per-batch observed metrics into totals, once per batch id, in ``progress.json``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.data: dict[str, Any] = {"totals": {"in": 0, **{k: 0 for k in KINDS}}, "last_batch": -1}
+        if path.exists():
+            try:
+                self.data.update(json.loads(path.read_text()))
+            except (OSError, ValueError):
+                pass
+
+    def record(self, progress: dict[str, Any]) -> None:
+        batch = int(progress.get("batchId", -1))
+        metrics = (progress.get("observedMetrics") or {}).get(METRICS) or {}
+        if batch > int(self.data.get("last_batch", -1)) and metrics:
+            for key in self.data["totals"]:
+                self.data["totals"][key] += int(metrics.get(key) or 0)
+            self.data["last_batch"] = batch
+        self.data.update(
+            updated=time.time(),
+            input_rows_per_second=progress.get("inputRowsPerSecond"),
+            processed_rows_per_second=progress.get("processedRowsPerSecond"),
+            last_progress={
+                k: progress.get(k) for k in ("batchId", "numInputRows", "timestamp", "sources")
+            },
+        )
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.data, indent=2, default=str))
+        os.replace(tmp, self.path)
+
+
+# ---------------------------------------------------------------------------------------------
+# Entry point
+
+
+def _args(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="converters/job.py", description=__doc__.splitlines()[0])
+    p.add_argument("--mapping", required=True, help="mapping with inline schemas (JSON or YAML)")
+    p.add_argument("--bootstrap", required=True)
+    p.add_argument(
+        "--registry", required=True, help="registry URL (credentials: SCHEMACLI_REGISTRY_* env)"
+    )
+    p.add_argument("--checkpoint", required=True)
+    p.add_argument("--state-dir", required=True)
+    p.add_argument("--starting-offsets", default="earliest")
+    p.add_argument("--trigger-seconds", type=float, default=1.0)
+    p.add_argument("--max-offsets-per-trigger", type=int, default=None)
+    p.add_argument("--available-now", action="store_true", help="process what is there, then stop")
+    p.add_argument(
+        "--kafka-properties",
+        default=None,
+        help="file of Kafka client properties (k=v lines), e.g. SASL settings; kept off the command line",
+    )
+    return p.parse_args(argv)
+
+
+def read_properties(path: str | None) -> dict[str, str]:
+    """``k=v`` lines (``#`` comments) -> {"kafka.k": v}. Values are never logged."""
+    if not path:
+        return {}
+    out = {}
+    for line in Path(path).read_text().splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        k, v = line.split("=", 1)
+        k = k.strip()
+        out[k if k.startswith("kafka.") else f"kafka.{k}"] = v.strip()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    from converters.mapping import load
+    from schemacli.errors import SchemacliError
+    from schemacli.output.errors import error_text
+
+    args = _args(sys.argv[1:] if argv is None else argv)
+    try:
+        mapping = load(args.mapping)
+        from schemacli.registry.client import RegistryClient
+        from schemacli.registry.settings import RegistrySettings
+
+        with RegistryClient(RegistrySettings.build(url=args.registry)) as client:
+            reg = resolve_registry(mapping, client)
+        from converters.transform import compiled_or_fail
+
+        compiled_or_fail(mapping)
+    except SchemacliError as err:
+        print(error_text(err), file=sys.stderr)
+        return int(err.exit_code)
+    return run(args, mapping, reg)
+
+
+def run(args: argparse.Namespace, mapping: Any, reg: RegistryPlan) -> int:
+    from pyspark.sql import SparkSession
+    from pyspark.sql.streaming import StreamingQueryListener
+
+    state = Path(args.state_dir)
+    state.mkdir(parents=True, exist_ok=True)
+    progress = ProgressFile(state / "progress.json")
+    spark = SparkSession.builder.appName(
+        f"schemacli-migrate {mapping.source.topic}->{mapping.target.topic}"
+    ).getOrCreate()
+    kafka = read_properties(args.kafka_properties)
+
+    class Listener(StreamingQueryListener):
+        def onQueryStarted(self, event: Any) -> None:
+            print(f"converter started: query {event.id}", file=sys.stderr, flush=True)
+
+        def onQueryProgress(self, event: Any) -> None:
+            p = json.loads(event.progress.json)
+            progress.record(p)
+            t = progress.data["totals"]
+            print(
+                f"batch {p.get('batchId')}: in {t['in']} converted {t['converted']} "
+                f"dead-lettered {t['dead_letter']} skipped {t['skipped']}",
+                file=sys.stderr,
+                flush=True,
+            )
+
+        def onQueryIdle(self, event: Any) -> None:
+            pass
+
+        def onQueryTerminated(self, event: Any) -> None:
+            print(
+                f"converter stopped{': ' + event.exception if event.exception else ''}",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    spark.streams.addListener(Listener())
+    reader = (
+        spark.readStream.format("kafka")
+        .option("kafka.bootstrap.servers", args.bootstrap)
+        .option("subscribe", mapping.source.topic)
+        .option("startingOffsets", args.starting_offsets)
+        .option("includeHeaders", "true")
+    )
+    if args.max_offsets_per_trigger:
+        reader = reader.option("maxOffsetsPerTrigger", str(args.max_offsets_per_trigger))
+    for k, v in kafka.items():
+        reader = reader.option(k, v)
+    out = build_output(reader.load(), mapping, reg)
+    writer = (
+        out.writeStream.format("kafka")
+        .option("kafka.bootstrap.servers", args.bootstrap)
+        .option("checkpointLocation", args.checkpoint)
+        .option("kafka.acks", "all")
+        .outputMode("append")
+    )
+    for k, v in kafka.items():
+        writer = writer.option(k, v)
+    writer = (
+        writer.trigger(availableNow=True)
+        if args.available_now
+        else writer.trigger(processingTime=f"{args.trigger_seconds} seconds")
+    )
+    query = writer.start()
+    (state / "query.json").write_text(
+        json.dumps({"id": str(query.id), "run_id": str(query.runId), "checkpoint": args.checkpoint})
+    )
+    import signal
+
+    def _stop(signum: int, frame: Any) -> None:  # SIGTERM from `schemacli migrate stop`
+        print("SIGTERM: stopping after the current batch", file=sys.stderr, flush=True)
+        query.stop()
+
+    signal.signal(signal.SIGTERM, _stop)
+    try:
+        query.awaitTermination()
+    except Exception as exc:  # the query's own failure: say it in one line, exit non-zero
+        print(f"converter failed: {str(exc).splitlines()[0]}", file=sys.stderr, flush=True)
+        return 1
+    finally:
+        time.sleep(0.5)  # let the listener write the last progress event
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

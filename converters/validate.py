@@ -1,0 +1,379 @@
+"""``migrate validate``: is a mapping deployable, and what does each field become?
+
+Three checks, cheapest first:
+
+1. static - every v1 field is produced, by a conversion that fits the two types, no
+   ``unresolved`` markers (``converters.sql.compile_mapping`` reports these as findings);
+2. SQL syntax - without Spark, a light check of hand-written ``convert: sql`` expressions
+   (balanced brackets, closed quotes and backticks, a single expression); with ``spark`` every
+   compiled expression is parsed and analysed by Spark itself against the v2 record's columns;
+3. a dry run on sample records - generated from the v2 schema with fastavro (seeded; values of
+   string->number and ->enum fields are mixed with valid ones, so both outcomes show), or given
+   by the caller (read from the topic) - converted by the Python preview and encoded with the v1
+   schema by fastavro; with ``spark`` also converted by the real Spark SQL and compared.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from converters.mapping import Conversion, Mapping, Policy
+from converters.preview import NeedsSpark, Outcome, convert_record
+from converters.sql import Compiled, compile_mapping, field_at
+from schemacli.contracts.findings import Finding, Severity
+
+
+@dataclass(frozen=True)
+class FieldReport:
+    """One v1 field: its type, where it comes from, how, and the Spark SQL that computes it."""
+
+    target: str
+    type: str
+    source: str | None
+    conversion: str
+    on_error: str | None
+    sql: str
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class Sample:
+    input: dict[str, Any]
+    output: dict[str, Any] | None
+    errors: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DryRun:
+    origin: str  # "generated (seed N)" or "topic <name>"
+    total: int
+    converted: int
+    dead_lettered: int
+    samples: tuple[Sample, ...]  # a few of each outcome
+    engine: str  # "python preview" or "spark"
+    skipped_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Report:
+    mapping: str | None
+    source: str
+    target: str
+    fields: tuple[FieldReport, ...]
+    findings: tuple[Finding, ...]
+    dry_run: DryRun | None = None
+    sql_check: str = "light (no Spark)"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not any(f.severity is Severity.ERROR for f in self.findings)
+
+
+def light_sql_check(expr: str) -> str | None:
+    """A syntax check without Spark: brackets balance, quotes/backticks close, one expression.
+    Returns what is wrong, or None. Spark's parser (``validate --spark``) is the real judge."""
+    stack: list[str] = []
+    pairs = {")": "(", "]": "["}
+    i, n = 0, len(expr)
+    if not expr.strip():
+        return "the expression is empty"
+    while i < n:
+        ch = expr[i]
+        if ch in "'\"`":
+            j = i + 1
+            while j < n and expr[j] != ch:
+                j += 2 if expr[j] == "\\" and ch != "`" else 1
+            if j >= n:
+                return f"unclosed {ch} starting at character {i + 1}"
+            i = j + 1
+            continue
+        if ch in "([":
+            stack.append(ch)
+        elif ch in ")]":
+            if not stack or stack.pop() != pairs[ch]:
+                return f"unbalanced {ch!r} at character {i + 1}"
+        elif ch == ";":
+            return f"';' at character {i + 1}: a rule holds one expression, not statements"
+        elif expr.startswith("--", i):
+            return f"SQL comment at character {i + 1}: not allowed in a rule expression"
+        i += 1
+    if stack:
+        return f"{len(stack)} unclosed {stack[-1]!r}"
+    return None
+
+
+def generate_samples(mapping: Mapping, compiled: Compiled, count: int, seed: int) -> list[dict]:
+    """``count`` v2 records from fastavro's generator, seeded; every other record gets parseable
+    values for string->number fields and v1 symbols for ->enum fields, so a dry run shows both
+    the converted and the dead-lettered outcome."""
+    from fastavro.utils import generate_many
+
+    state = random.getstate()
+    random.seed(seed)
+    try:
+        records = list(generate_many(mapping.source.schema_json, count))
+        rng = random.Random(seed)
+        for i, rec in enumerate(records):
+            if i % 2:
+                continue
+            for r in mapping.rules:
+                if r.source is None:
+                    continue
+                tf = field_at(compiled.target, r.target)
+                if tf is None:
+                    continue
+                if r.convert is Conversion.PARSE_NUMBER:
+                    kind = tf.type.non_null().kind
+                    num = (
+                        rng.randint(0, 500)
+                        if kind in ("int", "long")
+                        else round(rng.uniform(0, 100), 2)
+                    )
+                    _set(rec, r.source, str(num))
+                elif r.convert is Conversion.TO_ENUM and tf.type.non_null().symbols:
+                    _set(rec, r.source, rng.choice(tf.type.non_null().symbols))
+        return records
+    finally:
+        random.setstate(state)
+
+
+def _set(record: dict, path: str, value: Any) -> None:
+    *parents, last = path.split(".")
+    cur = record
+    for p in parents:
+        cur = cur.get(p) if isinstance(cur, dict) else None
+        if cur is None:
+            return
+    if isinstance(cur, dict) and last in cur:
+        cur[last] = value
+
+
+def validate(
+    mapping: Mapping,
+    *,
+    samples: list[dict] | None = None,
+    sample_count: int = 20,
+    seed: int = 0,
+    origin: str | None = None,
+    spark: Any = None,
+) -> Report:
+    """Check ``mapping`` (schemas loaded) and dry-run it. Returns a Report; never raises for a bad
+    mapping (its problems are findings). ``spark``: a SparkSession for the real SQL check."""
+    compiled = compile_mapping(mapping)
+    findings = list(compiled.findings)
+    for r in mapping.rules:
+        if r.convert is Conversion.SQL:
+            for key, text in (("expr", r.expr), ("error_when", r.error_when)):
+                problem = light_sql_check(text) if text is not None else None
+                if problem:
+                    findings.append(
+                        Finding(
+                            kind="SQL_SYNTAX",
+                            message=f"{key} of {r.target!r}: {problem}",
+                            location=mapping.location(f"/fields/{r.target}/{key}"),
+                            hint="Write one Spark SQL expression over the v2 fields.",
+                        )
+                    )
+    fields = tuple(_field_report(mapping, compiled, fs) for fs in compiled.fields if fs.value)
+    dry = None
+    if not any(f.severity is Severity.ERROR for f in findings):
+        if samples is None:
+            samples = generate_samples(mapping, compiled, sample_count, seed)
+            origin = origin or f"generated from the v2 schema with fastavro (seed {seed})"
+        dry, dry_findings = _dry_run(mapping, compiled, samples, origin or "given", spark)
+        findings += dry_findings
+    return Report(
+        mapping=mapping.origin,
+        source=_side(mapping.source),
+        target=_side(mapping.target),
+        fields=fields,
+        findings=tuple(findings),
+        dry_run=dry,
+        sql_check="Spark's parser and analyser" if spark is not None else "light (no Spark)",
+    )
+
+
+def _side(ep: Any) -> str:
+    parts = []
+    if ep.subject:
+        parts.append(ep.subject + (f" v{ep.version}" if ep.version not in (None, "latest") else ""))
+    if ep.schema:
+        parts.append(ep.schema)
+    if ep.topic:
+        parts.append(f"topic {ep.topic}")
+    return ", ".join(parts) or "inline schema"
+
+
+def _field_report(mapping: Mapping, compiled: Compiled, fs: Any) -> FieldReport:
+    tf = field_at(compiled.target, fs.target)
+    rule = fs.rule
+    policy = None
+    if fs.reason is not None:
+        policy = "fail"
+    elif rule is not None and rule.on_error is Policy.DEFAULT and "CASE WHEN" in fs.value:
+        policy = "default"
+    return FieldReport(
+        target=fs.target,
+        type=tf.type.describe() if tf else "?",
+        source=rule.source if rule else None,
+        conversion=rule.convert.value if rule else "record",
+        on_error=policy,
+        sql=fs.value,
+        note=rule.note if rule else None,
+    )
+
+
+def _dry_run(
+    mapping: Mapping, compiled: Compiled, records: list[dict], origin: str, spark: Any
+) -> tuple[DryRun, list[Finding]]:
+    import fastavro
+
+    findings: list[Finding] = []
+    target = fastavro.parse_schema(mapping.target.schema_json)
+    try:
+        outcomes = [convert_record(mapping, compiled.source, compiled.target, r) for r in records]
+        engine = "python preview"
+    except NeedsSpark as exc:
+        if spark is None:
+            return DryRun(
+                origin,
+                len(records),
+                0,
+                0,
+                (),
+                "none",
+                skipped_reason=f"{exc.args[0]!r} is custom SQL: run with --spark",
+            ), []
+        outcomes = []
+        engine = "spark"
+    if spark is not None:
+        spark_outcomes, problem = spark_dry_run(spark, mapping, compiled, records)
+        if problem:
+            findings.append(
+                Finding(
+                    kind="SPARK_SQL",
+                    message=problem,
+                    location=mapping.location("/fields"),
+                    hint="Fix the expression; the message is Spark's.",
+                )
+            )
+            spark_outcomes = None
+        if spark_outcomes is not None and outcomes:
+            for i, (a, b) in enumerate(zip(outcomes, spark_outcomes, strict=True)):
+                if (a.value is None) != (b.value is None) or not _close(a.value, b.value):
+                    findings.append(
+                        Finding(
+                            kind="PREVIEW_MISMATCH",
+                            severity=Severity.WARNING,
+                            message=f"sample {i}: Python preview gives {a.value or a.errors}, "
+                            f"Spark gives {b.value or b.errors}",
+                            location=mapping.location("/fields"),
+                            hint="Spark's answer is what the job does; report the difference.",
+                        )
+                    )
+        if spark_outcomes is not None:
+            outcomes = spark_outcomes
+            engine = "spark"
+    converted = dead = 0
+    shown: list[Sample] = []
+    shown_ok = shown_bad = 0
+    for rec, out in zip(records, outcomes, strict=False):
+        if out.value is not None:
+            try:
+                fastavro.schemaless_writer(io.BytesIO(), target, out.value)
+            except Exception as exc:  # fastavro raises ValueError/TypeError/... by type
+                findings.append(
+                    Finding(
+                        kind="ENCODE_FAILED",
+                        message=f"a converted record does not encode with the v1 schema: {exc}",
+                        location=mapping.location("/fields"),
+                        old=_jsonable(rec),
+                        new=_jsonable(out.value),
+                        hint="A field's conversion produces a value of the wrong type.",
+                    )
+                )
+                out = Outcome(None, (f"encode: {exc}",))
+        if out.value is not None:
+            converted += 1
+            if shown_ok < 3:
+                shown.append(Sample(_jsonable(rec), _jsonable(out.value), ()))
+                shown_ok += 1
+        else:
+            dead += 1
+            if shown_bad < 3:
+                shown.append(Sample(_jsonable(rec), None, out.errors))
+                shown_bad += 1
+    return DryRun(origin, len(records), converted, dead, tuple(shown), engine), findings
+
+
+def _close(a: Any, b: Any) -> bool:
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
+    if isinstance(a, float) and isinstance(b, float):
+        import math
+
+        return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-6)
+    return a == b
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (bytes, bytearray)):
+        return value.hex()
+    return value
+
+
+def spark_dry_run(
+    spark: Any, mapping: Mapping, compiled: Compiled, records: list[dict]
+) -> tuple[list[Outcome] | None, str | None]:
+    """Run the real conversion (``converters.transform.convert``) on ``records`` in ``spark``.
+
+    The records are Avro-encoded with fastavro and decoded by ``from_avro`` (spark-avro), so the
+    input has exactly the Spark types the job sees. Returns (outcomes in input order, None) or
+    (None, Spark's error message) when an expression does not parse or analyse.
+    """
+    import json
+
+    import fastavro
+    from pyspark.sql import functions as F
+    from pyspark.sql.avro.functions import from_avro
+
+    from converters.transform import ERROR, V1, convert
+
+    parsed = fastavro.parse_schema(mapping.source.schema_json)
+    rows = []
+    for i, rec in enumerate(records):
+        buf = io.BytesIO()
+        fastavro.schemaless_writer(buf, parsed, rec)
+        rows.append((i, bytearray(buf.getvalue())))
+    df = spark.createDataFrame(rows, "i int, body binary")
+    decoded = df.select(
+        "i", from_avro(F.col("body"), json.dumps(mapping.source.schema_json)).alias("record")
+    )
+    try:
+        good, bad = convert(decoded, mapping, compiled=compiled)
+        got = {r["i"]: Outcome(_row_dict(r[V1]), ()) for r in good.collect()}
+        got.update({r["i"]: Outcome(None, tuple(r[ERROR].split("; "))) for r in bad.collect()})
+    except Exception as exc:  # AnalysisException / ParseException: Spark's words are the message
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return None, f"Spark refuses the compiled mapping: {first}"
+    return [got[i] for i in range(len(records))], None
+
+
+def _row_dict(row: Any) -> Any:
+    from pyspark.sql import Row
+
+    if isinstance(row, Row):
+        return {k: _row_dict(v) for k, v in row.asDict(recursive=False).items()}
+    if isinstance(row, list):
+        return [_row_dict(v) for v in row]
+    if isinstance(row, bytearray):
+        return bytes(row)
+    return row
