@@ -1,10 +1,162 @@
-"""Renderers: one per format (text, json, junit, github) over the same findings; errors rendered here."""
+"""Renderers: one per format (text, json, junit, github) over the same report of findings.
 
+``check``, ``diff`` and ``gate`` results are turned into one ``Report`` (cases with findings,
+plus a diff's changes); each renderer is a function ``render(report) -> str``. Errors that stop a
+command are rendered by ``schemacli.output.errors``.
+
+This module is imported when the CLI starts (for ``OutputFormat``): keep it free of heavy imports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
 from enum import Enum
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from schemacli.contracts.diff import Change, SchemaDiff
+    from schemacli.contracts.findings import Finding
+    from schemacli.contracts.store import CheckReport, GateReport
 
 
-class OutputFormat(str, Enum):
+class OutputFormat(str, Enum):  # noqa: UP042 (typer needs a str-valued Enum; StrEnum also works)
     text = "text"
     json = "json"
     junit = "junit"
     github = "github"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One row of the summary, one JUnit test case: a subject, a file or a level."""
+
+    name: str
+    verdict: str  # "compatible" | "incompatible" | "invalid"
+    findings: tuple[Finding, ...] = ()
+    # Extra summary columns, in order: JSON-able values (text shows a tuple of ints as "v1, v2").
+    columns: tuple[tuple[str, Any], ...] = ()
+    source: str | None = None  # the file the case is about, when there is one
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a command found, independent of format."""
+
+    command: str  # "check" | "diff" | "gate"
+    title: str
+    verdict: str  # overall verdict, the worst of the cases
+    cases: tuple[Case, ...]
+    changes: tuple[Change, ...] = ()  # diff only: what changed
+    notes: tuple[str, ...] = ()  # one-line remarks ("identical to v2: not a new version")
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        return tuple(f for case in self.cases for f in case.findings)
+
+
+def render(report: Report, fmt: OutputFormat | str, *, color: bool = False) -> str:
+    """The report in ``fmt`` (``color`` applies to text); every renderer ends with a newline."""
+    name = OutputFormat(fmt).value
+    module = import_module(f"schemacli.output.{'json_out' if name == 'json' else name}")
+    return module.render(report, color=color) if name == "text" else module.render(report)
+
+
+# -- building reports from the core's results ------------------------------------------------
+
+
+def check_report(result: CheckReport) -> Report:
+    notes: list[str] = []
+    if result.identical_to is not None:
+        notes.append(
+            f"identical to {result.subject} v{result.identical_to}: the registry would not "
+            "register it as a new version"
+        )
+    elif not result.history:
+        notes.append(f"{result.subject} has no versions yet: the first version always passes")
+    elif not result.checked_against:
+        notes.append(f"level {result.level.value}: nothing to compare with")
+    case = Case(
+        name=result.subject,
+        verdict=result.verdict.value,
+        findings=result.findings,
+        columns=(
+            ("level", result.level.value),
+            ("versions", len(result.history)),
+            ("checked_against", result.checked_against),
+        ),
+        source=result.candidate,
+    )
+    return Report(
+        command="check",
+        title=f"check {result.candidate} as the next version of {result.subject}",
+        verdict=case.verdict,
+        cases=(case,),
+        notes=tuple(notes),
+    )
+
+
+def gate_report(result: GateReport) -> Report:
+    cases = tuple(
+        Case(
+            name=row.subject,
+            verdict=row.verdict.value,
+            findings=row.findings,
+            columns=(
+                ("level", row.level.value),
+                ("versions", row.versions),
+                ("checked", row.checked),
+            ),
+        )
+        for row in result.subjects
+    )
+    against = f" against {result.against}" if result.against else ""
+    return Report(
+        command="gate",
+        title=f"gate {result.store}{against}",
+        verdict=result.verdict.value,
+        cases=cases,
+    )
+
+
+_DIRECTION = {
+    "NONE": "no check",
+    "BACKWARD": "new reads old",
+    "FORWARD": "old reads new",
+    "FULL": "both ways",
+}
+
+
+def diff_report(result: SchemaDiff) -> Report:
+    cases = tuple(
+        Case(
+            name=v.level.value,
+            verdict="compatible" if v.compatible else "incompatible",
+            findings=v.findings,
+            columns=(("means", _DIRECTION.get(v.level.value, "")),),
+        )
+        for v in result.verdicts
+    )
+    return Report(
+        command="diff",
+        title=f"diff {result.old} -> {result.new}",
+        # A diff describes; it does not fail. The verdict row set says what each level allows.
+        verdict="compatible" if all(c.verdict == "compatible" for c in cases) else "incompatible",
+        cases=cases,
+        changes=result.changes,
+        notes=(("no changes",) if not result.changes else ())
+        + ("each *_TRANSITIVE level gives the same verdict as its base level for one pair",),
+    )
+
+
+def to_jsonable(value: Any) -> Any:
+    """Findings' ``old``/``new`` values as JSON (they already are, except enums and tuples)."""
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, tuple | list):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)

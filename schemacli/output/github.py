@@ -1,0 +1,55 @@
+"""GitHub Actions workflow commands: one annotation per finding, shown on the file's line.
+
+``::error file=F,line=L,col=C,title=T::message``. The message escapes ``%``, CR and LF; property
+values escape those and also ``:`` and ``,`` (the runner's rules, as in actions/toolkit's
+``command.ts``). Warnings are ``::warning``; a diff's changes are ``::notice``.
+"""
+
+from __future__ import annotations
+
+from schemacli.contracts.findings import Finding, Severity
+from schemacli.errors import Location
+from schemacli.output import Report
+from schemacli.output.text import summary
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def command(level: str, message: str, location: Location, title: str) -> str:
+    props = []
+    if location.source:
+        props.append(f"file={escape_property(location.source)}")
+        if location.line is not None:
+            props.append(f"line={location.line}")
+            if location.column is not None:
+                props.append(f"col={location.column}")
+    props.append(f"title={escape_property(title)}")
+    return f"::{level} {','.join(props)}::{escape_data(message)}"
+
+
+def annotation(finding: Finding) -> str:
+    level = "error" if finding.severity is Severity.ERROR else "warning"
+    message = finding.message
+    if finding.location.pointer:
+        message += f" (at {finding.location.pointer})"
+    if finding.hint:
+        message += f"\nhint: {finding.hint}"
+    title = f"{finding.subject}: {finding.kind}" if finding.subject else finding.kind
+    return command(level, message, finding.location, title)
+
+
+def render(report: Report) -> str:
+    """One workflow command per finding (and per diff change), then a plain summary line."""
+    lines = [
+        command("notice", change.message, change.location, change.kind)
+        for change in report.changes
+    ]
+    lines += [annotation(f) for f in report.findings]
+    lines.append(summary(report))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,61 @@
+"""JUnit XML for CI test reports: one test case per subject (or level, for a diff).
+
+A case with errors gets one ``<failure>`` (incompatible) or ``<error>`` (invalid input) whose
+text lists every finding; warnings go to ``<system-out>``. The layout follows the common JUnit
+schema that GitHub, GitLab and Jenkins read.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from schemacli.contracts.findings import Severity
+from schemacli.output import Report
+from schemacli.output.text import finding_lines
+
+
+def render(report: Report) -> str:
+    """The report as a JUnit XML document, ending with a newline."""
+    suite_name = f"schemacli {report.command}"
+    failures = sum(1 for c in report.cases if c.verdict == "incompatible")
+    errors = sum(1 for c in report.cases if c.verdict == "invalid")
+    root = ET.Element(
+        "testsuites",
+        name=suite_name,
+        tests=str(len(report.cases)),
+        failures=str(failures),
+        errors=str(errors),
+    )
+    suite = ET.SubElement(
+        root,
+        "testsuite",
+        name=report.title,
+        tests=str(len(report.cases)),
+        failures=str(failures),
+        errors=str(errors),
+        skipped="0",
+    )
+    for case in report.cases:
+        attrs = {"classname": f"schemacli.{report.command}", "name": case.name}
+        if case.source:
+            attrs["file"] = case.source
+        element = ET.SubElement(suite, "testcase", attrs)
+        problems = [f for f in case.findings if f.severity is Severity.ERROR]
+        warnings = [f for f in case.findings if f.severity is not Severity.ERROR]
+        if problems:
+            tag = "error" if case.verdict == "invalid" else "failure"
+            first = problems[0]
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            failure = ET.SubElement(
+                element, tag, message=f"{first.kind}: {first.message}{more}", type=first.kind
+            )
+            failure.text = "\n".join(line for f in problems for line in finding_lines(f))
+        if warnings:
+            out = ET.SubElement(element, "system-out")
+            out.text = "\n".join(line for f in warnings for line in finding_lines(f))
+    if report.changes:
+        out = ET.SubElement(suite, "system-out")
+        out.text = "\n".join(f"{c.location}: {c.kind}: {c.message}" for c in report.changes)
+    ET.indent(root, space="  ")
+    body = ET.tostring(root, encoding="unicode")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"

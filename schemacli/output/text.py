@@ -1,0 +1,114 @@
+"""Text for people: a summary table, then every finding with its place and the way out.
+
+Rich renders the table; markup and highlighting are off, because Avro JSON is full of ``[ ]``
+that rich would otherwise read as style tags.
+"""
+
+from __future__ import annotations
+
+import io
+
+from schemacli.contracts.findings import Finding, Severity
+from schemacli.output import Report
+
+_MARK = {"compatible": "ok", "incompatible": "FAIL", "invalid": "ERROR"}
+_STYLE = {"compatible": "green", "incompatible": "red", "invalid": "red"}
+
+
+def render(report: Report, *, color: bool = False, width: int = 100) -> str:
+    """The report as text; ``color`` for a terminal. Ends with a newline."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer,
+        width=width,
+        force_terminal=color,
+        color_system="standard" if color else None,
+        markup=False,
+        highlight=False,
+        emoji=False,
+    )
+    console.print(Text(report.title, style="bold"), soft_wrap=True)
+
+    if report.changes:
+        console.print(Text(f"\n{len(report.changes)} change(s):"), soft_wrap=True)
+        for change in report.changes:
+            console.print(
+                Text(f"  {change.location}: {change.kind}: {change.message}"), soft_wrap=True
+            )
+        console.print()
+
+    first = report.cases[0].columns if report.cases else ()
+    columns = [name.replace("_", " ") for name, _ in first]
+    table = Table(box=box.SIMPLE, show_edge=False, pad_edge=False)
+    table.add_column("level" if report.command == "diff" else "subject", no_wrap=True)
+    for name in columns:
+        table.add_column(name)
+    table.add_column("verdict", no_wrap=True)
+    for case in report.cases:
+        verdict = case.verdict
+        count = sum(1 for f in case.findings if f.severity is Severity.ERROR)
+        label = verdict if not count else f"{verdict} ({count})"
+        table.add_row(
+            Text(case.name),
+            *(Text(cell(value)) for _, value in case.columns),
+            Text(label, style=_STYLE.get(verdict, "") if color else ""),
+        )
+    if report.cases:
+        console.print(table)
+
+    # A diff's FULL verdict repeats BACKWARD's and FORWARD's findings: say each once.
+    findings = list(dict.fromkeys(report.findings))
+    if findings:
+        errors = sum(1 for f in findings if f.severity is Severity.ERROR)
+        warnings = len(findings) - errors
+        console.print()
+        console.print(Text(f"{_counted(errors, 'problem')}, {_counted(warnings, 'warning')}:"))
+        for finding in findings:
+            for line in finding_lines(finding):
+                console.print(Text(line), soft_wrap=True)
+    for note in report.notes:
+        console.print(Text(f"note: {note}"), soft_wrap=True)
+    console.print(Text(summary(report), style="bold"), soft_wrap=True)
+    return "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())
+
+
+def cell(value: object) -> str:
+    """A summary cell: versions as ``v1, v2`` (``-`` for none), everything else as is."""
+    if isinstance(value, tuple):
+        return ", ".join(f"v{n}" for n in value) if value else "-"
+    return str(value)
+
+
+def finding_lines(finding: Finding) -> list[str]:
+    """``<where>: <severity> <KIND>: <message>`` then ``hint:`` indented under it."""
+    label = "error" if finding.severity is Severity.ERROR else "warning"
+    lines = [f"{finding.location}: {label} {finding.kind}: {finding.message}"]
+    if finding.hint:
+        lines.append(f"    hint: {finding.hint}")
+    return lines
+
+
+def summary(report: Report) -> str:
+    if report.command == "diff":
+        ok = [c.name for c in report.cases if c.verdict == "compatible" and c.name != "NONE"]
+        allowed = ", ".join(ok) if ok else "NONE only"
+        return f"diff: {len(report.changes)} change(s); allowed at: {allowed}"
+    failing = [c for c in report.cases if c.verdict != "compatible"]
+    errors = sum(1 for f in set(report.findings) if f.severity is Severity.ERROR)
+    total = _counted(len(report.cases), "subject")
+    if report.verdict == "compatible":
+        return f"{report.command}: passed ({total})"
+    word = "invalid input" if report.verdict == "invalid" else "failed"
+    return (
+        f"{report.command}: {word}: {len(failing)} of {total} failing, "
+        f"{_counted(errors, 'problem')}"
+    )
+
+
+def _counted(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
