@@ -1,0 +1,391 @@
+"""Loading ``.avsc`` files whose named types may be defined in other files.
+
+A schema may use a record, enum or fixed defined in another file. ``load_schema_file`` finds
+that file in one of two ways, loads it first (recursively), and parses the schema knowing its
+types, the way Confluent schema references and Java's ``Schema.Parser`` reuse work:
+
+1. **Declared references**: a sidecar ``<stem>.references.json`` next to ``<stem>.avsc`` holding
+   the list a Confluent user writes when registering a schema with references::
+
+       [{"name": "com.acme.Address", "subject": "address-value", "version": 1},
+        {"name": "com.acme.Money", "path": "../common/com.acme.Money.avsc"}]
+
+   ``path`` (relative to the sidecar) wins; otherwise ``subject`` + ``version`` resolve in the
+   store layout ``<store>/subjects/<subject>/v<version>.avsc`` (``"version": "latest"`` or -1
+   takes the highest version). ``name`` must be a full name the referenced file defines.
+2. **The naming convention**: a name used but not defined and not declared is looked up as
+   ``<namespace>.<Name>.avsc`` (then ``<Name>.avsc``) in the schema's own folder, then in each
+   of ``search_paths``.
+
+Circular file references (a.avsc needs b.avsc, which needs a.avsc) are an InputError naming
+the cycle. A SchemaParseError from the parser gets file, line and column added to its pointer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from schemacli.contracts.schema import (
+    PRIMITIVE_TYPES,
+    NamedSchema,
+    Names,
+    Schema,
+    named_types,
+    parse_schema,
+)
+from schemacli.contracts.source import Document, join_pointer, load_json
+from schemacli.errors import InputError, Location, SchemacliError, SchemaParseError
+
+SIDECAR_SUFFIX = ".references.json"
+_VERSION_FILE = re.compile(r"v([1-9][0-9]*)\.avsc")
+_REFERENCE_KEYS = frozenset({"name", "subject", "version", "path"})
+
+
+@dataclass(frozen=True)
+class LoadedSchema:
+    """One .avsc file, parsed, with the files it needed.
+
+    ``defines`` are the named types this file itself defines; ``references`` the files it
+    referenced directly (each a LoadedSchema); ``names`` every named type visible in it.
+    """
+
+    path: Path
+    document: Document
+    schema: Schema
+    defines: tuple[NamedSchema, ...]
+    references: tuple[LoadedSchema, ...] = ()
+    names: Names = field(default_factory=Names)
+
+    @property
+    def source(self) -> str:
+        return self.document.source
+
+    def referenced_files(self) -> tuple[Path, ...]:
+        """Every file this one needed, directly or not, dependencies first, each once."""
+        out: dict[Path, None] = {}
+        for ref in self.references:
+            for path in ref.referenced_files():
+                out.setdefault(path)
+            out.setdefault(ref.path)
+        return tuple(out)
+
+
+@dataclass(frozen=True)
+class NameUse:
+    """A reference to a named type in the JSON: the names Java would try, and where."""
+
+    candidates: tuple[str, ...]
+    pointer: str
+
+
+def scan_names(value: Any) -> tuple[dict[str, str], list[NameUse]]:
+    """The full names a schema's JSON defines (name -> pointer) and every named-type reference.
+
+    Mirrors the namespace rules of the parser; used only to find files before parsing.
+    """
+    defined: dict[str, str] = {}
+    uses: list[NameUse] = []
+
+    def use(name: str, namespace: str | None, pointer: str) -> None:
+        if name in PRIMITIVE_TYPES:
+            return
+        full = f"{namespace}.{name}" if namespace and "." not in name else name
+        uses.append(NameUse((full, name) if full != name else (name,), pointer))
+
+    def walk(node: Any, pointer: str, namespace: str | None) -> None:
+        if isinstance(node, str):
+            use(node, namespace, pointer)
+        elif isinstance(node, list):
+            for i, item in enumerate(node):
+                walk(item, f"{pointer}/{i}", namespace)
+        elif isinstance(node, dict):
+            kind = node.get("type")
+            if not isinstance(kind, str) or kind in PRIMITIVE_TYPES:
+                return
+            if kind in ("record", "error", "enum", "fixed"):
+                name = node.get("name")
+                if not isinstance(name, str):
+                    return
+                space = node.get("namespace")
+                space = space if isinstance(space, str) else namespace
+                if "." in name:
+                    space, name = name.rsplit(".", 1)
+                space = space or None
+                defined.setdefault(f"{space}.{name}" if space else name, pointer)
+                fields = node.get("fields")
+                if kind in ("record", "error") and isinstance(fields, list):
+                    for i, fld in enumerate(fields):
+                        if isinstance(fld, dict) and "type" in fld:
+                            walk(fld["type"], f"{pointer}/fields/{i}/type", space)
+            elif kind == "array":
+                if "items" in node:
+                    walk(node["items"], pointer + "/items", namespace)
+            elif kind == "map":
+                if "values" in node:
+                    walk(node["values"], pointer + "/values", namespace)
+            else:
+                use(kind, namespace, pointer)
+
+    walk(value, "", None)
+    return defined, uses
+
+
+@dataclass(frozen=True)
+class _Declared:
+    name: str
+    path: Path
+    location: Location
+
+
+class Loader:
+    """Loads schema files, caching each file once (a folder often shares its dependencies)."""
+
+    def __init__(self, *, search_paths: Sequence[Path] = (), names: Names | None = None) -> None:
+        self.search_paths = tuple(Path(p) for p in search_paths)
+        self.names = names or Names()
+        self._cache: dict[Path, LoadedSchema | SchemacliError] = {}
+
+    def load(self, path: Path, *, source: str | None = None) -> LoadedSchema:
+        """Load and parse ``path``; raises InputError / SchemaParseError with file:line:col."""
+        return self._load(Path(path), source, ())
+
+    def _load(self, path: Path, source: str | None, stack: tuple[Path, ...]) -> LoadedSchema:
+        key = path.resolve()
+        cached = self._cache.get(key)
+        if isinstance(cached, LoadedSchema):
+            return cached
+        if cached is not None:
+            raise cached
+        try:
+            loaded = self._load_uncached(path, source, stack + (key,))
+        except SchemacliError as err:
+            self._cache[key] = err
+            raise
+        self._cache[key] = loaded
+        return loaded
+
+    def _load_uncached(
+        self, path: Path, source: str | None, stack: tuple[Path, ...]
+    ) -> LoadedSchema:
+        doc = load_json(path, source=source)
+        defined, uses = scan_names(doc.value)
+        known = set(self.names.types)
+        deps: dict[Path, LoadedSchema] = {}
+
+        for declared in self._declared(path):
+            dep = self._dependency(declared.path, stack, doc, declared.location)
+            if declared.name not in dep.names:
+                raise InputError(
+                    f"{dep.source} does not define {declared.name}",
+                    location=declared.location,
+                    hint="a reference's \"name\" is the full name (namespace.Name) of a record, "
+                    "enum or fixed defined in the referenced schema",
+                )
+            deps.setdefault(dep.path.resolve(), dep)
+        for dep in deps.values():
+            known.update(dep.names.types)
+
+        missing_at: dict[str, list[Path]] = {}
+        for name_use in uses:
+            if any(c in defined or c in known for c in name_use.candidates):
+                continue
+            found, tried = self._find_by_convention(path, name_use.candidates)
+            if found is None:
+                missing_at[name_use.pointer] = tried
+                continue
+            location = doc.location(name_use.pointer)
+            dep = self._dependency(found, stack, doc, location)
+            deps.setdefault(found.resolve(), dep)
+            known.update(dep.names.types)
+
+        visible = dict(self.names.types)
+        for dep in deps.values():
+            for full, named in dep.names.types.items():
+                visible.setdefault(full, named)
+        names = Names(visible)
+        try:
+            schema = parse_schema(doc.value, names=names)
+        except SchemaParseError as err:
+            raise _placed(err, doc, missing_at) from err
+        except RecursionError as err:
+            raise InputError(
+                "the schema is nested too deeply to parse",
+                location=Location(doc.source),
+                hint="flatten it: define deep records once by name and refer to them",
+            ) from err
+        own = tuple(n for n in named_types(schema) if names.get(n.fullname) is not n)
+        return LoadedSchema(
+            path=path,
+            document=doc,
+            schema=schema,
+            defines=own,
+            references=tuple(deps.values()),
+            names=names.including(schema),
+        )
+
+    def _dependency(
+        self, dep_path: Path, stack: tuple[Path, ...], doc: Document, location: Location
+    ) -> LoadedSchema:
+        key = dep_path.resolve()
+        if key in stack:
+            cycle = [*stack[stack.index(key) :], key]
+            raise InputError(
+                "circular file reference: " + " -> ".join(_short(p) for p in cycle),
+                location=location,
+                hint="Avro cannot parse files that need each other; move the mutually recursive "
+                "types into one file",
+            )
+        try:
+            return self._load(dep_path, None, stack)
+        except SchemacliError as err:
+            if isinstance(err, InputError) and err.message.startswith("circular file reference"):
+                raise
+            where = f"{err.location}: " if err.location is not None else ""
+            raise InputError(
+                f"referenced schema {dep_path} cannot be loaded: {where}{err.message}",
+                location=location,
+                hint=err.hint or f"fix {dep_path} first",
+            ) from err
+
+    def _find_by_convention(
+        self, path: Path, candidates: Iterable[str]
+    ) -> tuple[Path | None, list[Path]]:
+        tried: list[Path] = []
+        for folder in (path.parent, *self.search_paths):
+            for name in candidates:
+                candidate = folder / f"{name}.avsc"
+                tried.append(candidate)
+                if candidate.is_file() and candidate.resolve() != path.resolve():
+                    return candidate, tried
+        return None, tried
+
+    def _declared(self, path: Path) -> list[_Declared]:
+        sidecar = path.with_name(path.name.removesuffix(".avsc") + SIDECAR_SUFFIX)
+        if not sidecar.is_file():
+            return []
+        doc = load_json(sidecar)
+        if not isinstance(doc.value, list):
+            raise InputError(
+                "references must be a JSON array",
+                location=doc.location(""),
+                hint='write [{"name": "ns.Type", "subject": "s", "version": 1}, ...]',
+            )
+        out = []
+        for i, entry in enumerate(doc.value):
+            pointer = f"/{i}"
+            out.append(self._declared_one(doc, entry, pointer, sidecar))
+        return out
+
+    def _declared_one(self, doc: Document, entry: Any, pointer: str, sidecar: Path) -> _Declared:
+        hint = (
+            'each reference is {"name": "<namespace.Name>", "subject": "<subject>", "version": '
+            '<n>} or {"name": ..., "path": "<file.avsc>"}'
+        )
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            raise InputError(
+                "a reference needs a \"name\" (the full name of the type it provides)",
+                location=doc.location(pointer),
+                hint=hint,
+            )
+        unknown = sorted(set(entry) - _REFERENCE_KEYS)
+        if unknown:
+            raise InputError(
+                f"unknown key {unknown[0]!r} in a reference",
+                location=doc.location(join_pointer(pointer, unknown[0])),
+                hint=hint,
+            )
+        location = doc.location(pointer)
+        if "path" in entry:
+            if not isinstance(entry["path"], str):
+                raise InputError(
+                    '"path" must be a string',
+                    location=doc.location(pointer + "/path"),
+                    hint=hint,
+                )
+            target = sidecar.parent / entry["path"]
+            if not target.is_file():
+                raise InputError(
+                    f"referenced file {target} does not exist",
+                    location=doc.location(pointer + "/path"),
+                    hint="the path is relative to the folder of the references file",
+                )
+            return _Declared(entry["name"], target, location)
+        subject, version = entry.get("subject"), entry.get("version")
+        if not isinstance(subject, str) or not (
+            type(version) is int or version == "latest"
+        ):
+            raise InputError(
+                'a reference needs "subject" and "version" (or a "path")',
+                location=location,
+                hint=hint,
+            )
+        target = _store_file(sidecar, subject, version)
+        if target is None:
+            raise InputError(
+                f"subject {subject!r} version {version} is not in the local store",
+                location=location,
+                hint="add it as <store>/subjects/<subject>/v<version>.avsc, or give a \"path\"",
+            )
+        return _Declared(entry["name"], target, location)
+
+
+def _store_file(sidecar: Path, subject: str, version: int | str) -> Path | None:
+    """``<store>/subjects/<subject>/v<version>.avsc`` for the store above ``sidecar``."""
+    for folder in sidecar.resolve().parents:
+        if folder.name == "subjects":
+            subject_dir = folder / subject
+            break
+    else:
+        return None
+    if version in ("latest", -1):
+        versions = [
+            (int(m.group(1)), p)
+            for p in subject_dir.glob("v*.avsc")
+            if (m := _VERSION_FILE.fullmatch(p.name))
+        ]
+        return max(versions)[1] if versions else None
+    target = subject_dir / f"v{version}.avsc"
+    return target if target.is_file() else None
+
+
+def _placed(
+    err: SchemaParseError, doc: Document, missing_at: dict[str, list[Path]]
+) -> SchemaParseError:
+    """The parser's error with this file's name and the pointer's line:col filled in."""
+    pointer = err.location.pointer if err.location is not None else None
+    location = doc.location(pointer) if pointer is not None else Location(doc.source)
+    hint = err.hint
+    tried = missing_at.get(pointer or "")
+    if tried:
+        looked = ", ".join(str(p) for p in tried[:4]) + (" ..." if len(tried) > 4 else "")
+        hint = (
+            f"{hint} Looked for a file defining it: {looked}; name the file "
+            f"<namespace>.<Name>.avsc or declare it in <stem>{SIDECAR_SUFFIX}."
+        )
+    return SchemaParseError(err.message, location=location, hint=hint)
+
+
+def _short(path: Path) -> str:
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def load_schema_file(
+    path: Path | str,
+    *,
+    search_paths: Sequence[Path] = (),
+    names: Names | None = None,
+    source: str | None = None,
+) -> LoadedSchema:
+    """Load one .avsc file and the files it references; see the module docstring.
+
+    Raises InputError (unreadable file, bad JSON, bad references, circular references) or
+    SchemaParseError (invalid Avro), each with file, line:col and JSON pointer, and a hint.
+    """
+    return Loader(search_paths=search_paths, names=names).load(Path(path), source=source)
