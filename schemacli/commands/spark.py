@@ -1,0 +1,240 @@
+"""``schemacli spark``: generate a PySpark reader for a subject; print a schema's Spark type.
+
+Both commands are pure: they need no pyspark and start no JVM.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from schemacli.commands.options import Output
+from schemacli.commands.registry_options import Connection, emit_json, with_registry
+from schemacli.errors import InputError, Location, UsageError
+from schemacli.output import OutputFormat
+
+spark_app = typer.Typer(
+    name="spark",
+    help="Spark readers for Confluent-framed Avro topics: generate one, or show a Spark schema.",
+    no_args_is_help=True,
+)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(spark_app, name="spark")
+
+
+@spark_app.command("codegen")
+@with_registry
+def codegen(
+    conn: Connection,
+    subject: Annotated[
+        str, typer.Option("--subject", "-s", help="Subject whose versions to embed.")
+    ],
+    topic: Annotated[
+        str, typer.Option("--topic", "-t", help="Kafka topic the reader subscribes to.")
+    ],
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write the module here (default: stdout).")
+    ] = None,
+    streaming: Annotated[
+        bool, typer.Option("--streaming", help="Make the module read as a stream by default.")
+    ] = False,
+    reader_version: Annotated[
+        int | None,
+        typer.Option(
+            "--reader-version", help="Version to decode every record into [default: latest]."
+        ),
+    ] = None,
+    store: Annotated[
+        Path | None,
+        typer.Option("--store", help="Take the versions from this local store, not the registry."),
+    ] = None,
+    schema_ids: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--schema-id",
+            metavar="VERSION=ID",
+            help="With --store: the registry id of a version (repeat for each version).",
+        ),
+    ] = None,
+    output: Output = OutputFormat.text,
+) -> None:
+    """Write a standalone PySpark module reading TOPIC: every version of SUBJECT embedded by id.
+
+    The module decodes each Confluent-framed record with its own writer schema into one reader
+    schema (the latest version unless --reader-version), keeps bad records (PERMISSIVE) or fails
+    on them (FAILFAST), and needs only pyspark plus the spark-avro and spark-sql-kafka packages.
+    Exit codes: 0 written, 2 usage or input error, 3 registry error.
+    """
+    from spark_avro.codegen import ReaderModuleSpec, render_reader_module
+
+    if store is not None:
+        writers = _store_versions(store, subject, _parse_ids(schema_ids or []))
+    else:
+        if schema_ids:
+            raise UsageError("--schema-id only applies with --store: the registry knows its ids")
+        writers = _registry_versions(conn, subject)
+    chosen = reader_version if reader_version is not None else max(w.version for w in writers)
+    if chosen not in {w.version for w in writers}:
+        raise UsageError(
+            f"subject {subject!r} has no version {chosen}",
+            hint=f"Versions: {', '.join(str(w.version) for w in writers)}.",
+        )
+    spec = ReaderModuleSpec(
+        subject=subject,
+        topic=topic,
+        writers=tuple(writers),
+        reader_version=chosen,
+        streaming=streaming,
+        module_file=out.name if out is not None else "reader.py",
+    )
+    _check_readable(spec)
+    source = render_reader_module(spec)
+    if out is not None:
+        try:
+            out.write_text(source, encoding="utf-8")
+        except OSError as exc:
+            raise InputError(
+                f"cannot write the module: {exc.strerror}", location=Location(source=str(out))
+            ) from exc
+    reader = spec.reader
+    summary = {
+        "out": str(out) if out is not None else None,
+        "topic": topic,
+        "subject": subject,
+        "reader": {"version": reader.version, "id": reader.schema_id},
+        "writers": [{"version": w.version, "id": w.schema_id} for w in writers],
+        "streaming": streaming,
+    }
+    if _wants_json(output):
+        emit_json(summary if out is not None else {**summary, "source": source})
+        return
+    if out is None:
+        typer.echo(source, nl=False)
+    ids = ", ".join(f"v{w.version}=id {w.schema_id}" for w in writers)
+    typer.echo(
+        f"{out if out is not None else 'reader'}: topic {topic}, subject {subject}, "
+        f"writers {ids}, reader v{reader.version}",
+        err=True,
+    )
+
+
+@spark_app.command("ddl")
+def ddl(
+    schema: Annotated[Path, typer.Argument(help="The Avro schema (.avsc).")],
+    permissive: Annotated[
+        bool,
+        typer.Option(
+            "--permissive",
+            help="Every field nullable, as from_avro PERMISSIVE (and the reader) returns it.",
+        ),
+    ] = False,
+    output: Output = OutputFormat.text,
+) -> None:
+    """Print the Spark type Spark's from_avro gives SCHEMA: as a DDL string and as StructType JSON.
+
+    The mapping is Spark 4.0's (SchemaConverters.toSqlType): logical types, decimals, unions to
+    nullable types or struct member0..N, enums to string, fixed/bytes to binary.
+    Exit codes: 0 printed, 2 input error (unreadable, invalid or recursive schema).
+    """
+    from schemacli.contracts.store import load_schema_file
+    from spark_avro.types import UnsupportedForSpark, as_nullable, avro_to_spark, to_ddl
+
+    loaded = load_schema_file(schema)
+    try:
+        spark_type, _ = avro_to_spark(loaded.value, source=loaded.source)
+    except UnsupportedForSpark as err:
+        pointer = err.location.pointer if err.location is not None else None
+        raise err.with_location(loaded.location(pointer)) from None
+    if permissive:
+        spark_type = as_nullable(spark_type)
+    text = to_ddl(spark_type)
+    if _wants_json(output):
+        emit_json({"schema": loaded.source, "ddl": text, "struct_type": spark_type})
+        return
+    typer.echo(f"DDL:\n{text}\n\nStructType JSON:\n{json.dumps(spark_type, indent=2)}")
+
+
+def _wants_json(output: OutputFormat | None) -> bool:
+    # typer 0.24 turns the enum the shared --output callback returns into None; the callback
+    # also records the format in ctx.meta, so read it there when the value was lost.
+    if output is None:
+        import click
+
+        from schemacli.app import OUTPUT_META_KEY
+
+        return click.get_current_context().meta.get(OUTPUT_META_KEY) == OutputFormat.json.value
+    return output == OutputFormat.json
+
+
+def _parse_ids(pairs: list[str]) -> dict[int, int]:
+    ids: dict[int, int] = {}
+    for pair in pairs:
+        version, sep, schema_id = pair.partition("=")
+        if not sep or not version.strip().lstrip("v").isdigit() or not schema_id.strip().isdigit():
+            raise UsageError(
+                f"--schema-id {pair!r} is not VERSION=ID", hint="For example --schema-id 1=7."
+            )
+        ids[int(version.strip().lstrip("v"))] = int(schema_id)
+    return ids
+
+
+def _store_versions(store: Path, subject: str, ids: dict[int, int]) -> list[Any]:
+    from schemacli.contracts.store import FileTree, load_history
+    from spark_avro.codegen import WriterVersion
+
+    history = load_history(FileTree(store), subject)
+    if not history:
+        raise InputError(
+            f"subject {subject!r} has no versions in the store",
+            location=Location(source=str(store / "subjects" / subject)),
+            hint="Check the subject name, or add v1.avsc there.",
+        )
+    missing = [str(loaded.version) for loaded in history if loaded.version not in ids]
+    if missing:
+        raise UsageError(
+            f"the store does not know registry ids; no --schema-id for version(s) "
+            f"{', '.join(missing)} of {subject!r}",
+            hint="Pass --schema-id VERSION=ID for every version (the ids the registry gave them),"
+            " or read the versions from the registry with --registry URL.",
+        )
+    return [WriterVersion(ids[loaded.version], loaded.version, loaded.value) for loaded in history]
+
+
+def _registry_versions(conn: Connection, subject: str) -> list[Any]:
+    from schemacli.contracts.store import load_schema_text
+    from spark_avro.codegen import WriterVersion
+
+    writers = []
+    for version in conn.client.list_versions(subject):
+        registered = conn.client.get_version(subject, version)
+        where = f"{subject}:{version}"
+        if registered.schema_type != "AVRO" or registered.references:
+            raise InputError(
+                f"{where} is {registered.schema_type}"
+                + (" with references" if registered.references else ""),
+                location=Location(source=where),
+                hint="The reader embeds self-contained Avro schemas only.",
+            )
+        loaded = load_schema_text(registered.schema, where, version=version)
+        writers.append(WriterVersion(registered.id, version, loaded.value))
+    return writers
+
+
+def _check_readable(spec: Any) -> None:
+    """Every embedded schema must map to Spark types, and the reader must be a record."""
+    from spark_avro.types import avro_to_spark
+
+    for writer in spec.writers:
+        avro_to_spark(writer.schema, source=f"{spec.subject}:{writer.version}")
+    reader = spec.reader.schema
+    if not (isinstance(reader, dict) and reader.get("type") == "record"):
+        raise InputError(
+            f"version {spec.reader_version} of {spec.subject!r} is not a record",
+            location=Location(source=f"{spec.subject}:{spec.reader_version}", pointer=""),
+            hint="The reader turns the record's fields into columns; read a record subject.",
+        )
