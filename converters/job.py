@@ -307,6 +307,7 @@ def run(args: argparse.Namespace, mapping: Any, reg: RegistryPlan) -> int:
     state = Path(args.state_dir)
     state.mkdir(parents=True, exist_ok=True)
     progress = ProgressFile(state / "progress.json")
+    (state / "driver.pid").write_text(str(os.getpid()))  # `migrate stop` sends SIGTERM here
     spark = SparkSession.builder.appName(
         f"schemacli-migrate {mapping.source.topic}->{mapping.target.topic}"
     ).getOrCreate()

@@ -407,15 +407,18 @@ def _load_schema_files(mapping: Mapping, base: Path) -> Mapping:
 # Mapping -> YAML
 
 
-def to_dict(mapping: Mapping, *, inline_schemas: bool = False) -> dict[str, Any]:
-    """The mapping as plain data in the file format (``inline_schemas`` embeds ``schema_json``)."""
+def to_dict(
+    mapping: Mapping, *, inline_schemas: bool = False, inline: tuple[bool, bool] = (False, False)
+) -> dict[str, Any]:
+    """The mapping as plain data in the file format (``inline_schemas`` embeds ``schema_json``
+    for both sides; ``inline`` per side, for schemas that came from the registry)."""
 
-    def endpoint(ep: Endpoint) -> dict[str, Any]:
+    def endpoint(ep: Endpoint, embed: bool) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for key in ("subject", "version", "schema", "topic"):
             if getattr(ep, key) is not None:
                 out[key] = getattr(ep, key)
-        if inline_schemas and ep.schema_json is not None:
+        if (inline_schemas or embed) and ep.schema_json is not None:
             out["schema_json"] = ep.schema_json
         return out
 
@@ -444,8 +447,8 @@ def to_dict(mapping: Mapping, *, inline_schemas: bool = False) -> dict[str, Any]
         fields[r.target] = spec
     out: dict[str, Any] = {
         "version": mapping.version,
-        "source": endpoint(mapping.source),
-        "target": endpoint(mapping.target),
+        "source": endpoint(mapping.source, inline[0]),
+        "target": endpoint(mapping.target, inline[1]),
     }
     if mapping.dead_letter_topic:
         out["dead_letter_topic"] = mapping.dead_letter_topic
@@ -453,11 +456,13 @@ def to_dict(mapping: Mapping, *, inline_schemas: bool = False) -> dict[str, Any]
     return out
 
 
-def dumps(mapping: Mapping, *, header: str | None = None) -> str:
+def dumps(
+    mapping: Mapping, *, header: str | None = None, inline: tuple[bool, bool] = (False, False)
+) -> str:
     """YAML text of ``mapping``: one line per field rule, in v1 field order."""
     import yaml
 
-    data = to_dict(mapping)
+    data = to_dict(mapping, inline=inline)
     fields = data.pop("fields")
     head = yaml.safe_dump(data, sort_keys=False, default_flow_style=False, width=100)
     lines = []
