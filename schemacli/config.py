@@ -19,19 +19,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from schemacli.contracts.compat import Level
 from schemacli.errors import ConfigError, Location, UsageError
 
-
-class Level(StrEnum):
-    """Confluent's compatibility levels (the names the registry's ``/config`` endpoint uses)."""
-
-    NONE = "NONE"
-    BACKWARD = "BACKWARD"
-    BACKWARD_TRANSITIVE = "BACKWARD_TRANSITIVE"
-    FORWARD = "FORWARD"
-    FORWARD_TRANSITIVE = "FORWARD_TRANSITIVE"
-    FULL = "FULL"
-    FULL_TRANSITIVE = "FULL_TRANSITIVE"
+__all__ = ["Level", "NamingStrategy", "Settings", "load_settings", "parse_level"]
 
 
 class NamingStrategy(StrEnum):

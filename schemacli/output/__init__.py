@@ -10,7 +10,7 @@ This module is imported when the CLI starts (for ``OutputFormat``): keep it free
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import Enum, StrEnum
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +20,9 @@ if TYPE_CHECKING:
     from schemacli.contracts.store import CheckReport, GateReport
 
 
-class OutputFormat(str, Enum):  # noqa: UP042 (typer needs a str-valued Enum; StrEnum also works)
+class OutputFormat(StrEnum):
+    # StrEnum, not (str, Enum): typer converts the value the --output callback returns with
+    # str(), and str() of a (str, Enum) member is "OutputFormat.json", which typer maps to None.
     text = "text"
     json = "json"
     junit = "junit"

@@ -1,0 +1,368 @@
+"""The local store: layout, histories (working tree and git), re-submission, the gate."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from schemacli.config import Level, NamingStrategy, Settings
+from schemacli.contracts.store import (
+    DUPLICATE_VERSION,
+    HISTORY_REWRITTEN,
+    INVALID_SCHEMA,
+    STORE_LAYOUT,
+    SUBJECT_DELETED,
+    VERSION_DELETED,
+    FileTree,
+    Verdict,
+    check_candidate,
+    gate,
+    git_tree,
+    load_history,
+    load_schema_file,
+    load_schema_text,
+    subject_for_file,
+)
+from schemacli.errors import InputError, SchemaParseError, UsageError
+
+
+def ride(*extra: dict, total_type: str = "float") -> dict:
+    return {
+        "type": "record",
+        "name": "Ride",
+        "namespace": "t",
+        "fields": [
+            {"name": "id", "type": "int"},
+            {"name": "total_amount", "type": total_type},
+            *extra,
+        ],
+    }
+
+
+TIP = {"name": "tip", "type": "float", "default": 0.0}
+NO_DEFAULT = {"name": "zone", "type": "string"}
+
+
+def make_store(root: Path, subjects: dict[str, list]) -> Path:
+    for subject, versions in subjects.items():
+        directory = root / "subjects" / subject
+        directory.mkdir(parents=True, exist_ok=True)
+        for n, schema in enumerate(versions, start=1):
+            text = schema if isinstance(schema, str) else json.dumps(schema, indent=2)
+            (directory / f"v{n}.avsc").write_text(text, encoding="utf-8")
+    return root
+
+
+def settings_for(store: Path, **levels: Level) -> Settings:
+    return Settings(store=store, subject_levels=levels)
+
+
+def loaded(schema: dict, version: int | None = None, source: str = "x.avsc"):
+    return load_schema_text(json.dumps(schema, indent=2), source, version=version)
+
+
+# -- layout ----------------------------------------------------------------------------------
+
+
+def test_history_is_read_oldest_first(tmp_path):
+    store = make_store(tmp_path, {"rides-value": [ride(), ride(TIP)]})
+    history = load_history(FileTree(store), "rides-value")
+    assert [h.version for h in history] == [1, 2]
+    assert [len(h.value["fields"]) for h in history] == [2, 3]
+
+
+def test_unknown_subject_has_an_empty_history(tmp_path):
+    store = make_store(tmp_path, {"rides-value": [ride()]})
+    assert load_history(FileTree(store), "nobody-value") == ()
+
+
+def test_gap_in_versions_is_a_layout_error_naming_the_missing_version(tmp_path):
+    store = make_store(tmp_path, {"rides-value": [ride(), ride(TIP), ride(TIP)]})
+    (store / "subjects" / "rides-value" / "v2.avsc").unlink()
+    with pytest.raises(InputError) as caught:
+        load_history(FileTree(store), "rides-value")
+    assert "v2 missing" in caught.value.message
+    assert caught.value.location.source.endswith("subjects/rides-value")
+
+
+def test_badly_named_version_file_is_rejected_with_the_naming_rule(tmp_path):
+    store = make_store(tmp_path, {"rides-value": [ride()]})
+    (store / "subjects" / "rides-value" / "version2.avsc").write_text("{}")
+    with pytest.raises(InputError) as caught:
+        FileTree(store).subjects()
+    assert "version2.avsc" in caught.value.message
+    assert "v1.avsc, v2.avsc" in caught.value.hint
+
+
+def test_invalid_version_is_reported_with_file_line_and_column(tmp_path):
+    store = make_store(tmp_path, {"rides-value": ['{\n  "type": "record",\n  "name": 5\n}']})
+    with pytest.raises(SchemaParseError) as caught:
+        load_history(FileTree(store), "rides-value")
+    loc = caught.value.location
+    assert loc.source.endswith("subjects/rides-value/v1.avsc")
+    assert (loc.line, loc.pointer) == (3, "/name")
+
+
+def test_missing_store_directory_is_an_input_error(tmp_path):
+    with pytest.raises(InputError, match="does not exist"):
+        FileTree(tmp_path / "nowhere").subjects()
+
+
+# -- one candidate ---------------------------------------------------------------------------
+
+
+def test_first_version_always_passes():
+    report = check_candidate(loaded(ride()), [], subject="s", level=Level.FULL_TRANSITIVE)
+    assert report.verdict is Verdict.COMPATIBLE and report.checked_against == ()
+
+
+def test_resubmitting_an_identical_schema_is_not_a_new_version():
+    v1, v2 = loaded(ride(), 1), loaded(ride(TIP), 2)
+    # The same schema, laid out differently and with keys in another order.
+    again = load_schema_text(json.dumps(ride(), sort_keys=True), "again.avsc")
+    report = check_candidate(again, [v1, v2], subject="s", level=Level.BACKWARD)
+    assert report.identical_to == 1
+    assert report.verdict is Verdict.COMPATIBLE
+
+
+def test_doc_change_is_a_new_version_as_in_confluent():
+    with_doc = {**ride(), "doc": "a ride"}
+    report = check_candidate(loaded(with_doc), [loaded(ride(), 1)], subject="s", level=Level.NONE)
+    assert report.identical_to is None
+
+
+def test_level_none_compares_with_nothing():
+    report = check_candidate(
+        loaded(ride(total_type="string")), [loaded(ride(), 1)], subject="s", level=Level.NONE
+    )
+    assert report.checked_against == () and report.verdict is Verdict.COMPATIBLE
+
+
+def test_removing_a_field_breaks_forward():
+    report = check_candidate(
+        loaded({**ride(), "fields": ride()["fields"][:1]}),
+        [loaded(ride(), 1)],
+        subject="s",
+        level=Level.FORWARD,
+    )
+    assert report.verdict is Verdict.INCOMPATIBLE
+    assert report.findings[0].kind == "READER_FIELD_MISSING_DEFAULT_VALUE"
+
+
+def test_non_transitive_level_compares_with_the_latest_version_only():
+    history = [loaded(ride(), 1), loaded(ride(TIP), 2)]
+    report = check_candidate(loaded(ride(TIP)), history, subject="s", level=Level.BACKWARD)
+    assert report.identical_to == 2
+    adds_zone = loaded(ride(TIP, {**NO_DEFAULT, "default": "?"}))
+    report = check_candidate(adds_zone, history, subject="s", level=Level.BACKWARD)
+    assert report.checked_against == (2,)
+    report = check_candidate(adds_zone, history, subject="s", level=Level.BACKWARD_TRANSITIVE)
+    assert report.checked_against == (1, 2)
+
+
+def test_transitive_level_finds_the_break_with_an_older_version():
+    # v1 -> v2 drops the default of tip (still BACKWARD with v2), but v1 data has no tip at all.
+    v1 = loaded(ride(), 1)
+    v2 = loaded(ride(TIP), 2)
+    v3 = loaded(ride({"name": "tip", "type": "float"}))
+    latest = check_candidate(v3, [v1, v2], subject="s", level=Level.BACKWARD)
+    assert latest.verdict is Verdict.COMPATIBLE
+    transitive = check_candidate(v3, [v1, v2], subject="s", level=Level.BACKWARD_TRANSITIVE)
+    assert transitive.verdict is Verdict.INCOMPATIBLE
+    assert "written with s v1" in transitive.findings[0].message
+
+
+def test_incompatibility_is_located_in_the_candidate_file():
+    candidate = loaded(ride(total_type="string"), source="cand.avsc")
+    report = check_candidate(candidate, [loaded(ride(), 1)], subject="s", level=Level.BACKWARD)
+    finding = report.findings[0]
+    assert finding.kind == "TYPE_MISMATCH"
+    assert finding.subject == "s"
+    assert finding.location.source == "cand.avsc"
+    assert finding.location.line is not None
+
+
+# -- the gate --------------------------------------------------------------------------------
+
+
+def test_gate_passes_a_compatible_history(tmp_path):
+    store = make_store(tmp_path, {"rides-value": [ride(), ride(TIP)], "rides-key": [ride()]})
+    report = gate(FileTree(store), settings_for(store))
+    assert report.verdict is Verdict.COMPATIBLE
+    assert [(r.subject, r.checked) for r in report.subjects] == [
+        ("rides-key", ()),
+        ("rides-value", (2,)),
+    ]
+
+
+def test_gate_lists_every_violation_not_only_the_first(tmp_path):
+    store = make_store(
+        tmp_path,
+        {
+            "a-value": [ride(), ride(total_type="string")],
+            "b-value": [ride(), ride(NO_DEFAULT), ride(NO_DEFAULT, total_type="long")],
+            "c-value": [ride(), ride(TIP)],
+        },
+    )
+    report = gate(FileTree(store), settings_for(store))
+    assert report.verdict is Verdict.INCOMPATIBLE
+    verdicts = {r.subject: r.verdict for r in report.subjects}
+    assert verdicts == {
+        "a-value": Verdict.INCOMPATIBLE,
+        "b-value": Verdict.INCOMPATIBLE,
+        "c-value": Verdict.COMPATIBLE,
+    }
+    kinds = sorted(f.kind for f in report.findings)
+    assert kinds == ["READER_FIELD_MISSING_DEFAULT_VALUE", "TYPE_MISMATCH", "TYPE_MISMATCH"]
+
+
+def test_gate_uses_each_subjects_configured_level(tmp_path):
+    store = make_store(tmp_path, {"a-value": [ride(), ride(total_type="string")]})
+    report = gate(FileTree(store), settings_for(store, **{"a-value": Level.NONE}))
+    assert report.verdict is Verdict.COMPATIBLE
+    assert report.subjects[0].level is Level.NONE
+
+
+def test_gate_reports_every_invalid_file_as_an_input_error(tmp_path):
+    store = make_store(
+        tmp_path,
+        {"a-value": [ride(), '{"type": "record",}'], "b-value": ['{"type": "enum"}']},
+    )
+    report = gate(FileTree(store), settings_for(store))
+    assert report.verdict is Verdict.INVALID
+    assert [f.kind for f in report.findings] == [INVALID_SCHEMA, INVALID_SCHEMA]
+    assert all(f.location.line is not None for f in report.findings)
+
+
+def test_gate_flags_a_version_identical_to_an_earlier_one(tmp_path):
+    store = make_store(tmp_path, {"a-value": [ride(), ride(TIP), ride()]})
+    report = gate(FileTree(store), settings_for(store))
+    assert [f.kind for f in report.findings] == [DUPLICATE_VERSION]
+
+
+def test_gate_reports_a_gap_as_a_layout_problem_and_still_checks_other_subjects(tmp_path):
+    store = make_store(
+        tmp_path, {"a-value": [ride(), ride(), ride()], "b-value": [ride(), ride(TIP)]}
+    )
+    (store / "subjects" / "a-value" / "v2.avsc").unlink()
+    report = gate(FileTree(store), settings_for(store))
+    assert {r.subject: r.verdict for r in report.subjects} == {
+        "a-value": Verdict.INVALID,
+        "b-value": Verdict.COMPATIBLE,
+    }
+    assert report.findings[0].kind == STORE_LAYOUT
+
+
+# -- git -------------------------------------------------------------------------------------
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True
+    ).stdout
+
+
+@pytest.fixture
+def repo(tmp_path):
+    if shutil.which("git") is None:
+        pytest.fail("git is needed for the --against tests")
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "config", "user.email", "t@example.com")
+    git(tmp_path, "config", "user.name", "t")
+    make_store(tmp_path / "schemas", {"rides-value": [ride()], "old-value": [ride()]})
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-q", "-m", "base")
+    git(tmp_path, "tag", "base")
+    return tmp_path
+
+
+def test_history_at_a_git_ref_is_the_history_committed_there(repo):
+    store = repo / "schemas"
+    make_store(store, {"rides-value": [ride(), ride(TIP)]})
+    history = load_history(git_tree("git:base", store), "rides-value")
+    assert [h.version for h in history] == [1]
+    assert history[0].source == "base:schemas/subjects/rides-value/v1.avsc"
+
+
+def test_gate_against_a_ref_checks_only_new_versions(repo):
+    store = repo / "schemas"
+    # v1 of old-value breaks nothing new; a new rides-value v2 is incompatible.
+    make_store(store, {"rides-value": [ride(), ride(total_type="string")]})
+    report = gate(FileTree(store), settings_for(store), base=git_tree("git:base", store))
+    rows = {r.subject: r for r in report.subjects}
+    assert rows["rides-value"].checked == (2,)
+    assert rows["old-value"].checked == ()
+    assert [f.kind for f in report.findings] == ["TYPE_MISMATCH"]
+
+
+def test_gate_against_a_ref_rejects_a_rewritten_version_and_warns_of_a_deleted_subject(repo):
+    store = repo / "schemas"
+    make_store(store, {"rides-value": [ride(TIP)]})  # v1 edited in place
+    shutil.rmtree(store / "subjects" / "old-value")
+    report = gate(FileTree(store), settings_for(store), base=git_tree("git:base", store))
+    assert [(f.kind, f.severity.value) for f in report.findings] == [
+        (SUBJECT_DELETED, "warning"),
+        (HISTORY_REWRITTEN, "error"),
+    ]
+    assert report.verdict is Verdict.INCOMPATIBLE
+
+
+def test_version_deleted_since_the_ref_is_a_violation(repo):
+    store = repo / "schemas"
+    make_store(store, {"rides-value": [ride(), ride(TIP)]})
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "v2")
+    (store / "subjects" / "rides-value" / "v2.avsc").unlink()
+    report = gate(FileTree(store), settings_for(store), base=git_tree("git:HEAD", store))
+    assert [f.kind for f in report.findings] == [VERSION_DELETED]
+
+
+def test_unknown_git_ref_is_an_input_error_with_a_hint(repo):
+    with pytest.raises(InputError) as caught:
+        git_tree("git:origin/nope", repo / "schemas")
+    assert "unknown git ref 'origin/nope'" in caught.value.message
+    assert "git fetch" in caught.value.hint
+
+
+def test_against_outside_a_git_repository_is_an_input_error(tmp_path):
+    store = make_store(tmp_path / "plain", {"a-value": [ride()]})
+    with pytest.raises(InputError, match="not inside a git repository"):
+        git_tree("git:main", store)
+
+
+def test_against_without_the_git_prefix_is_a_usage_error(tmp_path):
+    with pytest.raises(UsageError, match="expected git:REF"):
+        git_tree("origin/main", tmp_path)
+
+
+# -- subjects of files outside subjects/ ------------------------------------------------------
+
+
+def test_topic_name_strategy_takes_the_subject_from_the_file_name():
+    assert subject_for_file(Path("x/rides-value.avsc"), ride(), NamingStrategy.TOPIC) == (
+        "rides-value"
+    )
+    with pytest.raises(UsageError, match="<topic>-value.avsc"):
+        subject_for_file(Path("x/ride.avsc"), ride(), NamingStrategy.TOPIC)
+
+
+def test_record_name_strategy_uses_the_full_record_name():
+    assert subject_for_file(Path("any.avsc"), ride(), NamingStrategy.RECORD) == "t.Ride"
+
+
+def test_topic_record_name_strategy_needs_topic_dash_full_name_file():
+    path = Path("rides-t.Ride.avsc")
+    assert subject_for_file(path, ride(), NamingStrategy.TOPIC_RECORD) == "rides-t.Ride"
+    with pytest.raises(UsageError):
+        subject_for_file(Path("rides.avsc"), ride(), NamingStrategy.TOPIC_RECORD)
+
+
+def test_the_example_store_loads(repo_root):
+    history = load_history(FileTree(repo_root / "schemas"), "taxi-rides-value")
+    assert [h.version for h in history] == [1, 2]
+    breaking = load_schema_file(repo_root / "schemas/migration/taxi-ride-v2-breaking.avsc")
+    assert breaking.value["name"] == "TaxiRide"
