@@ -63,7 +63,9 @@ class FakeRegistry:
 
     # ---- the API ---------------------------------------------------------------------------
 
-    def handle(self, method: str, path: str, query: dict[str, list[str]], body: Any) -> tuple[int, Any]:
+    def handle(
+        self, method: str, path: str, query: dict[str, list[str]], body: Any
+    ) -> tuple[int, Any]:
         if self._canned:
             return self._canned.pop(0)
         parts = [unquote(p) for p in path.strip("/").split("/")]
@@ -74,10 +76,16 @@ class FakeRegistry:
                 return 200, [s for s, vs in self.subjects.items() if _live(vs) or deleted]
             case ["subjects", s, "versions"] if method == "GET":
                 vs = self._versions(s, deleted)
-                return (200, [v["version"] for v in vs]) if vs else _err(40401, f"Subject '{s}' not found.")
+                return (
+                    (200, [v["version"] for v in vs])
+                    if vs
+                    else _err(40401, f"Subject '{s}' not found.")
+                )
             case ["subjects", s, "versions"] if method == "POST":
                 return self._register(s, body)
-            case ["subjects", s, "versions", v] | ["subjects", s, "versions", v, "schema"] if method == "GET":
+            case ["subjects", s, "versions", v] | ["subjects", s, "versions", v, "schema"] if (
+                method == "GET"
+            ):
                 found = self._version(s, v, deleted)
                 if isinstance(found, tuple):
                     return found
@@ -99,7 +107,10 @@ class FakeRegistry:
                     return _err(40401, f"Subject '{s}' not found.")
                 if permanent:
                     if _live(vs):
-                        return _err(40405, f"Subject '{s}' was not deleted first before being permanently deleted")
+                        return _err(
+                            40405,
+                            f"Subject '{s}' was not deleted first before being permanently deleted",
+                        )
                     del self.subjects[s]
                     return 200, [v["version"] for v in vs]
                 if not _live(vs):
@@ -121,11 +132,15 @@ class FakeRegistry:
                     return _err(40403, "Schema not found")
                 return 200, {"schema": self.schemas[int(i)]["schema"]}
             case ["schemas", "ids", i, "subjects"]:
-                return 200, sorted({s for s, vs in self.subjects.items() for v in vs if v["id"] == int(i)})
+                return 200, sorted(
+                    {s for s, vs in self.subjects.items() for v in vs if v["id"] == int(i)}
+                )
             case ["schemas", "ids", i, "versions"]:
                 return 200, [
                     {"subject": s, "version": v["version"]}
-                    for s, vs in self.subjects.items() for v in vs if v["id"] == int(i)
+                    for s, vs in self.subjects.items()
+                    for v in vs
+                    if v["id"] == int(i)
                 ]
             case ["compatibility", "subjects", s, "versions", *_]:
                 if not self._versions(s, False) and parts[-1] != "versions":
@@ -141,11 +156,20 @@ class FakeRegistry:
                     return 200, {"compatibilityLevel": self.configs[s]}
                 if query.get("defaultToGlobal", ["false"])[0] == "true":
                     return 200, {"compatibilityLevel": self.global_level}
-                return _err(40408, f"Subject '{s}' does not have subject-level compatibility configured")
+                return _err(
+                    40408, f"Subject '{s}' does not have subject-level compatibility configured"
+                )
             case ["config", s] if method == "PUT":
                 level = body["compatibility"]
-                if level not in ("NONE", "BACKWARD", "BACKWARD_TRANSITIVE", "FORWARD",
-                                 "FORWARD_TRANSITIVE", "FULL", "FULL_TRANSITIVE"):
+                if level not in (
+                    "NONE",
+                    "BACKWARD",
+                    "BACKWARD_TRANSITIVE",
+                    "FORWARD",
+                    "FORWARD_TRANSITIVE",
+                    "FULL",
+                    "FULL_TRANSITIVE",
+                ):
                     return _err(42203, "Invalid compatibility level")
                 self.configs[s] = level
                 return 200, {"compatibility": level}
@@ -160,7 +184,9 @@ class FakeRegistry:
     def _versions(self, subject: str, deleted: bool) -> list[dict[str, Any]]:
         return [v for v in self.subjects.get(subject, []) if deleted or not v.get("deleted")]
 
-    def _version(self, subject: str, version: str, deleted: bool) -> dict[str, Any] | tuple[int, Any]:
+    def _version(
+        self, subject: str, version: str, deleted: bool
+    ) -> dict[str, Any] | tuple[int, Any]:
         vs = self._versions(subject, deleted)
         if not self._versions(subject, True):
             return _err(40401, f"Subject '{subject}' not found.")
@@ -179,8 +205,19 @@ class FakeRegistry:
         except (ValueError, KeyError, TypeError):
             return _err(42201, "Invalid schema: not JSON")
         if isinstance(parsed, dict) and parsed.get("type") not in (
-            "record", "enum", "fixed", "array", "map", "string", "int", "long", "float",
-            "double", "boolean", "bytes", "null",
+            "record",
+            "enum",
+            "fixed",
+            "array",
+            "map",
+            "string",
+            "int",
+            "long",
+            "float",
+            "double",
+            "boolean",
+            "bytes",
+            "null",
         ):
             return _err(42201, f"Invalid schema {body['schema']}")
         if not self.compat_answer.get("is_compatible", True) and self._versions(subject, False):
@@ -196,8 +233,13 @@ class FakeRegistry:
         versions = self.subjects.setdefault(subject, [])
         number = max((v["version"] for v in versions), default=0) + 1
         versions.append(
-            {"subject": subject, "version": number, "id": schema_id, "schema": body["schema"],
-             "references": body.get("references") or []}
+            {
+                "subject": subject,
+                "version": number,
+                "id": schema_id,
+                "schema": body["schema"],
+                "references": body.get("references") or [],
+            }
         )
         return 200, {"id": schema_id}
 
@@ -222,7 +264,7 @@ class FakeRegistry:
                     time.sleep(fake.delay)
                 status, answer = fake._authorize(self.headers.get("Authorization"))
                 if status == 200:
-                    path = split.path[len(fake.prefix):] if fake.prefix else split.path
+                    path = split.path[len(fake.prefix) :] if fake.prefix else split.path
                     status, answer = fake.handle(self.command, path, parse_qs(split.query), body)
                 payload = answer if isinstance(answer, bytes) else json.dumps(answer).encode()
                 try:
@@ -238,7 +280,9 @@ class FakeRegistry:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.02,), daemon=True
+        )
         self._thread.start()
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}{self.prefix}"
         return self

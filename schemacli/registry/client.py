@@ -106,7 +106,9 @@ class RegistryClient:
         """``GET /subjects/{s}/versions``: version numbers, ascending."""
         params = {"deleted": "true"} if deleted else None
         data = self._call(
-            "GET", f"/subjects/{_subject(subject)}/versions", params=params,
+            "GET",
+            f"/subjects/{_subject(subject)}/versions",
+            params=params,
             context={"subject": subject},
         )
         return sorted(int(v) for v in data or [])
@@ -117,8 +119,10 @@ class RegistryClient:
         """``GET /subjects/{s}/versions/{v}``."""
         params = {"deleted": "true"} if deleted else None
         data = self._call(
-            "GET", f"/subjects/{_subject(subject)}/versions/{quote(str(version), safe='')}",
-            params=params, context={"subject": subject, "version": version},
+            "GET",
+            f"/subjects/{_subject(subject)}/versions/{quote(str(version), safe='')}",
+            params=params,
+            context={"subject": subject, "version": version},
         )
         data.setdefault("subject", subject)
         return SubjectVersion.from_json(data)
@@ -126,8 +130,10 @@ class RegistryClient:
     def get_version_schema(self, subject: str, version: Version = "latest") -> str:
         """``GET /subjects/{s}/versions/{v}/schema``: the schema text only."""
         data = self._call(
-            "GET", f"/subjects/{_subject(subject)}/versions/{quote(str(version), safe='')}/schema",
-            context={"subject": subject, "version": version}, raw=True,
+            "GET",
+            f"/subjects/{_subject(subject)}/versions/{quote(str(version), safe='')}/schema",
+            context={"subject": subject, "version": version},
+            raw=True,
         )
         return str(data)
 
@@ -145,10 +151,12 @@ class RegistryClient:
         Not retried on 5xx or timeouts: the registry may have registered it already.
         """
         data = self._call(
-            "POST", f"/subjects/{_subject(subject)}/versions",
+            "POST",
+            f"/subjects/{_subject(subject)}/versions",
             params={"normalize": "true"} if normalize else None,
             body=_schema_body(schema, references, schema_type),
-            context={"subject": subject}, idempotent=False,
+            context={"subject": subject},
+            idempotent=False,
         )
         version = data.get("version")
         return Registered(
@@ -176,7 +184,9 @@ class RegistryClient:
             params["deleted"] = "true"
         try:
             data = self._call(
-                "POST", f"/subjects/{_subject(subject)}", params=params or None,
+                "POST",
+                f"/subjects/{_subject(subject)}",
+                params=params or None,
                 body=_schema_body(schema, references, schema_type),
                 context={"subject": subject},
             )
@@ -193,18 +203,22 @@ class RegistryClient:
     def delete_version(self, subject: str, version: Version, *, permanent: bool = False) -> int:
         """``DELETE /subjects/{s}/versions/{v}`` (``permanent=true`` for a hard delete)."""
         data = self._call(
-            "DELETE", f"/subjects/{_subject(subject)}/versions/{quote(str(version), safe='')}",
+            "DELETE",
+            f"/subjects/{_subject(subject)}/versions/{quote(str(version), safe='')}",
             params={"permanent": "true"} if permanent else None,
-            context={"subject": subject, "version": version}, idempotent=False,
+            context={"subject": subject, "version": version},
+            idempotent=False,
         )
         return int(data)
 
     def delete_subject(self, subject: str, *, permanent: bool = False) -> list[int]:
         """``DELETE /subjects/{s}``: the versions deleted (hard with ``permanent``)."""
         data = self._call(
-            "DELETE", f"/subjects/{_subject(subject)}",
+            "DELETE",
+            f"/subjects/{_subject(subject)}",
             params={"permanent": "true"} if permanent else None,
-            context={"subject": subject}, idempotent=False,
+            context={"subject": subject},
+            idempotent=False,
         )
         return sorted(int(v) for v in data or [])
 
@@ -213,7 +227,8 @@ class RegistryClient:
     def get_schema(self, schema_id: int, *, subject: str | None = None) -> SchemaById:
         """``GET /schemas/ids/{id}`` (``subject`` narrows the lookup within a context)."""
         data = self._call(
-            "GET", f"/schemas/ids/{int(schema_id)}",
+            "GET",
+            f"/schemas/ids/{int(schema_id)}",
             params={"subject": subject} if subject else None,
             context={"schema_id": schema_id},
         )
@@ -253,7 +268,12 @@ class RegistryClient:
         """``POST /compatibility/subjects/{s}/versions/{v}?verbose=true``."""
         return self._compat(
             f"/compatibility/subjects/{_subject(subject)}/versions/{quote(str(version), safe='')}",
-            subject, schema, references, normalize, schema_type, version,
+            subject,
+            schema,
+            references,
+            normalize,
+            schema_type,
+            version,
         )
 
     def test_compatibility_all(
@@ -269,12 +289,23 @@ class RegistryClient:
         subject's level asks for (all of them when transitive)."""
         return self._compat(
             f"/compatibility/subjects/{_subject(subject)}/versions",
-            subject, schema, references, normalize, schema_type, None,
+            subject,
+            schema,
+            references,
+            normalize,
+            schema_type,
+            None,
         )
 
     def _compat(
-        self, path: str, subject: str, schema: str, references: Sequence[Reference],
-        normalize: bool, schema_type: str, version: Version | None,
+        self,
+        path: str,
+        subject: str,
+        schema: str,
+        references: Sequence[Reference],
+        normalize: bool,
+        schema_type: str,
+        version: Version | None,
     ) -> CompatibilityAnswer:
         params = {"verbose": "true"}
         if normalize:
@@ -283,7 +314,10 @@ class RegistryClient:
         if version is not None:
             context["version"] = version
         data = self._call(
-            "POST", path, params=params, body=_schema_body(schema, references, schema_type),
+            "POST",
+            path,
+            params=params,
+            body=_schema_body(schema, references, schema_type),
             context=context,
         )
         messages = data.get("messages") or ()
@@ -306,9 +340,7 @@ class RegistryClient:
     def set_config(self, level: str, subject: str | None = None) -> str:
         """``PUT /config`` or ``PUT /config/{s}``: set the level; returns the level now set."""
         path = "/config" if subject is None else f"/config/{_subject(subject)}"
-        data = self._call(
-            "PUT", path, body={"compatibility": level.upper()}, context=_ctx(subject)
-        )
+        data = self._call("PUT", path, body={"compatibility": level.upper()}, context=_ctx(subject))
         return _level(data) or level.upper()
 
     def delete_config(self, subject: str | None = None) -> str:
@@ -358,8 +390,15 @@ class RegistryClient:
             started = time.monotonic()
             try:
                 response = self._session.request(
-                    method, url, params=params, data=data, headers=headers, auth=auth,
-                    verify=verify, cert=cert, timeout=(min(s.timeout, 10.0), s.timeout),
+                    method,
+                    url,
+                    params=params,
+                    data=data,
+                    headers=headers,
+                    auth=auth,
+                    verify=verify,
+                    cert=cert,
+                    timeout=(min(s.timeout, 10.0), s.timeout),
                     allow_redirects=False,
                 )
             except requests.exceptions.RequestException as exc:
@@ -372,7 +411,10 @@ class RegistryClient:
                     self._backoff(attempt, None)
                     continue
                 raise network_error(
-                    kind, url=s.display_url, detail=_describe(exc), timeout=s.timeout,
+                    kind,
+                    url=s.display_url,
+                    detail=_describe(exc),
+                    timeout=s.timeout,
                     secrets=s.secrets,
                 ) from None  # the requests exception chain repeats URLs and adapters; not useful
             elapsed = (time.monotonic() - started) * 1000
@@ -474,4 +516,4 @@ def _describe(exc: requests.exceptions.RequestException) -> str:
             break
         reason = inner
     text = str(reason)
-    return text[text.index("[Errno"):] if "[Errno" in text else text
+    return text[text.index("[Errno") :] if "[Errno" in text else text

@@ -132,9 +132,7 @@ class RegistrySettings:
                 username, secret = basic.split(":", 1)
             else:
                 username = env.get(ENV_USER) or url_user or _str(file_values.get("user"))
-                secret = (
-                    env.get(ENV_PASSWORD) or url_password or _str(file_values.get("password"))
-                )
+                secret = env.get(ENV_PASSWORD) or url_password or _str(file_values.get("password"))
         elif secret is None:
             secret = env.get(ENV_PASSWORD) or url_password
         bearer = token or env.get(ENV_TOKEN) or _str(file_values.get("token")) or None

@@ -14,9 +14,7 @@ from schemacli.registry.errors import RegistryErrorCode
 from schemacli.registry.models import Reference
 from schemacli.registry.settings import RegistrySettings
 
-V1 = json.dumps(
-    {"type": "record", "name": "Ride", "fields": [{"name": "id", "type": "int"}]}
-)
+V1 = json.dumps({"type": "record", "name": "Ride", "fields": [{"name": "id", "type": "int"}]})
 V2 = json.dumps(
     {
         "type": "record",
@@ -99,7 +97,10 @@ def test_lookup_finds_the_version_and_returns_none_for_unknown(fake):
 def test_compatibility_is_verbose_and_keeps_the_registry_reasons(fake):
     client, _ = client_for(fake.url)
     fake.add("rides-value", V1)
-    fake.compat_answer = {"is_compatible": False, "messages": ["READER_FIELD_MISSING_DEFAULT_VALUE"]}
+    fake.compat_answer = {
+        "is_compatible": False,
+        "messages": ["READER_FIELD_MISSING_DEFAULT_VALUE"],
+    }
     answer = client.test_compatibility("rides-value", V2)
     assert answer.compatible is False
     assert answer.messages == ("READER_FIELD_MISSING_DEFAULT_VALUE",)
@@ -228,7 +229,7 @@ def test_503_is_retried_then_succeeds_with_growing_jittered_waits(fake):
     client, waits = client_for(fake.url, retries=3)
     assert client.list_subjects() == ["rides-value"]
     assert len(waits) == 2
-    assert all(0 <= w <= client.settings.backoff * 2 ** i for i, w in enumerate(waits))
+    assert all(0 <= w <= client.settings.backoff * 2**i for i, w in enumerate(waits))
 
 
 def test_429_honours_retry_after(fake):

@@ -1,0 +1,92 @@
+"""`schemacli pull [SUBJECT...]`: snapshot registry subjects into the local store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import click
+import typer
+
+from schemacli.commands.registry_options import (
+    Connection,
+    Output,
+    emit_json,
+    is_json,
+    progress,
+    with_registry,
+)
+from schemacli.errors import ExitCode
+from schemacli.output import OutputFormat
+
+
+@with_registry
+def pull_command(
+    conn: Connection,
+    subjects: Annotated[
+        list[str] | None, typer.Argument(help="Subjects to pull; all of them when none given.")
+    ] = None,
+    store: Annotated[
+        Path | None,
+        typer.Option("--store", help="The local store directory [default: from the config]."),
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Overwrite local versions that differ.")
+    ] = False,
+    levels: Annotated[
+        bool,
+        typer.Option("--levels/--no-levels", help="Write subjects' levels into the config file."),
+    ] = True,
+    output: Output = OutputFormat.text,
+) -> None:
+    """Snapshot subjects, their versions and levels from the registry into the local store.
+
+    Then `schemacli gate` checks new schemas offline against production history. A local
+    version that differs from the registry's is left alone and reported (exit 1) unless --force.
+    """
+    from schemacli.config import CONFIG_FILE
+    from schemacli.registry.snapshot import pull, write_levels
+
+    settings = conn.store_settings
+    root = settings.store
+    pulled = pull(
+        conn.client,
+        subjects,
+        root,
+        force=force,
+        each=lambda names: progress(names, len(names), "pulling"),
+    )
+    changed: dict[str, str] = {}
+    config_file = settings.config_file or (Path.cwd() / CONFIG_FILE)
+    if levels:
+        wanted = {p.subject: p.level for p in pulled if settings.level_for(p.subject) != p.level}
+        if wanted:
+            changed = write_levels(config_file, wanted)
+    conflicts = [c for p in pulled for c in p.conflicts]
+    if is_json(output):
+        emit_json(
+            {
+                "registry": conn.url,
+                "store": str(root),
+                "subjects": list(pulled),
+                "config_file": str(config_file) if changed else None,
+                "levels_written": changed,
+                "conflicts": conflicts,
+            }
+        )
+    else:
+        for p in pulled:
+            click.echo(
+                f"{p.subject}: {len(p.versions)} version(s), level {p.level.value} "
+                f"({p.level_source}); {len(p.written)} written, {len(p.unchanged)} unchanged"
+                + (f", {len(p.conflicts)} CONFLICT(S)" if p.conflicts else "")
+            )
+        for subject, level in changed.items():
+            click.echo(f"{config_file}: {subject} level = {level}")
+        for path in conflicts:
+            click.echo(f"conflict: {path} differs from the registry; kept (use --force)", err=True)
+    raise typer.Exit(ExitCode.CHECK_FAILED if conflicts else ExitCode.OK)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("pull")(pull_command)

@@ -1,0 +1,97 @@
+"""`schemacli config get|set|delete [SUBJECT] [LEVEL]`: compatibility levels in the registry."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import click
+import typer
+
+from schemacli.commands.registry_options import (
+    Connection,
+    Output,
+    emit_json,
+    is_json,
+    with_registry,
+)
+from schemacli.errors import UsageError
+from schemacli.output import OutputFormat
+
+config_app = typer.Typer(
+    name="config",
+    help="Read and change compatibility levels in the schema registry (global or per subject).",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+OptionalSubject = Annotated[
+    str | None, typer.Argument(help="The subject; without it, the registry's global level.")
+]
+
+
+@config_app.command("get")
+@with_registry
+def get_command(
+    conn: Connection, subject: OptionalSubject = None, output: Output = OutputFormat.text
+) -> None:
+    """Print the level that applies to SUBJECT (its own, else the global one), or the global one."""
+    from schemacli.registry.history import registry_level
+
+    found = registry_level(conn.client, subject)
+    if is_json(output):
+        emit_json(
+            {
+                "registry": conn.url,
+                "subject": subject,
+                "level": found.level.value,
+                "source": found.source,
+            }
+        )
+        return
+    where = subject if subject is not None else "global"
+    suffix = " (inherited from the global level)" if subject and found.source == "global" else ""
+    click.echo(f"{where}: {found.level.value}{suffix}")
+
+
+@config_app.command("set")
+@with_registry
+def set_command(
+    conn: Connection,
+    args: Annotated[
+        list[str], typer.Argument(metavar="[SUBJECT] LEVEL", help="LEVEL, or SUBJECT LEVEL.")
+    ],
+    output: Output = OutputFormat.text,
+) -> None:
+    """Set the global level (LEVEL) or a subject's level (SUBJECT LEVEL)."""
+    from schemacli.config import parse_level
+
+    if len(args) not in (1, 2):
+        raise UsageError(
+            f"config set takes LEVEL or SUBJECT LEVEL, got {len(args)} arguments.",
+            hint="e.g. schemacli config set taxi-rides-value FULL",
+        )
+    subject = args[0] if len(args) == 2 else None
+    level = parse_level(args[-1], what="LEVEL")
+    now = conn.client.set_config(level.value, subject)
+    if is_json(output):
+        emit_json({"registry": conn.url, "subject": subject, "level": now})
+        return
+    click.echo(f"{subject or 'global'}: {now}")
+
+
+@config_app.command("delete")
+@with_registry
+def delete_command(
+    conn: Connection, subject: OptionalSubject = None, output: Output = OutputFormat.text
+) -> None:
+    """Drop SUBJECT's own level (it then inherits the global one), or reset the global level."""
+    previous = conn.client.delete_config(subject)
+    if is_json(output):
+        emit_json({"registry": conn.url, "subject": subject, "deleted_level": previous})
+        return
+    where = subject or "global"
+    click.echo(f"{where}: level {previous or '(none)'} deleted")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(config_app)

@@ -1,0 +1,320 @@
+"""The options every registry-backed command takes, declared once, and the client they build.
+
+``@with_registry`` adds --registry, --user, --password, --token, --ca, --cert, --key, --insecure,
+--timeout, --retries and --verbose to a command and hands it a ``Connection`` instead; the
+command's own parameters stay a short list. Precedence: flag > SCHEMACLI_REGISTRY_* > the
+``[registry]`` table of the config file > http://localhost:8081.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+import logging
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import click
+import typer
+
+from schemacli.output import OutputFormat
+from schemacli.registry.client import RegistryClient
+from schemacli.registry.settings import RegistrySettings
+
+PANEL = "Registry"
+
+_OPTIONS: list[inspect.Parameter] = [
+    inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+    for name, default, annotation in [
+        (
+            "registry",
+            None,
+            Annotated[
+                str | None,
+                typer.Option(
+                    "--registry",
+                    "-r",
+                    metavar="URL",
+                    rich_help_panel=PANEL,
+                    help="Schema registry base URL [env SCHEMACLI_REGISTRY_URL; default "
+                    "http://localhost:8081]. For Apicurio: http://host:8080/apis/ccompat/v7.",
+                ),
+            ],
+        ),
+        (
+            "user",
+            None,
+            Annotated[
+                str | None,
+                typer.Option(
+                    "--user",
+                    rich_help_panel=PANEL,
+                    help="Basic-auth user [env SCHEMACLI_REGISTRY_USER, or "
+                    "SCHEMACLI_REGISTRY_BASIC_AUTH=user:password].",
+                ),
+            ],
+        ),
+        (
+            "password",
+            None,
+            Annotated[
+                str | None,
+                typer.Option(
+                    "--password",
+                    rich_help_panel=PANEL,
+                    show_default=False,
+                    help="Basic-auth password; prefer env SCHEMACLI_REGISTRY_PASSWORD "
+                    "(flags show up in shell history and ps).",
+                ),
+            ],
+        ),
+        (
+            "token",
+            None,
+            Annotated[
+                str | None,
+                typer.Option(
+                    "--token",
+                    rich_help_panel=PANEL,
+                    show_default=False,
+                    help="Bearer token; prefer env SCHEMACLI_REGISTRY_TOKEN.",
+                ),
+            ],
+        ),
+        (
+            "ca",
+            None,
+            Annotated[
+                Path | None,
+                typer.Option(
+                    "--ca",
+                    rich_help_panel=PANEL,
+                    help="CA bundle (PEM) to verify the registry's TLS certificate "
+                    "[env SCHEMACLI_REGISTRY_CA].",
+                ),
+            ],
+        ),
+        (
+            "cert",
+            None,
+            Annotated[
+                Path | None,
+                typer.Option(
+                    "--cert",
+                    rich_help_panel=PANEL,
+                    help="Client certificate (PEM) for mutual TLS [env SCHEMACLI_REGISTRY_CERT].",
+                ),
+            ],
+        ),
+        (
+            "key",
+            None,
+            Annotated[
+                Path | None,
+                typer.Option(
+                    "--key",
+                    rich_help_panel=PANEL,
+                    help="Client certificate key (PEM) [env SCHEMACLI_REGISTRY_KEY].",
+                ),
+            ],
+        ),
+        (
+            "insecure",
+            False,
+            Annotated[
+                bool,
+                typer.Option(
+                    "--insecure",
+                    rich_help_panel=PANEL,
+                    help="Do not verify the registry's TLS certificate (never in production).",
+                ),
+            ],
+        ),
+        (
+            "timeout",
+            None,
+            Annotated[
+                float | None,
+                typer.Option(
+                    "--timeout",
+                    metavar="SECONDS",
+                    rich_help_panel=PANEL,
+                    help="Seconds to wait for an answer "
+                    "[env SCHEMACLI_REGISTRY_TIMEOUT; default 10].",
+                ),
+            ],
+        ),
+        (
+            "retries",
+            None,
+            Annotated[
+                int | None,
+                typer.Option(
+                    "--retries",
+                    rich_help_panel=PANEL,
+                    help="Retries for idempotent calls on connection errors, 429 and 5xx "
+                    "[env SCHEMACLI_REGISTRY_RETRIES; default 3].",
+                ),
+            ],
+        ),
+        (
+            "verbose",
+            False,
+            Annotated[
+                bool,
+                typer.Option(
+                    "--verbose",
+                    "-v",
+                    rich_help_panel=PANEL,
+                    help="Log every HTTP call (method, URL, status, time) to stderr; "
+                    "never credentials.",
+                ),
+            ],
+        ),
+    ]
+]
+_NAMES = tuple(p.name for p in _OPTIONS)
+
+
+@dataclass
+class Connection:
+    """What a registry command gets: the settings (store, levels) and a lazily built client."""
+
+    registry: RegistrySettings
+    store_settings: Any  # schemacli.config.Settings
+    _client: RegistryClient | None = field(default=None, repr=False)
+
+    @property
+    def client(self) -> RegistryClient:
+        if self._client is None:
+            self._client = RegistryClient(self.registry)
+        return self._client
+
+    @property
+    def url(self) -> str:
+        return self.registry.display_url
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def with_registry(func: F) -> F:
+    """Give ``func`` the registry options; it receives ``conn: Connection`` instead of them."""
+    signature = inspect.signature(func, eval_str=True)
+    own = [p for p in signature.parameters.values() if p.name != "conn"]
+    params = own + _OPTIONS
+    params.sort(key=lambda p: p.kind)  # positional-or-keyword before keyword-only
+
+    @functools.wraps(func)
+    def wrapper(**kwargs: Any) -> Any:
+        options = {name: kwargs.pop(name) for name in _NAMES}
+        conn = connect(**options, store=kwargs.get("store"))
+        try:
+            return func(conn=conn, **kwargs)
+        finally:
+            if conn._client is not None:
+                conn._client.close()
+
+    wrapper.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in params}
+    del wrapper.__wrapped__  # typer must see the new signature, not the wrapped one
+    return wrapper  # type: ignore[return-value]
+
+
+def connect(*, verbose: bool = False, store: Path | None = None, **options: Any) -> Connection:
+    """Build the settings once (flag > env > file > default). Raises UsageError/ConfigError."""
+    from schemacli.config import load_settings
+
+    if verbose:
+        _log_to_stderr()
+    settings = load_settings(flags={"store": store} if store is not None else None)
+    registry = RegistrySettings.build(
+        url=options.get("registry"),
+        user=options.get("user"),
+        password=options.get("password"),
+        token=options.get("token"),
+        ca_bundle=options.get("ca"),
+        client_cert=options.get("cert"),
+        client_key=options.get("key"),
+        insecure=bool(options.get("insecure")),
+        timeout=options.get("timeout"),
+        retries=options.get("retries"),
+        file_values=settings.registry,
+    )
+    if registry.insecure:
+        click.echo(
+            f"warning: TLS verification is OFF for {registry.display_url} (--insecure)", err=True
+        )
+    return Connection(registry=registry, store_settings=settings)
+
+
+def _log_to_stderr() -> None:
+    logger = logging.getLogger("schemacli.registry")
+    if not any(getattr(h, "_schemacli", False) for h in logger.handlers):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("registry: %(message)s"))
+        handler._schemacli = True  # type: ignore[attr-defined]
+        logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+
+
+T = TypeVar("T")
+
+
+def progress(items: Iterable[T], total: int, label: str, *, threshold: int = 5) -> Iterator[T]:
+    """Yield ``items``, showing a progress bar on stderr when there are ``threshold`` or more.
+
+    Results go to stdout; the bar goes to stderr, and is drawn only on a terminal.
+    """
+    if total < threshold:
+        yield from items
+        return
+    with click.progressbar(items, length=total, label=label, file=sys.stderr, show_pos=True) as bar:
+        yield from bar
+
+
+def emit_json(data: Any) -> None:
+    """Write ``data`` (dataclasses and tuples allowed) as JSON to stdout."""
+    click.echo(json.dumps(data, indent=2, default=_default, ensure_ascii=False))
+
+
+def _default(value: Any) -> Any:
+    from dataclasses import asdict, is_dataclass
+
+    if is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"not JSON-serialisable: {type(value).__name__}")
+
+
+def _remember_output(ctx: click.Context, value: OutputFormat | str | None) -> str | None:
+    # Same as options.Output's callback, but hands typer the *string*: typer's enum convertor
+    # runs after the callback and maps str(OutputFormat.json) == "OutputFormat.json" to None.
+    if value is None:
+        return None
+    from schemacli.app import OUTPUT_META_KEY
+
+    text = value.value if isinstance(value, OutputFormat) else str(value)
+    ctx.meta[OUTPUT_META_KEY] = text
+    return text
+
+
+Output = Annotated[
+    OutputFormat,
+    typer.Option(
+        "--output",
+        "-o",
+        help="Result format: text for people, json for machines.",
+        callback=_remember_output,
+        case_sensitive=False,
+    ),
+]
+
+
+def is_json(output: OutputFormat | str | None) -> bool:
+    return output is not None and OutputFormat(output) is OutputFormat.json

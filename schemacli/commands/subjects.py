@@ -1,0 +1,201 @@
+"""`schemacli subjects list|show|delete`: what the registry holds."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import click
+import typer
+
+from schemacli.commands.registry_options import (
+    Connection,
+    Output,
+    emit_json,
+    is_json,
+    progress,
+    with_registry,
+)
+from schemacli.errors import UsageError
+from schemacli.output import OutputFormat
+
+subjects_app = typer.Typer(
+    name="subjects",
+    help="List, show and delete subjects in the schema registry.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+Subject = Annotated[str, typer.Argument(help="The subject (context-qualified names pass through).")]
+
+
+@subjects_app.command("list")
+@with_registry
+def list_command(
+    conn: Connection,
+    prefix: Annotated[
+        str | None, typer.Option("--prefix", help="Only subjects starting with this.")
+    ] = None,
+    deleted: Annotated[
+        bool, typer.Option("--deleted", help="Include soft-deleted subjects.")
+    ] = False,
+    versions: Annotated[
+        bool, typer.Option("--versions", help="Also list each subject's versions.")
+    ] = False,
+    output: Output = OutputFormat.text,
+) -> None:
+    """List the registry's subjects, sorted."""
+    client = conn.client
+    names = sorted(client.list_subjects(prefix=prefix, deleted=deleted))
+    rows = [
+        {
+            "subject": s,
+            **({"versions": client.list_versions(s, deleted=deleted)} if versions else {}),
+        }
+        for s in (progress(names, len(names), "subjects") if versions else names)
+    ]
+    if is_json(output):
+        emit_json({"registry": conn.url, "subjects": rows})
+        return
+    for row in rows:
+        extra = f"  versions {', '.join(map(str, row['versions']))}" if versions else ""
+        click.echo(f"{row['subject']}{extra}")
+    if not rows:
+        click.echo(f"no subjects in {conn.url}", err=True)
+
+
+@subjects_app.command("show")
+@with_registry
+def show_command(
+    conn: Connection,
+    subject: Subject,
+    version: Annotated[
+        str, typer.Option("--version", help="Which version's schema to print: N or latest.")
+    ] = "latest",
+    output: Output = OutputFormat.text,
+) -> None:
+    """Show a subject: its versions and ids, its level, its mode and one version's schema."""
+    from schemacli.registry.history import registry_level
+
+    client = conn.client
+    numbers = client.list_versions(subject)
+    chosen = client.get_version(subject, version)
+    ids = {
+        n: (chosen.id if n == chosen.version else client.get_version(subject, n).id)
+        for n in numbers
+    }
+    level = registry_level(client, subject)
+    mode = client.get_mode()
+    if is_json(output):
+        emit_json(
+            {
+                "registry": conn.url,
+                "subject": subject,
+                "level": level.level.value,
+                "level_source": level.source,
+                "mode": mode,
+                "versions": [{"version": n, "id": i} for n, i in ids.items()],
+                "schema": {
+                    "version": chosen.version,
+                    "id": chosen.id,
+                    "text": chosen.schema,
+                    "references": [r.to_json() for r in chosen.references],
+                },
+            }
+        )
+        return
+    click.echo(f"subject   {subject}")
+    click.echo(f"level     {level.level.value} ({level.source})")
+    click.echo(f"mode      {mode}")
+    click.echo("versions  " + ", ".join(f"v{n} (id {i})" for n, i in ids.items()))
+    for ref in chosen.references:
+        click.echo(f"reference {ref.name} = {ref.subject}:{ref.version}")
+    click.echo(f"schema v{chosen.version}:")
+    click.echo(_pretty(chosen.schema))
+
+
+def _pretty(text: str) -> str:
+    import json
+
+    try:
+        return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+    except ValueError:
+        return text
+
+
+@subjects_app.command("delete")
+@with_registry
+def delete_command(
+    conn: Connection,
+    subject: Subject,
+    version: Annotated[
+        str | None, typer.Option("--version", help="Delete only this version (N or latest).")
+    ] = None,
+    permanent: Annotated[
+        bool,
+        typer.Option(
+            "--permanent",
+            help="Hard delete: ids and schemas are gone for good (soft-deletes first if needed).",
+        ),
+    ] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Really delete.")] = False,
+    output: Output = OutputFormat.text,
+) -> None:
+    """Delete a subject (or one version). Soft by default; nothing happens without --yes."""
+    what = f"{subject} version {version}" if version else f"subject {subject}"
+    if not yes:
+        raise UsageError(
+            f"Refusing to delete {what} from {conn.url} without --yes.",
+            hint="Add --yes to confirm"
+            + (" (and --permanent for a hard delete)." if not permanent else "."),
+        )
+    client = conn.client
+    if version is not None:
+        deleted = [_delete_version(client, subject, version, permanent)]
+    else:
+        deleted = _delete_subject(client, subject, permanent)
+    kind = "permanently deleted" if permanent else "soft-deleted"
+    if is_json(output):
+        emit_json(
+            {
+                "registry": conn.url,
+                "subject": subject,
+                "deleted_versions": deleted,
+                "permanent": permanent,
+            }
+        )
+        return
+    click.echo(f"{subject}: {kind} version(s) {', '.join(map(str, deleted))}")
+
+
+def _delete_subject(client, subject: str, permanent: bool) -> list[int]:
+    from schemacli.errors import RegistryError
+    from schemacli.registry.errors import RegistryErrorCode
+
+    if not permanent:
+        return client.delete_subject(subject)
+    try:
+        client.delete_subject(subject)  # Confluent requires a soft delete first
+    except RegistryError as err:
+        if err.error_code != RegistryErrorCode.SUBJECT_SOFT_DELETED:
+            raise
+    return client.delete_subject(subject, permanent=True)
+
+
+def _delete_version(client, subject: str, version: str, permanent: bool) -> int:
+    from schemacli.errors import RegistryError
+    from schemacli.registry.errors import RegistryErrorCode
+
+    if not permanent:
+        return client.delete_version(subject, version)
+    if version == "latest":
+        version = str(client.get_version(subject, "latest").version)
+    try:
+        client.delete_version(subject, version)
+    except RegistryError as err:
+        if err.error_code != RegistryErrorCode.VERSION_SOFT_DELETED:
+            raise
+    return client.delete_version(subject, version, permanent=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(subjects_app)

@@ -1,0 +1,98 @@
+"""Checking a schema against a subject in the registry: its verdict and ours, side by side.
+
+The registry (verbose) and the local engine (``check_candidate`` over ``registry_history``) are both
+asked, at the level the registry applies to the subject. They should agree case for case (both
+follow Apache Avro Java's SchemaCompatibility); when they do not, ``RegistryCheck.agree`` is False
+and the commands say so loudly — one of the two has a bug, or the registry deviates from Java.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from schemacli.config import Level
+from schemacli.errors import RegistryError
+from schemacli.registry.client import RegistryClient
+from schemacli.registry.history import is_missing_subject, registry_history, registry_level
+from schemacli.registry.models import CompatibilityAnswer, Reference
+
+
+@dataclass(frozen=True)
+class RegistryCheck:
+    """One candidate checked against one subject: the local report and the registry's answer."""
+
+    subject: str
+    level: Level
+    level_source: str  # "subject", "global" or "flag"
+    local: Any  # schemacli.contracts.store.CheckReport
+    registry: CompatibilityAnswer | None  # None when the registry could not be asked meaningfully
+    registry_note: str | None = None  # why the registry was not asked, or what it deviates in
+
+    @property
+    def compatible(self) -> bool:
+        """Compatible only when both say so (a disagreement fails closed)."""
+        registry_ok = self.registry is None or self.registry.compatible
+        return bool(self.local.compatible) and registry_ok
+
+    @property
+    def agree(self) -> bool | None:
+        """Whether both verdicts are the same; None when only one verdict exists."""
+        if self.registry is None:
+            return None
+        return bool(self.local.compatible) == self.registry.compatible
+
+
+def check_against_registry(
+    client: RegistryClient,
+    candidate: Any,
+    subject: str,
+    *,
+    level: Level | None = None,
+    references: Sequence[Reference] = (),
+    history: Sequence[Any] | None = None,
+) -> RegistryCheck:
+    """Check ``candidate`` (a ``LoadedSchema``) against ``subject``'s history in the registry.
+
+    Without ``level`` the registry's level for the subject is used, so both verdicts are about
+    the same question. With a different ``level`` only the local engine can answer (the registry
+    always applies its own level); the registry is then not asked.
+    """
+    from schemacli.contracts.store import check_candidate
+
+    configured = registry_level(client, subject)
+    chosen = level or configured.level
+    source = "flag" if level is not None and level != configured.level else configured.source
+    if history is None:
+        history = registry_history(client, subject)
+    local = check_candidate(candidate, history, subject=subject, level=chosen)
+
+    if chosen != configured.level:
+        note = (
+            f"the registry applies {configured.level.value} to {subject}, not {chosen.value}; "
+            "only the local engine answered"
+        )
+        return RegistryCheck(subject, chosen, source, local, None, note)
+    if local.identical_to is not None:
+        found = client.lookup(subject, schema_text(candidate), references=references)
+        if found is not None:
+            answer = CompatibilityAnswer(
+                True, (f"already registered as version {found.version}, id {found.id}",)
+            )
+            return RegistryCheck(subject, chosen, source, local, answer)
+    text = schema_text(candidate)
+    try:
+        answer = client.test_compatibility_all(subject, text, references=references)
+    except RegistryError as err:
+        if not is_missing_subject(err):
+            raise
+        first = "subject does not exist yet: the first version is always compatible"
+        answer = CompatibilityAnswer(True, (first,))
+    return RegistryCheck(subject, chosen, source, local, answer)
+
+
+def schema_text(candidate: Any) -> str:
+    """The JSON we send for a loaded schema: its value, compact (comments and layout dropped)."""
+    return json.dumps(candidate.value, separators=(",", ":"), ensure_ascii=False)

@@ -1,0 +1,145 @@
+"""A subject's history and level as the registry holds them, in the local engine's terms.
+
+``registry_history`` turns the registry's versions into the same ``LoadedSchema`` records the
+local store produces (source ``subject:vN``), so ``schemacli.contracts.store.check_candidate`` runs
+unchanged against production history. Schema references are resolved through the registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from schemacli.config import Level
+from schemacli.errors import Location, RegistryError, SchemacliError
+from schemacli.registry.client import RegistryClient
+from schemacli.registry.errors import RegistryErrorCode
+from schemacli.registry.models import Reference, SubjectVersion
+
+_NO_SUBJECT = (RegistryErrorCode.SUBJECT_NOT_FOUND, RegistryErrorCode.SUBJECT_SOFT_DELETED)
+_NO_SUBJECT_LEVEL = (
+    RegistryErrorCode.SUBJECT_LEVEL_COMPATIBILITY_NOT_CONFIGURED,
+    RegistryErrorCode.SUBJECT_NOT_FOUND,
+)
+
+
+def is_missing_subject(err: RegistryError) -> bool:
+    """True when ``err`` says the subject does not exist (any registry's way of saying it)."""
+    return err.error_code in _NO_SUBJECT or (err.status == 404 and err.error_code in (None, 404))
+
+
+def fetch_versions(client: RegistryClient, subject: str) -> list[SubjectVersion]:
+    """Every live version of ``subject``, oldest first; empty when the subject does not exist."""
+    try:
+        numbers = client.list_versions(subject)
+    except RegistryError as err:
+        if is_missing_subject(err):
+            return []
+        raise
+    return [client.get_version(subject, n) for n in numbers]
+
+
+def registry_history(client: RegistryClient, subject: str) -> tuple[Any, ...]:
+    """The subject's versions as ``LoadedSchema`` (oldest first, source ``subject:vN``).
+
+    Raises RegistryError / NetworkError, or SchemaParseError if the registry holds a schema our
+    parser refuses (which is itself worth knowing: report it, do not hide it).
+    """
+    return tuple(load_version(client, v) for v in fetch_versions(client, subject))
+
+
+def load_version(client: RegistryClient, version: SubjectVersion) -> Any:
+    """Parse one registry version into a ``LoadedSchema``, resolving its references."""
+    from schemacli.contracts.store import load_schema_text
+
+    source = f"{version.subject}:v{version.version}"
+    if not version.references:
+        return load_schema_text(version.schema, source, version=version.version)
+    names = resolve_references(client, version.references)
+    return _load_with_names(version.schema, source, names, version.version)
+
+
+def load_candidate(
+    client: RegistryClient, text: str, source: str, references: Sequence[Reference] = ()
+) -> Any:
+    """Parse a candidate schema whose named-type references live in the registry."""
+    from schemacli.contracts.store import load_schema_text
+
+    if not references:
+        return load_schema_text(text, source)
+    names = resolve_references(client, references)
+    return _load_with_names(text, source, names, None)
+
+
+def _load_with_names(text: str, source: str, names: Any, version: int | None) -> Any:
+    from schemacli.contracts.schema import parse_schema
+    from schemacli.contracts.source import parse_text
+    from schemacli.contracts.store import LoadedSchema
+
+    document = parse_text(text.removeprefix("\ufeff"), source)
+    try:
+        schema = parse_schema(document.value, names=names)
+    except SchemacliError as err:
+        pointer = err.location.pointer if err.location and err.location.pointer else ""
+        line, column = document.position(pointer)
+        raise err.with_location(Location(source, pointer or None, line, column)) from None
+    return LoadedSchema(source=source, document=document, schema=schema, version=version)
+
+
+def resolve_references(
+    client: RegistryClient, references: Sequence[Reference], *, _depth: int = 0
+) -> Any:
+    """The named types defined by ``references`` (and theirs, recursively) as ``Names``."""
+    from schemacli.contracts.schema import Names, parse_schema
+
+    if _depth > 32:
+        raise RegistryError(
+            "Schema references nest deeper than 32 levels (a reference cycle?).",
+            hint="Check the references of the subjects involved.",
+        )
+    names = Names()
+    for ref in references:
+        version = client.get_version(ref.subject, ref.version)
+        inner = resolve_references(client, version.references, _depth=_depth + 1)
+        names = Names({**inner.types, **names.types})
+        try:
+            schema = parse_schema(version.schema, names=names)
+        except SchemacliError as err:
+            err.message = f"referenced schema {ref.subject}:v{ref.version}: {err.message}"
+            raise
+        names = names.including(schema)
+    return names
+
+
+@dataclass(frozen=True)
+class SubjectLevel:
+    """A subject's compatibility level and where it comes from (``subject`` or ``global``)."""
+
+    level: Level
+    source: str
+
+
+def registry_level(client: RegistryClient, subject: str | None) -> SubjectLevel:
+    """The level the registry applies to ``subject``: its own, else the global one."""
+    if subject is not None:
+        try:
+            own = client.get_config(subject)
+        except RegistryError as err:
+            if err.error_code not in _NO_SUBJECT_LEVEL and err.status != 404:
+                raise
+        else:
+            if own:
+                return SubjectLevel(_as_level(own, client), "subject")
+    return SubjectLevel(_as_level(client.get_config(), client), "global")
+
+
+def _as_level(text: str, client: RegistryClient) -> Level:
+    try:
+        return Level(text.upper())
+    except ValueError:
+        raise RegistryError(
+            f"The registry at {client.settings.display_url} reports an unknown compatibility "
+            f"level {text!r}.",
+            hint="Expected one of " + ", ".join(level.value for level in Level) + ".",
+        ) from None
