@@ -1,0 +1,87 @@
+"""``schemacli check``: is this schema a valid next version of its subject?"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from schemacli.commands.options import Output
+from schemacli.output import OutputFormat
+
+Against = Annotated[
+    str | None,
+    typer.Option(
+        "--against",
+        metavar="git:REF",
+        help="Use the store as it was at a git ref (e.g. git:origin/main) instead of the "
+        "working tree.",
+    ),
+]
+Store = Annotated[
+    Path | None,
+    typer.Option("--store", help="The store directory (default: from config, else ./schemas)."),
+]
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("check")
+    def check(
+        schema: Annotated[Path, typer.Argument(help="The .avsc file to check.")],
+        subject: Annotated[
+            str | None,
+            typer.Option(
+                "--subject",
+                "-s",
+                help="The subject it would be registered under (default: from the file name "
+                "or record name, by the configured naming strategy).",
+            ),
+        ] = None,
+        level: Annotated[
+            str | None,
+            typer.Option(
+                "--level",
+                "-l",
+                help="NONE, BACKWARD, FORWARD, FULL or *_TRANSITIVE (default: the subject's "
+                "configured level, else default-level, else BACKWARD).",
+            ),
+        ] = None,
+        against: Against = None,
+        store: Store = None,
+        output: Output = OutputFormat.text,
+    ) -> None:
+        """Check SCHEMA against its subject's history in the local store.
+
+        Exit codes: 0 compatible (or identical to an existing version), 1 incompatible,
+        2 usage or input error.
+        """
+        from schemacli.config import load_settings, parse_level
+        from schemacli.contracts import store as core
+        from schemacli.output import check_report, render
+
+        settings = load_settings(flags={"store": store})
+        candidate = core.load_schema_file(schema)
+        subject = subject or core.subject_for_file(
+            schema, candidate.value, settings.naming_strategy
+        )
+        chosen = parse_level(level) if level else settings.level_for(subject)
+        tree = core.git_tree(against, settings.store) if against else store_tree(settings.store)
+        history = core.load_history(tree, subject)
+        result = core.check_candidate(candidate, history, subject=subject, level=chosen)
+        typer.echo(render(check_report(result), output, color=sys.stdout.isatty()), nl=False)
+        raise typer.Exit(int(result.verdict.exit_code))
+
+
+def store_tree(store: Path):  # -> schemacli.contracts.store.FileTree
+    """The working-tree store, named relative to the current directory in messages."""
+    import os
+
+    from schemacli.contracts.store import FileTree
+
+    try:
+        shown = os.path.relpath(store)
+    except ValueError:  # another drive on Windows
+        shown = str(store)
+    return FileTree(store, display_root=str(store) if shown.startswith("..") else shown)

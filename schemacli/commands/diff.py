@@ -1,0 +1,33 @@
+"""``schemacli diff``: what changed between two schemas, and what each level makes of it."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from schemacli.commands.options import Output
+from schemacli.output import OutputFormat
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("diff")
+    def diff(
+        old: Annotated[Path, typer.Argument(help="The earlier schema (.avsc).")],
+        new: Annotated[Path, typer.Argument(help="The later schema (.avsc).")],
+        output: Output = OutputFormat.text,
+    ) -> None:
+        """Show what changed from OLD to NEW, field by field, and the verdict at every level.
+
+        BACKWARD: NEW can read data written with OLD; FORWARD: OLD can read data written with
+        NEW; FULL: both. Exit codes: 0 the diff was computed (whatever it says), 2 usage or
+        input error.
+        """
+        from schemacli.contracts.diff import diff as compute
+        from schemacli.contracts.store import load_schema_file
+        from schemacli.output import diff_report, render
+
+        result = compute(load_schema_file(old), load_schema_file(new))
+        typer.echo(render(diff_report(result), output, color=sys.stdout.isatty()), nl=False)

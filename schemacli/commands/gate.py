@@ -1,0 +1,46 @@
+"""``schemacli gate``: the CI compatibility gate over the whole local store."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from schemacli.commands.check import Against, Store
+from schemacli.commands.options import Output
+from schemacli.output import OutputFormat
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("gate")
+    def gate(
+        store: Store = None,
+        against: Against = None,
+        output: Output = OutputFormat.text,
+        quiet: Annotated[
+            bool, typer.Option("--quiet", "-q", help="No progress messages on stderr.")
+        ] = False,
+    ) -> None:
+        """Check every subject's versions at the subject's compatibility level.
+
+        Without --against: every version against the versions before it. With --against
+        git:REF: only versions new since REF, against the history at REF; an existing version
+        that changed or disappeared is a violation (history is immutable). Lists every
+        violation. Exit codes: 0 pass, 1 incompatible, 2 usage or input error (e.g. an invalid
+        .avsc file).
+        """
+        from schemacli.commands.check import store_tree
+        from schemacli.config import load_settings
+        from schemacli.contracts import store as core
+        from schemacli.output import gate_report, render
+
+        settings = load_settings(flags={"store": store})
+        head = store_tree(settings.store)
+        base = core.git_tree(against, settings.store) if against else None
+        if not quiet:
+            where = f" against {base.label}" if base else ""
+            typer.echo(f"gate: checking {head.source('').rstrip('/')}{where}", err=True)
+        result = core.gate(head, settings, base=base)
+        typer.echo(render(gate_report(result), output, color=sys.stdout.isatty()), nl=False)
+        raise typer.Exit(int(result.verdict.exit_code))

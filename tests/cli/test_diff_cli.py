@@ -1,0 +1,68 @@
+"""`schemacli diff OLD NEW`: the changes and the verdict for every level, through the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from schemacli.app import app
+
+ROOT = Path(__file__).resolve().parents[2]
+V1 = ROOT / "schemas/subjects/taxi-rides-value/v1.avsc"
+V2 = ROOT / "schemas/subjects/taxi-rides-value/v2.avsc"
+BREAKING = ROOT / "schemas/migration/taxi-ride-v2-breaking.avsc"
+
+
+def run(*args: str):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def test_diff_lists_added_fields_and_every_level_passing():
+    result = run("diff", V1, V2)
+    assert result.exit_code == 0
+    assert f"{V2}:11:5 (at /fields/5): FIELD_ADDED: field 'tip_amount' added" in result.stdout
+    assert "allowed at: BACKWARD, FORWARD, FULL" in result.stdout
+
+
+def test_diff_shows_the_type_change_and_the_failing_levels_but_exits_0():
+    result = run("diff", V1, BREAKING)
+    assert result.exit_code == 0  # a diff describes; check and gate decide
+    assert "type changed from float to string" in result.stdout
+    assert "allowed at: NONE only" in result.stdout
+    assert "TYPE_MISMATCH" in result.stdout
+
+
+def test_diff_json_has_changes_and_a_verdict_per_level():
+    payload = json.loads(run("diff", V1, BREAKING, "-o", "json").stdout)
+    assert {c["kind"] for c in payload["changes"]} == {"TYPE_CHANGED", "DOC_ADDED"}
+    verdicts = {c["name"]: c["verdict"] for c in payload["cases"]}
+    assert verdicts == {
+        "NONE": "compatible",
+        "BACKWARD": "incompatible",
+        "FORWARD": "incompatible",
+        "FULL": "incompatible",
+    }
+
+
+def test_diff_github_output_has_a_notice_per_change():
+    out = run("diff", V1, V2, "-o", "github").stdout.splitlines()
+    notices = [line for line in out if line.startswith("::notice ")]
+    assert len(notices) == 2
+    assert notices[0].startswith(f"::notice file={V2},line=11,col=5,title=FIELD_ADDED::")
+
+
+def test_diff_with_an_invalid_file_exits_2_naming_it(tmp_path):
+    bad = tmp_path / "bad.avsc"
+    bad.write_text('{"type": "record", "name": "R", "fields": [{"name": "x"}]}')
+    result = run("diff", V1, bad)
+    assert result.exit_code == 2
+    assert str(bad) in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_diff_with_a_missing_file_exits_2(tmp_path):
+    result = run("diff", V1, tmp_path / "missing.avsc")
+    assert result.exit_code == 2
+    assert "no such file" in result.stderr

@@ -1,0 +1,180 @@
+"""`schemacli gate`: the CI gate over the whole store, through the CLI (and one subprocess)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from schemacli.app import app
+
+ROOT = Path(__file__).resolve().parents[2]
+BREAKING = ROOT / "schemas/migration/taxi-ride-v2-breaking.avsc"
+VALUE = "schemas/subjects/taxi-rides-value"
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    shutil.copytree(ROOT / "schemas", tmp_path / "schemas")
+    (tmp_path / "schemacli.toml").write_text('store = "schemas"\n')
+    monkeypatch.chdir(tmp_path)
+    for name in ("SCHEMACLI_STORE", "SCHEMACLI_DEFAULT_LEVEL", "SCHEMACLI_CONFIG"):
+        monkeypatch.delenv(name, raising=False)
+    return tmp_path
+
+
+def run(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+
+def commit_all(repo: Path, message: str) -> None:
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", message)
+
+
+@pytest.fixture
+def repo(project):
+    git(project, "init", "-q", "-b", "main")
+    git(project, "config", "user.email", "t@example.com")
+    git(project, "config", "user.name", "t")
+    commit_all(project, "example store")
+    return project
+
+
+def add_version(project: Path, subject_dir: str, schema: dict | str) -> Path:
+    directory = project / subject_dir
+    n = len(list(directory.glob("v*.avsc"))) + 1
+    path = directory / f"v{n}.avsc"
+    path.write_text(schema if isinstance(schema, str) else json.dumps(schema, indent=2))
+    return path
+
+
+def test_gate_passes_on_the_example_store(project):
+    result = run("gate")
+    assert result.exit_code == 0, result.output
+    assert "taxi-rides-value   BACKWARD   2" in result.stdout
+    assert "gate: passed (2 subjects)" in result.stdout
+
+
+def test_gate_exit_code_is_1_when_total_amount_becomes_string(project):
+    v3 = add_version(project, VALUE, BREAKING.read_text())
+    result = run("gate")
+    assert result.exit_code == 1
+    assert f"{v3.relative_to(project)}:11:38 (at /fields/4/type): error TYPE_MISMATCH" in (
+        result.stdout
+    )
+
+
+def test_gate_lists_every_violation_not_only_the_first(project):
+    add_version(project, VALUE, BREAKING.read_text())
+    key = json.loads((project / "schemas/subjects/taxi-rides-key/v1.avsc").read_text())
+    key["fields"].append({"name": "zone", "type": "int"})  # no default: breaks BACKWARD
+    add_version(project, "schemas/subjects/taxi-rides-key", key)
+    result = run("gate", "-o", "json")
+    assert result.exit_code == 1
+    payload = json.loads(result.stdout)
+    kinds = {c["name"]: [f["kind"] for f in c["findings"]] for c in payload["cases"]}
+    assert kinds == {
+        "taxi-rides-key": ["READER_FIELD_MISSING_DEFAULT_VALUE"],
+        "taxi-rides-value": ["TYPE_MISMATCH"],
+    }
+
+
+def test_gate_invalid_avsc_exits_2_with_file_line_and_column(project):
+    bad = add_version(project, VALUE, '{\n  "type": "record",\n  "name": "TaxiRide",\n}')
+    result = run("gate")
+    assert result.exit_code == 2
+    assert f"{bad.relative_to(project)}:3:" in result.stdout
+    assert "INVALID_SCHEMA" in result.stdout
+    assert "Traceback" not in result.output
+
+
+def test_gate_store_option_and_missing_store(project, tmp_path):
+    assert run("gate", "--store", "schemas").exit_code == 0
+    result = run("gate", "--store", "nowhere")
+    assert result.exit_code == 2
+    assert "does not exist" in result.stdout
+
+
+def test_gate_against_a_ref_checks_only_what_changed_since(repo):
+    # The committed history holds a breaking v3: the full gate fails, the gate against HEAD
+    # (nothing new) passes; a new compatible v4 is checked against the history at the ref.
+    add_version(repo, VALUE, BREAKING.read_text())
+    commit_all(repo, "breaking v3")
+    assert run("gate").exit_code == 1
+    assert run("gate", "--against", "git:HEAD").exit_code == 0
+    v4 = json.loads(BREAKING.read_text())
+    v4["fields"].append({"name": "zone", "type": "int", "default": 0})
+    add_version(repo, VALUE, v4)
+    result = run("gate", "--against", "git:main", "-o", "json")
+    assert result.exit_code == 0, result.stdout
+    value = next(c for c in json.loads(result.stdout)["cases"] if c["name"] == "taxi-rides-value")
+    assert value["checked"] == [4]
+
+
+def test_gate_against_a_ref_rejects_an_edited_existing_version(repo):
+    v2 = repo / VALUE / "v2.avsc"
+    v2.write_text(v2.read_text().replace('"default": 0.0', '"default": 1.0'))
+    result = run("gate", "--against", "git:main")
+    assert result.exit_code == 1
+    assert "HISTORY_REWRITTEN" in result.stdout
+    assert "restore v2" in result.stdout
+
+
+def test_gate_against_unknown_ref_exits_2(repo):
+    result = run("gate", "--against", "git:origin/main")
+    assert result.exit_code == 2
+    assert "unknown git ref 'origin/main'" in result.stderr
+
+
+def test_gate_against_outside_git_exits_2(project):
+    result = run("gate", "--against", "git:main")
+    assert result.exit_code == 2
+    assert "not inside a git repository" in result.stderr
+
+
+def test_gate_junit_report_has_one_testcase_per_subject(project):
+    add_version(project, VALUE, BREAKING.read_text())
+    result = run("gate", "-o", "junit")
+    assert result.exit_code == 1
+    suite = ET.fromstring(result.stdout).find("testsuite")
+    names = [case.get("name") for case in suite.iter("testcase")]
+    assert names == ["taxi-rides-key", "taxi-rides-value"]
+    assert suite.get("failures") == "1"
+
+
+def test_gate_github_output_annotates_the_offending_line(project):
+    add_version(project, VALUE, BREAKING.read_text())
+    result = run("gate", "-o", "github")
+    assert result.exit_code == 1
+    assert result.stdout.startswith(
+        f"::error file={VALUE}/v3.avsc,line=11,col=38,title=taxi-rides-value%3A TYPE_MISMATCH::"
+    )
+
+
+def test_gate_progress_goes_to_stderr_and_results_to_stdout(project):
+    result = run("gate", "-o", "json")
+    assert "gate: checking schemas" in result.stderr
+    json.loads(result.stdout)  # nothing but the JSON document on stdout
+    assert "gate: checking" not in run("gate", "-q").stderr
+
+
+def test_gate_help_runs_as_a_subprocess_and_documents_exit_codes():
+    result = subprocess.run(
+        [sys.executable, "-m", "schemacli", "gate", "--help"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Exit codes: 0 pass, 1 incompatible" in " ".join(result.stdout.split())
