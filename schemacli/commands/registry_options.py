@@ -254,11 +254,14 @@ def connect(*, verbose: bool = False, store: Path | None = None, **options: Any)
 
 def _log_to_stderr() -> None:
     logger = logging.getLogger("schemacli.registry")
-    if not any(getattr(h, "_schemacli", False) for h in logger.handlers):
+    handler = next((h for h in logger.handlers if getattr(h, "_schemacli", False)), None)
+    if handler is None:
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("registry: %(message)s"))
         handler._schemacli = True  # type: ignore[attr-defined]
         logger.addHandler(handler)
+    else:
+        handler.setStream(sys.stderr)  # type: ignore[attr-defined]  # stderr may be replaced
     logger.setLevel(logging.DEBUG)
 
 
