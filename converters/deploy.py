@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -37,7 +38,7 @@ PACKAGES = (
 )
 BUNDLED = ("converters", "spark_avro", "schemacli")
 SECRET_ENV_PREFIXES = ("SCHEMACLI_REGISTRY_",)
-MASTER_PREFIXES = ("local", "yarn", "k8s://", "spark://", "mesos://")
+MASTER = re.compile(r"^(local(\[(\d+|\*)(,\d+)?\])?|yarn|(k8s|spark|mesos)://\S+)$")
 
 
 def default_state_dir(mapping: Mapping, base: Path | None = None) -> Path:
@@ -72,7 +73,7 @@ class DeployConfig:
 
     def check(self) -> None:
         """Raise UsageError for values spark-submit would choke on later."""
-        if not self.master.startswith(MASTER_PREFIXES):
+        if not MASTER.match(self.master):
             raise UsageError(
                 f"unknown Spark master {self.master!r}",
                 hint="Use local[2], yarn, k8s://https://host:port or spark://host:port.",

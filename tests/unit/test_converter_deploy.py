@@ -1,0 +1,115 @@
+"""deploy/status/stop helpers: the spark-submit command, secrets kept out, checkpoint reading."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from converters.deploy import (
+    DeployConfig,
+    build_command,
+    checkpoint_offsets,
+    child_env,
+    prepare,
+    secret_env_names,
+    status,
+    stop,
+)
+from converters.mapping import load
+from schemacli.errors import UsageError
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples/mappings/taxi-ride-v2-to-v1.yaml"
+
+
+def cfg(tmp_path: Path, **kw) -> DeployConfig:
+    base = dict(mapping_path=EXAMPLE, bootstrap="broker:9092",
+                registry_url="https://alice:s3cret@registry.example:8081", state_dir=tmp_path / "state",
+                spark_submit="/opt/spark/bin/spark-submit")
+    base.update(kw)
+    return DeployConfig(**base)
+
+
+def test_command_runs_the_job_with_the_resolved_mapping_and_no_secret(tmp_path: Path):
+    c = cfg(tmp_path, kafka_properties=None)
+    files = prepare(c, load(EXAMPLE))
+    cmd = build_command(c, files)
+    text = " ".join(cmd)
+    assert "s3cret" not in text and "alice" not in text
+    assert "--registry https://registry.example:8081" in text
+    assert cmd[cmd.index("--master") + 1] == "local[2]"
+    assert "spark-avro_2.13:4.0.1" in cmd[cmd.index("--packages") + 1]
+    resolved = json.loads(Path(cmd[cmd.index("--mapping") + 1]).read_text())
+    assert resolved["target"]["schema_json"]["name"] == "TaxiRide"  # the job needs no other file
+    assert cmd[cmd.index("--checkpoint") + 1] == str(tmp_path / "state" / "checkpoint")
+
+
+def test_registry_credentials_reach_the_job_through_the_environment(tmp_path: Path):
+    env = child_env(cfg(tmp_path))
+    assert env["SCHEMACLI_REGISTRY_USER"] == "alice" and env["SCHEMACLI_REGISTRY_PASSWORD"] == "s3cret"
+    assert secret_env_names(env) == ["SCHEMACLI_REGISTRY_PASSWORD", "SCHEMACLI_REGISTRY_USER"]
+
+
+def test_cluster_masters_ship_the_mapping_and_kafka_properties_with_files(tmp_path: Path):
+    props = tmp_path / "kafka.properties"
+    props.write_text("sasl.jaas.config=secret\n")
+    c = cfg(tmp_path, master="yarn", kafka_properties=props, jars=("/j/a.jar",))
+    cmd = build_command(c, prepare(c, load(EXAMPLE)))
+    assert cmd[cmd.index("--files") + 1].endswith("mapping.json," + str(props))
+    assert cmd[cmd.index("--kafka-properties") + 1] == "kafka.properties"
+    assert cmd[cmd.index("--jars") + 1] == "/j/a.jar" and "--packages" not in cmd
+    assert "secret" not in " ".join(cmd).replace("s3cret", "")
+
+
+@pytest.mark.parametrize("bad", [dict(master="local2"), dict(conf=("nokey",)),
+                                 dict(bootstrap="u:p@broker:9092")])
+def test_bad_deploy_settings_are_usage_errors(tmp_path: Path, bad):
+    with pytest.raises(UsageError):
+        cfg(tmp_path, **bad).check()
+
+
+def _checkpoint(root: Path, batches: dict[int, dict], committed: list[int]) -> Path:
+    (root / "offsets").mkdir(parents=True)
+    (root / "commits").mkdir()
+    for b, offsets in batches.items():
+        (root / "offsets" / str(b)).write_text('v1\n{"batchWatermarkMs":0}\n' + json.dumps(offsets) + "\n")
+    for b in committed:
+        (root / "commits" / str(b)).write_text("v1\n{}\n")
+    return root
+
+
+def test_committed_progress_is_the_last_batch_with_a_commit(tmp_path: Path):
+    cp = _checkpoint(tmp_path / "cp", {0: {"t": {"0": 5, "1": 7}}, 1: {"t": {"0": 9, "1": 7}}}, [0])
+    assert checkpoint_offsets(cp) == (0, {"t": {0: 5, 1: 7}})
+
+
+def test_status_without_kafka_reports_committed_offsets_and_counts(tmp_path: Path):
+    state = tmp_path / "state"
+    _checkpoint(state / "checkpoint", {3: {"t": {"0": 40}}}, [3])
+    (state / "progress.json").write_text(json.dumps(
+        {"totals": {"in": 40, "converted": 38, "dead_letter": 2, "skipped": 0},
+         "processed_rows_per_second": 100.0}))
+    st = status(state, topic="t", bootstrap=None)
+    assert st.last_committed_batch == 3 and not st.running
+    assert [(p.partition, p.committed, p.lag) for p in st.partitions] == [(0, 40, None)]
+    assert st.totals["dead_letter"] == 2
+
+
+def test_stop_sends_sigterm_and_waits_for_a_clean_exit(tmp_path: Path):
+    proc = subprocess.Popen([sys.executable, "-c", "import signal,sys,time\n"
+                             "signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))\n"
+                             "print('up', flush=True)\ntime.sleep(60)"],
+                            stdout=subprocess.PIPE, start_new_session=True)
+    assert proc.stdout.readline() == b"up\n"
+    (tmp_path / "submit.pid").write_text(str(proc.pid))
+    result = stop(tmp_path, timeout=10)
+    assert result.how == "stopped" and proc.wait(5) == 0
+    assert not (tmp_path / "submit.pid").exists()
+
+
+def test_stop_when_nothing_runs_says_so(tmp_path: Path):
+    assert stop(tmp_path).how == "not running"

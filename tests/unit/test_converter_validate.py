@@ -1,0 +1,102 @@
+"""validate: static checks, the Python preview of each conversion, the fastavro dry run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from converters.mapping import load, loads
+from converters.plan import plan
+from converters.preview import _Failed, parse_number, to_string
+from converters.validate import validate
+
+ROOT = Path(__file__).resolve().parents[2]
+V2 = json.loads((ROOT / "schemas/migration/taxi-ride-v2-breaking.avsc").read_text())
+V1 = json.loads((ROOT / "schemas/subjects/taxi-rides-value/v1.avsc").read_text())
+
+
+def ride(total: str) -> dict:
+    return {"vendorId": 1, "passenger_count": 2, "trip_distance": 3.5, "payment_type": 1,
+            "total_amount": total}
+
+
+def test_taxi_mapping_converts_numeric_amounts_and_dead_letters_the_rest():
+    report = validate(plan(V2, V1), samples=[ride("12.5"), ride(" 7 "), ride("twelve")], origin="given")
+    assert report.ok
+    dry = report.dry_run
+    assert (dry.total, dry.converted, dry.dead_lettered) == (3, 2, 1)
+    outputs = [s.output for s in dry.samples if s.output]
+    assert outputs[0]["total_amount"] == 12.5 and outputs[1]["total_amount"] == 7.0
+    (bad,) = [s for s in dry.samples if s.output is None]
+    assert bad.errors == ("total_amount: cannot convert twelve to float",)
+
+
+def test_generated_samples_show_both_outcomes_and_are_reproducible():
+    a = validate(plan(V2, V1), sample_count=10, seed=3).dry_run
+    b = validate(plan(V2, V1), sample_count=10, seed=3).dry_run
+    assert a == b and a.converted == 5 and a.dead_lettered == 5
+
+
+def test_report_lists_what_each_v1_field_becomes():
+    report = validate(plan(V2, V1), sample_count=2)
+    total = next(f for f in report.fields if f.target == "total_amount")
+    assert (total.type, total.conversion, total.on_error) == ("float", "parse_number", "fail")
+    assert total.sql == "try_cast(`total_amount` AS FLOAT)"
+
+
+def test_unresolved_markers_make_validate_fail_and_skip_the_dry_run():
+    v1 = {**V1, "fields": [*V1["fields"], {"name": "zone", "type": "string"}]}
+    report = validate(plan(V2, v1))
+    assert not report.ok and report.dry_run is None
+    assert [f.kind for f in report.findings] == ["UNRESOLVED"]
+    assert "zone" in report.findings[0].message
+
+
+def test_custom_sql_with_broken_syntax_is_reported_without_spark():
+    m = loads(
+        "version: 1\nsource: {schema: a}\ntarget: {schema: b}\nfields:\n"
+        "  vendorId: {from: vendorId}\n  passenger_count: {from: passenger_count}\n"
+        "  trip_distance: {from: trip_distance}\n  payment_type: {from: payment_type}\n"
+        "  total_amount: {convert: sql, expr: 'try_cast(total_amount AS FLOAT'}\n",
+        source="m.yaml").with_schemas(V2, V1)
+    report = validate(m)
+    (f,) = report.findings
+    assert f.kind == "SQL_SYNTAX" and f.location.line == 9 and "unclosed" in f.message
+
+
+def test_custom_sql_dry_run_says_it_needs_spark():
+    m = loads(
+        "version: 1\nsource: {schema: a}\ntarget: {schema: b}\nfields:\n"
+        "  vendorId: {from: vendorId}\n  passenger_count: {from: passenger_count}\n"
+        "  trip_distance: {from: trip_distance}\n  payment_type: {from: payment_type}\n"
+        "  total_amount: {convert: sql, expr: 'try_cast(total_amount AS FLOAT) * 100'}\n",
+        source="m.yaml").with_schemas(V2, V1)
+    report = validate(m)
+    assert report.ok and "--spark" in report.dry_run.skipped_reason
+
+
+def test_example_mapping_is_deployable():
+    assert validate(load(ROOT / "examples/mappings/taxi-ride-v2-to-v1.yaml")).ok
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "value"),
+    [("12.5", "float", 12.5), (" 3 ", "int", 3), ("-0", "long", 0), ("1e3", "double", 1000.0),
+     ("NaN", "double", "nan"), ("Infinity", "float", float("inf"))],
+)
+def test_preview_parses_numbers_as_spark_try_cast_does(text, kind, value):
+    got = parse_number(text, kind)
+    assert (got != got) if value == "nan" else got == value
+
+
+@pytest.mark.parametrize(("text", "kind"), [("1.5", "int"), ("2147483648", "int"), ("abc", "float"),
+                                            ("1_000", "double"), ("", "long")])
+def test_preview_refuses_what_try_cast_turns_into_null(text, kind):
+    with pytest.raises(_Failed):
+        parse_number(text, kind)
+
+
+def test_preview_formats_strings_like_spark_cast():
+    assert [to_string(True), to_string(1.5), to_string(float("nan"))] == ["true", "1.5", "NaN"]
