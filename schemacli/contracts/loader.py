@@ -41,6 +41,19 @@ from schemacli.contracts.source import Document, join_pointer, load_json
 from schemacli.errors import InputError, Location, SchemacliError, SchemaParseError
 
 SIDECAR_SUFFIX = ".references.json"
+
+
+class SchemaReferenceError(InputError):
+    """A declared or conventional reference to another schema file cannot be used."""
+
+    kind = "BAD_REFERENCE"
+
+
+class CircularReferenceError(SchemaReferenceError):
+    """Schema files that need each other (Avro parses one file after another)."""
+
+    kind = "CIRCULAR_REFERENCE"
+
 _VERSION_FILE = re.compile(r"v([1-9][0-9]*)\.avsc")
 _REFERENCE_KEYS = frozenset({"name", "subject", "version", "path"})
 
@@ -179,7 +192,7 @@ class Loader:
         for declared in self._declared(path):
             dep = self._dependency(declared.path, stack, doc, declared.location)
             if declared.name not in dep.names:
-                raise InputError(
+                raise SchemaReferenceError(
                     f"{dep.source} does not define {declared.name}",
                     location=declared.location,
                     hint="a reference's \"name\" is the full name (namespace.Name) of a record, "
@@ -212,7 +225,7 @@ class Loader:
         except SchemaParseError as err:
             raise _placed(err, doc, missing_at) from err
         except RecursionError as err:
-            raise InputError(
+            raise SchemaParseError(
                 "the schema is nested too deeply to parse",
                 location=Location(doc.source),
                 hint="flatten it: define deep records once by name and refer to them",
@@ -233,7 +246,7 @@ class Loader:
         key = dep_path.resolve()
         if key in stack:
             cycle = [*stack[stack.index(key) :], key]
-            raise InputError(
+            raise CircularReferenceError(
                 "circular file reference: " + " -> ".join(_short(p) for p in cycle),
                 location=location,
                 hint="Avro cannot parse files that need each other; move the mutually recursive "
@@ -242,10 +255,11 @@ class Loader:
         try:
             return self._load(dep_path, None, stack)
         except SchemacliError as err:
-            if isinstance(err, InputError) and err.message.startswith("circular file reference"):
-                raise
+            if isinstance(err, CircularReferenceError):
+                # the same cycle, reported where this file enters it
+                raise CircularReferenceError(err.message, location=location, hint=err.hint) from err
             where = f"{err.location}: " if err.location is not None else ""
-            raise InputError(
+            raise SchemaReferenceError(
                 f"referenced schema {dep_path} cannot be loaded: {where}{err.message}",
                 location=location,
                 hint=err.hint or f"fix {dep_path} first",
@@ -269,7 +283,7 @@ class Loader:
             return []
         doc = load_json(sidecar)
         if not isinstance(doc.value, list):
-            raise InputError(
+            raise SchemaReferenceError(
                 "references must be a JSON array",
                 location=doc.location(""),
                 hint='write [{"name": "ns.Type", "subject": "s", "version": 1}, ...]',
@@ -286,14 +300,14 @@ class Loader:
             '<n>} or {"name": ..., "path": "<file.avsc>"}'
         )
         if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
-            raise InputError(
+            raise SchemaReferenceError(
                 "a reference needs a \"name\" (the full name of the type it provides)",
                 location=doc.location(pointer),
                 hint=hint,
             )
         unknown = sorted(set(entry) - _REFERENCE_KEYS)
         if unknown:
-            raise InputError(
+            raise SchemaReferenceError(
                 f"unknown key {unknown[0]!r} in a reference",
                 location=doc.location(join_pointer(pointer, unknown[0])),
                 hint=hint,
@@ -301,14 +315,14 @@ class Loader:
         location = doc.location(pointer)
         if "path" in entry:
             if not isinstance(entry["path"], str):
-                raise InputError(
+                raise SchemaReferenceError(
                     '"path" must be a string',
                     location=doc.location(pointer + "/path"),
                     hint=hint,
                 )
             target = sidecar.parent / entry["path"]
             if not target.is_file():
-                raise InputError(
+                raise SchemaReferenceError(
                     f"referenced file {target} does not exist",
                     location=doc.location(pointer + "/path"),
                     hint="the path is relative to the folder of the references file",
@@ -318,14 +332,14 @@ class Loader:
         if not isinstance(subject, str) or not (
             type(version) is int or version == "latest"
         ):
-            raise InputError(
+            raise SchemaReferenceError(
                 'a reference needs "subject" and "version" (or a "path")',
                 location=location,
                 hint=hint,
             )
         target = _store_file(sidecar, subject, version)
         if target is None:
-            raise InputError(
+            raise SchemaReferenceError(
                 f"subject {subject!r} version {version} is not in the local store",
                 location=location,
                 hint="add it as <store>/subjects/<subject>/v<version>.avsc, or give a \"path\"",
@@ -335,12 +349,11 @@ class Loader:
 
 def _store_file(sidecar: Path, subject: str, version: int | str) -> Path | None:
     """``<store>/subjects/<subject>/v<version>.avsc`` for the store above ``sidecar``."""
-    for folder in sidecar.resolve().parents:
-        if folder.name == "subjects":
-            subject_dir = folder / subject
-            break
-    else:
+    folders = [*sidecar.parents, *sidecar.resolve().parents]
+    store = next((f for f in folders if f.name == "subjects"), None)
+    if store is None:
         return None
+    subject_dir = store / subject
     if version in ("latest", -1):
         versions = [
             (int(m.group(1)), p)

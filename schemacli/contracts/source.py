@@ -32,6 +32,19 @@ from typing import Any
 from schemacli.contracts.findings import Finding, Severity
 from schemacli.errors import InputError, Location
 
+
+class JsonSyntaxError(InputError):
+    """The text is not JSON that Apache Avro Java would read."""
+
+    kind = "INVALID_JSON"
+
+
+class UnreadableFile(InputError):
+    """The file cannot be read: missing, a directory, no permission, not UTF-8 text."""
+
+    kind = "UNREADABLE_FILE"
+
+
 # Strings, structural characters, comments, and bare words (numbers, true/false/null, junk).
 _TOKEN = re.compile(
     r'"(?:[^"\\]|\\.)*"?|[{}\[\]:,]|/\*.*?(?:\*/|\Z)|//[^\n]*|[^\s{}\[\]:,"/]+|/', re.S
@@ -129,7 +142,7 @@ class Document:
                         + (f" ({more} more after this one)" if more else "")
                         + "; Apache Avro Java and the schema registry accept them, but fastavro, "
                         "the Python avro package and strict JSON parsers refuse the file",
-                        location=Location(self.source, "", line, col),
+                        location=Location(self.source, None, line, col),
                         hint="move the remark into a \"doc\" attribute and delete the comment",
                     ),
                 )
@@ -212,23 +225,23 @@ def read_text(path: Path, source: str | None = None) -> str:
     try:
         data = path.read_bytes()
     except FileNotFoundError as err:
-        raise InputError(
+        raise UnreadableFile(
             "no such file", location=Location(source), hint="check the path and its spelling"
         ) from err
     except IsADirectoryError as err:
-        raise InputError(
+        raise UnreadableFile(
             "is a directory, not a schema file",
             location=Location(source),
             hint="pass the directory to a command that walks folders, or name a .avsc file",
         ) from err
     except PermissionError as err:
-        raise InputError(
+        raise UnreadableFile(
             "permission denied while reading the file",
             location=Location(source),
             hint="make the file readable (chmod +r) or run as a user who can read it",
         ) from err
     except OSError as err:
-        raise InputError(
+        raise UnreadableFile(
             f"cannot read the file: {err.strerror or err}", location=Location(source)
         ) from err
     return decode_bytes(data, source)
@@ -237,7 +250,7 @@ def read_text(path: Path, source: str | None = None) -> str:
 def decode_bytes(data: bytes, source: str) -> str:
     """Decode file contents as UTF-8 (skipping a byte-order mark); InputError otherwise."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise InputError(
+        raise UnreadableFile(
             "the file is UTF-16 encoded",
             location=Location(source, line=1, column=1),
             hint="save it as UTF-8 (the encoding Avro schemas and the registry use)",
@@ -245,7 +258,7 @@ def decode_bytes(data: bytes, source: str) -> str:
     if b"\x00" in data[:8192]:
         nul = data.index(b"\x00")
         line = data.count(b"\n", 0, nul) + 1
-        raise InputError(
+        raise UnreadableFile(
             "this is a binary file, not a JSON schema (it contains NUL bytes)",
             location=Location(source, line=line, column=nul - (data.rfind(b"\n", 0, nul) + 1) + 1),
             hint="point at the .avsc text file; Avro data files (.avro) are not schemas",
@@ -258,7 +271,7 @@ def decode_bytes(data: bytes, source: str) -> str:
         before = data[: err.start].decode("utf-8")
         line = before.count("\n") + 1
         column = len(before) - (before.rfind("\n") + 1) + 1
-        raise InputError(
+        raise UnreadableFile(
             f"not valid UTF-8: byte 0x{data[err.start]:02x} cannot be decoded",
             location=Location(source, line=line, column=column),
             hint="save the file as UTF-8 (Avro schemas are UTF-8 JSON)",
@@ -285,7 +298,7 @@ def load_json(path_or_text: Path | str, *, source: str | None = None) -> Documen
 def parse_text(text: str, source: str) -> Document:
     """Parse JSON text; see ``load_json``."""
     if not text.strip():
-        raise InputError(
+        raise JsonSyntaxError(
             "the file is empty",
             location=Location(source, line=1, column=1),
             hint='a schema file holds one JSON value, e.g. {"type": "record", "name": "X", '
@@ -315,7 +328,7 @@ def parse_text(text: str, source: str) -> Document:
     except _NonNumber as err:
         match = _first_non_number(clean)
         pos = match.start() if match else 0
-        raise InputError(
+        raise JsonSyntaxError(
             f"{err.args[0]} is not a JSON value",
             location=_loc(clean, pos, source),
             hint="JSON has no NaN or Infinity (Java refuses them); use a number or a string",
@@ -324,7 +337,7 @@ def parse_text(text: str, source: str) -> Document:
     if rest.strip():
         pos = end + len(rest) - len(rest.lstrip())
         snippet = text[pos : pos + 20].splitlines()[0]
-        raise InputError(
+        raise JsonSyntaxError(
             f"unexpected content after the end of the schema: {snippet!r}",
             location=_loc(text, pos, source),
             hint="a schema file holds exactly one JSON value; delete what follows it (or, for a "
@@ -364,7 +377,7 @@ def _blank_comments(text: str, source: str) -> str:
         # an unterminated block comment (a terminated one would have been blanked)
         for match in _TOKEN.finditer(clean):
             if match.group().startswith("/*"):
-                raise InputError(
+                raise JsonSyntaxError(
                     "comment opened with /* is never closed",
                     location=_loc(clean, match.start(), source),
                     hint="close it with */ (or delete it: strict JSON readers refuse comments)",
@@ -383,19 +396,19 @@ def _prev_significant(text: str, pos: int) -> str:
     return stripped[-1] if stripped else ""
 
 
-def _syntax_error(text: str, msg: str, pos: int, source: str) -> InputError:
+def _syntax_error(text: str, msg: str, pos: int, source: str) -> JsonSyntaxError:
     """Translate a json.JSONDecodeError into what is wrong and how to fix it."""
     at_end = not text[pos:].strip()
     char = text[pos] if pos < len(text) else ""
     prev = _prev_significant(text, pos)
     loc = _loc(text, pos, source)
-    truncated = InputError(
+    truncated = JsonSyntaxError(
         "the file ends before the JSON is complete (truncated, or a bracket is missing)",
         location=loc,
         hint="close every { with } and every [ with ]; check the file was saved completely",
     )
     if msg.startswith("Unterminated string"):
-        return InputError(
+        return JsonSyntaxError(
             "string is never closed",
             location=loc,
             hint='add the closing double quote (")',
@@ -404,67 +417,67 @@ def _syntax_error(text: str, msg: str, pos: int, source: str) -> InputError:
         return truncated
     if msg.startswith("Expecting property name"):
         if prev == ",":
-            return InputError(
+            return JsonSyntaxError(
                 "trailing comma before '}'",
                 location=_loc(text, text.rindex(",", 0, pos), source),
                 hint="remove the comma after the last member of the object",
             )
         if char == "'":
-            return InputError(
+            return JsonSyntaxError(
                 "key in single quotes",
                 location=loc,
                 hint='JSON strings use double quotes: write "key" instead of \'key\'',
             )
-        return InputError(
+        return JsonSyntaxError(
             f"expected a key in double quotes, found {_found(text, pos)}",
             location=loc,
             hint='write each member as "key": value (keys must be double-quoted strings)',
         )
     if msg.startswith("Expecting value"):
         if prev == "," and char == "]":
-            return InputError(
+            return JsonSyntaxError(
                 "trailing comma before ']'",
                 location=_loc(text, text.rindex(",", 0, pos), source),
                 hint="remove the comma after the last item of the array",
             )
         if char == "'":
-            return InputError(
+            return JsonSyntaxError(
                 "string in single quotes",
                 location=loc,
                 hint="JSON strings use double quotes: write \"text\" instead of 'text'",
             )
-        return InputError(
+        return JsonSyntaxError(
             f"expected a JSON value, found {_found(text, pos)}",
             location=loc,
             hint="a value is a \"string\", a number, {...}, [...], true, false or null; "
             "type names must be quoted (\"string\", not string)",
         )
     if msg.startswith("Expecting ',' delimiter"):
-        return InputError(
+        return JsonSyntaxError(
             f"expected ',' or a closing bracket, found {_found(text, pos)}",
             location=loc,
             hint="separate members and items with commas; check for a missing comma on the "
             "previous line",
         )
     if msg.startswith("Expecting ':' delimiter"):
-        return InputError(
+        return JsonSyntaxError(
             f"expected ':' after the key, found {_found(text, pos)}",
             location=loc,
             hint='write each member as "key": value',
         )
     if msg.startswith("Invalid control character"):
-        return InputError(
+        return JsonSyntaxError(
             "raw control character (newline, tab, ...) inside a string",
             location=loc,
             hint="escape it (\\n, \\t) or remove it; JSON strings cannot span lines",
         )
     if msg.startswith("Invalid"):
-        return InputError(
+        return JsonSyntaxError(
             "invalid escape sequence in a string",
             location=loc,
             hint='valid escapes are \\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX',
         )
-    return InputError(
+    return JsonSyntaxError(
         f"invalid JSON: {msg}", location=loc, hint="fix the JSON syntax at this position"
     )
 

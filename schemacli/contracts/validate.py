@@ -1,0 +1,495 @@
+"""Validating .avsc files: errors where Apache Avro Java refuses, warnings where others would.
+
+``validate_paths`` loads every file (folders are walked for ``*.avsc``) with the
+reference-aware loader. What the registry's parser (Java 1.12) refuses is an *error*; what Java
+accepts but the Avro specification or another common reader does not is a *warning* naming the
+consumers that would refuse it. Each claim below was checked against Java 1.12.0 (the jar in
+pyspark), fastavro 1.13 and the ``avro`` package 1.12 (see tests/unit/test_validate_claims.py):
+
+=========================  ===========================================================
+``UNION_DEFAULT_NOT_FIRST``  a union field's default fits a branch other than the first
+``ENUM_DEFAULT_NOT_SYMBOL``  an enum field's default is not one of the symbols
+``FIXED_DEFAULT_SIZE``       a fixed field's default has the wrong number of bytes
+``INVALID_DECIMAL``          decimal precision/scale invalid, or the fixed too small
+``LOGICAL_TYPE_IGNORED``     a logical type on a base type it does not annotate
+``NON_ASCII_NAME``           a name, namespace or symbol outside ``[A-Za-z_][A-Za-z0-9_]*``
+``REDEFINED_NAME``           the same named type defined twice (identically)
+``JSON_COMMENT``             ``//`` or ``/* */`` comments in the JSON
+``DUPLICATE_KEY``            a key twice in one JSON object (the last one wins)
+=========================  ===========================================================
+
+``strict=True`` turns every warning into an error.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from schemacli.contracts.canonical import Fingerprints, fingerprints
+from schemacli.contracts.findings import Finding, Severity
+from schemacli.contracts.loader import LoadedSchema, Loader
+from schemacli.contracts.schema import (
+    ArraySchema,
+    EnumSchema,
+    FixedSchema,
+    MapSchema,
+    NamedSchema,
+    PrimitiveSchema,
+    RecordSchema,
+    Schema,
+    UnionSchema,
+    is_valid_default,
+)
+from schemacli.errors import Location, SchemacliError, SchemaParseError
+
+# Kinds of errors that are not about one schema's Avro (paths given on the command line).
+PATH_NOT_FOUND = "PATH_NOT_FOUND"
+NO_SCHEMA_FILES = "NO_SCHEMA_FILES"
+INVALID_SCHEMA = "INVALID_SCHEMA"
+
+_ASCII_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+# Logical types Java 1.12 knows, and the base types each one may annotate.
+_LOGICAL_BASES: dict[str, tuple[str, ...]] = {
+    "date": ("int",),
+    "time-millis": ("int",),
+    "time-micros": ("long",),
+    "timestamp-millis": ("long",),
+    "timestamp-micros": ("long",),
+    "timestamp-nanos": ("long",),
+    "local-timestamp-millis": ("long",),
+    "local-timestamp-micros": ("long",),
+    "local-timestamp-nanos": ("long",),
+    "uuid": ("string", "fixed"),
+    "decimal": ("bytes", "fixed"),
+    "big-decimal": ("bytes",),
+    "duration": ("fixed",),
+}
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """One file: its findings and, when it parsed, the loaded schema and its fingerprints."""
+
+    source: str
+    findings: tuple[Finding, ...] = ()
+    loaded: LoadedSchema | None = None
+    fingerprints: Fingerprints | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not any(f.severity is Severity.ERROR for f in self.findings)
+
+
+@dataclass(frozen=True)
+class ValidationReport:
+    """Every file validated, plus problems with the paths themselves (missing, empty folder)."""
+
+    files: tuple[FileResult, ...]
+    path_problems: tuple[Finding, ...] = ()
+    strict: bool = False
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        return self.path_problems + tuple(f for r in self.files for f in r.findings)
+
+    @property
+    def ok(self) -> bool:
+        return not any(f.severity is Severity.ERROR for f in self.findings)
+
+    @property
+    def error_count(self) -> int:
+        return sum(1 for f in self.findings if f.severity is Severity.ERROR)
+
+    @property
+    def warning_count(self) -> int:
+        return sum(1 for f in self.findings if f.severity is Severity.WARNING)
+
+
+def validate_paths(
+    paths: Iterable[Path | str],
+    *,
+    strict: bool = False,
+    search_paths: Sequence[Path] = (),
+) -> ValidationReport:
+    """Validate files and folders (``*.avsc`` recursively). Never raises for bad input."""
+    files, problems = expand_paths(paths)
+    loader = Loader(search_paths=search_paths)
+    results = tuple(validate_file(path, loader=loader, strict=strict) for path in files)
+    return ValidationReport(files=results, path_problems=tuple(problems), strict=strict)
+
+
+def expand_paths(paths: Iterable[Path | str]) -> tuple[list[Path], list[Finding]]:
+    """The .avsc files named or found under folders (sorted, each once), and path problems."""
+    files: dict[Path, None] = {}
+    problems: list[Finding] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found, unreadable = _walk(path)
+            for folder in unreadable:
+                problems.append(
+                    Finding(
+                        kind="UNREADABLE_FILE",
+                        message="permission denied while listing the folder",
+                        location=Location(source=str(folder)),
+                        hint="make the folder readable and listable (chmod +rx)",
+                    )
+                )
+            if not found and not unreadable:
+                problems.append(
+                    Finding(
+                        kind=NO_SCHEMA_FILES,
+                        message="no .avsc files in this folder (searched recursively)",
+                        location=Location(source=str(path)),
+                        hint="point at the folder holding your schemas, or name files directly",
+                    )
+                )
+            for file in found:
+                files.setdefault(file)
+        elif path.exists() or path.is_symlink():
+            files.setdefault(path)  # a file named explicitly is read whatever its suffix
+        else:
+            problems.append(
+                Finding(
+                    kind=PATH_NOT_FOUND,
+                    message="no such file or folder",
+                    location=Location(source=str(path)),
+                    hint="check the path; folders are searched for *.avsc recursively",
+                )
+            )
+    return list(files), problems
+
+
+def _walk(folder: Path) -> tuple[list[Path], list[Path]]:
+    found: list[Path] = []
+    unreadable: list[Path] = []
+
+    def on_error(err: OSError) -> None:
+        unreadable.append(Path(err.filename) if err.filename else folder)
+
+    for root, dirs, names in os.walk(folder, onerror=on_error):
+        dirs.sort()
+        for name in sorted(names):
+            if name.endswith(".avsc"):
+                found.append(Path(root) / name)
+    return found, unreadable
+
+
+def validate_file(path: Path, *, loader: Loader | None = None, strict: bool = False) -> FileResult:
+    """Validate one file: errors from loading/parsing, warnings from ``lint``."""
+    loader = loader or Loader()
+    source = str(path)
+    try:
+        loaded = loader.load(path)
+    except SchemacliError as err:
+        return FileResult(source=source, findings=(error_finding(err, source),))
+    findings = list(loaded.document.notes) + list(lint(loaded))
+    if strict:
+        findings = [replace(f, severity=Severity.ERROR) for f in findings]
+    return FileResult(
+        source=source,
+        findings=tuple(findings),
+        loaded=loaded,
+        fingerprints=fingerprints(loaded.schema),
+    )
+
+
+def error_finding(err: SchemacliError, source: str) -> Finding:
+    """A loading/parsing error as a finding (kind from the error class)."""
+    kind = getattr(err, "kind", None) or (
+        INVALID_SCHEMA if isinstance(err, SchemaParseError) else "INVALID_INPUT"
+    )
+    location = err.location or Location(source=source)
+    if location.source is None:
+        location = replace(location, source=source)
+    return Finding(kind=kind, message=err.message, location=location, hint=err.hint)
+
+
+# -- warnings --------------------------------------------------------------------------------
+
+
+def lint(loaded: LoadedSchema) -> Iterator[Finding]:
+    """Warnings for what Java accepts but the specification or other readers do not.
+
+    Only the types this file defines are inspected; referenced files get their own turn.
+    """
+    doc = loaded.document
+    own = {id(n) for n in loaded.defines}
+    imported = {id(n) for n in loaded.names.types.values()} - own
+
+    def at(pointer: str) -> Location:
+        return doc.location(pointer)
+
+    seen: set[int] = set()
+    defined_at: dict[str, str] = {}
+    stack: list[Schema] = [loaded.schema]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen or id(node) in imported:
+            continue
+        seen.add(id(node))
+        if isinstance(node, NamedSchema):
+            yield from _named_warnings(node, defined_at, at, doc)
+        if isinstance(node, RecordSchema):
+            for fld in node.fields:
+                yield from _field_warnings(fld, at)
+            stack.extend(reversed([f.type for f in node.fields]))
+        elif isinstance(node, ArraySchema):
+            stack.append(node.items)
+        elif isinstance(node, MapSchema):
+            stack.append(node.values)
+        elif isinstance(node, UnionSchema):
+            stack.extend(reversed(node.types))
+        yield from _logical_warnings(node, at)
+
+
+def _warning(kind: str, message: str, location: Location, hint: str, **kw: Any) -> Finding:
+    return Finding(
+        kind=kind, message=message, location=location, hint=hint, severity=Severity.WARNING, **kw
+    )
+
+
+def _non_ascii(name: str) -> bool:
+    return any(ch not in _ASCII_NAME_CHARS for ch in name)
+
+
+def _named_warnings(node: NamedSchema, defined_at: dict[str, str], at, doc) -> Iterator[Finding]:
+    full = node.fullname
+    if full in defined_at:
+        yield _warning(
+            "REDEFINED_NAME",
+            f"{node.type} {full} is defined a second time (first at {defined_at[full] or '/'}); "
+            "Java accepts an identical redefinition, but fastavro and the Python avro package "
+            "refuse the schema (\"redefined named type\")",
+            at(node.pointer),
+            f'refer to the first definition by name: "type": "{full}"',
+        )
+    else:
+        defined_at[full] = node.pointer
+    if _non_ascii(node.simple_name):
+        yield _warning(
+            "NON_ASCII_NAME",
+            f"{node.type} name {node.simple_name!r} is not ASCII; Java and fastavro accept it, "
+            "but the Python avro package refuses it (InvalidName) and the Avro specification "
+            "allows only [A-Za-z_][A-Za-z0-9_]*",
+            at(node.pointer + "/name"),
+            "use ASCII letters, digits and _ (e.g. transliterate: Fahrtä -> Fahrtae)",
+        )
+    if node.namespace and _non_ascii(node.namespace.replace(".", "")):
+        pointer = node.pointer + (
+            "/namespace" if doc.pointer_exists(node.pointer + "/namespace") else "/name"
+        )
+        if doc.pointer_exists(pointer):
+            yield _warning(
+                "NON_ASCII_NAME",
+                f"namespace {node.namespace!r} is not ASCII; Java and fastavro accept it, but "
+                "the Python avro package refuses it (InvalidName)",
+                at(pointer),
+                "use ASCII letters, digits, _ and dots in namespaces",
+            )
+    if isinstance(node, EnumSchema):
+        for i, symbol in enumerate(node.symbols):
+            if _non_ascii(symbol):
+                yield _warning(
+                    "NON_ASCII_NAME",
+                    f"enum symbol {symbol!r} is not ASCII; Java accepts it, but fastavro and "
+                    "the Python avro package refuse the schema",
+                    at(f"{node.pointer}/symbols/{i}"),
+                    "use ASCII letters, digits and _ in symbols",
+                )
+
+
+def _field_warnings(fld, at) -> Iterator[Finding]:
+    if _non_ascii(fld.name):
+        yield _warning(
+            "NON_ASCII_NAME",
+            f"field name {fld.name!r} is not ASCII; Java, fastavro and the Python avro package "
+            "accept it, but the Avro specification allows only [A-Za-z_][A-Za-z0-9_]* and "
+            "readers that follow it strictly (and generated code) may not",
+            at(fld.pointer + "/name"),
+            "use ASCII letters, digits and _; keep the old name as an alias if it was in use",
+        )
+    if fld.has_default:
+        yield from _default_warnings(fld.type, fld.default, fld.pointer + "/default", at)
+
+
+def _default_warnings(schema: Schema, value: Any, pointer: str, at) -> Iterator[Finding]:
+    """Defaults Java's parser accepts but readers disagree about."""
+    if isinstance(schema, UnionSchema):
+        first = schema.types[0] if schema.types else None
+        if first is not None and is_valid_default(first, value):
+            yield from _default_warnings(first, value, pointer, at)
+            return
+        for index, branch in enumerate(schema.types):
+            if is_valid_default(branch, value):
+                yield _warning(
+                    "UNION_DEFAULT_NOT_FIRST",
+                    f"the default {_json(value)} fits branch {index} ({_describe(branch)}) of "
+                    f"the union, not the first ({_describe(first)}); the Avro specification "
+                    "requires the first branch. Java 1.12 and fastavro accept it, but the "
+                    "Python avro package fails when it has to use this default "
+                    "(InvalidDefaultException)",
+                    at(pointer),
+                    f"move {_describe(branch)} to the front of the union, or use a default of "
+                    f"type {_describe(first)} (e.g. null for an optional field)",
+                    new=value,
+                )
+                yield from _default_warnings(branch, value, pointer, at)
+                return
+        return
+    if isinstance(schema, EnumSchema) and isinstance(value, str):
+        if value not in schema.symbols:
+            yield _warning(
+                "ENUM_DEFAULT_NOT_SYMBOL",
+                f"the default {value!r} is not a symbol of enum {schema.fullname} "
+                f"{list(schema.symbols)}; Java's parser accepts it, but Java (and so Spark) "
+                "fails when it reads data without this field (\"enum value is not in the enum "
+                "symbol set\"), while fastavro and the Python avro package return the unknown "
+                "symbol",
+                at(pointer),
+                f"use one of the symbols: {', '.join(schema.symbols)}",
+                new=value,
+            )
+        return
+    if isinstance(schema, FixedSchema) and isinstance(value, str):
+        size = len(value)
+        if size != schema.size:
+            yield _warning(
+                "FIXED_DEFAULT_SIZE",
+                f"the default has {size} byte(s) but fixed {schema.fullname} has size "
+                f"{schema.size}; readers disagree on what it yields (Java cuts or pads it to "
+                f"{schema.size} bytes, fastavro and the Python avro package return all {size})",
+                at(pointer),
+                f"write exactly {schema.size} characters, each \\u0000-\\u00ff (one byte each)",
+                new=value,
+            )
+        return
+    if isinstance(schema, RecordSchema) and isinstance(value, dict):
+        for fld in schema.fields:
+            if fld.name in value:
+                yield from _default_warnings(fld.type, value[fld.name], f"{pointer}/{fld.name}", at)
+    elif isinstance(schema, ArraySchema) and isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _default_warnings(schema.items, item, f"{pointer}/{i}", at)
+    elif isinstance(schema, MapSchema) and isinstance(value, dict):
+        for key, item in value.items():
+            yield from _default_warnings(schema.values, item, f"{pointer}/{key}", at)
+
+
+def _logical_warnings(node: Schema, at) -> Iterator[Finding]:
+    logical = node.logical_type
+    if logical is None or not isinstance(node, PrimitiveSchema | FixedSchema):
+        return
+    pointer = node.pointer + "/logicalType"
+    bases = _LOGICAL_BASES.get(logical)
+    if bases is None:
+        return  # a custom logical type: every reader ignores it, by design
+    if node.type not in bases or (
+        logical == "uuid" and isinstance(node, FixedSchema) and node.size != 16
+    ) or (logical == "duration" and isinstance(node, FixedSchema) and node.size != 12):
+        need = " or ".join(
+            "fixed(16)" if (logical == "uuid" and b == "fixed")
+            else "fixed(12)" if logical == "duration" else b
+            for b in bases
+        )
+        yield _warning(
+            "LOGICAL_TYPE_IGNORED",
+            f"logicalType {logical!r} does not apply to {_describe(node)} (it needs {need}); "
+            "Java and the Python avro package ignore it, so readers see a plain "
+            f"{node.type}",
+            at(pointer),
+            f"use {need} as the type, or remove \"logicalType\"",
+        )
+        return
+    if logical == "decimal":
+        yield from _decimal_warnings(node, at)
+
+
+def _decimal_warnings(node: Schema, at) -> Iterator[Finding]:
+    props = node.props
+    base = node.pointer
+    precision, scale = props.get("precision"), props.get("scale", 0)
+    ignored = "Java and the Python avro package ignore the logical type (plain bytes)"
+    if type(precision) is not int or precision <= 0:
+        refusers = (
+            "fastavro refuses the schema"
+            if precision is not None and type(precision) is not int
+            else "fastavro accepts it"
+        )
+        yield _warning(
+            "INVALID_DECIMAL",
+            f"decimal precision {_json(precision)} is not a positive integer; {ignored}; "
+            f"{refusers}",
+            at(base + ("/precision" if "precision" in props else "")),
+            'give "precision": the total number of digits, a positive integer',
+        )
+        return
+    if type(scale) is not int or scale < 0:
+        yield _warning(
+            "INVALID_DECIMAL",
+            f"decimal scale {_json(scale)} is not a non-negative integer; {ignored}; fastavro "
+            "refuses the schema",
+            at(base + "/scale"),
+            'give "scale": the digits after the point, 0 <= scale <= precision',
+        )
+        return
+    if scale > precision:
+        yield _warning(
+            "INVALID_DECIMAL",
+            f"decimal scale {scale} is greater than precision {precision}; {ignored}; fastavro "
+            "refuses the schema",
+            at(base + "/scale"),
+            f"make scale at most {precision}, or raise precision to at least {scale}",
+            old=precision,
+            new=scale,
+        )
+        return
+    if isinstance(node, FixedSchema):
+        most = _max_precision(node.size)
+        if precision > most:
+            yield _warning(
+                "INVALID_DECIMAL",
+                f"fixed {node.fullname} of {node.size} byte(s) holds at most {most} decimal "
+                f"digits, not precision {precision}; {ignored.replace('bytes', 'fixed')}; "
+                "fastavro refuses the schema",
+                at(base + "/precision"),
+                f"raise size to at least {_min_size(precision)} or lower precision to {most}",
+            )
+
+
+def _max_precision(size: int) -> int:
+    if size <= 0:
+        return 0
+    return math.floor(math.log10(2 ** (8 * size - 1) - 1))
+
+
+def _min_size(precision: int) -> int:
+    size = 1
+    while _max_precision(size) < precision:
+        size += 1
+    return size
+
+
+def _json(value: Any) -> str:
+    import json
+
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _describe(schema: Schema | None) -> str:
+    if schema is None:
+        return "nothing"
+    if isinstance(schema, NamedSchema):
+        return f"{schema.type} {schema.fullname}"
+    if isinstance(schema, ArraySchema):
+        return "array"
+    if isinstance(schema, MapSchema):
+        return "map"
+    return schema.type
