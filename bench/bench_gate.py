@@ -1,0 +1,81 @@
+"""`schemacli gate` over a generated store of 500 subjects, offline, as CI runs it.
+
+Each subject gets 3 versions of a 12-field record (v2 and v3 each add an optional field), so the
+gate parses 1,500 files and runs 1,000 BACKWARD checks. Wall time of the whole subprocess
+(interpreter start-up included), best and median of several runs. Target: < 2 s.
+
+    .venv/bin/python bench/bench_gate.py [--subjects 500] [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+TARGET_SECONDS = 2.0
+TYPES = ["int", "long", "float", "double", "string", "boolean"]
+
+
+def generate(store: Path, subjects: int, versions: int = 3) -> None:
+    for s in range(subjects):
+        fields = [
+            {"name": f"f{i}", "type": TYPES[(s + i) % len(TYPES)]} for i in range(12)
+        ]
+        directory = store / "subjects" / f"topic{s:04d}-value"
+        directory.mkdir(parents=True)
+        for v in range(1, versions + 1):
+            if v > 1:
+                fields.append({"name": f"added{v}", "type": ["null", "string"], "default": None})
+            schema = {"type": "record", "name": f"Rec{s}", "namespace": "bench", "fields": fields}
+            (directory / f"v{v}.avsc").write_text(json.dumps(schema, indent=2))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--subjects", type=int, default=500)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    exe = Path(sys.executable).with_name("schemacli")
+    command = [str(exe)] if exe.exists() else [sys.executable, "-m", "schemacli"]
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Path(tmp) / "schemas"
+        generate(store, args.subjects)
+        times = []
+        for _ in range(args.runs):
+            start = time.perf_counter()
+            result = subprocess.run(
+                [*command, "gate", "--store", str(store), "--quiet", "--output", "json"],
+                capture_output=True,
+                text=True,
+                check=False,
+                cwd=tmp,
+            )
+            times.append(time.perf_counter() - start)
+            if result.returncode != 0:
+                print(result.stdout[-2000:], result.stderr[-2000:], file=sys.stderr)
+                return 1
+            cases = json.loads(result.stdout)["cases"]
+            assert len(cases) == args.subjects, len(cases)
+    best, median = min(times), statistics.median(times)
+    print(
+        f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC  {platform.node()}  "
+        f"{platform.processor() or platform.machine()}  Python {platform.python_version()}"
+    )
+    print(
+        f"schemacli gate, {args.subjects} subjects x 3 versions: best {best:.3f} s, "
+        f"median {median:.3f} s over {args.runs} runs (target < {TARGET_SECONDS} s: "
+        f"{'met' if median < TARGET_SECONDS else 'MISSED'})"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
