@@ -23,7 +23,7 @@ Exit codes: 0 ok · 1 incompatible / check failed · 2 usage or input error · 3
 """
 
 # Modules under schemacli.commands, each exposing register(app). Order is the order in --help.
-COMMANDS: tuple[str, ...] = ("check", "diff", "gate", "register", "pull", "subjects", "registry_config", "spark", "migrate")
+COMMANDS: tuple[str, ...] = ("validate", "check", "diff", "gate", "register", "pull", "subjects", "registry_config", "spark", "migrate")
 
 OUTPUT_META_KEY = "schemacli.output"
 
