@@ -124,6 +124,8 @@ class FakeRegistry:
                     return found
                 if permanent:
                     self.subjects[s].remove(found)
+                    if not self.subjects[s]:
+                        del self.subjects[s]
                 else:
                     found["deleted"] = True
                 return 200, found["version"]

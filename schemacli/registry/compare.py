@@ -96,3 +96,94 @@ def check_against_registry(
 def schema_text(candidate: Any) -> str:
     """The JSON we send for a loaded schema: its value, compact (comments and layout dropped)."""
     return json.dumps(candidate.value, separators=(",", ":"), ensure_ascii=False)
+
+
+# -- as findings, for the check command's renderers ------------------------------------------
+
+REGISTRY_INCOMPATIBLE = "REGISTRY_INCOMPATIBLE"  # the registry's own verdict and reasons
+REGISTRY_DISAGREEMENT = "REGISTRY_DISAGREEMENT"  # registry and local engine differ: loud
+
+
+def registry_findings(check: RegistryCheck) -> tuple[Any, ...]:
+    """The registry's side of ``check`` as findings, placed at the candidate's file.
+
+    An incompatible registry verdict is an error finding carrying the registry's messages; a
+    disagreement with the local engine is an error too (fail closed), saying which side said what.
+    """
+    from schemacli.contracts.findings import Finding, Severity
+    from schemacli.errors import Location
+
+    where = Location(source=check.local.candidate, line=1, column=1)
+    found: list[Any] = []
+    if check.registry is None:
+        if check.registry_note:
+            found.append(
+                Finding(
+                    kind="REGISTRY_NOT_ASKED",
+                    message=check.registry_note,
+                    location=where,
+                    severity=Severity.WARNING,
+                    subject=check.subject,
+                )
+            )
+        return tuple(found)
+    if not check.registry.compatible:
+        reasons = "; ".join(check.registry.messages) or "no reasons given"
+        found.append(
+            Finding(
+                kind=REGISTRY_INCOMPATIBLE,
+                message=f"the registry says incompatible at {check.level.value}: {reasons}",
+                location=where,
+                hint="the registry would refuse this schema with HTTP 409",
+                subject=check.subject,
+                new=list(check.registry.messages),
+            )
+        )
+    if check.agree is False:
+        local = "compatible" if check.local.compatible else "incompatible"
+        remote = "compatible" if check.registry.compatible else "incompatible"
+        found.append(
+            Finding(
+                kind=REGISTRY_DISAGREEMENT,
+                message=f"DISAGREEMENT at {check.level.value}: the registry says {remote}, the "
+                f"local engine says {local}",
+                location=where,
+                hint="one of the two deviates from Apache Avro Java's SchemaCompatibility; "
+                "treated as a failure until resolved — please report it with both schemas",
+                subject=check.subject,
+                old=local,
+                new=remote,
+            )
+        )
+    return tuple(found)
+
+
+def merged_report(check: RegistryCheck) -> Any:
+    """The local CheckReport with the registry's findings added (its verdict then covers both)."""
+    from dataclasses import replace
+
+    return replace(check.local, findings=check.local.findings + registry_findings(check))
+
+
+def check_with_registry(
+    url: str | None,
+    settings: Any,
+    candidate: Any,
+    subject: str,
+    *,
+    level: Level | None = None,
+    references: Sequence[Reference] = (),
+) -> Any:
+    """``schemacli check --registry URL``: a CheckReport covering both verdicts.
+
+    Credentials and TLS come from SCHEMACLI_REGISTRY_* and the config file's [registry] table.
+    Raises RegistryError / NetworkError (exit 3).
+    """
+    from schemacli.registry.settings import RegistrySettings
+
+    registry = RegistrySettings.build(url=url, file_values=settings.registry)
+    with RegistryClient(registry) as client:
+        check = check_against_registry(
+            client, candidate, subject, level=level, references=references
+        )
+    return merged_report(check)

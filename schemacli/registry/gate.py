@@ -1,0 +1,216 @@
+"""`gate --registry`: the store's new schemas checked against production history, then
+(with ``register``) registered — all of them, or none.
+
+For every subject of the local store, each local version that the registry does not hold yet
+(compared by identity: the JSON, ignoring layout) is a candidate. Candidates are checked, in
+order, against the registry's history plus the candidates before them, at the level the registry
+applies to the subject; the registry itself is asked (verbose) about the first candidate of each
+subject, and a disagreement with the local engine is a failure. Nothing is registered unless
+every subject passed; if a registration still fails half-way (a concurrent change in the
+registry), the versions this run created are deleted again, so the registry is left as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from schemacli.contracts.findings import Finding, Severity
+from schemacli.errors import CheckFailed, Location, RegistryError, SchemacliError
+from schemacli.registry.client import RegistryClient
+from schemacli.registry.compare import RegistryCheck, registry_findings, schema_text
+from schemacli.registry.history import is_missing_subject, registry_history, registry_level
+from schemacli.registry.models import CompatibilityAnswer
+from schemacli.registry.publish import Outcome, RegisterResult, register_schema
+
+LEVEL_DIFFERS = "LEVEL_DIFFERS"  # the config's level for a subject is not the registry's
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A local version the registry does not hold yet."""
+
+    subject: str
+    version: int  # the local store's number
+    loaded: Any  # LoadedSchema
+
+    @property
+    def text(self) -> str:
+        return schema_text(self.loaded)
+
+
+@dataclass(frozen=True)
+class RegistryGate:
+    """The gate's report (renderable like the offline gate's) and what would be registered."""
+
+    report: Any  # schemacli.contracts.store.GateReport
+    candidates: tuple[Candidate, ...]
+
+    @property
+    def passed(self) -> bool:
+        from schemacli.contracts.store import Verdict
+
+        return self.report.verdict is Verdict.COMPATIBLE
+
+
+def gate_against_registry(
+    client: RegistryClient,
+    head: Any,
+    settings: Any,
+    *,
+    each: Callable[[Sequence[str]], Iterable[str]] = lambda names: names,
+) -> RegistryGate:
+    """Check every subject of the store ``head`` (a store Tree) against the registry."""
+    from schemacli.contracts.store import GateReport, _input_row, read_versions
+    from schemacli.errors import InputError
+
+    label = f"{head.label} against {client.settings.display_url}"
+    try:
+        index = head.subjects()
+    except InputError as err:
+        return RegistryGate(GateReport(label, None, (_input_row("(store)", settings, err),)), ())
+    rows, candidates = [], []
+    for subject in each(sorted(index)):
+        try:
+            files = read_versions(head, index, subject)
+        except InputError as err:
+            rows.append(_input_row(subject, settings, err, len(index.get(subject, {}))))
+            continue
+        row, new = _gate_subject(client, subject, files, settings)
+        rows.append(row)
+        candidates.extend(new)
+    return RegistryGate(GateReport(label, None, tuple(rows)), tuple(candidates))
+
+
+def _gate_subject(
+    client: RegistryClient, subject: str, files: Sequence[Any], settings: Any
+) -> tuple[Any, list[Candidate]]:
+    from schemacli.contracts.store import SubjectReport, _parse_all, check_candidate
+
+    loaded, problems = _parse_all(files)
+    level = registry_level(client, subject)
+    if problems:
+        return SubjectReport(subject, level.level, len(files), (), tuple(problems)), []
+    findings: list[Finding] = []
+    configured = settings.level_for(subject)
+    if configured != level.level:
+        findings.append(
+            Finding(
+                kind=LEVEL_DIFFERS,
+                severity=Severity.WARNING,
+                message=f"the config says {configured.value} for {subject}, the registry applies "
+                f"{level.level.value} ({level.source}); checked at the registry's level",
+                location=loaded[-1].location() if loaded else Location(),
+                hint="run `schemacli pull` to take the registry's levels into the config, or "
+                f"`schemacli config set {subject} {configured.value}` to change the registry",
+                subject=subject,
+            )
+        )
+    history = list(registry_history(client, subject))
+    known = {h.identity for h in history}
+    new: list[Candidate] = []
+    checked: list[int] = []
+    for version in loaded:
+        if version.identity in known:
+            continue
+        number = version.version or 0
+        checked.append(number)
+        local = check_candidate(version, history, subject=subject, level=level.level)
+        findings.extend(local.findings)
+        if not new:  # the registry can only judge against what it holds
+            answer = _ask(client, subject, schema_text(version))
+            check = RegistryCheck(subject, level.level, level.source, local, answer)
+            findings.extend(registry_findings(check))
+        new.append(Candidate(subject, number, version))
+        history.append(replace(version, version=len(history) + 1))
+        known.add(version.identity)
+    row = SubjectReport(subject, level.level, len(files), tuple(checked), tuple(findings))
+    return row, new
+
+
+def _ask(client: RegistryClient, subject: str, text: str) -> CompatibilityAnswer:
+    try:
+        return client.test_compatibility_all(subject, text)
+    except RegistryError as err:
+        if not is_missing_subject(err):
+            raise
+        return CompatibilityAnswer(True, ("new subject: the first version is always compatible",))
+
+
+def register_candidates(
+    client: RegistryClient,
+    gate: RegistryGate,
+    *,
+    on_done: Callable[[RegisterResult], None] | None = None,
+) -> list[RegisterResult]:
+    """Register every candidate in order — only if the whole gate passed.
+
+    Raises CheckFailed when the gate did not pass (nothing registered). If a registration fails
+    half-way, the versions created by this run are deleted again (soft, then permanently) and
+    the error says so; the registry is left as it was.
+    """
+    if not gate.passed:
+        raise CheckFailed(
+            "the gate failed: nothing was registered",
+            hint="fix every violation listed above; registration is all or nothing",
+        )
+    done: list[RegisterResult] = []
+    for candidate in gate.candidates:
+        try:
+            result = register_schema(client, candidate.subject, candidate.text)
+        except SchemacliError as err:
+            undone = _roll_back(client, [r for r in done if r.outcome is Outcome.REGISTERED])
+            err.message += (
+                f" (while registering {candidate.subject} v{candidate.version}; "
+                f"{undone} version(s) registered by this run were deleted again: the registry "
+                "is as it was)"
+            )
+            raise
+        done.append(result)
+        if on_done is not None:
+            on_done(result)
+    return done
+
+
+def _roll_back(client: RegistryClient, created: Sequence[RegisterResult]) -> str:
+    undone = 0
+    failed = []
+    for result in reversed(created):
+        if result.version is None:
+            failed.append(f"{result.subject} (id {result.id})")
+            continue
+        try:
+            client.delete_version(result.subject, result.version)
+            client.delete_version(result.subject, result.version, permanent=True)
+            undone += 1
+        except RegistryError:
+            failed.append(f"{result.subject} v{result.version}")
+    if failed:
+        return f"{undone} of {len(created)} ({', '.join(failed)} could NOT be deleted)"
+    return str(undone)
+
+
+def registry_gate(
+    url: str | None,
+    settings: Any,
+    head: Any,
+    *,
+    register: bool = False,
+    each: Callable[[Sequence[str]], Iterable[str]] = lambda names: names,
+    on_done: Callable[[RegisterResult], None] | None = None,
+) -> tuple[RegistryGate, list[RegisterResult]]:
+    """``schemacli gate --registry URL [--register]``: the gate, then the registration.
+
+    Credentials and TLS come from SCHEMACLI_REGISTRY_* and the config file's [registry] table.
+    Registers only when ``register`` and every subject passed; returns what was registered.
+    """
+    from schemacli.registry.settings import RegistrySettings
+
+    registry = RegistrySettings.build(url=url, file_values=settings.registry)
+    with RegistryClient(registry) as client:
+        gate = gate_against_registry(client, head, settings, each=each)
+        done: list[RegisterResult] = []
+        if register and gate.passed:
+            done = register_candidates(client, gate, on_done=on_done)
+    return gate, done

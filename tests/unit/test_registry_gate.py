@@ -1,0 +1,196 @@
+"""check/gate against a registry (in-process fake): both verdicts, disagreement, all-or-nothing."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from registry_fake import FakeRegistry
+
+from schemacli.config import Level, load_settings
+from schemacli.contracts.store import FileTree, Verdict, load_schema_file
+from schemacli.errors import RegistryError
+from schemacli.registry.client import RegistryClient
+from schemacli.registry.compare import (
+    REGISTRY_DISAGREEMENT,
+    REGISTRY_INCOMPATIBLE,
+    check_against_registry,
+    merged_report,
+)
+from schemacli.registry.gate import gate_against_registry, register_candidates
+from schemacli.registry.settings import RegistrySettings
+
+ROOT = Path(__file__).resolve().parents[2]
+SUBJECTS = ROOT / "schemas" / "subjects"
+V1 = SUBJECTS / "taxi-rides-value" / "v1.avsc"
+V2 = SUBJECTS / "taxi-rides-value" / "v2.avsc"
+KEY = SUBJECTS / "taxi-rides-key" / "v1.avsc"
+BREAKING = ROOT / "schemas" / "migration" / "taxi-ride-v2-breaking.avsc"
+
+
+@pytest.fixture
+def fake():
+    registry = FakeRegistry().start()
+    yield registry
+    registry.stop()
+
+
+@pytest.fixture
+def client(fake):
+    with RegistryClient(RegistrySettings(url=fake.url, retries=0)) as c:
+        yield c
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    """A copy of the example store in an empty project (default level BACKWARD)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SCHEMACLI_CONFIG", raising=False)
+    shutil.copytree(ROOT / "schemas" / "subjects", tmp_path / "schemas" / "subjects")
+    return tmp_path / "schemas"
+
+
+def settings_for(store: Path):
+    return load_settings(cwd=store.parent, flags={"store": store})
+
+
+# ---- check ---------------------------------------------------------------------------------
+
+
+def test_check_reports_both_verdicts_when_they_agree(fake, client):
+    fake.add("taxi-rides-value", V1.read_text())
+    check = check_against_registry(client, load_schema_file(V2), "taxi-rides-value")
+    assert check.level is Level.BACKWARD and check.level_source == "global"
+    assert check.local.compatible and check.registry.compatible and check.agree
+    assert fake.requests[-1].query["verbose"] == ["true"]
+
+
+def test_check_incompatible_on_both_sides_carries_the_registry_reasons(fake, client):
+    fake.add("taxi-rides-value", V1.read_text())
+    fake.compat_answer = {"is_compatible": False, "messages": ["TYPE_MISMATCH /fields/4/type"]}
+    report = merged_report(
+        check_against_registry(client, load_schema_file(BREAKING), "taxi-rides-value")
+    )
+    assert report.verdict is Verdict.INCOMPATIBLE
+    kinds = [f.kind for f in report.findings]
+    assert "TYPE_MISMATCH" in kinds and REGISTRY_INCOMPATIBLE in kinds
+    assert REGISTRY_DISAGREEMENT not in kinds
+
+
+def test_disagreement_between_registry_and_engine_fails_loudly(fake, client):
+    fake.add("taxi-rides-value", V1.read_text())
+    fake.compat_answer = {"is_compatible": True}  # the registry is wrong here
+    check = check_against_registry(client, load_schema_file(BREAKING), "taxi-rides-value")
+    assert check.agree is False and not check.compatible
+    report = merged_report(check)
+    disagreement = [f for f in report.findings if f.kind == REGISTRY_DISAGREEMENT]
+    assert disagreement and "registry says compatible" in disagreement[0].message
+
+
+def test_check_first_version_of_a_new_subject_is_compatible(client):
+    check = check_against_registry(client, load_schema_file(V1), "brand-new-value")
+    assert check.compatible and check.agree
+
+
+def test_check_uses_the_subject_level_of_the_registry(fake, client):
+    fake.add("taxi-rides-value", V1.read_text())
+    fake.configs["taxi-rides-value"] = "FULL"
+    check = check_against_registry(client, load_schema_file(V2), "taxi-rides-value")
+    assert (check.level, check.level_source) == (Level.FULL, "subject")
+
+
+def test_check_at_another_level_than_the_registry_does_not_ask_it(fake, client):
+    fake.add("taxi-rides-value", V1.read_text())
+    check = check_against_registry(
+        client, load_schema_file(V2), "taxi-rides-value", level=Level.FORWARD
+    )
+    assert check.registry is None and "only the local engine" in check.registry_note
+    assert not any(r.path.startswith("/compatibility") for r in fake.requests)
+
+
+# ---- gate ----------------------------------------------------------------------------------
+
+
+def test_gate_skips_what_the_registry_holds_and_checks_the_rest(fake, client, store):
+    fake.add("taxi-rides-value", V1.read_text())
+    gate = gate_against_registry(client, FileTree(store), settings_for(store))
+    assert gate.passed
+    assert [(c.subject, c.version) for c in gate.candidates] == [
+        ("taxi-rides-key", 1),
+        ("taxi-rides-value", 2),
+    ]
+    rows = {r.subject: r for r in gate.report.subjects}
+    assert rows["taxi-rides-value"].checked == (2,)
+
+
+def test_gate_registers_every_candidate_in_order_when_all_pass(fake, client, store):
+    fake.add("taxi-rides-value", V1.read_text())
+    gate = gate_against_registry(client, FileTree(store), settings_for(store))
+    done = register_candidates(client, gate)
+    assert [(r.subject, r.version) for r in done] == [
+        ("taxi-rides-key", 1),
+        ("taxi-rides-value", 2),
+    ]
+    assert len(fake.subjects["taxi-rides-value"]) == 2
+    again = gate_against_registry(client, FileTree(store), settings_for(store))
+    assert again.passed and again.candidates == ()
+
+
+def test_gate_registers_nothing_when_one_subject_fails(fake, client, store):
+    fake.add("taxi-rides-value", V1.read_text())
+    shutil.copy(BREAKING, store / "subjects" / "taxi-rides-value" / "v3.avsc")
+    gate = gate_against_registry(client, FileTree(store), settings_for(store))
+    assert not gate.passed
+    row = {r.subject: r for r in gate.report.subjects}["taxi-rides-value"]
+    assert row.verdict is Verdict.INCOMPATIBLE and row.checked == (2, 3)
+    posts_before = [
+        r
+        for r in fake.requests
+        if r.path.startswith("/subjects/") and r.path.endswith("/versions") and r.method == "POST"
+    ]
+    with pytest.raises(Exception, match="nothing was registered"):
+        register_candidates(client, gate)
+    posts = [
+        r
+        for r in fake.requests
+        if r.path.startswith("/subjects/") and r.path.endswith("/versions") and r.method == "POST"
+    ]
+    assert posts == posts_before == []
+    assert "taxi-rides-key" not in fake.subjects
+
+
+def test_a_registration_failing_half_way_is_rolled_back(fake, client, store):
+    fake.add("taxi-rides-value", V1.read_text())
+    gate = gate_against_registry(client, FileTree(store), settings_for(store))
+    real_handle = fake.handle
+    calls = {"n": 0}
+
+    def flaky(method, path, query, body):
+        if method == "POST" and path == "/subjects/taxi-rides-value/versions":
+            calls["n"] += 1
+            return 500, {"error_code": 50001, "message": "store failed"}
+        return real_handle(method, path, query, body)
+
+    fake.handle = flaky
+    with pytest.raises(RegistryError) as caught:
+        register_candidates(client, gate)
+    assert "deleted again" in caught.value.message
+    assert "taxi-rides-key" not in fake.subjects  # its fresh registration was undone
+    assert calls["n"] == 1
+
+
+def test_gate_warns_when_config_and_registry_levels_differ(fake, client, store):
+    fake.configs["taxi-rides-value"] = "FULL"
+    gate = gate_against_registry(client, FileTree(store), settings_for(store))
+    row = {r.subject: r for r in gate.report.subjects}["taxi-rides-value"]
+    assert row.level is Level.FULL
+    assert any(f.kind == "LEVEL_DIFFERS" for f in row.findings)
+
+
+def test_gate_reports_an_invalid_local_file_as_input_error(client, store):
+    (store / "subjects" / "taxi-rides-value" / "v3.avsc").write_text('{"type": "record"')
+    gate = gate_against_registry(client, FileTree(store), settings_for(store))
+    assert gate.report.verdict is Verdict.INVALID
+    assert json.dumps([f.kind for f in gate.report.findings]).count("INVALID_SCHEMA") == 1
