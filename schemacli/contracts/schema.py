@@ -658,7 +658,10 @@ class _Parser:
                     'Write the default as a JSON number, or "NaN", "Infinity", "-Infinity".',
                 )
             return number
-        problem = self.default_problem(ftype, default)
+        try:
+            problem = None if _valid_value(ftype, default, self.building) else ""
+        except _FieldsNotSet as unfinished:
+            problem = f" (record {unfinished.args[0]} is still being defined)"
         if problem is not None:
             raise self.fail(
                 f"Invalid default for field {name!r}: {_short(default)} is not a "
@@ -668,14 +671,6 @@ class _Parser:
                 "its branches, best the first), or remove it.",
             )
         return default
-
-    def default_problem(self, schema: Schema, value: Any) -> str | None:
-        """None when ``value`` fits ``schema`` as Java's ``Schema.isValidValue`` sees it."""
-        if _valid_value(schema, value, self.building):
-            return None
-        if isinstance(schema, RecordSchema) and id(schema) in self.building:
-            return f" (record {schema.fullname} is still being defined)"
-        return ""
 
     def resolve_forward_references(self, root: Schema) -> None:
         if not self.placeholders:
@@ -756,6 +751,10 @@ def _java_double(text: str) -> float | None:
     return float(s)
 
 
+class _FieldsNotSet(Exception):
+    """A default reached into a record whose fields are still being parsed."""
+
+
 def _valid_value(schema: Schema, value: Any, building: set[int] | frozenset = frozenset()) -> bool:
     t = schema.type
     if t in ("string", "bytes", "enum", "fixed"):
@@ -787,7 +786,8 @@ def _valid_value(schema: Schema, value: Any, building: set[int] | frozenset = fr
         if isinstance(schema, _Placeholder):
             return True  # Java checks against an unresolved stand-in: a record without fields
         if id(schema) in building:
-            return False  # Java: "Schema fields not set yet"
+            # Java throws "Schema fields not set yet" here, ending the whole validation.
+            raise _FieldsNotSet(schema.fullname)
         for fld in schema.fields:  # type: ignore[attr-defined]
             if fld.name in value:
                 if not _valid_value(fld.type, value[fld.name], building):

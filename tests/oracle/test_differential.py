@@ -1,0 +1,112 @@
+"""Differential tests: our parser and compatibility engine against Apache Avro Java itself.
+
+Every generated schema must be accepted or refused exactly as Java's Schema.Parser does (with the
+same Parsing Canonical Form when accepted), and every generated pair, in both directions, must
+get Java's verdict and the same set of (incompatibility type, location). The pair count is
+SCHEMACLI_ORACLE_PAIRS (default 2500 pairs = 5000 checks), the seed SCHEMACLI_ORACLE_SEED.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import pytest
+
+from schemacli.contracts.compat import AMBIGUOUS_FIELD_MATCH, check
+from schemacli.contracts.schema import canonical_form, parse_schema
+from schemacli.errors import SchemaParseError
+
+from .generator import broken_schemas, pairs
+
+pytestmark = pytest.mark.oracle
+
+PAIRS = int(os.environ.get("SCHEMACLI_ORACLE_PAIRS", "2500"))
+SEED = int(os.environ.get("SCHEMACLI_ORACLE_SEED", "20251122"))
+
+
+def our_parse(schema: Any) -> dict[str, Any]:
+    try:
+        return {"ok": True, "canonical": canonical_form(parse_schema(schema))}
+    except SchemaParseError as exc:
+        return {"ok": False, "error": exc.message}
+
+
+def our_compat(reader: Any, writer: Any) -> dict[str, Any]:
+    try:
+        result = check(reader, writer)
+    except SchemaParseError as exc:
+        return {"parse_error": exc.message}
+    kinds = {(f.kind, f.location.pointer) for f in result.findings}
+    if any(kind == AMBIGUOUS_FIELD_MATCH for kind, _ in kinds):
+        return {"error": "ambiguous field"}
+    return {"compatible": result.compatible, "incompatibilities": sorted(kinds)}
+
+
+def java_compat(answer: dict[str, Any]) -> dict[str, Any]:
+    if "parse_error" in answer:
+        return {"parse_error": answer["parse_error"]}
+    if "error" in answer:
+        return {"error": answer["error"]}
+    kinds = {(i["type"], i["location"]) for i in answer["incompatibilities"]}
+    return {"compatible": answer["compatible"], "incompatibilities": sorted(kinds)}
+
+
+def same(ours: dict[str, Any], java: dict[str, Any]) -> bool:
+    if set(ours) != set(java):
+        return False
+    if "parse_error" in java or "error" in java:
+        return True
+    return ours == java
+
+
+def report(disagreements: list[tuple[Any, ...]]) -> str:
+    # The smallest disagreement first: it is the easiest to read.
+    disagreements.sort(key=lambda d: len(json.dumps(d[0])))
+    lines = [f"{len(disagreements)} disagreement(s) with Apache Avro Java; the smallest:"]
+    for item in disagreements[:3]:
+        lines.append(json.dumps(item[0], ensure_ascii=False))
+        lines.append(f"  java: {json.dumps(item[1], ensure_ascii=False)}")
+        lines.append(f"  ours: {json.dumps(item[2], ensure_ascii=False)}")
+    return "\n".join(lines)
+
+
+def test_parser_accepts_and_refuses_exactly_what_java_does(oracle):
+    schemas = [s for pair in pairs(SEED, PAIRS // 4) for s in pair]
+    schemas += list(broken_schemas(SEED, max(PAIRS // 4, 200)))
+    answers = oracle.ask_many([{"op": "parse", "schema": s} for s in schemas])
+    disagreements = []
+    refused = 0
+    for schema, java in zip(schemas, answers, strict=True):
+        ours = our_parse(schema)
+        refused += not java["ok"]
+        if ours["ok"] != java["ok"] or (ours["ok"] and ours["canonical"] != java["canonical"]):
+            disagreements.append(({"schema": schema}, java, ours))
+    assert not disagreements, report(disagreements)
+    assert refused > len(schemas) // 20, "the corpus should exercise refusals too"
+
+
+def test_compatibility_agrees_with_java_on_every_generated_pair_both_ways(oracle):
+    requests = []
+    for a, b in pairs(SEED, PAIRS):
+        requests.append({"op": "compat", "reader": a, "writer": b})
+        requests.append({"op": "compat", "reader": b, "writer": a})
+    answers = oracle.ask_many(requests)
+    disagreements = []
+    verdicts = {"compatible": 0, "incompatible": 0, "error": 0, "parse_error": 0}
+    for request, answer in zip(requests, answers, strict=True):
+        java = java_compat(answer)
+        ours = our_compat(request["reader"], request["writer"])
+        if "compatible" in java:
+            verdicts["compatible" if java["compatible"] else "incompatible"] += 1
+        else:
+            verdicts[next(iter(java))] += 1
+        if not same(ours, java):
+            disagreements.append(
+                ({"reader": request["reader"], "writer": request["writer"]}, java, ours)
+            )
+    assert not disagreements, report(disagreements)
+    # The corpus must exercise both verdicts, not only one.
+    assert verdicts["compatible"] > len(requests) // 10, verdicts
+    assert verdicts["incompatible"] > len(requests) // 10, verdicts
