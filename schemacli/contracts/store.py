@@ -13,6 +13,7 @@ given as an argument (so a registry can supply it as well); ``gate`` checks a wh
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 import subprocess
 from collections.abc import Callable, Iterable, Sequence
@@ -28,6 +29,7 @@ from schemacli.contracts.findings import Finding, Severity
 from schemacli.errors import ExitCode, InputError, Location, SchemacliError, UsageError
 
 SUBJECTS_DIR = "subjects"
+SIDECAR_SUFFIX = ".references.json"  # as in schemacli.contracts.loader
 VERSION_FILE = re.compile(r"v([1-9][0-9]*)\.avsc")
 
 # Finding kinds the store itself reports (next to the engine's Avro incompatibility kinds).
@@ -77,14 +79,19 @@ class LoadedSchema:
         return Location(source=self.source, pointer=pointer, line=line, column=column)
 
 
-def load_schema_text(text: str, source: str, *, version: int | None = None) -> LoadedSchema:
-    """Parse schema text; raises InputError / SchemaParseError with source and line:col."""
+def load_schema_text(
+    text: str, source: str, *, version: int | None = None, names: Any = None
+) -> LoadedSchema:
+    """Parse schema text (``names``: named types from referenced schemas, or None).
+
+    Raises InputError / SchemaParseError with source and line:col.
+    """
     from schemacli.contracts.schema import parse_schema
     from schemacli.contracts.source import parse_text
 
     document = parse_text(text.removeprefix("\ufeff"), source)
     try:
-        schema = parse_schema(document.value)
+        schema = parse_schema(document.value, names=names)
     except SchemacliError as err:
         raise _placed(err, document) from None
     return LoadedSchema(source=source, document=document, schema=schema, version=version)
@@ -126,6 +133,7 @@ class VersionFile:
     version: int
     source: str
     text: str
+    references: str | None = None  # the text of v<N>.references.json, when there is one
 
 
 class Tree(Protocol):
@@ -137,8 +145,8 @@ class Tree(Protocol):
         """subject -> {version: relative path}; raises InputError for a badly named file."""
         ...
 
-    def read(self, paths: Sequence[str]) -> dict[str, str]:
-        """The text of each relative path."""
+    def read(self, paths: Sequence[str], *, optional: bool = False) -> dict[str, str | None]:
+        """The text of each relative path (None for a missing one if ``optional``)."""
         ...
 
     def source(self, path: str) -> str:
@@ -196,10 +204,15 @@ class FileTree:
         )
         return _index_names(names, self.source)
 
-    def read(self, paths: Sequence[str]) -> dict[str, str]:
+    def read(self, paths: Sequence[str], *, optional: bool = False) -> dict[str, str | None]:
         from schemacli.contracts.source import read_text
 
-        return {p: read_text(self.root / p, self.source(p)) for p in paths}
+        return {
+            p: read_text(self.root / p, self.source(p))
+            if not optional or (self.root / p).is_file()
+            else None
+            for p in paths
+        }
 
 
 @dataclass(frozen=True)
@@ -231,14 +244,14 @@ class GitTree:
                 names.append((parts[0], parts[1]))
         return _index_names(sorted(names), self.source)
 
-    def read(self, paths: Sequence[str]) -> dict[str, str]:
+    def read(self, paths: Sequence[str], *, optional: bool = False) -> dict[str, str | None]:
         # One `git cat-file --batch` for all files: a process per file is slow for big stores.
         if not paths:
             return {}
         request = "".join(f"{self.ref}:{self._path(p)}\n" for p in paths).encode()
         result = _run_git(self.repo, ["cat-file", "--batch"], request)
         data = result.stdout
-        texts: dict[str, str] = {}
+        texts: dict[str, str | None] = {}
         pos = 0
         from schemacli.contracts.source import decode_bytes
 
@@ -247,6 +260,9 @@ class GitTree:
             header = data[pos:end].decode()
             pos = end + 1
             if header.endswith(" missing"):
+                if optional:
+                    texts[path] = None
+                    continue
                 raise InputError(
                     "file not found at that ref", location=Location(source=self.source(path))
                 )
@@ -332,19 +348,138 @@ def read_versions(
             hint="versions run v1, v2, ... without gaps; history is immutable, so restore the "
             "missing file rather than renumbering",
         )
-    texts = tree.read([versions[n] for n in numbers])
+    paths = [versions[n] for n in numbers]
+    texts = tree.read(paths)
+    sidecars = tree.read([sidecar_path(p) for p in paths], optional=True)
     return [
-        VersionFile(subject, n, tree.source(versions[n]), texts[versions[n]]) for n in numbers
+        VersionFile(subject, n, tree.source(p), texts[p] or "", sidecars[sidecar_path(p)])
+        for n, p in zip(numbers, paths, strict=True)
     ]
+
+
+def sidecar_path(version_path: str) -> str:
+    """``subjects/s/v2.avsc`` -> ``subjects/s/v2.references.json`` (declared references)."""
+    return version_path.removesuffix(".avsc") + SIDECAR_SUFFIX
 
 
 def load_history(tree: Tree, subject: str) -> tuple[LoadedSchema, ...]:
     """The subject's parsed versions, oldest first (empty if the subject has none)."""
     subjects = tree.subjects()
-    return tuple(
-        load_schema_text(v.text, v.source, version=v.version)
-        for v in read_versions(tree, subjects, subject)
-    )
+    resolver = References(tree, subjects)
+    return tuple(resolver.load(v) for v in read_versions(tree, subjects, subject))
+
+
+class References:
+    """Loads store versions with their declared references, from any Tree.
+
+    A version ``vN.avsc`` may use named types of other schemas, declared beside it in
+    ``vN.references.json`` as Confluent schema references: ``[{"name": "com.x.Money",
+    "subject": "money-value", "version": 1}]`` (``"latest"`` allowed) or ``{"name": ...,
+    "path": "../../common/Money.avsc"}`` (relative to the subject's folder). Referenced versions
+    are read from the same tree, so ``--against git:REF`` resolves them as they were at REF.
+    """
+
+    def __init__(self, tree: Tree, index: dict[str, dict[int, str]]) -> None:
+        self.tree, self.index = tree, index
+        self.cache: dict[str, LoadedSchema] = {}
+        self.loading: list[str] = []
+
+    def load(self, version: VersionFile) -> LoadedSchema:
+        names = None
+        if version.references is not None:
+            sidecar = sidecar_path(self.index[version.subject][version.version])
+            names = self.names(sidecar, version.references)
+        return load_schema_text(version.text, version.source, version=version.version, names=names)
+
+    def names(self, sidecar: str, text: str) -> Any:
+        from schemacli.contracts.loader import SchemaReferenceError
+        from schemacli.contracts.schema import Names
+        from schemacli.contracts.source import parse_text
+
+        document = parse_text(text, self.tree.source(sidecar))
+        hint = (
+            'write [{"name": "<namespace.Name>", "subject": "<subject>", "version": <n>}, ...] '
+            'or {"name": ..., "path": "<file.avsc>"} entries'
+        )
+        if not isinstance(document.value, list):
+            raise SchemaReferenceError(
+                "references must be a JSON array", location=document.location(""), hint=hint
+            )
+        names = Names()
+        for i, entry in enumerate(document.value):
+            where = document.location(f"/{i}")
+            if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+                raise SchemaReferenceError(
+                    'a reference needs a "name" (the full name of the type it provides)',
+                    location=where,
+                    hint=hint,
+                )
+            target = self.target(sidecar, entry, where, hint)
+            loaded = self.load_path(target, where)
+            names = names.including(loaded.schema)
+            if entry["name"] not in names:
+                raise SchemaReferenceError(
+                    f"{self.tree.source(target)} does not define {entry['name']!r}",
+                    location=where,
+                    hint="name the full name of a record, enum or fixed the file defines",
+                )
+        return names
+
+    def target(self, sidecar: str, entry: dict, where: Location, hint: str) -> str:
+        from schemacli.contracts.loader import SchemaReferenceError
+
+        if isinstance(entry.get("path"), str):
+            folder = posixpath.dirname(sidecar)
+            target = posixpath.normpath(posixpath.join(folder, entry["path"]))
+            if target.startswith("../") or target == "..":
+                raise SchemaReferenceError(
+                    f"referenced path {entry['path']!r} leaves the store",
+                    location=where,
+                    hint="keep referenced schemas inside the store directory",
+                )
+            return target
+        subject, version = entry.get("subject"), entry.get("version")
+        versions = self.index.get(subject, {}) if isinstance(subject, str) else {}
+        if version in ("latest", -1) and versions:
+            version = max(versions)
+        if type(version) is not int or version not in versions:
+            raise SchemaReferenceError(
+                f"reference to subject {subject!r} version {entry.get('version')!r}: "
+                "not in the store",
+                location=where,
+                hint=hint if not isinstance(subject, str) else
+                f"add {SUBJECTS_DIR}/{subject}/v<N>.avsc, or give a \"path\"",
+            )
+        return versions[version]
+
+    def load_path(self, path: str, where: Location) -> LoadedSchema:
+        from schemacli.contracts.loader import SchemaReferenceError
+
+        if path in self.cache:
+            return self.cache[path]
+        if path in self.loading:
+            cycle = " -> ".join(self.tree.source(p) for p in [*self.loading, path])
+            raise SchemaReferenceError(
+                f"circular references: {cycle}",
+                location=where,
+                hint="break the cycle: define the shared type in one file",
+            )
+        self.loading.append(path)
+        try:
+            texts = self.tree.read([path, sidecar_path(path)], optional=True)
+            if texts[path] is None:
+                raise SchemaReferenceError(
+                    f"referenced file {self.tree.source(path)} does not exist",
+                    location=where,
+                    hint="paths are relative to the folder of the references file",
+                )
+            sidecar_text = texts[sidecar_path(path)]
+            names = self.names(sidecar_path(path), sidecar_text) if sidecar_text else None
+            loaded = load_schema_text(texts[path] or "", self.tree.source(path), names=names)
+        finally:
+            self.loading.pop()
+        self.cache[path] = loaded
+        return loaded
 
 
 # -- checking one candidate ------------------------------------------------------------------
@@ -538,11 +673,13 @@ def _input_row(
     return SubjectReport(subject, settings.level_for(subject), versions, (), (finding,))
 
 
-def _parse_all(files: Sequence[VersionFile]) -> tuple[list[LoadedSchema], list[Finding]]:
+def _parse_all(
+    files: Sequence[VersionFile], resolver: References
+) -> tuple[list[LoadedSchema], list[Finding]]:
     loaded, problems = [], []
     for f in files:
         try:
-            loaded.append(load_schema_text(f.text, f.source, version=f.version))
+            loaded.append(resolver.load(f))
         except SchemacliError as err:
             problems.append(
                 Finding(
@@ -568,9 +705,11 @@ def _gate_subject(
     base_files = read_versions(base, base_index, subject) if base is not None else []
     findings: list[Finding] = []
 
-    head_loaded, problems = _parse_all(head_files)
+    head_loaded, problems = _parse_all(head_files, References(head, head_index))
     findings.extend(problems)
-    base_loaded, problems = _parse_all(base_files)
+    base_loaded, problems = (
+        _parse_all(base_files, References(base, base_index)) if base is not None else ([], [])
+    )
     findings.extend(problems)
     if findings:  # a history that does not parse cannot be checked
         return SubjectReport(subject, level, len(head_files), (), tuple(findings))

@@ -366,3 +366,95 @@ def test_the_example_store_loads(repo_root):
     assert [h.version for h in history] == [1, 2]
     breaking = load_schema_file(repo_root / "schemas/migration/taxi-ride-v2-breaking.avsc")
     assert breaking.value["name"] == "TaxiRide"
+
+
+# -- declared references ---------------------------------------------------------------------
+
+MONEY = {
+    "type": "record",
+    "name": "Money",
+    "namespace": "m",
+    "fields": [{"name": "cents", "type": "long"}],
+}
+
+
+def priced(*extra: dict) -> dict:
+    return {
+        "type": "record",
+        "name": "Priced",
+        "namespace": "t",
+        "fields": [{"name": "price", "type": "m.Money"}, *extra],
+    }
+
+
+def with_references(store: Path, subject: str, version: int, refs: list) -> None:
+    path = store / "subjects" / subject / f"v{version}.references.json"
+    path.write_text(json.dumps(refs))
+
+
+def test_version_uses_a_type_of_another_subject_through_declared_references(tmp_path):
+    store = make_store(tmp_path, {"money-value": [MONEY], "priced-value": [priced(), priced(TIP)]})
+    for v in (1, 2):
+        with_references(
+            store,
+            "priced-value",
+            v,
+            [{"name": "m.Money", "subject": "money-value", "version": "latest"}],
+        )
+    history = load_history(FileTree(store), "priced-value")
+    assert [h.version for h in history] == [1, 2]
+    assert gate(FileTree(store), settings_for(store)).verdict is Verdict.COMPATIBLE
+
+
+def test_reference_by_path_is_relative_to_the_subject_folder(tmp_path):
+    store = make_store(tmp_path, {"priced-value": [priced()]})
+    (store / "common").mkdir()
+    (store / "common" / "Money.avsc").write_text(json.dumps(MONEY))
+    with_references(
+        store, "priced-value", 1, [{"name": "m.Money", "path": "../../common/Money.avsc"}]
+    )
+    assert load_history(FileTree(store), "priced-value")[0].version == 1
+
+
+def test_unresolvable_reference_is_an_invalid_schema_in_the_gate(tmp_path):
+    store = make_store(tmp_path, {"priced-value": [priced()]})
+    with_references(
+        store, "priced-value", 1, [{"name": "m.Money", "subject": "money-value", "version": 1}]
+    )
+    report = gate(FileTree(store), settings_for(store))
+    assert report.verdict is Verdict.INVALID
+    finding = report.findings[0]
+    assert "money-value" in finding.message and finding.location.line == 1
+
+
+def test_reference_naming_a_type_the_file_does_not_define_is_rejected(tmp_path):
+    store = make_store(tmp_path, {"money-value": [MONEY], "priced-value": [priced()]})
+    with_references(
+        store, "priced-value", 1, [{"name": "m.Cash", "subject": "money-value", "version": 1}]
+    )
+    with pytest.raises(InputError, match="does not define 'm.Cash'"):
+        load_history(FileTree(store), "priced-value")
+
+
+def test_circular_references_are_named(tmp_path):
+    a = {"type": "record", "name": "A", "fields": [{"name": "b", "type": ["null", "B"]}]}
+    b = {"type": "record", "name": "B", "fields": [{"name": "a", "type": ["null", "A"]}]}
+    store = make_store(tmp_path, {"a-value": [a], "b-value": [b]})
+    with_references(store, "a-value", 1, [{"name": "B", "subject": "b-value", "version": 1}])
+    with_references(store, "b-value", 1, [{"name": "A", "subject": "a-value", "version": 1}])
+    with pytest.raises(InputError, match="circular references"):
+        load_history(FileTree(store), "a-value")
+
+
+def test_references_resolve_at_the_git_ref(repo):
+    store = repo / "schemas"
+    make_store(store, {"money-value": [MONEY], "priced-value": [priced()]})
+    with_references(
+        store, "priced-value", 1, [{"name": "m.Money", "subject": "money-value", "version": 1}]
+    )
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "priced")
+    # The working tree's money-value v1 is broken; the committed one is what --against reads.
+    (store / "subjects" / "money-value" / "v1.avsc").write_text("{")
+    history = load_history(git_tree("git:HEAD", store), "priced-value")
+    assert history[0].source == "HEAD:schemas/subjects/priced-value/v1.avsc"
