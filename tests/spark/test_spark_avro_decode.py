@@ -1,0 +1,227 @@
+"""decode_confluent on in-memory Kafka-shaped DataFrames: mixed versions, bad records, modes.
+
+Records are written with fastavro in the Confluent framing (magic byte 0, 4-byte id, body) and
+decoded in a local[2] session; no Kafka involved.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pyspark.errors import PySparkException
+from pyspark.sql import Row
+from pyspark.testing import assertDataFrameEqual
+
+from spark_avro.decode import decode_confluent, split_bad_records
+from tests.spark.framing import (
+    EPOCH,
+    V1_ID,
+    V1_TEXT,
+    V2_ID,
+    V2_TEXT,
+    WRITERS,
+    confluent,
+    kafka_frame,
+    ride,
+)
+
+V2_FIELDS = [
+    "vendorId",
+    "passenger_count",
+    "trip_distance",
+    "payment_type",
+    "total_amount",
+    "tip_amount",
+    "store_and_fwd_flag",
+]
+
+
+def v2_row(vendor: int, tip: float, flag: str | None, *, offset: int, schema_id: int) -> Row:
+    r = ride(vendor)
+    return Row(
+        vendorId=r["vendorId"],
+        passenger_count=r["passenger_count"],
+        trip_distance=r["trip_distance"],
+        payment_type=r["payment_type"],
+        total_amount=r["total_amount"],
+        tip_amount=tip,
+        store_and_fwd_flag=flag,
+        key=f"k{offset}".encode(),
+        topic="taxi-rides",
+        partition=0,
+        offset=offset,
+        timestamp=EPOCH.replace(tzinfo=None),
+        schema_id=schema_id,
+        decode_error=None,
+        raw_value=None,
+    )
+
+
+@pytest.fixture(scope="module")
+def mixed(spark):
+    values = [
+        confluent(V1_ID, V1_TEXT, ride(1)),
+        confluent(V2_ID, V2_TEXT, ride(2, tip_amount=1.5, store_and_fwd_flag="N")),
+        confluent(V1_ID, V1_TEXT, ride(3)),
+        confluent(V2_ID, V2_TEXT, ride(4, tip_amount=0.5, store_and_fwd_flag=None)),
+    ]
+    return kafka_frame(spark, values)
+
+
+def test_v1_and_v2_records_land_in_v2_columns_with_v2_defaults(mixed):
+    decoded = decode_confluent(mixed, writer_schemas=WRITERS, reader_schema=V2_TEXT)
+    expected = [
+        v2_row(1, 0.0, None, offset=0, schema_id=V1_ID),
+        v2_row(2, 1.5, "N", offset=1, schema_id=V2_ID),
+        v2_row(3, 0.0, None, offset=2, schema_id=V1_ID),
+        v2_row(4, 0.5, None, offset=3, schema_id=V2_ID),
+    ]
+    assert decoded.columns == list(expected[0].asDict())
+    assertDataFrameEqual(decoded, expected, checkRowOrder=False)
+
+
+def test_v1_reader_reads_v2_records_without_the_new_fields(mixed):
+    decoded = decode_confluent(mixed, writer_schemas=WRITERS, reader_schema=V1_TEXT)
+    rows = decoded.select("vendorId", "total_amount", "schema_id", "decode_error").collect()
+    assert sorted(tuple(r) for r in rows) == [
+        (1, 10.25, V1_ID, None),
+        (2, 20.5, V2_ID, None),
+        (3, 30.75, V1_ID, None),
+        (4, 41.0, V2_ID, None),
+    ]
+    assert "tip_amount" not in decoded.columns
+
+
+def test_flatten_false_returns_the_record_as_one_struct(mixed):
+    decoded = decode_confluent(mixed, writer_schemas=WRITERS, reader_schema=V2_TEXT, flatten=False)
+    assert decoded.columns[0] == "record"
+    assert decoded.schema["record"].dataType.fieldNames() == V2_FIELDS
+    first = decoded.where("offset = 0").first()
+    assert first.record.tip_amount == 0.0 and first.record.vendorId == 1
+
+
+def test_the_data_path_runs_no_python_udf(mixed, capsys):
+    decode_confluent(mixed, writer_schemas=WRITERS, reader_schema=V2_TEXT).explain("formatted")
+    plan = capsys.readouterr().out
+    assert "from_avro" in plan
+    assert "EvalPython" not in plan and "PythonUDF" not in plan
+
+
+GOOD = confluent(V1_ID, V1_TEXT, ride(1))
+BAD_RECORDS = {
+    "wrong magic byte": (b"\x01" + GOOD[1:], "wrong magic byte 0x01 (expected 0x00)", V1_ID),
+    "unknown schema id": (
+        confluent(99, V1_TEXT, ride(1)),
+        "unknown schema id 99 (known ids: 1, 2)",
+        99,
+    ),
+    "truncated body": (GOOD[:-2], "undecodable Avro body for schema id 1", V1_ID),
+    "shorter than the header": (
+        b"\x00\x00\x01",
+        "too short for the Confluent header: 3 bytes",
+        None,
+    ),
+    "header without body": (GOOD[:5], "undecodable Avro body for schema id 1", V1_ID),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_RECORDS))
+def test_permissive_keeps_a_bad_record_with_its_reason_and_raw_bytes(spark, kind):
+    raw, reason, _ = BAD_RECORDS[kind]
+    df = kafka_frame(spark, [GOOD, raw])
+    decoded = decode_confluent(df, writer_schemas=WRITERS, reader_schema=V2_TEXT)
+    good, bad = decoded.orderBy("offset").collect()
+    assert good.decode_error is None and good.raw_value is None and good.vendorId == 1
+    assert reason in bad.decode_error
+    assert bytes(bad.raw_value) == raw
+    assert [bad[name] for name in V2_FIELDS] == [None] * len(V2_FIELDS)
+    assert bad.offset == 1
+
+
+def test_wrong_magic_byte_leaves_schema_id_null(spark):
+    df = kafka_frame(spark, [BAD_RECORDS["wrong magic byte"][0]])
+    row = decode_confluent(df, writer_schemas=WRITERS, reader_schema=V2_TEXT).first()
+    assert row.schema_id is None
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_RECORDS))
+def test_failfast_fails_naming_the_offset_and_the_reason(spark, kind):
+    raw, reason, _ = BAD_RECORDS[kind]
+    df = kafka_frame(spark, [GOOD, GOOD, raw])
+    decoded = decode_confluent(df, writer_schemas=WRITERS, reader_schema=V2_TEXT, mode="FAILFAST")
+    with pytest.raises(PySparkException) as caught:
+        decoded.collect()
+    message = str(caught.value)
+    assert "topic taxi-rides partition 0 offset 2" in message
+    assert reason in message
+
+
+def test_failfast_returns_good_records_without_error_columns(mixed):
+    decoded = decode_confluent(
+        mixed, writer_schemas=WRITERS, reader_schema=V2_TEXT, mode="FAILFAST"
+    )
+    assert "decode_error" not in decoded.columns and "raw_value" not in decoded.columns
+    assert sorted(r.vendorId for r in decoded.collect()) == [1, 2, 3, 4]
+
+
+def test_a_tombstone_is_not_a_bad_record(spark):
+    df = kafka_frame(spark, [None])
+    permissive = decode_confluent(df, writer_schemas=WRITERS, reader_schema=V2_TEXT).first()
+    assert permissive.decode_error is None and permissive.schema_id is None
+    assert permissive.vendorId is None
+    failfast = decode_confluent(df, writer_schemas=WRITERS, reader_schema=V2_TEXT, mode="FAILFAST")
+    assert failfast.count() == 1 and failfast.first().schema_id is None
+
+
+def test_a_record_of_all_null_fields_is_not_mistaken_for_a_bad_one(spark):
+    nullable = json.dumps(
+        {
+            "type": "record",
+            "name": "Sparse",
+            "fields": [{"name": "note", "type": ["null", "string"], "default": None}],
+        }
+    )
+    df = kafka_frame(spark, [confluent(5, nullable, {"note": None})])
+    row = decode_confluent(df, writer_schemas={5: nullable}, reader_schema=nullable).first()
+    assert row.decode_error is None and row.note is None and row.schema_id == 5
+
+
+def test_split_bad_records_routes_bad_rows_to_the_dead_letter_frame(spark):
+    raw = BAD_RECORDS["unknown schema id"][0]
+    df = kafka_frame(spark, [GOOD, raw, GOOD])
+    good, bad = split_bad_records(
+        decode_confluent(df, writer_schemas=WRITERS, reader_schema=V2_TEXT)
+    )
+    assert sorted(r.offset for r in good.collect()) == [0, 2]
+    assert "decode_error" not in good.columns
+    (dead,) = bad.collect()
+    assert dead.offset == 1 and bytes(dead.raw_value) == raw
+    assert bad.columns == [
+        "key",
+        "topic",
+        "partition",
+        "offset",
+        "timestamp",
+        "schema_id",
+        "decode_error",
+        "raw_value",
+    ]
+
+
+def test_a_reader_field_named_like_a_kafka_column_needs_flatten_false(spark):
+    clashing = json.dumps(
+        {"type": "record", "name": "Clash", "fields": [{"name": "offset", "type": "long"}]}
+    )
+    df = kafka_frame(spark, [confluent(3, clashing, {"offset": 7})])
+    with pytest.raises(ValueError, match="flatten=False"):
+        decode_confluent(df, writer_schemas={3: clashing}, reader_schema=clashing)
+    row = decode_confluent(
+        df, writer_schemas={3: clashing}, reader_schema=clashing, flatten=False
+    ).first()
+    assert row.record.offset == 7 and row.offset == 0
+
+
+def test_an_unknown_mode_is_refused(mixed):
+    with pytest.raises(ValueError, match="PERMISSIVE, FAILFAST"):
+        decode_confluent(mixed, writer_schemas=WRITERS, reader_schema=V2_TEXT, mode="DROPMALFORMED")
