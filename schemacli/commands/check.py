@@ -25,6 +25,16 @@ Store = Annotated[
     typer.Option("--store", help="The store directory (default: from config, else ./schemas)."),
 ]
 
+Registry = Annotated[
+    str | None,
+    typer.Option(
+        "--registry",
+        metavar="URL",
+        help="Check against the subject's history in this schema registry instead of the local "
+        "store (credentials from SCHEMACLI_REGISTRY_* or the config's [registry] table).",
+    ),
+]
+
 
 def register(app: typer.Typer) -> None:
     @app.command("check")
@@ -50,12 +60,17 @@ def register(app: typer.Typer) -> None:
         ] = None,
         against: Against = None,
         store: Store = None,
+        registry: Registry = None,
         output: Output = OutputFormat.text,
     ) -> None:
         """Check SCHEMA against its subject's history in the local store.
 
+        With --registry URL: against the subject's history in that registry, at the level the
+        registry applies; the registry (verbose) and the local engine both answer, and a
+        disagreement is reported loudly and fails the check.
+
         Exit codes: 0 compatible (or identical to an existing version), 1 incompatible,
-        2 usage or input error.
+        2 usage or input error, 3 registry or network error.
         """
         from schemacli.config import load_settings, parse_level
         from schemacli.contracts import store as core
@@ -66,6 +81,19 @@ def register(app: typer.Typer) -> None:
         subject = subject or core.subject_for_file(
             schema, candidate.value, settings.naming_strategy
         )
+        if registry is not None:
+            from schemacli.errors import UsageError
+            from schemacli.registry.compare import check_with_registry
+
+            if against:
+                raise UsageError("--against and --registry are two histories; give one.")
+            chosen_level = parse_level(level) if level else None
+            result, both = check_with_registry(
+                registry, settings, candidate, subject, level=chosen_level
+            )
+            typer.echo(both, err=True)
+            typer.echo(render(check_report(result), output, color=sys.stdout.isatty()), nl=False)
+            raise typer.Exit(int(result.verdict.exit_code))
         chosen = parse_level(level) if level else settings.level_for(subject)
         tree = core.git_tree(against, settings.store) if against else store_tree(settings.store)
         history = core.load_history(tree, subject)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from schemacli.commands.check import Against, Store
+from schemacli.commands.check import Against, Registry, Store
 from schemacli.commands.options import Output
 from schemacli.output import OutputFormat
 
@@ -20,6 +20,15 @@ def register(app: typer.Typer) -> None:
         output: Output = OutputFormat.text,
         quiet: Annotated[
             bool, typer.Option("--quiet", "-q", help="No progress messages on stderr.")
+        ] = False,
+        registry: Registry = None,
+        register_: Annotated[
+            bool,
+            typer.Option(
+                "--register",
+                help="With --registry: register every new version, only if every check passed "
+                "(all or nothing).",
+            ),
         ] = False,
     ) -> None:
         """Check every subject's versions at the subject's compatibility level.
@@ -37,6 +46,10 @@ def register(app: typer.Typer) -> None:
 
         settings = load_settings(flags={"store": store})
         head = store_tree(settings.store)
+        if registry is not None or register_:
+            from schemacli.commands.registry_gate import gate_with_registry
+
+            gate_with_registry(registry, settings, head, against, register_, output, quiet)
         base = core.git_tree(against, settings.store) if against else None
         if not quiet:
             where = f" against {base.label}" if base else ""

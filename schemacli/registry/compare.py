@@ -173,8 +173,8 @@ def check_with_registry(
     *,
     level: Level | None = None,
     references: Sequence[Reference] = (),
-) -> Any:
-    """``schemacli check --registry URL``: a CheckReport covering both verdicts.
+) -> tuple[Any, str]:
+    """``schemacli check --registry URL``: (a CheckReport covering both verdicts, a summary line).
 
     Credentials and TLS come from SCHEMACLI_REGISTRY_* and the config file's [registry] table.
     Raises RegistryError / NetworkError (exit 3).
@@ -186,4 +186,19 @@ def check_with_registry(
         check = check_against_registry(
             client, candidate, subject, level=level, references=references
         )
-    return merged_report(check)
+    return merged_report(check), both_verdicts(check, registry.display_url)
+
+
+def both_verdicts(check: RegistryCheck, url: str) -> str:
+    """One line with both verdicts, e.g. for stderr next to the rendered report."""
+    local = "compatible" if check.local.compatible else "incompatible"
+    if check.registry is None:
+        remote = f"not asked ({check.registry_note})"
+    else:
+        remote = "compatible" if check.registry.compatible else "incompatible"
+    level = f"{check.level.value} ({check.level_source})"
+    verdict = {True: "agree", False: "DISAGREE", None: "only the local engine answered"}
+    return (
+        f"{check.subject} at {level}: registry {url} says {remote}; local engine says {local} "
+        f"-> {verdict[check.agree]}"
+    )

@@ -21,7 +21,7 @@ from schemacli.errors import CheckFailed, Location, RegistryError, SchemacliErro
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.compare import RegistryCheck, registry_findings, schema_text
 from schemacli.registry.history import is_missing_subject, registry_history, registry_level
-from schemacli.registry.models import CompatibilityAnswer
+from schemacli.registry.models import CompatibilityAnswer, Reference
 from schemacli.registry.publish import Outcome, RegisterResult, register_schema
 
 LEVEL_DIFFERS = "LEVEL_DIFFERS"  # the config's level for a subject is not the registry's
@@ -34,6 +34,7 @@ class Candidate:
     subject: str
     version: int  # the local store's number
     loaded: Any  # LoadedSchema
+    references: tuple[Reference, ...] = ()  # from v<N>.references.json (subject/version form)
 
     @property
     def text(self) -> str:
@@ -62,7 +63,7 @@ def gate_against_registry(
     each: Callable[[Sequence[str]], Iterable[str]] = lambda names: names,
 ) -> RegistryGate:
     """Check every subject of the store ``head`` (a store Tree) against the registry."""
-    from schemacli.contracts.store import GateReport, _input_row, read_versions
+    from schemacli.contracts.store import GateReport, References, read_versions
     from schemacli.errors import InputError
 
     label = f"{head.label} against {client.settings.display_url}"
@@ -70,6 +71,7 @@ def gate_against_registry(
         index = head.subjects()
     except InputError as err:
         return RegistryGate(GateReport(label, None, (_input_row("(store)", settings, err),)), ())
+    resolver = References(head, index)
     rows, candidates = [], []
     for subject in each(sorted(index)):
         try:
@@ -77,18 +79,56 @@ def gate_against_registry(
         except InputError as err:
             rows.append(_input_row(subject, settings, err, len(index.get(subject, {}))))
             continue
-        row, new = _gate_subject(client, subject, files, settings)
+        row, new = _gate_subject(client, subject, files, settings, resolver)
         rows.append(row)
         candidates.extend(new)
     return RegistryGate(GateReport(label, None, tuple(rows)), tuple(candidates))
 
 
-def _gate_subject(
-    client: RegistryClient, subject: str, files: Sequence[Any], settings: Any
-) -> tuple[Any, list[Candidate]]:
-    from schemacli.contracts.store import SubjectReport, _parse_all, check_candidate
+def _input_row(subject: str, settings: Any, err: SchemacliError, versions: int = 0) -> Any:
+    from schemacli.contracts.store import (
+        INVALID_SCHEMA,
+        STORE_LAYOUT,
+        StoreLayoutError,
+        SubjectReport,
+    )
 
-    loaded, problems = _parse_all(files)
+    finding = Finding(
+        kind=STORE_LAYOUT if isinstance(err, StoreLayoutError) else INVALID_SCHEMA,
+        message=err.message,
+        location=err.location or Location(),
+        hint=err.hint,
+        subject=None if subject == "(store)" else subject,
+    )
+    return SubjectReport(subject, settings.level_for(subject), versions, (), (finding,))
+
+
+def _parse(files: Sequence[Any], resolver: Any) -> tuple[list[Any], list[Finding]]:
+    from schemacli.contracts.store import INVALID_SCHEMA
+
+    loaded, problems = [], []
+    for f in files:
+        try:
+            loaded.append(resolver.load(f))
+        except SchemacliError as err:
+            problems.append(
+                Finding(
+                    kind=INVALID_SCHEMA,
+                    message=err.message,
+                    location=err.location or Location(source=f.source),
+                    hint=err.hint,
+                    subject=f.subject,
+                )
+            )
+    return loaded, problems
+
+
+def _gate_subject(
+    client: RegistryClient, subject: str, files: Sequence[Any], settings: Any, resolver: Any
+) -> tuple[Any, list[Candidate]]:
+    from schemacli.contracts.store import SubjectReport, check_candidate
+
+    loaded, problems = _parse(files, resolver)
     level = registry_level(client, subject)
     if problems:
         return SubjectReport(subject, level.level, len(files), (), tuple(problems)), []
@@ -111,27 +151,63 @@ def _gate_subject(
     known = {h.identity for h in history}
     new: list[Candidate] = []
     checked: list[int] = []
+    sidecars = {f.version: f.references for f in files}
     for version in loaded:
         if version.identity in known:
             continue
         number = version.version or 0
         checked.append(number)
+        refs, problem = _registry_references(sidecars.get(number), version, subject)
+        if problem is not None:
+            findings.append(problem)
         local = check_candidate(version, history, subject=subject, level=level.level)
         findings.extend(local.findings)
         if not new:  # the registry can only judge against what it holds
-            answer = _ask(client, subject, schema_text(version))
+            answer = _ask(client, subject, schema_text(version), refs)
             check = RegistryCheck(subject, level.level, level.source, local, answer)
             findings.extend(registry_findings(check))
-        new.append(Candidate(subject, number, version))
+        new.append(Candidate(subject, number, version, refs))
         history.append(replace(version, version=len(history) + 1))
         known.add(version.identity)
     row = SubjectReport(subject, level.level, len(files), tuple(checked), tuple(findings))
     return row, new
 
 
-def _ask(client: RegistryClient, subject: str, text: str) -> CompatibilityAnswer:
+def _registry_references(
+    sidecar: str | None, version: Any, subject: str
+) -> tuple[tuple[Reference, ...], Finding | None]:
+    """The sidecar's subject/version references as registry references.
+
+    ``path`` or ``latest`` references have no registry equivalent: an error finding, since the
+    registry could not parse the schema without them.
+    """
+    if not sidecar:
+        return (), None
+    import json
+
+    refs, unusable = [], []
+    for entry in json.loads(sidecar):
+        if isinstance(entry.get("subject"), str) and type(entry.get("version")) is int:
+            refs.append(Reference(entry["name"], entry["subject"], entry["version"]))
+        else:
+            unusable.append(str(entry.get("name")))
+    if not unusable:
+        return tuple(refs), None
+    return tuple(refs), Finding(
+        kind="REFERENCE_NOT_IN_REGISTRY",
+        message=f"references {', '.join(unusable)} are given by path or as 'latest': the "
+        "registry needs a subject and a version number for each",
+        location=version.location(),
+        hint='write {"name": ..., "subject": ..., "version": <n>} in the references file',
+        subject=subject,
+    )
+
+
+def _ask(
+    client: RegistryClient, subject: str, text: str, refs: Sequence[Reference] = ()
+) -> CompatibilityAnswer:
     try:
-        return client.test_compatibility_all(subject, text)
+        return client.test_compatibility_all(subject, text, references=refs)
     except RegistryError as err:
         if not is_missing_subject(err):
             raise
@@ -158,7 +234,9 @@ def register_candidates(
     done: list[RegisterResult] = []
     for candidate in gate.candidates:
         try:
-            result = register_schema(client, candidate.subject, candidate.text)
+            result = register_schema(
+                client, candidate.subject, candidate.text, references=candidate.references
+            )
         except SchemacliError as err:
             undone = _roll_back(client, [r for r in done if r.outcome is Outcome.REGISTERED])
             err.message += (

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from schemacli.config import Level
-from schemacli.errors import Location, RegistryError, SchemacliError
+from schemacli.errors import RegistryError, SchemacliError
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.errors import RegistryErrorCode
 from schemacli.registry.models import Reference, SubjectVersion
@@ -73,18 +73,9 @@ def load_candidate(
 
 
 def _load_with_names(text: str, source: str, names: Any, version: int | None) -> Any:
-    from schemacli.contracts.schema import parse_schema
-    from schemacli.contracts.source import parse_text
-    from schemacli.contracts.store import LoadedSchema
+    from schemacli.contracts.store import load_schema_text
 
-    document = parse_text(text.removeprefix("\ufeff"), source)
-    try:
-        schema = parse_schema(document.value, names=names)
-    except SchemacliError as err:
-        pointer = err.location.pointer if err.location and err.location.pointer else ""
-        line, column = document.position(pointer)
-        raise err.with_location(Location(source, pointer or None, line, column)) from None
-    return LoadedSchema(source=source, document=document, schema=schema, version=version)
+    return load_schema_text(text, source, version=version, names=names)
 
 
 def resolve_references(
