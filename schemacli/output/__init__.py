@@ -109,6 +109,7 @@ def gate_report(result: GateReport) -> Report:
                 ("versions", row.versions),
                 ("checked", row.checked),
             ),
+            source=row.findings[0].location.source if row.findings else None,
         )
         for row in result.subjects
     )

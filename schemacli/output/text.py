@@ -94,13 +94,19 @@ def finding_lines(finding: Finding) -> list[str]:
 
 
 def summary(report: Report) -> str:
+    """The last line: the verdict in words, with counts."""
+    errors = sum(1 for f in set(report.findings) if f.severity is Severity.ERROR)
     if report.command == "diff":
         ok = [c.name for c in report.cases if c.verdict == "compatible" and c.name != "NONE"]
         allowed = ", ".join(ok) if ok else "NONE only"
         return f"diff: {len(report.changes)} change(s); allowed at: {allowed}"
+    if report.command == "check":
+        if report.verdict == "compatible":
+            return "check: compatible"
+        return f"check: {report.verdict}: {_counted(errors, 'problem')}"
     failing = [c for c in report.cases if c.verdict != "compatible"]
-    errors = sum(1 for f in set(report.findings) if f.severity is Severity.ERROR)
-    total = _counted(len(report.cases), "subject")
+    noun = "subject" if report.command == "gate" else "file"  # validate reports files
+    total = _counted(len(report.cases), noun)
     if report.verdict == "compatible":
         return f"{report.command}: passed ({total})"
     word = "invalid input" if report.verdict == "invalid" else "failed"

@@ -49,7 +49,7 @@ def test_check_exit_code_is_0_for_a_compatible_next_version(project):
     result = run("check", str(candidate), "--subject", "taxi-rides-value")
     assert result.exit_code == 0, result.output
     assert "compatible" in result.stdout
-    assert "check: passed" in result.stdout
+    assert "check: compatible" in result.stdout
 
 
 def test_check_exit_code_is_1_when_total_amount_becomes_string(project):
