@@ -158,6 +158,13 @@ def _index_names(names: Iterable[tuple[str, str]], where: Callable[[str], str]) 
     """Group (subject, file name) pairs into subject -> {version: relative path}."""
     found: dict[str, dict[int, str]] = {}
     for subject, name in names:
+        if not subject and name.endswith(".avsc"):
+            raise StoreLayoutError(
+                f"{name!r} sits directly in {SUBJECTS_DIR}/, outside any subject",
+                location=Location(source=where(f"{SUBJECTS_DIR}/{name}")),
+                hint=f"move it to {SUBJECTS_DIR}/<subject>/v<N>.avsc (e.g. "
+                f"{SUBJECTS_DIR}/{name.removesuffix('.avsc')}/v1.avsc)",
+            )
         rel = f"{SUBJECTS_DIR}/{subject}/{name}"
         if not name.endswith(".avsc"):
             continue  # READMEs and the like may live next to the versions
@@ -195,13 +202,14 @@ class FileTree:
             )
         if not base.is_dir():
             return {}
-        names = (
+        names = [("", entry.name) for entry in sorted(base.iterdir()) if entry.is_file()]
+        names += [
             (entry.name, file.name)
             for entry in sorted(base.iterdir())
             if entry.is_dir()
             for file in sorted(entry.iterdir())
             if file.is_file()
-        )
+        ]
         return _index_names(names, self.source)
 
     def read(self, paths: Sequence[str], *, optional: bool = False) -> dict[str, str | None]:
@@ -242,6 +250,8 @@ class GitTree:
             parts = full[strip:].split("/")
             if len(parts) == 2:
                 names.append((parts[0], parts[1]))
+            elif len(parts) == 1:
+                names.append(("", parts[0]))
         return _index_names(sorted(names), self.source)
 
     def read(self, paths: Sequence[str], *, optional: bool = False) -> dict[str, str | None]:

@@ -458,3 +458,11 @@ def test_references_resolve_at_the_git_ref(repo):
     (store / "subjects" / "money-value" / "v1.avsc").write_text("{")
     history = load_history(git_tree("git:HEAD", store), "priced-value")
     assert history[0].source == "HEAD:schemas/subjects/priced-value/v1.avsc"
+
+
+def test_schema_file_directly_in_subjects_is_a_layout_error(tmp_path):
+    store = make_store(tmp_path, {"a-value": [ride()]})
+    (store / "subjects" / "b-value.avsc").write_text(json.dumps(ride()))
+    report = gate(FileTree(store), settings_for(store))
+    assert report.verdict is Verdict.INVALID
+    assert "subjects/b-value/v1.avsc" in report.findings[0].hint
