@@ -1,8 +1,7 @@
 """Parsing Canonical Form and the fingerprints schemacli shows for a schema.
 
-The canonical form and the CRC-64-AVRO (Rabin) fingerprint are computed over the parsed model
-by ``schemacli.contracts.schema`` (one implementation); this module gathers the fingerprints a
-user compares against other tools:
+The canonical form is printed from the parsed model by ``schemacli.contracts.schema``; this module
+computes it once and derives every fingerprint a user compares against other tools from it:
 
 * ``crc64``: CRC-64-AVRO as an unsigned integer. ``crc64_hex`` is that integer in 16 hex digits,
   what Java's ``SchemaNormalization.parsingFingerprint64`` prints with ``Long.toHexString``
@@ -19,9 +18,33 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from schemacli.contracts.schema import Schema, canonical_form, fingerprint
+from schemacli.contracts.schema import Schema, canonical_form
 
-__all__ = ["Fingerprints", "canonical_form", "fingerprints"]
+__all__ = ["Fingerprints", "canonical_form", "fingerprints", "rabin64"]
+
+_EMPTY = 0xC15D213AA4D7A795  # the CRC-64-AVRO "empty" value from the specification
+
+
+def _table() -> tuple[int, ...]:
+    out = []
+    for i in range(256):
+        fp = i
+        for _ in range(8):
+            fp = (fp >> 1) ^ (_EMPTY & -(fp & 1))
+        out.append(fp)
+    return tuple(out)
+
+
+_TABLE = _table()
+
+
+def rabin64(data: bytes) -> int:
+    """CRC-64-AVRO of ``data`` as an unsigned integer (the specification's algorithm)."""
+    fp = _EMPTY
+    table = _TABLE
+    for byte in data:
+        fp = (fp >> 8) ^ table[(fp ^ byte) & 0xFF]
+    return fp
 
 
 @dataclass(frozen=True)
@@ -53,7 +76,7 @@ def fingerprints(schema: Schema) -> Fingerprints:
     data = text.encode("utf-8")
     return Fingerprints(
         canonical=text,
-        crc64=fingerprint(schema),
+        crc64=rabin64(data),
         md5=hashlib.md5(data).hexdigest(),
         sha256=hashlib.sha256(data).hexdigest(),
     )

@@ -219,7 +219,7 @@ class Loader:
         for dep in deps.values():
             for full, named in dep.names.types.items():
                 visible.setdefault(full, named)
-        names = Names(visible)
+        names = Names(dict(visible))
         try:
             schema = parse_schema(doc.value, names=names)
         except SchemaParseError as err:
@@ -231,13 +231,15 @@ class Loader:
                 hint="flatten it: define deep records once by name and refer to them",
             ) from err
         own = tuple(n for n in named_types(schema) if names.get(n.fullname) is not n)
+        for named in own:
+            visible.setdefault(named.fullname, named)
         return LoadedSchema(
             path=path,
             document=doc,
             schema=schema,
             defines=own,
             references=tuple(deps.values()),
-            names=names.including(schema),
+            names=Names(visible),
         )
 
     def _dependency(

@@ -94,12 +94,26 @@ class Document:
             index = self._cache["index"] = _build_index(self.text)
         return index
 
+    def _clean_text(self) -> str:
+        """The text with comments blanked out (same offsets), which ``json`` can scan."""
+        if not self.has_comments:
+            return self.text
+        clean = self._cache.get("clean")
+        if clean is None:
+            clean = self._cache["clean"] = _blank_comments(self.text, self.source)
+        return clean
+
+    def _locate(self, pointer: str) -> tuple[int, bool]:
+        found = self._cache.get(pointer)
+        if found is None:
+            found = self._cache[pointer] = _navigate(
+                self._clean_text(), pointer, last_wins=self.has_duplicates
+            )
+        return found
+
     def offset(self, pointer: str) -> int:
         """Character offset of the value at ``pointer`` (or its nearest existing ancestor)."""
-        offsets = self._index().offsets
-        while pointer not in offsets and pointer:
-            pointer = pointer.rsplit("/", 1)[0]
-        return offsets.get(pointer, 0)
+        return self._locate(pointer)[0]
 
     def line_col(self, offset: int) -> tuple[int, int]:
         starts = self._cache.get("line_starts")
@@ -118,7 +132,7 @@ class Document:
         return Location(source=self.source, pointer=pointer, line=line, column=column)
 
     def pointer_exists(self, pointer: str) -> bool:
-        return pointer in self._index().offsets
+        return self._locate(pointer)[1]
 
     # -- notes -------------------------------------------------------------------------------
     @property
@@ -164,6 +178,61 @@ class Document:
                 )
             )
         return tuple(f for _, f in sorted(found, key=lambda item: item[0]))
+
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+_SKIPPER = json.JSONDecoder()
+
+
+def _navigate(text: str, pointer: str, *, last_wins: bool = False) -> tuple[int, bool]:
+    """Offset of the value at ``pointer`` in valid JSON ``text``, and whether it exists.
+
+    Walks only the path: siblings are skipped with the C JSON scanner (``raw_decode``), so one
+    lookup costs at most about one ``json.loads`` of the text. A missing member gives the offset
+    of its nearest existing ancestor. With ``last_wins``, a repeated key resolves to its last
+    occurrence, as the parsed value does.
+    """
+    ws = _WHITESPACE.match
+    skip = _SKIPPER.raw_decode
+    scan = json.decoder.scanstring
+    pos = ws(text, 0).end()
+    if not pointer:
+        return pos, True
+    for raw in pointer[1:].split("/"):
+        token = raw.replace("~1", "/").replace("~0", "~")
+        opener = text[pos] if pos < len(text) else ""
+        if opener == "{":
+            found = -1
+            cursor = ws(text, pos + 1).end()
+            while text[cursor] == '"':
+                key, cursor = scan(text, cursor + 1)
+                cursor = ws(text, ws(text, cursor).end() + 1).end()  # past ':'
+                if key == token:
+                    found = cursor
+                    if not last_wins:
+                        break
+                cursor = ws(text, skip(text, cursor)[1]).end()
+                if text[cursor] == ",":
+                    cursor = ws(text, cursor + 1).end()
+            if found < 0:
+                return pos, False
+            pos = found
+        elif opener == "[":
+            if not token.isdigit():
+                return pos, False
+            cursor = ws(text, pos + 1).end()
+            for _ in range(int(token)):
+                if text[cursor] == "]":
+                    return pos, False
+                cursor = ws(text, skip(text, cursor)[1]).end()
+                if text[cursor] == ",":
+                    cursor = ws(text, cursor + 1).end()
+            if text[cursor] == "]":
+                return pos, False
+            pos = cursor
+        else:
+            return pos, False
+    return pos, True
 
 
 def _decode_key(token: str) -> str:

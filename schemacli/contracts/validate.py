@@ -52,8 +52,6 @@ PATH_NOT_FOUND = "PATH_NOT_FOUND"
 NO_SCHEMA_FILES = "NO_SCHEMA_FILES"
 INVALID_SCHEMA = "INVALID_SCHEMA"
 
-_ASCII_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-
 # Logical types Java 1.12 knows, and the base types each one may annotate.
 _LOGICAL_BASES: dict[str, tuple[str, ...]] = {
     "date": ("int",),
@@ -256,7 +254,9 @@ def _warning(kind: str, message: str, location: Location, hint: str, **kw: Any) 
 
 
 def _non_ascii(name: str) -> bool:
-    return any(ch not in _ASCII_NAME_CHARS for ch in name)
+    # The parser has already refused what Java refuses; what is left and not ASCII is a
+    # Unicode letter or digit.
+    return not name.isascii()
 
 
 def _named_warnings(node: NamedSchema, defined_at: dict[str, str], at, doc) -> Iterator[Finding]:

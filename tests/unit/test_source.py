@@ -224,3 +224,40 @@ def test_permission_denied_is_an_input_error_even_when_running_as_root(
     with pytest.raises(InputError, match="permission denied") as caught:
         load_json(path)
     assert caught.value.location.source == str(path)
+
+
+def _random_json(rnd, depth: int):
+    choice = rnd.random()
+    if depth <= 0 or choice < 0.3:
+        return rnd.choice([None, True, 1, -2.5e3, "s", "a/b~c", "quote\"d", "\u00e4", ""])
+    if choice < 0.65:
+        keys = ["k", "a/b", "t~", "\u00e9", "x y", ""]
+        return {
+            rnd.choice(keys) + str(i): _random_json(rnd, depth - 1)
+            for i in range(rnd.randint(0, 4))
+        }
+    return [_random_json(rnd, depth - 1) for _ in range(rnd.randint(0, 4))]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_path_lookup_agrees_with_a_full_token_walk(seed: int) -> None:
+    import random
+
+    from schemacli.contracts.source import _build_index
+
+    rnd = random.Random(seed)
+    value = _random_json(rnd, 5)
+    text = json.dumps(value, indent=rnd.choice([None, 1, 4]), ensure_ascii=rnd.random() < 0.5)
+    doc = load_json(text)
+    offsets = _build_index(text).offsets
+    assert offsets  # the root at least
+    for pointer, offset in offsets.items():
+        assert doc.offset(pointer) == offset, pointer
+        assert doc.pointer_exists(pointer)
+    assert not doc.pointer_exists("/no-such-member/0")
+
+
+def test_repeated_key_position_is_that_of_the_value_kept() -> None:
+    doc = load_json('{"a": {"b": 1}, "a": {"b": 2}}')
+    assert doc.value["a"]["b"] == 2
+    assert doc.position("/a/b") == (1, 28)
