@@ -394,6 +394,13 @@ def parse_text(text: str, source: str) -> Document:
         value, end = decoder.raw_decode(clean, start)
     except json.JSONDecodeError as err:
         raise _syntax_error(clean, err.msg, err.pos, source) from None
+    except RecursionError:
+        raise JsonSyntaxError(
+            "the JSON is nested too deeply",
+            location=Location(source, line=1, column=1),
+            hint="Java's parser (Jackson) refuses more than 1000 levels of nesting; define deep "
+            "records once by name and refer to them",
+        ) from None
     except _NonNumber as err:
         match = _first_non_number(clean)
         pos = match.start() if match else 0

@@ -185,16 +185,21 @@ def validate_file(path: Path, *, loader: Loader | None = None, strict: bool = Fa
     source = str(path)
     try:
         loaded = loader.load(path)
+        findings = list(loaded.document.notes) + list(lint(loaded))
+        prints = fingerprints(loaded.schema)
     except SchemacliError as err:
         return FileResult(source=source, findings=(error_finding(err, source),))
-    findings = list(loaded.document.notes) + list(lint(loaded))
+    except RecursionError:
+        err = SchemaParseError(
+            "the schema is nested too deeply to process",
+            location=Location(source=source),
+            hint="define deep records once by name and refer to them",
+        )
+        return FileResult(source=source, findings=(error_finding(err, source),))
     if strict:
         findings = [replace(f, severity=Severity.ERROR) for f in findings]
     return FileResult(
-        source=source,
-        findings=tuple(findings),
-        loaded=loaded,
-        fingerprints=fingerprints(loaded.schema),
+        source=source, findings=tuple(findings), loaded=loaded, fingerprints=prints
     )
 
 

@@ -230,3 +230,11 @@ def test_files_are_found_recursively_sorted_and_each_once() -> None:
     report = validate_paths([folder, folder / "json_comment.avsc"])
     sources = [r.source for r in report.files]
     assert sources == sorted(sources) and len(sources) == len(set(sources)) == len(WARNINGS)
+
+
+def test_json_nested_deeper_than_java_allows_is_an_error_not_a_crash(tmp_path: Path) -> None:
+    path = tmp_path / "deep.avsc"
+    path.write_text('{"type": "array", "items": ' * 1500 + '"int"' + "}" * 1500)
+    [finding] = validate_paths([path]).findings
+    assert finding.kind == "INVALID_JSON"
+    assert "nested too deeply" in finding.message and "1000" in finding.hint
