@@ -295,29 +295,7 @@ def _default(value: Any) -> Any:
     raise TypeError(f"not JSON-serialisable: {type(value).__name__}")
 
 
-def _remember_output(ctx: click.Context, value: OutputFormat | str | None) -> str | None:
-    # Same as options.Output's callback, but hands typer the *string*: typer's enum convertor
-    # runs after the callback and maps str(OutputFormat.json) == "OutputFormat.json" to None.
-    if value is None:
-        return None
-    from schemacli.app import OUTPUT_META_KEY
-
-    text = value.value if isinstance(value, OutputFormat) else str(value)
-    ctx.meta[OUTPUT_META_KEY] = text
-    return text
-
-
-Output = Annotated[
-    OutputFormat,
-    typer.Option(
-        "--output",
-        "-o",
-        help="Result format: text for people, json for machines.",
-        callback=_remember_output,
-        case_sensitive=False,
-    ),
-]
-
-
 def is_json(output: OutputFormat | str | None) -> bool:
+    """JSON for machines; every other format (text, and junit/github meant for check/gate)
+    prints the text form."""
     return output is not None and OutputFormat(output) is OutputFormat.json

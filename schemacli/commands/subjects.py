@@ -7,9 +7,9 @@ from typing import Annotated
 import click
 import typer
 
+from schemacli.commands.options import Output
 from schemacli.commands.registry_options import (
     Connection,
-    Output,
     emit_json,
     is_json,
     progress,
