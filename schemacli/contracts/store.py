@@ -66,10 +66,16 @@ class LoadedSchema:
     def identity(self) -> str:
         """What "the same schema" means for re-submission: the JSON, ignoring layout and key order.
 
-        Confluent compares the whole schema (docs and defaults included), not the Parsing
-        Canonical Form, so a doc-only change is a new version there and here.
+        Confluent compares Java's ``Schema.toString()`` of both (docs, defaults and custom
+        properties included), not the Parsing Canonical Form, so a doc-only change is a new
+        version there and here. Like ``toString()``, ``{"type": "int"}`` is the same as ``"int"``.
         """
-        return json.dumps(self.value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return json.dumps(
+            _collapse_primitives(self.value),
+            sort_keys=True,
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
 
     def location(self, pointer: str | None = None) -> Location:
         """Source, pointer and line:col of ``pointer`` in this schema's text."""
@@ -77,6 +83,19 @@ class LoadedSchema:
             return Location(source=self.source, line=1, column=1)
         line, column = self.document.position(pointer)
         return Location(source=self.source, pointer=pointer, line=line, column=column)
+
+
+_PRIMITIVES = frozenset({"null", "boolean", "int", "long", "float", "double", "bytes", "string"})
+
+
+def _collapse_primitives(value: Any) -> Any:
+    if isinstance(value, dict):
+        if len(value) == 1 and value.get("type") in _PRIMITIVES:
+            return value["type"]
+        return {k: _collapse_primitives(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_collapse_primitives(v) for v in value]
+    return value
 
 
 def load_schema_text(

@@ -129,6 +129,15 @@ def test_resubmitting_an_identical_schema_is_not_a_new_version():
     assert report.verdict is Verdict.COMPATIBLE
 
 
+def test_primitive_written_as_an_object_is_the_same_schema():
+    spelled_out = ride()
+    spelled_out["fields"][0]["type"] = {"type": "int"}
+    report = check_candidate(
+        loaded(spelled_out), [loaded(ride(), 1)], subject="s", level=Level.FULL
+    )
+    assert report.identical_to == 1
+
+
 def test_doc_change_is_a_new_version_as_in_confluent():
     with_doc = {**ride(), "doc": "a ride"}
     report = check_candidate(loaded(with_doc), [loaded(ride(), 1)], subject="s", level=Level.NONE)
