@@ -189,6 +189,7 @@ class RegistryClient:
                 params=params or None,
                 body=_schema_body(schema, references, schema_type),
                 context={"subject": subject},
+                idempotent=True,
             )
         except RegistryError as err:
             if err.error_code in (
@@ -319,6 +320,7 @@ class RegistryClient:
             params=params,
             body=_schema_body(schema, references, schema_type),
             context=context,
+            idempotent=True,
         )
         messages = data.get("messages") or ()
         if isinstance(messages, str):
@@ -370,7 +372,8 @@ class RegistryClient:
     ) -> Any:
         s = self.settings
         if idempotent is None:
-            idempotent = method in ("GET", "PUT", "POST")  # POSTs here: lookup, compatibility
+            # GET and the config PUT; the POSTs that only read (lookup, compatibility) say so.
+            idempotent = method in ("GET", "PUT")
         url = f"{s.url}{path}"
         headers = {"Accept": ACCEPT}
         data = None

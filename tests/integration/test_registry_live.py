@@ -34,13 +34,18 @@ KEY = ROOT / "schemas/subjects/taxi-rides-key/v1.avsc"
 BREAKING = ROOT / "schemas/migration/taxi-ride-v2-breaking.avsc"
 
 
-def base_url(registry) -> str:
-    return registry if isinstance(registry, str) else registry.url
+def registry_url(request: pytest.FixtureRequest) -> str:
+    """The base URL from the stack's ``registry`` fixture (a str, or an object with ``.url``)."""
+    try:
+        registry = request.getfixturevalue("registry")
+    except pytest.FixtureLookupError:
+        pytest.fail("the stack's `registry` fixture (tests/integration/conftest.py) is missing")
+    return (registry if isinstance(registry, str) else registry.url).rstrip("/")
 
 
 @pytest.fixture
-def url(registry) -> str:
-    return base_url(registry).rstrip("/")
+def url(request) -> str:
+    return registry_url(request)
 
 
 @pytest.fixture

@@ -121,8 +121,10 @@ def to_schema(specs: list[dict[str, Any]]) -> str:
 
 
 @pytest.fixture(scope="module")
-def live(registry, request):
-    url = (registry if isinstance(registry, str) else registry.url).rstrip("/")
+def live(request):
+    from test_registry_live import registry_url
+
+    url = registry_url(request)
     impl = request.config.getoption("--registry-impl", default="unknown")
     with RegistryClient(RegistrySettings(url=url, retries=2)) as client:
         yield client, impl
