@@ -6,17 +6,18 @@ accepts but the Avro specification or another common reader does not is a *warni
 consumers that would refuse it. Each claim below was checked against Java 1.12.0 (the jar in
 pyspark), fastavro 1.13 and the ``avro`` package 1.12 (see tests/unit/test_validate_claims.py):
 
-=========================  ===========================================================
-``UNION_DEFAULT_NOT_FIRST``  a union field's default fits a branch other than the first
-``ENUM_DEFAULT_NOT_SYMBOL``  an enum field's default is not one of the symbols
-``FIXED_DEFAULT_SIZE``       a fixed field's default has the wrong number of bytes
-``INVALID_DECIMAL``          decimal precision/scale invalid, or the fixed too small
-``LOGICAL_TYPE_IGNORED``     a logical type on a base type it does not annotate
-``NON_ASCII_NAME``           a name, namespace or symbol outside ``[A-Za-z_][A-Za-z0-9_]*``
-``REDEFINED_NAME``           the same named type defined twice (identically)
-``JSON_COMMENT``             ``//`` or ``/* */`` comments in the JSON
-``DUPLICATE_KEY``            a key twice in one JSON object (the last one wins)
-=========================  ===========================================================
+==============================  ============================================================
+``UNION_DEFAULT_NOT_FIRST``     a union field's default fits a branch other than the first
+``ENUM_DEFAULT_NOT_SYMBOL``     an enum field's default is not one of the symbols
+``FIXED_DEFAULT_SIZE``          a fixed field's default has the wrong number of bytes
+``BYTES_DEFAULT_NOT_LATIN1``    a bytes/fixed default with characters above \\u00ff
+``INVALID_DECIMAL``             decimal precision/scale invalid, or the fixed too small
+``LOGICAL_TYPE_IGNORED``        a logical type on a base type it does not annotate
+``NON_ASCII_NAME``              a name, namespace or symbol outside ``[A-Za-z_][A-Za-z0-9_]*``
+``REDEFINED_NAME``              the same named type defined twice (identically)
+``JSON_COMMENT``                ``//`` or ``/* */`` comments in the JSON
+``DUPLICATE_KEY``               a key twice in one JSON object (the last one wins)
+==============================  ============================================================
 
 ``strict=True`` turns every warning into an error.
 """
@@ -362,6 +363,20 @@ def _default_warnings(schema: Schema, value: Any, pointer: str, at) -> Iterator[
                 new=value,
             )
         return
+    if schema.type in ("bytes", "fixed") and isinstance(value, str):
+        wide = next((ch for ch in value if ord(ch) > 0xFF), None)
+        if wide is not None:
+            yield _warning(
+                "BYTES_DEFAULT_NOT_LATIN1",
+                f"the default contains {wide!r} (U+{ord(wide):04X}); a bytes/fixed default is a "
+                "string of code points \\u0000-\\u00ff, one per byte. Readers disagree on "
+                "anything above: Java turns it into '?', the Python avro package into its UTF-8 "
+                "bytes, fastavro returns the text unchanged",
+                at(pointer),
+                "write each byte as one character \\u0000-\\u00ff (e.g. \\u00c4 for byte 0xC4)",
+                new=value,
+            )
+            return
     if isinstance(schema, FixedSchema) and isinstance(value, str):
         size = len(value)
         if size != schema.size:

@@ -147,9 +147,9 @@ def test_no_path_is_a_usage_error() -> None:
 
 
 def test_help_in_a_subprocess_exits_0_and_lists_validate() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "schemacli", "--help"], capture_output=True, text=True, cwd=ROOT
-    )
+    script = Path(sys.executable).with_name("schemacli")  # the installed console script
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "schemacli"]
+    done = subprocess.run([*command, "--help"], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert "validate" in done.stdout
     assert "Traceback" not in done.stderr

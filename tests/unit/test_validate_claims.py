@@ -92,6 +92,12 @@ def test_fixed_default_size_python_readers_return_all_bytes() -> None:
     assert _read_default_pyavro(reader)["code"] == b"abc"
 
 
+def test_bytes_default_above_latin1_python_readers_disagree() -> None:
+    reader = _schema("bytes_default_not_latin1.avsc")
+    assert _read_default_fastavro(reader)["marker"] == "\u0100x"
+    assert _read_default_pyavro(reader)["marker"] == "\u0100x".encode()
+
+
 @pytest.mark.parametrize(
     "name", ["decimal_scale_above_precision.avsc", "decimal_fixed_too_small.avsc"]
 )
@@ -240,3 +246,10 @@ def test_java_fails_reading_enum_default_not_symbol(
 @pytest.mark.oracle
 def test_java_cuts_a_too_long_fixed_default(java_verdicts: dict[str, tuple[str, str]]) -> None:
     assert '"code": [97, 98]' in java_verdicts["fixed_default_size.avsc"][1]
+
+
+@pytest.mark.oracle
+def test_java_turns_a_non_latin1_bytes_default_into_question_marks(
+    java_verdicts: dict[str, tuple[str, str]],
+) -> None:
+    assert '"marker": "?x"' in java_verdicts["bytes_default_not_latin1.avsc"][1]
