@@ -1,0 +1,218 @@
+"""``schemacli spark codegen`` / ``ddl`` through typer's CliRunner, and the generated module.
+
+The generated reader is compared with tests/golden/spark/taxi_rides_value_reader.py
+(regenerate with SCHEMACLI_UPDATE_GOLDEN=1), and must be ruff-clean, ruff-formatted and free of
+schemacli imports. tests/spark/test_spark_avro_generated_reader.py runs it in Spark.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from schemacli.app import app
+from tests.registry_fake import FakeRegistry
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = ROOT / "tests" / "golden" / "spark" / "taxi_rides_value_reader.py"
+V1 = (ROOT / "schemas/subjects/taxi-rides-value/v1.avsc").read_text()
+V2 = (ROOT / "schemas/subjects/taxi-rides-value/v2.avsc").read_text()
+STORE_ARGS = ["--store", str(ROOT / "schemas"), "--schema-id", "1=1", "--schema-id", "2=2"]
+RUFF = Path(sys.executable).parent / "ruff"
+
+
+def run(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+@pytest.fixture
+def fake():
+    registry = FakeRegistry().start()
+    yield registry
+    registry.stop()
+
+
+def generate_golden(tmp_path: Path) -> str:
+    out = tmp_path / GOLDEN.name
+    result = run(
+        "spark", "codegen", "--subject", "taxi-rides-value", "--topic", "taxi-rides",
+        *STORE_ARGS, "--out", str(out),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return out.read_text()
+
+
+def test_generated_reader_matches_the_golden_module(tmp_path):
+    source = generate_golden(tmp_path)
+    if os.environ.get("SCHEMACLI_UPDATE_GOLDEN"):
+        GOLDEN.write_text(source)
+    assert source == GOLDEN.read_text()
+
+
+@pytest.mark.skipif(not RUFF.exists(), reason="ruff is not installed in the venv")
+def test_generated_reader_is_ruff_clean_and_ruff_formatted(tmp_path):
+    path = tmp_path / GOLDEN.name
+    path.write_text(generate_golden(tmp_path))
+    config = ["--config", str(ROOT / "pyproject.toml")]
+    lint = subprocess.run([RUFF, "check", *config, path], capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stdout
+    fmt = subprocess.run([RUFF, "format", "--check", *config, path], capture_output=True, text=True)
+    assert fmt.returncode == 0, fmt.stdout
+
+
+def test_generated_reader_imports_only_pyspark_and_the_standard_library(tmp_path):
+    tree = ast.parse(generate_golden(tmp_path))
+    modules = {
+        (node.module if isinstance(node, ast.ImportFrom) else alias.name).split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in node.names
+    }
+    assert modules == {"__future__", "argparse", "json", "collections", "pyspark"}
+
+
+def test_generated_reader_embeds_every_version_by_id_and_says_how_to_run_it(tmp_path):
+    source = generate_golden(tmp_path)
+    namespace: dict = {}
+    tree = ast.parse(source)
+    docstring = ast.get_docstring(tree)
+    assert "spark-submit --packages" in docstring
+    assert "org.apache.spark:spark-avro_2.13:4.0.1" in docstring
+    assert "org.apache.spark:spark-sql-kafka-0-10_2.13:4.0.1" in docstring
+    assert "PERMISSIVE" in docstring and "FAILFAST" in docstring
+    schemas = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.Assign) and node.targets[0].id.startswith("SCHEMA_V")
+    ]
+    exec(compile(ast.Module(body=schemas, type_ignores=[]), "gen", "exec"), namespace)
+    assert namespace["SCHEMA_V1"] == json.loads(V1)
+    assert namespace["SCHEMA_V2"] == json.loads(V2)
+
+
+def test_codegen_reads_versions_and_ids_from_the_registry(fake, tmp_path):
+    fake.add("taxi-rides-key", {"type": "string"})  # takes id 1, so the value ids are 2 and 3
+    v1_id = fake.add("taxi-rides-value", V1)
+    v2_id = fake.add("taxi-rides-value", V2)
+    out = tmp_path / "reader.py"
+    result = run(
+        "spark", "codegen", "--subject", "taxi-rides-value", "--topic", "taxi-rides",
+        "--registry", fake.url, "--reader-version", "1", "--out", str(out), "-o", "json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["writers"] == [{"version": 1, "id": v1_id}, {"version": 2, "id": v2_id}]
+    assert summary["reader"] == {"version": 1, "id": v1_id}
+    source = out.read_text()
+    assert f"    {v1_id}: json.dumps(SCHEMA_V1),  # version 1" in source
+    assert "READER_SCHEMA = json.dumps(SCHEMA_V1)" in source
+
+
+def test_codegen_without_out_prints_the_module(tmp_path):
+    result = run("spark", "codegen", "-s", "taxi-rides-value", "-t", "taxi-rides", *STORE_ARGS)
+    assert result.exit_code == 0
+    assert result.stdout.startswith('r"""PySpark reader for a Kafka topic')
+    assert "STREAMING_BY_DEFAULT = False" in result.stdout
+
+
+def test_codegen_streaming_makes_the_module_stream_by_default():
+    result = run(
+        "spark", "codegen", "-s", "taxi-rides-value", "-t", "taxi-rides", *STORE_ARGS, "--streaming"
+    )
+    assert result.exit_code == 0
+    assert "STREAMING_BY_DEFAULT = True" in result.stdout
+
+
+def test_codegen_from_the_store_needs_the_registry_ids():
+    result = run("spark", "codegen", "-s", "taxi-rides-value", "-t", "t", "--store", "schemas")
+    assert result.exit_code == 2
+    assert "--schema-id VERSION=ID" in result.stderr
+
+
+def test_codegen_refuses_a_malformed_schema_id_pair():
+    result = run(
+        "spark", "codegen", "-s", "taxi-rides-value", "-t", "t", "--store", "schemas",
+        "--schema-id", "one=1",
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert "is not VERSION=ID" in result.stderr
+
+
+def test_codegen_refuses_a_reader_version_the_subject_does_not_have():
+    result = run(
+        "spark", "codegen", "-s", "taxi-rides-value", "-t", "t", *STORE_ARGS,
+        "--reader-version", "5",
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert "has no version 5" in result.stderr
+
+
+def test_codegen_against_an_unreachable_registry_exits_3():
+    result = run(
+        "spark", "codegen", "-s", "taxi-rides-value", "-t", "t",
+        "--registry", "http://127.0.0.1:9", "--retries", "0", "--timeout", "1",
+    )  # fmt: skip
+    assert result.exit_code == 3
+    assert "Traceback" not in result.output
+
+
+def test_ddl_prints_the_ddl_string_and_the_struct_type_json():
+    result = run("spark", "ddl", "schemas/subjects/taxi-rides-value/v2.avsc")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[1] == (
+        "vendorId INT NOT NULL,passenger_count INT NOT NULL,trip_distance FLOAT NOT NULL,"
+        "payment_type INT NOT NULL,total_amount FLOAT NOT NULL,tip_amount FLOAT NOT NULL,"
+        "store_and_fwd_flag STRING"
+    )
+    struct = json.loads(result.stdout.split("StructType JSON:\n", 1)[1])
+    assert struct["type"] == "struct" and len(struct["fields"]) == 7
+
+
+def test_ddl_json_output_has_ddl_and_struct_type():
+    result = run("spark", "ddl", "-o", "json", "schemas/subjects/taxi-rides-value/v1.avsc")
+    assert result.exit_code == 0
+    payload = json.loads(result.stdout)
+    assert payload["ddl"].startswith("vendorId INT NOT NULL,")
+    assert [f["name"] for f in payload["struct_type"]["fields"]][:2] == [
+        "vendorId",
+        "passenger_count",
+    ]
+
+
+def test_ddl_permissive_makes_every_field_nullable():
+    result = run(
+        "spark", "ddl", "--permissive", "-o", "json", "schemas/subjects/taxi-rides-value/v1.avsc"
+    )
+    payload = json.loads(result.stdout)
+    assert "NOT NULL" not in payload["ddl"]
+    assert all(f["nullable"] for f in payload["struct_type"]["fields"])
+
+
+def test_ddl_of_a_recursive_schema_is_an_input_error_at_file_line_col(tmp_path):
+    path = tmp_path / "node.avsc"
+    path.write_text(
+        '{"type": "record", "name": "Node", "fields": [\n'
+        '  {"name": "next", "type": ["null", "Node"], "default": null}\n'
+        "]}\n"
+    )
+    result = run("spark", "ddl", str(path))
+    assert result.exit_code == 2
+    assert f"{path}:2:" in result.stderr and "(at /fields/0/type/1)" in result.stderr
+    assert "refers to itself" in result.stderr
+
+
+def test_ddl_of_invalid_json_names_the_file_and_position(tmp_path):
+    path = tmp_path / "broken.avsc"
+    path.write_text('{"type": "record",\n "name": }')
+    result = run("spark", "ddl", str(path))
+    assert result.exit_code == 2
+    assert f"{path}:2:" in result.stderr
+    assert "Traceback" not in result.output
