@@ -124,7 +124,10 @@ def validate_paths(
 
 
 def expand_paths(paths: Iterable[Path | str]) -> tuple[list[Path], list[Finding]]:
-    """The .avsc files named or found under folders (sorted, each once), and path problems."""
+    """The .avsc files named or found under folders (sorted, each once), and path problems.
+
+    Folders are searched recursively, skipping hidden ones (``.git``, ``.venv``, ...).
+    """
     files: dict[Path, None] = {}
     problems: list[Finding] = []
     for raw in paths:
@@ -173,7 +176,8 @@ def _walk(folder: Path) -> tuple[list[Path], list[Path]]:
         unreadable.append(Path(err.filename) if err.filename else folder)
 
     for root, dirs, names in os.walk(folder, onerror=on_error):
-        dirs.sort()
+        # hidden folders (.git, .venv, .cache) hold tools' files, not the project's schemas
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(names):
             if name.endswith(".avsc"):
                 found.append(Path(root) / name)

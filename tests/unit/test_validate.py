@@ -240,3 +240,11 @@ def test_json_nested_deeper_than_java_allows_is_an_error_not_a_crash(tmp_path: P
     [finding] = validate_paths([path]).findings
     assert finding.kind == "INVALID_JSON"
     assert "nested too deeply" in finding.message and "1000" in finding.hint
+
+
+def test_hidden_folders_are_not_searched(tmp_path: Path) -> None:
+    (tmp_path / ".venv").mkdir()
+    (tmp_path / ".venv" / "bad.avsc").write_text("{")
+    (tmp_path / "ok.avsc").write_text('"int"')
+    report = validate_paths([tmp_path])
+    assert [Path(r.source).name for r in report.files] == ["ok.avsc"]
