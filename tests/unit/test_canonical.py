@@ -236,3 +236,15 @@ def test_referenced_types_are_inlined_at_first_use(repo_root: Path) -> None:
     form = fingerprints(loaded.schema).canonical
     assert form.count('"name":"com.acme.Address","type":"record"') == 1
     assert '"type":["null","com.acme.Address"]' in form
+
+
+@pytest.mark.parametrize(
+    "name,java_hex",
+    [("customer.avsc", "806ad7df70724e40"), ("invoice.avsc", "950c14d9e9201a2a")],
+)
+def test_fingerprint_with_references_matches_java_parsing_the_files_in_order(
+    repo_root: Path, name: str, java_hex: str
+) -> None:
+    # Java: one Schema.Parser parses the referenced file, then this one (how references work).
+    loaded = load_schema_file(repo_root / "tests/fixtures/avsc/refs" / name)
+    assert fingerprints(loaded.schema).crc64_hex == java_hex
