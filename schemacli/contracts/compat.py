@@ -23,8 +23,10 @@ compatibility level to a candidate and a subject's history.
 
 from __future__ import annotations
 
+import gc
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
@@ -276,15 +278,29 @@ def check(reader: Schema | str | dict | list, writer: Schema | str | dict | list
     whose findings carry Java's kind and location (as a JSON pointer into the reader); raises
     :class:`~schemacli.errors.SchemaParseError` when either schema is not valid Avro.
     """
-    reader_schema = _as_schema(reader)
-    writer_schema = _as_schema(writer)
+    with _gc_paused():
+        reader_schema = _as_schema(reader)
+        writer_schema = _as_schema(writer)
+        try:
+            found = _Checker().get("", reader_schema, writer_schema, [])
+        except _Ambiguous as ambiguous:
+            return CompatResult(False, (_ambiguous_finding(ambiguous, reader_schema),))
+        if not found:
+            return CompatResult(True)
+        return CompatResult(False, tuple(_finding(inc, reader_schema) for inc in found))
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    # Parsing and checking allocate many small objects that all stay alive until the end:
+    # the cyclic GC would rescan them repeatedly for nothing (see schema.parse_schema).
+    was_enabled = gc.isenabled()
+    gc.disable()
     try:
-        found = _Checker().get("", reader_schema, writer_schema, [])
-    except _Ambiguous as ambiguous:
-        return CompatResult(False, (_ambiguous_finding(ambiguous, reader_schema),))
-    if not found:
-        return CompatResult(True)
-    return CompatResult(False, tuple(_finding(inc, reader_schema) for inc in found))
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def is_compatible(reader: Schema | str | dict | list, writer: Schema | str | dict | list) -> bool:

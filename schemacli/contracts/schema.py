@@ -20,6 +20,7 @@ to a named type resolves to the defining object itself, so recursive schemas are
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import re
@@ -57,7 +58,7 @@ _FIELD_RESERVED = frozenset({"name", "type", "doc", "default", "aliases", "order
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class Schema:
     """Any Avro schema node. ``type`` is Avro's type name (``record`` for ``error`` too).
 
@@ -67,7 +68,7 @@ class Schema:
 
     type: str
     pointer: str = ""
-    props: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    props: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)  # see _make
 
     @property
     def logical_type(self) -> str | None:
@@ -85,12 +86,12 @@ class Schema:
         return self.type
 
 
-@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class PrimitiveSchema(Schema):
     """null, boolean, int, long, float, double, bytes or string (logical type in ``props``)."""
 
 
-@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class NamedSchema(Schema):
     """record, enum or fixed. ``aliases`` are full names (resolved against the namespace)."""
 
@@ -108,7 +109,7 @@ class NamedSchema(Schema):
         return f"{self.namespace}.{self.simple_name}" if self.namespace else self.simple_name
 
 
-@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class Field:
     """A record field. ``has_default`` tells a JSON ``null`` default from no default at all."""
 
@@ -121,10 +122,10 @@ class Field:
     aliases: tuple[str, ...] = ()
     order: str = "ascending"
     doc: str | None = None
-    props: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    props: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)  # see _make
 
 
-@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class RecordSchema(NamedSchema):
     """A record (or an ``error``, which Avro treats as a record)."""
 
@@ -134,30 +135,53 @@ class RecordSchema(NamedSchema):
     field_map: Mapping[str, Field] = field(default_factory=lambda: _EMPTY)
 
 
-@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class EnumSchema(NamedSchema):
     symbols: tuple[str, ...] = ()
     default: str | None = None
 
 
-@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class FixedSchema(NamedSchema):
     size: int = 0
 
 
-@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class ArraySchema(Schema):
     items: Schema
 
 
-@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class MapSchema(Schema):
     values: Schema
 
 
-@dataclass(frozen=True, slots=True, eq=False, kw_only=True)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class UnionSchema(Schema):
     types: tuple[Schema, ...] = ()
+
+
+# The parser builds nodes with _make, which fills the instance dict in one step: a frozen
+# dataclass __init__ costs ~8x more, and a 2,000-field schema must parse in a few ms. Attributes
+# left out fall back to these class-level defaults (and to the dataclass defaults above).
+Schema.props = _EMPTY  # type: ignore[misc]
+Field.props = _EMPTY  # type: ignore[misc]
+RecordSchema.field_map = _EMPTY  # type: ignore[misc]
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _make(cls: type, **attrs: Any) -> Any:
+    node = _new(cls)
+    _set(node, "__dict__", attrs)
+    return node
+
+
+def _make_from(cls: type, attrs: dict[str, Any]) -> Any:
+    node = _new(cls)
+    _set(node, "__dict__", attrs)
+    return node
 
 
 # --------------------------------------------------------------------------------------------
@@ -232,17 +256,27 @@ def parse_schema(obj: Any, *, names: Names | None = None) -> Schema:
     elsewhere that references may use. Returns the root node; raises :class:`SchemaParseError`
     with ``Location(pointer=...)`` and a hint for anything Java refuses.
     """
-    if isinstance(obj, str):
-        obj = _json_text(obj)
-    parser = _Parser(names)
-    root = parser.parse(obj, "", None)
-    parser.resolve_forward_references(root)
-    return root
+    # A parse allocates many small objects and frees none: the cyclic GC would only scan them
+    # again and again (it costs ~half the time on a 2,000-field schema), so it waits.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        if isinstance(obj, str):
+            obj = _json_text(obj)
+        parser = _Parser(names)
+        root = parser.parse(obj, "", None)
+        parser.resolve_forward_references(root)
+        return root
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _json_text(text: str) -> Any:
     stripped = text.strip()
-    if stripped in PRIMITIVE_TYPES or _is_plain_name(stripped):
+    if stripped[:1] not in ("{", "[", '"') and (
+        stripped in PRIMITIVE_TYPES or _is_plain_name(stripped)
+    ):
         return stripped
     try:
         return json.loads(text)
@@ -256,6 +290,17 @@ def _json_text(text: str) -> Any:
 
 def _is_plain_name(text: str) -> bool:
     return bool(text) and all(_ASCII_NAME.match(part) for part in text.split("."))
+
+
+# Names already found valid (names repeat across fields and schemas); bounded.
+_VALID_NAMES: set[str] = set()
+_VALID_NAMESPACES: set[str] = set()
+
+
+def _remember_valid(name: str) -> None:
+    if len(_VALID_NAMES) > 50_000:
+        _VALID_NAMES.clear()
+    _VALID_NAMES.add(name)
 
 
 def name_error(name: Any) -> str | None:
@@ -290,13 +335,8 @@ class _Placeholder(Schema):
     Java validates defaults against it as if it were a record without fields.
     """
 
-    __slots__ = ("ref",)
-
     def __init__(self, ref: str, pointer: str) -> None:
-        object.__setattr__(self, "type", "record")
-        object.__setattr__(self, "pointer", pointer)
-        object.__setattr__(self, "props", _EMPTY)
-        object.__setattr__(self, "ref", ref)
+        self.__dict__.update(type="record", pointer=pointer, ref=ref)
 
     @property
     def fullname(self) -> str:
@@ -322,7 +362,7 @@ class _Parser:
 
     def find(self, name: str, namespace: str | None, pointer: str) -> Schema:
         if name in PRIMITIVE_TYPES:
-            return PrimitiveSchema(type=name, pointer=pointer)
+            return _make(PrimitiveSchema, type=name, pointer=pointer)
         full = f"{namespace}.{name}" if namespace and "." not in name else name
         found = self.lookup(full) or self.lookup(name)
         if found is not None:
@@ -337,18 +377,20 @@ class _Parser:
 
     def define(self, schema: NamedSchema, pointer: str) -> None:
         fullname = schema.fullname
-        parts = fullname.split(".")
-        while len(parts) > 1 and parts[-1] == "":
-            parts.pop()  # Java's String.split drops trailing empty strings
-        for part in parts[:-1]:
-            problem = name_error(part)
-            if problem:
-                raise self.fail(
-                    f'Namespace part "{part}" of {fullname!r} is invalid: {problem}',
-                    pointer,
-                    "Namespace parts are names separated by dots: a letter or _ then letters, "
-                    "digits or _.",
-                )
+        space = schema.namespace
+        if space and space not in _VALID_NAMESPACES:
+            for part in space.split("."):
+                problem = name_error(part)
+                if problem:
+                    raise self.fail(
+                        f'Namespace part "{part}" of {fullname!r} is invalid: {problem}',
+                        pointer,
+                        "Namespace parts are names separated by dots: a letter or _ then "
+                        "letters, digits or _.",
+                    )
+            if len(_VALID_NAMESPACES) > 10_000:
+                _VALID_NAMESPACES.clear()
+            _VALID_NAMESPACES.add(space)
         existing = self.old.get(fullname)
         if existing is None:
             existing = self.new.get(fullname)
@@ -425,7 +467,7 @@ class _Parser:
                 )
             seen[key] = index
             branches.append(branch)
-        return UnionSchema(type="union", pointer=pointer, types=tuple(branches))
+        return _make(UnionSchema, type="union", pointer=pointer, types=tuple(branches))
 
     def parse_object(self, node: dict, pointer: str, namespace: str | None) -> Schema:
         kind = node.get("type")
@@ -438,8 +480,9 @@ class _Parser:
             )
         if kind in PRIMITIVE_TYPES:
             props = {k: v for k, v in node.items() if k != "type"}
-            return PrimitiveSchema(
-                type=kind, pointer=pointer, props=MappingProxyType(props) if props else _EMPTY
+            return _make(
+                PrimitiveSchema, type=kind, pointer=pointer,
+                props=MappingProxyType(props) if props else _EMPTY,
             )
         if kind in ("record", "error", "enum", "fixed"):
             return self.parse_named(node, kind, pointer, namespace)
@@ -449,8 +492,8 @@ class _Parser:
                     "Array has no \"items\"", pointer, 'Add "items": the type of the elements.'
                 )
             items = self.parse(node["items"], pointer + "/items", namespace)
-            return ArraySchema(
-                type="array", pointer=pointer, items=items, props=_props(node, "array")
+            return _make(
+                ArraySchema, type="array", pointer=pointer, items=items, props=_props(node, "array")
             )
         if kind == "map":
             if "values" not in node:
@@ -458,8 +501,8 @@ class _Parser:
                     "Map has no \"values\"", pointer, 'Add "values": the type of the values.'
                 )
             values = self.parse(node["values"], pointer + "/values", namespace)
-            return MapSchema(
-                type="map", pointer=pointer, values=values, props=_props(node, "map")
+            return _make(
+                MapSchema, type="map", pointer=pointer, values=values, props=_props(node, "map")
             )
         # {"type": "SomeName"}: a reference to a named type.
         return self.find(kind, namespace, pointer)
@@ -478,7 +521,8 @@ class _Parser:
         if not isinstance(space, str):
             space = namespace  # Java ignores a non-textual namespace
         simple, space = _split_name(raw_name, space)
-        self.valid_name(simple, pointer + "/name", "name")
+        if simple not in _VALID_NAMES:
+            _remember_valid(self.valid_name(simple, pointer + "/name", "name"))
         fullname = f"{space}.{simple}" if space else simple
         if fullname in PRIMITIVE_TYPES:
             raise self.fail(
@@ -488,7 +532,7 @@ class _Parser:
             )
         doc = node.get("doc")
         doc = doc if isinstance(doc, str) else None
-        aliases = self.named_aliases(node, pointer, space)
+        aliases = self.named_aliases(node, pointer, space) if "aliases" in node else ()
         props = _props(node, "enum" if kind == "enum" else kind.replace("error", "record"))
         if kind == "fixed":
             size = node.get("size")
@@ -504,8 +548,8 @@ class _Parser:
                     pointer + "/size",
                     '"size" is a number of bytes: 0 or more.',
                 )
-            schema: NamedSchema = FixedSchema(
-                type="fixed", pointer=pointer, simple_name=simple, namespace=space,
+            schema: NamedSchema = _make(
+                FixedSchema, type="fixed", pointer=pointer, simple_name=simple, namespace=space,
                 aliases=aliases, doc=doc, props=props, size=size,
             )
             self.define(schema, pointer)
@@ -571,9 +615,9 @@ class _Parser:
                 )
         else:
             default = None  # Java ignores a non-textual enum default
-        schema = EnumSchema(
-            type="enum", pointer=pointer, simple_name=simple, namespace=space, aliases=aliases,
-            doc=doc, props=props, symbols=tuple(symbols), default=default,
+        schema = _make(
+            EnumSchema, type="enum", pointer=pointer, simple_name=simple, namespace=space,
+            aliases=aliases, doc=doc, props=props, symbols=tuple(symbols), default=default,
         )
         self.define(schema, pointer)
         return schema
@@ -586,10 +630,11 @@ class _Parser:
                 pointer + ("/fields" if "fields" in node else ""),
                 'Add "fields": an array of {"name": ..., "type": ...} objects ([] for none).',
             )
-        record = RecordSchema(
-            type="record", pointer=pointer, simple_name=simple, namespace=space,
-            aliases=aliases, doc=doc, props=props, is_error=kind == "error",
-        )
+        record = _make_from(RecordSchema, {
+            "type": "record", "fields": (), "pointer": pointer, "simple_name": simple,
+            "namespace": space, "aliases": aliases, "doc": doc, "props": props,
+            "is_error": kind == "error",
+        })
         self.define(record, pointer)
         self.building.add(id(record))
         fields: list[Field] = []
@@ -608,24 +653,42 @@ class _Parser:
         self.building.discard(id(record))
         # The record must exist before its fields (they may refer to it), so its fields are set
         # here, once, before anyone else can see the object.
-        object.__setattr__(record, "fields", tuple(fields))
-        object.__setattr__(record, "field_map", MappingProxyType(by_name))
+        record.__dict__["fields"] = tuple(fields)
+        record.__dict__["field_map"] = MappingProxyType(by_name)
         return record
 
     def parse_field(self, raw: Any, pointer: str, position: int, space: str | None) -> Field:
-        if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
+        name = raw.get("name") if isinstance(raw, dict) else None
+        if not isinstance(name, str):
             raise self.fail(
                 "Field has no textual \"name\"", pointer,
                 'Each field is an object with "name" and "type".',
             )
-        name = self.valid_name(raw["name"], pointer + "/name", "field name")
+        if name not in _VALID_NAMES:
+            _remember_valid(self.valid_name(name, pointer + "/name", "field name"))
         if "type" not in raw:
             raise self.fail(
                 f"Field {name!r} has no \"type\"", pointer, 'Add "type" to the field.'
             )
-        ftype = self.parse(raw["type"], pointer + "/type", space)
+        ftype = raw["type"]
+        if ftype.__class__ is str and ftype in PRIMITIVE_TYPES:
+            ftype = _make_from(PrimitiveSchema, {"type": ftype, "pointer": pointer + "/type"})
+        else:
+            ftype = self.parse(ftype, pointer + "/type", space)
+        attrs: dict[str, Any] = {
+            "name": name, "type": ftype, "position": position, "pointer": pointer,
+        }
+        if len(raw) > 2:
+            self.field_extras(raw, name, ftype, pointer, attrs)
+        return _make_from(Field, attrs)
+
+    def field_extras(
+        self, raw: dict, name: str, ftype: Schema, pointer: str, attrs: dict[str, Any]
+    ) -> None:
+        """doc, order, default, aliases and other properties of a field, into ``attrs``."""
         doc = raw.get("doc")
-        order = "ascending"
+        if isinstance(doc, str):
+            attrs["doc"] = doc
         if "order" in raw:
             order_raw = raw["order"]
             if not isinstance(order_raw, str) or order_raw.lower() not in ORDERS:
@@ -634,18 +697,15 @@ class _Parser:
                     pointer + "/order",
                     'Use "ascending", "descending" or "ignore", or leave "order" out.',
                 )
-            order = order_raw.lower()
-        has_default = "default" in raw
-        default = raw.get("default")
-        if has_default:
-            default = self.check_default(name, ftype, default, pointer + "/default")
+            attrs["order"] = order_raw.lower()
+        if "default" in raw:
+            attrs["has_default"] = True
+            attrs["default"] = self.check_default(name, ftype, raw["default"], pointer + "/default")
+        if "aliases" in raw:
+            attrs["aliases"] = tuple(self.aliases_of(raw, pointer))
         props = {k: v for k, v in raw.items() if k not in _FIELD_RESERVED}
-        return Field(
-            name=name, type=ftype, position=position, pointer=pointer, default=default,
-            has_default=has_default, aliases=tuple(self.aliases_of(raw, pointer)), order=order,
-            doc=doc if isinstance(doc, str) else None,
-            props=MappingProxyType(props) if props else _EMPTY,
-        )
+        if props:
+            attrs["props"] = MappingProxyType(props)
 
     def check_default(self, name: str, ftype: Schema, default: Any, pointer: str) -> Any:
         if ftype.type in ("float", "double") and isinstance(default, str):
