@@ -291,6 +291,13 @@ def _build_index(text: str) -> _Index:
 def read_text(path: Path, source: str | None = None) -> str:
     """Read ``path`` as UTF-8 text, or raise InputError saying why it cannot be read."""
     source = source or str(path)
+    if path.exists() and not path.is_file() and not path.is_dir():
+        # a device or a pipe (/dev/zero, a FIFO) could be read forever
+        raise UnreadableFile(
+            "not a regular file (a device, pipe or socket)",
+            location=Location(source),
+            hint="name the .avsc file itself",
+        )
     try:
         data = path.read_bytes()
     except FileNotFoundError as err:

@@ -261,3 +261,8 @@ def test_repeated_key_position_is_that_of_the_value_kept() -> None:
     doc = load_json('{"a": {"b": 1}, "a": {"b": 2}}')
     assert doc.value["a"]["b"] == 2
     assert doc.position("/a/b") == (1, 28)
+
+
+def test_device_is_refused_instead_of_read_forever() -> None:
+    with pytest.raises(InputError, match="not a regular file"):
+        load_json(Path("/dev/zero"))
