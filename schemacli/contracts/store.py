@@ -413,12 +413,24 @@ class References:
         self.cache: dict[str, LoadedSchema] = {}
         self.loading: list[str] = []
 
-    def load(self, version: VersionFile) -> LoadedSchema:
+    def load(self, version: VersionFile, memo: dict | None = None) -> LoadedSchema:
+        """Parse one version. ``memo`` shares parses between trees: with ``--against``, most
+        versions have the same text at the ref and in the working tree, parsed once."""
+        key = (version.text, version.references)
+        if memo is not None and key in memo:
+            document, schema = memo[key]
+            return LoadedSchema(version.source, document, schema, version.version)
         names = None
         if version.references is not None:
             sidecar = sidecar_path(self.index[version.subject][version.version])
             names = self.names(sidecar, version.references)
-        return load_schema_text(version.text, version.source, version=version.version, names=names)
+        loaded = load_schema_text(
+            version.text, version.source, version=version.version, names=names
+        )
+        if memo is not None and version.references is None:
+            # With references, the same text may mean other types at another ref: no sharing.
+            memo[key] = (loaded.document, loaded.schema)
+        return loaded
 
     def names(self, sidecar: str, text: str) -> Any:
         from schemacli.contracts.loader import SchemaReferenceError
@@ -703,12 +715,12 @@ def _input_row(
 
 
 def _parse_all(
-    files: Sequence[VersionFile], resolver: References
+    files: Sequence[VersionFile], resolver: References, memo: dict
 ) -> tuple[list[LoadedSchema], list[Finding]]:
     loaded, problems = [], []
     for f in files:
         try:
-            loaded.append(resolver.load(f))
+            loaded.append(resolver.load(f, memo))
         except SchemacliError as err:
             problems.append(
                 Finding(
@@ -734,12 +746,15 @@ def _gate_subject(
     base_files = read_versions(base, base_index, subject) if base is not None else []
     findings: list[Finding] = []
 
-    head_loaded, problems = _parse_all(head_files, References(head, head_index))
-    findings.extend(problems)
-    base_loaded, problems = (
-        _parse_all(base_files, References(base, base_index)) if base is not None else ([], [])
+    memo: dict = {}
+    base_loaded, base_problems = (
+        _parse_all(base_files, References(base, base_index), memo)
+        if base is not None
+        else ([], [])
     )
+    head_loaded, problems = _parse_all(head_files, References(head, head_index), memo)
     findings.extend(problems)
+    findings.extend(base_problems)
     if findings:  # a history that does not parse cannot be checked
         return SubjectReport(subject, level, len(head_files), (), tuple(findings))
 
