@@ -110,3 +110,26 @@ def test_compatibility_agrees_with_java_on_every_generated_pair_both_ways(oracle
     # The corpus must exercise both verdicts, not only one.
     assert verdicts["compatible"] > len(requests) // 10, verdicts
     assert verdicts["incompatible"] > len(requests) // 10, verdicts
+
+
+def _kind_fixtures() -> dict[str, Any]:
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "unit" / "test_compat_kinds.py"
+    spec = importlib.util.spec_from_file_location("_compat_kind_fixtures", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.KIND_FIXTURES
+
+
+def test_hand_written_kind_fixtures_are_what_java_reports(oracle):
+    for kind, (reader, writer, location) in _kind_fixtures().items():
+        java = java_compat(oracle.compat(reader, writer))
+        if kind == AMBIGUOUS_FIELD_MATCH:
+            assert "matches multiple fields" in java["error"]
+        else:
+            assert java == {"compatible": False, "incompatibilities": [[kind, location]]} or (
+                java == {"compatible": False, "incompatibilities": [(kind, location)]}
+            ), (kind, java)
