@@ -130,6 +130,4 @@ def test_hand_written_kind_fixtures_are_what_java_reports(oracle):
         if kind == AMBIGUOUS_FIELD_MATCH:
             assert "matches multiple fields" in java["error"]
         else:
-            assert java == {"compatible": False, "incompatibilities": [[kind, location]]} or (
-                java == {"compatible": False, "incompatibilities": [(kind, location)]}
-            ), (kind, java)
+            assert java == {"compatible": False, "incompatibilities": [(kind, location)]}, kind
