@@ -73,6 +73,15 @@ def set_command(
     subject = args[0] if len(args) == 2 else None
     level = parse_level(args[-1], what="LEVEL")
     now = conn.client.set_config(level.value, subject)
+    from schemacli.registry.history import registry_level
+
+    applied = registry_level(conn.client, subject).level
+    if applied is not level:  # e.g. Apicurio: NONE deletes the rule, the global one applies
+        click.echo(
+            f"warning: the registry accepted {level.value} but applies {applied.value} to "
+            f"{subject or 'new subjects'} (see docs/registry.md, registry deviations)",
+            err=True,
+        )
     if is_json(output):
         emit_json({"registry": conn.url, "subject": subject, "level": now})
         return

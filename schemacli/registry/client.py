@@ -369,12 +369,13 @@ class RegistryClient:
         context: Mapping[str, Any] | None = None,
         idempotent: bool | None = None,
         raw: bool = False,
+        base: str | None = None,
     ) -> Any:
         s = self.settings
         if idempotent is None:
             # GET and the config PUT; the POSTs that only read (lookup, compatibility) say so.
             idempotent = method in ("GET", "PUT")
-        url = f"{s.url}{path}"
+        url = f"{base or s.url}{path}"  # base: another API of the same server (Apicurio's)
         headers = {"Accept": ACCEPT}
         data = None
         if body is not None:

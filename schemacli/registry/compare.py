@@ -128,7 +128,9 @@ def registry_findings(check: RegistryCheck) -> tuple[Any, ...]:
             )
         return tuple(found)
     if not check.registry.compatible:
-        reasons = "; ".join(check.registry.messages) or "no reasons given"
+        reasons = "; ".join(check.registry.messages) or (
+            "no reasons given (the registry sent no verbose messages)"
+        )
         found.append(
             Finding(
                 kind=REGISTRY_INCOMPATIBLE,

@@ -112,7 +112,17 @@ class SubjectLevel:
 
 
 def registry_level(client: RegistryClient, subject: str | None) -> SubjectLevel:
-    """The level the registry applies to ``subject``: its own, else the global one."""
+    """The level the registry applies to ``subject``: its own, else the global one.
+
+    For Apicurio, whose ccompat ``/config`` does not report the level it applies, the level is
+    read from its own rules API (see ``schemacli.registry.apicurio``).
+    """
+    from schemacli.registry import apicurio
+
+    if apicurio.is_apicurio(client):
+        found = apicurio.effective_level(client, subject)
+        if found is not None:
+            return SubjectLevel(_as_level(found[0], client), found[1])
     if subject is not None:
         try:
             own = client.get_config(subject)

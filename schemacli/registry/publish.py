@@ -83,6 +83,8 @@ def register_schema(
     except RegistryError as err:
         if err.error_code == RegistryErrorCode.INCOMPATIBLE_SCHEMA or err.status == 409:
             reasons = _reasons(client, subject, text, references)
+            if not reasons and err.server_message:  # e.g. Apicurio: reasons only in the 409
+                reasons = (err.server_message,)
             raise _incompatible(client, subject, reasons) from err
         raise
     version = registered.version

@@ -8,6 +8,7 @@ client and written down in docs/registry.md; these tests assert what a user sees
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
 import threading
@@ -35,7 +36,13 @@ BREAKING = ROOT / "schemas/migration/taxi-ride-v2-breaking.avsc"
 
 
 def registry_url(request: pytest.FixtureRequest) -> str:
-    """The base URL from the stack's ``registry`` fixture (a str, or an object with ``.url``)."""
+    """The base URL from the stack's ``registry`` fixture (a str, or an object with ``.url``).
+
+    SCHEMACLI_TEST_REGISTRY_URL points the tests at a registry that is already running instead
+    (e.g. one started with scripts/devstack, or a real Confluent Schema Registry).
+    """
+    if os.environ.get("SCHEMACLI_TEST_REGISTRY_URL"):
+        return os.environ["SCHEMACLI_TEST_REGISTRY_URL"].rstrip("/")
     try:
         registry = request.getfixturevalue("registry")
     except pytest.FixtureLookupError:
