@@ -41,22 +41,46 @@ def generate(store: Path, subjects: int, versions: int = 3) -> None:
             (directory / f"v{v}.avsc").write_text(json.dumps(schema, indent=2))
 
 
+def commit_and_change(repo: Path, store: Path, subjects: int) -> None:
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+    git("init", "-q")
+    git("-c", "user.email=b@example.com", "-c", "user.name=bench", "add", ".")
+    git("-c", "user.email=b@example.com", "-c", "user.name=bench", "commit", "-q", "-m", "store")
+    for s in range(0, subjects, 20):
+        directory = store / "subjects" / f"topic{s:04d}-value"
+        schema = json.loads((directory / "v3.avsc").read_text())
+        schema["fields"].append({"name": "added4", "type": "long", "default": 0})
+        (directory / "v4.avsc").write_text(json.dumps(schema, indent=2))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--subjects", type=int, default=500)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--against",
+        action="store_true",
+        help="commit the store in a git repo, add a v4 to 5%% of the subjects, and time "
+        "`gate --against git:HEAD` (what a pull-request check runs)",
+    )
     args = parser.parse_args()
     exe = Path(sys.executable).with_name("schemacli")
     command = [str(exe)] if exe.exists() else [sys.executable, "-m", "schemacli"]
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(tmp) / "schemas"
         generate(store, args.subjects)
+        extra: list[str] = []
+        if args.against:
+            commit_and_change(Path(tmp), store, args.subjects)
+            extra = ["--against", "git:HEAD"]
         times, cpu = [], []
         for _ in range(args.runs):
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
             result = subprocess.run(
-                [*command, "gate", "--store", str(store), "--quiet", "--output", "json"],
+                [*command, "gate", "--store", str(store), *extra, "--quiet", "--output", "json"],
                 capture_output=True,
                 text=True,
                 check=False,
@@ -77,7 +101,8 @@ def main() -> int:
         f"Python {platform.python_version()}  load average {os.getloadavg()[0]:.1f}"
     )
     print(
-        f"schemacli gate, {args.subjects} subjects x 3 versions: best {best:.3f} s, "
+        f"schemacli gate{' --against git:HEAD' if args.against else ''}, "
+        f"{args.subjects} subjects x 3 versions: best {best:.3f} s, "
         f"median {median:.3f} s over {args.runs} runs (target < {TARGET_SECONDS} s: "
         f"{'met' if median < TARGET_SECONDS else 'MISSED'}); CPU time (user+sys) median "
         f"{statistics.median(cpu):.3f} s, which machine load does not inflate"

@@ -244,11 +244,17 @@ class FileTree:
 
 @dataclass(frozen=True)
 class GitTree:
-    """The store as it was at a git ref: ``git ls-tree`` for names, ``git cat-file`` for texts."""
+    """The store as it was at a git ref: ``git ls-tree`` for names, ``git cat-file`` for texts.
+
+    Listing the subjects also fetches every file under ``subjects/`` in one ``git cat-file
+    --batch``, so a gate over hundreds of subjects costs two git processes, not hundreds.
+    """
 
     repo: Path
     ref: str
     prefix: str  # the store directory relative to the repository root, "" for the root
+    # A cache of file contents (None: not in the tree); filled by subjects() and read().
+    _blobs: dict[str, bytes | None] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def label(self) -> str:
@@ -261,44 +267,65 @@ class GitTree:
         return f"{self.prefix}/{path}" if self.prefix else path
 
     def subjects(self) -> dict[str, dict[int, str]]:
-        out = _git(self.repo, "ls-tree", "-r", "--name-only", "-z", self.ref, "--",
-                   self._path(SUBJECTS_DIR))
+        out = _git(
+            self.repo, "ls-tree", "-r", "--name-only", "-z", self.ref, "--",
+            self._path(SUBJECTS_DIR),
+        )
         names = []
+        files = []
         strip = len(self._path(SUBJECTS_DIR)) + 1
         for full in filter(None, out.split("\0")):
-            parts = full[strip:].split("/")
+            rel = full[strip:]
+            files.append(f"{SUBJECTS_DIR}/{rel}")
+            parts = rel.split("/")
             if len(parts) == 2:
                 names.append((parts[0], parts[1]))
             elif len(parts) == 1:
                 names.append(("", parts[0]))
+        self._fetch([f for f in files if f.endswith((".avsc", ".json"))])
+        self._blobs[_LISTED] = b""  # files under subjects/ not fetched now do not exist
         return _index_names(sorted(names), self.source)
 
-    def read(self, paths: Sequence[str], *, optional: bool = False) -> dict[str, str | None]:
-        # One `git cat-file --batch` for all files: a process per file is slow for big stores.
+    def _fetch(self, paths: Sequence[str]) -> None:
+        paths = [p for p in dict.fromkeys(paths) if p not in self._blobs]
         if not paths:
-            return {}
+            return
         request = "".join(f"{self.ref}:{self._path(p)}\n" for p in paths).encode()
-        result = _run_git(self.repo, ["cat-file", "--batch"], request)
-        data = result.stdout
-        texts: dict[str, str | None] = {}
+        data = _run_git(self.repo, ["cat-file", "--batch"], request).stdout
         pos = 0
-        from schemacli.contracts.source import decode_bytes
-
         for path in paths:
             end = data.index(b"\n", pos)
             header = data[pos:end].decode()
             pos = end + 1
             if header.endswith(" missing"):
+                self._blobs[path] = None
+                continue
+            size = int(header.rsplit(" ", 1)[1])
+            self._blobs[path] = data[pos : pos + size]
+            pos += size + 1
+
+    def read(self, paths: Sequence[str], *, optional: bool = False) -> dict[str, str | None]:
+        from schemacli.contracts.source import decode_bytes
+
+        listed = _LISTED in self._blobs
+        self._fetch(
+            [p for p in paths if not (listed and p.startswith(f"{SUBJECTS_DIR}/"))]
+        )
+        texts: dict[str, str | None] = {}
+        for path in paths:
+            blob = self._blobs.get(path)
+            if blob is None:
                 if optional:
                     texts[path] = None
                     continue
                 raise InputError(
                     "file not found at that ref", location=Location(source=self.source(path))
                 )
-            size = int(header.rsplit(" ", 1)[1])
-            texts[path] = decode_bytes(data[pos : pos + size], self.source(path))
-            pos += size + 1
+            texts[path] = decode_bytes(blob, self.source(path))
         return texts
+
+
+_LISTED = "\0listed"  # a key no path can be: marks that subjects/ was listed and fetched
 
 
 def git_tree(spec: str, store: Path) -> GitTree:
