@@ -380,6 +380,9 @@ def deploy_command(
     max_offsets_per_trigger: Annotated[
         int | None, typer.Option("--max-offsets-per-trigger")
     ] = None,
+    trigger_seconds: Annotated[
+        float, typer.Option("--trigger-seconds", help="Micro-batch interval in seconds.")
+    ] = 1.0,
     available_now: Annotated[
         bool,
         typer.Option(
@@ -437,6 +440,7 @@ def deploy_command(
         conf=tuple(conf or ()),
         kafka_properties=kafka_properties,
         starting_offsets=starting_offsets,
+        trigger_seconds=trigger_seconds,
         max_offsets_per_trigger=max_offsets_per_trigger,
         available_now=available_now,
         extra_env=env,
