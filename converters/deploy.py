@@ -222,7 +222,8 @@ class Launched:
 
 def launch(cfg: DeployConfig, cmd: list[str], *, detach: bool) -> Launched:
     """Run spark-submit. Detached: new session, output to ``job.log``, pid in ``submit.pid``,
-    returns at once. Foreground: the job's progress lines go to our stderr; returns its exit code."""
+    returns at once. Foreground: the job's progress lines go to our stderr; returns its exit
+    code."""
     env = child_env(cfg)
     pid_file = cfg.state_dir / "submit.pid"
     _refuse_if_running(cfg.state_dir)

@@ -258,7 +258,8 @@ def _args(argv: list[str]) -> argparse.Namespace:
     p.add_argument(
         "--kafka-properties",
         default=None,
-        help="file of Kafka client properties (k=v lines), e.g. SASL settings; kept off the command line",
+        help="file of Kafka client properties (k=v lines), e.g. SASL settings; kept off "
+        "the command line",
     )
     return p.parse_args(argv)
 

@@ -137,7 +137,8 @@ def _pair(sf: AvroField, tf: AvroField, spath: str, tpath: str, note: str | None
                     target=tpath,
                     source=spath,
                     convert=Conversion.UNRESOLVED,
-                    reason=f"{s.describe()} -> {t.describe()}: element conversion is not automatic; "
+                    reason=f"{s.describe()} -> {t.describe()}: element conversion is not "
+                    "automatic; "
                     "write `convert: sql` with transform()",
                 )
             ]

@@ -117,7 +117,8 @@ class FieldSql:
 
 @dataclass(frozen=True)
 class Compiled:
-    """The compiled mapping: ``columns`` (top-level v1 field name -> SQL), ``error_sql``, findings."""
+    """The compiled mapping: ``columns`` (top-level v1 field name -> SQL), ``error_sql``,
+    findings."""
 
     columns: tuple[tuple[str, str], ...]
     error_sql: str
@@ -236,12 +237,12 @@ class _Compiler:
             elif src.type.nullable:
                 if f.type.nullable:
                     return f"CASE WHEN {ident(rule.source)} IS NULL THEN NULL ELSE {built} END"
+                null_reason = string_literal(f"{path}: v2 value is null, v1 field is not nullable")
                 self.out.append(
                     FieldSql(
                         path,
                         "",
-                        f"CASE WHEN {ident(rule.source)} IS NULL THEN "
-                        f"{string_literal(path + ': v2 value is null, v1 field is not nullable')} END",
+                        f"CASE WHEN {ident(rule.source)} IS NULL THEN {null_reason} END",
                         rule,
                     )
                 )
@@ -256,7 +257,8 @@ class _Compiler:
                 "UNRESOLVED",
                 rule,
                 f"v1 field {rule.target!r} is unresolved: {rule.reason}",
-                "Choose a conversion (see docs/migration.md), or `convert: default`, or `convert: sql`.",
+                "Choose a conversion (see docs/migration.md), or `convert: default`, or "
+                "`convert: sql`.",
             )
             return f"CAST(NULL AS {self._spark(f.type)})", None
         if conv is Conversion.DEFAULT:
@@ -351,7 +353,8 @@ class _Compiler:
             conds.append(
                 (
                     f"({guard}{failed})",
-                    f"concat({string_literal(what)}, {shown}, {string_literal(' to ' + f.type.non_null().describe())})",
+                    f"concat({string_literal(what)}, {shown}, "
+                    f"{string_literal(' to ' + f.type.non_null().describe())})",
                 )
             )
         if (

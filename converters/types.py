@@ -56,7 +56,8 @@ class AvroType:
         return AvroType(kind="union", json=[b.json for b in rest], branches=rest)
 
     def describe(self) -> str:
-        """Short human form: ``string``, ``["null","string"]``, ``record TaxiRide``, ``enum Color``."""
+        """Short human form: ``string``, ``["null","string"]``, ``record TaxiRide``, ``enum
+        Color``."""
         if self.kind == "union":
             return "[" + ", ".join(b.describe() for b in self.branches) + "]"
         if self.kind in ("record", "enum", "fixed"):

@@ -116,7 +116,8 @@ def plan_command(
         str | None,
         typer.Option(
             "--target-subject",
-            help="Registry subject of v1 (when --to is a file; inferred from schemas/subjects/<s>/vN.avsc).",
+            help="Registry subject of v1 (when --to is a file; inferred from "
+            "schemas/subjects/<s>/vN.avsc).",
         ),
     ] = None,
     source_topic: Annotated[
@@ -199,7 +200,8 @@ def validate_command(
         typer.Option(
             "--sample",
             metavar="N",
-            help="Dry-run on N records read from the v2 topic (needs --bootstrap and the registry).",
+            help="Dry-run on N records read from the v2 topic (needs --bootstrap and the "
+            "registry).",
         ),
     ] = None,
     bootstrap: Bootstrap = None,
@@ -296,7 +298,8 @@ def _validate_text(report: Any) -> str:
     if report.fields:
         w = max(len(f.target) for f in report.fields)
         lines.append(
-            f"  {'v1 field'.ljust(w)}  {'type':<18} {'from':<18} {'conversion':<15} on error  Spark SQL"
+            f"  {'v1 field'.ljust(w)}  {'type':<18} {'from':<18} {'conversion':<15} on "
+            "error  Spark SQL"
         )
         for f in report.fields:
             lines.append(
@@ -310,7 +313,8 @@ def _validate_text(report: Any) -> str:
         else:
             lines.append(
                 f"dry run ({dry.engine}) on {dry.total} record(s) {dry.origin}: "
-                f"{dry.converted} converted and encoded with v1, {dry.dead_lettered} to the dead letter"
+                f"{dry.converted} converted and encoded with v1, {dry.dead_lettered} to "
+                "the dead letter"
             )
             for s in dry.samples:
                 shown = json.dumps(s.input, ensure_ascii=False)
@@ -349,7 +353,8 @@ def deploy_command(
         Path | None,
         typer.Option(
             "--checkpoint",
-            help="Spark checkpoint directory (a restart resumes from it) [default: <state-dir>/checkpoint].",
+            help="Spark checkpoint directory (a restart resumes from it) [default: "
+            "<state-dir>/checkpoint].",
         ),
     ] = None,
     state_dir: StateDir = None,
@@ -357,7 +362,8 @@ def deploy_command(
         str | None,
         typer.Option(
             "--jars",
-            help="Comma-separated local jars (spark-avro, spark-sql-kafka and deps) instead of --packages from Maven.",
+            help="Comma-separated local jars (spark-avro, spark-sql-kafka and deps) "
+            "instead of --packages from Maven.",
         ),
     ] = None,
     conf: Annotated[
@@ -367,7 +373,8 @@ def deploy_command(
         Path | None,
         typer.Option(
             "--kafka-properties",
-            help="File of Kafka client properties (SASL, TLS): its path is passed, never its content.",
+            help="File of Kafka client properties (SASL, TLS): its path is passed, never "
+            "its content.",
         ),
     ] = None,
     starting_offsets: Annotated[
@@ -520,7 +527,8 @@ def status_command(
             return "-" if v is None else str(v)
 
         lines.append(
-            f"  {p.topic:<24} {p.partition:>9} {show(p.end_offset):>11} {show(p.committed):>10} {show(p.lag):>8}"
+            f"  {p.topic:<24} {p.partition:>9} {show(p.end_offset):>11} "
+            f"{show(p.committed):>10} {show(p.lag):>8}"
         )
     t = st.totals
     lines.append(

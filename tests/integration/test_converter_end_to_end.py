@@ -62,8 +62,9 @@ def prepare(bootstrap: str, registry_url: str, tmp: Path, n: int) -> Setup:
     run = uuid.uuid4().hex[:8]
     v2_topic, v1_topic, dlq = f"rides-v2-{run}", f"rides-{run}", f"rides-v2-{run}.dead-letter"
     admin = AdminClient({"bootstrap.servers": bootstrap})
-    for f in admin.create_topics([NewTopic(t, num_partitions=2, replication_factor=1)
-                                  for t in (v2_topic, v1_topic, dlq)]).values():
+    for f in admin.create_topics(
+        [NewTopic(t, num_partitions=2, replication_factor=1) for t in (v2_topic, v1_topic, dlq)]
+    ).values():
         f.result(30)
     with RegistryClient(RegistrySettings.build(url=registry_url, env={})) as client:
         v1_id = client.register(f"{v1_topic}-value", json.dumps(V1)).id
@@ -78,8 +79,13 @@ def prepare(bootstrap: str, registry_url: str, tmp: Path, n: int) -> Setup:
         produced[f"{msg.topic()}/{msg.partition()}/{msg.offset()}"] = pending.pop(i)
 
     for i in range(n):
-        ride = {"vendorId": i, "passenger_count": i % 5, "trip_distance": i / 4,
-                "payment_type": i % 3, "total_amount": f"{i}.25"}
+        ride = {
+            "vendorId": i,
+            "passenger_count": i % 5,
+            "trip_distance": i / 4,
+            "payment_type": i % 3,
+            "total_amount": f"{i}.25",
+        }
         headers = [("trace-id", f"t{i}".encode())]
         expect = "converted"
         if i % 10 == 3:
@@ -94,30 +100,75 @@ def prepare(bootstrap: str, registry_url: str, tmp: Path, n: int) -> Setup:
             headers.append((MARKER, b"elsewhere/1"))
             expect = "skipped"
         pending[i] = {"ride": ride, "value": value, "expect": expect, "key": f"k{i}".encode()}
-        producer.produce(v2_topic, key=f"k{i}".encode(), value=value, headers=headers,
-                         on_delivery=lambda err, msg, i=i: delivered(err, msg, i))
+        producer.produce(
+            v2_topic,
+            key=f"k{i}".encode(),
+            value=value,
+            headers=headers,
+            on_delivery=lambda err, msg, i=i: delivered(err, msg, i),
+        )
     assert producer.flush(60) == 0
     mapping = tmp / "mapping.yaml"
     out = subprocess.run(
-        [sys.executable, "-m", "schemacli", "migrate", "plan",
-         "--from", str(ROOT / "schemas/migration/taxi-ride-v2-breaking.avsc"),
-         "--to", str(ROOT / "schemas/subjects/taxi-rides-value/v1.avsc"),
-         "--source-subject", f"{v2_topic}-value", "--target-subject", f"{v1_topic}-value",
-         "--source-topic", v2_topic, "--target-topic", v1_topic, "--out", str(mapping)],
-        capture_output=True, text=True, cwd=ROOT)
+        [
+            sys.executable,
+            "-m",
+            "schemacli",
+            "migrate",
+            "plan",
+            "--from",
+            str(ROOT / "schemas/migration/taxi-ride-v2-breaking.avsc"),
+            "--to",
+            str(ROOT / "schemas/subjects/taxi-rides-value/v1.avsc"),
+            "--source-subject",
+            f"{v2_topic}-value",
+            "--target-subject",
+            f"{v1_topic}-value",
+            "--source-topic",
+            v2_topic,
+            "--target-topic",
+            v1_topic,
+            "--out",
+            str(mapping),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert out.returncode == 0, out.stderr
-    return Setup(bootstrap, registry_url, mapping, tmp / "state", v2_topic, v1_topic, dlq, v1_id, produced)
+    return Setup(
+        bootstrap, registry_url, mapping, tmp / "state", v2_topic, v1_topic, dlq, v1_id, produced
+    )
 
 
 def deploy(s: Setup, *extra: str, detach: bool = False) -> subprocess.CompletedProcess:
     from tests.stack.spark import spark_jars
 
-    cmd = [sys.executable, "-m", "schemacli", "migrate", "deploy", str(s.mapping),
-           "--bootstrap", s.bootstrap, "--registry", s.registry, "--state-dir", str(s.state),
-           "--jars", ",".join(str(j) for j in spark_jars()),
-           "--conf", "spark.sql.shuffle.partitions=2", "--conf", "spark.ui.enabled=false",
-           "--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.driver.bindAddress=127.0.0.1",
-           *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "schemacli",
+        "migrate",
+        "deploy",
+        str(s.mapping),
+        "--bootstrap",
+        s.bootstrap,
+        "--registry",
+        s.registry,
+        "--state-dir",
+        str(s.state),
+        "--jars",
+        ",".join(str(j) for j in spark_jars()),
+        "--conf",
+        "spark.sql.shuffle.partitions=2",
+        "--conf",
+        "spark.ui.enabled=false",
+        "--conf",
+        "spark.driver.host=127.0.0.1",
+        "--conf",
+        "spark.driver.bindAddress=127.0.0.1",
+        *extra,
+    ]
     if detach:
         cmd.append("--detach")
     return subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=900)
@@ -126,8 +177,14 @@ def deploy(s: Setup, *extra: str, detach: bool = False) -> subprocess.CompletedP
 def consume(bootstrap: str, topic: str, expected: int, idle: float = 20.0) -> list:
     from confluent_kafka import Consumer
 
-    c = Consumer({"bootstrap.servers": bootstrap, "group.id": f"check-{uuid.uuid4().hex}",
-                  "auto.offset.reset": "earliest", "enable.auto.commit": False})
+    c = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": f"check-{uuid.uuid4().hex}",
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": False,
+        }
+    )
     c.subscribe([topic])
     got, last = [], time.monotonic()
     try:
@@ -170,8 +227,11 @@ def check_outputs(s: Setup) -> dict[str, int]:
         assert msg.value()[1:5] == s.v1_id.to_bytes(4, "big")
         record = deser(msg.value(), SerializationContext(s.v1_topic, MessageField.VALUE))
         ride = sent["ride"]
-        assert record == {**ride, "total_amount": pytest.approx(float(ride["total_amount"])),
-                          "trip_distance": pytest.approx(ride["trip_distance"])}
+        assert record == {
+            **ride,
+            "total_amount": pytest.approx(float(ride["total_amount"])),
+            "trip_distance": pytest.approx(ride["trip_distance"]),
+        }
         assert msg.key() == sent["key"]
         assert h["trace-id"] == f"t{ride['vendorId']}".encode()
         assert h[MARKER] == f"{s.v2_topic}-value/1".encode()
@@ -194,7 +254,9 @@ def check_outputs(s: Setup) -> dict[str, int]:
     }
 
 
-def test_converter_republishes_valid_v2_messages_as_v1_and_dead_letters_the_rest(kafka, registry, tmp_path):
+def test_converter_republishes_valid_v2_messages_as_v1_and_dead_letters_the_rest(
+    kafka, registry, tmp_path
+):
     s = prepare(_bootstrap(kafka), _url(registry), tmp_path, n=120)
     result = deploy(s, "--available-now")
     assert result.returncode == 0, result.stderr[-3000:]
@@ -204,9 +266,25 @@ def test_converter_republishes_valid_v2_messages_as_v1_and_dead_letters_the_rest
     assert counts["duplicates"] == 0  # one clean run: nothing written twice
     progress = json.loads((s.state / "progress.json").read_text())["totals"]
     assert progress == {"in": 120, "converted": 95, "dead_letter": 24, "skipped": 1}
-    status = subprocess.run([sys.executable, "-m", "schemacli", "migrate", "status", str(s.mapping),
-                             "--state-dir", str(s.state), "-b", s.bootstrap, "-o", "json"],
-                            capture_output=True, text=True, cwd=ROOT)
+    status = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "schemacli",
+            "migrate",
+            "status",
+            str(s.mapping),
+            "--state-dir",
+            str(s.state),
+            "-b",
+            s.bootstrap,
+            "-o",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert status.returncode == 0, status.stderr
     parts = json.loads(status.stdout)["partitions"]
     assert sum(p["end_offset"] for p in parts) == 120 and all(p["lag"] == 0 for p in parts)
@@ -221,7 +299,9 @@ def test_converter_refuses_to_start_when_v1_is_not_registered(kafka, registry, t
     assert "not registered under subject 'nobody-value'" in result.stderr
 
 
-def test_sigkill_mid_stream_then_restart_loses_nothing_and_counts_duplicates(kafka, registry, tmp_path):
+def test_sigkill_mid_stream_then_restart_loses_nothing_and_counts_duplicates(
+    kafka, registry, tmp_path
+):
     s = prepare(_bootstrap(kafka), _url(registry), tmp_path, n=2000)
     started = deploy(s, "--max-offsets-per-trigger", "100", "--trigger-seconds", "0.5", detach=True)
     assert started.returncode == 0, started.stderr

@@ -27,8 +27,13 @@ V2_ID, V1_ID = 21, 7
 
 
 def ride(total: str, vendor: int = 1) -> dict:
-    return {"vendorId": vendor, "passenger_count": 2, "trip_distance": 3.5, "payment_type": 1,
-            "total_amount": total}
+    return {
+        "vendorId": vendor,
+        "passenger_count": 2,
+        "trip_distance": 3.5,
+        "payment_type": 1,
+        "total_amount": total,
+    }
 
 
 def framed(schema: dict, record: dict, schema_id: int) -> bytes:
@@ -38,8 +43,10 @@ def framed(schema: dict, record: dict, schema_id: int) -> bytes:
 
 
 def unframe(value: bytes, schema: dict) -> tuple[int, dict]:
-    return (int.from_bytes(value[1:5], "big"),
-            fastavro.schemaless_reader(io.BytesIO(value[5:]), fastavro.parse_schema(schema)))
+    return (
+        int.from_bytes(value[1:5], "big"),
+        fastavro.schemaless_reader(io.BytesIO(value[5:]), fastavro.parse_schema(schema)),
+    )
 
 
 def taxi_mapping():
@@ -47,54 +54,78 @@ def taxi_mapping():
     return loads(
         "version: 1\nsource: {subject: taxi-rides-v2-value, topic: taxi-rides-v2}\n"
         "target: {subject: taxi-rides-value, topic: taxi-rides}\ndead_letter_topic: dlq\n"
-        "fields:\n" + "".join(f"  {r.target}: {{from: {r.source}, convert: {r.convert.value}}}\n"
-                              for r in m.rules)
+        "fields:\n"
+        + "".join(
+            f"  {r.target}: {{from: {r.source}, convert: {r.convert.value}}}\n" for r in m.rules
+        )
     ).with_schemas(V2, V1_SCHEMA)
 
 
 def kafka_frame(spark, values: list[tuple[bytes | None, bytes, list]]):
     ts = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
-    rows = [(key, value, "taxi-rides-v2", 0, i, ts, headers) for i, (key, value, headers) in enumerate(values)]
+    rows = [
+        (key, value, "taxi-rides-v2", 0, i, ts, headers)
+        for i, (key, value, headers) in enumerate(values)
+    ]
     return spark.createDataFrame(
-        rows, "key binary, value binary, topic string, partition int, offset long, timestamp timestamp, "
-              "headers array<struct<key:string,value:binary>>")
+        rows,
+        "key binary, value binary, topic string, partition int, offset long, timestamp timestamp, "
+        "headers array<struct<key:string,value:binary>>",
+    )
 
 
 def test_convert_splits_converted_and_dead_lettered_records_and_keeps_the_rest(spark):
     from pyspark.sql.avro.functions import from_avro
 
-    bodies = [(i, framed(V2, r, V2_ID)[5:]) for i, r in enumerate([ride("12.5"), ride("n/a"), ride("0.1", 9)])]
+    bodies = [
+        (i, framed(V2, r, V2_ID)[5:])
+        for i, r in enumerate([ride("12.5"), ride("n/a"), ride("0.1", 9)])
+    ]
     df = spark.createDataFrame(bodies, "i int, body binary").select(
-        "i", from_avro("body", json.dumps(V2)).alias("record"))
+        "i", from_avro("body", json.dumps(V2)).alias("record")
+    )
     good, bad = convert(df, taxi_mapping())
     got = {r["i"]: r[V1].asDict() for r in good.collect()}
-    assert got[0] == {"vendorId": 1, "passenger_count": 2, "trip_distance": 3.5, "payment_type": 1,
-                      "total_amount": 12.5}
+    assert got[0] == {
+        "vendorId": 1,
+        "passenger_count": 2,
+        "trip_distance": 3.5,
+        "payment_type": 1,
+        "total_amount": 12.5,
+    }
     assert got[2]["vendorId"] == 9 and got[2]["total_amount"] == pytest.approx(0.1)
     assert [(r["i"], r[ERROR], r[STAGE]) for r in bad.collect()] == [
-        (1, "total_amount: cannot convert n/a to float", "convert")]
+        (1, "total_amount: cannot convert n/a to float", "convert")
+    ]
 
 
 def test_job_pipeline_writes_v1_with_the_v1_id_and_dead_letters_with_raw_bytes(spark):
     malformed = b"\x01not avro"
     already = framed(V1_SCHEMA, {**ride("1"), "total_amount": 1.0}, V1_ID)
-    frame = kafka_frame(spark, [
-        (b"k0", framed(V2, ride("12.5"), V2_ID), [("trace", b"abc")]),
-        (b"k1", framed(V2, ride("lots"), V2_ID), []),
-        (b"k2", malformed, None),
-        (b"k3", already, [(MARKER_HEADER, b"taxi-rides-v2-value/1")]),
-    ])
-    reg = RegistryPlan(V1_ID, json.dumps(V1_SCHEMA), {V2_ID: json.dumps(V2)},
-                       {V2_ID: "taxi-rides-v2-value/1"})
+    frame = kafka_frame(
+        spark,
+        [
+            (b"k0", framed(V2, ride("12.5"), V2_ID), [("trace", b"abc")]),
+            (b"k1", framed(V2, ride("lots"), V2_ID), []),
+            (b"k2", malformed, None),
+            (b"k3", already, [(MARKER_HEADER, b"taxi-rides-v2-value/1")]),
+        ],
+    )
+    reg = RegistryPlan(
+        V1_ID, json.dumps(V1_SCHEMA), {V2_ID: json.dumps(V2)}, {V2_ID: "taxi-rides-v2-value/1"}
+    )
     rows = {bytes(r["key"]): r for r in build_output(frame, taxi_mapping(), reg).collect()}
     assert set(rows) == {b"k0", b"k1", b"k2"}  # k3 carries the marker: skipped, never looped
     k0 = rows[b"k0"]
     assert k0["topic"] == "taxi-rides"
     assert unframe(bytes(k0["value"]), V1_SCHEMA) == (V1_ID, {**ride("x"), "total_amount": 12.5})
     headers = {h["key"]: bytes(h["value"]) for h in k0["headers"]}
-    assert headers == {"trace": b"abc", MARKER_HEADER: b"taxi-rides-v2-value/1",
-                       SOURCE_HEADER: b"taxi-rides-v2/0/0",
-                       "schemacli.source-timestamp": b"1767225600000"}
+    assert headers == {
+        "trace": b"abc",
+        MARKER_HEADER: b"taxi-rides-v2-value/1",
+        SOURCE_HEADER: b"taxi-rides-v2/0/0",
+        "schemacli.source-timestamp": b"1767225600000",
+    }
     k1, k2 = rows[b"k1"], rows[b"k2"]
     assert (k1["topic"], k2["topic"]) == ("dlq", "dlq")
     assert bytes(k2["value"]) == malformed
@@ -105,22 +136,47 @@ def test_job_pipeline_writes_v1_with_the_v1_id_and_dead_letters_with_raw_bytes(s
     assert b"magic byte" in h2["schemacli.error"] and h2[SOURCE_HEADER] == b"taxi-rides-v2/0/2"
 
 
-NESTED_V2 = {"type": "record", "name": "Trip", "fields": [
-    {"name": "pickup", "type": {"type": "record", "name": "Loc", "fields": [
-        {"name": "lat", "type": "string"}, {"name": "zone", "type": "string"}]}},
-    {"name": "fare", "type": "double"},
-    {"name": "count", "type": "long"},
-    {"name": "note", "type": ["null", "bytes"], "default": None},
-]}
-NESTED_V1 = {"type": "record", "name": "Trip", "fields": [
-    {"name": "pickup", "type": {"type": "record", "name": "Loc1", "fields": [
-        {"name": "lat", "type": "double"},
-        {"name": "zone", "type": {"type": "enum", "name": "Zone", "symbols": ["JFK", "MIDTOWN"]}}]}},
-    {"name": "fare", "type": "float"},
-    {"name": "count", "type": "int"},
-    {"name": "note", "type": ["null", "string"], "default": None},
-    {"name": "source", "type": "string", "default": "v2"},
-]}
+NESTED_V2 = {
+    "type": "record",
+    "name": "Trip",
+    "fields": [
+        {
+            "name": "pickup",
+            "type": {
+                "type": "record",
+                "name": "Loc",
+                "fields": [{"name": "lat", "type": "string"}, {"name": "zone", "type": "string"}],
+            },
+        },
+        {"name": "fare", "type": "double"},
+        {"name": "count", "type": "long"},
+        {"name": "note", "type": ["null", "bytes"], "default": None},
+    ],
+}
+NESTED_V1 = {
+    "type": "record",
+    "name": "Trip",
+    "fields": [
+        {
+            "name": "pickup",
+            "type": {
+                "type": "record",
+                "name": "Loc1",
+                "fields": [
+                    {"name": "lat", "type": "double"},
+                    {
+                        "name": "zone",
+                        "type": {"type": "enum", "name": "Zone", "symbols": ["JFK", "MIDTOWN"]},
+                    },
+                ],
+            },
+        },
+        {"name": "fare", "type": "float"},
+        {"name": "count", "type": "int"},
+        {"name": "note", "type": ["null", "string"], "default": None},
+        {"name": "source", "type": "string", "default": "v2"},
+    ],
+}
 
 
 def test_nested_records_enums_narrowing_and_nullable_bytes_encode_with_to_avro(spark):
@@ -137,8 +193,13 @@ def test_nested_records_enums_narrowing_and_nullable_bytes_encode_with_to_avro(s
     assert report.dry_run.engine == "spark"
     assert (report.dry_run.converted, report.dry_run.dead_lettered) == (1, 4)
     first = report.dry_run.samples[0]
-    assert first.output == {"pickup": {"lat": 40.6, "zone": "JFK"}, "fare": 12.25, "count": 3,
-                            "note": "ok", "source": "v2"}
+    assert first.output == {
+        "pickup": {"lat": 40.6, "zone": "JFK"},
+        "fare": 12.25,
+        "count": 3,
+        "note": "ok",
+        "source": "v2",
+    }
     errors = [s.errors for s in report.dry_run.samples if s.output is None]
     assert errors[0] == ("pickup.lat: cannot convert north to double",)
     assert errors[1] == ("pickup.zone: cannot convert HARLEM to enum Zone",)
@@ -155,7 +216,8 @@ def test_spark_refuses_custom_sql_over_a_field_v2_does_not_have(spark):
         "version: 1\nsource: {schema: a}\ntarget: {schema: b}\nfields:\n"
         "  vendorId: {from: vendorId}\n  passenger_count: {from: passenger_count}\n"
         "  trip_distance: {from: trip_distance}\n  payment_type: {from: payment_type}\n"
-        "  total_amount: {convert: sql, expr: 'try_cast(total AS FLOAT)'}\n").with_schemas(V2, V1_SCHEMA)
+        "  total_amount: {convert: sql, expr: 'try_cast(total AS FLOAT)'}\n"
+    ).with_schemas(V2, V1_SCHEMA)
     report = validate(m, sample_count=2, spark=spark)
     assert not report.ok
     (f,) = [f for f in report.findings if f.kind == "SPARK_SQL"]

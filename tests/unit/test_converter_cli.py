@@ -21,8 +21,18 @@ def run(*args: str):
 
 def test_plan_writes_a_mapping_that_validate_accepts(tmp_path: Path):
     out = tmp_path / "m.yaml"
-    r = run("migrate", "plan", "--from", V2, "--to", V1, "--source-subject", "taxi-rides-v2-value",
-            "--out", str(out))
+    r = run(
+        "migrate",
+        "plan",
+        "--from",
+        V2,
+        "--to",
+        V1,
+        "--source-subject",
+        "taxi-rides-v2-value",
+        "--out",
+        str(out),
+    )
     assert r.exit_code == 0, r.output
     text = out.read_text()
     assert "total_amount: {from: total_amount, convert: parse_number, on_error: fail" in text
@@ -49,16 +59,31 @@ def test_validate_exits_1_naming_each_unresolved_field(tmp_path: Path):
 
 def test_validate_of_a_broken_mapping_file_exits_2_with_line_and_column(tmp_path: Path):
     bad = tmp_path / "m.yaml"
-    bad.write_text("version: 1\nsource: {schema: a.avsc}\ntarget: {schema: b.avsc}\nfields:\n  a: {convert: nope}\n")
+    bad.write_text(
+        "version: 1\nsource: {schema: a.avsc}\ntarget: {schema: b.avsc}\nfields:\n  a: "
+        "{convert: nope}\n"
+    )
     r = run("migrate", "validate", str(bad))
     assert r.exit_code == 2
     assert f"{bad}:5:" in r.output and "unknown conversion 'nope'" in r.output
 
 
 def test_deploy_dry_run_prints_the_command_without_credentials(tmp_path: Path):
-    r = runner.invoke(app, ["migrate", "deploy", str(ROOT / "examples/mappings/taxi-ride-v2-to-v1.yaml"),
-                            "--bootstrap", "localhost:9092", "--registry", "http://bob:pw@localhost:8081",
-                            "--state-dir", str(tmp_path / "s"), "--dry-run"])
+    r = runner.invoke(
+        app,
+        [
+            "migrate",
+            "deploy",
+            str(ROOT / "examples/mappings/taxi-ride-v2-to-v1.yaml"),
+            "--bootstrap",
+            "localhost:9092",
+            "--registry",
+            "http://bob:pw@localhost:8081",
+            "--state-dir",
+            str(tmp_path / "s"),
+            "--dry-run",
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert "spark-submit" in r.output and "converters/job.py" in r.output
     assert "pw" not in r.output.replace("SCHEMACLI_REGISTRY_PASSWORD", "")

@@ -27,9 +27,13 @@ EXAMPLE = ROOT / "examples/mappings/taxi-ride-v2-to-v1.yaml"
 
 
 def cfg(tmp_path: Path, **kw) -> DeployConfig:
-    base = dict(mapping_path=EXAMPLE, bootstrap="broker:9092",
-                registry_url="https://alice:s3cret@registry.example:8081", state_dir=tmp_path / "state",
-                spark_submit="/opt/spark/bin/spark-submit")
+    base = dict(
+        mapping_path=EXAMPLE,
+        bootstrap="broker:9092",
+        registry_url="https://alice:s3cret@registry.example:8081",
+        state_dir=tmp_path / "state",
+        spark_submit="/opt/spark/bin/spark-submit",
+    )
     base.update(kw)
     return DeployConfig(**base)
 
@@ -50,7 +54,9 @@ def test_command_runs_the_job_with_the_resolved_mapping_and_no_secret(tmp_path: 
 
 def test_registry_credentials_reach_the_job_through_the_environment(tmp_path: Path):
     env = child_env(cfg(tmp_path))
-    assert env["SCHEMACLI_REGISTRY_USER"] == "alice" and env["SCHEMACLI_REGISTRY_PASSWORD"] == "s3cret"
+    assert (
+        env["SCHEMACLI_REGISTRY_USER"] == "alice" and env["SCHEMACLI_REGISTRY_PASSWORD"] == "s3cret"
+    )
     assert secret_env_names(env) == ["SCHEMACLI_REGISTRY_PASSWORD", "SCHEMACLI_REGISTRY_USER"]
 
 
@@ -65,8 +71,9 @@ def test_cluster_masters_ship_the_mapping_and_kafka_properties_with_files(tmp_pa
     assert "secret" not in " ".join(cmd).replace("s3cret", "")
 
 
-@pytest.mark.parametrize("bad", [dict(master="local2"), dict(conf=("nokey",)),
-                                 dict(bootstrap="u:p@broker:9092")])
+@pytest.mark.parametrize(
+    "bad", [dict(master="local2"), dict(conf=("nokey",)), dict(bootstrap="u:p@broker:9092")]
+)
 def test_bad_deploy_settings_are_usage_errors(tmp_path: Path, bad):
     with pytest.raises(UsageError):
         cfg(tmp_path, **bad).check()
@@ -76,7 +83,9 @@ def _checkpoint(root: Path, batches: dict[int, dict], committed: list[int]) -> P
     (root / "offsets").mkdir(parents=True)
     (root / "commits").mkdir()
     for b, offsets in batches.items():
-        (root / "offsets" / str(b)).write_text('v1\n{"batchWatermarkMs":0}\n' + json.dumps(offsets) + "\n")
+        (root / "offsets" / str(b)).write_text(
+            'v1\n{"batchWatermarkMs":0}\n' + json.dumps(offsets) + "\n"
+        )
     for b in committed:
         (root / "commits" / str(b)).write_text("v1\n{}\n")
     return root
@@ -90,9 +99,14 @@ def test_committed_progress_is_the_last_batch_with_a_commit(tmp_path: Path):
 def test_status_without_kafka_reports_committed_offsets_and_counts(tmp_path: Path):
     state = tmp_path / "state"
     _checkpoint(state / "checkpoint", {3: {"t": {"0": 40}}}, [3])
-    (state / "progress.json").write_text(json.dumps(
-        {"totals": {"in": 40, "converted": 38, "dead_letter": 2, "skipped": 0},
-         "processed_rows_per_second": 100.0}))
+    (state / "progress.json").write_text(
+        json.dumps(
+            {
+                "totals": {"in": 40, "converted": 38, "dead_letter": 2, "skipped": 0},
+                "processed_rows_per_second": 100.0,
+            }
+        )
+    )
     st = status(state, topic="t", bootstrap=None)
     assert st.last_committed_batch == 3 and not st.running
     assert [(p.partition, p.committed, p.lag) for p in st.partitions] == [(0, 40, None)]
@@ -100,10 +114,17 @@ def test_status_without_kafka_reports_committed_offsets_and_counts(tmp_path: Pat
 
 
 def test_stop_sends_sigterm_and_waits_for_a_clean_exit(tmp_path: Path):
-    proc = subprocess.Popen([sys.executable, "-c", "import signal,sys,time\n"
-                             "signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))\n"
-                             "print('up', flush=True)\ntime.sleep(60)"],
-                            stdout=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import signal,sys,time\n"
+            "signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))\n"
+            "print('up', flush=True)\ntime.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+        start_new_session=True,
+    )
     assert proc.stdout.readline() == b"up\n"
     (tmp_path / "submit.pid").write_text(str(proc.pid))
     result = stop(tmp_path, timeout=10)

@@ -91,8 +91,12 @@ def test_missing_schema_file_names_the_mapping_key(tmp_path: Path):
 
 
 def test_planned_mapping_survives_a_round_trip_through_yaml(tmp_path: Path):
-    planned = plan(json.loads(V2.read_text()), json.loads(V1.read_text()),
-                   source=Endpoint(schema="v2.avsc"), target=Endpoint(schema="v1.avsc"))
+    planned = plan(
+        json.loads(V2.read_text()),
+        json.loads(V1.read_text()),
+        source=Endpoint(schema="v2.avsc"),
+        target=Endpoint(schema="v1.avsc"),
+    )
     again = loads(dumps(planned))
     assert again.rules == planned.rules
 

@@ -18,7 +18,9 @@ def record(*fields: dict, name: str = "R") -> dict:
 
 
 def one(v2_type, v1_type, **v1_extra):
-    m = plan(record({"name": "f", "type": v2_type}), record({"name": "f", "type": v1_type, **v1_extra}))
+    m = plan(
+        record({"name": "f", "type": v2_type}), record({"name": "f", "type": v1_type, **v1_extra})
+    )
     return m.rules[0]
 
 
@@ -27,7 +29,11 @@ def test_taxi_ride_total_amount_string_becomes_a_checked_float_cast_that_fails_t
     v1 = json.loads((ROOT / "schemas/subjects/taxi-rides-value/v1.avsc").read_text())
     m = plan(v2, v1)
     total = m.rule("total_amount")
-    assert (total.convert, total.on_error, total.source) == (Conversion.PARSE_NUMBER, Policy.FAIL, "total_amount")
+    assert (total.convert, total.on_error, total.source) == (
+        Conversion.PARSE_NUMBER,
+        Policy.FAIL,
+        "total_amount",
+    )
     assert {r.convert for r in m.rules if r.target != "total_amount"} == {Conversion.COPY}
     assert not m.unresolved
 
@@ -52,7 +58,11 @@ def test_taxi_ride_total_amount_string_becomes_a_checked_float_cast_that_fails_t
         (["null", "string"], "float", Conversion.PARSE_NUMBER),
         ("double", "int", Conversion.UNRESOLVED),
         ("boolean", "int", Conversion.UNRESOLVED),
-        ({"type": "array", "items": "int"}, {"type": "array", "items": "long"}, Conversion.UNRESOLVED),
+        (
+            {"type": "array", "items": "int"},
+            {"type": "array", "items": "long"},
+            Conversion.UNRESOLVED,
+        ),
         (["null", "int", "string"], "int", Conversion.UNRESOLVED),
     ],
 )
@@ -61,8 +71,10 @@ def test_each_type_pair_gets_the_catalogue_conversion_or_a_marker(v2_type, v1_ty
 
 
 def test_narrowing_enum_symbols_is_checked_per_record():
-    rule = one({"type": "enum", "name": "E", "symbols": ["A", "B", "C"]},
-               {"type": "enum", "name": "E", "symbols": ["A", "B"]})
+    rule = one(
+        {"type": "enum", "name": "E", "symbols": ["A", "B", "C"]},
+        {"type": "enum", "name": "E", "symbols": ["A", "B"]},
+    )
     assert rule.convert is Conversion.TO_ENUM and "['C']" in rule.note
 
 
@@ -73,34 +85,54 @@ def test_nullable_v2_into_required_v1_says_nulls_fail():
 
 
 def test_v1_field_missing_from_v2_takes_the_v1_default():
-    m = plan(record({"name": "a", "type": "int"}),
-             record({"name": "a", "type": "int"}, {"name": "tip", "type": "float", "default": 0.0}))
+    m = plan(
+        record({"name": "a", "type": "int"}),
+        record({"name": "a", "type": "int"}, {"name": "tip", "type": "float", "default": 0.0}),
+    )
     assert m.rule("tip").convert is Conversion.DEFAULT
 
 
 def test_v1_field_missing_from_v2_without_default_is_an_explicit_unresolved_marker():
-    m = plan(record({"name": "a", "type": "int"}),
-             record({"name": "a", "type": "int"}, {"name": "b", "type": "int"}))
+    m = plan(
+        record({"name": "a", "type": "int"}),
+        record({"name": "a", "type": "int"}, {"name": "b", "type": "int"}),
+    )
     assert m.rule("b").convert is Conversion.UNRESOLVED and "no default" in m.rule("b").reason
 
 
 def test_renamed_field_is_matched_through_the_v1_alias():
-    m = plan(record({"name": "amount", "type": "float"}),
-             record({"name": "total", "type": "float", "aliases": ["amount"]}))
+    m = plan(
+        record({"name": "amount", "type": "float"}),
+        record({"name": "total", "type": "float", "aliases": ["amount"]}),
+    )
     assert m.rule("total").source == "amount" and "alias" in m.rule("total").note
 
 
 def test_renamed_field_is_matched_through_the_v2_alias():
-    m = plan(record({"name": "amount", "type": "float", "aliases": ["total"]}),
-             record({"name": "total", "type": "float"}))
+    m = plan(
+        record({"name": "amount", "type": "float", "aliases": ["total"]}),
+        record({"name": "total", "type": "float"}),
+    )
     assert m.rule("total").source == "amount"
 
 
 def test_nested_records_are_planned_field_by_field_with_dotted_paths():
-    v2 = record({"name": "pickup", "type": record({"name": "lat", "type": "string"},
-                                                  {"name": "lon", "type": "double"}, name="P2")})
-    v1 = record({"name": "pickup", "type": record({"name": "lat", "type": "double"},
-                                                  {"name": "lon", "type": "double"}, name="P1")})
+    v2 = record(
+        {
+            "name": "pickup",
+            "type": record(
+                {"name": "lat", "type": "string"}, {"name": "lon", "type": "double"}, name="P2"
+            ),
+        }
+    )
+    v1 = record(
+        {
+            "name": "pickup",
+            "type": record(
+                {"name": "lat", "type": "double"}, {"name": "lon", "type": "double"}, name="P1"
+            ),
+        }
+    )
     m = plan(v2, v1)
     assert m.rule("pickup").convert is Conversion.RECORD
     assert m.rule("pickup.lat").convert is Conversion.PARSE_NUMBER

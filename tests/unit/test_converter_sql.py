@@ -9,37 +9,53 @@ from converters.sql import compile_mapping, literal
 from converters.types import view
 from converters.validate import light_sql_check
 
-V2 = {"type": "record", "name": "R", "fields": [
-    {"name": "amount", "type": "string"},
-    {"name": "n", "type": "long"},
-    {"name": "opt", "type": ["null", "string"], "default": None},
-]}
-V1 = {"type": "record", "name": "R", "fields": [
-    {"name": "amount", "type": "float", "default": -1.0},
-    {"name": "n", "type": "int"},
-    {"name": "opt", "type": "string", "default": "none"},
-]}
+V2 = {
+    "type": "record",
+    "name": "R",
+    "fields": [
+        {"name": "amount", "type": "string"},
+        {"name": "n", "type": "long"},
+        {"name": "opt", "type": ["null", "string"], "default": None},
+    ],
+}
+V1 = {
+    "type": "record",
+    "name": "R",
+    "fields": [
+        {"name": "amount", "type": "float", "default": -1.0},
+        {"name": "n", "type": "int"},
+        {"name": "opt", "type": "string", "default": "none"},
+    ],
+}
 
 
 def compiled(fields_yaml: str):
-    m = loads("version: 1\nsource: {schema: a}\ntarget: {schema: b}\nfields:\n" + fields_yaml,
-              source="m.yaml").with_schemas(V2, V1)
+    m = loads(
+        "version: 1\nsource: {schema: a}\ntarget: {schema: b}\nfields:\n" + fields_yaml,
+        source="m.yaml",
+    ).with_schemas(V2, V1)
     return compile_mapping(m)
 
 
 def test_parse_number_is_a_try_cast_whose_failure_names_the_field_and_value():
-    c = compiled("  amount: {from: amount, convert: parse_number}\n  n: {from: n, convert: narrow}\n"
-                 "  opt: {from: opt}\n")
+    c = compiled(
+        "  amount: {from: amount, convert: parse_number}\n  n: {from: n, convert: narrow}\n"
+        "  opt: {from: opt}\n"
+    )
     assert dict(c.columns)["amount"] == "try_cast(`amount` AS FLOAT)"
-    assert "amount: cannot convert " in c.error_sql and "try_cast(`n` AS INT) IS NULL" in c.error_sql
+    assert (
+        "amount: cannot convert " in c.error_sql and "try_cast(`n` AS INT) IS NULL" in c.error_sql
+    )
     assert "opt: v2 value is null" in c.error_sql
     assert c.ok
 
 
 def test_policy_default_replaces_the_value_instead_of_failing_the_record():
-    c = compiled("  amount: {from: amount, convert: parse_number, on_error: default}\n"
-                 "  n: {from: n, convert: narrow, on_error: default, default: 0}\n"
-                 "  opt: {from: opt, on_error: default}\n")
+    c = compiled(
+        "  amount: {from: amount, convert: parse_number, on_error: default}\n"
+        "  n: {from: n, convert: narrow, on_error: default, default: 0}\n"
+        "  opt: {from: opt, on_error: default}\n"
+    )
     cols = dict(c.columns)
     assert cols["amount"].startswith("CASE WHEN") and "CAST(-1.0 AS FLOAT)" in cols["amount"]
     assert "'none'" in cols["opt"]
@@ -47,30 +63,42 @@ def test_policy_default_replaces_the_value_instead_of_failing_the_record():
 
 
 def test_unresolved_marker_makes_the_mapping_undeployable_naming_the_field():
-    c = compiled("  amount: {unresolved: think}\n  n: {from: n, convert: narrow}\n  opt: {from: opt}\n")
+    c = compiled(
+        "  amount: {unresolved: think}\n  n: {from: n, convert: narrow}\n  opt: {from: opt}\n"
+    )
     assert not c.ok
     (f,) = [f for f in c.findings if f.kind == "UNRESOLVED"]
     assert "amount" in f.message and f.location.pointer == "/fields/amount" and f.location.line == 5
 
 
 def test_conversion_that_does_not_fit_the_types_is_a_type_mismatch():
-    c = compiled("  amount: {from: amount, convert: copy}\n  n: {from: n, convert: narrow}\n  opt: {from: opt}\n")
+    c = compiled(
+        "  amount: {from: amount, convert: copy}\n  n: {from: n, convert: narrow}\n  opt: "
+        "{from: opt}\n"
+    )
     assert [f.kind for f in c.findings] == ["TYPE_MISMATCH"]
 
 
 def test_v1_field_without_a_rule_is_reported():
-    c = compiled("  amount: {from: amount, convert: parse_number}\n  n: {from: n, convert: narrow}\n")
+    c = compiled(
+        "  amount: {from: amount, convert: parse_number}\n  n: {from: n, convert: narrow}\n"
+    )
     assert [f.kind for f in c.findings] == ["MISSING_RULE"]
 
 
 def test_rule_for_a_field_v1_does_not_have_is_reported():
-    c = compiled("  amount: {from: amount, convert: parse_number}\n  n: {from: n, convert: narrow}\n"
-                 "  opt: {from: opt}\n  ghost: {from: n}\n")
+    c = compiled(
+        "  amount: {from: amount, convert: parse_number}\n  n: {from: n, convert: narrow}\n"
+        "  opt: {from: opt}\n  ghost: {from: n}\n"
+    )
     assert [f.kind for f in c.findings] == ["UNKNOWN_TARGET"]
 
 
 def test_unknown_v2_source_is_reported():
-    c = compiled("  amount: {from: amt, convert: parse_number}\n  n: {from: n, convert: narrow}\n  opt: {from: opt}\n")
+    c = compiled(
+        "  amount: {from: amt, convert: parse_number}\n  n: {from: n, convert: narrow}\n  "
+        "opt: {from: opt}\n"
+    )
     assert [f.kind for f in c.findings] == ["UNKNOWN_SOURCE"]
 
 

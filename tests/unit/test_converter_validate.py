@@ -18,12 +18,19 @@ V1 = json.loads((ROOT / "schemas/subjects/taxi-rides-value/v1.avsc").read_text()
 
 
 def ride(total: str) -> dict:
-    return {"vendorId": 1, "passenger_count": 2, "trip_distance": 3.5, "payment_type": 1,
-            "total_amount": total}
+    return {
+        "vendorId": 1,
+        "passenger_count": 2,
+        "trip_distance": 3.5,
+        "payment_type": 1,
+        "total_amount": total,
+    }
 
 
 def test_taxi_mapping_converts_numeric_amounts_and_dead_letters_the_rest():
-    report = validate(plan(V2, V1), samples=[ride("12.5"), ride(" 7 "), ride("twelve")], origin="given")
+    report = validate(
+        plan(V2, V1), samples=[ride("12.5"), ride(" 7 "), ride("twelve")], origin="given"
+    )
     assert report.ok
     dry = report.dry_run
     assert (dry.total, dry.converted, dry.dead_lettered) == (3, 2, 1)
@@ -60,7 +67,8 @@ def test_custom_sql_with_broken_syntax_is_reported_without_spark():
         "  vendorId: {from: vendorId}\n  passenger_count: {from: passenger_count}\n"
         "  trip_distance: {from: trip_distance}\n  payment_type: {from: payment_type}\n"
         "  total_amount: {convert: sql, expr: 'try_cast(total_amount AS FLOAT'}\n",
-        source="m.yaml").with_schemas(V2, V1)
+        source="m.yaml",
+    ).with_schemas(V2, V1)
     report = validate(m)
     (f,) = report.findings
     assert f.kind == "SQL_SYNTAX" and f.location.line == 9 and "unclosed" in f.message
@@ -72,7 +80,8 @@ def test_custom_sql_dry_run_says_it_needs_spark():
         "  vendorId: {from: vendorId}\n  passenger_count: {from: passenger_count}\n"
         "  trip_distance: {from: trip_distance}\n  payment_type: {from: payment_type}\n"
         "  total_amount: {convert: sql, expr: 'try_cast(total_amount AS FLOAT) * 100'}\n",
-        source="m.yaml").with_schemas(V2, V1)
+        source="m.yaml",
+    ).with_schemas(V2, V1)
     report = validate(m)
     assert report.ok and "--spark" in report.dry_run.skipped_reason
 
@@ -83,16 +92,24 @@ def test_example_mapping_is_deployable():
 
 @pytest.mark.parametrize(
     ("text", "kind", "value"),
-    [("12.5", "float", 12.5), (" 3 ", "int", 3), ("-0", "long", 0), ("1e3", "double", 1000.0),
-     ("NaN", "double", "nan"), ("Infinity", "float", float("inf"))],
+    [
+        ("12.5", "float", 12.5),
+        (" 3 ", "int", 3),
+        ("-0", "long", 0),
+        ("1e3", "double", 1000.0),
+        ("NaN", "double", "nan"),
+        ("Infinity", "float", float("inf")),
+    ],
 )
 def test_preview_parses_numbers_as_spark_try_cast_does(text, kind, value):
     got = parse_number(text, kind)
     assert (got != got) if value == "nan" else got == value
 
 
-@pytest.mark.parametrize(("text", "kind"), [("1.5", "int"), ("2147483648", "int"), ("abc", "float"),
-                                            ("1_000", "double"), ("", "long")])
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [("1.5", "int"), ("2147483648", "int"), ("abc", "float"), ("1_000", "double"), ("", "long")],
+)
 def test_preview_refuses_what_try_cast_turns_into_null(text, kind):
     with pytest.raises(_Failed):
         parse_number(text, kind)
