@@ -820,8 +820,9 @@ def _gate_subject(
                     kind=HISTORY_REWRITTEN,
                     message=f"{subject} v{n} was changed since "
                     f"{base.label if base else 'the base'}: registered versions are immutable",
-                    location=head_loaded[n - 1].location(),
-                    hint=f"restore v{n} as it was and put the change in "
+                    location=_first_difference(head_loaded[n - 1], old),
+                    hint=f"restore v{n} as it was (git checkout {base.label[4:] if base else 'REF'}"
+                    f" -- {head_loaded[n - 1].source}) and put the change in "
                     f"v{len(head_loaded) + 1}.avsc",
                     subject=subject,
                 )
@@ -847,6 +848,17 @@ def _gate_subject(
             )
         findings.extend(report.findings)
     return SubjectReport(subject, level, len(head_files), tuple(checked), tuple(findings))
+
+
+def _first_difference(new: LoadedSchema, old: LoadedSchema) -> Location:
+    """The first line where ``new``'s text differs from ``old``'s (for a CI annotation)."""
+    new_lines, old_lines = new.document.text.splitlines(), old.document.text.splitlines()
+    for number, (a, b) in enumerate(zip(new_lines, old_lines, strict=False), start=1):
+        if a != b:
+            column = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), None)
+            return Location(new.source, line=number, column=(column or min(len(a), len(b))) + 1)
+    line = min(len(new_lines), len(old_lines)) + 1 if new_lines else 1
+    return Location(new.source, line=min(line, max(len(new_lines), 1)), column=1)
 
 
 # -- subjects for files outside subjects/ ----------------------------------------------------

@@ -129,6 +129,11 @@ def test_gate_against_a_ref_rejects_an_edited_existing_version(repo):
     assert result.exit_code == 1
     assert "HISTORY_REWRITTEN" in result.stdout
     assert "restore v2" in result.stdout
+    # Located on the edited line, so the CI annotation lands on it.
+    line = next(
+        n for n, text in enumerate(v2.read_text().splitlines(), start=1) if '"default": 1.0' in text
+    )
+    assert f"{VALUE}/v2.avsc:{line}:" in result.stdout
 
 
 def test_gate_against_unknown_ref_exits_2(repo):
