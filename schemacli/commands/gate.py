@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Annotated
 
@@ -36,8 +37,9 @@ def register(app: typer.Typer) -> None:
         Without --against: every version against the versions before it. With --against
         git:REF: only versions new since REF, against the history at REF; an existing version
         that changed or disappeared is a violation (history is immutable). Lists every
-        violation. Exit codes: 0 pass, 1 incompatible, 2 usage or input error (e.g. an invalid
-        .avsc file).
+        violation. With --output github inside GitHub Actions, the summary table also goes to
+        $GITHUB_STEP_SUMMARY. Exit codes: 0 pass, 1 incompatible, 2 usage or input error (e.g.
+        an invalid .avsc file).
         """
         from schemacli.commands.check import store_tree
         from schemacli.config import load_settings
@@ -55,5 +57,13 @@ def register(app: typer.Typer) -> None:
             where = f" against {base.label}" if base else ""
             typer.echo(f"gate: checking {head.source('').rstrip('/')}{where}", err=True)
         result = core.gate(head, settings, base=base)
-        typer.echo(render(gate_report(result), output, color=sys.stdout.isatty()), nl=False)
+        report = gate_report(result)
+        typer.echo(render(report, output, color=sys.stdout.isatty()), nl=False)
+        summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+        if output is OutputFormat.github and summary_file:
+            # In GitHub Actions, also leave the table on the run's summary page.
+            from schemacli.output.github import step_summary
+
+            with open(summary_file, "a", encoding="utf-8") as handle:
+                handle.write(step_summary(report))
         raise typer.Exit(int(result.verdict.exit_code))

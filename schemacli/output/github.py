@@ -44,6 +44,33 @@ def annotation(finding: Finding) -> str:
     return command(level, message, finding.location, title)
 
 
+def step_summary(report: Report) -> str:
+    """Markdown for ``$GITHUB_STEP_SUMMARY``: the summary table and every problem, once."""
+
+    def cell(text: object) -> str:
+        return str(text).replace("|", "\\|").replace("\n", " ")
+
+    from schemacli.output.text import cell as value_cell  # "v1, v2" for version lists
+
+    first_columns = report.cases[0].columns if report.cases else ()
+    columns = [name.replace("_", " ") for name, _ in first_columns]
+    first = "level" if report.command == "diff" else "subject"
+    lines = [f"### schemacli {report.command}: {report.verdict}", ""]
+    lines.append("| " + " | ".join([first, *columns, "verdict"]) + " |")
+    lines.append("|" + " --- |" * (len(columns) + 2))
+    for case in report.cases:
+        values = [value_cell(v) for _, v in case.columns]
+        lines.append("| " + " | ".join(cell(x) for x in [case.name, *values, case.verdict]) + " |")
+    problems = list(dict.fromkeys(report.findings))
+    if problems:
+        lines += ["", f"{len(problems)} finding(s):", ""]
+        for f in problems:
+            lines.append(f"- `{cell(f.location)}` **{f.kind}**: {cell(f.message)}")
+    lines.append("")
+    lines.append(summary(report))
+    return "\n".join(lines) + "\n"
+
+
 def render(report: Report) -> str:
     """One workflow command per finding (and per diff change), then a plain summary line."""
     lines = [

@@ -183,3 +183,17 @@ def test_gate_help_runs_as_a_subprocess_and_documents_exit_codes():
     )
     assert result.returncode == 0, result.stderr
     assert "Exit codes: 0 pass, 1 incompatible" in " ".join(result.stdout.split())
+
+
+def test_gate_github_output_writes_the_step_summary_in_actions(project, monkeypatch):
+    add_version(project, VALUE, BREAKING.read_text())
+    summary = project / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    assert run("gate", "-o", "github").exit_code == 1
+    text = summary.read_text()
+    assert "| taxi-rides-value | BACKWARD | 3 | v2, v3 | incompatible |" in text
+    assert "**TYPE_MISMATCH**" in text
+    assert not (project / "other.md").exists()
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(project / "other.md"))
+    run("gate", "-o", "text")  # only the github format writes it
+    assert not (project / "other.md").exists()

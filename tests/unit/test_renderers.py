@@ -254,3 +254,13 @@ def test_github_property_with_comma_in_a_file_name_is_escaped():
         GateReport("s", None, (SubjectReport("s", Level.BACKWARD, 1, (), (finding,)),))
     )
     assert "file=dir%2C1/a%3Ab.avsc,line=1,col=1" in render(report, "github")
+
+
+def test_github_step_summary_matches_its_golden_file():
+    from schemacli.output.github import step_summary
+
+    rendered = step_summary(gate_failing())
+    golden = GOLDEN / "gate_failing.step_summary.md"
+    if os.environ.get("SCHEMACLI_UPDATE_GOLDEN"):
+        golden.write_text(rendered, encoding="utf-8")
+    assert rendered == golden.read_text(encoding="utf-8")
