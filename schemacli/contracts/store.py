@@ -613,9 +613,11 @@ def check_candidate(
     candidate for BACKWARD, the old version for FORWARD.
     """
     numbers = tuple(h.version or i for i, h in enumerate(history, start=1))
+    # Warnings about the JSON itself (comments, duplicate keys): reported, never failing.
+    notes = tuple(replace(n, subject=subject or None) for n in candidate.document.notes)
     for number, old in zip(numbers, history, strict=True):
         if old.identity == candidate.identity:
-            return CheckReport(subject, level, candidate.source, numbers, (), (), number)
+            return CheckReport(subject, level, candidate.source, numbers, (), notes, number)
     targets = targets_for(level, history)
     checked = tuple(numbers[len(history) - len(targets) :])
     labels = [
@@ -623,7 +625,7 @@ def check_candidate(
         for n, h in zip(numbers, history, strict=True)
     ]
     findings = _incompatibilities(candidate, history, labels, subject=subject, level=level)
-    return CheckReport(subject, level, candidate.source, numbers, checked, findings)
+    return CheckReport(subject, level, candidate.source, numbers, checked, notes + findings)
 
 
 def _incompatibilities(

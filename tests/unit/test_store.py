@@ -475,3 +475,13 @@ def test_schema_file_directly_in_subjects_is_a_layout_error(tmp_path):
     report = gate(FileTree(store), settings_for(store))
     assert report.verdict is Verdict.INVALID
     assert "subjects/b-value/v1.avsc" in report.findings[0].hint
+
+
+def test_json_comments_in_a_candidate_are_a_warning_that_does_not_fail_the_check():
+    text = "// the next version\n" + json.dumps(ride(TIP), indent=2)
+    candidate = load_schema_text(text, "next.avsc")
+    report = check_candidate(candidate, [loaded(ride(), 1)], subject="s", level=Level.BACKWARD)
+    assert report.verdict is Verdict.COMPATIBLE
+    assert [(f.kind, f.severity.value, f.location.line) for f in report.findings] == [
+        ("JSON_COMMENT", "warning", 1)
+    ]
