@@ -3,7 +3,7 @@
 Each subject gets 3 versions of a 12-field record (v2 and v3 each add an optional field), so the
 gate parses 1,500 files and runs 1,000 BACKWARD checks. Wall time of the whole subprocess
 (interpreter start-up included), best and median of several runs, and the child's CPU time
-(user + sys), which a busy machine does not inflate. Target: < 2 s wall.
+(user + sys), less sensitive than wall time to a busy machine. Target: < 2 s wall.
 
     .venv/bin/python bench/bench_gate.py [--subjects 500] [--runs 5]
 """
@@ -105,7 +105,7 @@ def main() -> int:
         f"{args.subjects} subjects x 3 versions: best {best:.3f} s, "
         f"median {median:.3f} s over {args.runs} runs (target < {TARGET_SECONDS} s: "
         f"{'met' if median < TARGET_SECONDS else 'MISSED'}); CPU time (user+sys) median "
-        f"{statistics.median(cpu):.3f} s, which machine load does not inflate"
+        f"{statistics.median(cpu):.3f} s, (less sensitive to machine load than wall time)"
     )
     return 0
 
