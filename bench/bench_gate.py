@@ -105,7 +105,7 @@ def main() -> int:
         f"{args.subjects} subjects x 3 versions: best {best:.3f} s, "
         f"median {median:.3f} s over {args.runs} runs (target < {TARGET_SECONDS} s: "
         f"{'met' if median < TARGET_SECONDS else 'MISSED'}); CPU time (user+sys) median "
-        f"{statistics.median(cpu):.3f} s, (less sensitive to machine load than wall time)"
+        f"{statistics.median(cpu):.3f} s (less sensitive to machine load than wall time)"
     )
     return 0
 
