@@ -1,0 +1,296 @@
+"""Converter throughput: messages/s on local[2] for N taxi-ride messages (default 1M).
+
+Three ways to get a v2 topic into a v1 topic, on the same broker, the same messages:
+
+(a) passthrough - Spark Structured Streaming Kafka -> Kafka copying bytes, no decoding: the
+    upper bound for any Spark converter on this machine;
+(b) the converter - the job's own pipeline (``converters.job.build_output``): header split,
+    from_avro with the writer schema, the mapping's Spark SQL, to_avro, framing, headers;
+(c) plain Python - confluent-kafka consumer, fastavro decode / convert / encode, producer.
+
+Both Spark runs are ``trigger(availableNow)`` queries in one local[2] session (JVM start is not
+timed); each run's clock starts when the query starts and stops when every message is written.
+1% of the v2 messages have a non-numeric total_amount (dead-lettered by (b); (c) does the same).
+
+    .venv/bin/python bench/bench_converter.py [--messages 1000000] [--bootstrap HOST:PORT]
+
+Without --bootstrap a broker is started from tests/stack (Maven jars); the registry is the
+in-process fake from tests/ unless --registry is given (it is read once, at job start).
+Results: printed, and appended as one JSON line to bench/results/converter.jsonl.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import io
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+V2 = json.loads((ROOT / "schemas/migration/taxi-ride-v2-breaking.avsc").read_text())
+V1 = json.loads((ROOT / "schemas/subjects/taxi-rides-value/v1.avsc").read_text())
+
+
+def machine() -> str:
+    model = "?"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else -1
+    return f"{platform.node()} {os.cpu_count()} cpu {model}, load {load:.1f} at start"
+
+
+def produce(bootstrap: str, topic: str, v2_id: int, n: int) -> None:
+    import fastavro
+    from confluent_kafka import Producer
+
+    parsed = fastavro.parse_schema(V2)
+    p = Producer(
+        {
+            "bootstrap.servers": bootstrap,
+            "linger.ms": 50,
+            "batch.size": 1_000_000,
+            "compression.type": "none",
+            "queue.buffering.max.messages": 1_000_000,
+        }
+    )
+    head = b"\x00" + v2_id.to_bytes(4, "big")
+    for i in range(n):
+        ride = {
+            "vendorId": i % 7,
+            "passenger_count": i % 5,
+            "trip_distance": (i % 100) / 4,
+            "payment_type": i % 3,
+            "total_amount": "n/a" if i % 100 == 42 else f"{i % 1000}.25",
+        }
+        buf = io.BytesIO()
+        fastavro.schemaless_writer(buf, parsed, ride)
+        while True:
+            try:
+                p.produce(topic, key=str(i % 1000).encode(), value=head + buf.getvalue())
+                break
+            except BufferError:
+                p.poll(0.1)
+        if i % 10000 == 0:
+            p.poll(0)
+    assert p.flush(120) == 0
+
+
+def count(bootstrap: str, topic: str) -> int:
+    from confluent_kafka import Consumer, TopicPartition
+
+    c = Consumer({"bootstrap.servers": bootstrap, "group.id": "bench-count"})
+    try:
+        meta = c.list_topics(topic, timeout=10).topics[topic]
+        return sum(
+            c.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1]
+            for p in meta.partitions
+        )
+    finally:
+        c.close()
+
+
+def run_query(spark, df, bootstrap: str, checkpoint: Path, topic: str | None = None) -> float:
+    writer = (
+        df.writeStream.format("kafka")
+        .option("kafka.bootstrap.servers", bootstrap)
+        .option("checkpointLocation", str(checkpoint))
+        .trigger(availableNow=True)
+    )
+    if topic:
+        writer = writer.option("topic", topic)
+    t0 = time.perf_counter()
+    q = writer.start()
+    q.awaitTermination()
+    return time.perf_counter() - t0
+
+
+def source(spark, bootstrap: str, topic: str):
+    return (
+        spark.readStream.format("kafka")
+        .option("kafka.bootstrap.servers", bootstrap)
+        .option("subscribe", topic)
+        .option("startingOffsets", "earliest")
+        .option("includeHeaders", "true")
+        .load()
+    )
+
+
+def python_converter(
+    bootstrap: str, src: str, dst: str, dlq: str, v1_id: int, writers: dict, n: int
+) -> float:
+    """(c): the obvious Python converter, written reasonably (batched consume, no per-message
+    flush)."""
+    import fastavro
+    from confluent_kafka import Consumer, Producer
+
+    reader, target = fastavro.parse_schema(V2), fastavro.parse_schema(V1)
+    parsed = {i: fastavro.parse_schema(json.loads(s)) for i, s in writers.items()}
+    head = b"\x00" + v1_id.to_bytes(4, "big")
+    c = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": f"bench-py-{uuid.uuid4().hex}",
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": False,
+        }
+    )
+    p = Producer(
+        {"bootstrap.servers": bootstrap, "linger.ms": 50, "queue.buffering.max.messages": 1_000_000}
+    )
+    c.subscribe([src])
+    done = 0
+    t0 = time.perf_counter()
+    while done < n:
+        for msg in c.consume(10000, timeout=1.0):
+            if msg.error():
+                continue
+            done += 1
+            v = msg.value()
+            try:
+                rec = fastavro.schemaless_reader(
+                    io.BytesIO(v[5:]), parsed[int.from_bytes(v[1:5], "big")], reader
+                )
+                rec["total_amount"] = float(rec["total_amount"])
+                out = io.BytesIO()
+                fastavro.schemaless_writer(out, target, rec)
+                topic, value = dst, head + out.getvalue()
+            except (ValueError, KeyError):
+                topic, value = dlq, v
+            while True:
+                try:
+                    p.produce(topic, key=msg.key(), value=value, headers=msg.headers())
+                    break
+                except BufferError:
+                    p.poll(0.1)
+            p.poll(0)
+    p.flush(120)
+    c.close()
+    return time.perf_counter() - t0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--messages", type=int, default=1_000_000)
+    ap.add_argument("--bootstrap")
+    ap.add_argument("--registry")
+    ap.add_argument("--skip-python", action="store_true")
+    args = ap.parse_args()
+    n = args.messages
+    started = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    where = machine()
+    work = Path(tempfile.mkdtemp(prefix="bench-converter-"))
+    broker = registry = None
+    if not args.bootstrap:
+        from tests.stack.kafka import start_kafka
+
+        broker = start_kafka(work / "kafka")
+    bootstrap = args.bootstrap or broker.bootstrap
+    if not args.registry:
+        from tests.registry_fake import FakeRegistry
+
+        registry = FakeRegistry().start()
+    url = args.registry or registry.url
+    try:
+        from confluent_kafka.admin import AdminClient, NewTopic
+
+        from converters.job import build_output, resolve_registry
+        from converters.mapping import load
+        from schemacli.registry.client import RegistryClient
+        from schemacli.registry.settings import RegistrySettings
+
+        run = uuid.uuid4().hex[:6]
+        t = {k: f"bench-{k}-{run}" for k in ("v2", "v1", "dlq", "copy", "py", "pydlq")}
+        admin = AdminClient({"bootstrap.servers": bootstrap})
+        for f in admin.create_topics([NewTopic(x, 2, 1) for x in t.values()]).values():
+            f.result(30)
+        with RegistryClient(RegistrySettings.build(url=url, env={})) as client:
+            client.register(f"{t['v1']}-value", json.dumps(V1))
+            v2_id = client.register(f"{t['v2']}-value", json.dumps(V2)).id
+            from dataclasses import replace
+
+            example = load(ROOT / "examples/mappings/taxi-ride-v2-to-v1.yaml")
+            mapping = replace(
+                example,
+                source=replace(example.source, subject=f"{t['v2']}-value", topic=t["v2"]),
+                target=replace(example.target, subject=f"{t['v1']}-value", topic=t["v1"]),
+                dead_letter_topic=t["dlq"],
+            )
+            reg = resolve_registry(mapping, client)
+        t0 = time.perf_counter()
+        produce(bootstrap, t["v2"], v2_id, n)
+        print(f"produced {n} v2 messages in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
+
+        from tests.stack.spark import make_spark_session
+
+        spark = make_spark_session("bench-converter")
+        spark.sparkContext.setLogLevel("ERROR")
+        results: dict[str, float] = {}
+        secs = run_query(
+            spark,
+            source(spark, bootstrap, t["v2"]).select("key", "value", "headers"),
+            bootstrap,
+            work / "cp-copy",
+            topic=t["copy"],
+        )
+        results["passthrough"] = secs
+        print(f"(a) passthrough: {n / secs:,.0f} msg/s ({secs:.1f}s)", file=sys.stderr)
+        secs = run_query(
+            spark,
+            build_output(source(spark, bootstrap, t["v2"]), mapping, reg),
+            bootstrap,
+            work / "cp-conv",
+        )
+        results["converter"] = secs
+        print(f"(b) converter:   {n / secs:,.0f} msg/s ({secs:.1f}s)", file=sys.stderr)
+        converted, dead = count(bootstrap, t["v1"]), count(bootstrap, t["dlq"])
+        assert converted + dead == n, (converted, dead)
+        spark.stop()
+        if not args.skip_python:
+            secs = python_converter(
+                bootstrap, t["v2"], t["py"], t["pydlq"], reg.target_id, reg.writer_schemas, n
+            )
+            results["python"] = secs
+            print(f"(c) python:      {n / secs:,.0f} msg/s ({secs:.1f}s)", file=sys.stderr)
+        rates = {k: round(n / v) for k, v in results.items()}
+        line = {
+            "bench": "converter",
+            "date": started,
+            "machine": where,
+            "messages": n,
+            "msg_per_s": rates,
+            "converted": converted,
+            "dead_lettered": dead,
+            "converter_vs_passthrough": round(rates["converter"] / rates["passthrough"], 2),
+            "converter_vs_python": round(rates["converter"] / rates["python"], 2)
+            if "python" in rates
+            else None,
+        }
+        print(json.dumps(line, indent=2))
+        out = ROOT / "bench/results/converter.jsonl"
+        out.parent.mkdir(exist_ok=True)
+        with out.open("a") as f:
+            f.write(json.dumps(line) + "\n")
+    finally:
+        if registry is not None:
+            registry.stop()
+        if broker is not None:
+            broker.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
