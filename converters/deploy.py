@@ -457,6 +457,8 @@ def status(
         progress = json.loads((state_dir / "progress.json").read_text())
     except (OSError, ValueError):
         pass
+    if topic is None and len(committed) == 1:  # no mapping given: the checkpoint knows it
+        topic = next(iter(committed))
     ends = end_offsets(bootstrap, topic) if bootstrap and topic else {}
     done = committed.get(topic or "", {}) if topic else next(iter(committed.values()), {})
     parts = []
