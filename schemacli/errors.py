@@ -21,7 +21,7 @@ class ExitCode(IntEnum):
 
 @dataclass(frozen=True)
 class Location:
-    """Where something is: a file (or ``subject:version``), a JSON pointer and line:col in the text."""
+    """Where something is: a file (or ``subject:version``), a JSON pointer, line:col in the text."""
 
     source: str | None = None
     pointer: str | None = None

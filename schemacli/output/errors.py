@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from schemacli.errors import RegistryError, SchemacliError
@@ -11,10 +12,11 @@ def error_text(err: SchemacliError) -> str:
     """``error: <where>: <what>`` then an optional ``hint:`` line. Never a traceback."""
     where = f"{err.location}: " if err.location is not None else ""
     lines = [f"error: {where}{err.message}"]
-    if isinstance(err, RegistryError) and err.server_message and err.server_message not in err.message:
+    server = err.server_message if isinstance(err, RegistryError) else None
+    if server and server not in err.message:
         code = f" {err.error_code}" if err.error_code is not None else ""
         status = f"HTTP {err.status}" if err.status is not None else "registry"
-        lines.append(f"  {status}{code}: {err.server_message}")
+        lines.append(f"  {status}{code}: {server}")
     if err.hint:
         lines.append(f"  hint: {err.hint}")
     return "\n".join(lines)
@@ -28,9 +30,7 @@ def error_json(err: SchemacliError) -> str:
             "message": err.message,
             "hint": err.hint,
             "exit_code": int(err.exit_code),
-            "location": None
-            if loc is None
-            else {"source": loc.source, "pointer": loc.pointer, "line": loc.line, "column": loc.column},
+            "location": None if loc is None else dataclasses.asdict(loc),
         }
     }
     if isinstance(err, RegistryError):
