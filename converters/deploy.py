@@ -210,7 +210,16 @@ def secret_env_names(env: AnyMapping[str, str]) -> list[str]:
 
 
 def render_command(cmd: list[str]) -> str:
-    return " \\\n    ".join(shlex.quote(c) for c in cmd)
+    """The command for people: one ``--option value`` per line, shell-quoted."""
+    lines: list[str] = []
+    for arg in cmd:
+        quoted = shlex.quote(arg)
+        opens = bool(lines) and lines[-1].startswith("--") and " " not in lines[-1]
+        if opens and not arg.startswith("--"):
+            lines[-1] += " " + quoted
+        else:
+            lines.append(quoted)
+    return " \\\n    ".join(lines)
 
 
 @dataclass(frozen=True)
