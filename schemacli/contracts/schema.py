@@ -20,6 +20,7 @@ to a named type resolves to the defining object itself, so recursive schemas are
 
 from __future__ import annotations
 
+import functools
 import gc
 import json
 import math
@@ -253,9 +254,28 @@ def parse_schema(obj: Any, *, names: Names | None = None) -> Schema:
 
     ``obj`` is parsed JSON (dict, list, or a str naming a type) or JSON text: a str is read as
     JSON text unless it is a bare primitive or type name. ``names`` are named types defined
-    elsewhere that references may use. Returns the root node; raises :class:`SchemaParseError`
-    with ``Location(pointer=...)`` and a hint for anything Java refuses.
+    elsewhere that references may use. Returns the root node (the same node for the same text:
+    parses of text are cached); raises :class:`SchemaParseError` with ``Location(pointer=...)``
+    and a hint for anything Java refuses.
     """
+    if isinstance(obj, str) and names is None:
+        return _parse_text(obj)
+    return _parse(obj, names)
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_text(text: str) -> Schema:
+    # Nodes are immutable, so the same text can share one parsed tree (the gate and the levels
+    # parse each history version again and again). Errors are not cached.
+    return _parse(text, None)
+
+
+def clear_parse_cache() -> None:
+    """Forget the schemas parsed from text (for benchmarks measuring cold parses)."""
+    _parse_text.cache_clear()
+
+
+def _parse(obj: Any, names: Names | None) -> Schema:
     # A parse allocates many small objects and frees none: the cyclic GC would only scan them
     # again and again (it costs ~half the time on a 2,000-field schema), so it waits.
     was_enabled = gc.isenabled()
@@ -457,7 +477,7 @@ class _Parser:
                     branch_pointer,
                     "Put the nested union's branches into the outer union.",
                 )
-            key = branch.fullname
+            key = branch.type if branch.__class__ is PrimitiveSchema else branch.fullname
             if key in seen:
                 raise self.fail(
                     f"Duplicate in union: {key} (branches {seen[key]} and {index})",
@@ -839,7 +859,10 @@ def _valid_value(schema: Schema, value: Any, building: set[int] | frozenset = fr
             for v in value.values()
         )
     if t == "union":
-        return any(_valid_value(b, value, building) for b in schema.types)  # type: ignore
+        for branch in schema.types:  # type: ignore[attr-defined]
+            if _valid_value(branch, value, building):
+                return True
+        return False
     if t == "record":
         if not isinstance(value, dict):
             return False

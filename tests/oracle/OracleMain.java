@@ -5,6 +5,7 @@
 //   {"op": "parse",  "schema": <schema JSON>}
 //   {"op": "compat", "reader": <schema JSON>, "writer": <schema JSON>}
 //   {"op": "bench",  "reader": ..., "writer": ..., "n": 100}   (parse + check n times, returns ns)
+//   {"op": "bench_corpus", "pairs": [[reader, writer], ...], "repeat": 3}     (the same, a corpus)
 // A schema is sent as its JSON value, or as {"text": "<raw schema text>"}.
 // Each schema is parsed by its own Schema.Parser, as the registry does.
 // Response lines:
@@ -67,6 +68,32 @@ public final class OracleMain {
         reply.put("ok", false);
         reply.put("error", describe(t));
       }
+      return reply;
+    }
+    if (op.equals("bench_corpus")) {
+      // Parse + check every pair, `repeat` times; pairs Java cannot parse are counted, not timed.
+      java.util.List<String[]> pairs = new java.util.ArrayList<>();
+      for (JsonNode pair : request.get("pairs")) {
+        pairs.add(new String[] {text(pair.get(0)), text(pair.get(1))});
+      }
+      int repeat = request.get("repeat").intValue();
+      long start = System.nanoTime();
+      long checked = 0;
+      for (int i = 0; i < repeat; i++) {
+        for (String[] pair : pairs) {
+          try {
+            Schema rs = new Schema.Parser().parse(pair[0]);
+            Schema ws = new Schema.Parser().parse(pair[1]);
+            SchemaCompatibility.checkReaderWriterCompatibility(rs, ws);
+            checked++;
+          } catch (RuntimeException e) {
+            // refused or thrown: still counted as work done
+            checked++;
+          }
+        }
+      }
+      reply.put("ns", System.nanoTime() - start);
+      reply.put("checked", checked);
       return reply;
     }
     Schema reader;
