@@ -30,6 +30,14 @@ JARS = CACHE / "jars"
 JVM_BASE_OPTS = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto")
 
 
+@dataclass(frozen=True)
+class Readiness:
+    """Whether a component can start here (tools and cached files present), and why (not)."""
+
+    ready: bool
+    detail: str
+
+
 class ComponentUnavailable(RuntimeError):
     """A component could not be obtained or started. ``log_tail`` says why, when there is a log."""
 

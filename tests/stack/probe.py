@@ -8,17 +8,11 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
-from dataclasses import dataclass
 
-from .common import ComponentUnavailable, java
+from . import kafka, registry, spark
+from .common import ComponentUnavailable, Readiness, java
 
 REGISTRY_IMPLS = ("apicurio", "axonops")
-
-
-@dataclass(frozen=True)
-class Readiness:
-    ready: bool
-    detail: str
 
 
 def _cached_or_mvn(resolved: bool, what: str) -> Readiness:
@@ -30,17 +24,32 @@ def _cached_or_mvn(resolved: bool, what: str) -> Readiness:
 
 
 def probe(registry_impl: str) -> dict[str, Readiness]:
-    """One Readiness per component (spark for now; kafka and registry follow)."""
-    from . import spark
-
+    """One Readiness per component: spark, kafka, registry (the selected implementation)."""
     try:
         java()
+        no_jvm = None
     except ComponentUnavailable as exc:
-        return {"spark": Readiness(False, str(exc))}
+        no_jvm = Readiness(False, str(exc))
+
+    states: dict[str, Readiness] = {}
     if importlib.util.find_spec("pyspark") is None:
-        return {"spark": Readiness(False, "pyspark not installed (pip install pyspark==4.0.1)")}
-    return {
-        "spark": _cached_or_mvn(
+        states["spark"] = Readiness(False, "pyspark not installed (pip install pyspark==4.0.1)")
+    else:
+        states["spark"] = no_jvm or _cached_or_mvn(
             spark.SPARK_JARS.joinpath(".resolved").is_file(), "spark-avro + spark-sql-kafka jars"
         )
-    }
+    if importlib.util.find_spec("confluent_kafka") is None:
+        states["kafka"] = Readiness(
+            False, "confluent-kafka not installed (needed for health checks)"
+        )
+    else:
+        states["kafka"] = no_jvm or _cached_or_mvn(
+            kafka.KAFKA_JARS.joinpath(".resolved").is_file(), f"Kafka {kafka.KAFKA_VERSION} jars"
+        )
+    if registry_impl == "apicurio":
+        states["registry"] = no_jvm or _cached_or_mvn(
+            registry.apicurio_resolved(), f"Apicurio Registry {registry.APICURIO_VERSION}"
+        )
+    else:
+        states["registry"] = registry.probe_axonops()
+    return states
