@@ -131,3 +131,45 @@ def test_hand_written_kind_fixtures_are_what_java_reports(oracle):
             assert "matches multiple fields" in java["error"]
         else:
             assert java == {"compatible": False, "incompatibilities": [(kind, location)]}, kind
+
+
+# Java behaviour that surprises people, documented in docs/compatibility.md: each case is
+# (reader, writer, expected (kind, location) set), checked against Java and against us.
+_X_INT = {"type": "record", "name": "X", "fields": [{"name": "v", "type": "int"}]}
+_X_STRING = {"type": "record", "name": "X", "fields": [{"name": "v", "type": "string"}]}
+QUIRKS = {
+    "namespaces_are_ignored": (
+        {"type": "record", "name": "a.R", "fields": []},
+        {"type": "record", "name": "b.R", "fields": []},
+        [],
+    ),
+    "memoised_pair_reports_its_first_location": (
+        {"type": "record", "name": "R", "fields": [
+            {"name": "a", "type": ["null", _X_INT]}, {"name": "b", "type": "X"}]},
+        {"type": "record", "name": "R", "fields": [
+            {"name": "a", "type": _X_STRING}, {"name": "b", "type": "X"}]},
+        [("MISSING_UNION_BRANCH", "/fields/0/type"), ("TYPE_MISMATCH", "/fields/0/type")],
+    ),
+    "enum_default_field_missing_in_writer_is_compared_with_the_record": (
+        {"type": "record", "name": "R", "fields": [
+            {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A"],
+                                   "default": "A"}}]},
+        {"type": "record", "name": "R", "fields": []},
+        [("TYPE_MISMATCH", "/fields/0/type")],
+    ),
+    "union_branches_report_only_the_union": (
+        [_X_INT, "string"],
+        [dict(_X_INT, fields=[{"name": "v", "type": "long"}]), "int"],
+        [("MISSING_UNION_BRANCH", "/0"), ("MISSING_UNION_BRANCH", "/1")],
+    ),
+    "int_is_not_promoted_to_string": ("string", "int", [("TYPE_MISMATCH", "/")]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(QUIRKS))
+def test_documented_java_quirks_hold_for_java_and_for_us(oracle, case):
+    reader, writer, expected = QUIRKS[case]
+    java = java_compat(oracle.compat(reader, writer))
+    ours = our_compat(reader, writer)
+    assert java == {"compatible": not expected, "incompatibilities": sorted(expected)}
+    assert ours == java
