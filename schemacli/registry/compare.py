@@ -138,7 +138,7 @@ def registry_findings(check: RegistryCheck) -> tuple[Any, ...]:
                 location=where,
                 hint="the registry would refuse this schema with HTTP 409",
                 subject=check.subject,
-                new=list(check.registry.messages),
+                new=tuple(check.registry.messages),
             )
         )
     if check.agree is False:

@@ -56,6 +56,16 @@ def test_check_registry_incompatible_exits_1_with_both_reasons(fake, project):
     assert {"TYPE_MISMATCH", "REGISTRY_INCOMPATIBLE"} <= kinds
 
 
+def test_check_registry_incompatible_renders_as_text_for_people(fake, project):
+    fake.add("taxi-rides-value", V1.read_text())
+    fake.compat_answer = {"is_compatible": False, "messages": ["reader type STRING vs FLOAT"]}
+    result = run("check", BREAKING, "--subject", "taxi-rides-value", "--registry", fake.url)
+    assert result.exit_code == 1
+    assert "REGISTRY_INCOMPATIBLE" in result.stdout
+    assert "reader type STRING vs FLOAT" in result.stdout
+    assert "-> agree" in result.stderr
+
+
 def test_check_registry_disagreement_is_loud_and_fails(fake, project):
     fake.add("taxi-rides-value", V1.read_text())
     result = run("check", BREAKING, "--subject", "taxi-rides-value", "--registry", fake.url)
