@@ -123,6 +123,53 @@ def test_dry_run_says_what_the_registry_would_do(cli, client, subject):
     assert client.list_versions(subject) == [1]
 
 
+def test_register_with_a_schema_reference(cli, client, subject, tmp_path):
+    money = tmp_path / "Money.avsc"
+    money.write_text(
+        json.dumps(
+            {
+                "type": "record",
+                "name": "Money",
+                "namespace": "com.acme",
+                "fields": [
+                    {"name": "cents", "type": "long"},
+                    {"name": "currency", "type": "string"},
+                ],
+            }
+        )
+    )
+    ride = tmp_path / "ride.avsc"
+    ride.write_text(
+        json.dumps(
+            {
+                "type": "record",
+                "name": "Ride",
+                "namespace": "com.acme",
+                "fields": [
+                    {"name": "id", "type": "int"},
+                    {"name": "fare", "type": "com.acme.Money"},
+                ],
+            }
+        )
+    )
+    money_subject = subject.replace("-value", "-money")
+    assert cli("register", money, "--subject", money_subject).exit_code == 0
+    without = cli("register", ride, "--subject", subject)
+    assert without.exit_code == 2  # refused locally: the named type is unknown
+    assert "com.acme.Money" in without.stderr
+    ref = f"com.acme.Money={money_subject}:1"
+    result = cli("register", ride, "--subject", subject, "--reference", ref, "-o", "json")
+    assert result.exit_code == 0, result.output
+    stored = client.get_version(subject, 1)
+    assert [(r.name, r.subject, r.version) for r in stored.references] == [
+        ("com.acme.Money", money_subject, 1)
+    ]
+    again = cli("register", ride, "--subject", subject, "--reference", ref)
+    assert "already registered as version 1" in again.stdout, again.output
+    shown = cli("subjects", "show", subject)
+    assert f"reference com.acme.Money = {money_subject}:1" in shown.stdout
+
+
 def test_invalid_schema_is_a_422_invalid_schema(client, subject):
     bad = json.dumps({"type": "record", "name": "R", "fields": [{"name": "a", "type": "nope"}]})
     with pytest.raises(RegistryError) as caught:

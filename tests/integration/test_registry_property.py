@@ -14,6 +14,7 @@ documentation of that registry's deviation.
 from __future__ import annotations
 
 import json
+import os
 import uuid
 from typing import Any
 
@@ -127,7 +128,11 @@ def live(request):
     from test_registry_live import registry_url
 
     url = registry_url(request)
-    impl = request.config.getoption("--registry-impl", default="unknown")
+    impl = (
+        "external"
+        if os.environ.get("SCHEMACLI_TEST_REGISTRY_URL")
+        else request.getfixturevalue("registry_impl")
+    )
     with RegistryClient(RegistrySettings(url=url, retries=2)) as client:
         yield client, impl
 
