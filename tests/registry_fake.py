@@ -46,6 +46,7 @@ class FakeRegistry:
     requests: list[Seen] = field(default_factory=list)
     _canned: list[tuple[int, Any]] = field(default_factory=list)
     prefix: str = ""
+    ssl_context: Any = None  # an ssl.SSLContext (server side) to serve https
 
     url: str = ""
 
@@ -282,11 +283,17 @@ class FakeRegistry:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
+        scheme = "http"
+        if self.ssl_context is not None:
+            self._server.socket = self.ssl_context.wrap_socket(
+                self._server.socket, server_side=True
+            )
+            scheme = "https"
         self._thread = threading.Thread(
             target=self._server.serve_forever, args=(0.02,), daemon=True
         )
         self._thread.start()
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}{self.prefix}"
+        self.url = f"{scheme}://127.0.0.1:{self._server.server_address[1]}{self.prefix}"
         return self
 
     def stop(self) -> None:

@@ -17,11 +17,13 @@ import json
 import logging
 import random
 import time
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
 import requests
+from urllib3.exceptions import InsecureRequestWarning
 
 from schemacli.errors import RegistryError
 from schemacli.registry.errors import (
@@ -393,18 +395,10 @@ class RegistryClient:
         while True:
             started = time.monotonic()
             try:
-                response = self._session.request(
-                    method,
-                    url,
-                    params=params,
-                    data=data,
-                    headers=headers,
-                    auth=auth,
-                    verify=verify,
-                    cert=cert,
-                    timeout=(min(s.timeout, 10.0), s.timeout),
-                    allow_redirects=False,
-                )
+                with warnings.catch_warnings():
+                    # --insecure is announced once by the CLI, not by urllib3 on every call
+                    warnings.simplefilter("ignore", InsecureRequestWarning)
+                    response = self._request(method, url, params, data, headers, auth, verify, cert)
             except requests.exceptions.RequestException as exc:
                 kind = _failure_kind(exc)
                 retry = attempt < s.retries and (idempotent or kind == "connect")
@@ -455,6 +449,31 @@ class RegistryClient:
             raise error_from_response(
                 status, response.content, url=s.display_url, context=context, secrets=s.secrets
             )
+
+    def _request(
+        self,
+        method: str,
+        url: str,
+        params: Any,
+        data: Any,
+        headers: dict[str, str],
+        auth: Any,
+        verify: bool | str,
+        cert: Any,
+    ) -> requests.Response:
+        timeout = self.settings.timeout
+        return self._session.request(
+            method,
+            url,
+            params=params,
+            data=data,
+            headers=headers,
+            auth=auth,
+            verify=verify,
+            cert=cert,
+            timeout=(min(timeout, 10.0), timeout),  # (connect, read)
+            allow_redirects=False,
+        )
 
     def _backoff(self, attempt: int, retry_after: str | None) -> None:
         s = self.settings
@@ -513,7 +532,9 @@ def _describe(exc: requests.exceptions.RequestException) -> str:
     """The innermost reason of a transport failure ("[Errno 111] Connection refused")."""
     reason: Any = exc
     for _ in range(6):  # requests -> urllib3 MaxRetryError -> NewConnectionError -> OSError
-        inner = getattr(reason, "reason", None)
+        inner = getattr(reason, "reason", None)  # ssl errors have a *str* reason: not followed
+        if not isinstance(inner, BaseException):
+            inner = None
         if inner is None and reason.args and isinstance(reason.args[0], BaseException):
             inner = reason.args[0]
         if inner is None or inner is reason:
