@@ -50,6 +50,8 @@ class FakeRegistry:
 
     url: str = ""
 
+    extra_headers: dict[str, str] = field(default_factory=dict)  # sent with every answer
+
     def fail_next(self, status: int, body: Any = None, times: int = 1) -> None:
         for _ in range(times):
             self._canned.append((status, body))
@@ -274,6 +276,8 @@ class FakeRegistry:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/vnd.schemaregistry.v1+json")
                     self.send_header("Content-Length", str(len(payload)))
+                    for name, value in fake.extra_headers.items():
+                        self.send_header(name, value)
                     self.end_headers()
                     self.wfile.write(payload)
                 except (BrokenPipeError, ConnectionResetError):

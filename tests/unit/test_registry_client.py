@@ -234,9 +234,18 @@ def test_503_is_retried_then_succeeds_with_growing_jittered_waits(fake):
 
 def test_429_honours_retry_after(fake):
     fake.fail_next(429, {"error_code": 429, "message": "slow down"})
+    fake.extra_headers["Retry-After"] = "2"
     client, waits = client_for(fake.url, retries=1)
     assert client.list_subjects() == []
-    assert len(waits) == 1
+    assert waits == [2.0]  # the server's wish, not our (shorter) jittered backoff
+
+
+def test_retry_after_is_capped(fake):
+    fake.fail_next(429, {"error_code": 429, "message": "slow down"})
+    fake.extra_headers["Retry-After"] = "3600"
+    client, waits = client_for(fake.url, retries=1)
+    client.list_subjects()
+    assert waits == [client.settings.backoff_max]
 
 
 def test_register_is_never_retried_on_a_500(fake):
