@@ -43,7 +43,7 @@ TIMESTAMP_HEADER = "schemacli.source-timestamp"
 ERROR_HEADER = "schemacli.error"
 STAGE_HEADER = "schemacli.error-stage"
 METRICS = "schemacli_converter"
-KINDS = ("converted", "dead_letter", "skipped")
+KINDS = ("converted", "dead_letter", "skipped", "tombstone")
 _CARRY = "key"  # see build_output
 
 
@@ -126,9 +126,10 @@ def build_output(raw: DataFrame, mapping: Any, reg: RegistryPlan) -> DataFrame:
         DECODE_ERROR,
         ERROR,
         STAGE,
+        V1,
         compiled_or_fail,
-        convert,
-        encode_confluent,
+        confluent_value,
+        convert_rows,
     )
     from spark_avro.decode import decode_confluent
 
@@ -163,40 +164,65 @@ def build_output(raw: DataFrame, mapping: Any, reg: RegistryPlan) -> DataFrame:
         flatten=False,
     )
     decoded = decoded.select(F.col(_CARRY).alias("carry"), "record", DECODE_ERROR, "schema_id")
-    converted, dead = convert(decoded, mapping, compiled=compiled)
+    rows = convert_rows(decoded, mapping, compiled=compiled)
     version = F.lit(None).cast("string")
     for sid, text in sorted(reg.writer_versions.items()):
         version = F.when(F.col("schema_id") == sid, F.lit(text)).otherwise(version)
-    encoded = encode_confluent(converted, json.dumps(json.loads(reg.target_schema)), reg.target_id)
-    good = encoded.select(
-        F.lit(mapping.target.topic).alias("topic"),
-        F.col("carry.key").alias("key"),
-        F.col("value"),
-        _with_headers(
-            F.col("carry.headers"),
-            _header(MARKER_HEADER, F.coalesce(version, F.lit("?"))),
-            _header(SOURCE_HEADER, F.col("carry.source")),
-            _header(TIMESTAMP_HEADER, F.col("carry.ts")),
-        ).alias("headers"),
-        F.when(F.col("carry.skip"), F.lit("skipped")).otherwise(F.lit("converted")).alias("kind"),
+    # One pass, each row routed by its kind (a union of filtered frames would decode twice). A
+    # tombstone (null value: a delete on a compacted topic) is forwarded as a tombstone with the
+    # same key, so deletes reach v1 consumers too.
+    kind = (
+        F.when(F.col("carry.skip"), F.lit("skipped"))
+        .when(F.col("carry.value").isNull(), F.lit("tombstone"))
+        .when(F.col(ERROR).isNull(), F.lit("converted"))
+        .otherwise(F.lit("dead_letter"))
     )
-    bad = dead.select(
-        F.lit(mapping.dead_letter_topic).alias("topic"),
+    staged = rows.select("*", kind.alias("kind"))
+    k = F.col("kind")
+    v1_value = confluent_value(F.col(V1), json.dumps(json.loads(reg.target_schema)), reg.target_id)
+    headers = F.col("carry.headers")
+    source, ts = F.col("carry.source"), F.col("carry.ts")
+    out = staged.select(
+        F.when(k == "dead_letter", F.lit(mapping.dead_letter_topic))
+        .otherwise(F.lit(mapping.target.topic))
+        .alias("topic"),
         F.col("carry.key").alias("key"),
-        F.col("carry.value").alias("value"),
-        _with_headers(
-            F.col("carry.headers"),
-            _header(ERROR_HEADER, F.col(ERROR)),
-            _header(STAGE_HEADER, F.col(STAGE)),
-            _header(SOURCE_HEADER, F.col("carry.source")),
-            _header(TIMESTAMP_HEADER, F.col("carry.ts")),
-        ).alias("headers"),
-        F.when(F.col("carry.skip"), F.lit("skipped")).otherwise(F.lit("dead_letter")).alias("kind"),
-    )
-    out = good.unionByName(bad).observe(
+        F.when(k == "converted", v1_value)
+        .when(k == "dead_letter", F.col("carry.value"))
+        .alias("value"),
+        F.when(
+            k == "converted",
+            _with_headers(
+                headers,
+                _header(MARKER_HEADER, F.coalesce(version, F.lit("?"))),
+                _header(SOURCE_HEADER, source),
+                _header(TIMESTAMP_HEADER, ts),
+            ),
+        )
+        .when(
+            k == "dead_letter",
+            _with_headers(
+                headers,
+                _header(ERROR_HEADER, F.col(ERROR)),
+                _header(STAGE_HEADER, F.col(STAGE)),
+                _header(SOURCE_HEADER, source),
+                _header(TIMESTAMP_HEADER, ts),
+            ),
+        )
+        .otherwise(
+            _with_headers(
+                headers,
+                _header(MARKER_HEADER, F.lit("tombstone")),
+                _header(SOURCE_HEADER, source),
+                _header(TIMESTAMP_HEADER, ts),
+            )
+        )
+        .alias("headers"),
+        k,
+    ).observe(
         METRICS,
         F.count(F.lit(1)).alias("in"),
-        *[F.sum(F.when(F.col("kind") == k, 1).otherwise(0)).alias(k) for k in KINDS],
+        *[F.sum(F.when(F.col("kind") == name, 1).otherwise(0)).alias(name) for name in KINDS],
     )
     # Skipped: already converted by a converter (our own output read back, or a chain): not again.
     return out.where(F.col("kind") != "skipped").drop("kind")

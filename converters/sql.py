@@ -369,6 +369,14 @@ class _Compiler:
                     string_literal(f"{path}: v2 value is null, v1 field is not nullable"),
                 )
             )
+        if rule.convert is Conversion.SQL and not f.type.nullable:
+            # to_avro would fail the whole query on a null in a non-null field: fail the record.
+            conds.append(
+                (
+                    f"({value}) IS NULL",
+                    string_literal(f"{path}: the expression gave null, v1 field is not nullable"),
+                )
+            )
         if not conds:
             self.out.append(FieldSql(path, value, None, rule))
             return value

@@ -20,7 +20,7 @@ from converters.sql import Compiled, compile_mapping, ident, select_sql
 from schemacli.errors import CheckFailed
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
+    from pyspark.sql import Column, DataFrame
 
 RECORD = "record"
 DECODE_ERROR = "decode_error"
@@ -44,16 +44,15 @@ def compiled_or_fail(mapping: Mapping) -> Compiled:
     return compiled
 
 
-def convert(
-    df: DataFrame, mapping: Mapping, *, compiled: Compiled | None = None
-) -> tuple[DataFrame, DataFrame]:
-    """Apply ``mapping`` to decoded v2 records.
+def convert_rows(df: DataFrame, mapping: Mapping, *, compiled: Compiled | None = None) -> DataFrame:
+    """Apply ``mapping`` to decoded v2 records, one output row per input row.
 
-    Returns ``(converted, dead_letter)``: ``converted`` has the carried columns plus ``v1`` (a
-    struct with v1's fields, in v1's order and Spark types); ``dead_letter`` has the carried
-    columns plus ``error`` (the reasons, ``; ``-joined) and ``error_stage`` (decode or convert).
-    Every input row is in exactly one of the two. Raises CheckFailed if the mapping is not
-    deployable (unresolved fields, type mismatches).
+    Returns the carried columns plus ``v1`` (a struct with v1's fields, in v1's order and Spark
+    types; null for a failed record), ``error`` (the reasons, ``; ``-joined; null when the
+    record converted) and ``error_stage`` (decode or convert; null when it converted). One pass:
+    the job chooses each row's topic and value from these columns without splitting the frame
+    (a union of two filtered frames would decode every batch twice). Raises CheckFailed if the
+    mapping is not deployable (unresolved fields, type mismatches).
     """
     from pyspark.sql import functions as F
 
@@ -73,31 +72,55 @@ def convert(
         F.col(f"{RECORD}.*"),
     )
     target = F.struct(*[F.expr(s) for s in select_sql(compiled)])
+    decoded = F.col(DECODE_ERROR).isNull()
     staged = flat.select(
         F.col(carry),
         F.col(DECODE_ERROR),
-        F.when(F.col(DECODE_ERROR).isNull(), F.expr(compiled.error_sql)).alias("_convert_error"),
-        F.when(F.col(DECODE_ERROR).isNull(), target).alias(V1),
+        F.when(decoded, F.expr(compiled.error_sql)).alias("_convert_error"),
+        F.when(decoded, target).alias("_v1"),
     )
-    is_bad = F.col(DECODE_ERROR).isNotNull() | (F.col("_convert_error") != "")
-    unpack = [F.col(f"{carry}.{ident(c)}").alias(c) for c in carried]
-    converted = staged.where(~is_bad).select(*unpack, F.col(V1))
-    dead = staged.where(is_bad).select(
-        *unpack,
-        F.coalesce(F.col(DECODE_ERROR), F.col("_convert_error")).alias(ERROR),
+    bad = F.col(DECODE_ERROR).isNotNull() | (F.col("_convert_error") != "")
+    return staged.select(
+        *[F.col(f"{carry}.{ident(c)}").alias(c) for c in carried],
+        F.when(~bad, F.col("_v1")).alias(V1),
+        F.when(bad, F.coalesce(F.col(DECODE_ERROR), F.col("_convert_error"))).alias(ERROR),
         F.when(F.col(DECODE_ERROR).isNotNull(), F.lit("decode"))
-        .otherwise(F.lit("convert"))
+        .when(bad, F.lit("convert"))
         .alias(STAGE),
     )
+
+
+def convert(
+    df: DataFrame, mapping: Mapping, *, compiled: Compiled | None = None
+) -> tuple[DataFrame, DataFrame]:
+    """Apply ``mapping`` to decoded v2 records; split into ``(converted, dead_letter)``.
+
+    ``converted`` has the carried columns plus ``v1``; ``dead_letter`` the carried columns plus
+    ``error`` and ``error_stage`` (see :func:`convert_rows`). Every input row is in exactly one
+    of the two. Raises CheckFailed if the mapping is not deployable.
+    """
+    from pyspark.sql import functions as F
+
+    rows = convert_rows(df, mapping, compiled=compiled)
+    carried = [c for c in rows.columns if c not in (V1, ERROR, STAGE)]
+    converted = rows.where(F.col(ERROR).isNull()).select(*carried, V1)
+    dead = rows.where(F.col(ERROR).isNotNull()).select(*carried, ERROR, STAGE)
     return converted, dead
 
 
-def encode_confluent(converted: DataFrame, target_schema: str, schema_id: int) -> DataFrame:
-    """``converted`` with ``value``: the ``v1`` struct as Confluent-framed Avro (magic byte 0,
-    4-byte big-endian ``schema_id``, then ``to_avro`` with ``target_schema``); ``v1`` dropped."""
+def confluent_value(v1: Column, target_schema: str, schema_id: int) -> Column:
+    """The Confluent-framed Avro bytes of the struct column ``v1``: magic byte 0, the 4-byte
+    big-endian ``schema_id``, then ``to_avro`` with ``target_schema``."""
     from pyspark.sql import functions as F
     from pyspark.sql.avro.functions import to_avro
 
     header = bytes([0]) + int(schema_id).to_bytes(4, "big", signed=True)
-    body = to_avro(F.col(V1), target_schema)
-    return converted.withColumn("value", F.concat(F.lit(bytearray(header)), body)).drop(V1)
+    return F.concat(F.lit(bytearray(header)), to_avro(v1, target_schema))
+
+
+def encode_confluent(converted: DataFrame, target_schema: str, schema_id: int) -> DataFrame:
+    """``converted`` with ``value`` (see :func:`confluent_value`) in place of ``v1``."""
+    from pyspark.sql import functions as F
+
+    value = confluent_value(F.col(V1), target_schema, schema_id)
+    return converted.withColumn("value", value).drop(V1)

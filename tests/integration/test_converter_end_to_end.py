@@ -265,7 +265,7 @@ def test_converter_republishes_valid_v2_messages_as_v1_and_dead_letters_the_rest
     assert (counts["converted"], counts["dead_letter"], counts["skipped"]) == (95, 24, 1)
     assert counts["duplicates"] == 0  # one clean run: nothing written twice
     progress = json.loads((s.state / "progress.json").read_text())["totals"]
-    assert progress == {"in": 120, "converted": 95, "dead_letter": 24, "skipped": 1}
+    assert progress == {"in": 120, "converted": 95, "dead_letter": 24, "skipped": 1, "tombstone": 0}
     status = subprocess.run(
         [
             sys.executable,

@@ -109,13 +109,16 @@ def test_job_pipeline_writes_v1_with_the_v1_id_and_dead_letters_with_raw_bytes(s
             (b"k1", framed(V2, ride("lots"), V2_ID), []),
             (b"k2", malformed, None),
             (b"k3", already, [(MARKER_HEADER, b"taxi-rides-v2-value/1")]),
+            (b"k4", None, []),  # a tombstone: forwarded as one
         ],
     )
     reg = RegistryPlan(
         V1_ID, json.dumps(V1_SCHEMA), {V2_ID: json.dumps(V2)}, {V2_ID: "taxi-rides-v2-value/1"}
     )
     rows = {bytes(r["key"]): r for r in build_output(frame, taxi_mapping(), reg).collect()}
-    assert set(rows) == {b"k0", b"k1", b"k2"}  # k3 carries the marker: skipped, never looped
+    # k3 carries the marker: skipped, never looped
+    assert set(rows) == {b"k0", b"k1", b"k2", b"k4"}
+    assert (rows[b"k4"]["topic"], rows[b"k4"]["value"]) == ("taxi-rides", None)
     k0 = rows[b"k0"]
     assert k0["topic"] == "taxi-rides"
     assert unframe(bytes(k0["value"]), V1_SCHEMA) == (V1_ID, {**ride("x"), "total_amount": 12.5})
