@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TypeVar
 
 import pytest
 
@@ -23,16 +22,8 @@ if str(ROOT) not in sys.path:  # makes `tests.stack` importable from every test 
     sys.path.insert(0, str(ROOT))
 
 from tests.stack.common import ComponentUnavailable  # noqa: E402
+from tests.stack.harness import UNAVAILABLE, in_ci, obtain  # noqa: E402
 from tests.stack.probe import REGISTRY_IMPLS, probe  # noqa: E402
-
-T = TypeVar("T")
-
-# component -> why it could not start (filled by fixtures, printed in the terminal summary)
-_UNAVAILABLE: dict[str, str] = {}
-
-
-def in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -60,31 +51,15 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    if not _UNAVAILABLE:
+    if not UNAVAILABLE:
         return
     terminalreporter.section("stack components that did not start", sep="!", yellow=True, bold=True)
-    for name, why in _UNAVAILABLE.items():
+    for name, why in UNAVAILABLE.items():
         terminalreporter.write_line(f"{name}: {why.splitlines()[0]}")
     terminalreporter.write_line(
         "tests needing them were SKIPPED (they FAIL when CI=true): "
         "this run does not cover the integration suite completely"
     )
-
-
-def obtain(name: str, start: Callable[[], T]) -> T:
-    """Start a component for a fixture; on failure skip (fail in CI) with the reason and log tail.
-
-    A component that failed once is not retried in the same session.
-    """
-    if name in _UNAVAILABLE and not in_ci():
-        pytest.skip(f"{name} unavailable: {_UNAVAILABLE[name].splitlines()[0]}")
-    try:
-        return start()
-    except ComponentUnavailable as exc:
-        _UNAVAILABLE[name] = str(exc)
-        if in_ci():
-            pytest.fail(f"CI=true and {exc}", pytrace=False)
-        pytest.skip(f"{name} unavailable: {exc}")
 
 
 @pytest.fixture

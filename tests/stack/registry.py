@@ -217,7 +217,9 @@ def start_registry(
             f"-Dquarkus.http.port={port}",
             "-Dquarkus.http.host=127.0.0.1",
             "-Dapicurio.rules.global.compatibility=BACKWARD",
-            "-Dquarkus.log.console.color=false",
+            # Confluent finds a schema by its canonical form; Apicurio compares raw text unless
+            # told otherwise (AvroSerializer's lookup of a registered schema fails without it).
+            "-Dapicurio.ccompat.use-canonical-hash=true",
             "-jar",
             str(runner),
         ]

@@ -1,0 +1,83 @@
+"""Fixtures for the real stack: ``kafka`` (bootstrap servers) and ``registry`` (base URL of a
+Confluent-compatible API), each started once per session by tests/stack and stopped at the end,
+also when a test fails or the run is interrupted.
+
+``kafka_broker`` / ``registry_server`` give the launcher objects (process, log, workdir).
+The registry implementation comes from ``--registry-impl`` or SCHEMACLI_REGISTRY_IMPL.
+When a test that uses a component fails, the tail of that component's log is attached to
+the report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.stack.common import tail
+from tests.stack.harness import obtain
+from tests.stack.kafka import KafkaBroker, start_kafka
+from tests.stack.registry import Registry, start_registry
+
+# fixture name -> running component, for attaching log tails to failed reports
+_RUNNING: dict[str, KafkaBroker | Registry] = {}
+
+
+@pytest.fixture(scope="session")
+def kafka_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaBroker]:
+    """A single-node KRaft Kafka broker on a free loopback port."""
+    broker = obtain("kafka", lambda: start_kafka(tmp_path_factory.mktemp("kafka")))
+    _RUNNING["kafka"] = broker
+    try:
+        yield broker
+    finally:
+        _RUNNING.pop("kafka", None)
+        broker.stop()
+
+
+@pytest.fixture(scope="session")
+def kafka(kafka_broker: KafkaBroker) -> str:
+    """bootstrap.servers of the session's broker, e.g. ``127.0.0.1:40123``."""
+    return kafka_broker.bootstrap
+
+
+@pytest.fixture(scope="session")
+def registry_impl(pytestconfig: pytest.Config) -> str:
+    """Which registry implementation this run uses: apicurio or axonops."""
+    return pytestconfig.getoption("--registry-impl")
+
+
+@pytest.fixture(scope="session")
+def registry_server(
+    registry_impl: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Registry]:
+    """A Confluent-API schema registry (in-memory storage, global level BACKWARD)."""
+    server = obtain(
+        "registry",
+        lambda: start_registry(registry_impl, tmp_path_factory.mktemp(f"registry-{registry_impl}")),
+    )
+    _RUNNING["registry"] = server
+    try:
+        yield server
+    finally:
+        _RUNNING.pop("registry", None)
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def registry(registry_server: Registry) -> str:
+    """Base URL of the Confluent-compatible API (no trailing slash)."""
+    return registry_server.url
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
+    report = yield
+    if report.failed:
+        names = set(getattr(item, "fixturenames", ()))
+        for name, component in list(_RUNNING.items()):
+            if {name, f"{name}_broker", f"{name}_server"} & names:
+                report.sections.append(
+                    (f"{name} log tail ({component.log})", tail(component.log, 30))
+                )
+    return report
