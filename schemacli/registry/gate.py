@@ -148,14 +148,20 @@ def _gate_subject(
             )
         )
     history = list(registry_history(client, subject))
-    known = {h.identity for h in history}
+    registered = len(history)
     new: list[Candidate] = []
     checked: list[int] = []
     sidecars = {f.version: f.references for f in files}
-    for version in loaded:
-        if version.identity in known:
+    for position, version in enumerate(loaded, start=1):
+        number = version.version or position
+        if position <= registered:
+            # Local v1..vK must be the registry's live versions, in order (as `pull` writes
+            # them): a difference is an edited history, which would otherwise be registered
+            # as a new version.
+            theirs = history[position - 1]
+            if version.identity != theirs.identity:
+                findings.append(_diverges(subject, number, version, theirs))
             continue
-        number = version.version or 0
         checked.append(number)
         refs, problem = _registry_references(sidecars.get(number), version, subject)
         if problem is not None:
@@ -168,9 +174,23 @@ def _gate_subject(
             findings.extend(registry_findings(check))
         new.append(Candidate(subject, number, version, refs))
         history.append(replace(version, version=len(history) + 1))
-        known.add(version.identity)
     row = SubjectReport(subject, level.level, len(files), tuple(checked), tuple(findings))
     return row, new
+
+
+REGISTRY_HISTORY_DIVERGES = "REGISTRY_HISTORY_DIVERGES"
+
+
+def _diverges(subject: str, number: int, version: Any, theirs: Any) -> Finding:
+    return Finding(
+        kind=REGISTRY_HISTORY_DIVERGES,
+        message=f"{subject} v{number} differs from the registry's version at that place "
+        f"({theirs.source}): registered versions are immutable",
+        location=version.location(),
+        hint=f"restore v{number} as the registry has it (`schemacli pull {subject}` shows it) "
+        "and put the change in a new version file after the last one",
+        subject=subject,
+    )
 
 
 def _registry_references(

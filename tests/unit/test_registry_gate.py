@@ -181,6 +181,19 @@ def test_a_registration_failing_half_way_is_rolled_back(fake, client, store):
     assert calls["n"] == 1
 
 
+def test_an_edited_registered_version_is_a_violation_not_a_new_version(fake, client, store):
+    fake.add("taxi-rides-value", V1.read_text())
+    edited = json.loads(V1.read_text())
+    edited["doc"] = "edited in place"
+    (store / "subjects" / "taxi-rides-value" / "v1.avsc").write_text(json.dumps(edited))
+    gate = gate_against_registry(client, FileTree(store), settings_for(store))
+    row = {r.subject: r for r in gate.report.subjects}["taxi-rides-value"]
+    assert [f.kind for f in row.findings] == ["REGISTRY_HISTORY_DIVERGES"]
+    assert row.findings[0].location.source.endswith("taxi-rides-value/v1.avsc")
+    assert not gate.passed
+    assert ("taxi-rides-value", 1) not in [(c.subject, c.version) for c in gate.candidates]
+
+
 def test_gate_warns_when_config_and_registry_levels_differ(fake, client, store):
     fake.configs["taxi-rides-value"] = "FULL"
     gate = gate_against_registry(client, FileTree(store), settings_for(store))
