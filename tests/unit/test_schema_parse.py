@@ -163,3 +163,21 @@ def test_enum_symbols_and_default_are_kept():
                                       "default": "A"}))
     assert isinstance(schema, EnumSchema)
     assert (schema.symbols, schema.default) == (("A", "B"), "A")
+
+
+def test_same_text_parses_to_the_same_immutable_tree():
+    text = '{"type": "record", "name": "R", "fields": [{"name": "a", "type": "int"}]}'
+    first = parse_schema(text)
+    assert parse_schema(text) is first
+    with pytest.raises(AttributeError):
+        first.fields[0].name = "b"  # frozen
+
+
+def test_names_including_collects_every_named_type_once():
+    schema = parse_schema(record(
+        {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A"]}},
+        {"name": "f", "type": "E"},
+        {"name": "g", "type": {"type": "fixed", "name": "F", "size": 1}},
+        name="R", namespace="n",
+    ))
+    assert sorted(Names().including(schema).types) == ["n.E", "n.F", "n.R"]
