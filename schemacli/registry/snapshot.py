@@ -2,7 +2,8 @@
 
 For each subject: its live versions become ``<store>/subjects/<subject>/v<N>.avsc`` (pretty JSON,
 numbered 1..N without gaps even where the registry has gaps from deleted versions), a
-``registry.json`` beside them records which registry version and id each file is, and the
+``registry.json`` beside them records which registry version and id each file is,
+``v<N>.references.json`` holds a version's schema references (subject and registry version), and the
 subject's level goes into the config file (``[tool.schemacli.subjects."<subject>"] level``).
 
 A local file that differs from the registry's version is a conflict: it is left alone and
@@ -24,6 +25,7 @@ from schemacli.registry.client import RegistryClient
 from schemacli.registry.history import fetch_versions, registry_level
 
 SNAPSHOT_FILE = "registry.json"
+SIDECAR_SUFFIX = ".references.json"  # as schemacli.contracts.store reads references
 
 
 @dataclass(frozen=True)
@@ -73,16 +75,21 @@ def pull_subject(
                 "references": [r.to_json() for r in version.references],
             }
         )
-        if path.is_file():
-            if _same(path.read_text(encoding="utf-8"), version.schema):
-                unchanged.append(str(path))
-                continue
-            if not force:
-                conflicts.append(str(path))
-                continue
-        directory.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        written.append(str(path))
+        files = [(path, text, version.schema)]
+        if version.references:  # the store's form of Confluent references: v<N>.references.json
+            refs = json.dumps([r.to_json() for r in version.references], indent=2) + "\n"
+            files.append((directory / f"v{number}{SIDECAR_SUFFIX}", refs, refs))
+        for target, content, remote in files:
+            if target.is_file():
+                if _same(target.read_text(encoding="utf-8"), remote):
+                    unchanged.append(str(target))
+                    continue
+                if not force:
+                    conflicts.append(str(target))
+                    continue
+            directory.mkdir(parents=True, exist_ok=True)
+            target.write_text(content, encoding="utf-8")
+            written.append(str(target))
     if versions:
         directory.mkdir(parents=True, exist_ok=True)
         meta = {

@@ -273,3 +273,32 @@ def test_pull_unknown_subject_exits_3(cli, tmp_path):
     result = cli("pull", "ghost-value", "--store", tmp_path / "schemas")
     assert result.exit_code == 3
     assert "ghost-value" in result.stderr
+
+
+def test_pull_writes_references_so_the_offline_gate_resolves_them(cli, fake, tmp_path):
+    money = {
+        "type": "record",
+        "name": "Money",
+        "namespace": "com.acme",
+        "fields": [{"name": "cents", "type": "long"}],
+    }
+    ride = {
+        "type": "record",
+        "name": "Ride",
+        "namespace": "com.acme",
+        "fields": [{"name": "fare", "type": "com.acme.Money"}],
+    }
+    fake.add("money-value", money)
+    fake.add(
+        "ride-value",
+        ride,
+        references=[{"name": "com.acme.Money", "subject": "money-value", "version": 1}],
+    )
+    result = cli("pull", "--store", tmp_path / "schemas")
+    assert result.exit_code == 0, result.output
+    sidecar = tmp_path / "schemas/subjects/ride-value/v1.references.json"
+    assert json.loads(sidecar.read_text()) == [
+        {"name": "com.acme.Money", "subject": "money-value", "version": 1}
+    ]
+    gate = cli("gate", "--store", tmp_path / "schemas")
+    assert gate.exit_code == 0, gate.output
