@@ -148,3 +148,25 @@ def test_client_and_settings_repr_hold_no_secret():
     settings = RegistrySettings.build(url="http://h:1", user="ci", password=PASSWORD, env={})
     client = RegistryClient(settings)
     assert_no_secret(repr(settings), str(settings), repr(client))
+
+
+@pytest.mark.parametrize("command", ["check", "gate"])
+def test_check_and_gate_against_the_registry_leak_nothing(fake, caplog, command, tmp_path):
+    store = tmp_path / "schemas" / "subjects" / "taxi-rides-value"
+    store.mkdir(parents=True)
+    (store / "v1.avsc").write_text(SCHEMA.read_text())
+    args = (
+        ["check", SCHEMA, "--subject", "taxi-rides-value", "--registry", fake.url]
+        if command == "check"
+        else ["gate", "--registry", fake.url, "--store", tmp_path / "schemas"]
+    )
+    for env in (
+        {"SCHEMACLI_REGISTRY_USER": "ci", "SCHEMACLI_REGISTRY_PASSWORD": PASSWORD},
+        {"SCHEMACLI_REGISTRY_TOKEN": TOKEN},
+    ):
+        for output in ("text", "json"):
+            caplog.clear()
+            result = run([*args, "-o", output], {**env, "SCHEMACLI_REGISTRY_RETRIES": "0"}, caplog)
+            assert result.exit_code == 3, result.output
+            assert "401" in result.output
+            assert_no_secret(result.stdout, result.stderr, caplog.text, repr(result.exception))
