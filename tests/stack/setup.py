@@ -1,0 +1,56 @@
+"""scripts/ci-setup: fetch everything the integration stack needs into .cache/, idempotently.
+
+    python -m tests.stack.setup [--registry-impl apicurio,axonops]
+
+Spark connector jars and the Kafka broker via mvn, Apicurio via mvn, AxonOps via go build.
+Already cached components cost nothing (stamp files). Exit 0 when all were obtained, 1 if any
+failed (each failure printed with its log tail).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+
+from . import registry
+from .common import ComponentUnavailable
+from .kafka import kafka_jars
+from .probe import REGISTRY_IMPLS
+from .spark import spark_jars
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="scripts/ci-setup", description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--registry-impl",
+        default=",".join(REGISTRY_IMPLS),
+        help="comma-separated registries to obtain (default: all)",
+    )
+    args = parser.parse_args(argv)
+    impls = [i.strip() for i in args.registry_impl.split(",") if i.strip()]
+    unknown = sorted(set(impls) - set(REGISTRY_IMPLS))
+    if unknown:
+        parser.error(f"unknown registry implementation(s) {unknown}; choose from {REGISTRY_IMPLS}")
+
+    steps: list[tuple[str, Callable[[], object]]] = [
+        ("spark connector jars", spark_jars),
+        ("kafka broker jars", kafka_jars),
+        *((f"registry {impl}", lambda impl=impl: registry.obtain(impl)) for impl in impls),
+    ]
+    failed = 0
+    for label, step in steps:
+        begin = time.monotonic()
+        try:
+            step()
+        except ComponentUnavailable as exc:
+            failed += 1
+            print(f"ci-setup: {label}: FAILED\n{exc}", file=sys.stderr)
+            continue
+        print(f"ci-setup: {label}: ok ({time.monotonic() - begin:.1f} s)", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
