@@ -76,7 +76,8 @@ class RegistryClient:
     ) -> None:
         self.settings = settings
         self._session = session or requests.Session()
-        self._session.trust_env = False  # no ~/.netrc credentials or proxies behind our back
+        # trust_env stays on: HTTPS_PROXY / NO_PROXY and REQUESTS_CA_BUNDLE work as users expect
+        # (our explicit auth, when given, always wins over ~/.netrc).
         self._sleep = sleep
         self._rng = rng or random.Random()
         self.retry_count = 0  # total retries made (for tests and --verbose)
