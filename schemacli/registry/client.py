@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import quote
 
 import requests
+import requests.auth
 from urllib3.exceptions import InsecureRequestWarning
 
 from schemacli.errors import RegistryError
@@ -384,9 +385,11 @@ class RegistryClient:
         if body is not None:
             headers["Content-Type"] = CONTENT_TYPE
             data = json.dumps(body)
+        auth: Any = None
         if s.token:
-            headers["Authorization"] = f"Bearer {s.token}"
-        auth = (s.username, s.password or "") if s.username else None
+            auth = _Bearer(s.token)  # as an auth object, so ~/.netrc can never replace it
+        elif s.username:
+            auth = (s.username, s.password or "")
         verify: bool | str = False if s.insecure else (str(s.ca_bundle) if s.ca_bundle else True)
         cert: Any = None
         if s.client_cert:
@@ -487,6 +490,20 @@ class RegistryClient:
                 pass  # an HTTP date: fall back to our own backoff
         log.debug("retry %d in %.2f s", attempt, wait)
         self._sleep(wait)
+
+
+class _Bearer(requests.auth.AuthBase):
+    """``Authorization: Bearer <token>``; the token never appears in ``repr``."""
+
+    def __init__(self, token: str) -> None:
+        self._token = token
+
+    def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
+        request.headers["Authorization"] = f"Bearer {self._token}"
+        return request
+
+    def __repr__(self) -> str:
+        return "_Bearer(***)"
 
 
 def _schema_body(

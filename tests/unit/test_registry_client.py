@@ -308,3 +308,13 @@ def test_verbose_log_names_method_url_and_status_but_no_credentials(fake, caplog
         client.list_subjects()
     assert f"GET {fake.url}/subjects -> 200" in caplog.text
     assert "s3cret-pass" not in caplog.text
+
+
+def test_a_netrc_entry_never_replaces_the_bearer_token(fake, tmp_path, monkeypatch):
+    netrc = tmp_path / "netrc"
+    netrc.write_text("machine 127.0.0.1 login someone password other-secret\n")
+    netrc.chmod(0o600)
+    monkeypatch.setenv("NETRC", str(netrc))
+    fake.require_token = "tok-123456"
+    client, _ = client_for(fake.url, token="tok-123456")
+    assert client.list_subjects() == []
