@@ -41,7 +41,7 @@ from schemacli.registry.models import (
     SubjectVersion,
     SubjectVersionRef,
 )
-from schemacli.registry.settings import RegistrySettings
+from schemacli.registry.settings import RegistrySettings, strip_userinfo
 
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
 ACCEPT = f"{CONTENT_TYPE}, application/vnd.schemaregistry+json; qs=0.9, application/json; qs=0.5"
@@ -445,8 +445,8 @@ class RegistryClient:
             if 300 <= status < 400:
                 raise RegistryError(
                     f"The registry at {s.display_url} redirected {method} {path} to "
-                    f"{response.headers.get('Location', '?')}; schemacli does not follow "
-                    "redirects (credentials would travel along).",
+                    f"{strip_userinfo(response.headers.get('Location', '?'))}; schemacli does "
+                    "not follow redirects (credentials would travel along).",
                     status=status,
                     hint="Use the final URL as --registry.",
                 )

@@ -318,3 +318,13 @@ def test_a_netrc_entry_never_replaces_the_bearer_token(fake, tmp_path, monkeypat
     fake.require_token = "tok-123456"
     client, _ = client_for(fake.url, token="tok-123456")
     assert client.list_subjects() == []
+
+
+def test_redirects_are_not_followed_and_name_the_target(fake):
+    fake.fail_next(307, {"message": "moved"})
+    fake.extra_headers["Location"] = "http://u:p4ss@elsewhere:8081/subjects"
+    client, _ = client_for(fake.url, retries=0)
+    with pytest.raises(RegistryError) as caught:
+        client.list_subjects()
+    assert "http://elsewhere:8081/subjects" in caught.value.message
+    assert "p4ss" not in caught.value.message
