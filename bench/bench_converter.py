@@ -9,7 +9,8 @@ Three ways to get a v2 topic into a v1 topic, on the same broker, the same messa
 (c) plain Python - confluent-kafka consumer, fastavro decode / convert / encode, producer.
 
 Both Spark runs are ``trigger(availableNow)`` queries in one local[2] session (JVM start is not
-timed); each run's clock starts when the query starts and stops when every message is written.
+timed), with the job's producer settings (``converters.job.SINK_DEFAULTS``); each run's clock
+starts when the query starts and stops when every message is written.
 1% of the v2 messages have a non-numeric total_amount (dead-lettered by (b); (c) does the same).
 
     .venv/bin/python bench/bench_converter.py [--messages 1000000] [--bootstrap HOST:PORT]
@@ -112,6 +113,10 @@ def run_query(spark, df, bootstrap: str, checkpoint: Path, topic: str | None = N
     )
     if topic:
         writer = writer.option("topic", topic)
+    from converters.job import SINK_DEFAULTS
+
+    for k, v in SINK_DEFAULTS.items():  # the job's producer settings, for both Spark runs
+        writer = writer.option(k, v)
     t0 = time.perf_counter()
     q = writer.start()
     q.awaitTermination()

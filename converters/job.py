@@ -45,6 +45,9 @@ STAGE_HEADER = "schemacli.error-stage"
 METRICS = "schemacli_converter"
 KINDS = ("converted", "dead_letter", "skipped", "tombstone")
 _CARRY = "key"  # see build_output
+# Producer settings of the sink: bigger batches, a short linger (Kafka's defaults favour latency
+# per record; the converter moves records in bulk). A --kafka-properties file overrides them.
+SINK_DEFAULTS = {"kafka.linger.ms": "20", "kafka.batch.size": "262144"}
 
 
 @dataclass(frozen=True)
@@ -385,7 +388,7 @@ def run(args: argparse.Namespace, mapping: Any, reg: RegistryPlan) -> int:
         .option("kafka.acks", "all")
         .outputMode("append")
     )
-    for k, v in kafka.items():
+    for k, v in {**SINK_DEFAULTS, **kafka}.items():
         writer = writer.option(k, v)
     writer = (
         writer.trigger(availableNow=True)

@@ -258,6 +258,32 @@ def test_converter_republishes_valid_v2_messages_as_v1_and_dead_letters_the_rest
     kafka, registry, tmp_path
 ):
     s = prepare(_bootstrap(kafka), _url(registry), tmp_path, n=120)
+    sampled = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "schemacli",
+            "migrate",
+            "validate",
+            str(s.mapping),
+            "--sample",
+            "30",
+            "-b",
+            s.bootstrap,
+            "-r",
+            s.registry,
+            "-o",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert sampled.returncode == 0, sampled.stderr
+    dry = json.loads(sampled.stdout)["dry_run"]
+    # the 30 framed messages at the start of the topic (not-Avro values are not samples)
+    assert dry["origin"].startswith("30 record(s) read from topic")
+    assert dry["converted"] + dry["dead_lettered"] == 30 and dry["converted"] >= 1
     result = deploy(s, "--available-now")
     assert result.returncode == 0, result.stderr[-3000:]
     counts = check_outputs(s)
