@@ -162,12 +162,17 @@ class Generator:
     def record(self, depth: int, defined: list, namespace: str | None) -> dict[str, Any]:
         rng = self.rng
         name = self.fresh("R")
-        record: dict[str, Any] = {"type": "record", "name": name, "fields": []}
+        kind = "error" if rng.random() < 0.05 else "record"
+        record: dict[str, Any] = {"type": kind, "name": name, "fields": []}
         space = namespace
-        if rng.random() < 0.3:
+        roll = rng.random()
+        if roll < 0.3:
             space = rng.choice(NAMESPACES)
             if space is not None:
                 record["namespace"] = space
+        elif roll < 0.36:
+            space = rng.choice(["dotted.ns", "other.ns"])  # a full name carries its namespace
+            record["name"] = f"{space}.{name}"
         full = f"{space}.{name}" if space else name
         entry = {"__full": full}
         defined.append(entry)
@@ -226,7 +231,8 @@ class Generator:
     def mutate_once(self, root: Any) -> Any:
         rng = self.rng
         slots = list(_slots(root))
-        records = [s for s in _nodes(root) if isinstance(s, dict) and s.get("type") == "record"]
+        records = [s for s in _nodes(root)
+                   if isinstance(s, dict) and s.get("type") in ("record", "error")]
         enums = [s for s in _nodes(root) if isinstance(s, dict) and s.get("type") == "enum"]
         fixeds = [s for s in _nodes(root) if isinstance(s, dict) and s.get("type") == "fixed"]
         unions = [s for s in _nodes(root) if isinstance(s, list)]
@@ -431,7 +437,7 @@ def _nodes(schema: Any) -> Iterator[Any]:
             stack.extend(node)
         elif isinstance(node, dict):
             kind = node.get("type")
-            if kind == "record":
+            if kind in ("record", "error"):
                 stack.extend(f["type"] for f in node.get("fields", []))
             elif kind == "array":
                 stack.append(node["items"])
@@ -447,7 +453,7 @@ def _slots(schema: Any) -> Iterator[tuple[Any, Any]]:
                 yield node, i
         elif isinstance(node, dict):
             kind = node.get("type")
-            if kind == "record":
+            if kind in ("record", "error"):
                 for field in node.get("fields", []):
                     yield field, "type"
             elif kind == "array":
