@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+from registry_fake import FakeRegistry
 from typer.testing import CliRunner
 
+from converters.mapping import load
 from schemacli.app import app
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -98,3 +101,62 @@ def test_status_of_an_unknown_deployment_is_an_input_error(tmp_path: Path):
 def test_stop_when_not_running_exits_0(tmp_path: Path):
     r = run("migrate", "stop", "--state-dir", str(tmp_path))
     assert r.exit_code == 0 and "not running" in r.output
+
+
+@pytest.fixture
+def fake():
+    registry = FakeRegistry().start()
+    yield registry
+    registry.stop()
+
+
+def test_plan_from_registry_subjects_embeds_the_schemas(fake, tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    fake.add("taxi-rides-v2-value", Path(V2).read_text())
+    fake.add("taxi-rides-value", Path(V1).read_text())
+    out = tmp_path / "m.yaml"
+    r = run(
+        "migrate",
+        "plan",
+        "--from",
+        "taxi-rides-v2-value",
+        "--to",
+        "taxi-rides-value:1",
+        "--registry",
+        fake.url,
+        "--out",
+        str(out),
+    )
+    assert r.exit_code == 0, r.output
+    mapping = load(out)
+    assert (mapping.source.subject, mapping.source.topic) == (
+        "taxi-rides-v2-value",
+        "taxi-rides-v2",
+    )
+    assert (mapping.target.subject, mapping.target.version) == ("taxi-rides-value", 1)
+    assert mapping.target.schema_json["fields"][4]["type"] == "float"
+    assert run("migrate", "validate", str(out)).exit_code == 0
+
+
+def test_deploy_refuses_to_start_when_v1_is_not_registered(fake, tmp_path: Path):
+    fake.add("taxi-rides-v2-value", Path(V2).read_text())
+    r = run(
+        "migrate",
+        "deploy",
+        str(ROOT / "examples/mappings/taxi-ride-v2-to-v1.yaml"),
+        "--bootstrap",
+        "localhost:9092",
+        "--registry",
+        fake.url,
+        "--state-dir",
+        str(tmp_path / "s"),
+    )
+    assert r.exit_code == 1
+    assert "v1 schema is not registered under subject 'taxi-rides-value'" in r.output
+    assert "schemacli register taxi-rides-value" in r.output
+    assert not (tmp_path / "s" / "submit.pid").exists()  # spark-submit never ran
+
+
+def test_plan_from_an_unknown_subject_is_a_registry_error(fake, tmp_path: Path):
+    r = run("migrate", "plan", "--from", "nope-value", "--to", V1, "--registry", fake.url)
+    assert r.exit_code == 3 and "nope-value" in r.output
