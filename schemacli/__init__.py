@@ -1,3 +1,12 @@
 """schemacli: Avro data contracts on Kafka — compatibility checks, Spark readers, migration converters."""
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    # `from schemacli import compat` works without importing the engine at CLI start-up.
+    if name == "compat":
+        from schemacli.contracts import compat
+
+        return compat
+    raise AttributeError(f"module 'schemacli' has no attribute {name!r}")
