@@ -17,13 +17,26 @@ from typer.core import TyperGroup
 
 from schemacli.errors import ExitCode, SchemacliError
 
-HELP = """Avro data contracts on Kafka: validate, check compatibility, gate CI, read with Spark, migrate.
+HELP = """Avro data contracts on Kafka: validate, check compatibility, gate CI,
+read with Spark, migrate.
 
-Exit codes: 0 ok · 1 incompatible / check failed · 2 usage or input error · 3 registry or network error.
+Exit codes: 0 ok · 1 incompatible / check failed · 2 usage or input error ·
+3 registry or network error.
 """
 
 # Modules under schemacli.commands, each exposing register(app). Order is the order in --help.
-COMMANDS: tuple[str, ...] = ("validate", "check", "diff", "gate", "register", "pull", "subjects", "registry_config", "spark", "migrate")
+COMMANDS: tuple[str, ...] = (
+    "validate",
+    "check",
+    "diff",
+    "gate",
+    "register",
+    "pull",
+    "subjects",
+    "registry_config",
+    "spark",
+    "migrate",
+)
 
 OUTPUT_META_KEY = "schemacli.output"
 
