@@ -10,17 +10,40 @@ the report.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from tests.stack.common import tail
-from tests.stack.harness import obtain
+from tests.stack.harness import obtain, prestart
 from tests.stack.kafka import KafkaBroker, start_kafka
 from tests.stack.registry import Registry, start_registry
 
+KAFKA_FIXTURES = {"kafka", "kafka_broker"}
+REGISTRY_FIXTURES = {"registry", "registry_server"}
+
 # fixture name -> running component, for attaching log tails to failed reports
 _RUNNING: dict[str, KafkaBroker | Registry] = {}
+
+
+def _workdir(config: pytest.Config, name: str) -> Path:
+    factory = getattr(config, "_tmp_path_factory", None)  # pytest's own, as tmp_path_factory
+    return factory.mktemp(name) if factory else Path(tempfile.mkdtemp(prefix=f"{name}-"))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start Kafka and the registry in the background as soon as we know tests need them."""
+    config = session.config
+    if config.option.collectonly or not session.items:
+        return
+    needed = set().union(*(getattr(item, "fixturenames", ()) for item in session.items))
+    if needed & KAFKA_FIXTURES:
+        prestart("kafka", lambda: start_kafka(_workdir(config, "kafka")))
+    if needed & REGISTRY_FIXTURES:
+        impl = config.getoption("--registry-impl")
+        prestart("registry", lambda: start_registry(impl, _workdir(config, f"registry-{impl}")))
 
 
 @pytest.fixture(scope="session")

@@ -16,6 +16,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -236,7 +237,7 @@ def spawn(
         )
     process = ManagedProcess(name, popen, log)
     if not detach:
-        _install_handlers()
+        install_stop_handlers()
         _LIVE[popen.pid] = process
     return process
 
@@ -247,15 +248,23 @@ def stop_all() -> None:
         process.stop()
 
 
-_HANDLERS_INSTALLED = False
+_ATEXIT_INSTALLED = False
+_SIGNALS_INSTALLED = False
 
 
-def _install_handlers() -> None:
-    global _HANDLERS_INSTALLED
-    if _HANDLERS_INSTALLED:
+def install_stop_handlers() -> None:
+    """Stop registered components at interpreter exit and on SIGTERM/SIGHUP. Idempotent.
+
+    Signal handlers can only be set from the main thread; call this there before starting
+    components from other threads (atexit alone covers them otherwise).
+    """
+    global _ATEXIT_INSTALLED, _SIGNALS_INSTALLED
+    if not _ATEXIT_INSTALLED:
+        _ATEXIT_INSTALLED = True
+        atexit.register(stop_all)
+    if _SIGNALS_INSTALLED or threading.current_thread() is not threading.main_thread():
         return
-    _HANDLERS_INSTALLED = True
-    atexit.register(stop_all)
+    _SIGNALS_INSTALLED = True
     for signum in (signal.SIGTERM, signal.SIGHUP):
         previous = signal.getsignal(signum)
 
@@ -266,8 +275,7 @@ def _install_handlers() -> None:
             else:
                 raise SystemExit(128 + sig)
 
-        with contextlib.suppress(ValueError):  # not in the main thread: atexit still covers it
-            signal.signal(signum, handler)
+        signal.signal(signum, handler)
     # SIGINT stays Python's KeyboardInterrupt: pytest unwinds fixtures (which stop their
     # components) and atexit catches anything left.
 

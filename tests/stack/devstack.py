@@ -17,6 +17,7 @@ import os
 import shutil
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -89,33 +90,47 @@ def up(args: argparse.Namespace) -> int:
         print("devstack is already up (scripts/devstack down first):", file=sys.stderr)
         _print(running)
         return 1
-    started: list[Component] = []
     begin = time.monotonic()
     try:
         print("resolving Spark connector jars ...", file=sys.stderr)
         jars = spark_jars()
-        shutil.rmtree(HOME, ignore_errors=True)
-        print("starting Kafka (KRaft) ...", file=sys.stderr)
-        broker = start_kafka(
-            HOME / "kafka", detach=True, port=_port(args.kafka_port, DEFAULT_KAFKA_PORT)
+    except ComponentUnavailable as exc:
+        print(f"devstack up failed: {exc}", file=sys.stderr)
+        return 3
+    shutil.rmtree(HOME, ignore_errors=True)
+    print(f"starting Kafka (KRaft) and the {args.registry_impl} registry ...", file=sys.stderr)
+    # Both are subprocesses polled until healthy: start them side by side.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        kafka = pool.submit(
+            start_kafka,
+            HOME / "kafka",
+            detach=True,
+            port=_port(args.kafka_port, DEFAULT_KAFKA_PORT),
         )
-        started.append(Component("kafka", broker.process.pid, broker.bootstrap, str(broker.log)))
-        _save(started)
-        print(f"starting the {args.registry_impl} schema registry ...", file=sys.stderr)
-        registry = start_registry(
+        registry = pool.submit(
+            start_registry,
             args.registry_impl,
             HOME / "registry",
             detach=True,
             port=_port(args.registry_port, DEFAULT_REGISTRY_PORT),
         )
-        started.append(Component("registry", registry.process.pid, registry.url, str(registry.log)))
-        _save(started)
-    except ComponentUnavailable as exc:
+    started: list[Component] = []
+    failures: list[str] = []
+    for name, future in (("kafka", kafka), ("registry", registry)):
+        try:
+            running = future.result()
+        except ComponentUnavailable as exc:
+            failures.append(str(exc))
+            continue
+        address = running.bootstrap if name == "kafka" else running.url
+        started.append(Component(name, running.process.pid, address, str(running.log)))
+    if failures:
         for component in started:
             stop_group(component.pid)
         STATE.unlink(missing_ok=True)
-        print(f"devstack up failed: {exc}", file=sys.stderr)
+        print("devstack up failed:\n" + "\n".join(failures), file=sys.stderr)
         return 3
+    _save(started)
     print(f"devstack up in {time.monotonic() - begin:.1f} s", file=sys.stderr)
     _print(started)
     # comma-separated, as spark.jars wants it; `schemacli migrate` reads this variable
