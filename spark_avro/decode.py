@@ -34,9 +34,11 @@ SCHEMA_ID_COLUMN = "schema_id"
 ERROR_COLUMN = "decode_error"
 RAW_COLUMN = "raw_value"
 RECORD_COLUMN = "record"
-# A boolean field added to the reader schema with default true. The writer never has it, so Avro
-# resolution fills it in on every successful decode; from_avro in PERMISSIVE mode turns a record it
-# cannot decode into a struct of nulls, which this field tells apart from a record of null fields.
+# How a failed decode is told apart from a good one: from_avro in PERMISSIVE mode turns a record
+# it cannot decode into a struct of nulls. A good record always has a value in a field whose type
+# is not nullable, so the first such reader field is the probe. When every field is nullable, a
+# boolean field with default true is added to the reader schema; the writer never has it, so Avro
+# resolution fills it in on every successful decode (and only then).
 DECODED_MARKER = "_schemacli_decoded"
 HEADER_SIZE = 5
 MAGIC_BYTE = b"\x00"
@@ -56,6 +58,22 @@ def reader_field_names(reader_schema: str) -> list[str]:
     return names
 
 
+def decoded_probe(reader_schema: str) -> str | None:
+    """The first top-level reader field that cannot be null (None when all of them can)."""
+
+    def nullable(avro_type: object) -> bool:
+        if isinstance(avro_type, list):
+            return any(nullable(branch) for branch in avro_type)
+        if isinstance(avro_type, dict):
+            return avro_type.get("type") == "null"
+        return avro_type == "null"
+
+    for field in json.loads(reader_schema)["fields"]:
+        if not nullable(field["type"]):
+            return field["name"]
+    return None
+
+
 def with_decoded_marker(reader_schema: str) -> str:
     """``reader_schema`` with the marker field appended (see DECODED_MARKER)."""
     schema = json.loads(reader_schema)
@@ -63,17 +81,127 @@ def with_decoded_marker(reader_schema: str) -> str:
     return json.dumps({**schema, "fields": [*schema["fields"], marker]})
 
 
-def header_schema_id(value: Column) -> Column:
+def header_schema_id(value: Column, known_ids: tuple[int, ...] = ()) -> Column:
     """The schema id in bytes 2..5 of a Confluent-framed value, as a signed 32-bit int.
 
     Null when the value is null, shorter than the header or does not start with the magic byte.
+    Headers of ``known_ids`` are matched as 5-byte literals (cheap); others go through hex.
     """
+    header = F.substring(value, 1, HEADER_SIZE)
     unsigned = F.conv(F.hex(F.substring(value, 2, 4)), 16, 10).cast("bigint")
     signed = F.when(unsigned >= 2**31, unsigned - 2**32).otherwise(unsigned)
-    framed = (F.length(value) >= HEADER_SIZE) & (
+    framed = (F.length(header) == HEADER_SIZE) & (
         F.substring(value, 1, 1) == F.lit(bytearray(MAGIC_BYTE))
     )
-    return F.when(framed, signed.cast("int"))
+    generic = F.when(framed, signed.cast("int"))
+    fast = None
+    for schema_id in known_ids:
+        literal = F.lit(bytearray(MAGIC_BYTE + schema_id.to_bytes(4, "big", signed=True)))
+        condition = header == literal
+        fast = F.when(condition, schema_id) if fast is None else fast.when(condition, schema_id)
+    return generic if fast is None else fast.otherwise(generic)
+
+
+_SQL_TYPES = {
+    "boolean": "boolean",
+    "int": "int",
+    "long": "bigint",
+    "float": "float",
+    "double": "double",
+    "string": "string",
+    "bytes": "binary",
+}
+
+
+def _full_name(schema: dict) -> str:
+    name, namespace = schema.get("name", ""), schema.get("namespace")
+    return name if "." in name or not namespace else f"{namespace}.{name}"
+
+
+def _plain(avro_type: object) -> bool:
+    """A primitive or a union of primitives: no named type whose meaning could differ."""
+    if isinstance(avro_type, list):
+        return all(isinstance(branch, str) for branch in avro_type) and all(
+            _plain(branch) for branch in avro_type
+        )
+    return isinstance(avro_type, str) and (avro_type == "null" or avro_type in _SQL_TYPES)
+
+
+def _default_literal(field: dict) -> Column | None:
+    """The reader field's default as a typed literal, or None when not a simple primitive."""
+    avro_type, default = field["type"], field["default"]
+    if isinstance(avro_type, list):
+        non_null = [branch for branch in avro_type if branch != "null"]
+        if len(non_null) != 1 or len(avro_type) > 2:
+            return None
+        if default is None and "null" not in avro_type:
+            return None
+        if default is not None and avro_type[0] == "null":
+            return None  # a union's default belongs to its first branch
+        avro_type = non_null[0]
+    elif default is None:
+        return None
+    if not isinstance(avro_type, str) or avro_type not in _SQL_TYPES:
+        return None
+    if default is not None and avro_type == "bytes":
+        default = bytearray(default.encode("latin-1"))  # Avro writes bytes defaults as \u00XX
+    elif default is not None and avro_type in ("float", "double"):
+        default = float(default)
+    return F.lit(default).cast(_SQL_TYPES[avro_type])
+
+
+def defaults_plan(writer: object, reader: dict) -> tuple[str, list[tuple[str, object]]] | None:
+    """How to turn a record decoded as written into the reader's record without Avro resolution.
+
+    Avro's resolving decoder fills defaults record by record and is markedly slower than a plain
+    decode. When the reader differs from the writer only by fields the writer lacks, each with a
+    primitive default, and every shared field has the very same primitive type, the record is
+    decoded with the writer schema alone and the defaults are added as literals - the same values
+    Avro resolution gives. Returns (a non-nullable writer field that proves the decode worked,
+    [(reader field, writer field name or default literal)]) or None to use Avro resolution.
+    """
+    if not (isinstance(writer, dict) and writer.get("type") == "record"):
+        return None
+    if _full_name(writer) != _full_name(reader) or reader.get("aliases"):
+        return None
+    written = {field["name"]: field for field in writer["fields"]}
+    proof = next((f["name"] for f in writer["fields"] if not _nullable(f["type"])), None)
+    if proof is None:
+        return None
+    columns: list[tuple[str, object]] = []
+    for field in reader["fields"]:
+        if field.get("aliases"):
+            return None
+        source = written.get(field["name"])
+        if source is not None:
+            if not (_plain(field["type"]) and source["type"] == field["type"]):
+                return None
+            columns.append((field["name"], field["name"]))
+            continue
+        if "default" not in field:
+            return None
+        literal = _default_literal(field)
+        if literal is None:
+            return None
+        columns.append((field["name"], literal))
+    return proof, columns
+
+
+def resolved_with_defaults(written: Column, proof: str, columns: list) -> Column:
+    """The reader's record built from one decoded as written; null when that decode failed."""
+    parts = [
+        (written.getField(source) if isinstance(source, str) else source).alias(name)
+        for name, source in columns
+    ]
+    return F.when(written.getField(proof).isNotNull(), F.struct(*parts))
+
+
+def _nullable(avro_type: object) -> bool:
+    if isinstance(avro_type, list):
+        return any(_nullable(branch) for branch in avro_type)
+    if isinstance(avro_type, dict):
+        return avro_type.get("type") == "null"
+    return avro_type == "null"
 
 
 def decode_confluent(
@@ -109,25 +237,43 @@ def decode_confluent(
                 "use flatten=False to get the record as one struct column"
             )
 
+    ids = tuple(sorted(writer_schemas))
+    probe = decoded_probe(reader_schema)
+    target = reader_schema if probe is not None else with_decoded_marker(reader_schema)
+    reader_json = json.loads(reader_schema)
     value = F.col("value")
-    options = {"avroSchema": with_decoded_marker(reader_schema), "mode": "PERMISSIVE"}
-    decoded = None
-    for schema_id in sorted(writer_schemas):
-        branch = from_avro(F.expr("substring(value, 6)"), writer_schemas[schema_id], options)
+    payload = F.expr("substring(value, 6)")
+    # Stage 1: one column per writer id, decoded only for records with that id. Stage 2 picks
+    # the record. Two projections, so each from_avro runs once per record however often its
+    # result is referenced.
+    writer_columns, record = [], None
+    for schema_id in ids:
+        writer = writer_schemas[schema_id]
+        name = f"_writer_{schema_id}".replace("-", "n")
+        plan = None if probe is None else defaults_plan(json.loads(writer), reader_json)
+        if probe is not None and json.loads(writer) == reader_json:
+            options = {"mode": "PERMISSIVE"}  # writer is the reader: no resolution needed
+        elif plan is not None:
+            options = {"mode": "PERMISSIVE"}  # decoded as written; defaults added below
+        else:
+            options = {"avroSchema": target, "mode": "PERMISSIVE"}
         condition = F.col("_schema_id") == schema_id
-        decoded = F.when(condition, branch) if decoded is None else decoded.when(condition, branch)
-    staged = df.select(
-        *passthrough,
-        value,
-        header_schema_id(value).alias("_schema_id"),
-    ).select("*", decoded.alias("_record"))
+        writer_columns.append(F.when(condition, from_avro(payload, writer, options)).alias(name))
+        branch = F.col(name) if plan is None else resolved_with_defaults(F.col(name), *plan)
+        record = F.when(condition, branch) if record is None else record.when(condition, branch)
+    staged = (
+        df.select(*passthrough, value, header_schema_id(value, ids).alias("_schema_id"))
+        .select("*", *writer_columns)
+        .select(*passthrough, "value", "_schema_id", record.alias("_record"))
+    )
 
-    known = ", ".join(str(schema_id) for schema_id in sorted(writer_schemas))
+    known = ", ".join(str(schema_id) for schema_id in ids)
     length = F.length(value)
     schema_id = F.col("_schema_id")
-    record = F.col("_record")
+    decoded_ok = F.col("_record").getField(probe or DECODED_MARKER).isNotNull()
+    # The good path is checked first: a decoded record costs one null test, not five.
     reason = (
-        F.when(value.isNull(), F.lit(None).cast("string"))
+        F.when(value.isNull() | decoded_ok, F.lit(None).cast("string"))
         .when(
             length < HEADER_SIZE,
             F.concat(
@@ -145,15 +291,14 @@ def decode_confluent(
             ),
         )
         .when(
-            ~schema_id.isin(*sorted(writer_schemas)),
+            ~schema_id.isin(*ids),
             F.concat(
                 F.lit("unknown schema id "),
                 schema_id.cast("string"),
                 F.lit(f" (known ids: {known})"),
             ),
         )
-        .when(
-            record.getField(DECODED_MARKER).isNull(),
+        .otherwise(
             F.concat(
                 F.lit("undecodable Avro body for schema id "),
                 schema_id.cast("string"),
@@ -184,8 +329,10 @@ def decode_confluent(
     )
     if flatten:
         data = [F.col("_record").getField(name).alias(name) for name in fields]
-    else:
+    elif probe is None:
         data = [F.col("_record").dropFields(DECODED_MARKER).alias(RECORD_COLUMN)]
+    else:
+        data = [F.col("_record").alias(RECORD_COLUMN)]
     columns = [*data, *passthrough, SCHEMA_ID_COLUMN]
     if mode == "PERMISSIVE":
         columns += [

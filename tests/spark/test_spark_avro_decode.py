@@ -13,7 +13,7 @@ from pyspark.errors import PySparkException
 from pyspark.sql import Row
 from pyspark.testing import assertDataFrameEqual
 
-from spark_avro.decode import decode_confluent, split_bad_records
+from spark_avro.decode import decode_confluent, defaults_plan, split_bad_records
 from tests.spark.framing import (
     EPOCH,
     V1_ID,
@@ -225,3 +225,85 @@ def test_a_reader_field_named_like_a_kafka_column_needs_flatten_false(spark):
 def test_an_unknown_mode_is_refused(mixed):
     with pytest.raises(ValueError, match="PERMISSIVE, FAILFAST"):
         decode_confluent(mixed, writer_schemas=WRITERS, reader_schema=V2_TEXT, mode="DROPMALFORMED")
+
+
+WRITER_WITHOUT_NEW_FIELDS = json.dumps(
+    {"type": "record", "name": "Evolving", "fields": [{"name": "id", "type": "int"}]}
+)
+READER_WITH_DEFAULTS = json.dumps(
+    {
+        "type": "record",
+        "name": "Evolving",
+        "fields": [
+            {"name": "id", "type": "int"},
+            {"name": "flag", "type": "boolean", "default": True},
+            {"name": "count", "type": "long", "default": 5},
+            {"name": "ratio", "type": "double", "default": 1.5},
+            {"name": "ratio32", "type": "float", "default": 0.25},
+            {"name": "label", "type": "string", "default": "none"},
+            {"name": "blob", "type": "bytes", "default": "\u00ff\u0001"},
+            {"name": "maybe", "type": ["null", "int"], "default": None},
+            {"name": "first", "type": ["string", "null"], "default": "z"},
+        ],
+    }
+)
+
+
+def test_defaults_filled_by_the_reader_equal_avro_resolution(spark):
+    from pyspark.sql import functions as F
+    from pyspark.sql.avro.functions import from_avro
+
+    # The reader adds the defaults itself (no Avro resolution) for this pair: check it does.
+    assert defaults_plan(json.loads(WRITER_WITHOUT_NEW_FIELDS), json.loads(READER_WITH_DEFAULTS))
+    df = kafka_frame(spark, [confluent(8, WRITER_WITHOUT_NEW_FIELDS, {"id": n}) for n in range(3)])
+    ours = decode_confluent(
+        df, writer_schemas={8: WRITER_WITHOUT_NEW_FIELDS}, reader_schema=READER_WITH_DEFAULTS
+    )
+    options = {"avroSchema": READER_WITH_DEFAULTS}
+    avro = df.select(
+        from_avro(F.expr("substring(value, 6)"), WRITER_WITHOUT_NEW_FIELDS, options).alias("r"),
+        "offset",
+    ).select("r.*", "offset")
+    fields = [f["name"] for f in json.loads(READER_WITH_DEFAULTS)["fields"]]
+    assertDataFrameEqual(ours.select(*fields, "offset"), avro, checkRowOrder=False)
+    row = ours.where("offset = 0").first()
+    assert (row.flag, row["count"], row.label, bytes(row.blob), row.first) == (
+        True,
+        5,
+        "none",
+        b"\xff\x01",
+        "z",
+    )
+
+
+def test_a_logical_type_default_is_left_to_avro_resolution(spark):
+    reader = json.loads(READER_WITH_DEFAULTS)
+    day = {"name": "day", "type": {"type": "int", "logicalType": "date"}, "default": 3}
+    reader["fields"].append(day)
+    assert defaults_plan(json.loads(WRITER_WITHOUT_NEW_FIELDS), reader) is None
+    df = kafka_frame(spark, [confluent(8, WRITER_WITHOUT_NEW_FIELDS, {"id": 1})])
+    row = decode_confluent(
+        df, writer_schemas={8: WRITER_WITHOUT_NEW_FIELDS}, reader_schema=json.dumps(reader)
+    ).first()
+    assert (row.id, str(row.day), row.label, row.decode_error) == (1, "1970-01-04", "none", None)
+
+
+def test_a_promoted_field_type_is_resolved_by_avro(spark):
+    writer = json.dumps({"type": "record", "name": "P", "fields": [{"name": "n", "type": "int"}]})
+    reader = json.dumps(
+        {
+            "type": "record",
+            "name": "P",
+            "fields": [
+                {"name": "n", "type": "long"},
+                {"name": "s", "type": "string", "default": "x"},
+            ],
+        }
+    )
+    df = kafka_frame(spark, [confluent(4, writer, {"n": 2**31 - 1})])
+    row = decode_confluent(df, writer_schemas={4: writer}, reader_schema=reader).first()
+    assert (row.n, row.s, row.decode_error) == (2**31 - 1, "x", None)
+    assert (
+        dict(decode_confluent(df, writer_schemas={4: writer}, reader_schema=reader).dtypes)["n"]
+        == "bigint"
+    )
