@@ -67,9 +67,10 @@ def _save(components: list[Component]) -> None:
 
 
 def _port(preferred: int | None, default: int) -> int | None:
-    """The port to use: the one asked for, else the default when free, else None (any free)."""
-    if preferred:
-        return preferred
+    """The port to use: the one asked for (0: any free one), else the default when free,
+    else None (any free port)."""
+    if preferred is not None:
+        return preferred or None
     return None if port_open(default) else default
 
 
@@ -185,8 +186,14 @@ def main(argv: list[str] | None = None) -> int:
         choices=REGISTRY_IMPLS,
         default=os.environ.get("SCHEMACLI_REGISTRY_IMPL", "apicurio"),
     )
-    start.add_argument("--kafka-port", type=int, help=f"default {DEFAULT_KAFKA_PORT} if free")
-    start.add_argument("--registry-port", type=int, help=f"default {DEFAULT_REGISTRY_PORT} if free")
+    start.add_argument(
+        "--kafka-port", type=int, help=f"default {DEFAULT_KAFKA_PORT} if free; 0: any free port"
+    )
+    start.add_argument(
+        "--registry-port",
+        type=int,
+        help=f"default {DEFAULT_REGISTRY_PORT} if free; 0: any free port",
+    )
     start.set_defaults(run=up)
     commands.add_parser("status", help="is it up and healthy?").set_defaults(run=status)
     commands.add_parser("down", help="stop everything devstack started").set_defaults(run=down)
