@@ -1,6 +1,6 @@
 """scripts/ci-setup: fetch everything the integration stack needs into .cache/, idempotently.
 
-    python -m tests.stack.setup [--registry-impl apicurio,axonops]
+    python -m tests.stack.install [--registry-impl apicurio,axonops]
 
 Spark connector jars and the Kafka broker via mvn, Apicurio via mvn, AxonOps via go build.
 Already cached components cost nothing (stamp files). Exit 0 when all were obtained, 1 if any
