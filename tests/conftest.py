@@ -22,7 +22,7 @@ if str(ROOT) not in sys.path:  # makes `tests.stack` importable from every test 
     sys.path.insert(0, str(ROOT))
 
 from tests.stack.common import ComponentUnavailable  # noqa: E402
-from tests.stack.harness import UNAVAILABLE, in_ci, obtain  # noqa: E402
+from tests.stack.harness import UNAVAILABLE, abandon_pending, in_ci, obtain  # noqa: E402
 from tests.stack.probe import REGISTRY_IMPLS, probe  # noqa: E402
 
 
@@ -48,6 +48,11 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         )
         lines.append(f"  {name:<9} {mark}: {state.detail}")
     return lines
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # Kafka/registry started early for tests that then never ran (-x, Ctrl-C, deselected).
+    abandon_pending()
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

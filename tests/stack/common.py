@@ -160,6 +160,8 @@ def tail(path: Path, lines: int = 40) -> str:
 # --- processes -------------------------------------------------------------------------------
 
 _LIVE: dict[int, ManagedProcess] = {}
+# Set when the session ends: starts still waiting for health give up at once.
+SHUTTING_DOWN = threading.Event()
 
 
 @dataclass
@@ -243,7 +245,8 @@ def spawn(
 
 
 def stop_all() -> None:
-    """Stop every process ``spawn`` registered, newest first."""
+    """Stop every process ``spawn`` registered, newest first; abandon starts in progress."""
+    SHUTTING_DOWN.set()
     for process in reversed(list(_LIVE.values())):
         process.stop()
 
@@ -287,6 +290,8 @@ def wait_until(
     deadline = time.monotonic() + timeout
     last_error: BaseException | None = None
     while time.monotonic() < deadline:
+        if SHUTTING_DOWN.is_set():
+            raise ComponentUnavailable(component, f"start abandoned before {what}: shutting down")
         if not process.alive():
             raise ComponentUnavailable(
                 component,

@@ -13,7 +13,7 @@ from typing import TypeVar
 
 import pytest
 
-from .common import ComponentUnavailable, install_stop_handlers
+from .common import SHUTTING_DOWN, ComponentUnavailable, install_stop_handlers
 
 T = TypeVar("T")
 
@@ -57,3 +57,17 @@ def obtain(name: str, start: Callable[[], T]) -> T:
     if in_ci():
         pytest.fail(f"CI=true and a stack component is unavailable: {why}", pytrace=False)
     pytest.skip(f"{name} unavailable: {why.splitlines()[0]}")
+
+
+def abandon_pending() -> None:
+    """At session end: starts nobody collected give up, and their processes are stopped."""
+    if not _PENDING:
+        return
+    SHUTTING_DOWN.set()
+    for future in _PENDING.values():
+        try:
+            component = future.result()
+        except ComponentUnavailable:
+            continue
+        component.stop()
+    _PENDING.clear()
