@@ -251,7 +251,8 @@ def validate_command(
         mapping, samples=samples, sample_count=generate, seed=seed, origin=origin, spark=session
     )
     if is_json(output):
-        from schemacli.output import to_jsonable
+        from dataclasses import asdict
+
         from schemacli.output.json_out import finding_json
 
         emit_json(
@@ -261,9 +262,9 @@ def validate_command(
                 "target": report.target,
                 "ok": report.ok,
                 "sql_check": report.sql_check,
-                "fields": [to_jsonable(f) for f in report.fields],
+                "fields": [asdict(f) for f in report.fields],
                 "findings": [finding_json(f) for f in report.findings],
-                "dry_run": to_jsonable(report.dry_run),
+                "dry_run": asdict(report.dry_run) if report.dry_run else None,
             }
         )
     else:
