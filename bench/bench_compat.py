@@ -90,9 +90,12 @@ def avro_checker():
 
 
 def corpus(count: int, seed: int, java: Oracle) -> list[tuple[str, str]]:
-    """Generated pairs in both directions that all three engines can parse."""
-    import avro.schema
+    """Generated pairs in both directions that all three engines can parse and check.
 
+    Pairs the avro package cannot check (it refuses ``error`` records, some logical types, ...)
+    are left out for every engine.
+    """
+    avro_run = avro_checker()
     texts: list[tuple[str, str]] = []
     for a, b in pairs(seed, count):
         texts.append((json.dumps(a), json.dumps(b)))
@@ -106,7 +109,7 @@ def corpus(count: int, seed: int, java: Oracle) -> list[tuple[str, str]]:
             continue
         try:
             parse_schema(r), parse_schema(w)
-            avro.schema.parse(r), avro.schema.parse(w)
+            avro_run(r, w)
         except (SchemaParseError, Exception):  # noqa: B014 - the avro package raises many types
             continue
         usable.append((r, w))

@@ -72,7 +72,37 @@ class InputError(SchemacliError):
 
 
 class SchemaParseError(InputError):
-    """A schema is not valid Avro (as Apache Avro Java's ``Schema.Parser`` would refuse it)."""
+    """A schema is not valid Avro (as Apache Avro Java's ``Schema.Parser`` would refuse it).
+
+    ``kind`` says which rule it breaks (UNDEFINED_NAME, INVALID_DEFAULT, DUPLICATE_FIELD, ...);
+    it becomes the finding's kind. Without one, an error raised ``from`` another
+    SchemaParseError (e.g. re-raised with its file:line:col) keeps its cause's kind, and
+    anything else is INVALID_SCHEMA.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        location: Location | None = None,
+        hint: str | None = None,
+        kind: str | None = None,
+    ) -> None:
+        super().__init__(message, location=location, hint=hint)
+        self._kind = kind
+
+    @property
+    def kind(self) -> str:
+        if self._kind is not None:
+            return self._kind
+        cause = self.__cause__
+        if isinstance(cause, SchemaParseError):
+            return cause.kind
+        return "INVALID_SCHEMA"
+
+    @kind.setter
+    def kind(self, value: str) -> None:
+        self._kind = value
 
 
 class ConfigError(InputError):

@@ -18,33 +18,9 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from schemacli.contracts.schema import Schema, canonical_form
+from schemacli.contracts.schema import Schema, canonical_form, rabin64
 
 __all__ = ["Fingerprints", "canonical_form", "fingerprints", "rabin64"]
-
-_EMPTY = 0xC15D213AA4D7A795  # the CRC-64-AVRO "empty" value from the specification
-
-
-def _table() -> tuple[int, ...]:
-    out = []
-    for i in range(256):
-        fp = i
-        for _ in range(8):
-            fp = (fp >> 1) ^ (_EMPTY & -(fp & 1))
-        out.append(fp)
-    return tuple(out)
-
-
-_TABLE = _table()
-
-
-def rabin64(data: bytes) -> int:
-    """CRC-64-AVRO of ``data`` as an unsigned integer (the specification's algorithm)."""
-    fp = _EMPTY
-    table = _TABLE
-    for byte in data:
-        fp = (fp >> 8) ^ table[(fp ^ byte) & 0xFF]
-    return fp
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,9 @@ from typing import Any
 
 from schemacli.contracts.findings import Finding
 from schemacli.contracts.schema import (
+    SELF_COMPATIBLE,
     NamedSchema,
+    PrimitiveSchema,
     RecordSchema,
     Schema,
     UnionSchema,
@@ -147,7 +149,12 @@ _OK: tuple = ()
 
 
 class _Checker:
-    """One check: the memo of reader/writer pairs, by identity, as Java keeps it."""
+    """One check: the memo of reader/writer pairs, by identity, as Java keeps it.
+
+    Pairs of two primitive nodes are decided on the spot, without the memo: a primitive node has
+    exactly one parent, so such a pair is only ever met once (through its parents' pair, which is
+    memoised), and the memo could only replay a location, never change a verdict.
+    """
 
     __slots__ = ("memo",)
 
@@ -155,13 +162,23 @@ class _Checker:
         self.memo: dict[tuple[int, int], tuple] = {}
 
     def get(self, token: str, reader: Schema, writer: Schema, location: list) -> tuple:
+        if reader.__class__ is PrimitiveSchema and writer.__class__ is PrimitiveSchema:
+            rtype = reader.type
+            wtype = writer.type
+            if rtype == wtype or wtype in _PROMOTIONS.get(rtype, _NO_PROMOTION):
+                return _OK
+            location.append(token)
+            found = (_Incompatibility(TYPE_MISMATCH, reader, writer, None, location),)
+            location.pop()
+            return found
         location.append(token)
         key = (id(reader), id(writer))
-        result = self.memo.get(key)
+        memo = self.memo
+        result = memo.get(key)
         if result is None:
-            self.memo[key] = _IN_PROGRESS
+            memo[key] = _IN_PROGRESS
             result = self.calculate(reader, writer, location)
-            self.memo[key] = result
+            memo[key] = result
         elif result is _IN_PROGRESS:
             result = _OK  # recursion: compatible unless proven otherwise
         location.pop()
@@ -171,12 +188,12 @@ class _Checker:
         rtype = reader.type
         wtype = writer.type
         if rtype == wtype:
-            if rtype in _PRIMITIVES:
-                return _OK
             if rtype == "record":
                 return self.names(reader, writer, location) + self.fields(
                     reader, writer, location  # type: ignore[arg-type]
                 )
+            if rtype in _PRIMITIVES:
+                return _OK
             if rtype == "array":
                 return self.get("items", reader.items, writer.items, location)  # type: ignore
             if rtype == "map":
@@ -229,9 +246,12 @@ class _Checker:
 
     @staticmethod
     def symbols(reader: Any, writer: Any, location: list) -> tuple:
-        reader_symbols = set(reader.symbols)
+        reader_symbols = reader.symbols
+        if reader.default is not None or reader_symbols == writer.symbols:
+            return _OK
+        reader_symbols = set(reader_symbols)
         missing = sorted(s for s in writer.symbols if s not in reader_symbols)
-        if not missing or reader.default is not None:
+        if not missing:
             return _OK
         location.append("symbols")
         found = (_Incompatibility(MISSING_ENUM_SYMBOLS, reader, writer, missing, location),)
@@ -241,27 +261,42 @@ class _Checker:
     def fields(self, reader: RecordSchema, writer: RecordSchema, location: list) -> tuple:
         out: tuple = _OK
         writer_fields = writer.field_map
+        get = self.get
         location.append("fields")
         for field in reader.fields:
-            location.append(str(field.position))
             writer_field = writer_fields.get(field.name)
             if field.aliases:
                 matches = [writer_field] if writer_field is not None else []
                 matches += [writer_fields[a] for a in field.aliases if a in writer_fields]
                 if len(matches) > 1:
+                    location.append(str(field.position))
                     raise _Ambiguous(field, [m.name for m in matches], location)
                 writer_field = matches[0] if matches else None
             if writer_field is not None:
-                out += self.get("type", field.type, writer_field.type, location)
+                rtype = field.type
+                wtype = writer_field.type
+                if rtype.__class__ is PrimitiveSchema and wtype.__class__ is PrimitiveSchema:
+                    # two primitives: decided here (see the class docstring)
+                    r = rtype.type
+                    w = wtype.type
+                    if r == w or w in _PROMOTIONS.get(r, _NO_PROMOTION):
+                        continue
+                location.append(str(field.position))
+                found = get("type", rtype, wtype, location)
+                if found:
+                    out += found
             elif not field.has_default:
+                location.append(str(field.position))
                 ftype = field.type
                 if ftype.type == "enum" and ftype.default is not None:  # type: ignore
                     # Java compares the enum with the writer *record* here (a TYPE_MISMATCH).
-                    out += self.get("type", ftype, writer, location)
+                    out += get("type", ftype, writer, location)
                 else:
                     out += (_Incompatibility(
                         READER_FIELD_MISSING_DEFAULT_VALUE, reader, writer, field, location
                     ),)
+            else:
+                continue
             location.pop()
         location.pop()
         return out
@@ -281,6 +316,8 @@ def check(reader: Schema | str | dict | list, writer: Schema | str | dict | list
     with _gc_paused():
         reader_schema = _as_schema(reader)
         writer_schema = _as_schema(writer)
+        if reader_schema is writer_schema and _self_compatible(reader_schema):
+            return _COMPATIBLE
         try:
             found = _Checker().get("", reader_schema, writer_schema, [])
         except _Ambiguous as ambiguous:
@@ -288,6 +325,21 @@ def check(reader: Schema | str | dict | list, writer: Schema | str | dict | list
         if not found:
             return CompatResult(True)
         return CompatResult(False, tuple(_finding(inc, reader_schema) for inc in found))
+
+
+_COMPATIBLE = CompatResult(True)
+
+
+def _self_compatible(schema: Schema) -> bool:
+    """Whether checking ``schema`` against itself (the same parsed tree) is known to pass.
+
+    True when the parser saw no field aliases anywhere in the tree. Then every (node, node) pair
+    the check meets is compatible: records match by their own names and field names (no alias
+    can make a field match two writer fields, Java's only way to fail here), enums have the
+    same symbols, fixed types the same size, and a union reads each of its own branches with
+    that same branch. Pinned against Java by tests/oracle (every generated schema vs itself).
+    """
+    return schema.__dict__.get(SELF_COMPATIBLE, False)
 
 
 @contextmanager

@@ -52,6 +52,25 @@ _RESERVED = {
     "map": frozenset({"type", "values"}),
 }
 _FIELD_RESERVED = frozenset({"name", "type", "doc", "default", "aliases", "order"})
+_ARRAY_RESERVED = _RESERVED["array"]
+_MAP_RESERVED = _RESERVED["map"]
+_MISSING = object()
+_INDEXES = tuple(str(i) for i in range(4096))  # field positions as pointer tokens
+SELF_COMPATIBLE = "_self_compatible"  # a private mark on a parsed root; see _parse
+
+# SchemaParseError.kind: which rule a refused schema breaks (the finding kind `validate` shows).
+UNDEFINED_NAME = "UNDEFINED_NAME"
+INVALID_DEFAULT = "INVALID_DEFAULT"
+DUPLICATE_FIELD = "DUPLICATE_FIELD"
+DUPLICATE_SYMBOL = "DUPLICATE_SYMBOL"
+INVALID_NAME = "INVALID_NAME"
+INVALID_FIXED_SIZE = "INVALID_FIXED_SIZE"
+DUPLICATE_UNION_BRANCH = "DUPLICATE_UNION_BRANCH"
+NESTED_UNION = "NESTED_UNION"
+REDEFINED_NAME = "REDEFINED_NAME"
+MISSING_ATTRIBUTE = "MISSING_ATTRIBUTE"
+INVALID_JSON = "INVALID_JSON"
+INVALID_SCHEMA = "INVALID_SCHEMA"  # anything else Java refuses
 
 
 # --------------------------------------------------------------------------------------------
@@ -286,6 +305,10 @@ def _parse(obj: Any, names: Names | None) -> Schema:
         parser = _Parser(names)
         root = parser.parse(obj, "", None)
         parser.resolve_forward_references(root)
+        if names is None and not parser.field_aliases:
+            # Read by compat.check: without field aliases, a schema is always compatible with
+            # itself (see compat._self_compatible).
+            root.__dict__[SELF_COMPATIBLE] = True
         return root
     finally:
         if was_enabled:
@@ -305,6 +328,7 @@ def _json_text(text: str) -> Any:
             f"Schema is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
             location=Location(pointer="", line=exc.lineno, column=exc.colno),
             hint="Fix the JSON syntax; a schema is a JSON object, array or quoted type name.",
+            kind=INVALID_JSON,
         ) from exc
 
 
@@ -364,25 +388,36 @@ class _Placeholder(Schema):
 
 
 class _Parser:
-    """One parse: the named types seen so far (Java's ParseContext) and pending references."""
+    """One parse: the named types seen so far (Java's ParseContext) and pending references.
+
+    The hot paths (records, fields, primitive types, unions) are written out inline with exact
+    class tests (``x.__class__ is str``) and direct node construction: a parse is mostly Python
+    call overhead, and the corpus and large-schema benchmarks (bench/bench_compat.py) are
+    dominated by it. Anything unusual takes the general path, which raises the precise errors.
+    """
+
+    __slots__ = ("old", "new", "placeholders", "building", "field_aliases")
 
     def __init__(self, names: Names | None) -> None:
         self.old: Mapping[str, NamedSchema] = names.types if names is not None else {}
         self.new: dict[str, NamedSchema] = {}
         self.placeholders: list[_Placeholder] = []
         self.building: set[int] = set()  # records whose fields are being parsed
+        self.field_aliases = False  # whether any field has aliases
 
     # -- errors -------------------------------------------------------------------------------
 
     @staticmethod
-    def fail(message: str, pointer: str, hint: str) -> SchemaParseError:
-        return SchemaParseError(message, location=Location(pointer=pointer), hint=hint)
+    def fail(kind: str, message: str, pointer: str, hint: str) -> SchemaParseError:
+        return SchemaParseError(message, location=Location(pointer=pointer), hint=hint, kind=kind)
 
     # -- names --------------------------------------------------------------------------------
 
     def find(self, name: str, namespace: str | None, pointer: str) -> Schema:
         if name in PRIMITIVE_TYPES:
-            return _make(PrimitiveSchema, type=name, pointer=pointer)
+            node = _new(PrimitiveSchema)
+            _set(node, "__dict__", {"type": name, "pointer": pointer})
+            return node
         full = f"{namespace}.{name}" if namespace and "." not in name else name
         found = self.lookup(full) or self.lookup(name)
         if found is not None:
@@ -395,14 +430,14 @@ class _Parser:
         found = self.old.get(fullname)
         return found if found is not None else self.new.get(fullname)
 
-    def define(self, schema: NamedSchema, pointer: str) -> None:
-        fullname = schema.fullname
+    def define(self, schema: NamedSchema, fullname: str, pointer: str) -> None:
         space = schema.namespace
         if space and space not in _VALID_NAMESPACES:
             for part in space.split("."):
                 problem = name_error(part)
                 if problem:
                     raise self.fail(
+                        INVALID_NAME,
                         f'Namespace part "{part}" of {fullname!r} is invalid: {problem}',
                         pointer,
                         "Namespace parts are names separated by dots: a letter or _ then "
@@ -419,6 +454,7 @@ class _Parser:
                 return
         if not self._equal_at_definition(existing, schema):
             raise self.fail(
+                REDEFINED_NAME,
                 f"Can't redefine: {fullname} (already defined at {existing.pointer or '/'})",
                 pointer,
                 f"Refer to the existing type by name ({json.dumps(fullname)}) instead of "
@@ -443,6 +479,7 @@ class _Parser:
         problem = name_error(name)
         if problem:
             raise self.fail(
+                INVALID_NAME,
                 f"Invalid {what} {json.dumps(name, ensure_ascii=False)}: {problem}",
                 pointer,
                 "A name starts with a letter or _ and continues with letters, digits or _ "
@@ -453,13 +490,25 @@ class _Parser:
     # -- the schema grammar ---------------------------------------------------------------------
 
     def parse(self, node: Any, pointer: str, namespace: str | None) -> Schema:
-        if isinstance(node, str):
+        cls = node.__class__
+        if cls is str:
+            if node in PRIMITIVE_TYPES:
+                schema = _new(PrimitiveSchema)
+                _set(schema, "__dict__", {"type": node, "pointer": pointer})
+                return schema
             return self.find(node, namespace, pointer)
+        if cls is dict:
+            return self.parse_object(node, pointer, namespace)
+        if cls is list:
+            return self.parse_union(node, pointer, namespace)
+        if isinstance(node, str):
+            return self.find(str(node), namespace, pointer)
         if isinstance(node, dict):
             return self.parse_object(node, pointer, namespace)
         if isinstance(node, list):
             return self.parse_union(node, pointer, namespace)
         raise self.fail(
+            INVALID_SCHEMA,
             f"Schema not supported: {json.dumps(node)} is not a type name, object or union",
             pointer,
             'Write a type name ("string"), a type object ({"type": ...}) or a union ([...]).',
@@ -468,18 +517,26 @@ class _Parser:
     def parse_union(self, node: list, pointer: str, namespace: str | None) -> Schema:
         branches: list[Schema] = []
         seen: dict[str, int] = {}
-        for index, item in enumerate(node):
+        index = 0
+        for item in node:
             branch_pointer = f"{pointer}/{index}"
-            branch = self.parse(item, branch_pointer, namespace)
-            if isinstance(branch, UnionSchema):
-                raise self.fail(
-                    "A union may not contain a union directly",
-                    branch_pointer,
-                    "Put the nested union's branches into the outer union.",
-                )
-            key = branch.type if branch.__class__ is PrimitiveSchema else branch.fullname
+            if item.__class__ is str and item in PRIMITIVE_TYPES:
+                branch = _new(PrimitiveSchema)
+                _set(branch, "__dict__", {"type": item, "pointer": branch_pointer})
+                key = item
+            else:
+                branch = self.parse(item, branch_pointer, namespace)
+                if branch.__class__ is UnionSchema:
+                    raise self.fail(
+                        NESTED_UNION,
+                        "A union may not contain a union directly",
+                        branch_pointer,
+                        "Put the nested union's branches into the outer union.",
+                    )
+                key = branch.type if branch.__class__ is PrimitiveSchema else branch.fullname
             if key in seen:
                 raise self.fail(
+                    DUPLICATE_UNION_BRANCH,
                     f"Duplicate in union: {key} (branches {seen[key]} and {index})",
                     branch_pointer,
                     "A union may hold each type only once (arrays once, maps once, each named "
@@ -487,43 +544,57 @@ class _Parser:
                 )
             seen[key] = index
             branches.append(branch)
-        return _make(UnionSchema, type="union", pointer=pointer, types=tuple(branches))
+            index += 1
+        union = _new(UnionSchema)
+        _set(union, "__dict__", {"type": "union", "pointer": pointer, "types": tuple(branches)})
+        return union
 
     def parse_object(self, node: dict, pointer: str, namespace: str | None) -> Schema:
         kind = node.get("type")
-        if not isinstance(kind, str):
+        if kind.__class__ is not str and not isinstance(kind, str):
             raise self.fail(
+                MISSING_ATTRIBUTE,
                 "Type object has no textual \"type\" attribute",
                 pointer + "/type" if "type" in node else pointer,
                 'Give it "type": a type name such as "record", "array" or "string"; nest other '
                 'schemas one level down (e.g. {"type": "array", "items": ...}).',
             )
+        if kind == "record" or kind == "enum" or kind == "fixed" or kind == "error":
+            return self.parse_named(node, kind, pointer, namespace)
         if kind in PRIMITIVE_TYPES:
             props = {k: v for k, v in node.items() if k != "type"}
-            return _make(
-                PrimitiveSchema, type=kind, pointer=pointer,
-                props=MappingProxyType(props) if props else _EMPTY,
-            )
-        if kind in ("record", "error", "enum", "fixed"):
-            return self.parse_named(node, kind, pointer, namespace)
+            schema = _new(PrimitiveSchema)
+            _set(schema, "__dict__", {
+                "type": kind, "pointer": pointer,
+                "props": MappingProxyType(props) if props else _EMPTY,
+            })
+            return schema
         if kind == "array":
             if "items" not in node:
                 raise self.fail(
+                    MISSING_ATTRIBUTE,
                     "Array has no \"items\"", pointer, 'Add "items": the type of the elements.'
                 )
             items = self.parse(node["items"], pointer + "/items", namespace)
-            return _make(
-                ArraySchema, type="array", pointer=pointer, items=items, props=_props(node, "array")
-            )
+            schema = _new(ArraySchema)
+            _set(schema, "__dict__", {
+                "type": "array", "pointer": pointer, "items": items,
+                "props": _EMPTY if _ARRAY_RESERVED.issuperset(node) else _props(node, "array"),
+            })
+            return schema
         if kind == "map":
             if "values" not in node:
                 raise self.fail(
+                    MISSING_ATTRIBUTE,
                     "Map has no \"values\"", pointer, 'Add "values": the type of the values.'
                 )
             values = self.parse(node["values"], pointer + "/values", namespace)
-            return _make(
-                MapSchema, type="map", pointer=pointer, values=values, props=_props(node, "map")
-            )
+            schema = _new(MapSchema)
+            _set(schema, "__dict__", {
+                "type": "map", "pointer": pointer, "values": values,
+                "props": _EMPTY if _MAP_RESERVED.issuperset(node) else _props(node, "map"),
+            })
+            return schema
         # {"type": "SomeName"}: a reference to a named type.
         return self.find(kind, namespace, pointer)
 
@@ -531,52 +602,73 @@ class _Parser:
         self, node: dict, kind: str, pointer: str, namespace: str | None
     ) -> NamedSchema:
         raw_name = node.get("name")
-        if not isinstance(raw_name, str):
+        if raw_name.__class__ is not str and not isinstance(raw_name, str):
             raise self.fail(
+                MISSING_ATTRIBUTE,
                 f"A {kind} needs a textual \"name\"",
                 pointer + "/name" if "name" in node else pointer,
                 'Add "name": a letter or _ followed by letters, digits or _.',
             )
         space = node.get("namespace")
-        if not isinstance(space, str):
+        if space.__class__ is not str and not isinstance(space, str):
             space = namespace  # Java ignores a non-textual namespace
-        simple, space = _split_name(raw_name, space)
+        dot = raw_name.rfind(".")  # Java's Name(name, space): a dotted name has its namespace
+        if dot >= 0:
+            space = raw_name[:dot]
+            simple = raw_name[dot + 1 :]
+        else:
+            simple = raw_name
+        if not space:
+            space = None
         if simple not in _VALID_NAMES:
             _remember_valid(self.valid_name(simple, pointer + "/name", "name"))
         fullname = f"{space}.{simple}" if space else simple
         if fullname in PRIMITIVE_TYPES:
             raise self.fail(
+                INVALID_NAME,
                 f"Schemas may not be named after primitives: {fullname}",
                 pointer + "/name",
                 "Choose a name that is not a primitive type name, or add a namespace.",
             )
         doc = node.get("doc")
-        doc = doc if isinstance(doc, str) else None
+        if doc is not None and doc.__class__ is not str and not isinstance(doc, str):
+            doc = None
         aliases = self.named_aliases(node, pointer, space) if "aliases" in node else ()
-        props = _props(node, "enum" if kind == "enum" else kind.replace("error", "record"))
-        if kind == "fixed":
-            size = node.get("size")
-            if not _is_int(size) or not _INT_MIN <= size <= _INT_MAX:
-                raise self.fail(
-                    f"Fixed {fullname} has no valid \"size\": {json.dumps(size)}",
-                    pointer + ("/size" if "size" in node else ""),
-                    'Give "size" as a JSON integer: the number of bytes.',
-                )
-            if size < 0:
-                raise self.fail(
-                    f"Fixed {fullname} has a negative size: {size}",
-                    pointer + "/size",
-                    '"size" is a number of bytes: 0 or more.',
-                )
-            schema: NamedSchema = _make(
-                FixedSchema, type="fixed", pointer=pointer, simple_name=simple, namespace=space,
-                aliases=aliases, doc=doc, props=props, size=size,
-            )
-            self.define(schema, pointer)
-            return schema
+        if kind == "record" or kind == "error":
+            reserved = _RESERVED["record"]
+        else:
+            reserved = _RESERVED[kind]
+        if reserved.issuperset(node):
+            props = _EMPTY
+        else:
+            props = MappingProxyType({k: v for k, v in node.items() if k not in reserved})
+        if kind == "record" or kind == "error":
+            return self.parse_record(node, kind, pointer, simple, space, fullname, aliases, doc,
+                                     props)
         if kind == "enum":
-            return self.parse_enum(node, pointer, simple, space, aliases, doc, props)
-        return self.parse_record(node, kind, pointer, simple, space, aliases, doc, props)
+            return self.parse_enum(node, pointer, simple, space, fullname, aliases, doc, props)
+        size = node.get("size")
+        if type(size) is not int or not _INT_MIN <= size <= _INT_MAX:
+            raise self.fail(
+                INVALID_FIXED_SIZE,
+                f"Fixed {fullname} has no valid \"size\": {json.dumps(size)}",
+                pointer + ("/size" if "size" in node else ""),
+                'Give "size" as a JSON integer: the number of bytes.',
+            )
+        if size < 0:
+            raise self.fail(
+                INVALID_FIXED_SIZE,
+                f"Fixed {fullname} has a negative size: {size}",
+                pointer + "/size",
+                '"size" is a number of bytes: 0 or more.',
+            )
+        schema = _new(FixedSchema)
+        _set(schema, "__dict__", {
+            "type": "fixed", "pointer": pointer, "simple_name": simple, "namespace": space,
+            "aliases": aliases, "doc": doc, "props": props, "size": size,
+        })
+        self.define(schema, fullname, pointer)
+        return schema
 
     def named_aliases(self, node: dict, pointer: str, space: str | None) -> tuple[str, ...]:
         raw = self.aliases_of(node, pointer)
@@ -597,110 +689,146 @@ class _Parser:
         raw = node["aliases"]
         if not isinstance(raw, list):
             raise self.fail(
+                INVALID_SCHEMA,
                 "\"aliases\" is not an array", pointer + "/aliases",
                 'Write aliases as an array of names: "aliases": ["OldName"].',
             )
         for index, alias in enumerate(raw):
             if not isinstance(alias, str):
                 raise self.fail(
+                    INVALID_SCHEMA,
                     f"Alias is not a string: {json.dumps(alias)}", f"{pointer}/aliases/{index}",
                     "Each alias is a name in quotes.",
                 )
         return raw
 
-    def parse_enum(self, node, pointer, simple, space, aliases, doc, props) -> EnumSchema:
+    def parse_enum(self, node, pointer, simple, space, fullname, aliases, doc, props):
         symbols = node.get("symbols")
         if not isinstance(symbols, list):
             raise self.fail(
+                MISSING_ATTRIBUTE,
                 "Enum has no \"symbols\" array",
                 pointer + ("/symbols" if "symbols" in node else ""),
                 'Add "symbols": an array of names, e.g. ["CASH", "CARD"].',
             )
+        valid = _VALID_NAMES
         seen: set[str] = set()
-        for index, symbol in enumerate(symbols):
-            self.valid_name(symbol, f"{pointer}/symbols/{index}", "enum symbol")
-            if symbol in seen:
-                raise self.fail(
-                    f"Duplicate enum symbol: {symbol}", f"{pointer}/symbols/{index}",
-                    "List each symbol once.",
-                )
+        for symbol in symbols:
+            if symbol.__class__ is not str or symbol not in valid or symbol in seen:
+                seen = self.check_symbols(symbols, pointer)
+                break
             seen.add(symbol)
         default = node.get("default")
         if isinstance(default, str):
             if default not in seen:
                 raise self.fail(
+                    INVALID_DEFAULT,
                     f"The enum default {default!r} is not one of the symbols {symbols}",
                     pointer + "/default",
                     "Make the enum default one of the symbols, or remove it.",
                 )
         else:
             default = None  # Java ignores a non-textual enum default
-        schema = _make(
-            EnumSchema, type="enum", pointer=pointer, simple_name=simple, namespace=space,
-            aliases=aliases, doc=doc, props=props, symbols=tuple(symbols), default=default,
-        )
-        self.define(schema, pointer)
+        schema = _new(EnumSchema)
+        _set(schema, "__dict__", {
+            "type": "enum", "pointer": pointer, "simple_name": simple, "namespace": space,
+            "aliases": aliases, "doc": doc, "props": props, "symbols": tuple(symbols),
+            "default": default,
+        })
+        self.define(schema, fullname, pointer)
         return schema
 
-    def parse_record(self, node, kind, pointer, simple, space, aliases, doc, props):
+    def check_symbols(self, symbols: list, pointer: str) -> set[str]:
+        """Validate enum symbols one by one (names, duplicates); the set of symbols."""
+        seen: set[str] = set()
+        for index, symbol in enumerate(symbols):
+            if symbol.__class__ is not str or symbol not in _VALID_NAMES:
+                _remember_valid(
+                    self.valid_name(symbol, f"{pointer}/symbols/{index}", "enum symbol")
+                )
+            if symbol in seen:
+                raise self.fail(
+                    DUPLICATE_SYMBOL,
+                    f"Duplicate enum symbol: {symbol}", f"{pointer}/symbols/{index}",
+                    "List each symbol once.",
+                )
+            seen.add(symbol)
+        return seen
+
+    def parse_record(self, node, kind, pointer, simple, space, fullname, aliases, doc, props):
         raw_fields = node.get("fields")
-        if not isinstance(raw_fields, list):
+        if raw_fields.__class__ is not list and not isinstance(raw_fields, list):
             raise self.fail(
+                MISSING_ATTRIBUTE,
                 f"Record {simple} has no \"fields\" array",
                 pointer + ("/fields" if "fields" in node else ""),
                 'Add "fields": an array of {"name": ..., "type": ...} objects ([] for none).',
             )
-        record = _make_from(RecordSchema, {
+        record = _new(RecordSchema)
+        attrs = {
             "type": "record", "fields": (), "pointer": pointer, "simple_name": simple,
             "namespace": space, "aliases": aliases, "doc": doc, "props": props,
             "is_error": kind == "error",
-        })
-        self.define(record, pointer)
-        self.building.add(id(record))
+        }
+        _set(record, "__dict__", attrs)
+        self.define(record, fullname, pointer)
+        building = self.building
+        building.add(id(record))
         fields: list[Field] = []
         by_name: dict[str, Field] = {}
-        for index, raw in enumerate(raw_fields):
-            fld = self.parse_field(raw, f"{pointer}/fields/{index}", index, space)
-            if fld.name in by_name:
+        valid = _VALID_NAMES
+        primitives = PRIMITIVE_TYPES
+        new, set_attr, primitive_class, field_class = _new, _set, PrimitiveSchema, Field
+        indexes = _INDEXES
+        prefix = pointer + "/fields/"
+        position = 0
+        for raw in raw_fields:
+            fpointer = prefix + (indexes[position] if position < 4096 else str(position))
+            # One field (written out here: this loop is the hottest part of a parse).
+            name = raw.get("name") if raw.__class__ is dict or isinstance(raw, dict) else None
+            if name.__class__ is not str and not isinstance(name, str):
                 raise self.fail(
-                    f"Duplicate field {fld.name!r} in record {record.fullname} "
-                    f"(fields {by_name[fld.name].position} and {index})",
-                    fld.pointer + "/name",
+                    MISSING_ATTRIBUTE,
+                    "Field has no textual \"name\"", fpointer,
+                    'Each field is an object with "name" and "type".',
+                )
+            if name not in valid:
+                _remember_valid(self.valid_name(name, fpointer + "/name", "field name"))
+            ftype = raw.get("type", _MISSING)
+            if ftype.__class__ is str and ftype in primitives:
+                ftype_node = new(primitive_class)
+                set_attr(ftype_node, "__dict__", {"type": ftype, "pointer": fpointer + "/type"})
+            elif ftype is _MISSING:
+                raise self.fail(
+                    MISSING_ATTRIBUTE,
+                    f"Field {name!r} has no \"type\"", fpointer, 'Add "type" to the field.'
+                )
+            else:
+                ftype_node = self.parse(ftype, fpointer + "/type", space)
+            fattrs: dict[str, Any] = {
+                "name": name, "type": ftype_node, "position": position, "pointer": fpointer,
+            }
+            if len(raw) > 2:
+                self.field_extras(raw, name, ftype_node, fpointer, fattrs)
+            fld = new(field_class)
+            set_attr(fld, "__dict__", fattrs)
+            if name in by_name:
+                raise self.fail(
+                    DUPLICATE_FIELD,
+                    f"Duplicate field {name!r} in record {fullname} "
+                    f"(fields {by_name[name].position} and {position})",
+                    fpointer + "/name",
                     "Each field name may appear once in a record; rename or remove one.",
                 )
-            by_name[fld.name] = fld
+            by_name[name] = fld
             fields.append(fld)
-        self.building.discard(id(record))
+            position += 1
+        building.discard(id(record))
         # The record must exist before its fields (they may refer to it), so its fields are set
         # here, once, before anyone else can see the object.
-        record.__dict__["fields"] = tuple(fields)
-        record.__dict__["field_map"] = MappingProxyType(by_name)
+        attrs["fields"] = tuple(fields)
+        attrs["field_map"] = MappingProxyType(by_name)
         return record
-
-    def parse_field(self, raw: Any, pointer: str, position: int, space: str | None) -> Field:
-        name = raw.get("name") if isinstance(raw, dict) else None
-        if not isinstance(name, str):
-            raise self.fail(
-                "Field has no textual \"name\"", pointer,
-                'Each field is an object with "name" and "type".',
-            )
-        if name not in _VALID_NAMES:
-            _remember_valid(self.valid_name(name, pointer + "/name", "field name"))
-        if "type" not in raw:
-            raise self.fail(
-                f"Field {name!r} has no \"type\"", pointer, 'Add "type" to the field.'
-            )
-        ftype = raw["type"]
-        if ftype.__class__ is str and ftype in PRIMITIVE_TYPES:
-            ftype = _make_from(PrimitiveSchema, {"type": ftype, "pointer": pointer + "/type"})
-        else:
-            ftype = self.parse(ftype, pointer + "/type", space)
-        attrs: dict[str, Any] = {
-            "name": name, "type": ftype, "position": position, "pointer": pointer,
-        }
-        if len(raw) > 2:
-            self.field_extras(raw, name, ftype, pointer, attrs)
-        return _make_from(Field, attrs)
 
     def field_extras(
         self, raw: dict, name: str, ftype: Schema, pointer: str, attrs: dict[str, Any]
@@ -713,6 +841,7 @@ class _Parser:
             order_raw = raw["order"]
             if not isinstance(order_raw, str) or order_raw.lower() not in ORDERS:
                 raise self.fail(
+                    INVALID_SCHEMA,
                     f"Invalid order {json.dumps(order_raw)} for field {name!r}",
                     pointer + "/order",
                     'Use "ascending", "descending" or "ignore", or leave "order" out.',
@@ -723,27 +852,43 @@ class _Parser:
             attrs["default"] = self.check_default(name, ftype, raw["default"], pointer + "/default")
         if "aliases" in raw:
             attrs["aliases"] = tuple(self.aliases_of(raw, pointer))
-        props = {k: v for k, v in raw.items() if k not in _FIELD_RESERVED}
-        if props:
-            attrs["props"] = MappingProxyType(props)
+            self.field_aliases = True
+        if not _FIELD_RESERVED.issuperset(raw):
+            attrs["props"] = MappingProxyType(
+                {k: v for k, v in raw.items() if k not in _FIELD_RESERVED}
+            )
 
     def check_default(self, name: str, ftype: Schema, default: Any, pointer: str) -> Any:
-        if ftype.type in ("float", "double") and isinstance(default, str):
-            # Java turns a textual default of a float/double field into a number first.
-            number = _java_double(default)
-            if number is None:
-                raise self.fail(
-                    f"Invalid default for field {name!r}: {json.dumps(default)} is not a number",
-                    pointer,
-                    'Write the default as a JSON number, or "NaN", "Infinity", "-Infinity".',
-                )
-            return number
+        t = ftype.type
+        # The common cases first (Java's rules, as in _valid_value).
+        if t == "union":
+            first = ftype.types[0].type if ftype.types else None  # type: ignore[attr-defined]
+            if default is None and first == "null":
+                return default
+        elif t == "string" or t == "bytes":
+            if default.__class__ is str:
+                return default
+        elif t == "float" or t == "double":
+            if isinstance(default, str):
+                # Java turns a textual default of a float/double field into a number first.
+                number = _java_double(default)
+                if number is None:
+                    raise self.fail(
+                        INVALID_DEFAULT,
+                        f"Invalid default for field {name!r}: {json.dumps(default)} is not a "
+                        "number",
+                        pointer,
+                        'Write the default as a JSON number, or "NaN", "Infinity", '
+                        '"-Infinity".',
+                    )
+                return number
         try:
             problem = None if _valid_value(ftype, default, self.building) else ""
         except _FieldsNotSet as unfinished:
             problem = f" (record {unfinished.args[0]} is still being defined)"
         if problem is not None:
             raise self.fail(
+                INVALID_DEFAULT,
                 f"Invalid default for field {name!r}: {_short(default)} is not a "
                 f"{_describe(ftype)}{problem}",
                 pointer,
@@ -758,6 +903,7 @@ class _Parser:
         for placeholder in self.placeholders:
             if self.lookup(placeholder.ref) is None:
                 raise self.fail(
+                    UNDEFINED_NAME,
                     f"Undefined name: {placeholder.ref}",
                     placeholder.pointer,
                     "Define the type (a record, enum or fixed with this name) in this schema or "
@@ -961,29 +1107,37 @@ def _canonical(schema: Schema, seen: set[str], out: list[str]) -> None:
     out.append(f'"{t}"')
 
 
-_CRC64_EMPTY = 0xC15D213AA4D7A795
+_CRC64_EMPTY = 0xC15D213AA4D7A795  # the CRC-64-AVRO "empty" value from the specification
 
 
-def _crc64_table() -> list[int]:
+def _crc64_table() -> tuple[int, ...]:
     table = []
     for i in range(256):
         fp = i
         for _ in range(8):
             fp = (fp >> 1) ^ (_CRC64_EMPTY & -(fp & 1))
         table.append(fp)
-    return table
+    return tuple(table)
 
 
 _CRC64_TABLE = _crc64_table()
 
 
-def fingerprint(schema: Schema) -> int:
-    """The CRC-64-AVRO fingerprint of the schema's Parsing Canonical Form (unsigned 64-bit)."""
+def rabin64(data: bytes) -> int:
+    """CRC-64-AVRO of ``data`` as an unsigned integer (the specification's algorithm).
+
+    The one implementation in schemacli (``schemacli.contracts.canonical`` re-exports it).
+    """
     fp = _CRC64_EMPTY
     table = _CRC64_TABLE
-    for byte in canonical_form(schema).encode("utf-8"):
+    for byte in data:
         fp = (fp >> 8) ^ table[(fp ^ byte) & 0xFF]
     return fp
+
+
+def fingerprint(schema: Schema) -> int:
+    """The CRC-64-AVRO fingerprint of the schema's Parsing Canonical Form (unsigned 64-bit)."""
+    return rabin64(canonical_form(schema).encode("utf-8"))
 
 
 def fingerprint_hex(schema: Schema) -> str:

@@ -40,7 +40,7 @@ def test_invalid_file_exits_2_with_file_line_col_kind_and_hint() -> None:
     assert result.exit_code == 2
     lines = result.stdout.splitlines()
     assert lines[0] == (
-        f"{path}:7:30: error[INVALID_SCHEMA]: Undefined name: com.acme.Zone (at /fields/1/type)"
+        f"{path}:7:30: error[UNDEFINED_NAME]: Undefined name: com.acme.Zone (at /fields/1/type)"
     )
     assert lines[1].startswith("  hint: ")
 
@@ -73,7 +73,7 @@ def test_json_output_lists_files_fingerprints_and_findings() -> None:
     good, invalid = payload["files"]
     assert good["ok"] and len(good["fingerprint"]["crc64"]) == 16 and good["canonical"]
     [finding] = invalid["findings"]
-    assert finding["kind"] == "INVALID_SCHEMA"
+    assert finding["kind"] == "DUPLICATE_FIELD"
     assert finding["location"] == {
         "source": str(bad),
         "pointer": "/fields/2/name",

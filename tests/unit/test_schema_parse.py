@@ -136,6 +136,49 @@ def test_java_refusals_are_refused_with_pointer_and_hint(case):
     assert caught.value.hint
 
 
+# The kind each refusal carries (SchemaParseError.kind, shown by `schemacli validate`).
+REFUSED_KINDS = {
+    "undefined_name": "UNDEFINED_NAME",
+    "invalid_name": "INVALID_NAME",
+    "invalid_namespace": "INVALID_NAME",
+    "duplicate_field": "DUPLICATE_FIELD",
+    "duplicate_symbol": "DUPLICATE_SYMBOL",
+    "fixed_without_size": "INVALID_FIXED_SIZE",
+    "fixed_negative_size": "INVALID_FIXED_SIZE",
+    "nested_union": "NESTED_UNION",
+    "duplicate_union_branch": "DUPLICATE_UNION_BRANCH",
+    "two_arrays_in_union": "DUPLICATE_UNION_BRANCH",
+    "default_not_fitting": "INVALID_DEFAULT",
+    "int_default_too_big": "INVALID_DEFAULT",
+    "null_default_for_string": "INVALID_DEFAULT",
+    "record_without_fields": "MISSING_ATTRIBUTE",
+    "field_without_type": "MISSING_ATTRIBUTE",
+    "redefined_name": "REDEFINED_NAME",
+    "named_after_primitive": "INVALID_NAME",
+    "enum_default_not_a_symbol": "INVALID_DEFAULT",
+    "bad_order": "INVALID_SCHEMA",
+    "not_a_schema": "INVALID_SCHEMA",
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_each_refusal_carries_the_kind_of_rule_it_breaks(case):
+    with pytest.raises(SchemaParseError) as caught:
+        parse_schema(REFUSED[case][0])
+    assert caught.value.kind == REFUSED_KINDS[case]
+
+
+def test_an_error_re_raised_from_a_parse_error_keeps_its_kind():
+    try:
+        try:
+            parse_schema(record({"name": "a", "type": "Nope"}))
+        except SchemaParseError as err:
+            raise SchemaParseError("placed", hint="h") from err
+    except SchemaParseError as placed:
+        assert placed.kind == "UNDEFINED_NAME"
+    assert SchemaParseError("plain").kind == "INVALID_SCHEMA"
+
+
 def test_invalid_json_text_reports_line_and_column():
     with pytest.raises(SchemaParseError) as caught:
         parse_schema('{"type": "record",\n  "name": }')
