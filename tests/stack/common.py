@@ -276,7 +276,9 @@ def install_stop_handlers() -> None:
             if callable(previous):
                 previous(sig, frame)
             else:
-                raise SystemExit(128 + sig)
+                # Like Ctrl-C: pytest aborts the session (a SystemExit raised inside a test
+                # would only fail that test and carry on) and unwinds the fixtures.
+                raise KeyboardInterrupt(f"signal {sig}")
 
         signal.signal(signum, handler)
     # SIGINT stays Python's KeyboardInterrupt: pytest unwinds fixtures (which stop their
