@@ -286,6 +286,8 @@ def test_converter_republishes_valid_v2_messages_as_v1_and_dead_letters_the_rest
     assert dry["converted"] + dry["dead_lettered"] == 30 and dry["converted"] >= 1
     result = deploy(s, "--available-now")
     assert result.returncode == 0, result.stderr[-3000:]
+    # the foreground run shows the job's progress, one line per batch, cumulative
+    assert "converted 95 dead-lettered 24 skipped 1" in result.stderr, result.stderr[-3000:]
     counts = check_outputs(s)
     assert counts["in"] == counts["converted"] + counts["dead_letter"] + counts["skipped"]
     assert (counts["converted"], counts["dead_letter"], counts["skipped"]) == (95, 24, 1)
