@@ -267,14 +267,17 @@ def launch(cfg: DeployConfig, cmd: list[str], *, detach: bool) -> Launched:
         env=env,
         stdin=subprocess.DEVNULL,
         start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        # spark-submit's PythonRunner copies the driver's stdout and stderr to the JVM's
+        # stdout; Spark's own log goes to stderr: read both, keep our lines.
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
         text=True,
+        errors="replace",
     )
     pid_file.write_text(str(proc.pid))
     try:
-        assert proc.stderr is not None
-        for line in proc.stderr:  # our progress lines pass; Spark's log noise is kept out
+        assert proc.stdout is not None
+        for line in proc.stdout:  # our progress lines pass; Spark's log noise is kept out
             if (
                 line.startswith(
                     ("batch ", "converter ", "SIGTERM", "error:", "  hint:", "Traceback")
