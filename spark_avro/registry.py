@@ -77,7 +77,14 @@ def _avro_text(payload: dict, what: str) -> str:
             hint="Register the schema self-contained (named types inlined).",
         )
     schema = payload["schema"]
-    json.loads(schema)  # the registry returns JSON text; fail here rather than inside Spark
+    try:
+        json.loads(schema)  # fail here, with the subject and version, rather than inside Spark
+    except json.JSONDecodeError as exc:
+        raise RegistryError(
+            f"{what} is not an Avro schema (not JSON: {exc.msg} at line {exc.lineno} "
+            f"column {exc.colno})",
+            hint="Point the reader at an Avro subject.",
+        ) from exc
     return schema
 
 
