@@ -271,8 +271,14 @@ def main() -> int:
             results["python"] = secs
             print(f"(c) python:      {n / secs:,.0f} msg/s ({secs:.1f}s)", file=sys.stderr)
         rates = {k: round(n / v) for k, v in results.items()}
+        import subprocess
+
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
+        ).stdout.strip()
         line = {
             "bench": "converter",
+            "commit": commit,
             "date": started,
             "machine": where,
             "messages": n,
