@@ -307,3 +307,17 @@ def test_a_promoted_field_type_is_resolved_by_avro(spark):
         dict(decode_confluent(df, writer_schemas={4: writer}, reader_schema=reader).dtypes)["n"]
         == "bigint"
     )
+
+
+def test_a_writer_the_reader_cannot_read_yields_undecodable_records(spark):
+    writer = json.dumps(
+        {"type": "record", "name": "R", "fields": [{"name": "amount", "type": "string"}]}
+    )
+    reader = json.dumps(
+        {"type": "record", "name": "R", "fields": [{"name": "amount", "type": "float"}]}
+    )
+    df = kafka_frame(spark, [confluent(6, writer, {"amount": "12.50"})])
+    row = decode_confluent(df, writer_schemas={6: writer}, reader_schema=reader).first()
+    assert row.amount is None and row.schema_id == 6
+    assert row.decode_error.startswith("undecodable Avro body for schema id 6")
+    assert "not readable as the reader schema" in row.decode_error

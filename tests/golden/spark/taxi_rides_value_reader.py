@@ -364,7 +364,7 @@ def decode_confluent(
             F.concat(
                 F.lit("undecodable Avro body for schema id "),
                 schema_id.cast("string"),
-                F.lit(": truncated, or not written with that schema"),
+                F.lit(": truncated, not written with it, or not readable as the reader schema"),
             ),
         )
     )
