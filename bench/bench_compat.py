@@ -30,8 +30,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from schemacli.contracts.compat import check  # noqa: E402
-from schemacli.contracts.schema import clear_parse_cache, parse_schema  # noqa: E402
+from schemacli.contracts.compat import check, clear_caches  # noqa: E402
+from schemacli.contracts.schema import parse_schema  # noqa: E402
 from schemacli.errors import SchemaParseError  # noqa: E402
 from tests.oracle.generator import pairs  # noqa: E402
 from tests.oracle.oracle import Oracle  # noqa: E402
@@ -156,12 +156,12 @@ def main() -> None:
             # Cold: every check parses both texts (the parse cache is emptied before each).
             for _ in range(args.repeat):
                 for r, w in work:
-                    clear_parse_cache()
+                    clear_caches()
                     check(r, w)
 
         def ours_cached() -> None:
             # As used: one pass, the text cache starting empty (each text occurs in two pairs).
-            clear_parse_cache()
+            clear_caches()
             for r, w in work:
                 check(r, w)
 
@@ -180,7 +180,7 @@ def main() -> None:
         big_r = json.dumps(large_record(evolved=True))
         assert check(big_r, big_w).compatible
         def large_cold() -> None:
-            clear_parse_cache()
+            clear_caches()
             check(big_r, big_w)
 
         large_ours = timed(large_cold, args.large_runs)

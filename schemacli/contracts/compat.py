@@ -23,10 +23,10 @@ compatibility level to a candidate and a subject's history.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import json
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
@@ -39,6 +39,7 @@ from schemacli.contracts.schema import (
     RecordSchema,
     Schema,
     UnionSchema,
+    clear_parse_cache,
     parse_schema,
 )
 from schemacli.errors import Location
@@ -313,7 +314,24 @@ def check(reader: Schema | str | dict | list, writer: Schema | str | dict | list
     whose findings carry Java's kind and location (as a JSON pointer into the reader); raises
     :class:`~schemacli.errors.SchemaParseError` when either schema is not valid Avro.
     """
-    with _gc_paused():
+    if reader.__class__ is str and writer.__class__ is str:
+        key = (reader, writer)
+        cached = _RESULTS.get(key)
+        if cached is None:
+            cached = _check(reader, writer)
+            if len(_RESULTS) >= _RESULTS_MAX:
+                _RESULTS.clear()
+            _RESULTS[key] = cached
+        return cached
+    return _check(reader, writer)
+
+
+def _check(reader: Schema | str | dict | list, writer: Schema | str | dict | list) -> CompatResult:
+    # Parsing and checking allocate many small objects that all stay alive until the end:
+    # the cyclic GC would rescan them repeatedly for nothing (see schema._parse).
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
         reader_schema = _as_schema(reader)
         writer_schema = _as_schema(writer)
         if reader_schema is writer_schema and _self_compatible(reader_schema):
@@ -323,8 +341,23 @@ def check(reader: Schema | str | dict | list, writer: Schema | str | dict | list
         except _Ambiguous as ambiguous:
             return CompatResult(False, (_ambiguous_finding(ambiguous, reader_schema),))
         if not found:
-            return CompatResult(True)
+            return _COMPATIBLE
         return CompatResult(False, tuple(_finding(inc, reader_schema) for inc in found))
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+# Results of checks between schema texts (results are immutable, so they can be shared): the gate
+# and the levels check the same pairs again and again. Emptied by clear_caches().
+_RESULTS: dict[tuple[str, str], CompatResult] = {}
+_RESULTS_MAX = 4096
+
+
+def clear_caches() -> None:
+    """Forget parsed schema texts and check results (for benchmarks measuring cold checks)."""
+    _RESULTS.clear()
+    clear_parse_cache()
 
 
 _COMPATIBLE = CompatResult(True)
@@ -340,19 +373,6 @@ def _self_compatible(schema: Schema) -> bool:
     that same branch. Pinned against Java by tests/oracle (every generated schema vs itself).
     """
     return schema.__dict__.get(SELF_COMPATIBLE, False)
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    # Parsing and checking allocate many small objects that all stay alive until the end:
-    # the cyclic GC would rescan them repeatedly for nothing (see schema.parse_schema).
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def is_compatible(reader: Schema | str | dict | list, writer: Schema | str | dict | list) -> bool:
@@ -435,14 +455,45 @@ def _finding(inc: _Incompatibility, root: Schema) -> Finding:
         old, new = _type_name(inc.detail), _type_name(reader)
     template, hint = CATALOGUE[kind]
     values.update(where=_where(root, inc.location), reader=new, writer=old)
-    return Finding(
+    return _make_finding(
         kind=kind,
         message=template.format(**values),
-        location=Location(pointer=inc.pointer),
+        location=_make_location(pointer=inc.pointer),
         hint=hint.format(**values),
         old=old,
         new=new,
     )
+
+
+def _fast_constructor(cls: type) -> Any:
+    """``cls(**values)`` for a frozen dataclass, filling the instance dict in one step.
+
+    The generated ``__init__`` of a frozen dataclass sets each field with ``object.__setattr__``;
+    an incompatible pair builds a Finding and a Location per incompatibility, which made findings
+    a third of a check. Falls back to ``cls`` itself when the class needs its ``__init__``
+    (``__post_init__``, slots, default factories).
+    """
+    if hasattr(cls, "__post_init__") or "__slots__" in cls.__dict__:
+        return cls
+    defaults: dict[str, Any] = {}
+    for item in dataclasses.fields(cls):
+        if item.default_factory is not dataclasses.MISSING:
+            return cls
+        if item.default is not dataclasses.MISSING:
+            defaults[item.name] = item.default
+    new = object.__new__
+    set_attr = object.__setattr__
+
+    def make(**values: Any) -> Any:
+        instance = new(cls)
+        set_attr(instance, "__dict__", {**defaults, **values})
+        return instance
+
+    return make
+
+
+_make_finding = _fast_constructor(Finding)
+_make_location = _fast_constructor(Location)
 
 
 def _ambiguous_finding(ambiguous: _Ambiguous, root: Schema) -> Finding:

@@ -803,6 +803,8 @@ class _Parser:
                     MISSING_ATTRIBUTE,
                     f"Field {name!r} has no \"type\"", fpointer, 'Add "type" to the field.'
                 )
+            elif ftype.__class__ is dict:
+                ftype_node = self.parse_object(ftype, fpointer + "/type", space)
             else:
                 ftype_node = self.parse(ftype, fpointer + "/type", space)
             fattrs: dict[str, Any] = {
@@ -834,6 +836,10 @@ class _Parser:
         self, raw: dict, name: str, ftype: Schema, pointer: str, attrs: dict[str, Any]
     ) -> None:
         """doc, order, default, aliases and other properties of a field, into ``attrs``."""
+        if len(raw) == 3 and "default" in raw:  # the common case: name, type and default
+            attrs["has_default"] = True
+            attrs["default"] = self.check_default(name, ftype, raw["default"], pointer + "/default")
+            return
         doc = raw.get("doc")
         if isinstance(doc, str):
             attrs["doc"] = doc
@@ -867,6 +873,18 @@ class _Parser:
                 return default
         elif t == "string" or t == "bytes":
             if default.__class__ is str:
+                return default
+        elif t == "int":
+            if default.__class__ is int and _INT_MIN <= default <= _INT_MAX:
+                return default
+        elif t == "long":
+            if default.__class__ is int and _LONG_MIN <= default <= _LONG_MAX:
+                return default
+        elif t == "boolean":
+            if default.__class__ is bool:
+                return default
+        elif t == "null":
+            if default is None:
                 return default
         elif t == "float" or t == "double":
             if isinstance(default, str):
