@@ -400,14 +400,22 @@ def run(args: argparse.Namespace, mapping: Any, reg: RegistryPlan) -> int:
         json.dumps({"id": str(query.id), "run_id": str(query.runId), "checkpoint": args.checkpoint})
     )
     import signal
+    import threading
+
+    stopping = threading.Event()
 
     def _stop(signum: int, frame: Any) -> None:  # SIGTERM from `schemacli migrate stop`
+        # Only set a flag: a Py4J call from a signal handler would interleave with the main
+        # thread's call in progress and break the gateway connection.
         print("SIGTERM: stopping after the current batch", file=sys.stderr, flush=True)
-        query.stop()
+        stopping.set()
 
     signal.signal(signal.SIGTERM, _stop)
     try:
-        query.awaitTermination()
+        while not query.awaitTermination(1):
+            if stopping.is_set():
+                query.stop()  # waits for the batch in flight; its offsets are committed
+                break
     except Exception as exc:  # the query's own failure: say it in one line, exit non-zero
         print(f"converter failed: {str(exc).splitlines()[0]}", file=sys.stderr, flush=True)
         return 1

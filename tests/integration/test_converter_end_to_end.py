@@ -353,3 +353,35 @@ def test_sigkill_mid_stream_then_restart_loses_nothing_and_counts_duplicates(
     assert counts["in"] == counts["converted"] + counts["dead_letter"] + counts["skipped"]
     print(f"after SIGKILL at {done} and restart: {counts}")  # duplicates are reported, not hidden
     assert counts["duplicates"] <= 100 * 2  # at most the batch(es) in flight were written twice
+
+
+def test_stop_ends_a_detached_converter_cleanly_after_its_batch(kafka, registry, tmp_path):
+    s = prepare(_bootstrap(kafka), _url(registry), tmp_path, n=50)
+    started = deploy(s, detach=True)
+    assert started.returncode == 0, started.stderr
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline and not (s.state / "progress.json").exists():
+        time.sleep(0.5)
+    totals = json.loads((s.state / "progress.json").read_text())["totals"]
+    assert totals["in"] == 50
+    stopped = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "schemacli",
+            "migrate",
+            "stop",
+            str(s.mapping),
+            "--state-dir",
+            str(s.state),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+    assert ": stopped (pid" in stopped.stdout
+    log = (s.state / "job.log").read_text()
+    assert "SIGTERM: stopping after the current batch" in log and "converter stopped" in log
+    assert "Traceback" not in log and "converter failed" not in log
+    assert not (s.state / "submit.pid").exists()
