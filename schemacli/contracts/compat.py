@@ -190,6 +190,8 @@ class _Checker:
         wtype = writer.type
         if rtype == wtype:
             if rtype == "record":
+                if reader.simple_name == writer.simple_name:  # type: ignore[attr-defined]
+                    return self.fields(reader, writer, location)  # type: ignore[arg-type]
                 return self.names(reader, writer, location) + self.fields(
                     reader, writer, location  # type: ignore[arg-type]
                 )

@@ -316,11 +316,18 @@ def _parse(obj: Any, names: Names | None) -> Schema:
 
 
 def _json_text(text: str) -> Any:
+    first = text[:1]
+    if first == "{" or first == "[":  # the usual case: no need to look for a bare name
+        return _json_loads(text)
     stripped = text.strip()
     if stripped[:1] not in ("{", "[", '"') and (
         stripped in PRIMITIVE_TYPES or _is_plain_name(stripped)
     ):
         return stripped
+    return _json_loads(text)
+
+
+def _json_loads(text: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
