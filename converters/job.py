@@ -44,7 +44,8 @@ ERROR_HEADER = "schemacli.error"
 STAGE_HEADER = "schemacli.error-stage"
 METRICS = "schemacli_converter"
 KINDS = ("converted", "dead_letter", "skipped", "tombstone")
-_CARRY = "key"  # see build_output
+SOURCE_VALUE = "source_value"  # the v2 message's bytes, carried to the dead letter
+SKIP = "already_converted"  # the message carries MARKER_HEADER: skip it (the loop guard)
 # Producer settings of the sink: bigger batches, a short linger (Kafka's defaults favour latency
 # per record; the converter moves records in bulk). A --kafka-properties file overrides them.
 SINK_DEFAULTS = {"kafka.linger.ms": "20", "kafka.batch.size": "262144"}
@@ -126,7 +127,6 @@ def build_output(raw: DataFrame, mapping: Any, reg: RegistryPlan) -> DataFrame:
     from pyspark.sql import functions as F
 
     from converters.transform import (
-        DECODE_ERROR,
         ERROR,
         STAGE,
         V1,
@@ -134,7 +134,7 @@ def build_output(raw: DataFrame, mapping: Any, reg: RegistryPlan) -> DataFrame:
         confluent_value,
         convert_rows,
     )
-    from spark_avro.decode import decode_confluent
+    from spark_avro.decode import RAW_COLUMN, decode_confluent
 
     compiled = compiled_or_fail(mapping)
     if "headers" not in raw.columns:
@@ -143,30 +143,29 @@ def build_output(raw: DataFrame, mapping: Any, reg: RegistryPlan) -> DataFrame:
         F.coalesce(F.col("headers"), F.array().cast("array<struct<key:string,value:binary>>")),
         lambda h: h["key"] == MARKER_HEADER,
     )
-    source_id = F.concat_ws(
-        "/", F.col("topic"), F.col("partition").cast("string"), F.col("offset").cast("string")
-    )
-    # decode_confluent passes through only Kafka's key/topic/partition/offset/timestamp, so what
-    # the sinks need besides (raw value, headers, the loop marker) rides inside the key column.
-    carried = raw.select(
-        F.struct(
-            F.col("key").alias("key"),
-            F.col("value").alias("value"),
-            F.col("headers").alias("headers"),
-            source_id.alias("source"),
-            (F.unix_millis(F.col("timestamp"))).cast("string").alias("ts"),
-            marked.alias("skip"),
-        ).alias(_CARRY),
-        F.col("value"),
+    # What the sinks need besides the decoded record: the raw bytes (a dead letter's value), the
+    # headers, and whether the message already carries the loop marker. decode_confluent passes
+    # Kafka's columns through and, asked to, these too.
+    source = raw.select(
+        "key",
+        "value",
+        "topic",
+        "partition",
+        "offset",
+        "timestamp",
+        "headers",
+        F.col("value").alias(SOURCE_VALUE),
+        marked.alias(SKIP),
     )
     decoded = decode_confluent(
-        carried,
+        source,
         writer_schemas=reg.writer_schemas,
         reader_schema=json.dumps(mapping.source.schema_json),
         mode="PERMISSIVE",
         flatten=False,
+        passthrough=("headers", SOURCE_VALUE, SKIP),
     )
-    decoded = decoded.select(F.col(_CARRY).alias("carry"), "record", DECODE_ERROR, "schema_id")
+    decoded = decoded.drop(RAW_COLUMN)
     rows = convert_rows(decoded, mapping, compiled=compiled)
     version = F.lit(None).cast("string")
     for sid, text in sorted(reg.writer_versions.items()):
@@ -175,23 +174,26 @@ def build_output(raw: DataFrame, mapping: Any, reg: RegistryPlan) -> DataFrame:
     # tombstone (null value: a delete on a compacted topic) is forwarded as a tombstone with the
     # same key, so deletes reach v1 consumers too.
     kind = (
-        F.when(F.col("carry.skip"), F.lit("skipped"))
-        .when(F.col("carry.value").isNull(), F.lit("tombstone"))
+        F.when(F.col(SKIP), F.lit("skipped"))
+        .when(F.col(SOURCE_VALUE).isNull(), F.lit("tombstone"))
         .when(F.col(ERROR).isNull(), F.lit("converted"))
         .otherwise(F.lit("dead_letter"))
     )
     staged = rows.select("*", kind.alias("kind"))
     k = F.col("kind")
     v1_value = confluent_value(F.col(V1), json.dumps(json.loads(reg.target_schema)), reg.target_id)
-    headers = F.col("carry.headers")
-    source, ts = F.col("carry.source"), F.col("carry.ts")
+    headers = F.col("headers")
+    source = F.concat_ws(
+        "/", F.col("topic"), F.col("partition").cast("string"), F.col("offset").cast("string")
+    )
+    ts = F.unix_millis(F.col("timestamp")).cast("string")
     out = staged.select(
         F.when(k == "dead_letter", F.lit(mapping.dead_letter_topic))
         .otherwise(F.lit(mapping.target.topic))
         .alias("topic"),
-        F.col("carry.key").alias("key"),
+        F.col("key"),
         F.when(k == "converted", v1_value)
-        .when(k == "dead_letter", F.col("carry.value"))
+        .when(k == "dead_letter", F.col(SOURCE_VALUE))
         .alias("value"),
         F.when(
             k == "converted",

@@ -321,3 +321,29 @@ def test_a_writer_the_reader_cannot_read_yields_undecodable_records(spark):
     assert row.amount is None and row.schema_id == 6
     assert row.decode_error.startswith("undecodable Avro body for schema id 6")
     assert "not readable as the reader schema" in row.decode_error
+
+
+def test_passthrough_columns_such_as_headers_ride_along_untouched(mixed):
+    from pyspark.sql import functions as F
+
+    headers = F.array(F.struct(F.lit("trace").alias("key"), F.lit(b"t-1").alias("value")))
+    df = mixed.withColumn("headers", headers)
+    decoded = decode_confluent(
+        df, writer_schemas=WRITERS, reader_schema=V2_TEXT, passthrough=("headers",)
+    )
+    assert "headers" in decoded.columns
+    assert {bytes(r.headers[0].value) for r in decoded.collect()} == {b"t-1"}
+    plain = decode_confluent(df, writer_schemas=WRITERS, reader_schema=V2_TEXT)
+    assert "headers" not in plain.columns  # only what is asked for, besides Kafka's columns
+
+
+def test_a_passthrough_column_the_frame_lacks_or_the_reader_uses_is_refused(mixed):
+    with pytest.raises(ValueError, match="not in the frame"):
+        decode_confluent(mixed, writer_schemas=WRITERS, reader_schema=V2_TEXT, passthrough=("h",))
+    with pytest.raises(ValueError, match="clash"):
+        decode_confluent(
+            mixed.withColumn("raw_value", mixed.value),
+            writer_schemas=WRITERS,
+            reader_schema=V2_TEXT,
+            passthrough=("raw_value",),
+        )

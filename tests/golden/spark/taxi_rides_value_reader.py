@@ -273,15 +273,18 @@ def decode_confluent(
     reader_schema: str,
     mode: str = "PERMISSIVE",
     flatten: bool = True,
+    passthrough: tuple[str, ...] = (),
 ) -> DataFrame:
     """Decode the Confluent-framed Avro ``value`` column of ``df`` into ``reader_schema``'s fields.
 
     ``df`` has Kafka's columns (``value`` is required; ``key``, ``topic``, ``partition``,
-    ``offset``, ``timestamp`` are passed through when present). ``writer_schemas`` maps schema id
-    to the JSON text of the schema registered under it. Returns the reader's fields (top-level
-    columns when ``flatten``, else one struct column ``record``), the Kafka columns, ``schema_id``
-    and, in PERMISSIVE mode, ``decode_error`` (null when the record decoded) and ``raw_value``
-    (the bytes of a bad record). Raises ValueError on a bad mode, reader schema or name clash.
+    ``offset``, ``timestamp`` are passed through when present; so are the ``passthrough``
+    columns, e.g. ``headers`` from a Kafka source with ``includeHeaders``). ``writer_schemas``
+    maps schema id to the JSON text of the schema registered under it. Returns the reader's
+    fields (top-level columns when ``flatten``, else one struct column ``record``), the Kafka and
+    passthrough columns, ``schema_id`` and, in PERMISSIVE mode, ``decode_error`` (null when the
+    record decoded) and ``raw_value`` (the bytes of a bad record). Raises ValueError on a bad
+    mode, reader schema, name clash or a passthrough column ``df`` does not have.
     """
     mode = mode.upper()
     if mode not in MODES:
@@ -289,7 +292,19 @@ def decode_confluent(
     if not writer_schemas:
         raise ValueError("no writer schemas given: every record would have an unknown schema id")
     fields = reader_field_names(reader_schema)
+    missing = [name for name in passthrough if name not in df.columns]
+    if missing:
+        raise ValueError(f"passthrough columns {missing} are not in the frame: {df.columns}")
+    extra = [name for name in passthrough if name not in KAFKA_COLUMNS]
+    internal = {"value", SCHEMA_ID_COLUMN, ERROR_COLUMN, RAW_COLUMN, "_schema_id", "_record"}
+    clashes = [n for n in extra if n in internal | {"_reason"} or n.startswith("_writer_")]
+    if clashes:
+        raise ValueError(
+            f"passthrough columns {clashes} clash with the columns the reader uses; "
+            "rename them first"
+        )
     passthrough = [name for name in KAFKA_COLUMNS if name in df.columns]
+    passthrough += [name for name in extra if name not in passthrough]
     if flatten:
         reserved = {*passthrough, SCHEMA_ID_COLUMN, ERROR_COLUMN, RAW_COLUMN}
         clashes = sorted(reserved.intersection(fields))
