@@ -713,26 +713,27 @@ def gate(head: Tree, settings: Settings, *, base: Tree | None = None) -> GateRep
     try:
         head_index = head.subjects()
     except InputError as err:
-        return GateReport(store, against, (_input_row("(store)", settings, err),))
+        return GateReport(store, against, (input_error_row("(store)", settings, err),))
     base_index: dict[str, dict[int, str]] = {}
     if base is not None:
         try:
             base_index = base.subjects()
         except InputError as err:
-            return GateReport(store, against, (_input_row("(store)", settings, err),))
+            return GateReport(store, against, (input_error_row("(store)", settings, err),))
     rows = []
     for subject in sorted(set(head_index) | set(base_index)):
         level = settings.level_for(subject)
         try:
             rows.append(_gate_subject(subject, level, head, head_index, base, base_index))
         except InputError as err:
-            rows.append(_input_row(subject, settings, err, len(head_index.get(subject, {}))))
+            rows.append(input_error_row(subject, settings, err, len(head_index.get(subject, {}))))
     return GateReport(store, against, tuple(rows))
 
 
-def _input_row(
-    subject: str, settings: Settings, err: InputError, versions: int = 0
+def input_error_row(
+    subject: str, settings: Settings, err: SchemacliError, versions: int = 0
 ) -> SubjectReport:
+    """A gate row for a subject (or the whole store) that could not be read."""
     finding = Finding(
         kind=STORE_LAYOUT if isinstance(err, StoreLayoutError) else INVALID_SCHEMA,
         message=err.message,
@@ -743,9 +744,10 @@ def _input_row(
     return SubjectReport(subject, settings.level_for(subject), versions, (), (finding,))
 
 
-def _parse_all(
-    files: Sequence[VersionFile], resolver: References, memo: dict
+def parse_versions(
+    files: Sequence[VersionFile], resolver: References, memo: dict | None = None
 ) -> tuple[list[LoadedSchema], list[Finding]]:
+    """Parse every version; the ones that fail become INVALID_SCHEMA findings."""
     loaded, problems = [], []
     for f in files:
         try:
@@ -777,11 +779,11 @@ def _gate_subject(
 
     memo: dict = {}
     base_loaded, base_problems = (
-        _parse_all(base_files, References(base, base_index), memo)
+        parse_versions(base_files, References(base, base_index), memo)
         if base is not None
         else ([], [])
     )
-    head_loaded, problems = _parse_all(head_files, References(head, head_index), memo)
+    head_loaded, problems = parse_versions(head_files, References(head, head_index), memo)
     findings.extend(problems)
     findings.extend(base_problems)
     if findings:  # a history that does not parse cannot be checked

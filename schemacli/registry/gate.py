@@ -63,21 +63,27 @@ def gate_against_registry(
     each: Callable[[Sequence[str]], Iterable[str]] = lambda names: names,
 ) -> RegistryGate:
     """Check every subject of the store ``head`` (a store Tree) against the registry."""
-    from schemacli.contracts.store import GateReport, References, read_versions
+    from schemacli.contracts.store import (
+        GateReport,
+        References,
+        input_error_row,
+        read_versions,
+    )
     from schemacli.errors import InputError
 
     label = f"{head.label} against {client.settings.display_url}"
     try:
         index = head.subjects()
     except InputError as err:
-        return RegistryGate(GateReport(label, None, (_input_row("(store)", settings, err),)), ())
+        row = input_error_row("(store)", settings, err)
+        return RegistryGate(GateReport(label, None, (row,)), ())
     resolver = References(head, index)
     rows, candidates = [], []
     for subject in each(sorted(index)):
         try:
             files = read_versions(head, index, subject)
         except InputError as err:
-            rows.append(_input_row(subject, settings, err, len(index.get(subject, {}))))
+            rows.append(input_error_row(subject, settings, err, len(index.get(subject, {}))))
             continue
         row, new = _gate_subject(client, subject, files, settings, resolver)
         rows.append(row)
@@ -85,50 +91,12 @@ def gate_against_registry(
     return RegistryGate(GateReport(label, None, tuple(rows)), tuple(candidates))
 
 
-def _input_row(subject: str, settings: Any, err: SchemacliError, versions: int = 0) -> Any:
-    from schemacli.contracts.store import (
-        INVALID_SCHEMA,
-        STORE_LAYOUT,
-        StoreLayoutError,
-        SubjectReport,
-    )
-
-    finding = Finding(
-        kind=STORE_LAYOUT if isinstance(err, StoreLayoutError) else INVALID_SCHEMA,
-        message=err.message,
-        location=err.location or Location(),
-        hint=err.hint,
-        subject=None if subject == "(store)" else subject,
-    )
-    return SubjectReport(subject, settings.level_for(subject), versions, (), (finding,))
-
-
-def _parse(files: Sequence[Any], resolver: Any) -> tuple[list[Any], list[Finding]]:
-    from schemacli.contracts.store import INVALID_SCHEMA
-
-    loaded, problems = [], []
-    for f in files:
-        try:
-            loaded.append(resolver.load(f))
-        except SchemacliError as err:
-            problems.append(
-                Finding(
-                    kind=INVALID_SCHEMA,
-                    message=err.message,
-                    location=err.location or Location(source=f.source),
-                    hint=err.hint,
-                    subject=f.subject,
-                )
-            )
-    return loaded, problems
-
-
 def _gate_subject(
     client: RegistryClient, subject: str, files: Sequence[Any], settings: Any, resolver: Any
 ) -> tuple[Any, list[Candidate]]:
-    from schemacli.contracts.store import SubjectReport, check_candidate
+    from schemacli.contracts.store import SubjectReport, check_candidate, parse_versions
 
-    loaded, problems = _parse(files, resolver)
+    loaded, problems = parse_versions(files, resolver)
     level = registry_level(client, subject)
     if problems:
         return SubjectReport(subject, level.level, len(files), (), tuple(problems)), []
