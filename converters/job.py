@@ -46,6 +46,10 @@ METRICS = "schemacli_converter"
 KINDS = ("converted", "dead_letter", "skipped", "tombstone")
 SOURCE_VALUE = "source_value"  # the v2 message's bytes, carried to the dead letter
 SKIP = "already_converted"  # the message carries MARKER_HEADER: skip it (the loop guard)
+KEY_OUT = "v1_key"  # the key written to v1: converted when the mapping has `key:`, else copied
+KEY_ERROR = "key_error"  # why the key could not be decoded or converted (the record is dead)
+KEY_STAGE = "key_error_stage"  # key-decode | key-convert
+VALUE_SIDE = "value_side"  # the value's columns, riding along while the key is decoded
 # Producer settings of the sink: bigger batches, a short linger (Kafka's defaults favour latency
 # per record; the converter moves records in bulk). A --kafka-properties file overrides them.
 SINK_DEFAULTS = {"kafka.linger.ms": "20", "kafka.batch.size": "262144"}
@@ -59,18 +63,30 @@ class RegistryPlan:
     target_schema: str
     writer_schemas: dict[int, str]  # v2 schema id -> schema text
     writer_versions: dict[int, str]  # v2 schema id -> "subject/version" (the marker header)
+    key: RegistryPlan | None = None  # the same for the key, when the mapping converts keys
 
 
 def resolve_registry(mapping: Any, client: Any) -> RegistryPlan:
-    """Look up the v1 schema id and every v2 writer schema. Raises CheckFailed when v1 is not
-    registered under the target subject (the job must not invent an id), RegistryError when the
-    registry cannot answer."""
+    """Look up the v1 schema id and every v2 writer schema (of the key too, when the mapping has
+    a ``key`` section). Raises CheckFailed when v1 is not registered under the target subject
+    (the job must not invent an id), RegistryError when the registry cannot answer."""
+    from dataclasses import replace
+
+    plan = _resolve_side(mapping, client)
+    if mapping.key is not None:
+        plan = replace(plan, key=_resolve_side(mapping.key, client))
+    return plan
+
+
+def _resolve_side(mapping: Any, client: Any) -> RegistryPlan:
     from schemacli.errors import CheckFailed, UsageError
 
     target, source = mapping.target, mapping.source
+    what = "key " if mapping.prefix == "/key" else ""
     if not target.subject or not source.subject:
         raise UsageError(
-            "the job needs registry subjects for both sides (source.subject, target.subject)",
+            f"the job needs registry subjects for both sides of the {what or 'value '}"
+            "(source.subject, target.subject)",
             location=mapping.location("/target" if not target.subject else "/source"),
             hint="Add `subject:` to the mapping; the ids in the Confluent header come from there.",
         )
@@ -78,14 +94,14 @@ def resolve_registry(mapping: Any, client: Any) -> RegistryPlan:
     found = client.lookup(target.subject, target_text)
     if found is None:
         raise CheckFailed(
-            f"the v1 schema is not registered under subject {target.subject!r}",
+            f"the v1 {what}schema is not registered under subject {target.subject!r}",
             location=mapping.location("/target/subject"),
             hint=f"Register it first: `schemacli register {target.subject} <v1.avsc>`; the "
             "converter writes that schema's id into every message it produces.",
         )
     if target.version not in (None, "latest") and found.version != target.version:
         raise CheckFailed(
-            f"the v1 schema is version {found.version} of {target.subject!r}, "
+            f"the v1 {what}schema is version {found.version} of {target.subject!r}, "
             f"the mapping says version {target.version}",
             location=mapping.location("/target/version"),
             hint="Fix `target.version`, or point `target.schema` at the registered version.",
@@ -100,7 +116,7 @@ def resolve_registry(mapping: Any, client: Any) -> RegistryPlan:
         raise CheckFailed(
             f"subject {source.subject!r} has no versions",
             location=mapping.location("/source/subject"),
-            hint="Register the v2 schema under it before starting the converter.",
+            hint=f"Register the v2 {what}schema under it before starting the converter.",
         )
     return RegistryPlan(found.id, found.schema or target_text, writers, versions)
 
@@ -167,6 +183,15 @@ def build_output(raw: DataFrame, mapping: Any, reg: RegistryPlan) -> DataFrame:
     )
     decoded = decoded.drop(RAW_COLUMN)
     rows = convert_rows(decoded, mapping, compiled=compiled)
+    if mapping.key is not None and reg.key is not None:
+        rows = _convert_keys(rows, mapping.key, reg.key)
+    else:  # keys are copied byte for byte
+        rows = rows.select(
+            "*",
+            F.col("key").alias(KEY_OUT),
+            F.lit(None).cast("string").alias(KEY_ERROR),
+            F.lit(None).cast("string").alias(KEY_STAGE),
+        )
     version = F.lit(None).cast("string")
     for sid, text in sorted(reg.writer_versions.items()):
         version = F.when(F.col("schema_id") == sid, F.lit(text)).otherwise(version)
@@ -175,6 +200,7 @@ def build_output(raw: DataFrame, mapping: Any, reg: RegistryPlan) -> DataFrame:
     # same key, so deletes reach v1 consumers too.
     kind = (
         F.when(F.col(SKIP), F.lit("skipped"))
+        .when(F.col(KEY_ERROR).isNotNull(), F.lit("dead_letter"))
         .when(F.col(SOURCE_VALUE).isNull(), F.lit("tombstone"))
         .when(F.col(ERROR).isNull(), F.lit("converted"))
         .otherwise(F.lit("dead_letter"))
@@ -191,7 +217,7 @@ def build_output(raw: DataFrame, mapping: Any, reg: RegistryPlan) -> DataFrame:
         F.when(k == "dead_letter", F.lit(mapping.dead_letter_topic))
         .otherwise(F.lit(mapping.target.topic))
         .alias("topic"),
-        F.col("key"),
+        F.when(k == "dead_letter", F.col("key")).otherwise(F.col(KEY_OUT)).alias("key"),
         F.when(k == "converted", v1_value)
         .when(k == "dead_letter", F.col(SOURCE_VALUE))
         .alias("value"),
@@ -208,8 +234,8 @@ def build_output(raw: DataFrame, mapping: Any, reg: RegistryPlan) -> DataFrame:
             k == "dead_letter",
             _with_headers(
                 headers,
-                _header(ERROR_HEADER, F.col(ERROR)),
-                _header(STAGE_HEADER, F.col(STAGE)),
+                _header(ERROR_HEADER, F.coalesce(F.col(ERROR), F.col(KEY_ERROR))),
+                _header(STAGE_HEADER, F.coalesce(F.col(STAGE), F.col(KEY_STAGE))),
                 _header(SOURCE_HEADER, source),
                 _header(TIMESTAMP_HEADER, ts),
             ),
@@ -231,6 +257,48 @@ def build_output(raw: DataFrame, mapping: Any, reg: RegistryPlan) -> DataFrame:
     )
     # Skipped: already converted by a converter (our own output read back, or a chain): not again.
     return out.where(F.col("kind") != "skipped").drop("kind")
+
+
+def _convert_keys(rows: DataFrame, key: Any, reg: RegistryPlan) -> DataFrame:
+    """``rows`` plus the converted key (``KEY_OUT``: Confluent-framed v1 key bytes), and
+    ``KEY_ERROR``/``KEY_STAGE`` (why the key failed; null when it converted). A null key stays
+    null. The key is decoded with its writer schema by id and converted by the key's own mapping,
+    with the same SQL compiler as the value."""
+    from pyspark.sql import functions as F
+
+    from converters.transform import (
+        ERROR,
+        STAGE,
+        V1,
+        compiled_or_fail,
+        confluent_value,
+        convert_rows,
+    )
+    from spark_avro.decode import RAW_COLUMN, decode_confluent
+
+    compiled = compiled_or_fail(key)
+    others = [c for c in rows.columns if c != "key"]
+    framed = rows.select(F.col("key").alias("value"), "key", F.struct(*others).alias(VALUE_SIDE))
+    decoded = decode_confluent(
+        framed,
+        writer_schemas=reg.writer_schemas,
+        reader_schema=json.dumps(key.source.schema_json),
+        mode="PERMISSIVE",
+        flatten=False,
+        passthrough=(VALUE_SIDE,),
+    ).drop(RAW_COLUMN, "schema_id")
+    converted = convert_rows(decoded, key, compiled=compiled)
+    has_key = F.col("key").isNotNull()
+    v1_key = confluent_value(F.col(V1), json.dumps(json.loads(reg.target_schema)), reg.target_id)
+    return converted.select(
+        F.col(f"{VALUE_SIDE}.*"),
+        "key",
+        F.when(has_key, v1_key).alias(KEY_OUT),
+        F.when(has_key, F.concat(F.lit("key: "), F.col(ERROR))).alias(KEY_ERROR),
+        F.when(has_key & F.col(ERROR).isNotNull(), F.concat(F.lit("key-"), F.col(STAGE))).alias(
+            KEY_STAGE
+        ),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -326,6 +394,8 @@ def main(argv: list[str] | None = None) -> int:
         from converters.transform import compiled_or_fail
 
         compiled_or_fail(mapping)
+        if mapping.key is not None:
+            compiled_or_fail(mapping.key)
     except SchemacliError as err:
         print(error_text(err), file=sys.stderr)
         return int(err.exit_code)

@@ -8,6 +8,14 @@ The on-disk format is versioned YAML (``version: 1``), documented in docs/migrat
     dead_letter_topic: taxi-rides-v2.dead-letter
     fields:
       total_amount: {from: total_amount, convert: parse_number, on_error: fail}
+    key:                       # optional: convert the Kafka key too (else copied byte for byte)
+      source: {subject: taxi-rides-v2-key, schema: v2-key.avsc}
+      target: {subject: taxi-rides-key, version: 1, schema: v1-key.avsc}
+      fields:
+        vendorId: {from: vendor_id, convert: narrow}
+
+The ``key`` section is a mapping of its own (same endpoints without ``topic``, same rules), kept
+in ``Mapping.key`` with its pointers under ``/key``.
 
 Loading keeps every key's line:col, so every error names ``file:line:col`` and the key path.
 """
@@ -90,6 +98,8 @@ class Mapping:
     dead_letter_topic: str | None = None
     origin: str | None = field(default=None, compare=False)  # the file it came from
     positions: dict[str, tuple[int, int]] = field(default_factory=dict, compare=False, repr=False)
+    key: Mapping | None = None  # the key's own mapping; None: the key is copied byte for byte
+    prefix: str = ""  # where this mapping sits in the file ("/key" for the key's mapping)
 
     def rule(self, target: str) -> Rule | None:
         return next((r for r in self.rules if r.target == target), None)
@@ -100,6 +110,7 @@ class Mapping:
 
     def location(self, pointer: str) -> Location:
         """Location of a key path (``/fields/total_amount/convert``) in the mapping file."""
+        pointer = self.prefix + pointer
         probe = pointer
         while probe and probe not in self.positions:
             probe = probe.rsplit("/", 1)[0]
@@ -249,7 +260,7 @@ def _build(value: Any, positions: dict, source: str) -> Mapping:
             "a mapping file must be a YAML mapping with `version: 1`",
             "Start from `schemacli migrate plan --out mapping.yaml`.",
         )
-    ctx.keys(value, "", ("version", "source", "target", "dead_letter_topic", "fields"))
+    ctx.keys(value, "", ("version", "source", "target", "dead_letter_topic", "fields", "key"))
     version = value.get("version")
     if version != FORMAT_VERSION:
         raise ctx.error(
@@ -261,13 +272,8 @@ def _build(value: Any, positions: dict, source: str) -> Mapping:
     target_ep = _endpoint(ctx, value.get("target"), "/target")
     dlq = ctx.string(value, "dead_letter_topic", "")
     fields = value.get("fields")
-    if not isinstance(fields, dict) or not fields:
-        raise ctx.error(
-            "/fields",
-            "`fields` must map each v1 field path to its rule",
-            "Write `fields:` followed by `<v1 field>: {from: <v2 field>, convert: copy}`.",
-        )
-    rules = tuple(_rule(ctx, target, spec, f"/fields/{target}") for target, spec in fields.items())
+    rules = _rules(ctx, fields, "/fields")
+    key = _key(ctx, value["key"], version) if "key" in value else None
     return Mapping(
         version=version,
         source=source_ep,
@@ -276,15 +282,58 @@ def _build(value: Any, positions: dict, source: str) -> Mapping:
         dead_letter_topic=dlq,
         origin=source,
         positions=positions,
+        key=key,
+    )
+
+
+def _rules(ctx: _Ctx, fields: Any, pointer: str) -> tuple[Rule, ...]:
+    if not isinstance(fields, dict) or not fields:
+        raise ctx.error(
+            pointer,
+            f"`{pointer[1:]}` must map each v1 field path to its rule",
+            "Write `fields:` followed by `<v1 field>: {from: <v2 field>, convert: copy}`.",
+        )
+    return tuple(_rule(ctx, target, spec, f"{pointer}/{target}") for target, spec in fields.items())
+
+
+def _key(ctx: _Ctx, obj: Any, version: int) -> Mapping:
+    """The optional ``key:`` section: the Kafka key's own v2 -> v1 mapping."""
+    if not isinstance(obj, dict):
+        raise ctx.error(
+            "/key",
+            "`key` must describe how the Kafka key is converted",
+            "Write `key: {source: {subject: ..., schema: ...}, target: {...}, fields: {...}}`, "
+            "or leave `key` out to copy keys byte for byte.",
+        )
+    ctx.keys(obj, "/key", ("source", "target", "fields"))
+    sides = []
+    for side in ("source", "target"):
+        pointer = f"/key/{side}"
+        spec = obj.get(side)
+        if isinstance(spec, dict) and "topic" in spec:
+            raise ctx.error(
+                f"{pointer}/topic",
+                f"the key travels in the value's topic; `topic` belongs to the top-level `{side}`",
+                "Remove `topic:` here.",
+            )
+        sides.append(_endpoint(ctx, spec, pointer))
+    return Mapping(
+        version=version,
+        source=sides[0],
+        target=sides[1],
+        rules=_rules(ctx, obj.get("fields"), "/key/fields"),
+        origin=ctx.source,
+        positions=ctx.positions,
+        prefix="/key",
     )
 
 
 def _endpoint(ctx: _Ctx, obj: Any, pointer: str) -> Endpoint:
-    side = "v2 (what the converter reads)" if pointer == "/source" else "v1 (what it writes)"
+    side = "v2 (what the converter reads)" if pointer.endswith("/source") else "v1 (what it writes)"
     if not isinstance(obj, dict):
         raise ctx.error(
             pointer,
-            f"`{pointer[1:]}` must describe the {side} side",
+            f"`{pointer[1:].replace('/', '.')}` must describe the {side} side",
             "Give at least `schema:` (an .avsc path) or `subject:`, and `topic:`.",
         )
     ctx.keys(obj, pointer, ("subject", "version", "schema", "schema_json", "topic"))
@@ -380,6 +429,8 @@ def _rule(ctx: _Ctx, target: str, spec: Any, pointer: str) -> Rule:
 
 
 def _load_schema_files(mapping: Mapping, base: Path) -> Mapping:
+    if mapping.key is not None:
+        mapping = replace(mapping, key=_load_schema_files(mapping.key, base))
     loaded = []
     for side, ep in (("source", mapping.source), ("target", mapping.target)):
         js = ep.schema_json
@@ -389,13 +440,15 @@ def _load_schema_files(mapping: Mapping, base: Path) -> Mapping:
                 js = json.loads(path.read_text(encoding="utf-8"))
             except OSError as exc:
                 raise InputError(
-                    f"cannot read the {side} schema {str(path)!r}: {exc.strerror or exc}",
+                    f"cannot read the {mapping.prefix[1:]}{' ' if mapping.prefix else ''}{side} "
+                    f"schema {str(path)!r}: {exc.strerror or exc}",
                     location=mapping.location(f"/{side}/schema"),
                     hint="Paths are relative to the mapping file.",
                 ) from exc
             except json.JSONDecodeError as exc:
                 raise InputError(
-                    f"{side} schema is not JSON: {exc.msg}",
+                    f"{mapping.prefix[1:]}{' ' if mapping.prefix else ''}{side} schema is not "
+                    f"JSON: {exc.msg}",
                     location=Location(source=str(path), line=exc.lineno, column=exc.colno),
                     hint="Check it with `schemacli validate`.",
                 ) from exc
@@ -408,10 +461,15 @@ def _load_schema_files(mapping: Mapping, base: Path) -> Mapping:
 
 
 def to_dict(
-    mapping: Mapping, *, inline_schemas: bool = False, inline: tuple[bool, bool] = (False, False)
+    mapping: Mapping,
+    *,
+    inline_schemas: bool = False,
+    inline: tuple[bool, bool] = (False, False),
+    key_inline: tuple[bool, bool] = (False, False),
 ) -> dict[str, Any]:
     """The mapping as plain data in the file format (``inline_schemas`` embeds ``schema_json``
-    for both sides; ``inline`` per side, for schemas that came from the registry)."""
+    for every side; ``inline``/``key_inline`` per side of the value/key, for schemas that came
+    from the registry)."""
 
     def endpoint(ep: Endpoint, embed: bool) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -422,8 +480,26 @@ def to_dict(
             out["schema_json"] = ep.schema_json
         return out
 
+    out: dict[str, Any] = {
+        "version": mapping.version,
+        "source": endpoint(mapping.source, inline[0]),
+        "target": endpoint(mapping.target, inline[1]),
+    }
+    if mapping.dead_letter_topic:
+        out["dead_letter_topic"] = mapping.dead_letter_topic
+    out["fields"] = _fields_dict(mapping.rules)
+    if mapping.key is not None:
+        out["key"] = {
+            "source": endpoint(mapping.key.source, key_inline[0]),
+            "target": endpoint(mapping.key.target, key_inline[1]),
+            "fields": _fields_dict(mapping.key.rules),
+        }
+    return out
+
+
+def _fields_dict(rules: tuple[Rule, ...]) -> dict[str, Any]:
     fields: dict[str, Any] = {}
-    for r in mapping.rules:
+    for r in rules:
         spec: dict[str, Any] = {}
         if r.source is not None:
             spec["from"] = r.source
@@ -445,33 +521,45 @@ def to_dict(
         if r.note:
             spec["note"] = r.note
         fields[r.target] = spec
-    out: dict[str, Any] = {
-        "version": mapping.version,
-        "source": endpoint(mapping.source, inline[0]),
-        "target": endpoint(mapping.target, inline[1]),
-    }
-    if mapping.dead_letter_topic:
-        out["dead_letter_topic"] = mapping.dead_letter_topic
-    out["fields"] = fields
-    return out
+    return fields
 
 
 def dumps(
-    mapping: Mapping, *, header: str | None = None, inline: tuple[bool, bool] = (False, False)
+    mapping: Mapping,
+    *,
+    header: str | None = None,
+    inline: tuple[bool, bool] = (False, False),
+    key_inline: tuple[bool, bool] = (False, False),
 ) -> str:
-    """YAML text of ``mapping``: one line per field rule, in v1 field order."""
+    """YAML text of ``mapping``: one line per field rule, in v1 field order (the key's last)."""
     import yaml
 
-    data = to_dict(mapping, inline=inline)
+    data = to_dict(mapping, inline=inline, key_inline=key_inline)
     fields = data.pop("fields")
+    key = data.pop("key", None)
     head = yaml.safe_dump(data, sort_keys=False, default_flow_style=False, width=100)
     lines = []
     if header:
         lines += [f"# {line}".rstrip() for line in header.splitlines()]
     lines.append(head.rstrip())
     lines.append("fields:")
+    lines += _rule_lines(fields, "  ")
+    if key is not None:
+        key_fields = key.pop("fields")
+        sides = yaml.safe_dump(key, sort_keys=False, default_flow_style=False, width=100)
+        lines.append("key:")
+        lines += ["  " + line for line in sides.rstrip().splitlines()]
+        lines.append("  fields:")
+        lines += _rule_lines(key_fields, "    ")
+    return "\n".join(lines) + "\n"
+
+
+def _rule_lines(fields: dict[str, Any], indent: str) -> list[str]:
+    import yaml
+
+    lines = []
     for target, spec in fields.items():
         flow = yaml.safe_dump(spec, default_flow_style=True, sort_keys=False, width=10_000).strip()
         key = yaml.safe_dump(target, default_flow_style=True).strip().removesuffix("\n...").strip()
-        lines.append(f"  {key}: {flow}")
-    return "\n".join(lines) + "\n"
+        lines.append(f"{indent}{key}: {flow}")
+    return lines

@@ -9,6 +9,7 @@ decides (``validate`` exits 1 naming each marker).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from converters.mapping import FORMAT_VERSION, Conversion, Endpoint, Mapping, Policy, Rule
@@ -42,6 +43,25 @@ def plan(
         rules=tuple(rules),
         dead_letter_topic=dead_letter_topic,
     )
+
+
+def plan_key(
+    mapping: Mapping,
+    source_json: Any,
+    target_json: Any,
+    *,
+    source: Endpoint | None = None,
+    target: Endpoint | None = None,
+) -> Mapping:
+    """``mapping`` with a ``key`` section planned from the v2 key schema (``source_json``) to the
+    v1 key schema (``target_json``), by the same rules as the value. Keys have no topic."""
+    key = plan(
+        source_json,
+        target_json,
+        source=replace(source or Endpoint(), topic=None),
+        target=replace(target or Endpoint(), topic=None),
+    )
+    return replace(mapping, key=replace(key, dead_letter_topic=None, prefix="/key"))
 
 
 def match(source: AvroType, field: AvroField) -> tuple[AvroField | None, str | None]:

@@ -67,10 +67,12 @@ class Report:
     dry_run: DryRun | None = None
     sql_check: str = "light (no Spark)"
     extra: dict[str, Any] = field(default_factory=dict)
+    key: Report | None = None  # the key section's own report, when the mapping converts keys
 
     @property
     def ok(self) -> bool:
-        return not any(f.severity is Severity.ERROR for f in self.findings)
+        errors = any(f.severity is Severity.ERROR for f in self.findings)
+        return not errors and (self.key is None or self.key.ok)
 
 
 def light_sql_check(expr: str) -> str | None:
@@ -162,7 +164,9 @@ def validate(
     spark: Any = None,
 ) -> Report:
     """Check ``mapping`` (schemas loaded) and dry-run it. Returns a Report; never raises for a bad
-    mapping (its problems are findings). ``spark``: a SparkSession for the real SQL check."""
+    mapping (its problems are findings). ``spark``: a SparkSession for the real SQL check.
+    A ``key`` section is checked the same way, on keys generated from the v2 key schema, into
+    ``Report.key``."""
     compiled = compile_mapping(mapping)
     findings = list(compiled.findings)
     for r in mapping.rules:
@@ -186,6 +190,9 @@ def validate(
             origin = origin or f"generated from the v2 schema with fastavro (seed {seed})"
         dry, dry_findings = _dry_run(mapping, compiled, samples, origin or "given", spark)
         findings += dry_findings
+    key = None
+    if mapping.key is not None:
+        key = validate(mapping.key, sample_count=sample_count, seed=seed, spark=spark)
     return Report(
         mapping=mapping.origin,
         source=_side(mapping.source),
@@ -194,6 +201,7 @@ def validate(
         findings=tuple(findings),
         dry_run=dry,
         sql_check="Spark's parser and analyser" if spark is not None else "light (no Spark)",
+        key=key,
     )
 
 

@@ -13,7 +13,7 @@ import fastavro
 import pytest
 
 from converters.job import MARKER_HEADER, SOURCE_HEADER, RegistryPlan, build_output
-from converters.mapping import loads
+from converters.mapping import Endpoint, loads
 from converters.plan import plan
 from converters.transform import ERROR, STAGE, V1, convert
 from converters.validate import validate
@@ -225,3 +225,66 @@ def test_spark_refuses_custom_sql_over_a_field_v2_does_not_have(spark):
     assert not report.ok
     (f,) = [f for f in report.findings if f.kind == "SPARK_SQL"]
     assert "total" in f.message
+
+
+V1_KEY = json.loads((ROOT / "schemas/subjects/taxi-rides-key/v1.avsc").read_text())
+V2_KEY = {**V1_KEY, "fields": [{"name": "vendorId", "type": "string"}]}  # v2 keys: string ids
+V2_KEY_ID, V1_KEY_ID = 22, 8
+
+
+def keyed_mapping():
+    from converters.plan import plan_key
+
+    return plan_key(
+        taxi_mapping(),
+        V2_KEY,
+        V1_KEY,
+        source=Endpoint(subject="taxi-rides-v2-key"),
+        target=Endpoint(subject="taxi-rides-key"),
+    )
+
+
+def test_job_pipeline_converts_keys_and_dead_letters_a_record_whose_key_fails(spark):
+    key = {"vendorId": "2"}
+    frame = kafka_frame(
+        spark,
+        [
+            (framed(V2_KEY, key, V2_KEY_ID), framed(V2, ride("12.5", 2), V2_ID), []),
+            (framed(V2_KEY, {"vendorId": "two"}, V2_KEY_ID), framed(V2, ride("3"), V2_ID), []),
+            (b"\x00\x00\x00\x00\x63junk", framed(V2, ride("4"), V2_ID), []),
+            (None, framed(V2, ride("5"), V2_ID), []),  # no key: stays without one
+            (framed(V2_KEY, key, V2_KEY_ID), None, []),  # a delete: its key converted too
+        ],
+    )
+    key_plan = RegistryPlan(
+        V1_KEY_ID, json.dumps(V1_KEY), {V2_KEY_ID: json.dumps(V2_KEY)}, {V2_KEY_ID: "k/1"}
+    )
+    reg = RegistryPlan(
+        V1_ID,
+        json.dumps(V1_SCHEMA),
+        {V2_ID: json.dumps(V2)},
+        {V2_ID: "taxi-rides-v2-value/1"},
+        key=key_plan,
+    )
+    rows = sorted(
+        build_output(frame, keyed_mapping(), reg).collect(),
+        key=lambda r: dict((h["key"], bytes(h["value"])) for h in r["headers"])[SOURCE_HEADER],
+    )
+    converted, bad_id, not_framed, keyless, delete = rows
+    assert converted["topic"] == "taxi-rides"
+    assert unframe(bytes(converted["key"]), V1_KEY) == (V1_KEY_ID, {"vendorId": 2})
+    assert unframe(bytes(converted["value"]), V1_SCHEMA)[1]["total_amount"] == 12.5
+    for dead, stage, reason in (
+        (bad_id, b"key-convert", b"key: vendorId: cannot convert two to int"),
+        (not_framed, b"key-decode", b"key: unknown schema id 99"),
+    ):
+        headers = {h["key"]: bytes(h["value"]) for h in dead["headers"]}
+        assert dead["topic"] == "dlq" and headers["schemacli.error-stage"] == stage
+        assert headers["schemacli.error"].startswith(reason), headers["schemacli.error"]
+        assert (
+            dead["key"] is not None and bytes(dead["value"])[:5] == framed(V2, ride("1"), V2_ID)[:5]
+        )
+    assert bytes(not_framed["key"]) == b"\x00\x00\x00\x00\x63junk"  # the original key bytes
+    assert keyless["topic"] == "taxi-rides" and keyless["key"] is None
+    assert (delete["topic"], delete["value"]) == ("taxi-rides", None)
+    assert unframe(bytes(delete["key"]), V1_KEY) == (V1_KEY_ID, {"vendorId": 2})
