@@ -131,16 +131,39 @@ def plan_command(
     dead_letter_topic: Annotated[
         str | None, typer.Option("--dead-letter-topic", help="[default: <v2 topic>.dead-letter]")
     ] = None,
+    key_source: Annotated[
+        str | None,
+        typer.Option(
+            "--key-from",
+            metavar="V2_KEY",
+            help="Also convert Kafka keys: the v2 key schema, an .avsc file or SUBJECT[:VERSION] "
+            "(with --key-to). Without it keys are copied byte for byte.",
+        ),
+    ] = None,
+    key_target: Annotated[
+        str | None,
+        typer.Option(
+            "--key-to",
+            metavar="V1_KEY",
+            help="The v1 key schema: an .avsc file or SUBJECT[:VERSION].",
+        ),
+    ] = None,
 ) -> None:
     """Derive a mapping from v2 to v1: each v1 field matched by name or alias, a conversion
     where one is safe, v1 defaults for what v2 lacks, `unresolved` markers elsewhere.
+    With --key-from/--key-to the Kafka key gets a `key:` section planned the same way.
 
     Exit codes: 0 planned (unresolved markers are listed on stderr; validate refuses them),
     2 input error, 3 registry error.
     """
     from converters.mapping import Conversion, Endpoint, dumps
-    from converters.plan import plan
+    from converters.plan import plan, plan_key
 
+    if (key_source is None) != (key_target is None):
+        raise UsageError(
+            "--key-from and --key-to go together",
+            hint="Give both to convert keys, or neither to copy keys byte for byte.",
+        )
     out_dir = out.parent if out is not None else Path.cwd()
     src_json, src = _side(conn, source, out_dir)
     tgt_json, tgt = _side(conn, target, out_dir)
@@ -156,13 +179,29 @@ def plan_command(
         target=Endpoint(topic=target_topic or _topic_of(tgt.get("subject")), **tgt),
         dead_letter_topic=dead_letter_topic,
     )
+    key_inline = (False, False)
+    keys = ""
+    if key_source is not None and key_target is not None:
+        ksrc_json, ksrc = _side(conn, key_source, out_dir)
+        ktgt_json, ktgt = _side(conn, key_target, out_dir)
+        key_inline = (ksrc.pop("inline", False), ktgt.pop("inline", False))
+        # TopicNameStrategy: the key's subject is the value's with -key for -value
+        for side, value_side in ((ksrc, src), (ktgt, tgt)):
+            subject = value_side.get("subject") or ""
+            if "subject" not in side and subject.endswith("-value"):
+                side["subject"] = subject.removesuffix("-value") + "-key"
+        mapping = plan_key(
+            mapping, ksrc_json, ktgt_json, source=Endpoint(**ksrc), target=Endpoint(**ktgt)
+        )
+        keys = f" --key-from {key_source} --key-to {key_target}"
     text = dumps(
         mapping,
         header=(
-            f"schemacli migrate plan --from {source} --to {target}\n"
+            f"schemacli migrate plan --from {source} --to {target}{keys}\n"
             "Review every rule; `schemacli migrate validate` checks it and dry-runs it."
         ),
         inline=(src_inline, tgt_inline),
+        key_inline=key_inline,
     )
     if out is None:
         click.echo(text, nl=False)
@@ -173,17 +212,17 @@ def plan_command(
             raise InputError(
                 f"cannot write {out}: {exc.strerror}", location=Location(str(out))
             ) from exc
-    counts: dict[str, int] = {}
-    for r in mapping.rules:
-        counts[r.convert.value] = counts.get(r.convert.value, 0) + 1
-    summary = ", ".join(f"{n} {k}" for k, n in counts.items())
-    click.echo(
-        f"planned {len(mapping.rules)} rule(s): {summary}" + (f"; wrote {out}" if out else ""),
-        err=True,
-    )
-    for r in mapping.rules:
-        if r.convert is Conversion.UNRESOLVED:
-            click.echo(f"unresolved: {r.target}: {r.reason}", err=True)
+    sections = [("", mapping)] + ([("key ", mapping.key)] if mapping.key else [])
+    for what, section in sections:
+        counts: dict[str, int] = {}
+        for r in section.rules:
+            counts[r.convert.value] = counts.get(r.convert.value, 0) + 1
+        summary = ", ".join(f"{n} {k}" for k, n in counts.items())
+        wrote = f"; wrote {out}" if out and section is mapping else ""
+        click.echo(f"planned {len(section.rules)} {what}rule(s): {summary}{wrote}", err=True)
+        for r in section.rules:
+            if r.convert is Conversion.UNRESOLVED:
+                click.echo(f"unresolved: {what}{r.target}: {r.reason}", err=True)
     raise typer.Exit(ExitCode.OK)
 
 
@@ -255,16 +294,22 @@ def validate_command(
 
         from schemacli.output.json_out import finding_json
 
+        def section(r: Any) -> dict[str, Any]:
+            return {
+                "source": r.source,
+                "target": r.target,
+                "ok": r.ok,
+                "fields": [asdict(f) for f in r.fields],
+                "findings": [finding_json(f) for f in r.findings],
+                "dry_run": asdict(r.dry_run) if r.dry_run else None,
+            }
+
         emit_json(
             {
                 "mapping": report.mapping,
-                "source": report.source,
-                "target": report.target,
-                "ok": report.ok,
+                **section(report),
                 "sql_check": report.sql_check,
-                "fields": [asdict(f) for f in report.fields],
-                "findings": [finding_json(f) for f in report.findings],
-                "dry_run": asdict(report.dry_run) if report.dry_run else None,
+                "key": section(report.key) if report.key else None,
             }
         )
     else:
@@ -296,11 +341,27 @@ def _validate_text(report: Any) -> str:
     from schemacli.output.text import finding_lines
 
     lines = [f"mapping {report.mapping}: v2 {report.source} -> v1 {report.target}"]
+    lines += _section_text(report, "v1 field")
+    if report.key is not None:
+        lines.append(f"key: v2 {report.key.source} -> v1 {report.key.target}")
+        lines += _section_text(report.key, "v1 key field")
+    lines.append(f"SQL check: {report.sql_check}")
+    findings = [*report.findings, *(report.key.findings if report.key else ())]
+    for f in findings:
+        lines += finding_lines(f)
+    errors = sum(1 for f in findings if f.severity.value == "error")
+    lines.append(
+        "ok: the mapping is deployable" if report.ok else f"not deployable: {errors} problem(s)"
+    )
+    return "\n".join(lines)
+
+
+def _section_text(report: Any, title: str) -> list[str]:
+    lines: list[str] = []
     if report.fields:
-        w = max(len(f.target) for f in report.fields)
+        w = max(len(title), *(len(f.target) for f in report.fields))
         lines.append(
-            f"  {'v1 field'.ljust(w)}  {'type':<18} {'from':<18} {'conversion':<15} on "
-            "error  Spark SQL"
+            f"  {title.ljust(w)}  {'type':<18} {'from':<18} {'conversion':<15} on error  Spark SQL"
         )
         for f in report.fields:
             lines.append(
@@ -323,14 +384,7 @@ def _validate_text(report: Any) -> str:
                     lines.append(f"  {shown}\n    -> {json.dumps(s.output, ensure_ascii=False)}")
                 else:
                     lines.append(f"  {shown}\n    -> dead letter: {'; '.join(s.errors)}")
-    lines.append(f"SQL check: {report.sql_check}")
-    for f in report.findings:
-        lines += finding_lines(f)
-    errors = sum(1 for f in report.findings if f.severity.value == "error")
-    lines.append(
-        "ok: the mapping is deployable" if report.ok else f"not deployable: {errors} problem(s)"
-    )
-    return "\n".join(lines)
+    return lines
 
 
 # ---------------------------------------------------------------------------------------------

@@ -164,3 +164,35 @@ def test_deploy_refuses_to_start_when_v1_is_not_registered(fake, tmp_path: Path)
 def test_plan_from_an_unknown_subject_is_a_registry_error(fake, tmp_path: Path):
     r = run("migrate", "plan", "--from", "nope-value", "--to", V1, "--registry", fake.url)
     assert r.exit_code == 3 and "nope-value" in r.output
+
+
+def test_plan_with_key_schemas_writes_a_key_section_that_validate_dry_runs(tmp_path: Path):
+    v1_key = json.loads((ROOT / "schemas/subjects/taxi-rides-key/v1.avsc").read_text())
+    v2_key = {**v1_key, "fields": [{"name": "vendorId", "type": "string"}]}
+    (tmp_path / "v2-key.avsc").write_text(json.dumps(v2_key))
+    out = tmp_path / "m.yaml"
+    key_to = str(ROOT / "schemas/subjects/taxi-rides-key/v1.avsc")
+    args = ["migrate", "plan", "--from", V2, "--to", V1, "--out", str(out)]
+    r = run(*args, "--key-from", str(tmp_path / "v2-key.avsc"), "--key-to", key_to)
+    assert r.exit_code == 0, r.output
+    assert "planned 1 key rule(s): 1 parse_number" in r.output
+    mapping = load(out)
+    assert mapping.key.target.subject == "taxi-rides-key" and mapping.key.target.version == 1
+    assert mapping.key.source.schema == "v2-key.avsc"
+    assert mapping.key.source.subject is None  # --from names no subject: nothing to infer
+    r = run(
+        *args, "--source-subject", "taxi-rides-v2-value", "--key-from", key_to, "--key-to", key_to
+    )
+    assert load(out).key.source.subject == "taxi-rides-v2-key"  # TopicNameStrategy
+    r = run(*args, "--key-from", str(tmp_path / "v2-key.avsc"), "--key-to", key_to)
+    r = run("migrate", "validate", str(out), "--generate", "6")
+    assert r.exit_code == 0, r.output
+    assert "key: v2 v2-key.avsc -> v1 taxi-rides-key v1" in r.output
+    assert "try_cast(`vendorId` AS INT)" in r.output
+    payload = json.loads(run("migrate", "validate", str(out), "-o", "json").stdout)
+    assert payload["ok"] and payload["key"]["dry_run"]["total"] == 20
+
+
+def test_plan_needs_both_key_options(tmp_path: Path):
+    r = runner.invoke(app, ["migrate", "plan", "--from", V2, "--to", V1, "--key-from", V2])
+    assert r.exit_code == 2 and "--key-from and --key-to go together" in r.output

@@ -122,3 +122,64 @@ def test_an_unresolved_key_rule_makes_the_mapping_not_deployable():
     report = validate(loads(head + "\n    vendorId: {unresolved: why}\n"))
     assert not report.ok and not report.findings and report.key is not None and not report.key.ok
     assert report.key.findings[0].location.pointer.startswith("/key/fields/vendorId")
+
+
+class FakeRegistry:
+    """lookup/list_versions/get_version over {subject: [schema dict, ...]}; ids from 1 up."""
+
+    def __init__(self, subjects: dict[str, list[dict]]) -> None:
+        self.versions = {}
+        next_id = 1
+        for subject, schemas in subjects.items():
+            for n, schema in enumerate(schemas, 1):
+                self.versions[(subject, n)] = (next_id, json.dumps(schema))
+                next_id += 1
+
+    def _sv(self, subject, version):
+        from types import SimpleNamespace
+
+        schema_id, text = self.versions[(subject, version)]
+        return SimpleNamespace(id=schema_id, version=version, schema=text, subject=subject)
+
+    def lookup(self, subject, text):
+        for (s, n), (_, t) in self.versions.items():
+            if s == subject and json.loads(t) == json.loads(text):
+                return self._sv(s, n)
+        return None
+
+    def list_versions(self, subject):
+        return [n for (s, n) in self.versions if s == subject]
+
+    def get_version(self, subject, version):
+        return self._sv(subject, version)
+
+
+def test_the_job_looks_up_the_v1_key_id_and_every_v2_key_writer():
+    from converters.job import resolve_registry
+
+    registry = FakeRegistry(
+        {
+            "taxi-rides-value": [V1],
+            "taxi-rides-v2-value": [V2],
+            "taxi-rides-key": [V1_KEY],
+            "taxi-rides-v2-key": [V2_KEY],
+        }
+    )
+    reg = resolve_registry(loads(KEYED), registry)
+    assert reg.key is not None and reg.key.target_id == 3
+    assert reg.key.writer_schemas == {4: json.dumps(V2_KEY)}
+    assert reg.key.writer_versions == {4: "taxi-rides-v2-key/1"}
+
+
+def test_the_job_refuses_to_start_when_the_v1_key_schema_is_not_registered():
+    from converters.job import resolve_registry
+    from schemacli.errors import CheckFailed
+
+    registry = FakeRegistry(
+        {"taxi-rides-value": [V1], "taxi-rides-v2-value": [V2], "taxi-rides-v2-key": [V2_KEY]}
+    )
+    with pytest.raises(CheckFailed) as info:
+        resolve_registry(loads(KEYED, source="m.yaml"), registry)
+    assert "v1 key schema is not registered under subject 'taxi-rides-key'" in str(info.value)
+    assert info.value.location.pointer == "/key/target/subject"
+    assert "schemacli register taxi-rides-key" in info.value.hint
