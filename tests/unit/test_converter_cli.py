@@ -180,8 +180,9 @@ def test_plan_with_key_schemas_writes_a_key_section_that_validate_dry_runs(tmp_p
     assert mapping.key.target.subject == "taxi-rides-key" and mapping.key.target.version == 1
     assert mapping.key.source.schema == "v2-key.avsc"
     assert mapping.key.source.subject is None  # --from names no subject: nothing to infer
+    key_from = str(tmp_path / "v2-key.avsc")
     r = run(
-        *args, "--source-subject", "taxi-rides-v2-value", "--key-from", key_to, "--key-to", key_to
+        *args, "--source-subject", "taxi-rides-v2-value", "--key-from", key_from, "--key-to", key_to
     )
     assert load(out).key.source.subject == "taxi-rides-v2-key"  # TopicNameStrategy
     r = run(*args, "--key-from", str(tmp_path / "v2-key.avsc"), "--key-to", key_to)
