@@ -4,7 +4,8 @@ Reads the v2 topic, decodes each value with its writer schema (by the id in the 
 ``spark_avro.decode_confluent``), converts it with the mapping's Spark SQL
 (``converters.transform.convert``), encodes it with ``to_avro`` against the v1 schema behind the
 v1 schema id (looked up in the registry; the job stops at once if v1 is not registered) and
-writes it to the v1 topic with the original key and headers plus:
+writes it to the v1 topic with the original key (or, when the mapping has a ``key:`` section,
+the key decoded, converted and framed with the v1 key schema's id the same way) and headers plus:
 
 * ``schemacli.converted-from``: ``<v2 subject>/<version>`` of the writer schema - the loop guard:
   a message that carries it is never converted again (it is counted as skipped);
@@ -13,8 +14,9 @@ writes it to the v1 topic with the original key and headers plus:
 * ``schemacli.source-timestamp``: the v2 message's timestamp in epoch milliseconds (Spark's Kafka
   sink cannot set a record's timestamp; the broker stamps the time of writing).
 
-Messages that fail to decode or convert go to the dead-letter topic with the raw bytes as value,
-the same key and headers, plus ``schemacli.error``, ``schemacli.error-stage`` and
+Messages whose value or key fails to decode or convert go to the dead-letter topic with the raw
+bytes as value, the original key and headers, plus ``schemacli.error``, ``schemacli.error-stage``
+(``decode``, ``convert``, ``key-decode``, ``key-convert``) and
 ``schemacli.source``. One query writes both topics (a ``topic`` column per row), so one
 checkpoint covers both and a restart resumes both together.
 

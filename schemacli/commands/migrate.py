@@ -483,6 +483,8 @@ def deploy_command(
                 hint="The job reads ids from the registry subject and topics from Kafka.",
             )
     compiled_or_fail(mapping)
+    if mapping.key is not None:
+        compiled_or_fail(mapping.key)
     env = {}
     reg = conn.registry
     if reg.username:

@@ -197,3 +197,28 @@ def test_plan_with_key_schemas_writes_a_key_section_that_validate_dry_runs(tmp_p
 def test_plan_needs_both_key_options(tmp_path: Path):
     r = runner.invoke(app, ["migrate", "plan", "--from", V2, "--to", V1, "--key-from", V2])
     assert r.exit_code == 2 and "--key-from and --key-to go together" in r.output
+
+
+def test_deploy_refuses_to_start_when_the_v1_key_schema_is_not_registered(fake, tmp_path: Path):
+    example = ROOT / "examples/mappings/taxi-ride-v2-to-v1.yaml"
+    v1_key = json.loads((ROOT / "schemas/subjects/taxi-rides-key/v1.avsc").read_text())
+    v2_key = {**v1_key, "fields": [{"name": "vendorId", "type": "string"}]}
+    text = example.read_text().replace("../../schemas/", str(ROOT / "schemas") + "/")
+    text += (
+        "key:\n"
+        f"  source: {{subject: taxi-rides-v2-key, schema_json: {json.dumps(v2_key)}}}\n"
+        f"  target: {{subject: taxi-rides-key, schema_json: {json.dumps(v1_key)}}}\n"
+        "  fields:\n    vendorId: {from: vendorId, convert: parse_number}\n"
+    )
+    (tmp_path / "m.yaml").write_text(text)
+    fake.add("taxi-rides-v2-value", Path(V2).read_text())
+    fake.add("taxi-rides-value", Path(V1).read_text())
+    fake.add("taxi-rides-v2-key", json.dumps(v2_key))
+    args = ["--bootstrap", "localhost:9092", "--registry", fake.url]
+    r = run(
+        "migrate", "deploy", str(tmp_path / "m.yaml"), *args, "--state-dir", str(tmp_path / "s")
+    )
+    assert r.exit_code == 1, r.output
+    assert "v1 key schema is not registered under subject 'taxi-rides-key'" in r.output
+    assert "/key/target/subject" in r.output
+    assert not (tmp_path / "s" / "submit.pid").exists()  # spark-submit never ran
