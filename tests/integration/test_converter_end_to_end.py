@@ -29,6 +29,14 @@ ROOT = Path(__file__).resolve().parents[2]
 V2 = json.loads((ROOT / "schemas/migration/taxi-ride-v2-breaking.avsc").read_text())
 V1 = json.loads((ROOT / "schemas/subjects/taxi-rides-value/v1.avsc").read_text())
 MARKER = "schemacli.converted-from"
+V1_KEY = json.loads((ROOT / "schemas/subjects/taxi-rides-key/v1.avsc").read_text())
+V2_KEY = {**V1_KEY, "fields": [{"name": "vendorId", "type": "string"}]}  # v2 keys: string ids
+
+
+def framed(schema: dict, record: dict, schema_id: int) -> bytes:
+    buf = io.BytesIO()
+    fastavro.schemaless_writer(buf, fastavro.parse_schema(schema), record)
+    return b"\x00" + schema_id.to_bytes(4, "big") + buf.getvalue()
 
 
 @dataclass
@@ -52,7 +60,10 @@ def _bootstrap(kafka) -> str:
     return str(getattr(kafka, "bootstrap", kafka))
 
 
-def prepare(bootstrap: str, registry_url: str, tmp: Path, n: int) -> Setup:
+def prepare(bootstrap: str, registry_url: str, tmp: Path, n: int, keyed: bool = False) -> Setup:
+    """Topics, subjects, n v2 messages and a planned mapping. ``keyed``: keys are Avro too (v2
+    string ids, v1 int ids: key subjects registered, a ``key:`` section planned); every tenth
+    key (i % 10 == 9) is not a number, so its record goes to the dead letter."""
     from confluent_kafka import Producer
     from confluent_kafka.admin import AdminClient, NewTopic
 
@@ -69,6 +80,9 @@ def prepare(bootstrap: str, registry_url: str, tmp: Path, n: int) -> Setup:
     with RegistryClient(RegistrySettings.build(url=registry_url, env={})) as client:
         v1_id = client.register(f"{v1_topic}-value", json.dumps(V1)).id
         v2_id = client.register(f"{v2_topic}-value", json.dumps(V2)).id
+        if keyed:
+            v1_key_id = client.register(f"{v1_topic}-key", json.dumps(V1_KEY)).id
+            v2_key_id = client.register(f"{v2_topic}-key", json.dumps(V2_KEY)).id
     parsed = fastavro.parse_schema(V2)
     produced: dict[str, dict] = {}
     pending: dict[int, dict] = {}
@@ -99,16 +113,28 @@ def prepare(bootstrap: str, registry_url: str, tmp: Path, n: int) -> Setup:
         if i == 5:
             headers.append((MARKER, b"elsewhere/1"))
             expect = "skipped"
-        pending[i] = {"ride": ride, "value": value, "expect": expect, "key": f"k{i}".encode()}
+        key = out_key = f"k{i}".encode()
+        if keyed:
+            key = framed(V2_KEY, {"vendorId": str(i) if i % 10 != 9 else f"v{i}"}, v2_key_id)
+            if i % 10 == 9 and expect == "converted":
+                expect = "dead_letter"
+            out_key = framed(V1_KEY, {"vendorId": i}, v1_key_id) if expect == "converted" else key
+        # "key": what the converter must write (the v1 key; the original one in a dead letter)
+        pending[i] = {"ride": ride, "value": value, "expect": expect, "key": out_key}
         producer.produce(
             v2_topic,
-            key=f"k{i}".encode(),
+            key=key,
             value=value,
             headers=headers,
             on_delivery=lambda err, msg, i=i: delivered(err, msg, i),
         )
     assert producer.flush(60) == 0
     mapping = tmp / "mapping.yaml"
+    key_options = []
+    if keyed:  # outside the store's layout, so the key subjects follow the value's (-key)
+        (tmp / "v1-key.avsc").write_text(json.dumps(V1_KEY))
+        (tmp / "v2-key.avsc").write_text(json.dumps(V2_KEY))
+        key_options = ["--key-from", str(tmp / "v2-key.avsc"), "--key-to", str(tmp / "v1-key.avsc")]
     out = subprocess.run(
         [
             sys.executable,
@@ -130,6 +156,7 @@ def prepare(bootstrap: str, registry_url: str, tmp: Path, n: int) -> Setup:
             v1_topic,
             "--out",
             str(mapping),
+            *key_options,
         ],
         capture_output=True,
         text=True,
@@ -242,7 +269,11 @@ def check_outputs(s: Setup) -> dict[str, int]:
         dead_seen[source] = dead_seen.get(source, 0) + 1
         sent = want_dead[source]
         assert msg.value() == sent["value"] and msg.key() == sent["key"]
-        assert h["schemacli.error"] and h["schemacli.error-stage"] in (b"decode", b"convert")
+        assert h["schemacli.error"] and h["schemacli.error-stage"] in (
+            b"decode",
+            b"convert",
+            b"key-convert",
+        )
     assert set(seen) == set(want), "converted messages missing or extra"
     assert set(dead_seen) == set(want_dead), "dead-lettered messages missing or extra"
     return {
@@ -316,6 +347,26 @@ def test_converter_republishes_valid_v2_messages_as_v1_and_dead_letters_the_rest
     assert status.returncode == 0, status.stderr
     parts = json.loads(status.stdout)["partitions"]
     assert sum(p["end_offset"] for p in parts) == 120 and all(p["lag"] == 0 for p in parts)
+
+
+def test_converter_converts_avro_keys_and_dead_letters_records_whose_key_fails(
+    kafka, registry, tmp_path
+):
+    s = prepare(_bootstrap(kafka), _url(registry), tmp_path, n=40, keyed=True)
+    assert f"subject: {s.v1_topic}-key" in s.mapping.read_text()
+    result = deploy(s, "--available-now")
+    assert result.returncode == 0, result.stderr[-3000:]
+    counts = check_outputs(s)  # checks every v1 key: v1 key id, {"vendorId": i}
+    # i % 10: 3 bad amount, 7 not Avro, 9 bad key -> 12 dead; i == 5 skipped
+    assert (counts["converted"], counts["dead_letter"], counts["skipped"]) == (27, 12, 1)
+    progress = json.loads((s.state / "progress.json").read_text())["totals"]
+    assert progress == {
+        "in": 40,
+        "converted": 27,
+        "dead_letter": 12,
+        "skipped": 1,
+        "tombstone": 0,
+    }
 
 
 def test_converter_refuses_to_start_when_v1_is_not_registered(kafka, registry, tmp_path):
