@@ -276,16 +276,22 @@ class _Checker:
                     raise _Ambiguous(field, [m.name for m in matches], location)
                 writer_field = matches[0] if matches else None
             if writer_field is not None:
-                rtype = field.type
-                wtype = writer_field.type
-                if rtype.__class__ is PrimitiveSchema and wtype.__class__ is PrimitiveSchema:
-                    # two primitives: decided here (see the class docstring)
-                    r = rtype.type
-                    w = wtype.type
-                    if r == w or w in _PROMOTIONS.get(r, _NO_PROMOTION):
+                # Two primitives are decided here (see the class docstring), by their names: a
+                # field whose type is a bare primitive name keeps just the name (``_ptype``)
+                # until someone asks for its node.
+                r = field.__dict__.get("_ptype")
+                if r is None:
+                    rtype = field.type
+                    r = rtype.type if rtype.__class__ is PrimitiveSchema else None
+                if r is not None:
+                    w = writer_field.__dict__.get("_ptype")
+                    if w is None:
+                        wtype = writer_field.type
+                        w = wtype.type if wtype.__class__ is PrimitiveSchema else None
+                    if w is not None and (r == w or w in _PROMOTIONS.get(r, _NO_PROMOTION)):
                         continue
                 location.append(str(field.position))
-                found = get("type", rtype, wtype, location)
+                found = get("type", field.type, writer_field.type, location)
                 if found:
                     out += found
             elif not field.has_default:

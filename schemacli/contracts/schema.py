@@ -192,6 +192,34 @@ _new = object.__new__
 _set = object.__setattr__
 
 
+class _PrimitiveFieldType:
+    """``Field.type`` of a field whose type is a bare primitive name, built on first access.
+
+    The parser stores just the name (``_ptype``) for such fields: most fields of big schemas
+    are primitives, and a node per field that the compatibility check never needs (it compares
+    the names) was a fifth of a large parse. The node, once built, is kept in the field (so the
+    same node is returned every time) and is exactly what the parser would have built.
+    """
+
+    def __get__(self, field: Any, owner: type | None = None) -> Any:
+        if field is None:
+            return self
+        attrs = field.__dict__
+        node = attrs.get("type")
+        if node is None:
+            try:
+                name = attrs["_ptype"]
+            except KeyError:
+                raise AttributeError("type") from None
+            node = _new(PrimitiveSchema)
+            _set(node, "__dict__", {"type": name, "pointer": attrs["pointer"] + "/type"})
+            node = attrs.setdefault("type", node)
+        return node
+
+
+Field.type = _PrimitiveFieldType()  # type: ignore[assignment,misc]
+
+
 def _make(cls: type, **attrs: Any) -> Any:
     node = _new(cls)
     _set(node, "__dict__", attrs)
@@ -803,6 +831,17 @@ class _Parser:
                 _remember_valid(self.valid_name(name, fpointer + "/name", "field name"))
             ftype = raw.get("type", _MISSING)
             if ftype.__class__ is str and ftype in primitives:
+                if len(raw) == 2:  # no default to check: the node is built when first asked for
+                    fld = new(field_class)
+                    set_attr(fld, "__dict__", {
+                        "name": name, "_ptype": ftype, "position": position, "pointer": fpointer,
+                    })
+                    if name in by_name:
+                        self.duplicate_field(name, fullname, by_name, position, fpointer)
+                    by_name[name] = fld
+                    fields.append(fld)
+                    position += 1
+                    continue
                 ftype_node = new(primitive_class)
                 set_attr(ftype_node, "__dict__", {"type": ftype, "pointer": fpointer + "/type"})
             elif ftype is _MISSING:
@@ -822,13 +861,7 @@ class _Parser:
             fld = new(field_class)
             set_attr(fld, "__dict__", fattrs)
             if name in by_name:
-                raise self.fail(
-                    DUPLICATE_FIELD,
-                    f"Duplicate field {name!r} in record {fullname} "
-                    f"(fields {by_name[name].position} and {position})",
-                    fpointer + "/name",
-                    "Each field name may appear once in a record; rename or remove one.",
-                )
+                self.duplicate_field(name, fullname, by_name, position, fpointer)
             by_name[name] = fld
             fields.append(fld)
             position += 1
@@ -838,6 +871,17 @@ class _Parser:
         attrs["fields"] = tuple(fields)
         attrs["field_map"] = MappingProxyType(by_name)
         return record
+
+    def duplicate_field(
+        self, name: str, fullname: str, by_name: dict[str, Field], position: int, pointer: str
+    ) -> None:
+        raise self.fail(
+            DUPLICATE_FIELD,
+            f"Duplicate field {name!r} in record {fullname} "
+            f"(fields {by_name[name].position} and {position})",
+            pointer + "/name",
+            "Each field name may appear once in a record; rename or remove one.",
+        )
 
     def field_extras(
         self, raw: dict, name: str, ftype: Schema, pointer: str, attrs: dict[str, Any]
@@ -948,9 +992,13 @@ class _Parser:
             seen.add(id(node))
             if isinstance(node, RecordSchema):
                 for fld in node.fields:
-                    if isinstance(fld.type, _Placeholder):
-                        object.__setattr__(fld, "type", fix(fld.type))
-                    stack.append(fld.type)
+                    ftype = fld.__dict__.get("type")
+                    if ftype is None:
+                        continue  # a primitive not built yet (see _PrimitiveFieldType)
+                    if isinstance(ftype, _Placeholder):
+                        ftype = fix(ftype)
+                        object.__setattr__(fld, "type", ftype)
+                    stack.append(ftype)
             elif isinstance(node, ArraySchema):
                 object.__setattr__(node, "items", fix(node.items))
                 stack.append(node.items)
