@@ -381,7 +381,7 @@ def _placed(
             f"{hint} Looked for a file defining it: {looked}; name the file "
             f"<namespace>.<Name>.avsc or declare it in <stem>{SIDECAR_SUFFIX}."
         )
-    return SchemaParseError(err.message, location=location, hint=hint)
+    return SchemaParseError(err.message, location=location, hint=hint, kind=err.kind)
 
 
 def _short(path: Path) -> str:
