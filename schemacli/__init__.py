@@ -1,4 +1,7 @@
-"""schemacli: Avro data contracts on Kafka — compatibility checks, Spark readers, migration converters."""
+"""schemacli: Avro data contracts on Kafka.
+
+Compatibility checks, Spark readers, migration converters.
+"""
 
 __version__ = "0.1.0"
 

@@ -1,4 +1,4 @@
-"""The contract core: loading .avsc files, canonical form, the compatibility engine, the local store.
+"""The contract core: .avsc loading, canonical form, the compatibility engine, the local store.
 
 Nothing here imports typer, rich or pyspark.
 """
