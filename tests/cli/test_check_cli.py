@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from schemacli.app import app
@@ -15,17 +13,6 @@ from schemacli.app import app
 ROOT = Path(__file__).resolve().parents[2]
 BREAKING = ROOT / "schemas/migration/taxi-ride-v2-breaking.avsc"
 VALUE_V2 = ROOT / "schemas/subjects/taxi-rides-value/v2.avsc"
-
-
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    """A copy of the example store in a fresh directory, as the current directory."""
-    shutil.copytree(ROOT / "schemas", tmp_path / "schemas")
-    (tmp_path / "schemacli.toml").write_text('store = "schemas"\n')
-    monkeypatch.chdir(tmp_path)
-    for name in ("SCHEMACLI_STORE", "SCHEMACLI_DEFAULT_LEVEL", "SCHEMACLI_CONFIG"):
-        monkeypatch.delenv(name, raising=False)
-    return tmp_path
 
 
 def run(*args: str):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -17,16 +16,6 @@ from schemacli.app import app
 ROOT = Path(__file__).resolve().parents[2]
 BREAKING = ROOT / "schemas/migration/taxi-ride-v2-breaking.avsc"
 VALUE = "schemas/subjects/taxi-rides-value"
-
-
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    shutil.copytree(ROOT / "schemas", tmp_path / "schemas")
-    (tmp_path / "schemacli.toml").write_text('store = "schemas"\n')
-    monkeypatch.chdir(tmp_path)
-    for name in ("SCHEMACLI_STORE", "SCHEMACLI_DEFAULT_LEVEL", "SCHEMACLI_CONFIG"):
-        monkeypatch.delenv(name, raising=False)
-    return tmp_path
 
 
 def run(*args: str):
