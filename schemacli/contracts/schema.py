@@ -422,6 +422,13 @@ class _Placeholder(Schema):
         return self.ref
 
 
+# The two container types: class, child attribute, reserved keys, what the child types.
+_CONTAINERS = {
+    "array": (ArraySchema, "items", _ARRAY_RESERVED, "elements"),
+    "map": (MapSchema, "values", _MAP_RESERVED, "values"),
+}
+
+
 class _Parser:
     """One parse: the named types seen so far (Java's ParseContext) and pending references.
 
@@ -604,30 +611,20 @@ class _Parser:
                 "props": MappingProxyType(props) if props else _EMPTY,
             })
             return schema
-        if kind == "array":
-            if "items" not in node:
+        container = _CONTAINERS.get(kind)
+        if container is not None:  # array (items) or map (values)
+            cls, attr, reserved, what = container
+            if attr not in node:
                 raise self.fail(
                     MISSING_ATTRIBUTE,
-                    "Array has no \"items\"", pointer, 'Add "items": the type of the elements.'
+                    f'{kind.capitalize()} has no "{attr}"', pointer,
+                    f'Add "{attr}": the type of the {what}.',
                 )
-            items = self.parse(node["items"], pointer + "/items", namespace)
-            schema = _new(ArraySchema)
+            child = self.parse(node[attr], f"{pointer}/{attr}", namespace)
+            schema = _new(cls)
             _set(schema, "__dict__", {
-                "type": "array", "pointer": pointer, "items": items,
-                "props": _EMPTY if _ARRAY_RESERVED.issuperset(node) else _props(node, "array"),
-            })
-            return schema
-        if kind == "map":
-            if "values" not in node:
-                raise self.fail(
-                    MISSING_ATTRIBUTE,
-                    "Map has no \"values\"", pointer, 'Add "values": the type of the values.'
-                )
-            values = self.parse(node["values"], pointer + "/values", namespace)
-            schema = _new(MapSchema)
-            _set(schema, "__dict__", {
-                "type": "map", "pointer": pointer, "values": values,
-                "props": _EMPTY if _MAP_RESERVED.issuperset(node) else _props(node, "map"),
+                "type": kind, "pointer": pointer, attr: child,
+                "props": _EMPTY if reserved.issuperset(node) else _props(node, kind),
             })
             return schema
         # {"type": "SomeName"}: a reference to a named type.
