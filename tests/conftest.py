@@ -88,3 +88,14 @@ def spark() -> Iterator[object]:
     session = obtain("spark", start)
     yield session
     session.stop()
+
+
+@pytest.fixture
+def fake():
+    """An in-process fake of the Confluent REST API, for unit tests of error paths (never in
+    integration tests: those use the real registries)."""
+    from registry_fake import FakeRegistry
+
+    registry = FakeRegistry().start()
+    yield registry
+    registry.stop()

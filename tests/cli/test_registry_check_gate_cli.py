@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from registry_fake import FakeRegistry, free_port
+from registry_fake import free_port
 from typer.testing import CliRunner
 
 from schemacli.app import app
@@ -16,13 +16,6 @@ ROOT = Path(__file__).resolve().parents[2]
 V1 = ROOT / "schemas/subjects/taxi-rides-value/v1.avsc"
 V2 = ROOT / "schemas/subjects/taxi-rides-value/v2.avsc"
 BREAKING = ROOT / "schemas/migration/taxi-ride-v2-breaking.avsc"
-
-
-@pytest.fixture
-def fake():
-    registry = FakeRegistry().start()
-    yield registry
-    registry.stop()
 
 
 @pytest.fixture

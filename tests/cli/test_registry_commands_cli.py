@@ -7,7 +7,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from registry_fake import FakeRegistry, free_port
+from registry_fake import free_port
 from typer.testing import CliRunner
 
 from schemacli.app import app
@@ -17,13 +17,6 @@ STORE = ROOT / "schemas" / "subjects"
 V1 = STORE / "taxi-rides-value" / "v1.avsc"
 V2 = STORE / "taxi-rides-value" / "v2.avsc"
 BREAKING = ROOT / "schemas" / "migration" / "taxi-ride-v2-breaking.avsc"
-
-
-@pytest.fixture
-def fake():
-    registry = FakeRegistry().start()
-    yield registry
-    registry.stop()
 
 
 @pytest.fixture

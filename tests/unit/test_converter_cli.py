@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-from registry_fake import FakeRegistry
 from typer.testing import CliRunner
 
 from converters.mapping import load
@@ -105,13 +103,6 @@ def test_status_of_an_unknown_deployment_is_an_input_error(tmp_path: Path):
 def test_stop_when_not_running_exits_0(tmp_path: Path):
     r = run("migrate", "stop", "--state-dir", str(tmp_path))
     assert r.exit_code == 0 and "not running" in r.output
-
-
-@pytest.fixture
-def fake():
-    registry = FakeRegistry().start()
-    yield registry
-    registry.stop()
 
 
 def test_plan_from_registry_subjects_embeds_the_schemas(fake, tmp_path: Path, monkeypatch):

@@ -6,7 +6,7 @@ import json
 import logging
 
 import pytest
-from registry_fake import FakeRegistry, free_port
+from registry_fake import free_port
 
 from schemacli.errors import ExitCode, NetworkError, RegistryError
 from schemacli.registry.client import CONTENT_TYPE, RegistryClient
@@ -22,13 +22,6 @@ V2 = json.dumps(
         "fields": [{"name": "id", "type": "int"}, {"name": "tip", "type": "float", "default": 0.0}],
     }
 )
-
-
-@pytest.fixture
-def fake():
-    registry = FakeRegistry().start()
-    yield registry
-    registry.stop()
 
 
 def client_for(url: str, **settings) -> tuple[RegistryClient, list[float]]:

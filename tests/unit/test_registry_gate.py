@@ -7,7 +7,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from registry_fake import FakeRegistry
 
 from schemacli.config import Level, load_settings
 from schemacli.contracts.store import FileTree, Verdict, load_schema_file
@@ -28,13 +27,6 @@ V1 = SUBJECTS / "taxi-rides-value" / "v1.avsc"
 V2 = SUBJECTS / "taxi-rides-value" / "v2.avsc"
 KEY = SUBJECTS / "taxi-rides-key" / "v1.avsc"
 BREAKING = ROOT / "schemas" / "migration" / "taxi-ride-v2-breaking.avsc"
-
-
-@pytest.fixture
-def fake():
-    registry = FakeRegistry().start()
-    yield registry
-    registry.stop()
 
 
 @pytest.fixture

@@ -18,7 +18,6 @@ import pytest
 from typer.testing import CliRunner
 
 from schemacli.app import app
-from tests.registry_fake import FakeRegistry
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "spark" / "taxi_rides_value_reader.py"
@@ -30,13 +29,6 @@ RUFF = Path(sys.executable).parent / "ruff"
 
 def run(*args: str):
     return CliRunner().invoke(app, list(args))
-
-
-@pytest.fixture
-def fake():
-    registry = FakeRegistry().start()
-    yield registry
-    registry.stop()
 
 
 def generate_golden(tmp_path: Path) -> str:

@@ -12,18 +12,10 @@ import pytest
 
 from schemacli.errors import InputError, NetworkError, RegistryError, UsageError
 from spark_avro.reader import SchemaCache, resolve_schemas
-from tests.registry_fake import FakeRegistry
 
 ROOT = Path(__file__).resolve().parents[2]
 V1 = (ROOT / "schemas/subjects/taxi-rides-value/v1.avsc").read_text()
 V2 = (ROOT / "schemas/subjects/taxi-rides-value/v2.avsc").read_text()
-
-
-@pytest.fixture
-def fake():
-    registry = FakeRegistry().start()
-    yield registry
-    registry.stop()
 
 
 def test_registry_gives_every_version_as_writers_and_the_latest_as_reader(fake):
