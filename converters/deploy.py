@@ -26,9 +26,9 @@ import zipfile
 from collections.abc import Mapping as AnyMapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from converters.mapping import Mapping, to_dict
+from converters.statefile import read_state
 from schemacli.errors import InputError, UsageError
 
 SPARK_VERSION = "4.0.1"
@@ -452,23 +452,15 @@ def status(
     state_dir: Path, *, topic: str | None, bootstrap: str | None, checkpoint: Path | None = None
 ) -> Status:
     """Status of the converter deployed in ``state_dir``."""
-    deploy_info: dict[str, Any] = {}
-    try:
-        deploy_info = json.loads((state_dir / "deploy.json").read_text())
-    except (OSError, ValueError):
-        pass
     if not state_dir.exists():
         raise InputError(
             f"no converter state in {str(state_dir)!r}",
             hint="Deploy one with `schemacli migrate deploy`, or pass --state-dir.",
         )
+    deploy_info = read_state(state_dir / "deploy.json")
     checkpoint = checkpoint or Path(deploy_info.get("checkpoint") or state_dir / "checkpoint")
     batch, committed = checkpoint_offsets(checkpoint)
-    progress: dict[str, Any] = {}
-    try:
-        progress = json.loads((state_dir / "progress.json").read_text())
-    except (OSError, ValueError):
-        pass
+    progress = read_state(state_dir / "progress.json")
     if topic is None and len(committed) == 1:  # no mapping given: the checkpoint knows it
         topic = next(iter(committed))
     ends = end_offsets(bootstrap, topic) if bootstrap and topic else {}

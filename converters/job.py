@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from converters.statefile import read_state
+
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
@@ -313,11 +315,7 @@ class ProgressFile:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.data: dict[str, Any] = {"totals": {"in": 0, **{k: 0 for k in KINDS}}, "last_batch": -1}
-        if path.exists():
-            try:
-                self.data.update(json.loads(path.read_text()))
-            except (OSError, ValueError):
-                pass
+        self.data.update(read_state(path))
 
     def record(self, progress: dict[str, Any]) -> None:
         batch = int(progress.get("batchId", -1))
@@ -398,19 +396,20 @@ def main(argv: list[str] | None = None) -> int:
         compiled_or_fail(mapping)
         if mapping.key is not None:
             compiled_or_fail(mapping.key)
+        state = Path(args.state_dir)
+        state.mkdir(parents=True, exist_ok=True)
+        progress = ProgressFile(state / "progress.json")
     except SchemacliError as err:
         print(error_text(err), file=sys.stderr)
         return int(err.exit_code)
-    return run(args, mapping, reg)
+    return run(args, mapping, reg, progress)
 
 
-def run(args: argparse.Namespace, mapping: Any, reg: RegistryPlan) -> int:
+def run(args: argparse.Namespace, mapping: Any, reg: RegistryPlan, progress: ProgressFile) -> int:
     from pyspark.sql import SparkSession
     from pyspark.sql.streaming import StreamingQueryListener
 
-    state = Path(args.state_dir)
-    state.mkdir(parents=True, exist_ok=True)
-    progress = ProgressFile(state / "progress.json")
+    state = progress.path.parent
     (state / "driver.pid").write_text(str(os.getpid()))  # `migrate stop` sends SIGTERM here
     spark = SparkSession.builder.appName(
         f"schemacli-migrate {mapping.source.topic}->{mapping.target.topic}"
