@@ -39,6 +39,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if config.option.collectonly or not session.items:
         return
     needed = set().union(*(getattr(item, "fixturenames", ()) for item in session.items))
+    factory = getattr(config, "_tmp_path_factory", None)
+    if factory is not None:
+        # Create pytest's base temp dir here, in the main thread: its first creation is not
+        # thread-safe, and two starter threads racing on it made mktemp fail ("kafka is not a
+        # normalized and relative path").
+        factory.getbasetemp()
     if needed & KAFKA_FIXTURES:
         prestart("kafka", lambda: start_kafka(_workdir(config, "kafka")))
     if needed & REGISTRY_FIXTURES:
