@@ -167,10 +167,9 @@ def build_output(raw: DataFrame, mapping: Any, reg: RegistryPlan) -> DataFrame:
     compiled = compiled_or_fail(mapping)
     if "headers" not in raw.columns:
         raw = raw.withColumn("headers", F.lit(None).cast("array<struct<key:string,value:binary>>"))
-    marked = F.exists(
-        F.coalesce(F.col("headers"), F.array().cast("array<struct<key:string,value:binary>>")),
-        lambda h: h["key"] == MARKER_HEADER,
-    )
+    # array_contains over the header keys, not exists(lambda): a higher-order function has no
+    # generated code and would take its projection out of whole-stage codegen.
+    marked = F.coalesce(F.array_contains(F.col("headers.key"), MARKER_HEADER), F.lit(False))
     # What the sinks need besides the decoded record: the raw bytes (a dead letter's value), the
     # headers, and whether the message already carries the loop marker. decode_confluent passes
     # Kafka's columns through and, asked to, these too.

@@ -60,12 +60,11 @@ def convert_rows(df: DataFrame, mapping: Mapping, *, compiled: Compiled | None =
     carried = [c for c in df.columns if c not in (RECORD, DECODE_ERROR)]
     has_decode_error = DECODE_ERROR in df.columns
     # Expressions name v2 fields directly (``total_amount``), so evaluate them over the record's
-    # fields; the carried columns ride along in one struct whose name cannot clash with a field.
-    carry = "__schemacli_carry"
+    # fields; the carried columns ride along under prefixed names that cannot clash with a field
+    # (a struct holding them would be built and taken apart again for every record).
+    carry = "__schemacli_carry_"
     flat = df.select(
-        F.struct(*[F.col(ident(c)) for c in carried]).alias(carry)
-        if carried
-        else F.lit(None).alias(carry),
+        *[F.col(ident(c)).alias(carry + c) for c in carried],
         (F.col(DECODE_ERROR) if has_decode_error else F.lit(None).cast("string")).alias(
             DECODE_ERROR
         ),
@@ -74,14 +73,14 @@ def convert_rows(df: DataFrame, mapping: Mapping, *, compiled: Compiled | None =
     target = F.struct(*[F.expr(s) for s in select_sql(compiled)])
     decoded = F.col(DECODE_ERROR).isNull()
     staged = flat.select(
-        F.col(carry),
+        *[F.col(ident(carry + c)) for c in carried],
         F.col(DECODE_ERROR),
         F.when(decoded, F.expr(compiled.error_sql)).alias("_convert_error"),
         F.when(decoded, target).alias("_v1"),
     )
     bad = F.col(DECODE_ERROR).isNotNull() | (F.col("_convert_error") != "")
     return staged.select(
-        *[F.col(f"{carry}.{ident(c)}").alias(c) for c in carried],
+        *[F.col(ident(carry + c)).alias(c) for c in carried],
         F.when(~bad, F.col("_v1")).alias(V1),
         F.when(bad, F.coalesce(F.col(DECODE_ERROR), F.col("_convert_error"))).alias(ERROR),
         F.when(F.col(DECODE_ERROR).isNotNull(), F.lit("decode"))
