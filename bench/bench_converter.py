@@ -4,6 +4,9 @@ Three ways to get a v2 topic into a v1 topic, on the same broker, the same messa
 
 (a) passthrough - Spark Structured Streaming Kafka -> Kafka copying bytes, no decoding: the
     upper bound for any Spark converter on this machine;
+(a') passthrough + headers - (a) plus the three headers every converted message gets
+    (converted-from, source, source-timestamp): not a target, it shows what the headers alone
+    cost, since Spark's Kafka sink handles headers slowly;
 (b) the converter - the job's own pipeline (``converters.job.build_output``): header split,
     from_avro with the writer schema, the mapping's Spark SQL, to_avro, framing, headers;
 (c) plain Python - confluent-kafka consumer, fastavro decode / convert / encode, producer.
@@ -142,6 +145,31 @@ def source(spark, bootstrap: str, topic: str):
     return reader.load()
 
 
+def with_converter_headers(df, reg):
+    """(a'): the source rows, bytes untouched, with the headers of a converted message."""
+    from pyspark.sql import functions as F
+
+    from converters.job import (
+        MARKER_HEADER,
+        SOURCE_HEADER,
+        TIMESTAMP_HEADER,
+        _header,
+        _with_headers,
+    )
+
+    (version,) = reg.writer_versions.values()
+    source = F.concat_ws(
+        "/", F.col("topic"), F.col("partition").cast("string"), F.col("offset").cast("string")
+    )
+    headers = _with_headers(
+        F.col("headers"),
+        _header(MARKER_HEADER, F.lit(version)),
+        _header(SOURCE_HEADER, source),
+        _header(TIMESTAMP_HEADER, F.unix_millis(F.col("timestamp")).cast("string")),
+    )
+    return df.select("key", "value", headers.alias("headers"))
+
+
 def python_converter(
     bootstrap: str, src: str, dst: str, dlq: str, v1_id: int, writers: dict, versions: dict, n: int
 ) -> float:
@@ -253,7 +281,7 @@ def main() -> int:
         rounds = args.rounds
         names = ["v2", "copy", "py", "pydlq"]
         for r in range(rounds + 1):  # round 0 is the untimed warm-up
-            names += [f"v1-{r}", f"dlq-{r}", f"copy-{r}"]
+            names += [f"v1-{r}", f"dlq-{r}", f"copy-{r}", f"hdr-{r}"]
         t = {k: f"bench-{k}-{run}" for k in names}
         admin = AdminClient({"bootstrap.servers": bootstrap})
         for f in admin.create_topics([NewTopic(x, 2, 1) for x in t.values()]).values():
@@ -279,7 +307,11 @@ def main() -> int:
 
         spark = make_spark_session("bench-converter")
         spark.sparkContext.setLogLevel("ERROR")
-        timings: dict[str, list[float]] = {"passthrough": [], "converter": []}
+        timings: dict[str, list[float]] = {
+            "passthrough": [],
+            "passthrough_headers": [],
+            "converter": [],
+        }
         converted = dead = 0
         for r in range(rounds + 1):
             secs = run_query(
@@ -293,6 +325,16 @@ def main() -> int:
             print(f"{label} (a) passthrough: {n / secs:,.0f} msg/s ({secs:.1f}s)", file=sys.stderr)
             if r:
                 timings["passthrough"].append(secs)
+            secs = run_query(
+                spark,
+                with_converter_headers(source(spark, bootstrap, t["v2"]), reg),
+                bootstrap,
+                work / f"cp-hdr-{r}",
+                topic=t[f"hdr-{r}"],
+            )
+            print(f"{label} (a') + headers:  {n / secs:,.0f} msg/s ({secs:.1f}s)", file=sys.stderr)
+            if r:
+                timings["passthrough_headers"].append(secs)
             target = replace(mapping.target, topic=t[f"v1-{r}"])
             mapped = replace(mapping, target=target, dead_letter_topic=t[f"dlq-{r}"])
             secs = run_query(
@@ -344,6 +386,9 @@ def main() -> int:
             "converted": converted,
             "dead_lettered": dead,
             "converter_vs_passthrough": round(rates["converter"] / rates["passthrough"], 2),
+            "converter_vs_passthrough_headers": round(
+                rates["converter"] / rates["passthrough_headers"], 2
+            ),
             "converter_vs_python": round(rates["converter"] / rates["python"], 2)
             if "python" in rates
             else None,
