@@ -372,8 +372,12 @@ def main() -> int:
         import subprocess
 
         commit = subprocess.run(
-            ["git", "describe", "--always", "--dirty"], capture_output=True, text=True, cwd=ROOT
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
         ).stdout.strip()
+        changed = subprocess.run(  # uncommitted code (earlier results do not count)
+            ["git", "diff", "--quiet", "HEAD", "--", ".", ":(exclude)bench/results"], cwd=ROOT
+        ).returncode
+        commit += "-dirty" if changed else ""
         line = {
             "bench": "converter",
             "commit": commit,
