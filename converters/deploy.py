@@ -88,6 +88,10 @@ class DeployConfig:
                 f"Kafka properties file {str(self.kafka_properties)!r} does not exist",
                 hint="Give a file of k=v lines (e.g. security.protocol=SASL_SSL).",
             )
+        if self.kafka_properties is not None:
+            from converters.job import read_properties
+
+            read_properties(str(self.kafka_properties))  # readable UTF-8, before spark-submit
         if "@" in self.bootstrap:
             raise UsageError(
                 "the bootstrap servers must not carry credentials",
@@ -330,9 +334,22 @@ class Stopped:
     seconds: float
 
 
+# What a deployment leaves in its state directory (any one of them means there is one).
+STATE_FILES = ("deploy.json", "progress.json", "submit.pid", "driver.pid", "checkpoint")
+
+
+def _no_state(state_dir: Path) -> InputError:
+    return InputError(
+        f"no converter state in {str(state_dir)!r}",
+        hint="Deploy one with `schemacli migrate deploy`, or pass the --state-dir it used.",
+    )
+
+
 def stop(state_dir: Path, *, timeout: float = 60.0) -> Stopped:
     """SIGTERM the job's driver (it stops the query after the current batch, committing it), wait
     up to ``timeout`` s for spark-submit to exit, then SIGKILL its process group."""
+    if not state_dir.is_dir():
+        raise _no_state(state_dir)
     submit = _read_pid(state_dir / "submit.pid")
     driver = _read_pid(state_dir / "driver.pid")
     start = time.monotonic()
@@ -452,11 +469,8 @@ def status(
     state_dir: Path, *, topic: str | None, bootstrap: str | None, checkpoint: Path | None = None
 ) -> Status:
     """Status of the converter deployed in ``state_dir``."""
-    if not state_dir.exists():
-        raise InputError(
-            f"no converter state in {str(state_dir)!r}",
-            hint="Deploy one with `schemacli migrate deploy`, or pass --state-dir.",
-        )
+    if not any((state_dir / name).exists() for name in STATE_FILES) and checkpoint is None:
+        raise _no_state(state_dir)  # a typo in --state-dir, not a converter with zero counts
     deploy_info = read_state(state_dir / "deploy.json")
     checkpoint = checkpoint or Path(deploy_info.get("checkpoint") or state_dir / "checkpoint")
     batch, committed = checkpoint_offsets(checkpoint)

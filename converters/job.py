@@ -372,10 +372,21 @@ def _args(argv: list[str]) -> argparse.Namespace:
 
 def read_properties(path: str | None) -> dict[str, str]:
     """``k=v`` lines (``#`` comments) -> {"kafka.k": v}. Values are never logged."""
+    from schemacli.errors import InputError, Location
+    from schemacli.textfile import read_utf8
+
     if not path:
         return {}
     out = {}
-    for line in Path(path).read_text().splitlines():
+    try:
+        text = read_utf8(Path(path), hint="Save it as UTF-8 text of key=value lines.")
+    except OSError as exc:
+        raise InputError(
+            f"cannot read the Kafka properties file: {exc.strerror or exc}",
+            location=Location(source=str(path)),
+            hint="Give a file of k=v lines (e.g. security.protocol=SASL_SSL).",
+        ) from exc
+    for line in text.splitlines():
         line = line.strip()
         if not line or line.startswith("#") or "=" not in line:
             continue
@@ -406,13 +417,20 @@ def main(argv: list[str] | None = None) -> int:
         state = Path(args.state_dir)
         state.mkdir(parents=True, exist_ok=True)
         progress = ProgressFile(state / "progress.json")
+        kafka = read_properties(args.kafka_properties)
     except SchemacliError as err:
         print(error_text(err), file=sys.stderr)
         return int(err.exit_code)
-    return run(args, mapping, reg, progress)
+    return run(args, mapping, reg, progress, kafka)
 
 
-def run(args: argparse.Namespace, mapping: Any, reg: RegistryPlan, progress: ProgressFile) -> int:
+def run(
+    args: argparse.Namespace,
+    mapping: Any,
+    reg: RegistryPlan,
+    progress: ProgressFile,
+    kafka: dict[str, str],
+) -> int:
     from pyspark.sql import SparkSession
     from pyspark.sql.streaming import StreamingQueryListener
 
@@ -421,7 +439,6 @@ def run(args: argparse.Namespace, mapping: Any, reg: RegistryPlan, progress: Pro
     spark = SparkSession.builder.appName(
         f"schemacli-migrate {mapping.source.topic}->{mapping.target.topic}"
     ).getOrCreate()
-    kafka = read_properties(args.kafka_properties)
 
     class Listener(StreamingQueryListener):
         def onQueryStarted(self, event: Any) -> None:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from schemacli.errors import InputError, Location
+from schemacli.textfile import read_utf8
 
 FORMAT_VERSION = 1
 
@@ -137,7 +138,8 @@ def load(path: str | Path, *, load_schemas: bool = True) -> Mapping:
     """
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        hint = "A mapping is UTF-8 YAML, as `schemacli migrate plan --out` writes it."
+        text = read_utf8(p, hint=hint)
     except OSError as exc:
         raise InputError(
             f"cannot read mapping file: {exc.strerror or exc}",
@@ -437,7 +439,7 @@ def _load_schema_files(mapping: Mapping, base: Path) -> Mapping:
         if js is None and ep.schema is not None:
             path = (base / ep.schema) if not Path(ep.schema).is_absolute() else Path(ep.schema)
             try:
-                js = json.loads(path.read_text(encoding="utf-8"))
+                js = json.loads(read_utf8(path, hint="Save the schema as UTF-8."))
             except OSError as exc:
                 raise InputError(
                     f"cannot read the {mapping.prefix[1:]}{' ' if mapping.prefix else ''}{side} "

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from schemacli.errors import InputError, Location
+from schemacli.textfile import read_utf8
 
 
 def read_state(path: Path) -> dict[str, Any]:
@@ -16,7 +17,7 @@ def read_state(path: Path) -> dict[str, Any]:
     ``migrate status`` reports (in = converted + dead-lettered + skipped) come from here.
     """
     try:
-        text = path.read_text()
+        text = read_utf8(path, hint="Restore it, or delete it to restart the counts from zero.")
     except FileNotFoundError:
         return {}
     except OSError as exc:

@@ -21,6 +21,7 @@ from typing import Any
 
 from schemacli.contracts.compat import Level
 from schemacli.errors import ConfigError, Location, UsageError
+from schemacli.textfile import read_utf8
 
 __all__ = ["Level", "NamingStrategy", "Settings", "load_settings", "parse_level"]
 
@@ -223,15 +224,15 @@ def _find_config(cwd: Path, env: Mapping[str, str]) -> Path | None:
 def _has_tool_table(pyproject: Path) -> bool:
     # A cheap textual test first: most pyproject.toml files never mention us.
     try:
-        text = pyproject.read_text(encoding="utf-8")
+        data = pyproject.read_bytes()
     except OSError:
         return False
-    return "tool.schemacli" in text
+    return b"tool.schemacli" in data
 
 
 def _read_table(path: Path) -> tuple[dict[str, Any], str]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_utf8(path, hint="save it as UTF-8 (TOML files are UTF-8)", error=ConfigError)
     except OSError as err:
         raise ConfigError(
             f"cannot read the config file: {err.strerror}", location=Location(source=str(path))

@@ -31,6 +31,7 @@ from typing import Any
 
 from schemacli.contracts.findings import Finding, Severity
 from schemacli.errors import InputError, Location
+from schemacli.textfile import decode_utf8
 
 
 class JsonSyntaxError(InputError):
@@ -339,19 +340,8 @@ def decode_bytes(data: bytes, source: str) -> str:
             location=Location(source, line=line, column=nul - (data.rfind(b"\n", 0, nul) + 1) + 1),
             hint="point at the .avsc text file; Avro data files (.avro) are not schemas",
         )
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        before = data[: err.start].decode("utf-8")
-        line = before.count("\n") + 1
-        column = len(before) - (before.rfind("\n") + 1) + 1
-        raise UnreadableFile(
-            f"not valid UTF-8: byte 0x{data[err.start]:02x} cannot be decoded",
-            location=Location(source, line=line, column=column),
-            hint="save the file as UTF-8 (Avro schemas are UTF-8 JSON)",
-        ) from err
+    hint = "save the file as UTF-8 (Avro schemas are UTF-8 JSON)"
+    return decode_utf8(data, source, hint=hint, error=UnreadableFile)
 
 
 def load_json(path_or_text: Path | str, *, source: str | None = None) -> Document:

@@ -8,6 +8,7 @@ and out of every URL we echo: ``display_url`` is the URL without user info.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,13 +34,17 @@ ENV_RETRIES = "SCHEMACLI_REGISTRY_RETRIES"
 
 def strip_userinfo(url: str) -> str:
     """``url`` without ``user:password@`` — the only form of a URL we ever print."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:  # not a valid URL (a bad port, an unclosed [IPv6 literal])
+        return re.sub(r"(//)[^/@]*@", r"\1", url)
     if parts.username is None and parts.password is None:
         return url
     host = parts.hostname or ""
     if ":" in host:  # IPv6 literal
         host = f"[{host}]"
-    netloc = f"{host}:{parts.port}" if parts.port is not None else host
+    netloc = f"{host}:{port}" if port is not None else host
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
@@ -110,7 +115,15 @@ class RegistrySettings:
             return file_values.get(file_key)
 
         raw_url = str(pick(url, ENV_URL, "url") or DEFAULT_URL)
-        parts = urlsplit(raw_url)
+        try:
+            parts = urlsplit(raw_url)
+            parts.port  # noqa: B018 - raises ValueError on a bad port
+        except ValueError as err:
+            raise UsageError(
+                f"Registry URL {strip_userinfo(raw_url)!r} is not a valid URL: {err}.",
+                hint="Give it as http://host:8081 or https://host/path "
+                "(an IPv6 address in brackets: http://[::1]:8081).",
+            ) from err
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise UsageError(
                 f"Registry URL {strip_userinfo(raw_url)!r} is not an http(s) URL.",

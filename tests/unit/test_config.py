@@ -147,3 +147,20 @@ def test_settings_are_frozen(tmp_path):
     settings = load_settings(cwd=tmp_path, env={})
     with pytest.raises(AttributeError):
         settings.store = Path("elsewhere")  # type: ignore[misc]
+
+
+def test_a_config_file_that_is_not_utf8_reports_file_line_and_column(tmp_path):
+    (tmp_path / "schemacli.toml").write_bytes(b'store = "schemas"\ndefault-level = "\xff"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_settings(cwd=tmp_path, env={})
+    assert (caught.value.location.line, caught.value.location.column) == (2, 18)
+    assert "UTF-8" in caught.value.message
+
+
+def test_a_pyproject_that_is_not_utf8_is_an_error_only_when_it_has_our_table(tmp_path):
+    (tmp_path / "pyproject.toml").write_bytes(b'[project]\nname = "\xff"\n')
+    load_settings(cwd=tmp_path, env={})  # not ours: skipped, as before
+    (tmp_path / "pyproject.toml").write_bytes(b'[tool.schemacli]\nstore = "\xff"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_settings(cwd=tmp_path, env={})
+    assert caught.value.location.line == 2

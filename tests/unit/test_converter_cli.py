@@ -100,6 +100,16 @@ def test_status_of_an_unknown_deployment_is_an_input_error(tmp_path: Path):
     assert r.exit_code == 2 and "no converter state" in r.output
 
 
+def test_status_of_a_folder_without_converter_state_is_an_input_error(tmp_path: Path):
+    r = run("migrate", "status", "--state-dir", str(tmp_path))
+    assert r.exit_code == 2 and "no converter state" in r.output
+
+
+def test_stop_with_a_state_dir_that_does_not_exist_is_an_input_error(tmp_path: Path):
+    r = run("migrate", "stop", "--state-dir", str(tmp_path / "typo"))
+    assert r.exit_code == 2 and "no converter state" in r.output
+
+
 def test_stop_when_not_running_exits_0(tmp_path: Path):
     r = run("migrate", "stop", "--state-dir", str(tmp_path))
     assert r.exit_code == 0 and "not running" in r.output

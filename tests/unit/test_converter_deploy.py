@@ -20,7 +20,7 @@ from converters.deploy import (
     stop,
 )
 from converters.mapping import load
-from schemacli.errors import UsageError
+from schemacli.errors import InputError, UsageError
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples/mappings/taxi-ride-v2-to-v1.yaml"
@@ -134,3 +134,11 @@ def test_stop_sends_sigterm_and_waits_for_a_clean_exit(tmp_path: Path):
 
 def test_stop_when_nothing_runs_says_so(tmp_path: Path):
     assert stop(tmp_path).how == "not running"
+
+
+def test_a_kafka_properties_file_that_is_not_utf8_is_refused_before_spark_submit(tmp_path: Path):
+    props = tmp_path / "kafka.properties"
+    props.write_bytes(b"security.protocol=SASL_SSL\nsasl.jaas.config=\xff\n")
+    with pytest.raises(InputError) as caught:
+        cfg(tmp_path, kafka_properties=props).check()
+    assert caught.value.location.line == 2

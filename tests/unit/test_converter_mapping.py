@@ -105,3 +105,21 @@ def test_example_mapping_loads_with_its_schemas():
     m = load(ROOT / "examples/mappings/taxi-ride-v2-to-v1.yaml")
     assert m.source.schema_json["name"] == "TaxiRide"
     assert m.rule("total_amount").convert is Conversion.PARSE_NUMBER
+
+
+def test_a_mapping_that_is_not_utf8_is_an_input_error_at_the_bad_byte(tmp_path: Path):
+    (tmp_path / "m.yaml").write_bytes(b"version: 1\nsource: \xff\n")
+    with pytest.raises(InputError) as info:
+        load(tmp_path / "m.yaml")
+    loc = info.value.location
+    assert (loc.source, loc.line, loc.column) == (str(tmp_path / "m.yaml"), 2, 9)
+    assert "UTF-8" in info.value.message
+
+
+def test_a_schema_file_that_is_not_utf8_is_named_with_the_bad_byte(tmp_path: Path):
+    (tmp_path / "m.yaml").write_text(GOOD)
+    schema = tmp_path / "v2.avsc"
+    schema.write_bytes(b'{"type": "\xfe"}')
+    with pytest.raises(InputError) as info:
+        load(tmp_path / "m.yaml")
+    assert info.value.location.source == str(schema) and info.value.location.column == 11

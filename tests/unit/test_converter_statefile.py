@@ -51,3 +51,11 @@ def test_the_job_refuses_to_start_on_a_corrupt_progress_file(tmp_path):
     path.write_text("{")
     with pytest.raises(InputError):
         ProgressFile(path)
+
+
+def test_a_progress_file_that_is_not_utf8_is_an_error_not_zeros(tmp_path):
+    path = tmp_path / "progress.json"
+    path.write_bytes(b'{"totals": "\xff"}')
+    with pytest.raises(InputError) as caught:
+        read_state(path)
+    assert (caught.value.location.line, caught.value.location.column) == (1, 13)

@@ -94,3 +94,13 @@ def test_repr_and_str_show_no_secret():
 def test_settings_refuse_a_url_with_user_info_when_built_directly():
     with pytest.raises(ValueError):
         RegistrySettings(url="http://ci:hunter2@h:1")
+
+
+@pytest.mark.parametrize(
+    "url", ["http://[::1", "http://alice:s3cret@host:abc", "http://alice:s3cret@[::1"]
+)
+def test_a_malformed_url_is_a_usage_error_without_the_password(url):
+    with pytest.raises(UsageError) as caught:
+        RegistrySettings.build(url=url, env={})
+    assert "is not a valid URL" in caught.value.message
+    assert "s3cret" not in caught.value.message
