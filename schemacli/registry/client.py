@@ -13,6 +13,7 @@ Waits grow exponentially with full jitter; ``Retry-After`` is honoured (capped).
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import random
@@ -64,6 +65,41 @@ def _subject(subject: str) -> str:
     return quote(subject, safe="")
 
 
+def _reads_answer(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a public method that interprets the registry's JSON: an answer it cannot read (a
+    proxy's page, another API, a broken registry) becomes a RegistryError naming the request,
+    never a KeyError or TypeError. Errors raised before any answer came are left alone."""
+
+    @functools.wraps(method)
+    def wrapper(self: RegistryClient, *args: Any, **kwargs: Any) -> Any:
+        self._answered = None
+        try:
+            return method(self, *args, **kwargs)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            if self._answered is None:
+                raise
+            raise RegistryError(
+                f"The registry at {self.settings.display_url} answered {self._answered} with "
+                "JSON that is not what a Confluent-compatible registry answers "
+                f"({type(exc).__name__}: {exc}).",
+                hint="Check that the URL points at a Confluent-compatible registry "
+                "(for Apicurio: .../apis/ccompat/v7), not at a proxy or another API.",
+            ) from None
+
+    return wrapper
+
+
+def _names(data: Any) -> list[str]:
+    if not isinstance(data, list) or not all(isinstance(item, str) for item in data):
+        raise TypeError(f"expected a JSON array of names, got {_short_json(data)}")
+    return data
+
+
+def _short_json(data: Any) -> str:
+    text = json.dumps(data)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 class RegistryClient:
     """Talks to one registry. Cheap to build; reuses one HTTP session (keep-alive)."""
 
@@ -82,6 +118,7 @@ class RegistryClient:
         self._sleep = sleep
         self._rng = rng or random.Random()
         self.retry_count = 0  # total retries made (for tests and --verbose)
+        self._answered: str | None = None  # the last request answered 2xx (see _reads_answer)
 
     def __repr__(self) -> str:
         return f"RegistryClient({self.settings!r})"
@@ -97,6 +134,7 @@ class RegistryClient:
 
     # ---- subjects and versions -------------------------------------------------------------
 
+    @_reads_answer
     def list_subjects(self, *, prefix: str | None = None, deleted: bool = False) -> list[str]:
         """``GET /subjects``: subject names (soft-deleted ones too with ``deleted``)."""
         params: dict[str, Any] = {}
@@ -104,8 +142,9 @@ class RegistryClient:
             params["subjectPrefix"] = prefix
         if deleted:
             params["deleted"] = "true"
-        return [str(s) for s in self._call("GET", "/subjects", params=params) or []]
+        return list(_names(self._call("GET", "/subjects", params=params) or []))
 
+    @_reads_answer
     def list_versions(self, subject: str, *, deleted: bool = False) -> list[int]:
         """``GET /subjects/{s}/versions``: version numbers, ascending."""
         params = {"deleted": "true"} if deleted else None
@@ -117,6 +156,7 @@ class RegistryClient:
         )
         return sorted(int(v) for v in data or [])
 
+    @_reads_answer
     def get_version(
         self, subject: str, version: Version = "latest", *, deleted: bool = False
     ) -> SubjectVersion:
@@ -131,6 +171,7 @@ class RegistryClient:
         data.setdefault("subject", subject)
         return SubjectVersion.from_json(data)
 
+    @_reads_answer
     def get_version_schema(self, subject: str, version: Version = "latest") -> str:
         """``GET /subjects/{s}/versions/{v}/schema``: the schema text only."""
         data = self._call(
@@ -141,6 +182,7 @@ class RegistryClient:
         )
         return str(data)
 
+    @_reads_answer
     def register(
         self,
         subject: str,
@@ -167,6 +209,7 @@ class RegistryClient:
             subject=subject, id=int(data["id"]), version=int(version) if version else None
         )
 
+    @_reads_answer
     def lookup(
         self,
         subject: str,
@@ -205,6 +248,7 @@ class RegistryClient:
         data.setdefault("subject", subject)
         return SubjectVersion.from_json(data)
 
+    @_reads_answer
     def delete_version(self, subject: str, version: Version, *, permanent: bool = False) -> int:
         """``DELETE /subjects/{s}/versions/{v}`` (``permanent=true`` for a hard delete)."""
         data = self._call(
@@ -216,6 +260,7 @@ class RegistryClient:
         )
         return int(data)
 
+    @_reads_answer
     def delete_subject(self, subject: str, *, permanent: bool = False) -> list[int]:
         """``DELETE /subjects/{s}``: the versions deleted (hard with ``permanent``)."""
         data = self._call(
@@ -229,6 +274,7 @@ class RegistryClient:
 
     # ---- schemas by id ---------------------------------------------------------------------
 
+    @_reads_answer
     def get_schema(self, schema_id: int, *, subject: str | None = None) -> SchemaById:
         """``GET /schemas/ids/{id}`` (``subject`` narrows the lookup within a context)."""
         data = self._call(
@@ -244,13 +290,15 @@ class RegistryClient:
             references=tuple(Reference.from_json(r) for r in data.get("references") or ()),
         )
 
+    @_reads_answer
     def get_schema_subjects(self, schema_id: int) -> list[str]:
         """``GET /schemas/ids/{id}/subjects``."""
         data = self._call(
             "GET", f"/schemas/ids/{int(schema_id)}/subjects", context={"schema_id": schema_id}
         )
-        return [str(s) for s in data or []]
+        return list(_names(data or []))
 
+    @_reads_answer
     def get_schema_versions(self, schema_id: int) -> list[SubjectVersionRef]:
         """``GET /schemas/ids/{id}/versions``: every (subject, version) using the schema."""
         data = self._call(
@@ -260,6 +308,7 @@ class RegistryClient:
 
     # ---- compatibility ---------------------------------------------------------------------
 
+    @_reads_answer
     def test_compatibility(
         self,
         subject: str,
@@ -281,6 +330,7 @@ class RegistryClient:
             version,
         )
 
+    @_reads_answer
     def test_compatibility_all(
         self,
         subject: str,
@@ -336,6 +386,7 @@ class RegistryClient:
 
     # ---- config and mode -------------------------------------------------------------------
 
+    @_reads_answer
     def get_config(self, subject: str | None = None, *, default_to_global: bool = False) -> str:
         """``GET /config`` or ``GET /config/{s}``: the compatibility level."""
         path = "/config" if subject is None else f"/config/{_subject(subject)}"
@@ -343,18 +394,21 @@ class RegistryClient:
         data = self._call("GET", path, params=params, context=_ctx(subject))
         return _level(data)
 
+    @_reads_answer
     def set_config(self, level: str, subject: str | None = None) -> str:
         """``PUT /config`` or ``PUT /config/{s}``: set the level; returns the level now set."""
         path = "/config" if subject is None else f"/config/{_subject(subject)}"
         data = self._call("PUT", path, body={"compatibility": level.upper()}, context=_ctx(subject))
         return _level(data) or level.upper()
 
+    @_reads_answer
     def delete_config(self, subject: str | None = None) -> str:
         """``DELETE /config[/{s}]``: drop the subject's own level; returns the level it had."""
         path = "/config" if subject is None else f"/config/{_subject(subject)}"
         data = self._call("DELETE", path, context=_ctx(subject), idempotent=False)
         return _level(data)
 
+    @_reads_answer
     def get_mode(self, subject: str | None = None) -> str:
         """``GET /mode`` or ``GET /mode/{s}``: READWRITE, READONLY or IMPORT."""
         path = "/mode" if subject is None else f"/mode/{_subject(subject)}"
@@ -423,6 +477,7 @@ class RegistryClient:
             log.debug("%s %s -> %d (%.0f ms)", method, url, response.status_code, elapsed)
             status = response.status_code
             if status < 300:
+                self._answered = f"{method} {path}"
                 if raw:
                     return response.text
                 if not response.content:
@@ -524,7 +579,9 @@ def _ctx(subject: str | None) -> dict[str, Any]:
 
 
 def _level(data: Any) -> str:
-    if isinstance(data, Mapping):
+    if not isinstance(data, Mapping):
+        raise TypeError(f"expected a JSON object with compatibilityLevel, got {_short_json(data)}")
+    if data:
         for key in ("compatibilityLevel", "compatibility"):
             if data.get(key):
                 return str(data[key])

@@ -321,3 +321,31 @@ def test_redirects_are_not_followed_and_name_the_target(fake):
         client.list_subjects()
     assert "http://elsewhere:8081/subjects" in caught.value.message
     assert "p4ss" not in caught.value.message
+
+
+# ---- answers of the wrong shape (a proxy, another API, a broken registry) -----------------
+
+WRONG_SHAPES = [
+    ("list_subjects", (), {"subjects": ["a"]}),
+    ("list_subjects", (), ["a", None, 3]),
+    ("list_versions", ("s",), ["one", "two"]),
+    ("get_version", ("s",), ["not", "an", "object"]),
+    ("get_version", ("s",), {"subject": "s", "version": "x", "id": 1, "schema": "{}"}),
+    ("get_schema", (1,), [1, 2]),
+    ("get_schema_versions", (1,), [{"subject": "s"}]),
+    ("register", ("s", '{"type": "string"}'), {"identifier": 3}),
+    ("get_config", (), ["BACKWARD"]),
+    ("test_compatibility", ("s", '{"type": "string"}'), [True]),
+]
+
+
+@pytest.mark.parametrize(("method", "args", "answer"), WRONG_SHAPES, ids=lambda x: str(x)[:30])
+def test_an_answer_of_the_wrong_shape_is_a_registry_error_naming_the_request(
+    fake, method, args, answer
+):
+    client, _ = client_for(fake.url, retries=0)
+    fake.fail_next(200, answer)
+    with pytest.raises(RegistryError) as caught:
+        getattr(client, method)(*args)
+    assert "not what a Confluent-compatible registry answers" in caught.value.message
+    assert fake.url in caught.value.message
