@@ -227,7 +227,7 @@ class FileTree:
             for entry in sorted(base.iterdir())
             if entry.is_dir()
             for file in sorted(entry.iterdir())
-            if file.is_file()
+            if file.is_file() or file.name.endswith(".avsc")  # a folder named v2.avsc: an error
         ]
         return _index_names(names, self.source)
 

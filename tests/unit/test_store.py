@@ -266,6 +266,18 @@ def test_gate_reports_a_gap_as_a_layout_problem_and_still_checks_other_subjects(
     assert report.findings[0].kind == STORE_LAYOUT
 
 
+def test_gate_refuses_a_folder_named_like_a_version_instead_of_skipping_it(tmp_path):
+    store = make_store(tmp_path, {"a-value": [ride()], "b-value": [ride()]})
+    (store / "subjects" / "a-value" / "v2.avsc").mkdir()
+    report = gate(FileTree(store), settings_for(store))
+    assert {r.subject: r.verdict for r in report.subjects} == {
+        "a-value": Verdict.INVALID,
+        "b-value": Verdict.COMPATIBLE,
+    }
+    assert "is a directory" in report.findings[0].message
+    assert report.findings[0].location.source.endswith("subjects/a-value/v2.avsc")
+
+
 # -- git -------------------------------------------------------------------------------------
 
 
