@@ -27,6 +27,7 @@ from collections.abc import Mapping as AnyMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from converters.clientlog import KAFKA_LOGGER
 from converters.mapping import Mapping, to_dict
 from converters.statefile import read_state
 from schemacli.errors import InputError, UsageError
@@ -55,7 +56,7 @@ class DeployConfig:
     registry_url: str
     state_dir: Path
     master: str = "local[2]"
-    checkpoint: Path | None = None
+    checkpoint: str | None = None  # a path or a URI (hdfs://, s3a://): kept as given
     jars: tuple[str, ...] = ()  # local jar paths; when empty, --packages (Maven at submit time)
     packages: tuple[str, ...] = PACKAGES
     conf: tuple[str, ...] = ()  # k=v Spark confs
@@ -68,11 +69,18 @@ class DeployConfig:
     extra_env: AnyMapping[str, str] = field(default_factory=dict, repr=False)
 
     @property
-    def checkpoint_dir(self) -> Path:
-        return self.checkpoint or self.state_dir / "checkpoint"
+    def checkpoint_dir(self) -> str:
+        return self.checkpoint or str(self.state_dir / "checkpoint")
 
     def check(self) -> None:
         """Raise UsageError for values spark-submit would choke on later."""
+        local = local_checkpoint(self.checkpoint_dir)
+        if local is not None and local.exists() and not local.is_dir():
+            raise UsageError(
+                f"--checkpoint {self.checkpoint_dir!r} is a file, not a directory",
+                hint="Name a directory (created if missing), e.g. <state-dir>/checkpoint, or a "
+                "URI such as hdfs:///checkpoints/taxi-rides.",
+            )
         if not MASTER.match(self.master):
             raise UsageError(
                 f"unknown Spark master {self.master!r}",
@@ -402,6 +410,17 @@ class Status:
     updated: float | None
 
 
+def local_checkpoint(location: str) -> Path | None:
+    """The local directory of a checkpoint given as a path or a ``file:`` URI; None for a remote
+    filesystem (hdfs://, s3a://, abfss://, ...), which schemacli does not read."""
+    scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*):", location)
+    if scheme is None or len(scheme.group(1)) == 1:  # a path (or a Windows drive letter)
+        return Path(location)
+    if scheme.group(1).lower() == "file":
+        return Path(re.sub(r"^file:(//)?", "", location, flags=re.IGNORECASE))
+    return None
+
+
 def checkpoint_offsets(checkpoint: Path) -> tuple[int | None, dict[str, dict[int, int]]]:
     """(last committed batch id, {topic: {partition: next offset}}) from a Spark checkpoint.
 
@@ -440,6 +459,7 @@ def end_offsets(
         "bootstrap.servers": bootstrap,
         "group.id": "schemacli-migrate-status",
         "enable.auto.commit": False,
+        "logger": KAFKA_LOGGER,
         **(properties or {}),
     }
     consumer = Consumer(conf)
@@ -466,14 +486,17 @@ def end_offsets(
 
 
 def status(
-    state_dir: Path, *, topic: str | None, bootstrap: str | None, checkpoint: Path | None = None
+    state_dir: Path, *, topic: str | None, bootstrap: str | None, checkpoint: str | None = None
 ) -> Status:
     """Status of the converter deployed in ``state_dir``."""
     if not any((state_dir / name).exists() for name in STATE_FILES) and checkpoint is None:
         raise _no_state(state_dir)  # a typo in --state-dir, not a converter with zero counts
     deploy_info = read_state(state_dir / "deploy.json")
-    checkpoint = checkpoint or Path(deploy_info.get("checkpoint") or state_dir / "checkpoint")
-    batch, committed = checkpoint_offsets(checkpoint)
+    checkpoint = checkpoint or deploy_info.get("checkpoint") or str(state_dir / "checkpoint")
+    local = local_checkpoint(checkpoint)
+    # A checkpoint on a remote filesystem is not read (schemacli reads local files only): status
+    # then shows the end offsets and the counts, without the committed offsets and the lag.
+    batch, committed = checkpoint_offsets(local) if local is not None else (None, {})
     progress = read_state(state_dir / "progress.json")
     if topic is None and len(committed) == 1:  # no mapping given: the checkpoint knows it
         topic = next(iter(committed))

@@ -12,6 +12,7 @@ import io
 import time
 from typing import Any
 
+from converters.clientlog import KAFKA_LOGGER
 from schemacli.errors import NetworkError, UsageError
 
 
@@ -37,11 +38,12 @@ def read_samples(
             "group.id": "schemacli-migrate-sample",
             "enable.auto.commit": False,
             "auto.offset.reset": "earliest",
+            "logger": KAFKA_LOGGER,
         }
     )
     records: list[dict] = []
     try:
-        meta = consumer.list_topics(topic, timeout=10)
+        meta = consumer.list_topics(topic, timeout=min(timeout, 10))
         tmeta = meta.topics.get(topic)
         if tmeta is None or tmeta.error is not None:
             raise UsageError(
@@ -69,7 +71,10 @@ def read_samples(
             except Exception:  # undecodable body: the job dead-letters it; not a sample
                 continue
     except KafkaException as exc:
-        raise NetworkError(f"cannot read {topic!r} from {bootstrap}: {exc}") from exc
+        raise NetworkError(
+            f"cannot read {topic!r} from {bootstrap}: {exc.args[0].str() if exc.args else exc}",
+            hint="Is the broker running and reachable? Check --bootstrap (host:port).",
+        ) from exc
     finally:
         consumer.close()
     return records

@@ -405,11 +405,11 @@ def deploy_command(
         ),
     ] = "local[2]",
     checkpoint: Annotated[
-        Path | None,
+        str | None,
         typer.Option(
             "--checkpoint",
-            help="Spark checkpoint directory (a restart resumes from it) [default: "
-            "<state-dir>/checkpoint].",
+            help="Spark checkpoint directory or URI, e.g. hdfs:///checkpoints/x (a restart "
+            "resumes from it) [default: <state-dir>/checkpoint].",
         ),
     ] = None,
     state_dir: StateDir = None,

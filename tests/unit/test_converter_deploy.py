@@ -13,6 +13,7 @@ from converters.deploy import (
     DeployConfig,
     build_command,
     checkpoint_offsets,
+    local_checkpoint,
     child_env,
     prepare,
     secret_env_names,
@@ -142,3 +143,41 @@ def test_a_kafka_properties_file_that_is_not_utf8_is_refused_before_spark_submit
     with pytest.raises(InputError) as caught:
         cfg(tmp_path, kafka_properties=props).check()
     assert caught.value.location.line == 2
+
+
+def test_a_checkpoint_uri_reaches_spark_submit_unchanged(tmp_path: Path):
+    c = cfg(tmp_path, master="yarn", checkpoint="hdfs://namenode:8020/checkpoints/taxi")
+    c.check()
+    cmd = build_command(c, prepare(c, load(EXAMPLE)))
+    assert cmd[cmd.index("--checkpoint") + 1] == "hdfs://namenode:8020/checkpoints/taxi"
+
+
+def test_a_checkpoint_that_is_a_file_is_refused(tmp_path: Path):
+    (tmp_path / "cp").write_text("not a directory")
+    with pytest.raises(UsageError) as caught:
+        cfg(tmp_path, checkpoint=str(tmp_path / "cp")).check()
+    assert "is a file" in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("location", "local"),
+    [
+        ("/var/cp", "/var/cp"),
+        ("state/cp", "state/cp"),
+        ("file:///var/cp", "/var/cp"),
+        ("file:/var/cp", "/var/cp"),
+        ("hdfs:///cp", None),
+        ("s3a://bucket/cp", None),
+    ],
+)
+def test_only_local_checkpoints_are_read_by_status(location, local):
+    found = local_checkpoint(location)
+    assert (str(found) if found is not None else None) == local
+
+
+def test_status_with_a_remote_checkpoint_shows_counts_without_offsets(tmp_path: Path):
+    (tmp_path / "deploy.json").write_text(json.dumps({"checkpoint": "s3a://bucket/cp"}))
+    (tmp_path / "progress.json").write_text(json.dumps({"totals": {"in": 3, "converted": 3}}))
+    st = status(tmp_path, topic=None, bootstrap=None)
+    assert st.checkpoint == "s3a://bucket/cp" and st.last_committed_batch is None
+    assert st.totals["converted"] == 3
