@@ -27,7 +27,7 @@ import requests
 import requests.auth
 from urllib3.exceptions import InsecureRequestWarning
 
-from schemacli.errors import RegistryError
+from schemacli.errors import RegistryError, UsageError
 from schemacli.registry.errors import (
     RegistryErrorCode,
     error_from_response,
@@ -62,6 +62,12 @@ Version = int | str  # 1, 2, ... or "latest"
 
 
 def _subject(subject: str) -> str:
+    if not subject.strip():
+        # /subjects//versions would reach another endpoint, or a confusing 404
+        raise UsageError(
+            f"The subject name {subject!r} is empty.",
+            hint="Give --subject, e.g. taxi-rides-value (<topic>-value or <topic>-key).",
+        )
     return quote(subject, safe="")
 
 

@@ -8,7 +8,7 @@ import logging
 import pytest
 from registry_fake import free_port
 
-from schemacli.errors import ExitCode, NetworkError, RegistryError
+from schemacli.errors import ExitCode, NetworkError, RegistryError, UsageError
 from schemacli.registry.client import CONTENT_TYPE, RegistryClient
 from schemacli.registry.errors import RegistryErrorCode
 from schemacli.registry.models import Reference
@@ -349,3 +349,12 @@ def test_an_answer_of_the_wrong_shape_is_a_registry_error_naming_the_request(
         getattr(client, method)(*args)
     assert "not what a Confluent-compatible registry answers" in caught.value.message
     assert fake.url in caught.value.message
+
+
+@pytest.mark.parametrize("subject", ["", "  "])
+def test_an_empty_subject_name_is_a_usage_error_before_any_request(fake, subject):
+    client, _ = client_for(fake.url, retries=0)
+    with pytest.raises(UsageError) as caught:
+        client.register(subject, '{"type": "string"}')
+    assert "empty" in caught.value.message
+    assert fake.requests == []
