@@ -465,7 +465,6 @@ def run(
                 flush=True,
             )
 
-    spark.streams.addListener(Listener())
     reader = (
         spark.readStream.format("kafka")
         .option("kafka.bootstrap.servers", args.bootstrap)
@@ -477,7 +476,24 @@ def run(
         reader = reader.option("maxOffsetsPerTrigger", str(args.max_offsets_per_trigger))
     for k, v in {**SOURCE_DEFAULTS, **kafka}.items():
         reader = reader.option(k, v)
-    out = build_output(reader.load(), mapping, reg)
+    from pyspark.errors import AnalysisException, ParseException
+
+    try:
+        out = build_output(reader.load(), mapping, reg)
+    except (AnalysisException, ParseException) as exc:
+        # A `convert: sql` expression Spark refuses (an unknown column, a syntax error): the
+        # light check of `migrate validate` without --spark cannot see it.
+        from schemacli.errors import CheckFailed
+        from schemacli.output.errors import error_text
+
+        err = CheckFailed(
+            f"Spark refuses the compiled mapping: {exc.getMessage() or exc}",
+            hint="Fix the expression; `schemacli migrate validate MAPPING --spark` shows it "
+            "without starting the job.",
+        )
+        print(error_text(err), file=sys.stderr, flush=True)
+        return int(err.exit_code)
+    spark.streams.addListener(Listener())
     writer = (
         out.writeStream.format("kafka")
         .option("kafka.bootstrap.servers", args.bootstrap)

@@ -288,3 +288,30 @@ def test_job_pipeline_converts_keys_and_dead_letters_a_record_whose_key_fails(sp
     assert keyless["topic"] == "taxi-rides" and keyless["key"] is None
     assert (delete["topic"], delete["value"]) == ("taxi-rides", None)
     assert unframe(bytes(delete["key"]), V1_KEY) == (V1_KEY_ID, {"vendorId": 2})
+
+
+def test_the_job_refuses_sql_spark_cannot_resolve_with_one_clear_error(spark, tmp_path, capsys):
+    from dataclasses import replace
+
+    from converters.job import ProgressFile, _args, run
+    from converters.mapping import Conversion
+
+    m = taxi_mapping().with_schemas(V2, V1_SCHEMA)
+    rules = tuple(
+        replace(r, convert=Conversion.SQL, expr="no_such_col + 1", source=None)
+        if r.target == "vendorId"
+        else r
+        for r in m.rules
+    )
+    args = _args(
+        ["--mapping", "m.json", "--bootstrap", "127.0.0.1:1", "--registry", "http://r:1"]
+        + ["--checkpoint", str(tmp_path / "cp"), "--state-dir", str(tmp_path)]
+    )
+    reg = RegistryPlan(
+        V1_ID, json.dumps(V1_SCHEMA), {V2_ID: json.dumps(V2)}, {V2_ID: "taxi-rides-v2-value/1"}
+    )
+    code = run(args, replace(m, rules=rules), reg, ProgressFile(tmp_path / "progress.json"), {})
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "Spark refuses the compiled mapping" in err and "no_such_col" in err
+    assert "--spark" in err and "Traceback" not in err
