@@ -179,7 +179,13 @@ def _parse_ids(pairs: list[str]) -> dict[int, int]:
             raise UsageError(
                 f"--schema-id {pair!r} is not VERSION=ID", hint="For example --schema-id 1=7."
             )
-        ids[int(version.strip().lstrip("v"))] = int(schema_id)
+        number = int(version.strip().lstrip("v"))
+        if ids.get(number, int(schema_id)) != int(schema_id):
+            raise UsageError(
+                f"--schema-id gives version {number} two ids: {ids[number]} and {int(schema_id)}",
+                hint="Give each version once, with the id the registry gave it.",
+            )
+        ids[number] = int(schema_id)
     return ids
 
 

@@ -215,7 +215,9 @@ class FileTree:
         base = self.root / SUBJECTS_DIR
         if not self.root.is_dir():
             raise StoreLayoutError(
-                "the store directory does not exist",
+                "the store is a file, not a directory"
+                if self.root.exists()
+                else "the store directory does not exist",
                 location=Location(source=self.source("").rstrip("/") or str(self.root)),
                 hint="pass --store DIR, or set store = \"...\" in [tool.schemacli]",
             )

@@ -208,3 +208,12 @@ def test_ddl_of_invalid_json_names_the_file_and_position(tmp_path):
     assert result.exit_code == 2
     assert f"{path}:2:" in result.stderr
     assert "Traceback" not in result.output
+
+
+def test_two_ids_for_one_version_are_refused_not_overwritten():
+    result = run(
+        "spark", "codegen", "--subject", "taxi-rides-value", "--topic", "taxi-rides",
+        "--store", str(ROOT / "schemas"), "--schema-id", "1=1", "--schema-id", "1=9",
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert "version 1 two ids: 1 and 9" in result.output

@@ -112,6 +112,12 @@ def test_missing_store_directory_is_an_input_error(tmp_path):
         FileTree(tmp_path / "nowhere").subjects()
 
 
+def test_a_store_path_that_is_a_file_is_named_as_such(tmp_path):
+    (tmp_path / "schemas").write_text("")
+    with pytest.raises(InputError, match="is a file, not a directory"):
+        FileTree(tmp_path / "schemas").subjects()
+
+
 # -- one candidate ---------------------------------------------------------------------------
 
 
