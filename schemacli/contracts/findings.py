@@ -32,6 +32,11 @@ class Finding:
     new: Any = None
     subject: str | None = None
 
+    def __hash__(self) -> int:
+        # ``old`` / ``new`` may be lists or objects (enum symbols, default values): unhashable,
+        # so they stay out of the hash (equal findings still hash alike; == compares them).
+        return hash((self.kind, self.message, self.location, self.hint, self.severity))
+
     def at(self, **changes: Any) -> Finding:
         """Return a copy whose location has ``changes`` applied (e.g. ``source=``, ``line=``)."""
         return replace(self, location=replace(self.location, **changes))

@@ -66,3 +66,13 @@ def test_diff_with_a_missing_file_exits_2(tmp_path):
     result = run("diff", V1, tmp_path / "missing.avsc")
     assert result.exit_code == 2
     assert "no such file" in result.stderr
+
+
+def test_diff_of_an_enum_losing_a_symbol_names_it_at_backward(tmp_path):
+    old, new = tmp_path / "old.avsc", tmp_path / "new.avsc"
+    old.write_text('{"type": "enum", "name": "E", "symbols": ["A", "B"]}')
+    new.write_text('{"type": "enum", "name": "E", "symbols": ["A"]}')
+    result = run("diff", str(old), str(new))
+    assert result.exit_code == 0, result.output
+    assert "error MISSING_ENUM_SYMBOLS" in result.stdout and "symbol(s) B" in result.stdout
+    assert "BACKWARD   new reads old   incompatible (1)" in result.stdout

@@ -186,3 +186,17 @@ def test_gate_github_output_writes_the_step_summary_in_actions(project, monkeypa
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(project / "other.md"))
     run("gate", "-o", "text")  # only the github format writes it
     assert not (project / "other.md").exists()
+
+
+@pytest.mark.parametrize("output", ["text", "json", "junit", "github"])
+def test_gate_reports_a_removed_enum_symbol_in_every_format(project, output):
+    # MISSING_ENUM_SYMBOLS carries lists (the symbols): every renderer must take them.
+    subject = project / "schemas/subjects/payment-value"
+    subject.mkdir()
+    enum = {"type": "enum", "name": "Payment", "namespace": "t", "symbols": ["CASH", "CARD"]}
+    add_version(project, "schemas/subjects/payment-value", enum)
+    add_version(project, "schemas/subjects/payment-value", {**enum, "symbols": ["CASH"]})
+    result = run("gate", "-o", output)
+    assert result.exit_code == 1, result.output
+    assert "MISSING_ENUM_SYMBOLS" in result.stdout
+    assert "Traceback" not in result.output
