@@ -56,11 +56,16 @@ class SchemacliGroup(TyperGroup):
 
 
 def _report(ctx: click.Context, err: SchemacliError) -> None:
-    from schemacli.output.errors import error_json, error_text
+    from schemacli.output.errors import error_github, error_json, error_junit, error_text
 
     click.echo(error_text(err), err=True)
-    if ctx.meta.get(OUTPUT_META_KEY) == "json":
+    output = ctx.meta.get(OUTPUT_META_KEY)
+    if output == "json":
         click.echo(error_json(err))
+    elif output == "junit":
+        click.echo(error_junit(err, ctx.invoked_subcommand or "schemacli"))
+    elif output == "github":
+        click.echo(error_github(err))
 
 
 app = typer.Typer(

@@ -1,11 +1,12 @@
-"""Turn a SchemacliError into words for stderr. The one place errors become text."""
+"""Turn a SchemacliError into words for stderr (and, in a machine format, a document for stdout).
+The one place errors become text."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 
-from schemacli.errors import RegistryError, SchemacliError
+from schemacli.errors import Location, RegistryError, SchemacliError
 
 
 def error_text(err: SchemacliError) -> str:
@@ -38,3 +39,34 @@ def error_json(err: SchemacliError) -> str:
             status=err.status, error_code=err.error_code, server_message=err.server_message
         )
     return json.dumps(payload, indent=2)
+
+
+def error_junit(err: SchemacliError, command: str) -> str:
+    """A JUnit document with one errored test case: a CI report step still finds its XML when
+    the command could not run (an unreadable schema, an unreachable registry)."""
+    import xml.etree.ElementTree as ET
+
+    counts = {"tests": "1", "failures": "0", "errors": "1"}
+    root = ET.Element("testsuites", name=f"schemacli {command}", **counts)
+    suite = ET.SubElement(root, "testsuite", name=f"schemacli {command}", skipped="0", **counts)
+    attrs = {"classname": f"schemacli.{command}", "name": command}
+    if err.location is not None and err.location.source:
+        attrs["file"] = err.location.source
+    case = ET.SubElement(suite, "testcase", attrs)
+    element = ET.SubElement(case, "error", message=err.message, type=type(err).__name__)
+    element.text = error_text(err)
+    ET.indent(root, space="  ")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode")
+
+
+def error_github(err: SchemacliError) -> str:
+    """A GitHub Actions ``::error`` annotation, on the file and line when the error has them."""
+    from schemacli.output.github import command
+
+    location = err.location or Location()
+    message = err.message
+    if location.pointer:
+        message += f" (at {location.pointer})"
+    if err.hint:
+        message += f"\nhint: {err.hint}"
+    return command("error", message, location, f"schemacli: {type(err).__name__}")

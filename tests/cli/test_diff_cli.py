@@ -76,3 +76,18 @@ def test_diff_of_an_enum_losing_a_symbol_names_it_at_backward(tmp_path):
     assert result.exit_code == 0, result.output
     assert "error MISSING_ENUM_SYMBOLS" in result.stdout and "symbol(s) B" in result.stdout
     assert "BACKWARD   new reads old   incompatible (1)" in result.stdout
+
+
+def test_an_unreadable_schema_is_still_a_ci_document_in_junit_and_github_output(tmp_path):
+    import xml.etree.ElementTree as ET
+
+    bad = tmp_path / "bad.avsc"
+    bad.write_text('{"type": "record", "name": "R", "fields": [\n  {"name": "x", "type": NaN}]}')
+    junit = run("diff", V1, str(bad), "-o", "junit")
+    assert junit.exit_code == 2
+    case = ET.fromstring(junit.stdout).find("testsuite/testcase")
+    assert case.get("file") == str(bad) and case.find("error").get("type") == "JsonSyntaxError"
+    github = run("diff", V1, str(bad), "-o", "github")
+    assert github.exit_code == 2
+    assert github.stdout.startswith(f"::error file={bad},line=2,col=")
+    assert "title=schemacli%3A JsonSyntaxError::" in github.stdout
