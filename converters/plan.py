@@ -15,6 +15,7 @@ from typing import Any
 from converters.mapping import FORMAT_VERSION, Conversion, Endpoint, Mapping, Policy, Rule
 from converters.sql import PROMOTIONS
 from converters.types import AvroField, AvroType, same_type, view
+from schemacli.errors import InputError, Location
 
 NUMERIC = ("int", "long", "float", "double")
 
@@ -29,11 +30,18 @@ def plan(
 ) -> Mapping:
     """Propose a mapping from v2 (``source_json``) to v1 (``target_json``). Pure; never raises on
     an impossible field, it marks it ``unresolved`` instead."""
-    src, tgt = view(source_json), view(target_json)
-    rules: list[Rule] = []
-    _record(src, tgt, "", "", rules)
     source = source or Endpoint()
     target = target or Endpoint()
+    src, tgt = _view(source_json, "v2", source), _view(target_json, "v1", target)
+    for side, t, endpoint in (("v2", src, source), ("v1", tgt, target)):
+        if t.kind != "record":
+            raise InputError(
+                f"{side} schema is a{'n' if t.kind[0] in 'aeiou' else ''} {t.kind}, not a record",
+                location=Location(source=endpoint.schema or endpoint.subject, pointer=""),
+                hint="A mapping converts records field by field; both schemas must be records.",
+            )
+    rules: list[Rule] = []
+    _record(src, tgt, "", "", rules)
     if dead_letter_topic is None and source.topic:
         dead_letter_topic = f"{source.topic}.dead-letter"
     return Mapping(
@@ -194,3 +202,16 @@ def _pair(sf: AvroField, tf: AvroField, spath: str, tpath: str, note: str | None
             reason=f"no safe conversion from v2 {s.describe()} to v1 {t.describe()}",
         )
     ]
+
+
+def _view(schema_json: Any, side: str, endpoint: Endpoint) -> AvroType:
+    """``view`` of one side; its InputError names the side and where its schema came from."""
+    try:
+        return view(schema_json)
+    except InputError as err:
+        origin = endpoint.schema or endpoint.subject
+        raise InputError(
+            f"{side} schema: {err.message}",
+            location=replace(err.location, source=origin) if err.location else None,
+            hint=err.hint,
+        ) from err

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from schemacli.errors import InputError, Location
+
 PRIMITIVES = ("null", "boolean", "int", "long", "float", "double", "bytes", "string")
 
 # Avro type -> Spark SQL type name (what from_avro produces and to_avro expects).
@@ -88,6 +90,7 @@ def view(schema_json: Any) -> AvroType:
 class _Walker:
     def __init__(self) -> None:
         self.named: dict[str, AvroType] = {}
+        self.defining: set[str] = set()  # records whose fields are being walked
 
     def _full(self, name: str, namespace: str | None) -> str:
         if "." in name or not namespace:
@@ -99,6 +102,15 @@ class _Walker:
             if js in PRIMITIVES:
                 return AvroType(kind=js, json=js)
             full = self._full(js, namespace)
+            for name in (full, js):
+                if name in self.defining:
+                    raise InputError(
+                        f"recursive type {name!r}: it refers to itself at {pointer}",
+                        location=Location(pointer=pointer),
+                        hint="The planner and the converter job do not support recursive "
+                        "records (Spark's from_avro refuses them by default); convert such "
+                        "topics outside Spark.",
+                    )
             found = self.named.get(full) or self.named.get(js)
             if found is None:
                 # parse_schema would have refused this; say so plainly rather than guess.
@@ -127,6 +139,7 @@ class _Walker:
                 self.named[full] = t
                 return t
             fields = []
+            self.defining.add(full)
             for i, f in enumerate(js["fields"]):
                 fp = f"{pointer}/fields/{i}"
                 fields.append(
@@ -140,6 +153,7 @@ class _Walker:
                         doc=f.get("doc"),
                     )
                 )
+            self.defining.discard(full)
             t = AvroType(kind="record", json=js, name=full, fields=tuple(fields))
             self.named[full] = t
             return t

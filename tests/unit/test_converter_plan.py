@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from converters.mapping import Conversion, Policy
+from converters.mapping import Conversion, Endpoint, Policy
 from converters.plan import plan
+from schemacli.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -137,3 +138,28 @@ def test_nested_records_are_planned_field_by_field_with_dotted_paths():
     assert m.rule("pickup").convert is Conversion.RECORD
     assert m.rule("pickup.lat").convert is Conversion.PARSE_NUMBER
     assert m.rule("pickup.lon").convert is Conversion.COPY
+
+
+NODE = {
+    "type": "record",
+    "name": "Node",
+    "fields": [
+        {"name": "v", "type": "int"},
+        {"name": "next", "type": ["null", "Node"], "default": None},
+    ],
+}
+
+
+def test_a_recursive_schema_is_refused_naming_the_side_and_the_reference():
+    with pytest.raises(InputError) as caught:
+        plan(NODE, NODE, source=Endpoint(schema="v2.avsc"))
+    err = caught.value
+    assert err.message.startswith("v2 schema: recursive type 'Node'")
+    assert (err.location.source, err.location.pointer) == ("v2.avsc", "/fields/1/type/1")
+
+
+def test_a_schema_that_is_not_a_record_is_refused():
+    with pytest.raises(InputError) as caught:
+        plan(NODE | {"name": "R", "fields": []}, "string", target=Endpoint(subject="t-value"))
+    assert caught.value.message == "v1 schema is a string, not a record"
+    assert caught.value.location.source == "t-value"
