@@ -83,14 +83,44 @@ class AvroField:
 
 
 def view(schema_json: Any) -> AvroType:
-    """Walk valid Avro schema JSON into an :class:`AvroType` tree (named references resolved)."""
-    return _Walker().walk(schema_json, "", None)
+    """Walk valid Avro schema JSON into an :class:`AvroType` tree (named references resolved,
+    forward references too: Java accepts a name used before the type is defined)."""
+    walker = _Walker()
+    walker.collect(schema_json, "", None)
+    return walker.walk(schema_json, "", None)
 
 
 class _Walker:
     def __init__(self) -> None:
         self.named: dict[str, AvroType] = {}
         self.defining: set[str] = set()  # records whose fields are being walked
+        # every named type's definition: (its JSON, pointer, enclosing namespace)
+        self.definitions: dict[str, tuple[Any, str, str | None]] = {}
+
+    def _own_namespace(self, js: dict, namespace: str | None) -> str | None:
+        name = js["name"]
+        return js.get("namespace", namespace) if "." not in name else name.rsplit(".", 1)[0]
+
+    def collect(self, js: Any, pointer: str, namespace: str | None) -> None:
+        """Note where each named type is defined, so a reference that comes first resolves."""
+        if isinstance(js, list):
+            for i, branch in enumerate(js):
+                self.collect(branch, f"{pointer}/{i}", namespace)
+            return
+        if not isinstance(js, dict):
+            return
+        kind = js.get("type")
+        if kind in ("record", "error", "enum", "fixed"):
+            ns = self._own_namespace(js, namespace)
+            self.definitions.setdefault(self._full(js["name"], ns), (js, pointer, namespace))
+            for i, f in enumerate(js.get("fields") or ()):
+                self.collect(f.get("type"), f"{pointer}/fields/{i}/type", ns)
+        elif kind == "array":
+            self.collect(js.get("items"), f"{pointer}/items", namespace)
+        elif kind == "map":
+            self.collect(js.get("values"), f"{pointer}/values", namespace)
+        elif isinstance(kind, (dict, list)):
+            self.collect(kind, pointer, namespace)
 
     def _full(self, name: str, namespace: str | None) -> str:
         if "." in name or not namespace:
@@ -113,6 +143,10 @@ class _Walker:
                     )
             found = self.named.get(full) or self.named.get(js)
             if found is None:
+                definition = self.definitions.get(full) or self.definitions.get(js)
+                if definition is not None:  # defined further down: walk it now
+                    found = self.walk(*definition)
+            if found is None:
                 # parse_schema would have refused this; say so plainly rather than guess.
                 raise ValueError(f"unknown named type {js!r} at {pointer or '/'}")
             return found
@@ -124,12 +158,10 @@ class _Walker:
         if kind in PRIMITIVES:
             return AvroType(kind=kind, json=js, logical=logical)
         if kind in ("record", "error", "enum", "fixed"):
-            ns = (
-                js.get("namespace", namespace)
-                if "." not in js["name"]
-                else js["name"].rsplit(".", 1)[0]
-            )
+            ns = self._own_namespace(js, namespace)
             full = self._full(js["name"], ns)
+            if full in self.named:  # walked already, where a reference came first
+                return self.named[full]
             if kind == "enum":
                 t = AvroType(kind="enum", json=js, name=full, symbols=tuple(js["symbols"]))
                 self.named[full] = t

@@ -163,3 +163,18 @@ def test_a_schema_that_is_not_a_record_is_refused():
         plan(NODE | {"name": "R", "fields": []}, "string", target=Endpoint(subject="t-value"))
     assert caught.value.message == "v1 schema is a string, not a record"
     assert caught.value.location.source == "t-value"
+
+
+def test_a_type_used_before_its_definition_is_planned_like_any_other():
+    # Java accepts a forward reference: field `first` names R2, defined by field `second`.
+    r2 = {"type": "record", "name": "R2", "namespace": "o", "fields": [{"name": "x", "type": "int"}]}
+    v1 = {
+        "type": "record",
+        "name": "R1",
+        "fields": [{"name": "first", "type": "o.R2"}, {"name": "second", "type": r2}],
+    }
+    m = plan(v1, v1)
+    assert {r.target: r.convert for r in m.rules} == {
+        "first": Conversion.COPY,
+        "second": Conversion.COPY,
+    }

@@ -86,6 +86,16 @@ def test_custom_sql_dry_run_says_it_needs_spark():
     assert report.ok and "--spark" in report.dry_run.skipped_reason
 
 
+def test_a_schema_fastavro_refuses_but_java_accepts_skips_the_dry_run_and_says_why():
+    # decimal with scale > precision: Java ignores the logical type, fastavro refuses the schema
+    amount = {"type": "bytes", "logicalType": "decimal", "precision": 2, "scale": 5}
+    v2 = {"type": "record", "name": "R", "fields": [{"name": "a", "type": amount}]}
+    report = validate(plan(v2, v2))
+    assert report.ok
+    assert report.dry_run.total == 0
+    assert report.dry_run.skipped_reason.startswith("fastavro refuses a schema of the mapping")
+
+
 def test_example_mapping_is_deployable():
     assert validate(load(ROOT / "examples/mappings/taxi-ride-v2-to-v1.yaml")).ok
 
