@@ -276,7 +276,8 @@ class _FlagOrigin(_Origin):
     flag: str
 
     def error(self, key: str, value: Any, allowed: str) -> UsageError:
-        name = self.flag if self.flag.startswith("-") else f"--{self.flag}"
+        positional = self.flag.isupper()  # a metavar such as LEVEL, not an option name
+        name = self.flag if self.flag.startswith("-") or positional else f"--{self.flag}"
         return UsageError(f"{name}: {value!r} is not valid", hint=f"allowed: {allowed}")
 
 

@@ -196,6 +196,7 @@ def test_config_set_unknown_level_is_a_usage_error_listing_levels(cli, fake):
     result = cli("config", "set", "taxi-rides-value", "SIDEWAYS")
     assert result.exit_code == 2
     assert "FULL_TRANSITIVE" in result.stderr
+    assert "error: LEVEL: 'SIDEWAYS' is not valid" in result.stderr  # the argument, not --LEVEL
     assert [r.method for r in fake.requests] == []
 
 
