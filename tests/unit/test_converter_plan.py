@@ -167,7 +167,12 @@ def test_a_schema_that_is_not_a_record_is_refused():
 
 def test_a_type_used_before_its_definition_is_planned_like_any_other():
     # Java accepts a forward reference: field `first` names R2, defined by field `second`.
-    r2 = {"type": "record", "name": "R2", "namespace": "o", "fields": [{"name": "x", "type": "int"}]}
+    r2 = {
+        "type": "record",
+        "name": "R2",
+        "namespace": "o",
+        "fields": [{"name": "x", "type": "int"}],
+    }
     v1 = {
         "type": "record",
         "name": "R1",
