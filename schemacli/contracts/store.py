@@ -356,11 +356,20 @@ def git_tree(spec: str, store: Path) -> GitTree:
     try:
         _git(Path(top), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
     except InputError as err:
-        raise InputError(
-            f"--against {spec}: unknown git ref {ref!r}",
-            hint=f"fetch it first (git fetch origin {ref.split('/')[-1]}) or name an existing "
-            "branch, tag or commit (git branch -a)",
-        ) from err
+        hint = (
+            f"fetch it first (git fetch origin {ref.split('/')[-1]}) or name an existing "
+            "branch, tag or commit (git branch -a)"
+        )
+        try:
+            shallow = _git(Path(top), "rev-parse", "--is-shallow-repository").strip() == "true"
+        except InputError:
+            shallow = False
+        if shallow:  # CI checkouts are often one commit deep: HEAD~1 and older do not exist
+            hint = (
+                "this clone is shallow: fetch more history (git fetch --unshallow origin; in "
+                "GitHub Actions: actions/checkout with fetch-depth: 0), or " + hint
+            )
+        raise InputError(f"--against {spec}: unknown git ref {ref!r}", hint=hint) from err
     repo = Path(top)
     try:
         prefix = store.resolve().relative_to(repo.resolve()).as_posix()

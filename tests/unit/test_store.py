@@ -355,6 +355,21 @@ def test_unknown_git_ref_is_an_input_error_with_a_hint(repo):
     assert "git fetch" in caught.value.hint
 
 
+def test_a_ref_missing_from_a_shallow_clone_says_to_fetch_more_history(repo, tmp_path_factory):
+    make_store(repo / "schemas", {"rides-value": [ride(), ride(TIP)]})
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "v2")
+    shallow = tmp_path_factory.mktemp("clone") / "shallow"
+    git(shallow.parent, "clone", "-q", "--depth", "1", f"file://{repo}", str(shallow))
+    with pytest.raises(InputError) as caught:
+        git_tree("git:HEAD~1", shallow / "schemas")
+    assert caught.value.hint.startswith("this clone is shallow")
+    assert "fetch-depth: 0" in caught.value.hint
+    with pytest.raises(InputError) as deep:  # a full clone: no word about depth
+        git_tree("git:origin/nope", repo / "schemas")
+    assert "shallow" not in deep.value.hint
+
+
 def test_against_outside_a_git_repository_is_an_input_error(tmp_path):
     store = make_store(tmp_path / "plain", {"a-value": [ride()]})
     with pytest.raises(InputError, match="not inside a git repository"):
