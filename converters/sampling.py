@@ -72,9 +72,16 @@ def read_samples(
                 continue
     except KafkaException as exc:
         raise NetworkError(
-            f"cannot read {topic!r} from {bootstrap}: {exc.args[0].str() if exc.args else exc}",
+            f"cannot read {topic!r} from {bootstrap}: {_kafka_reason(exc)}",
             hint="Is the broker running and reachable? Check --bootstrap (host:port).",
         ) from exc
     finally:
         consumer.close()
     return records
+
+
+def _kafka_reason(exc: Exception) -> str:
+    """The KafkaError's own words (``exc.args[0].str()``), not its repr; else the exception."""
+    error = exc.args[0] if exc.args else None
+    text = getattr(error, "str", None)
+    return text() if callable(text) else str(exc)

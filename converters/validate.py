@@ -185,7 +185,7 @@ def validate(
     fields = tuple(_field_report(mapping, compiled, fs) for fs in compiled.fields if fs.value)
     dry = None
     if not any(f.severity is Severity.ERROR for f in findings):
-        from fastavro._schema_common import SchemaParseException
+        from fastavro.schema import SchemaParseException
 
         try:
             if samples is None:
