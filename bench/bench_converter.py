@@ -4,9 +4,9 @@ Three ways to get a v2 topic into a v1 topic, on the same broker, the same messa
 
 (a) passthrough - Spark Structured Streaming Kafka -> Kafka copying bytes, no decoding: the
     upper bound for any Spark converter on this machine;
-(a') passthrough + headers - (a) plus the three headers every converted message gets
-    (converted-from, source, source-timestamp): not a target, it shows what the headers alone
-    cost, since Spark's Kafka sink handles headers slowly;
+(a') passthrough + header - (a) plus the header every converted message gets
+    (``schemacli.converted-from``: origin, position, timestamp): not a target, it shows what the
+    header alone costs, since Spark's Kafka sink handles headers slowly;
 (b) the converter - the job's own pipeline (``converters.job.build_output``): header split,
     from_avro with the writer schema, the mapping's Spark SQL, to_avro, framing, headers;
 (c) plain Python - confluent-kafka consumer, fastavro decode / convert / encode, producer.
@@ -146,26 +146,19 @@ def source(spark, bootstrap: str, topic: str):
 
 
 def with_converter_headers(df, reg):
-    """(a'): the source rows, bytes untouched, with the headers of a converted message."""
+    """(a'): the source rows, bytes untouched, with the header of a converted message."""
     from pyspark.sql import functions as F
 
-    from converters.job import (
-        MARKER_HEADER,
-        SOURCE_HEADER,
-        TIMESTAMP_HEADER,
-        _header,
-        _with_headers,
-    )
+    from converters.job import _header, _with_headers
+    from converters.provenance import MARKER_HEADER
 
     (version,) = reg.writer_versions.values()
     source = F.concat_ws(
         "/", F.col("topic"), F.col("partition").cast("string"), F.col("offset").cast("string")
     )
+    ts = F.unix_millis(F.col("timestamp")).cast("string")
     headers = _with_headers(
-        F.col("headers"),
-        _header(MARKER_HEADER, F.lit(version)),
-        _header(SOURCE_HEADER, source),
-        _header(TIMESTAMP_HEADER, F.unix_millis(F.col("timestamp")).cast("string")),
+        F.col("headers"), _header(MARKER_HEADER, F.concat_ws(" ", F.lit(version), source, ts))
     )
     return df.select("key", "value", headers.alias("headers"))
 
@@ -174,22 +167,16 @@ def python_converter(
     bootstrap: str, src: str, dst: str, dlq: str, v1_id: int, writers: dict, versions: dict, n: int
 ) -> float:
     """(c): the obvious Python converter, written reasonably (batched consume, no per-message
-    flush), doing the job's work: the loop guard, the same headers (converted-from, source,
-    source timestamp; error and stage on a dead letter) and dead letters with the raw bytes."""
+    flush), doing the job's work: the loop guard, the same headers (converted-from; error, stage,
+    source and source timestamp on a dead letter) and dead letters with the raw bytes."""
     import fastavro
     from confluent_kafka import Consumer, Producer
 
-    from converters.job import (
-        ERROR_HEADER,
-        MARKER_HEADER,
-        SOURCE_HEADER,
-        STAGE_HEADER,
-        TIMESTAMP_HEADER,
-    )
+    from converters.job import ERROR_HEADER, SOURCE_HEADER, STAGE_HEADER, TIMESTAMP_HEADER
+    from converters.provenance import MARKER_HEADER, marker_value
 
     reader, target = fastavro.parse_schema(V2), fastavro.parse_schema(V1)
     parsed = {i: fastavro.parse_schema(json.loads(s)) for i, s in writers.items()}
-    marks = {i: v.encode() for i, v in versions.items()}
     head = b"\x00" + v1_id.to_bytes(4, "big")
     c = Consumer(
         {
@@ -214,10 +201,7 @@ def python_converter(
             if any(k == MARKER_HEADER for k, _ in headers):
                 continue  # already converted: the loop guard
             v = msg.value()
-            where = [
-                (SOURCE_HEADER, f"{msg.topic()}/{msg.partition()}/{msg.offset()}".encode()),
-                (TIMESTAMP_HEADER, str(msg.timestamp()[1]).encode()),
-            ]
+            stamp = msg.timestamp()[1]
             try:
                 schema_id = int.from_bytes(v[1:5], "big")
                 rec = fastavro.schemaless_reader(io.BytesIO(v[5:]), parsed[schema_id], reader)
@@ -225,14 +209,18 @@ def python_converter(
                 out = io.BytesIO()
                 fastavro.schemaless_writer(out, target, rec)
                 topic, value = dst, head + out.getvalue()
-                headers = [*headers, (MARKER_HEADER, marks[schema_id]), *where]
+                mark = marker_value(
+                    versions[schema_id], msg.topic(), msg.partition(), msg.offset(), stamp
+                )
+                headers = [*headers, (MARKER_HEADER, mark)]
             except (ValueError, KeyError) as err:
                 topic, value = dlq, v
                 headers = [
                     *headers,
                     (ERROR_HEADER, str(err).encode()),
                     (STAGE_HEADER, b"convert"),
-                    *where,
+                    (SOURCE_HEADER, f"{msg.topic()}/{msg.partition()}/{msg.offset()}".encode()),
+                    (TIMESTAMP_HEADER, str(stamp).encode()),
                 ]
             while True:
                 try:

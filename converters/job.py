@@ -7,18 +7,18 @@ v1 schema id (looked up in the registry; the job stops at once if v1 is not regi
 writes it to the v1 topic with the original key (or, when the mapping has a ``key:`` section,
 the key decoded, converted and framed with the v1 key schema's id the same way) and headers plus:
 
-* ``schemacli.converted-from``: ``<v2 subject>/<version>`` of the writer schema - the loop guard:
-  a message that carries it is never converted again (it is counted as skipped);
-* ``schemacli.source``: ``<topic>/<partition>/<offset>`` of the v2 message - the dedupe key
-  (Spark's Kafka sink is at-least-once: after a crash a batch may be written twice);
-* ``schemacli.source-timestamp``: the v2 message's timestamp in epoch milliseconds (Spark's Kafka
-  sink cannot set a record's timestamp; the broker stamps the time of writing).
+* ``schemacli.converted-from``: ``<v2 subject>/<version> <topic>/<partition>/<offset>
+  <timestamp-ms>`` (``converters.provenance``): the loop guard (a message that carries it is never
+  converted again; it is counted as skipped), the dedupe key (Spark's Kafka sink is
+  at-least-once: after a crash a batch may be written twice) and the v2 message's timestamp
+  (Spark's Kafka sink cannot set a record's timestamp; the broker stamps the time of writing).
 
 Messages whose value or key fails to decode or convert go to the dead-letter topic with the raw
 bytes as value, the original key and headers, plus ``schemacli.error``, ``schemacli.error-stage``
 (``decode``, ``convert``, ``key-decode``, ``key-convert``) and
-``schemacli.source``. One query writes both topics (a ``topic`` column per row), so one
-checkpoint covers both and a restart resumes both together.
+``schemacli.source`` / ``schemacli.source-timestamp`` (the same position and timestamp, not the
+marker, so that a repaired dead letter can be replayed). One query writes both topics (a
+``topic`` column per row), so one checkpoint covers both and a restart resumes both together.
 
 Counts (in, converted, dead-lettered, skipped) are Spark observed metrics; a listener folds them,
 per batch id (a batch replayed after a crash is counted once), into ``<state-dir>/progress.json``,
@@ -36,14 +36,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from converters.provenance import MARKER_HEADER, TOMBSTONE
 from converters.statefile import read_state
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-MARKER_HEADER = "schemacli.converted-from"
-SOURCE_HEADER = "schemacli.source"
-TIMESTAMP_HEADER = "schemacli.source-timestamp"
+SOURCE_HEADER = "schemacli.source"  # a dead letter's position (a converted one: in the marker)
+TIMESTAMP_HEADER = "schemacli.source-timestamp"  # a dead letter's timestamp
 ERROR_HEADER = "schemacli.error"
 STAGE_HEADER = "schemacli.error-stage"
 METRICS = "schemacli_converter"
@@ -224,6 +224,7 @@ def build_output(raw: DataFrame, mapping: Any, reg: RegistryPlan) -> DataFrame:
         "/", F.col("topic"), F.col("partition").cast("string"), F.col("offset").cast("string")
     )
     ts = F.unix_millis(F.col("timestamp")).cast("string")
+    origin = F.coalesce(version, F.lit("?"))  # the marker: one header (converters.provenance)
     out = staged.select(
         F.when(k == "dead_letter", F.lit(mapping.dead_letter_topic))
         .otherwise(F.lit(mapping.target.topic))
@@ -236,9 +237,7 @@ def build_output(raw: DataFrame, mapping: Any, reg: RegistryPlan) -> DataFrame:
             k == "converted",
             _with_headers(
                 headers,
-                _header(MARKER_HEADER, F.coalesce(version, F.lit("?"))),
-                _header(SOURCE_HEADER, source),
-                _header(TIMESTAMP_HEADER, ts),
+                _header(MARKER_HEADER, F.concat_ws(" ", origin, source, ts)),
             ),
         )
         .when(
@@ -254,9 +253,7 @@ def build_output(raw: DataFrame, mapping: Any, reg: RegistryPlan) -> DataFrame:
         .otherwise(
             _with_headers(
                 headers,
-                _header(MARKER_HEADER, F.lit("tombstone")),
-                _header(SOURCE_HEADER, source),
-                _header(TIMESTAMP_HEADER, ts),
+                _header(MARKER_HEADER, F.concat_ws(" ", F.lit(TOMBSTONE), source, ts)),
             )
         )
         .alias("headers"),

@@ -12,9 +12,10 @@ from pathlib import Path
 import fastavro
 import pytest
 
-from converters.job import MARKER_HEADER, SOURCE_HEADER, RegistryPlan, build_output
+from converters.job import SOURCE_HEADER, RegistryPlan, build_output
 from converters.mapping import Endpoint, loads
 from converters.plan import plan
+from converters.provenance import MARKER_HEADER, parse_marker
 from converters.transform import ERROR, STAGE, V1, convert
 from converters.validate import validate
 
@@ -74,6 +75,14 @@ def kafka_frame(spark, values: list[tuple[bytes | None, bytes, list]]):
     )
 
 
+def source_position(row) -> str:
+    """The v2 message a sink row came from: in the marker (converted) or its own header (dead)."""
+    headers = {h["key"]: bytes(h["value"]) for h in row["headers"]}
+    if MARKER_HEADER in headers:
+        return parse_marker(headers[MARKER_HEADER]).dedupe_key
+    return headers[SOURCE_HEADER].decode()
+
+
 def test_convert_splits_converted_and_dead_lettered_records_and_keeps_the_rest(spark):
     from pyspark.sql.avro.functions import from_avro
 
@@ -125,10 +134,9 @@ def test_job_pipeline_writes_v1_with_the_v1_id_and_dead_letters_with_raw_bytes(s
     headers = {h["key"]: bytes(h["value"]) for h in k0["headers"]}
     assert headers == {
         "trace": b"abc",
-        MARKER_HEADER: b"taxi-rides-v2-value/1",
-        SOURCE_HEADER: b"taxi-rides-v2/0/0",
-        "schemacli.source-timestamp": b"1767225600000",
+        MARKER_HEADER: b"taxi-rides-v2-value/1 taxi-rides-v2/0/0 1767225600000",
     }
+    assert parse_marker(headers[MARKER_HEADER]).dedupe_key == "taxi-rides-v2/0/0"
     k1, k2 = rows[b"k1"], rows[b"k2"]
     assert (k1["topic"], k2["topic"]) == ("dlq", "dlq")
     assert bytes(k2["value"]) == malformed
@@ -137,6 +145,9 @@ def test_job_pipeline_writes_v1_with_the_v1_id_and_dead_letters_with_raw_bytes(s
     assert h1["schemacli.error"] == b"total_amount: cannot convert lots to float"
     assert h1["schemacli.error-stage"] == b"convert" and h2["schemacli.error-stage"] == b"decode"
     assert b"magic byte" in h2["schemacli.error"] and h2[SOURCE_HEADER] == b"taxi-rides-v2/0/2"
+    assert h2["schemacli.source-timestamp"] == b"1767225600000" and MARKER_HEADER not in h2
+    tombstone = {h["key"]: bytes(h["value"]) for h in rows[b"k4"]["headers"]}
+    assert tombstone == {MARKER_HEADER: b"tombstone taxi-rides-v2/0/4 1767225600000"}
 
 
 NESTED_V2 = {
@@ -268,7 +279,7 @@ def test_job_pipeline_converts_keys_and_dead_letters_a_record_whose_key_fails(sp
     )
     rows = sorted(
         build_output(frame, keyed_mapping(), reg).collect(),
-        key=lambda r: dict((h["key"], bytes(h["value"])) for h in r["headers"])[SOURCE_HEADER],
+        key=source_position,
     )
     converted, bad_id, not_framed, keyless, delete = rows
     assert converted["topic"] == "taxi-rides"
