@@ -45,8 +45,11 @@ class SchemacliGroup(TyperGroup):
     """Catches every SchemacliError raised below it, renders it once, exits with its code."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        from schemacli.contracts.nesting import deep
+
         try:
-            return super().invoke(ctx)
+            with deep():  # schemas as deeply nested as Java reads (schemacli.contracts.nesting)
+                return super().invoke(ctx)
         except SchemacliError as err:
             _report(ctx, err)
             ctx.exit(int(err.exit_code))

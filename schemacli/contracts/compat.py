@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
+from schemacli.contracts import nesting
 from schemacli.contracts.findings import Finding
 from schemacli.contracts.schema import (
     SELF_COMPATIBLE,
@@ -344,16 +345,20 @@ def _check(reader: Schema | str | dict | list, writer: Schema | str | dict | lis
         writer_schema = _as_schema(writer)
         if reader_schema is writer_schema and _self_compatible(reader_schema):
             return _COMPATIBLE
-        try:
-            found = _Checker().get("", reader_schema, writer_schema, [])
-        except _Ambiguous as ambiguous:
-            return CompatResult(False, (_ambiguous_finding(ambiguous, reader_schema),))
-        if not found:
-            return _COMPATIBLE
-        return CompatResult(False, tuple(_finding(inc, reader_schema) for inc in found))
+        return nesting.call_deep(_verdict, reader_schema, writer_schema)
     finally:
         if gc_was_enabled:
             gc.enable()
+
+
+def _verdict(reader: Schema, writer: Schema) -> CompatResult:
+    try:
+        found = _Checker().get("", reader, writer, [])
+    except _Ambiguous as ambiguous:
+        return CompatResult(False, (_ambiguous_finding(ambiguous, reader),))
+    if not found:
+        return _COMPATIBLE
+    return CompatResult(False, tuple(_finding(inc, reader) for inc in found))
 
 
 # Results of checks between schema texts (results are immutable, so they can be shared): the gate

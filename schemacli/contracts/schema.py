@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from schemacli.contracts import nesting
 from schemacli.errors import Location, SchemaParseError
 
 PRIMITIVE_TYPES = frozenset(
@@ -330,17 +331,32 @@ def _parse(obj: Any, names: Names | None) -> Schema:
     try:
         if isinstance(obj, str):
             obj = _json_text(obj)
-        parser = _Parser(names)
-        root = parser.parse(obj, "", None)
-        parser.resolve_forward_references(root)
-        if names is None and not parser.field_aliases:
-            # Read by compat.check: without field aliases, a schema is always compatible with
-            # itself (see compat._self_compatible).
-            root.__dict__[SELF_COMPATIBLE] = True
-        return root
+        return nesting.call_deep(_build, obj, names)
     finally:
         if was_enabled:
             gc.enable()
+
+
+def _build(obj: Any, names: Names | None) -> Schema:
+    try:
+        parser = _Parser(names)
+        root = parser.parse(obj, "", None)
+    except RecursionError:
+        depth = nesting.value_depth(obj)  # parsed JSON handed to us may be deeper than Java reads
+        if depth <= nesting.MAX_DEPTH:
+            raise
+        raise SchemaParseError(
+            nesting.too_deep_message(depth),
+            location=Location(pointer=""),
+            hint=nesting.TOO_DEEP_HINT,
+            kind=INVALID_JSON,
+        ) from None
+    parser.resolve_forward_references(root)
+    if names is None and not parser.field_aliases:
+        # Read by compat.check: without field aliases, a schema is always compatible with
+        # itself (see compat._self_compatible).
+        root.__dict__[SELF_COMPATIBLE] = True
+    return root
 
 
 def _json_text(text: str) -> Any:
@@ -357,7 +373,16 @@ def _json_text(text: str) -> Any:
 
 def _json_loads(text: str) -> Any:
     try:
-        return json.loads(text)
+        return nesting.read(json.loads, text)
+    except nesting.TooDeep as exc:
+        line = text.count("\n", 0, exc.position) + 1
+        column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        raise SchemaParseError(
+            str(exc),
+            location=Location(pointer="", line=line, column=column),
+            hint=nesting.TOO_DEEP_HINT,
+            kind=INVALID_JSON,
+        ) from None
     except json.JSONDecodeError as exc:
         raise SchemaParseError(
             f"Schema is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
@@ -1126,6 +1151,10 @@ def _describe(schema: Schema) -> str:
 
 def canonical_form(schema: Schema) -> str:
     """Avro's Parsing Canonical Form of ``schema`` (as Java's SchemaNormalization prints it)."""
+    return nesting.call_deep(_canonical_text, schema)
+
+
+def _canonical_text(schema: Schema) -> str:
     out: list[str] = []
     _canonical(schema, set(), out)
     return "".join(out)

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from schemacli.contracts.findings import Finding, Severity
+from schemacli.contracts.nesting import TOO_DEEP_HINT, TooDeep, read
 from schemacli.errors import InputError, Location
 from schemacli.textfile import decode_utf8
 
@@ -388,16 +389,13 @@ def parse_text(text: str, source: str) -> Document:
     decoder = json.JSONDecoder(object_pairs_hook=pairs_hook, parse_constant=reject_constant)
     start = len(clean) - len(clean.lstrip())
     try:
-        value, end = decoder.raw_decode(clean, start)
+        value, end = read(decoder.raw_decode, clean, start)
+    except TooDeep as err:
+        raise JsonSyntaxError(
+            str(err), location=_loc(clean, err.position, source), hint=TOO_DEEP_HINT
+        ) from None
     except json.JSONDecodeError as err:
         raise _syntax_error(clean, err.msg, err.pos, source) from None
-    except RecursionError:
-        raise JsonSyntaxError(
-            "the JSON is nested too deeply",
-            location=Location(source, line=1, column=1),
-            hint="Java's parser (Jackson) refuses more than 1000 levels of nesting; define deep "
-            "records once by name and refer to them",
-        ) from None
     except _NonNumber as err:
         match = _first_non_number(clean)
         pos = match.start() if match else 0

@@ -34,6 +34,7 @@ from typing import Any
 from schemacli.contracts.canonical import Fingerprints, fingerprints
 from schemacli.contracts.findings import Finding, Severity
 from schemacli.contracts.loader import LoadedSchema, Loader
+from schemacli.contracts.nesting import call_deep
 from schemacli.contracts.schema import (
     ArraySchema,
     EnumSchema,
@@ -184,14 +185,17 @@ def _walk(folder: Path) -> tuple[list[Path], list[Path]]:
     return found, unreadable
 
 
+def _inspect(loader: Loader, path: Path) -> tuple[LoadedSchema, list[Finding], Fingerprints]:
+    loaded = loader.load(path)
+    return loaded, list(loaded.document.notes) + list(lint(loaded)), fingerprints(loaded.schema)
+
+
 def validate_file(path: Path, *, loader: Loader | None = None, strict: bool = False) -> FileResult:
     """Validate one file: errors from loading/parsing, warnings from ``lint``."""
     loader = loader or Loader()
     source = str(path)
     try:
-        loaded = loader.load(path)
-        findings = list(loaded.document.notes) + list(lint(loaded))
-        prints = fingerprints(loaded.schema)
+        loaded, findings, prints = call_deep(_inspect, loader, path)
     except SchemacliError as err:
         return FileResult(source=source, findings=(error_finding(err, source),))
     except RecursionError:

@@ -91,3 +91,23 @@ def test_an_unreadable_schema_is_still_a_ci_document_in_junit_and_github_output(
     assert github.exit_code == 2
     assert github.stdout.startswith(f"::error file={bad},line=2,col=")
     assert "title=schemacli%3A JsonSyntaxError::" in github.stdout
+
+
+def test_diff_walks_schemas_nested_as_deep_as_java_reads(tmp_path):
+    def nested(leaf: str) -> str:
+        text = f'"{leaf}"'
+        for i in range(333):  # 999 JSON levels: Java reads up to 1000
+            text = f'{{"type":"record","name":"R{i}","fields":[{{"name":"f","type":{text}}}]}}'
+        return text
+
+    old, new = tmp_path / "old.avsc", tmp_path / "new.avsc"
+    old.write_text(nested("int"))
+    new.write_text(nested("long"))
+    result = run("diff", old, new, "-o", "json")
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    [change] = payload["changes"]
+    assert change["kind"] == "TYPE_CHANGED"
+    assert change["location"]["pointer"].count("/fields/0") == 333
+    verdicts = {c["name"]: c["verdict"] for c in payload["cases"]}
+    assert verdicts["BACKWARD"] == "compatible" and verdicts["FORWARD"] == "incompatible"

@@ -206,3 +206,40 @@ def test_every_generated_schema_checked_against_itself_agrees_with_java(oracle):
                 disagreements.append(({"reader": schema, "writer": schema}, java, ours))
     assert not disagreements, report(disagreements)
     assert shortcut > len(schemas) // 2 and full > 0, (shortcut, full)
+
+
+def nested_arrays(levels: int) -> str:
+    return '{"type":"array","items":' * levels + '"int"' + "}" * levels
+
+
+def nested_records(levels: int, leaf: str = '"int"') -> str:
+    text = leaf
+    for i in range(levels):
+        text = f'{{"type":"record","name":"R{i}","fields":[{{"name":"f","type":{text}}}]}}'
+    return text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [nested_arrays(1000), nested_arrays(1001), nested_records(333), nested_records(334)],
+    ids=["1000 arrays", "1001 arrays", "333 records (999 levels)", "334 records (1002 levels)"],
+)
+def test_schemas_nested_up_to_javas_json_limit_parse_and_deeper_ones_are_refused(oracle, text):
+    java = oracle.parse({"text": text})
+    ours = our_parse(text)
+    assert ours["ok"] == java["ok"], (java, ours)
+    if java["ok"]:
+        assert ours["canonical"] == java["canonical"]
+    else:
+        assert "nesting depth (1001) exceeds the maximum allowed (1000" in java["error"]
+        assert "reads at most 1000" in ours["error"]
+
+
+def test_a_check_between_schemas_nested_as_deep_as_java_reads_gets_javas_verdict(oracle):
+    for reader, writer in [
+        (nested_records(333, '"long"'), nested_records(333)),
+        (nested_records(333), nested_records(333, '"long"')),
+        (nested_arrays(1000), nested_arrays(1000)),
+    ]:
+        java = java_compat(oracle.compat({"text": reader}, {"text": writer}))
+        assert our_compat(reader, writer) == java

@@ -235,12 +235,29 @@ def test_files_are_found_recursively_sorted_and_each_once() -> None:
     assert sources == sorted(sources) and len(sources) == len(set(sources)) == len(WARNINGS)
 
 
-def test_json_nested_deeper_than_java_allows_is_an_error_not_a_crash(tmp_path: Path) -> None:
+def test_json_nested_deeper_than_java_reads_is_an_error_at_level_1001(tmp_path: Path) -> None:
     path = tmp_path / "deep.avsc"
-    path.write_text('{"type": "array", "items": ' * 1500 + '"int"' + "}" * 1500)
+    path.write_text('{"type": "array",\n "items": ' * 1500 + '"int"' + "}" * 1500)
     [finding] = validate_paths([path]).findings
     assert finding.kind == "INVALID_JSON"
-    assert "nested too deeply" in finding.message and "1000" in finding.hint
+    assert finding.message == (
+        "the JSON is nested 1500 levels deep; Apache Avro Java (Jackson) reads at most 1000"
+    )
+    assert (finding.location.line, finding.location.column) == (1001, 11)  # the 1001st {
+    assert "define a deeply nested record once by name" in finding.hint
+
+
+def test_json_nested_as_deep_as_java_reads_is_valid(tmp_path: Path) -> None:
+    arrays = tmp_path / "arrays.avsc"
+    arrays.write_text('{"type": "array", "items": ' * 1000 + '"int"' + "}" * 1000)
+    records = tmp_path / "records.avsc"
+    text = '"int"'
+    for i in range(333):  # three JSON levels each: 999
+        text = f'{{"type":"record","name":"R{i}","fields":[{{"name":"f","type":{text}}}]}}'
+    records.write_text(text)
+    report = validate_paths([arrays, records])
+    assert report.findings == () or list(report.findings) == []
+    assert all(f.fingerprints for f in report.files)
 
 
 def test_hidden_folders_are_not_searched(tmp_path: Path) -> None:
