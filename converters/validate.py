@@ -23,6 +23,7 @@ from typing import Any
 from converters.mapping import Conversion, Mapping, Policy
 from converters.preview import NeedsSpark, Outcome, convert_record
 from converters.sql import Compiled, compile_mapping, field_at
+from converters.sqlnames import column_names
 from schemacli.contracts.findings import Finding, Severity
 
 
@@ -108,6 +109,26 @@ def light_sql_check(expr: str) -> str | None:
     return None
 
 
+def _unknown_names(
+    mapping: Mapping, compiled: Compiled, target: str, key: str, expr: str
+) -> list[Finding]:
+    """Warnings for the names ``expr`` reads that are no v2 field (Spark ignores case)."""
+    fields = {f.name.lower() for f in compiled.source.non_null().fields}
+    return [
+        Finding(
+            kind="SQL_UNKNOWN_NAME",
+            message=f"{key} of {target!r} reads {name!r}, which is not a field of the v2 record",
+            location=mapping.location(f"/fields/{target}/{key}"),
+            hint="Fix the spelling (v2 fields: "
+            + ", ".join(f.name for f in compiled.source.non_null().fields)
+            + "); `migrate validate --spark` runs Spark's analyser, the real judge.",
+            severity=Severity.WARNING,
+        )
+        for name in column_names(expr)
+        if name.lower() not in fields
+    ]
+
+
 def generate_samples(mapping: Mapping, compiled: Compiled, count: int, seed: int) -> list[dict]:
     """``count`` v2 records from fastavro's generator, seeded; every other record gets parseable
     values for string->number fields and v1 symbols for ->enum fields, so a dry run shows both
@@ -182,6 +203,8 @@ def validate(
                             hint="Write one Spark SQL expression over the v2 fields.",
                         )
                     )
+                elif text is not None and spark is None:
+                    findings += _unknown_names(mapping, compiled, r.target, key, text)
     fields = tuple(_field_report(mapping, compiled, fs) for fs in compiled.fields if fs.value)
     dry = None
     if not any(f.severity is Severity.ERROR for f in findings):

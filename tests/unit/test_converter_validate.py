@@ -11,6 +11,7 @@ from converters.mapping import load, loads
 from converters.plan import plan
 from converters.preview import _Failed, parse_number, to_string
 from converters.validate import validate
+from schemacli.contracts.findings import Severity
 
 ROOT = Path(__file__).resolve().parents[2]
 V2 = json.loads((ROOT / "schemas/migration/taxi-ride-v2-breaking.avsc").read_text())
@@ -72,6 +73,24 @@ def test_custom_sql_with_broken_syntax_is_reported_without_spark():
     report = validate(m)
     (f,) = report.findings
     assert f.kind == "SQL_SYNTAX" and f.location.line == 9 and "unclosed" in f.message
+
+
+def test_custom_sql_reading_a_name_the_v2_record_lacks_is_a_warning_without_spark():
+    m = loads(
+        "version: 1\nsource: {schema: a}\ntarget: {schema: b}\nfields:\n"
+        "  vendorId: {from: vendorId}\n  passenger_count: {from: passenger_count}\n"
+        "  trip_distance: {from: trip_distance}\n  payment_type: {from: payment_type}\n"
+        "  total_amount: {convert: sql, expr: 'try_cast(totl_amount AS FLOAT) + VendorID'}\n",
+        source="m.yaml",
+    ).with_schemas(V2, V1)
+    report = validate(m)
+    (f,) = report.findings
+    assert f.kind == "SQL_UNKNOWN_NAME" and f.severity is Severity.WARNING
+    assert f.message == (
+        "expr of 'total_amount' reads 'totl_amount', which is not a field of the v2 record"
+    )
+    assert f.location.line == 9 and "total_amount" in f.hint and "--spark" in f.hint
+    assert report.ok  # a heuristic: Spark's analyser (--spark) is the judge
 
 
 def test_custom_sql_dry_run_says_it_needs_spark():
