@@ -62,27 +62,26 @@ def test_unresolved_markers_make_validate_fail_and_skip_the_dry_run():
     assert "zone" in report.findings[0].message
 
 
-def test_custom_sql_with_broken_syntax_is_reported_without_spark():
-    m = loads(
+def total_amount_by_sql(expr: str):
+    """The taxi mapping with total_amount written as custom SQL (line 9 of m.yaml)."""
+    return loads(
         "version: 1\nsource: {schema: a}\ntarget: {schema: b}\nfields:\n"
         "  vendorId: {from: vendorId}\n  passenger_count: {from: passenger_count}\n"
         "  trip_distance: {from: trip_distance}\n  payment_type: {from: payment_type}\n"
-        "  total_amount: {convert: sql, expr: 'try_cast(total_amount AS FLOAT'}\n",
+        f"  total_amount: {{convert: sql, expr: '{expr}'}}\n",
         source="m.yaml",
     ).with_schemas(V2, V1)
+
+
+def test_custom_sql_with_broken_syntax_is_reported_without_spark():
+    m = total_amount_by_sql("try_cast(total_amount AS FLOAT")
     report = validate(m)
     (f,) = report.findings
     assert f.kind == "SQL_SYNTAX" and f.location.line == 9 and "unclosed" in f.message
 
 
 def test_custom_sql_reading_a_name_the_v2_record_lacks_is_a_warning_without_spark():
-    m = loads(
-        "version: 1\nsource: {schema: a}\ntarget: {schema: b}\nfields:\n"
-        "  vendorId: {from: vendorId}\n  passenger_count: {from: passenger_count}\n"
-        "  trip_distance: {from: trip_distance}\n  payment_type: {from: payment_type}\n"
-        "  total_amount: {convert: sql, expr: 'try_cast(totl_amount AS FLOAT) + VendorID'}\n",
-        source="m.yaml",
-    ).with_schemas(V2, V1)
+    m = total_amount_by_sql("try_cast(totl_amount AS FLOAT) + VendorID")
     report = validate(m)
     (f,) = report.findings
     assert f.kind == "SQL_UNKNOWN_NAME" and f.severity is Severity.WARNING
@@ -94,13 +93,7 @@ def test_custom_sql_reading_a_name_the_v2_record_lacks_is_a_warning_without_spar
 
 
 def test_custom_sql_dry_run_says_it_needs_spark():
-    m = loads(
-        "version: 1\nsource: {schema: a}\ntarget: {schema: b}\nfields:\n"
-        "  vendorId: {from: vendorId}\n  passenger_count: {from: passenger_count}\n"
-        "  trip_distance: {from: trip_distance}\n  payment_type: {from: payment_type}\n"
-        "  total_amount: {convert: sql, expr: 'try_cast(total_amount AS FLOAT) * 100'}\n",
-        source="m.yaml",
-    ).with_schemas(V2, V1)
+    m = total_amount_by_sql("try_cast(total_amount AS FLOAT) * 100")
     report = validate(m)
     assert report.ok and "--spark" in report.dry_run.skipped_reason
 
