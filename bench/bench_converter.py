@@ -295,6 +295,9 @@ def main() -> int:
 
         spark = make_spark_session("bench-converter")
         spark.sparkContext.setLogLevel("ERROR")
+        from converters.job import apply_sql_defaults
+
+        apply_sql_defaults(spark)  # as the job does (no effect on the taxi mapping's stages)
         timings: dict[str, list[float]] = {
             "passthrough": [],
             "passthrough_headers": [],

@@ -326,3 +326,15 @@ def test_the_job_refuses_sql_spark_cannot_resolve_with_one_clear_error(spark, tm
     assert code == 1
     assert "Spark refuses the compiled mapping" in err and "no_such_col" in err
     assert "--spark" in err and "Traceback" not in err
+
+
+def test_the_job_sets_its_sql_defaults_unless_given_with_conf(spark):
+    from converters.job import SQL_DEFAULTS, apply_sql_defaults
+
+    (key,) = SQL_DEFAULTS
+    try:
+        assert apply_sql_defaults(spark) == {key: "8000"}
+        assert spark.conf.get(key) == "8000"
+    finally:
+        spark.conf.unset(key)
+    assert spark.conf.get(key) == "65535"  # Spark's own default, back for the other tests
