@@ -113,15 +113,16 @@ def _unknown_names(
     mapping: Mapping, compiled: Compiled, target: str, key: str, expr: str
 ) -> list[Finding]:
     """Warnings for the names ``expr`` reads that are no v2 field (Spark ignores case)."""
-    fields = {f.name.lower() for f in compiled.source.non_null().fields}
+    names = [f.name for f in compiled.source.non_null().fields]
+    fields = {n.lower() for n in names}
+    shown = ", ".join(names[:12]) + (f", … ({len(names)} in all)" if len(names) > 12 else "")
     return [
         Finding(
             kind="SQL_UNKNOWN_NAME",
             message=f"{key} of {target!r} reads {name!r}, which is not a field of the v2 record",
             location=mapping.location(f"/fields/{target}/{key}"),
-            hint="Fix the spelling (v2 fields: "
-            + ", ".join(f.name for f in compiled.source.non_null().fields)
-            + "); `migrate validate --spark` runs Spark's analyser, the real judge.",
+            hint=f"Fix the spelling (v2 fields: {shown}); `migrate validate --spark` runs "
+            "Spark's analyser, the real judge.",
             severity=Severity.WARNING,
         )
         for name in column_names(expr)

@@ -65,7 +65,7 @@ def too_deep(text: str) -> tuple[int, int] | None:
     """``(depth, position)`` if ``text`` nests deeper than Java reads, else None.
 
     Only measured when Python could read it: at Python 3.11's default recursion limit, JSON more
-    than 1,000 levels deep already fails to load (and :func:`call_deep` measures it then).
+    than 1,000 levels deep already fails to load (and :func:`read` measures it then).
     """
     if not _CAN_READ_TOO_DEEP and sys.getrecursionlimit() <= MAX_DEPTH:
         return None
