@@ -36,3 +36,8 @@ def read_utf8(path: Path, *, hint: str, error: type[InputError] = InputError) ->
     """``path``'s text (see :func:`decode_utf8`). OSError is left to the caller, which knows
     what the file is for and so what to say."""
     return decode_utf8(path.read_bytes(), str(path), hint=hint, error=error)
+
+
+def line_column(text: str, pos: int) -> tuple[int, int]:
+    """The 1-based line and column (in characters) of position ``pos`` in ``text``."""
+    return text.count("\n", 0, pos) + 1, pos - (text.rfind("\n", 0, pos) + 1) + 1

@@ -33,6 +33,7 @@ from typing import Any
 
 from schemacli.contracts import nesting
 from schemacli.errors import Location, SchemaParseError
+from schemacli.textfile import line_column
 
 PRIMITIVE_TYPES = frozenset(
     {"null", "boolean", "int", "long", "float", "double", "bytes", "string"}
@@ -375,8 +376,7 @@ def _json_loads(text: str) -> Any:
     try:
         return nesting.read(json.loads, text)
     except nesting.TooDeep as exc:
-        line = text.count("\n", 0, exc.position) + 1
-        column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        line, column = line_column(text, exc.position)
         raise SchemaParseError(
             str(exc),
             location=Location(pointer="", line=line, column=column),

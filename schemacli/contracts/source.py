@@ -32,7 +32,7 @@ from typing import Any
 from schemacli.contracts.findings import Finding, Severity
 from schemacli.contracts.nesting import TOO_DEEP_HINT, TooDeep, read
 from schemacli.errors import InputError, Location
-from schemacli.textfile import decode_utf8
+from schemacli.textfile import decode_utf8, line_column
 
 
 class JsonSyntaxError(InputError):
@@ -457,8 +457,7 @@ def _blank_comments(text: str, source: str) -> str:
 
 
 def _loc(text: str, pos: int, source: str) -> Location:
-    line = text.count("\n", 0, pos) + 1
-    column = pos - (text.rfind("\n", 0, pos) + 1) + 1
+    line, column = line_column(text, pos)
     return Location(source=source, line=line, column=column)
 
 
