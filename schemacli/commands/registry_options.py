@@ -22,6 +22,12 @@ import click
 import typer
 
 from schemacli.output import OutputFormat
+from schemacli.registry.settings import (  # stdlib only: cheap at start-up, unlike the client
+    DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT,
+    MAX_RETRIES,
+    MAX_TIMEOUT,
+)
 
 if TYPE_CHECKING:  # requests costs ~90 ms to import: only when a registry command runs
     from schemacli.registry.client import RegistryClient
@@ -145,8 +151,9 @@ _OPTIONS: list[inspect.Parameter] = [
                     "--timeout",
                     metavar="SECONDS",
                     rich_help_panel=PANEL,
-                    help="Seconds to wait for an answer "
-                    "[env SCHEMACLI_REGISTRY_TIMEOUT; default 10].",
+                    help=f"Seconds to wait for an answer, more than 0 and at most "
+                    f"{MAX_TIMEOUT:g} [env SCHEMACLI_REGISTRY_TIMEOUT; "
+                    f"default {DEFAULT_TIMEOUT:g}].",
                 ),
             ],
         ),
@@ -158,8 +165,9 @@ _OPTIONS: list[inspect.Parameter] = [
                 typer.Option(
                     "--retries",
                     rich_help_panel=PANEL,
-                    help="Retries for idempotent calls on connection errors, 429 and 5xx "
-                    "[env SCHEMACLI_REGISTRY_RETRIES; default 3].",
+                    help=f"Retries (0 to {MAX_RETRIES}) for idempotent calls on connection "
+                    f"errors, 429 and 5xx [env SCHEMACLI_REGISTRY_RETRIES; "
+                    f"default {DEFAULT_RETRIES}].",
                 ),
             ],
         ),
@@ -249,6 +257,7 @@ def connect(*, verbose: bool = False, store: Path | None = None, **options: Any)
         timeout=options.get("timeout"),
         retries=options.get("retries"),
         file_values=settings.registry,
+        file_source=settings.config_file,
     )
     if registry.insecure:
         click.echo(

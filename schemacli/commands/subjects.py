@@ -69,16 +69,20 @@ def show_command(
     conn: Connection,
     subject: Subject,
     version: Annotated[
-        str, typer.Option("--version", help="Which version's schema to print: N or latest.")
+        str,
+        typer.Option("--version", help="Which version's schema to print: N (1, 2, ...) or latest."),
     ] = "latest",
     output: Output = OutputFormat.text,
 ) -> None:
     """Show a subject: its versions and ids, its level, its mode and one version's schema."""
     from schemacli.registry.history import registry_level
+    from schemacli.registry.models import parse_version
 
+    _check_subject(subject, "show")
+    wanted = parse_version(version)
     client = conn.client
     numbers = client.list_versions(subject)
-    chosen = client.get_version(subject, version)
+    chosen = client.get_version(subject, wanted)
     ids = {
         n: (chosen.id if n == chosen.version else client.get_version(subject, n).id)
         for n in numbers
@@ -113,6 +117,14 @@ def show_command(
     click.echo(_pretty(chosen.schema))
 
 
+def _check_subject(subject: str, verb: str) -> None:
+    if not subject.strip():  # the client would refuse it too, but could not name the argument
+        raise UsageError(
+            f"SUBJECT: the subject name {subject!r} is empty.",
+            hint=f"Give it as the first argument: schemacli subjects {verb} taxi-rides-value.",
+        )
+
+
 def _mode(client) -> str:
     from schemacli.errors import RegistryError
 
@@ -139,7 +151,8 @@ def delete_command(
     conn: Connection,
     subject: Subject,
     version: Annotated[
-        str | None, typer.Option("--version", help="Delete only this version (N or latest).")
+        str | None,
+        typer.Option("--version", help="Delete only this version: N (1, 2, ...) or latest."),
     ] = None,
     permanent: Annotated[
         bool,
@@ -152,6 +165,11 @@ def delete_command(
     output: Output = OutputFormat.text,
 ) -> None:
     """Delete a subject (or one version). Soft by default; nothing happens without --yes."""
+    from schemacli.registry.models import parse_version
+
+    _check_subject(subject, "delete")
+    if version is not None:
+        version = str(parse_version(version))
     what = f"{subject} version {version}" if version else f"subject {subject}"
     if not yes:
         raise UsageError(

@@ -13,6 +13,7 @@ Waits grow exponentially with full jitter; ``Retry-After`` is honoured (capped).
 
 from __future__ import annotations
 
+import base64
 import functools
 import json
 import logging
@@ -66,7 +67,7 @@ def _subject(subject: str) -> str:
         # /subjects//versions would reach another endpoint, or a confusing 404
         raise UsageError(
             f"The subject name {subject!r} is empty.",
-            hint="Give --subject, e.g. taxi-rides-value (<topic>-value or <topic>-key).",
+            hint="Give a subject name, e.g. taxi-rides-value (<topic>-value or <topic>-key).",
         )
     return quote(subject, safe="")
 
@@ -449,7 +450,7 @@ class RegistryClient:
         if s.token:
             auth = _Bearer(s.token)  # as an auth object, so ~/.netrc can never replace it
         elif s.username:
-            auth = (s.username, s.password or "")
+            auth = _Basic(s.username, s.password or "")
         verify: bool | str = False if s.insecure else (str(s.ca_bundle) if s.ca_bundle else True)
         cert: Any = None
         if s.client_cert:
@@ -551,6 +552,25 @@ class RegistryClient:
                 pass  # an HTTP date: fall back to our own backoff
         log.debug("retry %d in %.2f s", attempt, wait)
         self._sleep(wait)
+
+
+class _Basic(requests.auth.AuthBase):
+    """``Authorization: Basic base64(user:password)`` with user and password as UTF-8.
+
+    RFC 7617 allows UTF-8 (``charset="UTF-8"``), and registries (Jetty, Go's net/http) decode it
+    so; requests' own HTTPBasicAuth encodes Latin-1 and fails on anything beyond it (a €).
+    """
+
+    def __init__(self, username: str, password: str) -> None:
+        credentials = f"{username}:{password}".encode()
+        self._header = "Basic " + base64.b64encode(credentials).decode("ascii")
+
+    def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
+        request.headers["Authorization"] = self._header
+        return request
+
+    def __repr__(self) -> str:
+        return "_Basic(***)"
 
 
 class _Bearer(requests.auth.AuthBase):

@@ -183,7 +183,9 @@ def check_with_registry(
     """
     from schemacli.registry.settings import RegistrySettings
 
-    registry = RegistrySettings.build(url=url, file_values=settings.registry)
+    registry = RegistrySettings.build(
+        url=url, file_values=settings.registry, file_source=settings.config_file
+    )
     with RegistryClient(registry) as client:
         check = check_against_registry(
             client, candidate, subject, level=level, references=references

@@ -273,7 +273,9 @@ def registry_gate(
     """
     from schemacli.registry.settings import RegistrySettings
 
-    registry = RegistrySettings.build(url=url, file_values=settings.registry)
+    registry = RegistrySettings.build(
+        url=url, file_values=settings.registry, file_source=settings.config_file
+    )
     with RegistryClient(registry) as client:
         gate = gate_against_registry(client, head, settings, each=each)
         done: list[RegisterResult] = []

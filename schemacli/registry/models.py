@@ -2,8 +2,31 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from schemacli.errors import UsageError
+
+MAX_VERSION = 2**31 - 1  # the registry stores versions as a Java int
+
+
+def parse_version(text: str, *, what: str = "--version") -> int | str:
+    """A version as the registry's ``/versions/{v}`` path takes it: ``"latest"`` (any case) or a
+    number 1..2^31-1. UsageError naming ``what`` otherwise, before anything is sent.
+
+    Confluent also reads -1 as "latest"; it is refused here so that a typo never picks (or
+    deletes) the latest version: say ``latest``.
+    """
+    value = text.strip()
+    if value.lower() == "latest":
+        return "latest"
+    if re.fullmatch(r"[0-9]+", value) and 1 <= int(value) <= MAX_VERSION:
+        return int(value)
+    hint = f"Give a version number from 1 to {MAX_VERSION}, or latest."
+    if value == "-1":
+        hint = "Give latest for the latest version (-1 is the registry's alias, not accepted here)."
+    raise UsageError(f"{what}: {text!r} is not a version.", hint=hint)
 
 
 @dataclass(frozen=True)

@@ -7,14 +7,15 @@ and out of every URL we echo: ``display_url`` is the URL without user info.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
-from schemacli.errors import ConfigError, UsageError
+from schemacli.errors import ConfigError, Location, UsageError
 
 DEFAULT_URL = "http://localhost:8081"
 DEFAULT_TIMEOUT = 10.0
@@ -98,42 +99,47 @@ class RegistrySettings:
         retries: int | None = None,
         env: Mapping[str, str] | None = None,
         file_values: Mapping[str, object] | None = None,
+        file_source: Path | None = None,
     ) -> RegistrySettings:
         """Combine flags > environment (``SCHEMACLI_REGISTRY_*``) > config file > defaults.
 
         ``file_values`` holds the registry keys of the config file (``url``, ``user``,
-        ``timeout``, ``retries``, ``ca``...). Raises UsageError / ConfigError on bad values.
+        ``timeout``, ``retries``, ``ca``...), ``file_source`` that file (errors name it and the
+        key's line). Raises UsageError (a flag) or ConfigError (environment, config file) naming
+        where the bad value came from; never echoes a secret.
         """
         env = os.environ if env is None else env
         file_values = file_values or {}
+        for key, value in file_values.items():
+            if key in _FILE_STRINGS and not isinstance(value, str):
+                # A secret's value is never echoed, so no key's is: its TOML type says enough.
+                raise _Source("file", key, file_source).error(
+                    f"must be a string, not {_toml_type(value)}",
+                    f'write it in quotes, e.g. {key} = "{_FILE_STRINGS[key]}"',
+                )
 
-        def pick(flag: object, env_key: str, file_key: str) -> object:
+        def pick(flag: object, env_key: str, file_key: str) -> tuple[object, _Source | None]:
             if flag is not None:
-                return flag
+                return flag, _Source("flag", _FLAGS[file_key])
             if env.get(env_key):
-                return env[env_key]
-            return file_values.get(file_key)
+                return env[env_key], _Source("env", env_key)
+            if file_key in file_values:
+                return file_values[file_key], _Source("file", file_key, file_source)
+            return None, None
 
-        raw_url = str(pick(url, ENV_URL, "url") or DEFAULT_URL)
-        try:
-            parts = urlsplit(raw_url)
-            parts.port  # noqa: B018 - raises ValueError on a bad port
-        except ValueError as err:
-            raise UsageError(
-                f"Registry URL {strip_userinfo(raw_url)!r} is not a valid URL: {err}.",
-                hint="Give it as http://host:8081 or https://host/path "
-                "(an IPv6 address in brackets: http://[::1]:8081).",
-            ) from err
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise UsageError(
-                f"Registry URL {strip_userinfo(raw_url)!r} is not an http(s) URL.",
-                hint="Give it as http://host:8081 or https://host/path.",
-            )
+        # An explicitly empty URL is a mistake (an unset CI variable), not a wish for the default.
+        if url is None and env.get(ENV_URL) == "":
+            raw_url, url_source = "", _Source("env", ENV_URL)
+        else:
+            picked, url_source = pick(url, ENV_URL, "url")
+            raw_url = DEFAULT_URL if url_source is None else str(picked)
+        parts = _check_url(raw_url, url_source)
         url_user = unquote(parts.username) if parts.username else None
         url_password = unquote(parts.password) if parts.password else None
 
         username = user or None
         secret = password or None
+        user_source = _Source("flag", "--user") if username else None
         if username is None and secret is None:
             basic = env.get(ENV_BASIC_AUTH)
             if basic:
@@ -146,9 +152,14 @@ class RegistrySettings:
             else:
                 username = env.get(ENV_USER) or url_user or _str(file_values.get("user"))
                 secret = env.get(ENV_PASSWORD) or url_password or _str(file_values.get("password"))
+                if env.get(ENV_USER):
+                    user_source = _Source("env", ENV_USER)
+                elif not url_user and file_values.get("user"):
+                    user_source = _Source("file", "user", file_source)
         elif secret is None:
             secret = env.get(ENV_PASSWORD) or url_password
-        bearer = token or env.get(ENV_TOKEN) or _str(file_values.get("token")) or None
+        bearer_value, token_source = pick(token or None, ENV_TOKEN, "token")
+        bearer = _str(bearer_value) or None
         if username and bearer:
             raise UsageError(
                 "Both basic auth (user) and a bearer token are set; the registry takes one.",
@@ -159,15 +170,23 @@ class RegistrySettings:
                 "A registry password was given without a user.",
                 hint="Set --user or SCHEMACLI_REGISTRY_USER as well.",
             )
+        if username and ":" in username and user_source is not None:
+            # RFC 7617: the user-id ends at the first colon, so the registry would see another user.
+            raise user_source.error(
+                f"the user {username!r} contains ':', which basic auth cannot carry",
+                "give the user without ':' (the password may contain one)",
+            )
+        if bearer and token_source is not None:
+            _check_token(bearer, token_source)
 
-        cert = pick(client_cert, ENV_CERT, "cert")
-        key = pick(client_key, ENV_KEY, "key")
+        cert = pick(client_cert, ENV_CERT, "cert")[0]
+        key = pick(client_key, ENV_KEY, "key")[0]
         if key and not cert:
             raise UsageError(
                 "A client key was given without a client certificate.",
                 hint="Give --cert (SCHEMACLI_REGISTRY_CERT) as well.",
             )
-        ca = pick(ca_bundle, ENV_CA, "ca")
+        ca = pick(ca_bundle, ENV_CA, "ca")[0]
         for label, value in (("CA bundle", ca), ("client certificate", cert), ("client key", key)):
             if value and not Path(str(value)).is_file():
                 raise UsageError(
@@ -183,24 +202,231 @@ class RegistrySettings:
             client_cert=Path(str(cert)) if cert else None,
             client_key=Path(str(key)) if key else None,
             insecure=bool(insecure),
-            timeout=_number(pick(timeout, ENV_TIMEOUT, "timeout"), DEFAULT_TIMEOUT, "timeout"),
-            retries=int(_number(pick(retries, ENV_RETRIES, "retries"), DEFAULT_RETRIES, "retries")),
+            timeout=_timeout(*pick(timeout, ENV_TIMEOUT, "timeout")),
+            retries=_retries(*pick(retries, ENV_RETRIES, "retries")),
         )
+
+
+MAX_TIMEOUT = 3600.0  # an hour per request; beyond ~1e9 s the socket layer overflows
+MAX_RETRIES = 100
+
+# Config keys whose value must be a TOML string, with an example for the hint.
+_FILE_STRINGS = {
+    "url": "http://localhost:8081",
+    "user": "ci",
+    "password": "...",
+    "token": "...",
+    "ca": "ca.pem",
+    "cert": "client.pem",
+    "key": "client-key.pem",
+}
+_FLAGS = {
+    "url": "--registry",
+    "user": "--user",
+    "password": "--password",
+    "token": "--token",
+    "ca": "--ca",
+    "cert": "--cert",
+    "key": "--key",
+    "timeout": "--timeout",
+    "retries": "--retries",
+}
+
+
+@dataclass(frozen=True)
+class _Source:
+    """Where a setting came from — a flag, an environment variable or the config file — so an
+    error can name it: UsageError for a flag, ConfigError (with file:line) otherwise."""
+
+    kind: str  # "flag", "env" or "file"
+    name: str  # "--timeout", "SCHEMACLI_REGISTRY_TIMEOUT" or the config key "timeout"
+    file: Path | None = None
+
+    def example(self, value: str, toml: str | None = None) -> str:
+        if self.kind == "flag":
+            return f"{self.name} {value}"
+        if self.kind == "env":
+            return f"{self.name}={value}"
+        pyproject = self.file is not None and self.file.name == "pyproject.toml"
+        table = "tool.schemacli.registry" if pyproject else "registry"
+        return f"{self.name} = {toml or value} in the [{table}] table"
+
+    def error(self, problem: str, hint: str) -> UsageError | ConfigError:
+        if self.kind == "flag":
+            return UsageError(f"{self.name}: {problem}.", hint=_capital(hint) + ".")
+        if self.kind == "env":
+            return ConfigError(
+                f"environment variable {self.name}: {problem}.",
+                hint=f"{_capital(hint)}, or unset {self.name}.",
+            )
+        location = None
+        if self.file is not None:
+            location = Location(source=str(self.file), line=_file_line(self.file, self.name))
+        where = "" if location else " (config file)"
+        return ConfigError(
+            f"registry.{self.name}{where}: {problem}.", location=location, hint=_capital(hint) + "."
+        )
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _file_line(path: Path, key: str) -> int | None:
+    """The line that sets ``key`` of the registry table in ``path``, if it can be found
+    (tomllib keeps no positions: the first plausible line is close enough)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeError):
+        return None
+    prefix = r"tool\s*\.\s*schemacli\s*\.\s*" if path.name == "pyproject.toml" else ""
+    header = re.compile(rf"^\s*\[\s*{prefix}registry\s*\]")
+    assign = re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*=")
+    other = re.compile(
+        rf"^\s*(?:{prefix}registry\s*\.\s*[\"']?{re.escape(key)}[\"']?|registry)\s*=\s*[^=]"
+    )
+    in_table = False
+    fallback = None
+    for number, line in enumerate(lines, 1):
+        if header.match(line):
+            in_table = True
+        elif line.lstrip().startswith("["):
+            in_table = False
+        elif in_table and assign.match(line):
+            return number
+        elif fallback is None and other.match(line):  # a dotted key or an inline table
+            fallback = number
+    return fallback
+
+
+def _toml_type(value: object) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a float"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, str):
+        return "a string"
+    return f"a {type(value).__name__}"
+
+
+def _check_url(raw: str, source: _Source | None) -> SplitResult:
+    """The URL's parts, after checking its form: http(s), a valid host, an optional valid port,
+    no query or fragment. Malformed is an input error (exit 2), not a network one (exit 3)."""
+    source = source or _Source("flag", "--registry")  # the default URL: never malformed
+    shown = repr(strip_userinfo(raw))
+    form = "give it as http://host:8081 or https://host/path (IPv6 in brackets: http://[::1]:8081)"
+    if not raw.strip():
+        example = source.example(DEFAULT_URL, repr(DEFAULT_URL))
+        raise source.error("the registry URL is empty", f"give one, e.g. {example}")
+    try:
+        parts = urlsplit(raw)
+        port = parts.port  # raises ValueError on a bad port
+    except ValueError as err:
+        raise source.error(f"{shown} is not a valid URL ({err})", form) from None
+    if parts.scheme not in ("http", "https"):
+        raise source.error(f"{shown} is not an http(s) URL", form)
+    host = parts.hostname
+    if not host:
+        raise source.error(f"{shown} has no host", form)
+    if not _valid_host(host):
+        raise source.error(
+            f"{shown} has an invalid host {host!r}",
+            "a host is a name (letters, digits, '-', '.') or an IP address; " + form,
+        )
+    if port == 0:
+        raise source.error(f"{shown} has port 0", "give a port from 1 to 65535")
+    if parts.query or parts.fragment or raw.rstrip().endswith(("?", "#")):
+        raise source.error(
+            f"{shown} has a query or fragment",
+            "give the registry's base URL only; schemacli appends the API paths",
+        )
+    return parts
+
+
+_LABEL = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?")
+
+
+def _valid_host(host: str) -> bool:
+    if ":" in host:  # urlsplit only lets a colon through inside [brackets]: an IPv6 literal
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            return False
+        return True
+    try:
+        ascii_host = host.encode("idna").decode("ascii")  # checks label lengths, too
+    except UnicodeError:
+        return False
+    labels = ascii_host.removesuffix(".").split(".")
+    return all(_LABEL.fullmatch(label) for label in labels)
+
+
+def _check_token(token: str, source: _Source) -> None:
+    # An HTTP header carries ASCII only, and RFC 6750 bearer tokens are printable ASCII; the
+    # token itself is never echoed, not even the offending character.
+    if all("!" <= ch <= "~" for ch in token):
+        return
+    raise source.error(
+        "the bearer token contains a character an HTTP header cannot carry "
+        "(non-ASCII, a space or a control character)",
+        "copy the token again: bearer tokens are printable ASCII (RFC 6750); look for a "
+        "stray newline or a typographic quote or dash",
+    )
 
 
 def _str(value: object) -> str | None:
     return None if value is None else str(value)
 
 
-def _number(value: object, default: float, name: str) -> float:
-    if value is None or value == "":
-        return default
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise UsageError(
-            f"Registry {name} must be a number, got {value!r}.", hint=f"For example {default:g}."
-        ) from None
-    if number < 0:
-        raise UsageError(f"Registry {name} must not be negative, got {value!r}.")
-    return number
+def _timeout(value: object, source: _Source | None) -> float:
+    if source is None:
+        return DEFAULT_TIMEOUT
+    example = source.example("10")
+    shown = value if isinstance(value, str) else f"{value:g}" if isinstance(value, float) else value
+    if isinstance(value, str) and source.kind != "file":
+        try:
+            value = float(value)
+        except ValueError:
+            raise source.error(
+                f"{value!r} is not a number of seconds", f"give one, e.g. {example}"
+            ) from None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise source.error(
+            f"the timeout must be a number of seconds, not {_toml_type(value)}",
+            f"give one, e.g. {example}",
+        )
+    if not 0 < value <= MAX_TIMEOUT:  # also false for nan; inf and huge ints are too big
+        raise source.error(
+            f"{shown} is not a valid timeout: it must be more than 0 and at most "
+            f"{MAX_TIMEOUT:g} seconds",
+            f"give e.g. {example} (the default is {DEFAULT_TIMEOUT:g})",
+        )
+    return float(value)
+
+
+def _retries(value: object, source: _Source | None) -> int:
+    if source is None:
+        return DEFAULT_RETRIES
+    example = source.example("3")
+    if isinstance(value, str) and source.kind != "file":
+        if not re.fullmatch(r"-?[0-9]+", value.strip()):
+            raise source.error(
+                f"{value!r} is not a whole number of retries", f"give one, e.g. {example}"
+            )
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise source.error(
+            f"retries must be a whole number, not {_toml_type(value)}", f"give one, e.g. {example}"
+        )
+    if not 0 <= value <= MAX_RETRIES:
+        raise source.error(
+            f"{value} retries is not between 0 and {MAX_RETRIES}",
+            f"give e.g. {example} (the default is {DEFAULT_RETRIES}; 0 turns retries off)",
+        )
+    return value

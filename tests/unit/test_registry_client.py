@@ -10,7 +10,7 @@ from registry_fake import free_port
 
 from schemacli.errors import ExitCode, NetworkError, RegistryError, UsageError
 from schemacli.registry.client import CONTENT_TYPE, RegistryClient
-from schemacli.registry.errors import RegistryErrorCode
+from schemacli.registry.errors import RegistryErrorCode, redact
 from schemacli.registry.models import Reference
 from schemacli.registry.settings import RegistrySettings
 
@@ -289,6 +289,13 @@ def test_wrong_password_is_a_401_with_a_hint_about_credentials(fake):
     assert "wrong-pass" not in str(caught.value) + (caught.value.hint or "")
 
 
+def test_basic_auth_credentials_outside_latin_1_are_sent_as_utf8(fake):
+    fake.require_basic = ("çi-ü", "s3cr€t")  # the fake decodes the header as UTF-8, as RFC 7617
+    client, _ = client_for(fake.url, username="çi-ü", password="s3cr€t")
+    assert client.list_subjects() == []
+    assert "s3cr€t" not in repr(client)
+
+
 def test_bearer_token_is_sent(fake):
     fake.require_token = "tok-123456"
     client, _ = client_for(fake.url, token="tok-123456")
@@ -358,3 +365,25 @@ def test_an_empty_subject_name_is_a_usage_error_before_any_request(fake, subject
         client.register(subject, '{"type": "string"}')
     assert "empty" in caught.value.message
     assert fake.requests == []
+
+
+# ---- redaction -----------------------------------------------------------------------------
+
+
+def test_a_secret_is_redacted_wherever_it_occurs():
+    assert redact("login ci/hunter22 refused (hunter22)", ["hunter22"]) == (
+        "login ci/*** refused (***)"
+    )
+
+
+def test_a_short_secret_is_redacted_only_where_it_stands_alone():
+    # a password "1" must not turn "[Errno 111]" into "[Errno *********]"
+    assert redact("[Errno 111] Connection refused", ["1"]) == "[Errno 111] Connection refused"
+    assert redact("bad login ci/1 on port 8081", ["1"]) == "bad login ci/*** on port 8081"
+
+
+def test_connection_refused_with_a_one_character_password_keeps_the_errno():
+    client, _ = client_for(f"http://127.0.0.1:{free_port()}", username="u", password="1", retries=0)
+    with pytest.raises(NetworkError) as caught:
+        client.list_subjects()
+    assert "[Errno 111]" in (caught.value.server_message or "")

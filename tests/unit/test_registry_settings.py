@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
-from schemacli.errors import ConfigError, UsageError
+from schemacli.errors import ConfigError, SchemacliError, UsageError
 from schemacli.registry.settings import DEFAULT_URL, RegistrySettings, strip_userinfo
 
 
@@ -78,9 +80,9 @@ def test_client_key_without_certificate_is_refused(tmp_path):
 
 
 def test_bad_timeout_in_the_file_is_named():
-    with pytest.raises(UsageError) as caught:
+    with pytest.raises(ConfigError) as caught:
         RegistrySettings.build(env={}, file_values={"timeout": "soon"})
-    assert "timeout" in caught.value.message
+    assert "registry.timeout" in caught.value.message
 
 
 def test_repr_and_str_show_no_secret():
@@ -104,3 +106,167 @@ def test_a_malformed_url_is_a_usage_error_without_the_password(url):
         RegistrySettings.build(url=url, env={})
     assert "is not a valid URL" in caught.value.message
     assert "s3cret" not in caught.value.message
+
+
+# ---- values are checked where they come from: flag (exit 2, UsageError), env or file -------
+
+SOURCES = {
+    # source -> (how to pass the value to build(), the error type, the words naming the source)
+    "flag": (lambda key, value: {key: value}, UsageError, "--"),
+    "env": (
+        lambda key, value: {"env": {f"SCHEMACLI_REGISTRY_{key.upper()}": str(value)}},
+        ConfigError,
+        "environment variable SCHEMACLI_REGISTRY_",
+    ),
+    "file": (lambda key, value: {"file_values": {key: value}}, ConfigError, "registry."),
+}
+
+
+def build_from(source: str, key: str, value: object) -> SchemacliError:
+    """The error RegistrySettings.build raises for ``key = value`` given by ``source``."""
+    how, error_type, _ = SOURCES[source]
+    kwargs = {"env": {}, **how(key, value)}
+    with pytest.raises(error_type) as caught:
+        RegistrySettings.build(**kwargs)
+    return caught.value
+
+
+@pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.parametrize("timeout", [0, 0.0, -1, math.nan, math.inf, 1e300])
+def test_a_timeout_that_is_not_finite_and_positive_is_refused_naming_its_source(source, timeout):
+    err = build_from(source, "timeout", timeout)
+    assert SOURCES[source][2] in err.message
+    assert "timeout" in err.message.lower()
+    assert err.hint and "10" in err.hint
+
+
+@pytest.mark.parametrize("timeout", [0.001, 10, "2.5"])
+def test_a_positive_finite_timeout_is_accepted(timeout):
+    assert RegistrySettings.build(env={"SCHEMACLI_REGISTRY_TIMEOUT": str(timeout)}).timeout == (
+        float(timeout)
+    )
+
+
+@pytest.mark.parametrize("value", ["10", True, [10]])
+def test_a_timeout_in_the_file_must_be_a_toml_number(value):
+    err = build_from("file", "timeout", value)
+    assert "must be a number" in err.message
+    assert "timeout = 10" in (err.hint or "")
+
+
+@pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.parametrize("retries", [-1, 101, 99999999999999999999])
+def test_retries_outside_0_to_100_are_refused_naming_their_source(source, retries):
+    err = build_from(source, "retries", retries)
+    assert SOURCES[source][2] in err.message
+    assert "between 0 and 100" in err.message
+    assert err.hint
+
+
+@pytest.mark.parametrize("retries", ["1.5", "abc", "+3", "1_0", "٣"])
+def test_retries_from_the_environment_must_be_a_whole_number(retries):
+    err = build_from("env", "retries", retries)
+    assert "SCHEMACLI_REGISTRY_RETRIES" in err.message
+    assert "whole number" in err.message
+
+
+@pytest.mark.parametrize("retries", [True, 2.5, "3"])
+def test_retries_in_the_file_must_be_a_toml_integer(retries):
+    err = build_from("file", "retries", retries)
+    assert "whole number" in err.message
+
+
+def test_retries_at_the_bounds_are_accepted():
+    assert RegistrySettings.build(retries=0, env={}).retries == 0
+    assert RegistrySettings.build(env={"SCHEMACLI_REGISTRY_RETRIES": " 100 "}).retries == 100
+
+
+@pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.parametrize(
+    ("url", "words"),
+    [
+        ("http://a b", "invalid host 'a b'"),
+        ("http://\\x00", "invalid host"),
+        ("http://", "has no host"),
+        ("http://host:0", "port 0"),
+        ("http://host:99999", "not a valid URL"),
+        ("http://host:8081/?x=1", "query or fragment"),
+        ("mailto:registry@example.com", "not an http(s) URL"),
+    ],
+)
+def test_a_malformed_url_is_an_input_error_naming_its_source(source, url, words):
+    err = build_from(source, "url", url)
+    assert err.exit_code == 2
+    assert SOURCES[source][2] in err.message
+    assert words in err.message
+    assert err.hint
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_an_explicitly_empty_url_is_refused_not_replaced_by_the_default(source):
+    err = build_from(source, "url", "")
+    assert "empty" in err.message
+    assert DEFAULT_URL in (err.hint or "")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://[::1]:8081",
+        "http://schema_registry:8081/apis/ccompat/v7",
+        "https://registry.example.com./",
+        "http://bücher.example:8081",
+        "http://10.0.0.7:8081",
+    ],
+)
+def test_well_formed_urls_are_accepted(url):
+    assert RegistrySettings.build(url=url, env={}).url == url.rstrip("/")
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "kind"),
+    [
+        ("user", ["a"], "an array"),
+        ("token", {"a": 1}, "a table"),
+        ("password", 1, "an integer"),
+        ("url", 5, "an integer"),
+        ("ca", False, "a boolean"),
+    ],
+)
+def test_config_values_of_the_wrong_toml_type_are_refused_without_echoing_them(key, value, kind):
+    err = build_from("file", key, value)
+    assert err.message == f"registry.{key} (config file): must be a string, not {kind}."
+    assert f'{key} = "' in (err.hint or "")
+
+
+def test_errors_in_the_registry_table_name_the_config_file_and_line(tmp_path):
+    config = tmp_path / "pyproject.toml"
+    config.write_text(
+        '[project]\nname = "x"\n\n[tool.schemacli.registry]\nurl = "http://h:1"\ntimeout = 0\n'
+    )
+    with pytest.raises(ConfigError) as caught:
+        RegistrySettings.build(
+            env={}, file_values={"url": "http://h:1", "timeout": 0}, file_source=config
+        )
+    assert (caught.value.location.source, caught.value.location.line) == (str(config), 6)
+    assert "[tool.schemacli.registry]" in (caught.value.hint or "")
+
+
+@pytest.mark.parametrize("source", ["flag", "env", "file"])
+def test_a_bearer_token_outside_printable_ascii_is_refused_without_echoing_it(source):
+    for token in ("tök€n-value", "tok en", "token\n"):
+        err = build_from(source, "token", token)
+        assert "bearer token" in err.message
+        text = f"{err.message} {err.hint}"
+        assert token not in text and "tök" not in text
+
+
+def test_a_password_outside_latin_1_is_accepted_for_utf8_basic_auth():
+    env = {"SCHEMACLI_REGISTRY_USER": "ci", "SCHEMACLI_REGISTRY_PASSWORD": "s3cr€t"}
+    assert RegistrySettings.build(env=env).password == "s3cr€t"
+
+
+def test_a_user_containing_a_colon_is_refused():
+    with pytest.raises(UsageError) as caught:
+        RegistrySettings.build(user="ci:x", password="pw-1234", env={})
+    assert "':'" in caught.value.message
