@@ -47,6 +47,12 @@ class SchemacliGroup(TyperGroup):
     def invoke(self, ctx: click.Context) -> Any:
         from schemacli.contracts.nesting import deep
 
+        for stream in (sys.stdout, sys.stderr):
+            # A schema may hold text UTF-8 cannot encode (a lone surrogate escape, "\ud800",
+            # which Java reads): print it escaped rather than fail in the middle of the output.
+            reconfigure = getattr(stream, "reconfigure", None)
+            if reconfigure is not None:
+                reconfigure(errors="backslashreplace")
         try:
             with deep():  # schemas as deeply nested as Java reads (schemacli.contracts.nesting)
                 return super().invoke(ctx)

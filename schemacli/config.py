@@ -21,7 +21,7 @@ from typing import Any
 
 from schemacli.contracts.compat import Level
 from schemacli.errors import ConfigError, Location, UsageError
-from schemacli.textfile import read_utf8
+from schemacli.textfile import read_utf8, resolved
 
 __all__ = ["Level", "NamingStrategy", "Settings", "load_settings", "parse_level"]
 
@@ -204,7 +204,7 @@ def _strategy(value: Any, origin: _Origin) -> NamingStrategy:
 def _find_config(cwd: Path, env: Mapping[str, str]) -> Path | None:
     explicit = env.get(ENV_CONFIG)
     if explicit:
-        path = (cwd / explicit).resolve()
+        path = resolved(cwd / explicit)
         if not path.is_file():
             raise ConfigError(
                 f"{ENV_CONFIG} names {explicit!r}, which is not a file",
@@ -212,22 +212,44 @@ def _find_config(cwd: Path, env: Mapping[str, str]) -> Path | None:
             )
         return path
     for directory in (cwd, *cwd.parents):
-        candidate = directory / CONFIG_FILE
-        if candidate.is_file():
-            return candidate
-        candidate = directory / PYPROJECT
-        if candidate.is_file() and _has_tool_table(candidate):
-            return candidate
+        for name in (CONFIG_FILE, PYPROJECT):
+            candidate = directory / name
+            if not candidate.is_symlink() and not candidate.exists():
+                continue
+            if not candidate.is_file():  # never pass over it silently to a parent's config
+                raise ConfigError(
+                    f"{name} is not a regular file (a folder, a pipe, or a link that leads "
+                    "nowhere)",
+                    location=Location(source=str(candidate)),
+                    hint=f"replace it with the config file, or remove it; schemacli reads the "
+                    f"nearest {CONFIG_FILE}, or pyproject.toml with [tool.schemacli]",
+                )
+            if name == CONFIG_FILE or _has_tool_table(candidate):
+                return candidate
     return None
 
 
+_OUR_NAME = b"schemacli"
+_OUR_NAME_UTF16 = ("schemacli".encode("utf-16-le"), "schemacli".encode("utf-16-be"))
+
+
 def _has_tool_table(pyproject: Path) -> bool:
-    # A cheap textual test first: most pyproject.toml files never mention us.
+    """Whether ``pyproject`` has a [tool.schemacli] entry, or mentions schemacli in a form
+    only the config reader can judge (broken TOML, not UTF-8): that reader then says what is
+    wrong instead of the search moving on to a parent folder's config."""
     try:
         data = pyproject.read_bytes()
     except OSError:
         return False
-    return b"tool.schemacli" in data
+    if b"tool.schemacli" in data:  # the usual case, without parsing
+        return True
+    if _OUR_NAME not in data:
+        return any(name in data for name in _OUR_NAME_UTF16)
+    try:
+        tool = tomllib.loads(data.decode("utf-8")).get("tool")
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return True
+    return isinstance(tool, dict) and "schemacli" in tool
 
 
 def _read_table(path: Path) -> tuple[dict[str, Any], str]:

@@ -41,3 +41,12 @@ def read_utf8(path: Path, *, hint: str, error: type[InputError] = InputError) ->
 def line_column(text: str, pos: int) -> tuple[int, int]:
     """The 1-based line and column (in characters) of position ``pos`` in ``text``."""
     return text.count("\n", 0, pos) + 1, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+def resolved(path: Path) -> Path:
+    """``path.resolve()``; its absolute form when a symlink loop stops resolution (Python 3.11
+    raises RuntimeError there), so that reading the file reports the loop as an input error."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):
+        return path.absolute()

@@ -57,7 +57,8 @@ def render_reader_module(spec: ReaderModuleSpec) -> str:
     for writer in sorted(spec.writers, key=lambda w: w.version):
         name = _constant_name(writer)
         constants.append(
-            f"# Version {writer.version} of {spec.subject}, registry id {writer.schema_id}.\n"
+            f"# Version {writer.version} of {_doc_text(spec.subject)}, "
+            f"registry id {writer.schema_id}.\n"
             f"{name} = {python_literal(writer.schema, indent=0, prefix=len(name) + 3)}\n"
         )
     entries = "\n".join(
@@ -68,12 +69,12 @@ def render_reader_module(spec: ReaderModuleSpec) -> str:
     fields = dict(
         topic_repr=_string(spec.topic),
         subject_repr=_string(spec.subject),
-        topic=spec.topic,
-        subject=spec.subject,
+        topic=_doc_text(spec.topic),
+        subject=_doc_text(spec.subject),
         spark_version=spec.spark_version,
         writer_summary=f"ids {ids}" if len(writers) > 1 else f"id {ids}",
         reader_summary=f"version {reader.version} (id {reader.schema_id})",
-        module_file=spec.module_file,
+        module_file=_doc_text(spec.module_file),
         streaming=str(spec.streaming),
         schema_constants="\n".join(constants).rstrip("\n"),
         writer_entries=entries,
@@ -99,6 +100,15 @@ def _template() -> str:
 
 def _constant_name(writer: WriterVersion) -> str:
     return f"SCHEMA_V{writer.version}"
+
+
+def _doc_text(text: str) -> str:
+    """``text`` as written in the module's docstring and comments: as is if plain, else quoted
+    with escapes (a subject may hold quotes, backslashes or line breaks)."""
+    return text if _PLAIN.fullmatch(text) else json.dumps(text)
+
+
+_PLAIN = re.compile(r"[\w.:/@+ -]+", re.ASCII)
 
 
 def _string(text: str) -> str:

@@ -87,14 +87,14 @@ def register(app: typer.Typer) -> None:
 
             if against:
                 raise UsageError("--against and --registry are two histories; give one.")
-            chosen_level = parse_level(level) if level else None
+            chosen_level = parse_level(level) if level is not None else None
             result, both = check_with_registry(
                 registry, settings, candidate, subject, level=chosen_level
             )
             typer.echo(both, err=True)
             typer.echo(render(check_report(result), output, color=sys.stdout.isatty()), nl=False)
             raise typer.Exit(int(result.verdict.exit_code))
-        chosen = parse_level(level) if level else settings.level_for(subject)
+        chosen = parse_level(level) if level is not None else settings.level_for(subject)
         tree = core.git_tree(against, settings.store) if against else store_tree(settings.store)
         history = core.load_history(tree, subject)
         result = core.check_candidate(candidate, history, subject=subject, level=chosen)

@@ -70,8 +70,12 @@ def codegen(
     on them (FAILFAST), and needs only pyspark plus the spark-avro and spark-sql-kafka packages.
     Exit codes: 0 written, 2 usage or input error, 3 registry error.
     """
+    from schemacli.topics import TOPIC_HINT, topic_problem
     from spark_avro.codegen import ReaderModuleSpec, render_reader_module
 
+    problem = topic_problem(topic)
+    if problem:
+        raise UsageError(f"--topic {topic!r} {problem}", hint=TOPIC_HINT)
     if store is not None:
         writers = _store_versions(store, subject, _parse_ids(schema_ids or []))
     else:
@@ -171,6 +175,9 @@ def _wants_json(output: OutputFormat | None) -> bool:
     return output == OutputFormat.json
 
 
+_MAX_ID = 2**31 - 1  # the Confluent header holds a 4-byte id; registries give positive ints
+
+
 def _parse_ids(pairs: list[str]) -> dict[int, int]:
     ids: dict[int, int] = {}
     for pair in pairs:
@@ -179,13 +186,26 @@ def _parse_ids(pairs: list[str]) -> dict[int, int]:
             raise UsageError(
                 f"--schema-id {pair!r} is not VERSION=ID", hint="For example --schema-id 1=7."
             )
-        number = int(version.strip().lstrip("v"))
-        if ids.get(number, int(schema_id)) != int(schema_id):
+        number, given = int(version.strip().lstrip("v")), int(schema_id)
+        if not 1 <= given <= _MAX_ID or number < 1:
             raise UsageError(
-                f"--schema-id gives version {number} two ids: {ids[number]} and {int(schema_id)}",
+                f"--schema-id {pair!r}: versions start at 1 and ids are 1 to {_MAX_ID} "
+                "(the Confluent header holds a 4-byte id)",
+                hint="Give the version number and the id the registry gave it.",
+            )
+        if ids.get(number, given) != given:
+            raise UsageError(
+                f"--schema-id gives version {number} two ids: {ids[number]} and {given}",
                 hint="Give each version once, with the id the registry gave it.",
             )
-        ids[number] = int(schema_id)
+        shared = [v for v, i in ids.items() if i == given and v != number]
+        if shared:
+            raise UsageError(
+                f"--schema-id gives id {given} to versions {shared[0]} and {number}",
+                hint="Within a subject each version has its own id: check the registry's ids "
+                "(schemacli subjects show SUBJECT --version N).",
+            )
+        ids[number] = given
     return ids
 
 
@@ -199,6 +219,15 @@ def _store_versions(store: Path, subject: str, ids: dict[int, int]) -> list[Any]
             f"subject {subject!r} has no versions in the store",
             location=Location(source=str(store / "subjects" / subject)),
             hint="Check the subject name, or add v1.avsc there.",
+        )
+    unknown = sorted(set(ids) - {loaded.version for loaded in history})
+    if unknown:
+        raise UsageError(
+            f"--schema-id names version(s) {', '.join(map(str, unknown))}, which the store does "
+            f"not hold for {subject!r}",
+            hint="Versions in the store: "
+            + ", ".join(str(loaded.version) for loaded in history)
+            + ".",
         )
     missing = [str(loaded.version) for loaded in history if loaded.version not in ids]
     if missing:

@@ -39,6 +39,7 @@ from schemacli.contracts.schema import (
 )
 from schemacli.contracts.source import Document, join_pointer, load_json
 from schemacli.errors import InputError, Location, SchemacliError, SchemaParseError
+from schemacli.textfile import resolved
 
 SIDECAR_SUFFIX = ".references.json"
 
@@ -167,7 +168,7 @@ class Loader:
         return self._load(Path(path), source, ())
 
     def _load(self, path: Path, source: str | None, stack: tuple[Path, ...]) -> LoadedSchema:
-        key = path.resolve()
+        key = resolved(path)
         cached = self._cache.get(key)
         if isinstance(cached, LoadedSchema):
             return cached
@@ -198,7 +199,7 @@ class Loader:
                     hint="a reference's \"name\" is the full name (namespace.Name) of a record, "
                     "enum or fixed defined in the referenced schema",
                 )
-            deps.setdefault(dep.path.resolve(), dep)
+            deps.setdefault(resolved(dep.path), dep)
         for dep in deps.values():
             known.update(dep.names.types)
 
@@ -212,7 +213,7 @@ class Loader:
                 continue
             location = doc.location(name_use.pointer)
             dep = self._dependency(found, stack, doc, location)
-            deps.setdefault(found.resolve(), dep)
+            deps.setdefault(resolved(found), dep)
             known.update(dep.names.types)
 
         visible = dict(self.names.types)
@@ -245,7 +246,7 @@ class Loader:
     def _dependency(
         self, dep_path: Path, stack: tuple[Path, ...], doc: Document, location: Location
     ) -> LoadedSchema:
-        key = dep_path.resolve()
+        key = resolved(dep_path)
         if key in stack:
             cycle = [*stack[stack.index(key) :], key]
             raise CircularReferenceError(
@@ -275,7 +276,7 @@ class Loader:
             for name in candidates:
                 candidate = folder / f"{name}.avsc"
                 tried.append(candidate)
-                if candidate.is_file() and candidate.resolve() != path.resolve():
+                if candidate.is_file() and resolved(candidate) != resolved(path):
                     return candidate, tried
         return None, tried
 
@@ -351,7 +352,7 @@ class Loader:
 
 def _store_file(sidecar: Path, subject: str, version: int | str) -> Path | None:
     """``<store>/subjects/<subject>/v<version>.avsc`` for the store above ``sidecar``."""
-    folders = [*sidecar.parents, *sidecar.resolve().parents]
+    folders = [*sidecar.parents, *resolved(sidecar).parents]
     store = next((f for f in folders if f.name == "subjects"), None)
     if store is None:
         return None

@@ -21,6 +21,8 @@ from contextlib import contextmanager
 from itertools import accumulate
 from typing import Any, TypeVar
 
+from schemacli.contracts.numberlength import NumberTooLong, number_too_long
+
 T = TypeVar("T")
 
 MAX_DEPTH = 1000  # Jackson's default StreamReadConstraints.maxNestingDepth
@@ -87,13 +89,17 @@ class TooDeep(Exception):
 
 
 def read(decode: Callable[..., T], text: str, *args: Any) -> T:
-    """``decode(text, *args)`` for JSON text no deeper than Java reads; :class:`TooDeep` if deeper.
+    """``decode(text, *args)`` for JSON text no deeper than Java reads; :class:`TooDeep` if deeper,
+    :class:`~schemacli.contracts.numberlength.NumberTooLong` if a number is longer than it reads.
 
     Within the limit, a decode that hits Python's recursion limit runs again with room.
     """
     found = too_deep(text)
     if found:
         raise TooDeep(*found)
+    long_number = number_too_long(text)  # Jackson's other limit that Python does not share
+    if long_number:
+        raise NumberTooLong(*long_number)
     try:
         return decode(text, *args)
     except RecursionError:

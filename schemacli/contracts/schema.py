@@ -32,6 +32,7 @@ from types import MappingProxyType
 from typing import Any
 
 from schemacli.contracts import nesting
+from schemacli.contracts.numberlength import NUMBER_TOO_LONG_HINT, NumberTooLong
 from schemacli.errors import Location, SchemaParseError
 from schemacli.textfile import line_column
 
@@ -381,6 +382,14 @@ def _json_loads(text: str) -> Any:
             str(exc),
             location=Location(pointer="", line=line, column=column),
             hint=nesting.TOO_DEEP_HINT,
+            kind=INVALID_JSON,
+        ) from None
+    except NumberTooLong as exc:
+        line, column = line_column(text, exc.position)
+        raise SchemaParseError(
+            str(exc),
+            location=Location(pointer="", line=line, column=column),
+            hint=NUMBER_TOO_LONG_HINT,
             kind=INVALID_JSON,
         ) from None
     except json.JSONDecodeError as exc:
@@ -980,8 +989,8 @@ class _Parser:
         if problem is not None:
             raise self.fail(
                 INVALID_DEFAULT,
-                f"Invalid default for field {name!r}: {_short(default)} is not a "
-                f"{_describe(ftype)}{problem}",
+                f"Invalid default for field {name!r}: {_short(default)} is not "
+                f"{_with_article(_describe(ftype))}{problem}",
                 pointer,
                 "Make the default a JSON value of the field's type (for a union: of one of "
                 "its branches, best the first), or remove it.",
@@ -1130,6 +1139,10 @@ def is_valid_default(schema: Schema, value: Any) -> bool:
 def _short(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _with_article(text: str) -> str:
+    return ("an " if text[:1] in ("a", "e", "i", "o", "u") else "a ") + text
 
 
 def _describe(schema: Schema) -> str:

@@ -23,6 +23,7 @@ Lines and columns are 1-based; columns count characters (code points), not bytes
 from __future__ import annotations
 
 import bisect
+import errno
 import json
 import re
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from typing import Any
 
 from schemacli.contracts.findings import Finding, Severity
 from schemacli.contracts.nesting import TOO_DEEP_HINT, TooDeep, read
+from schemacli.contracts.numberlength import NUMBER_TOO_LONG_HINT, NumberTooLong
 from schemacli.errors import InputError, Location
 from schemacli.textfile import decode_utf8, line_column
 
@@ -319,8 +321,16 @@ def read_text(path: Path, source: str | None = None) -> str:
             hint="make the file readable (chmod +r) or run as a user who can read it",
         ) from err
     except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise UnreadableFile(
+                "symbolic links in a loop: the path never reaches a file",
+                location=Location(source),
+                hint="see where the links point (ls -l) and make one of them name the file",
+            ) from err
         raise UnreadableFile(
-            f"cannot read the file: {err.strerror or err}", location=Location(source)
+            f"cannot read the file: {err.strerror or err}",
+            location=Location(source),
+            hint="check that the path names a file you can read",
         ) from err
     return decode_bytes(data, source)
 
@@ -393,6 +403,10 @@ def parse_text(text: str, source: str) -> Document:
     except TooDeep as err:
         raise JsonSyntaxError(
             str(err), location=_loc(clean, err.position, source), hint=TOO_DEEP_HINT
+        ) from None
+    except NumberTooLong as err:
+        raise JsonSyntaxError(
+            str(err), location=_loc(clean, err.position, source), hint=NUMBER_TOO_LONG_HINT
         ) from None
     except json.JSONDecodeError as err:
         raise _syntax_error(clean, err.msg, err.pos, source) from None

@@ -12,6 +12,7 @@ given as an argument (so a registry can supply it as well); ``gate`` checks a wh
 
 from __future__ import annotations
 
+import difflib
 import json
 import posixpath
 import re
@@ -27,6 +28,7 @@ from schemacli.config import NamingStrategy, Settings
 from schemacli.contracts.compat import Level
 from schemacli.contracts.findings import Finding, Severity
 from schemacli.errors import ExitCode, InputError, Location, SchemacliError, UsageError
+from schemacli.textfile import resolved
 
 SUBJECTS_DIR = "subjects"
 SIDECAR_SUFFIX = ".references.json"  # as in schemacli.contracts.loader
@@ -38,6 +40,7 @@ STORE_LAYOUT = "STORE_LAYOUT"  # a badly named file or a gap in the versions: an
 HISTORY_REWRITTEN = "HISTORY_REWRITTEN"  # an existing version changed since the base ref
 VERSION_DELETED = "VERSION_DELETED"  # an existing version is gone since the base ref
 SUBJECT_DELETED = "SUBJECT_DELETED"  # a whole subject is gone (a warning: may be intended)
+UNKNOWN_SUBJECT = "UNKNOWN_SUBJECT"  # the config names a subject the store does not hold
 DUPLICATE_VERSION = "DUPLICATE_VERSION"  # identical to an earlier version: not a new version
 INPUT_KINDS = frozenset({INVALID_SCHEMA, STORE_LAYOUT})
 
@@ -221,8 +224,13 @@ class FileTree:
                 location=Location(source=self.source("").rstrip("/") or str(self.root)),
                 hint="pass --store DIR, or set store = \"...\" in [tool.schemacli]",
             )
-        if not base.is_dir():
-            return {}
+        if not base.is_dir():  # e.g. --store pointing one folder too high or too low
+            raise StoreLayoutError(
+                f"the store has no {SUBJECTS_DIR}/ folder, so it holds no subjects",
+                location=Location(source=self.source("").rstrip("/") or str(self.root)),
+                hint=f"point --store at the folder that holds {SUBJECTS_DIR}/<subject>/v1.avsc "
+                "(docs/store.md), or create it with the first subject's v1.avsc",
+            )
         names = [("", entry.name) for entry in sorted(base.iterdir()) if entry.is_file()]
         names += [
             (entry.name, file.name)
@@ -372,7 +380,7 @@ def git_tree(spec: str, store: Path) -> GitTree:
         raise InputError(f"--against {spec}: unknown git ref {ref!r}", hint=hint) from err
     repo = Path(top)
     try:
-        prefix = store.resolve().relative_to(repo.resolve()).as_posix()
+        prefix = resolved(store).relative_to(resolved(repo)).as_posix()
     except ValueError as err:
         raise InputError(
             f"the store {store} is outside the git repository {repo}",
@@ -738,7 +746,31 @@ def gate(head: Tree, settings: Settings, *, base: Tree | None = None) -> GateRep
             rows.append(_gate_subject(subject, level, head, head_index, base, base_index))
         except InputError as err:
             rows.append(input_error_row(subject, settings, err, len(head_index.get(subject, {}))))
+    known = set(head_index) | set(base_index)
+    rows += [
+        _unknown_subject_row(subject, level, settings, sorted(known))
+        for subject, level in sorted(settings.subject_levels.items())
+        if subject not in known
+    ]
     return GateReport(store, against, tuple(rows))
+
+
+def _unknown_subject_row(
+    subject: str, level: Level, settings: Settings, known: list[str]
+) -> SubjectReport:
+    """A warning row: the config sets a level for a subject the store does not hold (a typo
+    there would quietly leave the real subject at the default level)."""
+    close = difflib.get_close_matches(subject, known, n=1)
+    finding = Finding(
+        kind=UNKNOWN_SUBJECT,
+        severity=Severity.WARNING,
+        message=f"the config sets level {level} for subject {subject!r}, which the store does "
+        "not hold" + (f" (did you mean {close[0]!r}?)" if close else ""),
+        location=Location(source=str(settings.config_file) if settings.config_file else None),
+        hint="fix the subject's name in the config, or remove its table",
+        subject=subject,
+    )
+    return SubjectReport(subject, level, 0, (), (finding,))
 
 
 def input_error_row(

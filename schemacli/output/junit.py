@@ -7,11 +7,16 @@ schema that GitHub, GitLab and Jenkins read.
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 
 from schemacli.contracts.findings import Severity
 from schemacli.output import Report
 from schemacli.output.text import finding_lines
+
+# Characters XML 1.0 cannot hold, even escaped (control characters, lone surrogates); a name or a
+# default in a schema may contain them (Java reads "\u0001" in a name's JSON string).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def render(report: Report) -> str:
@@ -57,5 +62,5 @@ def render(report: Report) -> str:
         out = ET.SubElement(suite, "system-out")
         out.text = "\n".join(f"{c.location}: {c.kind}: {c.message}" for c in report.changes)
     ET.indent(root, space="  ")
-    body = ET.tostring(root, encoding="unicode")
+    body = _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", ET.tostring(root, encoding="unicode"))
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"

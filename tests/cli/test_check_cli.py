@@ -59,6 +59,13 @@ def test_check_level_flag_overrides_the_configured_level(project):
     assert run("check", str(no_default), "-s", "taxi-rides-value", "-l", "forward").exit_code == 0
 
 
+def test_an_empty_level_flag_is_refused_not_taken_for_the_configured_level(project):
+    result = run("check", "schemas/subjects/taxi-rides-value/v2.avsc", "-s", "taxi-rides-value",
+                 "--level", "")  # fmt: skip
+    assert result.exit_code == 2
+    assert "--level: '' is not valid" in result.stderr
+
+
 def test_check_uses_the_subjects_level_from_the_config_file(project):
     (project / "schemacli.toml").write_text(
         'store = "schemas"\n[subjects."taxi-rides-value"]\nlevel = "NONE"\n'

@@ -111,3 +111,22 @@ def test_diff_walks_schemas_nested_as_deep_as_java_reads(tmp_path):
     assert change["location"]["pointer"].count("/fields/0") == 333
     verdicts = {c["name"]: c["verdict"] for c in payload["cases"]}
     assert verdicts["BACKWARD"] == "compatible" and verdicts["FORWARD"] == "incompatible"
+
+
+def test_text_utf8_cannot_encode_is_printed_escaped_in_every_format(tmp_path):
+    """Java reads a lone surrogate escape ("\\ud800") in a default; printing it must not fail."""
+    import subprocess
+    import sys
+
+    new = tmp_path / "new.avsc"
+    new.write_text(
+        '{"type": "record", "name": "R", "fields": '
+        '[{"name": "a", "type": "string", "default": "\\ud800"}]}'
+    )
+    for fmt in ("text", "json", "junit", "github"):
+        done = subprocess.run(
+            [sys.executable, "-m", "schemacli", "diff", str(V1), str(new), "-o", fmt],
+            capture_output=True,
+        )
+        assert done.returncode == 0, (fmt, done.stderr.decode())
+        assert b"\\ud800" in done.stdout and b"Traceback" not in done.stderr, fmt

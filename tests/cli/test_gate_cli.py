@@ -95,6 +95,30 @@ def test_gate_store_option_and_missing_store(project, tmp_path):
     assert "does not exist" in result.stdout
 
 
+def test_gate_on_a_folder_without_subjects_exits_2_instead_of_passing_nothing(project):
+    (project / "not-a-store").mkdir()
+    for store in ("not-a-store", "schemas/subjects"):  # one folder too high or too low
+        result = run("gate", "--store", store)
+        assert result.exit_code == 2, store
+        assert "the store has no subjects/ folder" in result.stdout
+
+
+def test_a_level_configured_for_a_subject_the_store_lacks_is_a_warning_naming_the_likely_one(
+    project,
+):
+    (project / "schemacli.toml").write_text(
+        'store = "schemas"\n[subjects."taxi-ride-value"]\nlevel = "FULL"\n'
+    )
+    result = run("gate", "-o", "json")
+    assert result.exit_code == 0  # a warning: the real subjects still pass at their levels
+    cases = json.loads(result.stdout)["cases"]
+    (warning,) = [f for case in cases for f in case["findings"]]
+    assert warning["severity"] == "warning"
+    assert "subject 'taxi-ride-value', which the store does not hold" in warning["message"]
+    assert "did you mean 'taxi-rides-value'?" in warning["message"]
+    assert warning["location"]["source"].endswith("schemacli.toml")
+
+
 def test_gate_against_a_ref_checks_only_what_changed_since(repo):
     # The committed history holds a breaking v3: the full gate fails, the gate against HEAD
     # (nothing new) passes; a new compatible v4 is checked against the history at the ref.

@@ -95,6 +95,19 @@ def test_junit_output_is_xml_with_one_case_per_file() -> None:
     assert result.stdout.startswith("<?xml") and result.stdout.count("<testcase ") == 6
 
 
+def test_junit_output_stays_well_formed_xml_when_a_schema_holds_control_characters(
+    tmp_path: Path,
+) -> None:
+    import xml.dom.minidom
+
+    path = tmp_path / "control.avsc"
+    path.write_text('{"type": "record", "name": "a\\u0001b", "fields": []}')
+    result = run("validate", path, "-o", "junit")
+    assert result.exit_code == 2  # an invalid name, reported
+    document = xml.dom.minidom.parseString(result.stdout)
+    assert "\\u0001" in document.getElementsByTagName("error")[0].firstChild.data
+
+
 def test_truly_broken_set_of_inputs_exits_2_without_traceback(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -126,6 +139,39 @@ def test_truly_broken_set_of_inputs_exits_2_without_traceback(
     assert f"{tmp_path / 'binary.avsc'}:1:5: error[UNREADABLE_FILE]: this is a binary file" in out
     assert f"{locked}: error[UNREADABLE_FILE]: permission denied" in out
     assert out.splitlines()[-1].startswith("validate: 2 files, 2 invalid")
+
+
+def test_symbolic_links_in_a_loop_exit_2_naming_the_link_in_every_command(tmp_path: Path) -> None:
+    (tmp_path / "a.avsc").symlink_to("b.avsc")
+    (tmp_path / "b.avsc").symlink_to("a.avsc")
+    loop = tmp_path / "a.avsc"
+    for args in (
+        ("validate", loop),
+        ("validate", tmp_path),  # found while walking a folder
+        ("diff", loop, KEY_V1),
+        ("check", loop, "--subject", "taxi-rides-key", "--store", ROOT / "schemas"),
+        ("spark", "ddl", loop),
+        ("migrate", "plan", "--from", loop, "--to", KEY_V1),
+    ):
+        result = run(*args)
+        assert result.exit_code == 2, (args, result.output)
+        assert f"{loop}" in result.output and "symbolic links in a loop" in result.output, args
+
+
+def test_a_number_longer_than_java_reads_exits_2_at_its_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "long.avsc"
+    digits = "9" * 5000  # past what Python reads (4,300 digits) as well as Java (1,000)
+    path.write_text(
+        '{"type": "record", "name": "R",\n "fields": [{"name": "a", "type": "long", '
+        f'"default": {digits}}}]}}'
+    )
+    for args in (("validate", path), ("diff", path, path), ("validate", path, "-o", "json")):
+        result = run(*args)
+        assert result.exit_code == 2, args
+        assert "a number of 5000 digits; Apache Avro Java (Jackson) reads at most 1000" in (
+            result.output
+        )
+    assert f"{path}:2:54: error[INVALID_JSON]" in run("validate", path).output
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root can read a chmod 000 file")

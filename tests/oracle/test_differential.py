@@ -235,6 +235,31 @@ def test_schemas_nested_up_to_javas_json_limit_parse_and_deeper_ones_are_refused
         assert "reads at most 1000" in ours["error"]
 
 
+NUMBERS = {  # a default's JSON number -> what it is (Jackson counts digits, not characters)
+    "9" * 1000: "1000-digit integer",
+    "9" * 1001: "1001-digit integer",
+    "-" + "9" * 1000: "negative 1000-digit integer",
+    "9" * 5000: "5000-digit integer (past Python's 4300)",
+    "1." + "0" * 999: "1000 digits with a fraction",
+    "1." + "0" * 1000: "1001 digits with a fraction",
+    "1" + "0" * 998 + "e1": "1000 digits with an exponent",
+    "1" + "0" * 999 + "e1": "1001 digits with an exponent",
+    "0." + "0" * 1000: "a leading 0 and a 1000-digit fraction",
+}
+
+
+@pytest.mark.parametrize("number", NUMBERS, ids=NUMBERS.values())
+def test_numbers_up_to_javas_length_limit_parse_and_longer_ones_are_refused(oracle, number):
+    field = f'{{"name":"a","type":"double","default":{number}}}'
+    text = f'{{"type":"record","name":"R","fields":[{field}]}}'
+    java = oracle.parse({"text": text})
+    ours = our_parse(text)
+    assert ours["ok"] == java["ok"], (java, ours)
+    if not java["ok"]:
+        assert "exceeds the maximum allowed (1000" in java["error"]
+        assert "reads at most 1000" in ours["error"]
+
+
 def test_a_check_between_schemas_nested_as_deep_as_java_reads_gets_javas_verdict(oracle):
     for reader, writer in [
         (nested_records(333, '"long"'), nested_records(333)),

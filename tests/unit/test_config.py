@@ -164,3 +164,44 @@ def test_a_pyproject_that_is_not_utf8_is_an_error_only_when_it_has_our_table(tmp
     with pytest.raises(ConfigError) as caught:
         load_settings(cwd=tmp_path, env={})
     assert caught.value.location.line == 2
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"[tool]\nschemacli = 5\n",  # ours, but not a table
+        b"[tool]\nschemacli = []\n",
+        '[tool.schemacli]\nstore = "s"\n'.encode("utf-16"),  # ours, but not UTF-8
+    ],
+    ids=["a number", "an array", "utf-16"],
+)
+def test_a_broken_pyproject_of_ours_is_an_error_not_passed_over_for_a_parents_config(
+    tmp_path, content
+):
+    write(tmp_path / "schemacli.toml", 'default-level = "NONE"\n')
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "pyproject.toml").write_bytes(content)
+    with pytest.raises(ConfigError) as caught:
+        load_settings(cwd=tmp_path / "pkg", env={})
+    assert caught.value.location.source == str(tmp_path.resolve() / "pkg" / "pyproject.toml")
+
+
+@pytest.mark.parametrize("kind", ["folder", "dangling link", "link loop", "pipe"])
+def test_a_config_file_that_is_not_a_regular_file_is_an_error(tmp_path, kind):
+    import os
+
+    write(tmp_path / "schemacli.toml", 'default-level = "NONE"\n')
+    config = tmp_path / "pkg" / "schemacli.toml"
+    config.parent.mkdir()
+    if kind == "folder":
+        config.mkdir()
+    elif kind == "dangling link":
+        config.symlink_to(tmp_path / "nowhere.toml")
+    elif kind == "link loop":
+        config.symlink_to(config)
+    else:
+        os.mkfifo(config)
+    with pytest.raises(ConfigError) as caught:
+        load_settings(cwd=config.parent, env={})
+    assert "schemacli.toml is not a regular file" in caught.value.message
+    assert caught.value.location.source == str(config.parent.resolve() / "schemacli.toml")

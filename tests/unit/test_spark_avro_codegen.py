@@ -137,6 +137,50 @@ def test_codegen_refuses_a_malformed_schema_id_pair():
     assert "is not VERSION=ID" in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("topic", "problem"),
+    [
+        ("", "is empty"),
+        ("..", "cannot be '..'"),
+        ('a"""b', "contains '\"', which Kafka does not allow"),
+        ("rides v2", "contains ' ', which Kafka does not allow"),
+        ("t" * 250, "is 250 characters long; Kafka allows at most 249"),
+    ],
+)
+def test_codegen_refuses_a_topic_kafka_would_refuse(topic, problem):
+    result = run("spark", "codegen", "-s", "taxi-rides-value", "-t", topic, *STORE_ARGS)
+    assert result.exit_code == 2
+    assert problem in result.stderr and "1 to 249 characters" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("ids", "message"),
+    [
+        (["1=1", "2=1"], "gives id 1 to versions 1 and 2"),
+        (["1=1", "2=4294967296"], "ids are 1 to 2147483647"),
+        (["1=0", "2=2"], "ids are 1 to 2147483647"),
+        (["1=1", "2=2", "3=3"], "names version(s) 3, which the store does not hold"),
+    ],
+)
+def test_codegen_refuses_schema_ids_the_registry_cannot_have_given(ids, message):
+    pairs = [arg for pair in ids for arg in ("--schema-id", pair)]
+    result = run(
+        "spark", "codegen", "-s", "taxi-rides-value", "-t", "t", "--store", "schemas", *pairs
+    )
+    assert result.exit_code == 2
+    assert message in result.stderr
+
+
+def test_a_subject_with_quotes_and_line_breaks_still_gives_a_module_python_can_read(fake):
+    subject = 'odd"""subject\\\nwith a break'
+    fake.add(subject, V1)
+    result = run("spark", "codegen", "-s", subject, "-t", "t", "--registry", fake.url)
+    assert result.exit_code == 0, result.output
+    tree = ast.parse(result.stdout)
+    assert json.dumps(subject) in ast.get_docstring(tree)
+    assert f"SUBJECT = {json.dumps(subject)}" in result.stdout
+
+
 def test_codegen_refuses_a_reader_version_the_subject_does_not_have():
     result = run(
         "spark", "codegen", "-s", "taxi-rides-value", "-t", "t", *STORE_ARGS,
