@@ -337,9 +337,10 @@ def read_text(path: Path, source: str | None = None) -> str:
 
 def decode_bytes(data: bytes, source: str) -> str:
     """Decode file contents as UTF-8 (skipping a byte-order mark); InputError otherwise."""
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+    if data.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
+        encoding = "UTF-32" if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00")) else "UTF-16"
         raise UnreadableFile(
-            "the file is UTF-16 encoded",
+            f"the file is {encoding} encoded",
             location=Location(source, line=1, column=1),
             hint="save it as UTF-8 (the encoding Avro schemas and the registry use)",
         )

@@ -350,6 +350,11 @@ def git_tree(spec: str, store: Path) -> GitTree:
             hint="e.g. --against git:origin/main, git:HEAD~1 or git:v1.2.0",
         )
     ref = spec[4:].strip()
+    if ref.startswith("-"):  # never let a ref reach git as an option
+        raise InputError(
+            f"--against {spec}: {ref!r} is not a git ref",
+            hint="name a branch, tag or commit, e.g. git:origin/main or git:HEAD~1",
+        )
     directory = store if store.is_dir() else next(
         (p for p in store.parents if p.is_dir()), Path.cwd()
     )
@@ -364,10 +369,7 @@ def git_tree(spec: str, store: Path) -> GitTree:
     try:
         _git(Path(top), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
     except InputError as err:
-        hint = (
-            f"fetch it first (git fetch origin {ref.split('/')[-1]}) or name an existing "
-            "branch, tag or commit (git branch -a)"
-        )
+        hint = _unknown_ref_hint(Path(top), ref)
         try:
             shallow = _git(Path(top), "rev-parse", "--is-shallow-repository").strip() == "true"
         except InputError:
@@ -387,6 +389,20 @@ def git_tree(spec: str, store: Path) -> GitTree:
             hint="pass a --store inside the repository",
         ) from err
     return GitTree(repo=repo, ref=ref, prefix="" if prefix == "." else prefix)
+
+
+def _unknown_ref_hint(top: Path, ref: str) -> str:
+    """What to do about a ref git does not know, by the ref's shape."""
+    if ref == "HEAD" or ref.startswith(("HEAD~", "HEAD^")):
+        try:
+            _git(top, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+        except InputError:
+            return "the repository has no commits yet: commit first, or drop --against"
+        return "HEAD has fewer ancestors than that (git log --oneline shows them)"
+    remote, _, branch = ref.partition("/")
+    if branch and remote == "origin":
+        return f"fetch it first (git fetch origin {branch}), or name an existing branch"
+    return "name an existing branch, tag or commit (git branch -a, git tag)"
 
 
 def _git(cwd: Path, *args: str) -> str:

@@ -177,11 +177,16 @@ def test_binary_file_is_refused(tmp_path: Path) -> None:
         load_json(path)
 
 
-def test_utf16_file_is_refused_with_hint(tmp_path: Path) -> None:
-    path = tmp_path / "u16.avsc"
-    path.write_bytes('"int"'.encode("utf-16"))
-    with pytest.raises(InputError, match="UTF-16") as caught:
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32", "utf-32-be"])
+def test_utf16_and_utf32_files_are_refused_naming_their_encoding(
+    tmp_path: Path, encoding: str
+) -> None:
+    path = tmp_path / "wide.avsc"
+    bom = {"utf-16-be": "\ufeff", "utf-32-be": "\ufeff"}.get(encoding, "")
+    path.write_bytes((bom + '"int"').encode(encoding))
+    with pytest.raises(InputError) as caught:
         load_json(path)
+    assert caught.value.message == f"the file is {encoding[:6].upper()} encoded"
     assert "UTF-8" in caught.value.hint
 
 

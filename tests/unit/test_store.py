@@ -355,6 +355,34 @@ def test_unknown_git_ref_is_an_input_error_with_a_hint(repo):
     assert "git fetch" in caught.value.hint
 
 
+@pytest.mark.parametrize(
+    ("ref", "hint"),
+    [
+        ("HEAD~5", "HEAD has fewer ancestors than that"),
+        ("v9.9.9", "name an existing branch, tag or commit"),
+        ("origin/release", "git fetch origin release"),
+    ],
+)
+def test_an_unknown_ref_gets_the_hint_its_shape_calls_for(repo, ref, hint):
+    with pytest.raises(InputError) as caught:
+        git_tree(f"git:{ref}", repo / "schemas")
+    assert hint in caught.value.hint
+
+
+def test_a_ref_that_looks_like_an_option_never_reaches_git(repo):
+    with pytest.raises(InputError) as caught:
+        git_tree("git:--output=/tmp/x", repo / "schemas")
+    assert "'--output=/tmp/x' is not a git ref" in caught.value.message
+
+
+def test_a_repository_without_commits_says_so(tmp_path):
+    store = make_store(tmp_path / "schemas", {"a-value": [ride()]})
+    git(tmp_path, "init", "-q")
+    with pytest.raises(InputError) as caught:
+        git_tree("git:HEAD", store)
+    assert "no commits yet" in caught.value.hint
+
+
 def test_a_ref_missing_from_a_shallow_clone_says_to_fetch_more_history(repo, tmp_path_factory):
     make_store(repo / "schemas", {"rides-value": [ride(), ride(TIP)]})
     git(repo, "add", ".")
