@@ -7,10 +7,12 @@ from typing import Annotated
 import click
 import typer
 
-from schemacli.output import OutputFormat
+from schemacli.output import OutputFormat, TextOrJson
 
 
-def _remember_output(ctx: click.Context, value: OutputFormat | None) -> OutputFormat | None:
+def _remember_output(
+    ctx: click.Context, value: OutputFormat | TextOrJson | None
+) -> OutputFormat | TextOrJson | None:
     # Errors raised later are rendered by SchemacliGroup; it reads the format from ctx.meta.
     if value is not None:
         from schemacli.app import OUTPUT_META_KEY
@@ -25,6 +27,19 @@ Output = Annotated[
         "--output",
         "-o",
         help="Result format: text for people; json for machines; junit / github for CI reports.",
+        callback=_remember_output,
+        case_sensitive=False,
+    ),
+]
+
+# Commands whose result is not a list of findings: text or json only, so that junit / github
+# are refused rather than silently answered with text.
+JsonOutput = Annotated[
+    TextOrJson,
+    typer.Option(
+        "--output",
+        "-o",
+        help="Result format: text for people; json for machines.",
         callback=_remember_output,
         case_sensitive=False,
     ),

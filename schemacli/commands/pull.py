@@ -8,7 +8,7 @@ from typing import Annotated
 import click
 import typer
 
-from schemacli.commands.options import Output
+from schemacli.commands.options import JsonOutput
 from schemacli.commands.registry_options import (
     Connection,
     emit_json,
@@ -17,7 +17,7 @@ from schemacli.commands.registry_options import (
     with_registry,
 )
 from schemacli.errors import ExitCode
-from schemacli.output import OutputFormat
+from schemacli.output import TextOrJson
 
 
 @with_registry
@@ -37,7 +37,7 @@ def pull_command(
         bool,
         typer.Option("--levels/--no-levels", help="Write subjects' levels into the config file."),
     ] = True,
-    output: Output = OutputFormat.text,
+    output: JsonOutput = TextOrJson.text,
 ) -> None:
     """Snapshot subjects, their versions and levels from the registry into the local store.
 

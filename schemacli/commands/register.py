@@ -8,7 +8,7 @@ from typing import Annotated
 import click
 import typer
 
-from schemacli.commands.options import Output
+from schemacli.commands.options import JsonOutput
 from schemacli.commands.registry_options import (
     Connection,
     emit_json,
@@ -16,7 +16,7 @@ from schemacli.commands.registry_options import (
     with_registry,
 )
 from schemacli.errors import ExitCode, UsageError
-from schemacli.output import OutputFormat
+from schemacli.output import TextOrJson
 from schemacli.registry.models import Reference
 
 SubjectOpt = Annotated[str, typer.Option("--subject", "-s", help="The subject to register under.")]
@@ -56,7 +56,7 @@ def register_command(
         bool, typer.Option("--normalize", help="Let the registry normalize the schema first.")
     ] = False,
     reference: ReferenceOpt = None,
-    output: Output = OutputFormat.text,
+    output: JsonOutput = TextOrJson.text,
 ) -> None:
     """Register SCHEMA under --subject. Registering the same schema again changes nothing.
 

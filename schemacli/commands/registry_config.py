@@ -7,7 +7,7 @@ from typing import Annotated
 import click
 import typer
 
-from schemacli.commands.options import Output
+from schemacli.commands.options import JsonOutput
 from schemacli.commands.registry_options import (
     Connection,
     emit_json,
@@ -15,7 +15,7 @@ from schemacli.commands.registry_options import (
     with_registry,
 )
 from schemacli.errors import UsageError
-from schemacli.output import OutputFormat
+from schemacli.output import TextOrJson
 
 config_app = typer.Typer(
     name="config",
@@ -32,7 +32,7 @@ OptionalSubject = Annotated[
 @config_app.command("get")
 @with_registry
 def get_command(
-    conn: Connection, subject: OptionalSubject = None, output: Output = OutputFormat.text
+    conn: Connection, subject: OptionalSubject = None, output: JsonOutput = TextOrJson.text
 ) -> None:
     """Print the level that applies to SUBJECT (its own, else the global one), or the global one."""
     from schemacli.registry.history import registry_level
@@ -60,7 +60,7 @@ def set_command(
     args: Annotated[
         list[str], typer.Argument(metavar="[SUBJECT] LEVEL", help="LEVEL, or SUBJECT LEVEL.")
     ],
-    output: Output = OutputFormat.text,
+    output: JsonOutput = TextOrJson.text,
 ) -> None:
     """Set the global level (LEVEL) or a subject's level (SUBJECT LEVEL)."""
     from schemacli.config import parse_level
@@ -91,7 +91,7 @@ def set_command(
 @config_app.command("delete")
 @with_registry
 def delete_command(
-    conn: Connection, subject: OptionalSubject = None, output: Output = OutputFormat.text
+    conn: Connection, subject: OptionalSubject = None, output: JsonOutput = TextOrJson.text
 ) -> None:
     """Drop SUBJECT's own level (it then inherits the global one), or reset the global level."""
     previous = conn.client.delete_config(subject)

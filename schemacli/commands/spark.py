@@ -11,10 +11,10 @@ from typing import Annotated, Any
 
 import typer
 
-from schemacli.commands.options import Output
+from schemacli.commands.options import JsonOutput
 from schemacli.commands.registry_options import Connection, emit_json, with_registry
 from schemacli.errors import InputError, Location, UsageError
-from schemacli.output import OutputFormat
+from schemacli.output import OutputFormat, TextOrJson
 
 spark_app = typer.Typer(
     name="spark",
@@ -61,7 +61,7 @@ def codegen(
             help="With --store: the registry id of a version (repeat for each version).",
         ),
     ] = None,
-    output: Output = OutputFormat.text,
+    output: JsonOutput = TextOrJson.text,
 ) -> None:
     """Write a standalone PySpark module reading TOPIC: every version of SUBJECT embedded by id.
 
@@ -137,7 +137,7 @@ def ddl(
             help="Every field nullable, as from_avro PERMISSIVE (and the reader) returns it.",
         ),
     ] = False,
-    output: Output = OutputFormat.text,
+    output: JsonOutput = TextOrJson.text,
 ) -> None:
     """Print the Spark type Spark's from_avro gives SCHEMA: as a DDL string and as StructType JSON.
 

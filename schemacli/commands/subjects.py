@@ -7,7 +7,7 @@ from typing import Annotated
 import click
 import typer
 
-from schemacli.commands.options import Output
+from schemacli.commands.options import JsonOutput
 from schemacli.commands.registry_options import (
     Connection,
     emit_json,
@@ -16,7 +16,7 @@ from schemacli.commands.registry_options import (
     with_registry,
 )
 from schemacli.errors import UsageError
-from schemacli.output import OutputFormat
+from schemacli.output import TextOrJson
 
 subjects_app = typer.Typer(
     name="subjects",
@@ -41,7 +41,7 @@ def list_command(
     versions: Annotated[
         bool, typer.Option("--versions", help="Also list each subject's versions.")
     ] = False,
-    output: Output = OutputFormat.text,
+    output: JsonOutput = TextOrJson.text,
 ) -> None:
     """List the registry's subjects, sorted."""
     client = conn.client
@@ -72,7 +72,7 @@ def show_command(
         str,
         typer.Option("--version", help="Which version's schema to print: N (1, 2, ...) or latest."),
     ] = "latest",
-    output: Output = OutputFormat.text,
+    output: JsonOutput = TextOrJson.text,
 ) -> None:
     """Show a subject: its versions and ids, its level, its mode and one version's schema."""
     from schemacli.registry.history import registry_level
@@ -162,7 +162,7 @@ def delete_command(
         ),
     ] = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Really delete.")] = False,
-    output: Output = OutputFormat.text,
+    output: JsonOutput = TextOrJson.text,
 ) -> None:
     """Delete a subject (or one version). Soft by default; nothing happens without --yes."""
     from schemacli.registry.models import parse_version

@@ -29,6 +29,13 @@ class OutputFormat(StrEnum):
     github = "github"
 
 
+class TextOrJson(StrEnum):
+    """The formats of commands whose result is not a list of findings (no junit / github)."""
+
+    text = "text"
+    json = "json"
+
+
 @dataclass(frozen=True)
 class Case:
     """One row of the summary, one JUnit test case: a subject, a file or a level."""

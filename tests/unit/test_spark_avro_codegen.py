@@ -261,3 +261,19 @@ def test_two_ids_for_one_version_are_refused_not_overwritten():
     )  # fmt: skip
     assert result.exit_code == 2
     assert "version 1 two ids: 1 and 9" in result.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["spark", "ddl", str(ROOT / "schemas/subjects/taxi-rides-value/v1.avsc")],
+        ["subjects", "list", "--registry", "http://127.0.0.1:1"],
+        ["register", str(ROOT / "schemas/subjects/taxi-rides-value/v1.avsc"), "-s", "x"],
+    ],
+    ids=["spark ddl", "subjects list", "register"],
+)
+def test_commands_without_findings_refuse_junit_and_github_instead_of_printing_text(args):
+    for fmt in ("junit", "github"):
+        result = run(*args, "-o", fmt)
+        assert result.exit_code == 2
+        assert f"'{fmt}' is not one of 'text', 'json'" in result.output
