@@ -325,8 +325,9 @@ class Loader:
                 )
             target = sidecar.parent / entry["path"]
             if not target.is_file():
+                what = "is not a regular file" if target.exists() else "does not exist"
                 raise SchemaReferenceError(
-                    f"referenced file {target} does not exist",
+                    f"referenced file {target} {what}",
                     location=doc.location(pointer + "/path"),
                     hint="the path is relative to the folder of the references file",
                 )
