@@ -14,6 +14,7 @@ properties file whose path alone is passed. The printed command shows URLs witho
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shlex
@@ -26,11 +27,14 @@ import zipfile
 from collections.abc import Mapping as AnyMapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from converters import jobprocess
 from converters.clientlog import KAFKA_LOGGER
 from converters.mapping import Mapping, to_dict
 from converters.statefile import read_state
-from schemacli.errors import InputError, UsageError
+from schemacli.errors import InputError, Location, UsageError
+from schemacli.textfile import read_utf8
 
 SPARK_VERSION = "4.0.1"
 PACKAGES = (
@@ -43,6 +47,16 @@ MASTER = re.compile(r"^(local(\[(\d+|\*)(,\d+)?\])?|yarn|(k8s|spark|mesos)://\S+
 
 
 def default_state_dir(mapping: Mapping, base: Path | None = None) -> Path:
+    """``<base>/<v2 topic>--<v1 topic>``; topics are checked first (a path is built of them)."""
+    from schemacli.topics import TOPIC_HINT, topic_problem
+
+    for topic in (mapping.source.topic, mapping.target.topic):
+        problem = topic_problem(topic) if topic is not None else None
+        if problem is not None:
+            raise UsageError(
+                f"invalid topic name: {topic!r} {problem}",
+                hint=f"{TOPIC_HINT} Or pass --state-dir.",
+            )
     base = base or Path(".schemacli") / "migrate"
     return base / f"{mapping.source.topic or 'v2'}--{mapping.target.topic or 'v1'}"
 
@@ -68,12 +82,63 @@ class DeployConfig:
     spark_submit: str | None = None
     extra_env: AnyMapping[str, str] = field(default_factory=dict, repr=False)
 
+    def _check_state_dir(self) -> None:
+        problem = _state_dir_problem(self.state_dir)
+        if problem is not None:
+            raise UsageError(
+                f"--state-dir {str(self.state_dir)!r} {problem}",
+                hint="Name a directory (created if missing) for the converter's state, e.g. "
+                ".schemacli/migrate/<v2 topic>--<v1 topic> (the default).",
+            )
+
+    def _check_options(self) -> None:
+        problem = bootstrap_problem(self.bootstrap)
+        if problem is not None:
+            raise UsageError(
+                f"--bootstrap {self.bootstrap!r}: {problem}",
+                hint="Give HOST:PORT[,HOST:PORT...] of Kafka brokers, e.g. -b broker:9092.",
+            )
+        if self.checkpoint is not None and not self.checkpoint.strip():
+            raise UsageError(
+                "--checkpoint is empty",
+                hint="Name a directory or a URI (hdfs:///checkpoints/x), or leave the option out "
+                "for <state-dir>/checkpoint.",
+            )
+        problem = starting_offsets_problem(self.starting_offsets)
+        if problem is not None:
+            raise UsageError(
+                f"--starting-offsets {self.starting_offsets!r}: {problem}",
+                hint='Give earliest, latest, or JSON such as \'{"taxi-rides-v2": {"0": 42, '
+                '"1": -2}}\' (-2 earliest, -1 latest).',
+            )
+        if self.max_offsets_per_trigger is not None and self.max_offsets_per_trigger < 1:
+            raise UsageError(
+                f"--max-offsets-per-trigger {self.max_offsets_per_trigger}: must be 1 or more",
+                hint="Give the most messages a batch reads, e.g. 100000, or leave it out for "
+                "no limit.",
+            )
+        if not math.isfinite(self.trigger_seconds) or self.trigger_seconds < 0:
+            raise UsageError(
+                f"--trigger-seconds {self.trigger_seconds}: must be a finite number >= 0",
+                hint="Give the micro-batch interval in seconds, e.g. 1 (0: as fast as it can).",
+            )
+        for jar in self.jars:
+            local = local_checkpoint(jar)  # a path or file: URI; other URIs are Spark's to fetch
+            if local is not None and not local.is_file():
+                raise UsageError(
+                    f"--jars: {jar!r} is not a file",
+                    hint="Give comma-separated paths of existing jars (spark-avro, "
+                    "spark-sql-kafka and their dependencies), or leave --jars out to use "
+                    "--packages.",
+                )
+
     @property
     def checkpoint_dir(self) -> str:
         return self.checkpoint or str(self.state_dir / "checkpoint")
 
     def check(self) -> None:
         """Raise UsageError for values spark-submit would choke on later."""
+        self._check_state_dir()
         local = local_checkpoint(self.checkpoint_dir)
         if local is not None and local.exists() and not local.is_dir():
             raise UsageError(
@@ -87,7 +152,8 @@ class DeployConfig:
                 hint="Use local[2], yarn, k8s://https://host:port or spark://host:port.",
             )
         for item in self.conf:
-            if "=" not in item:
+            key = item.partition("=")[0]
+            if "=" not in item or not key.strip() or key != key.strip():
                 raise UsageError(
                     f"--conf {item!r} is not key=value", hint="e.g. --conf spark.executor.memory=2g"
                 )
@@ -105,6 +171,62 @@ class DeployConfig:
                 "the bootstrap servers must not carry credentials",
                 hint="Put SASL settings in a --kafka-properties file.",
             )
+        self._check_options()
+
+
+_HOST_PORT = re.compile(r"^(?:[A-Za-z_]+://)?(\[[0-9A-Fa-f:.%]+\]|[0-9A-Za-z.%_-]+):(\d{1,5})$")
+
+
+def bootstrap_problem(servers: str) -> str | None:
+    """Why ``servers`` is not a Kafka bootstrap list (``host:port,...``), or None."""
+    if not servers.strip():
+        return "no server given"
+    for item in servers.split(","):
+        m = _HOST_PORT.match(item.strip())
+        if m is None:
+            return f"{item.strip()!r} is not HOST:PORT"
+        if not 1 <= int(m.group(2)) <= 65535:
+            return f"port {m.group(2)} of {item.strip()!r} is not 1..65535"
+    return None
+
+
+def starting_offsets_problem(value: str) -> str | None:
+    """Why ``value`` is not earliest, latest or Spark's JSON of per-partition offsets."""
+    if value in ("earliest", "latest"):
+        return None
+    if not value.lstrip().startswith("{"):
+        return "not earliest, latest or a JSON object"
+    try:
+        data = json.loads(value)
+    except ValueError as exc:
+        return f"not valid JSON ({exc.msg} at character {exc.pos + 1})"
+    if not isinstance(data, dict) or not data:
+        return "the JSON must map topics to {partition: offset}"
+    for topic, parts in data.items():
+        if not isinstance(parts, dict) or not parts:
+            return f"topic {topic!r} must map partitions to offsets"
+        for part, offset in parts.items():
+            if not (part.isascii() and part.isdigit()):
+                return f"partition {part!r} of {topic!r} is not a number"
+            if not _whole(offset) or offset < -2:
+                return f"offset {json.dumps(offset)} of {topic!r}/{part} is not an offset >= -2"
+    return None
+
+
+def _state_dir_problem(state_dir: Path) -> str | None:
+    """Why ``state_dir`` cannot hold a deployment's state, or None (it may not exist yet)."""
+    probe = state_dir
+    while True:
+        if probe.exists() or probe.is_symlink():
+            if not probe.is_dir():
+                what = "is not a directory" if probe == state_dir else f"is inside {probe}, a file"
+                return what
+            if probe != state_dir and not os.access(probe, os.W_OK | os.X_OK):
+                return f"cannot be created: {probe} is not writable"
+            return None
+        if probe.parent == probe:
+            return None
+        probe = probe.parent
 
 
 def find_spark_submit(explicit: str | None = None) -> str:
@@ -126,22 +248,36 @@ def find_spark_submit(explicit: str | None = None) -> str:
     return str(Path(pyspark.__file__).parent / "bin" / "spark-submit")
 
 
-def prepare(cfg: DeployConfig, mapping: Mapping) -> dict[str, Path]:
-    """Write the state directory: resolved mapping (schemas inline) and the Python bundle."""
-    cfg.state_dir.mkdir(parents=True, exist_ok=True)
+def prepare(cfg: DeployConfig, mapping: Mapping, *, write: bool = True) -> dict[str, Path]:
+    """The files the job needs in the state directory: the resolved mapping (schemas inline) and
+    the Python bundle. ``write=False`` (a dry run) only names them; nothing is written."""
     resolved = cfg.state_dir / "mapping.json"
-    resolved.write_text(json.dumps(to_dict(mapping, inline_schemas=True), indent=2))
     bundle = cfg.state_dir / "schemacli-bundle.zip"
-    root = Path(__file__).resolve().parent.parent
-    with zipfile.ZipFile(bundle, "w", zipfile.ZIP_DEFLATED) as zf:
-        for package in BUNDLED:
-            for path in sorted((root / package).rglob("*.py")):
-                zf.write(path, path.relative_to(root).as_posix())
-    return {
+    text = json.dumps(to_dict(mapping, inline_schemas=True), indent=2, allow_nan=False)
+    files = {
         "mapping": resolved,
         "bundle": bundle,
         "job": Path(__file__).resolve().parent / "job.py",
     }
+    if not write:
+        return files
+    root = Path(__file__).resolve().parent.parent
+    try:
+        cfg.state_dir.mkdir(parents=True, exist_ok=True)
+        resolved.write_text(text)
+        with zipfile.ZipFile(bundle, "w", zipfile.ZIP_DEFLATED) as zf:
+            for package in BUNDLED:
+                for path in sorted((root / package).rglob("*.py")):
+                    zf.write(path, path.relative_to(root).as_posix())
+    except OSError as exc:
+        raise InputError(
+            f"cannot write the state directory {str(cfg.state_dir)!r}: "
+            f"{exc.strerror or exc}" + (f" ({exc.filename})" if exc.filename else ""),
+            location=Location(source=str(cfg.state_dir)),
+            hint="Pass a --state-dir you can create and write (a directory, or a path to "
+            "create one at).",
+        ) from exc
+    return files
 
 
 def build_command(cfg: DeployConfig, files: AnyMapping[str, Path]) -> list[str]:
@@ -186,7 +322,7 @@ def build_command(cfg: DeployConfig, files: AnyMapping[str, Path]) -> list[str]:
         "--trigger-seconds",
         str(cfg.trigger_seconds),
     ]
-    if cfg.max_offsets_per_trigger:
+    if cfg.max_offsets_per_trigger is not None:
         cmd += ["--max-offsets-per-trigger", str(cfg.max_offsets_per_trigger)]
     if cfg.available_now:
         cmd += ["--available-now"]
@@ -246,21 +382,26 @@ def launch(cfg: DeployConfig, cmd: list[str], *, detach: bool) -> Launched:
     returns at once. Foreground: the job's progress lines go to our stderr; returns its exit
     code."""
     env = child_env(cfg)
-    pid_file = cfg.state_dir / "submit.pid"
+    pid_file = cfg.state_dir / jobprocess.SUBMIT_PID
     _refuse_if_running(cfg.state_dir)
-    (cfg.state_dir / "deploy.json").write_text(
-        json.dumps(
-            {
-                "command": cmd,
-                "checkpoint": str(cfg.checkpoint_dir),
-                "bootstrap": cfg.bootstrap,
-                "master": cfg.master,
-                "started": time.time(),
-                "detached": detach,
-            },
-            indent=2,
-        )
-    )
+    info = {
+        "command": cmd,
+        "checkpoint": str(cfg.checkpoint_dir),
+        "bootstrap": cfg.bootstrap,
+        "master": cfg.master,
+        "started": time.time(),
+        "detached": detach,
+    }
+    deploy_json = cfg.state_dir / "deploy.json"
+    deploy_json.write_text(json.dumps(info, indent=2))
+    (cfg.state_dir / jobprocess.DRIVER_PID).unlink(missing_ok=True)  # the job writes its own
+
+    def started(proc: subprocess.Popen) -> None:
+        # who spark-submit is: `stop` signals the pid only while it still names this process
+        pid_file.write_text(str(proc.pid))
+        info["submit"] = {"pid": proc.pid, "start_time": jobprocess.start_time(proc.pid)}
+        deploy_json.write_text(json.dumps(info, indent=2))
+
     if detach:
         log = cfg.state_dir / "job.log"
         with open(log, "ab") as out:
@@ -272,7 +413,7 @@ def launch(cfg: DeployConfig, cmd: list[str], *, detach: bool) -> Launched:
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
             )
-        pid_file.write_text(str(proc.pid))
+        started(proc)
         return Launched(proc.pid, log)
     proc = subprocess.Popen(
         cmd,
@@ -286,7 +427,7 @@ def launch(cfg: DeployConfig, cmd: list[str], *, detach: bool) -> Launched:
         text=True,
         errors="replace",
     )
-    pid_file.write_text(str(proc.pid))
+    started(proc)
     try:
         assert proc.stdout is not None
         for line in proc.stdout:  # our progress lines pass; Spark's log noise is kept out
@@ -305,32 +446,11 @@ def launch(cfg: DeployConfig, cmd: list[str], *, detach: bool) -> Launched:
         pid_file.unlink(missing_ok=True)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie child of ours counts as gone
-        done, _ = os.waitpid(pid, os.WNOHANG)
-        return done == 0
-    except ChildProcessError:
-        return True
-
-
-def _read_pid(path: Path) -> int | None:
-    try:
-        return int(path.read_text().strip())
-    except (OSError, ValueError):
-        return None
-
-
 def _refuse_if_running(state_dir: Path) -> None:
-    pid = _read_pid(state_dir / "submit.pid")
-    if pid is not None and _alive(pid):
+    proc = jobprocess.find(state_dir, read_state(state_dir / "deploy.json"))
+    if proc.running:
         raise UsageError(
-            f"a converter from {state_dir} is already running (pid {pid})",
+            f"a converter from {state_dir} is already running (pid {proc.submit})",
             hint="Stop it with `schemacli migrate stop`, or use another --state-dir.",
         )
 
@@ -347,38 +467,69 @@ STATE_FILES = ("deploy.json", "progress.json", "submit.pid", "driver.pid", "chec
 
 
 def _no_state(state_dir: Path) -> InputError:
+    if state_dir.is_dir():
+        return InputError(
+            f"no converter state in {str(state_dir)!r}: the directory holds none of "
+            f"{', '.join(STATE_FILES)}",
+            hint="Pass the --state-dir the converter was deployed with (or the mapping file), "
+            "or deploy one with `schemacli migrate deploy`.",
+        )
     return InputError(
         f"no converter state in {str(state_dir)!r}",
         hint="Deploy one with `schemacli migrate deploy`, or pass the --state-dir it used.",
     )
 
 
+def _has_state(state_dir: Path) -> bool:
+    return state_dir.is_dir() and any((state_dir / name).exists() for name in STATE_FILES)
+
+
+class StalePidFile(InputError):
+    """``submit.pid`` names a live process that is not the converter: nothing is signalled."""
+
+
 def stop(state_dir: Path, *, timeout: float = 60.0) -> Stopped:
     """SIGTERM the job's driver (it stops the query after the current batch, committing it), wait
-    up to ``timeout`` s for spark-submit to exit, then SIGKILL its process group."""
-    if not state_dir.is_dir():
+    up to ``timeout`` s for spark-submit to exit, then SIGKILL its process group.
+
+    Only a process that checks out as this converter is signalled (``converters.jobprocess``):
+    a corrupt pid file is an InputError, a pid now used by another process a StalePidFile.
+    """
+    if not _has_state(state_dir):
         raise _no_state(state_dir)
-    submit = _read_pid(state_dir / "submit.pid")
-    driver = _read_pid(state_dir / "driver.pid")
+    proc = jobprocess.find(state_dir, read_state(state_dir / "deploy.json"))
+    pid_file = state_dir / jobprocess.SUBMIT_PID
+    if proc.stale is not None:
+        raise StalePidFile(
+            f"stale pid file: {proc.stale}; nothing was signalled",
+            location=Location(source=str(pid_file)),
+            hint=f"The converter is not running under that pid: delete {pid_file} (and "
+            f"{jobprocess.DRIVER_PID} next to it). If a converter still runs, find it with "
+            "`ps` and stop it by hand.",
+        )
     start = time.monotonic()
-    if submit is None or not _alive(submit):
-        for p in ("submit.pid", "driver.pid"):
+    submit = proc.submit
+    if submit is None or not proc.running:
+        for p in (jobprocess.SUBMIT_PID, jobprocess.DRIVER_PID):
             (state_dir / p).unlink(missing_ok=True)
         return Stopped(submit, "not running", 0.0)
-    target = driver if driver is not None and _alive(driver) else submit
-    os.kill(target, signal.SIGTERM)
+    os.kill(proc.driver if proc.driver is not None else submit, signal.SIGTERM)
     while time.monotonic() - start < timeout:
-        if not _alive(submit):
+        if not jobprocess.alive(submit):
             break
         time.sleep(0.2)
     how = "stopped"
-    if _alive(submit):
+    if jobprocess.alive(submit):
         try:
-            os.killpg(submit, signal.SIGKILL)
+            # spark-submit leads its own group (checked by jobprocess.find): never another's
+            if os.getpgid(submit) == submit:
+                os.killpg(submit, signal.SIGKILL)
+            else:
+                os.kill(submit, signal.SIGKILL)
         except ProcessLookupError:
             pass
         how = "killed"
-    for p in ("submit.pid", "driver.pid"):
+    for p in (jobprocess.SUBMIT_PID, jobprocess.DRIVER_PID):
         (state_dir / p).unlink(missing_ok=True)
     return Stopped(submit, how, round(time.monotonic() - start, 1))
 
@@ -408,6 +559,7 @@ class Status:
     input_rows_per_second: float | None
     processed_rows_per_second: float | None
     updated: float | None
+    stale: str | None = None  # submit.pid names a live process that is not the converter
 
 
 def local_checkpoint(location: str) -> Path | None:
@@ -425,24 +577,64 @@ def checkpoint_offsets(checkpoint: Path) -> tuple[int | None, dict[str, dict[int
     """(last committed batch id, {topic: {partition: next offset}}) from a Spark checkpoint.
 
     A batch is committed when ``commits/<id>`` exists; its end offsets are the third line of
-    ``offsets/<id>`` (Spark's OffsetSeqLog: version, metadata, one JSON per source)."""
+    ``offsets/<id>`` (Spark's OffsetSeqLog: version, metadata, one JSON per source). A file that
+    does not read so is an InputError naming it and the line."""
     commits = [int(p.name) for p in (checkpoint / "commits").glob("*") if p.name.isdigit()]
     if not commits:
         return None, {}
     batch = max(commits)
     path = checkpoint / "offsets" / str(batch)
+    hint = (
+        "Spark wrote it, so it was damaged or edited: restore the checkpoint from a backup, or "
+        "move the checkpoint aside to start again from --starting-offsets (messages may then "
+        "be converted twice)."
+    )
     try:
-        lines = path.read_text().splitlines()
+        text = read_utf8(path, hint=hint)
     except OSError:
         return batch, {}
-    for line in lines[2:]:
+    for number, line in enumerate(text.splitlines()[2:], start=3):
         line = line.strip()
-        if line.startswith("{"):
+        if not line.startswith("{"):
+            continue
+        where = Location(source=str(path), line=number, column=1)
+        try:
             data = json.loads(line)
-            return batch, {
-                t: {int(p): int(o) for p, o in parts.items()} for t, parts in data.items()
-            }
+        except ValueError as exc:
+            raise InputError(
+                f"corrupt checkpoint offsets: {exc.msg}",
+                location=Location(source=str(path), line=number, column=exc.colno),
+                hint=hint,
+            ) from exc
+        offsets = _offsets(data)
+        if offsets is None:
+            raise InputError(
+                "corrupt checkpoint offsets: expected {topic: {partition: offset}} with whole "
+                "numbers",
+                location=where,
+                hint=hint,
+            )
+        return batch, offsets
     return batch, {}
+
+
+def _offsets(data: Any) -> dict[str, dict[int, int]] | None:
+    if not isinstance(data, dict):
+        return None
+    out: dict[str, dict[int, int]] = {}
+    for topic, parts in data.items():
+        if not isinstance(parts, dict):
+            return None
+        out[topic] = {}
+        for part, offset in parts.items():
+            if not (part.isascii() and part.isdigit()) or not _whole(offset):
+                return None
+            out[topic][int(part)] = offset
+    return out
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def end_offsets(
@@ -488,16 +680,33 @@ def end_offsets(
 def status(
     state_dir: Path, *, topic: str | None, bootstrap: str | None, checkpoint: str | None = None
 ) -> Status:
-    """Status of the converter deployed in ``state_dir``."""
-    if not any((state_dir / name).exists() for name in STATE_FILES) and checkpoint is None:
+    """Status of the converter deployed in ``state_dir``. A state file that does not read as the
+    converter writes it is an InputError naming the file (never a wrong count)."""
+    if checkpoint is None and not _has_state(state_dir):
         raise _no_state(state_dir)  # a typo in --state-dir, not a converter with zero counts
-    deploy_info = read_state(state_dir / "deploy.json")
-    checkpoint = checkpoint or deploy_info.get("checkpoint") or str(state_dir / "checkpoint")
+    deploy_path = state_dir / "deploy.json"
+    deploy_info = read_state(deploy_path)
+    recorded = deploy_info.get("checkpoint")
+    if recorded is not None and (not isinstance(recorded, str) or not recorded.strip()):
+        raise InputError(
+            f"corrupt converter state: checkpoint is {json.dumps(recorded)[:60]}, not a location",
+            location=Location(source=str(deploy_path), pointer="/checkpoint"),
+            hint="deploy writes the checkpoint's path or URI there: restore the file, or "
+            "delete it and pass the checkpoint with `migrate deploy --checkpoint` next time.",
+        )
+    checkpoint = checkpoint or recorded or str(state_dir / "checkpoint")
     local = local_checkpoint(checkpoint)
     # A checkpoint on a remote filesystem is not read (schemacli reads local files only): status
     # then shows the end offsets and the counts, without the committed offsets and the lag.
     batch, committed = checkpoint_offsets(local) if local is not None else (None, {})
-    progress = read_state(state_dir / "progress.json")
+    progress_path = state_dir / "progress.json"
+    progress = read_state(progress_path)
+    totals = _totals(progress, progress_path)
+    rates = {
+        key: _rate(progress, key, progress_path)
+        for key in ("input_rows_per_second", "processed_rows_per_second", "updated")
+    }
+    proc = jobprocess.find(state_dir, deploy_info)
     if topic is None and len(committed) == 1:  # no mapping given: the checkpoint knows it
         topic = next(iter(committed))
     ends = end_offsets(bootstrap, topic) if bootstrap and topic else {}
@@ -507,17 +716,56 @@ def status(
         end, com = ends.get(p), done.get(p)
         lag = None if end is None else end - (com or 0)
         parts.append(PartitionStatus(topic or "?", p, end, com, lag))
-    pid = _read_pid(state_dir / "submit.pid")
-    totals = progress.get("totals") or {}
     return Status(
         state_dir=str(state_dir),
-        running=pid is not None and _alive(pid),
-        pid=pid,
+        running=proc.running,
+        pid=proc.submit,
         checkpoint=str(checkpoint),
         last_committed_batch=batch,
         partitions=tuple(parts),
-        totals={k: int(v) for k, v in totals.items()},
-        input_rows_per_second=progress.get("input_rows_per_second"),
-        processed_rows_per_second=progress.get("processed_rows_per_second"),
-        updated=progress.get("updated"),
+        totals=totals,
+        stale=proc.stale,
+        **rates,
     )
+
+
+_PROGRESS_HINT = (
+    "The job writes it atomically, so it was edited by hand: restore it, or delete it to "
+    "restart the counts from zero (the checkpoint still keeps the offsets)."
+)
+
+
+def _totals(progress: dict[str, Any], path: Path) -> dict[str, int]:
+    totals = progress.get("totals")
+    if totals is None:
+        return {}
+    if not isinstance(totals, dict):
+        raise InputError(
+            "corrupt converter state: totals is not an object of counts",
+            location=Location(source=str(path), pointer="/totals"),
+            hint=_PROGRESS_HINT,
+        )
+    out = {}
+    for name, value in totals.items():
+        if not _whole(value) or value < 0:
+            raise InputError(
+                f"corrupt converter state: the {name!r} count is {json.dumps(value)[:40]}, not "
+                "a whole number >= 0",
+                location=Location(source=str(path), pointer=f"/totals/{name}"),
+                hint=_PROGRESS_HINT,
+            )
+        out[name] = value
+    return out
+
+
+def _rate(progress: dict[str, Any], key: str, path: Path) -> float | None:
+    value = progress.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise InputError(
+            f"corrupt converter state: {key} is {json.dumps(value)[:40]}, not a number",
+            location=Location(source=str(path), pointer=f"/{key}"),
+            hint=_PROGRESS_HINT,
+        )
+    return float(value)

@@ -16,10 +16,10 @@ from typing import Annotated, Any
 import click
 import typer
 
-from schemacli.commands.options import Output
+from schemacli.commands.options import JsonOutput, Output
 from schemacli.commands.registry_options import Connection, emit_json, is_json, with_registry
 from schemacli.errors import ExitCode, InputError, Location, UsageError
-from schemacli.output import OutputFormat
+from schemacli.output import OutputFormat, TextOrJson
 
 migrate_app = typer.Typer(
     name="migrate",
@@ -271,10 +271,9 @@ def validate_command(
     Exit codes: 0 deployable, 1 not deployable (each problem named), 2 input error,
     3 registry or network error.
     """
-    from converters.mapping import load
     from converters.validate import validate
 
-    mapping = load(mapping_file)
+    mapping = _load_mapping(conn, mapping_file)
     samples = origin = None
     if sample is not None:
         if not bootstrap:
@@ -312,9 +311,62 @@ def validate_command(
                 "key": section(report.key) if report.key else None,
             }
         )
+    elif output in (OutputFormat.junit, OutputFormat.github):
+        from schemacli.output import render
+
+        click.echo(render(_validate_report(report), output), nl=False)
     else:
         click.echo(_validate_text(report))
     raise typer.Exit(ExitCode.OK if report.ok else ExitCode.CHECK_FAILED)
+
+
+def _validate_report(report: Any) -> Any:
+    """The validation as the shared Report (one case for the value, one for the key) for the
+    junit and github renderers."""
+    from schemacli.output import Case, Report
+
+    def case(section: Any, what: str) -> Case:
+        return Case(
+            name=f"{what}: v2 {section.source} -> v1 {section.target}",
+            verdict="compatible" if section.ok else "incompatible",
+            findings=section.findings,
+            source=report.mapping,
+        )
+
+    cases = [case(report, "value")] + ([case(report.key, "key")] if report.key else [])
+    return Report(
+        command="migrate validate",
+        title=f"migrate validate {report.mapping}",
+        verdict="compatible" if report.ok else "incompatible",
+        cases=tuple(cases),
+    )
+
+
+def _load_mapping(conn: Connection, mapping_file: Path) -> Any:
+    """The mapping with every side's schema: from its file, inline, or (a side naming only a
+    ``subject``) from the registry."""
+    from converters.mapping import load, missing_schemas, with_registry_schemas
+    from schemacli.errors import RegistryError
+
+    mapping = load(mapping_file)
+    if not missing_schemas(mapping):
+        return mapping
+
+    def fetch(subject: str, version: int | str) -> tuple[str, str]:
+        try:
+            sv = conn.client.get_version(subject, version)
+        except RegistryError as err:
+            err.message = (
+                f"a side of the mapping names only subject {subject!r} (no `schema:`), so its "
+                f"schema comes from the registry: {err.message}"
+            )
+            err.hint = (
+                f"{err.hint + ' ' if err.hint else ''}Or add `schema: <file.avsc>` to that side."
+            )
+            raise
+        return sv.schema, f"{subject}:{sv.version}"
+
+    return with_registry_schemas(mapping, fetch)
 
 
 def _local_spark() -> Any:
@@ -470,10 +522,9 @@ def deploy_command(
     2 usage or input error, 3 registry error.
     """
     from converters import deploy
-    from converters.mapping import load
     from converters.transform import compiled_or_fail
 
-    mapping = load(mapping_file)
+    mapping = _load_mapping(conn, mapping_file)
     for side in ("source", "target"):
         ep = getattr(mapping, side)
         if not ep.topic or not ep.subject:
@@ -514,7 +565,7 @@ def deploy_command(
         from converters.job import resolve_registry
 
         resolve_registry(mapping, conn.client)  # fails now, clearly, if v1 is not registered
-    files = deploy.prepare(cfg, mapping)
+    files = deploy.prepare(cfg, mapping, write=not dry_run)  # a dry run writes nothing
     cmd = deploy.build_command(cfg, files)
     secret_names = deploy.secret_env_names(deploy.child_env(cfg))
     if dry_run:
@@ -555,7 +606,7 @@ def status_command(
     ] = None,
     bootstrap: Bootstrap = None,
     state_dir: StateDir = None,
-    output: Output = OutputFormat.text,
+    output: JsonOutput = TextOrJson.text,
 ) -> None:
     """Per partition: the v2 end offset, the job's committed progress and the lag; converted,
     dead-lettered and skipped counts; the rate.
@@ -571,6 +622,9 @@ def status_command(
         emit_json(st)
         raise typer.Exit(ExitCode.OK)
     run = f"running (pid {st.pid})" if st.running else "not running"
+    if st.stale:
+        pid_file = Path(st.state_dir) / "submit.pid"
+        run += f" (stale pid file {pid_file}: {st.stale}; delete it)"
     lines = [
         f"converter {sdir}: {run}; checkpoint {st.checkpoint}, last committed batch "
         f"{st.last_committed_batch if st.last_committed_batch is not None else '-'}"
@@ -612,7 +666,11 @@ def stop_command(
 ) -> None:
     """Stop the converter: SIGTERM (the current batch finishes and is committed), wait, report.
 
-    Exit codes: 0 stopped or not running, 1 had to be killed, 2 usage error.
+    Only the process that `deploy` started is signalled: a pid file naming another process
+    (the pid was reused) is reported as stale and nothing is signalled.
+
+    Exit codes: 0 stopped or not running, 1 had to be killed, 2 usage error, no converter
+    state in the state dir, or a corrupt or stale pid file.
     """
     from converters import deploy
 

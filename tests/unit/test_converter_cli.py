@@ -111,8 +111,14 @@ def test_stop_with_a_state_dir_that_does_not_exist_is_an_input_error(tmp_path: P
 
 
 def test_stop_when_not_running_exits_0(tmp_path: Path):
+    (tmp_path / "deploy.json").write_text(json.dumps({"checkpoint": str(tmp_path / "cp")}))
     r = run("migrate", "stop", "--state-dir", str(tmp_path))
     assert r.exit_code == 0 and "not running" in r.output
+
+
+def test_stop_with_an_empty_state_dir_is_an_input_error_like_a_missing_one(tmp_path: Path):
+    r = run("migrate", "stop", "--state-dir", str(tmp_path))
+    assert r.exit_code == 2 and "no converter state" in r.output and "--state-dir" in r.output
 
 
 def test_plan_from_registry_subjects_embeds_the_schemas(fake, tmp_path: Path, monkeypatch):
@@ -223,3 +229,40 @@ def test_deploy_refuses_to_start_when_the_v1_key_schema_is_not_registered(fake, 
     assert "v1 key schema is not registered under subject 'taxi-rides-key'" in r.output
     assert "/key/target/subject" in r.output
     assert not (tmp_path / "s" / "submit.pid").exists()  # spark-submit never ran
+
+
+def test_validate_renders_findings_as_junit_and_github_annotations(tmp_path: Path):
+    text = (ROOT / "examples/mappings/taxi-ride-v2-to-v1.yaml").read_text()
+    bad = tmp_path / "m.yaml"
+    base = str(ROOT / "examples/mappings")
+    bad.write_text(
+        text.replace("convert: parse_number", "convert: narrow").replace(
+            "schema: ../../", f"schema: {base}/../../"
+        )
+    )
+    r = run("migrate", "validate", str(bad), "-o", "junit")
+    assert r.exit_code == 1 and r.stdout.startswith("<?xml")
+    assert "<failure" in r.stdout and "TYPE_MISMATCH" in r.stdout
+    r = run("migrate", "validate", str(bad), "-o", "github")
+    assert r.exit_code == 1 and "::error file=" in r.stdout and "TYPE_MISMATCH" in r.stdout
+
+
+def test_validate_junit_of_a_deployable_mapping_has_a_passing_case():
+    r = run(
+        "migrate",
+        "validate",
+        str(ROOT / "examples/mappings/taxi-ride-v2-to-v1.yaml"),
+        "-o",
+        "junit",
+    )
+    assert r.exit_code == 0 and 'failures="0" errors="0"' in r.stdout
+
+
+def test_deploy_dry_run_with_a_traversing_topic_creates_no_directory(tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    text = (ROOT / "examples/mappings/taxi-ride-v2-to-v1.yaml").read_text()
+    bad = tmp_path / "m.yaml"
+    bad.write_text(text.replace("topic: taxi-rides-v2\n", 'topic: "../../../escaped"\n', 1))
+    r = run("migrate", "deploy", str(bad), "-b", "h:1", "--dry-run")
+    assert r.exit_code == 2 and "invalid topic name" in r.output
+    assert list(tmp_path.iterdir()) == [bad]

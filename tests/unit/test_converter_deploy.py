@@ -73,11 +73,72 @@ def test_cluster_masters_ship_the_mapping_and_kafka_properties_with_files(tmp_pa
 
 
 @pytest.mark.parametrize(
-    "bad", [dict(master="local2"), dict(conf=("nokey",)), dict(bootstrap="u:p@broker:9092")]
+    ("bad", "names"),
+    [
+        (dict(master="local2"), "master"),
+        (dict(conf=("nokey",)), "--conf"),
+        (dict(conf=("=v",)), "--conf"),
+        (dict(bootstrap="u:p@broker:9092"), "credentials"),
+        (dict(bootstrap=""), "--bootstrap"),
+        (dict(bootstrap="no-port"), "--bootstrap"),
+        (dict(bootstrap="h:abc"), "--bootstrap"),
+        (dict(bootstrap="h:1,h:99999"), "--bootstrap"),
+        (dict(starting_offsets="bogus"), "--starting-offsets"),
+        (dict(starting_offsets="{bad json"), "--starting-offsets"),
+        (dict(starting_offsets='{"t": {"x": 5}}'), "--starting-offsets"),
+        (dict(starting_offsets='{"t": {"0": -3}}'), "--starting-offsets"),
+        (dict(max_offsets_per_trigger=-5), "--max-offsets-per-trigger"),
+        (dict(max_offsets_per_trigger=0), "--max-offsets-per-trigger"),
+        (dict(trigger_seconds=-1.0), "--trigger-seconds"),
+        (dict(trigger_seconds=float("nan")), "--trigger-seconds"),
+        (dict(trigger_seconds=float("inf")), "--trigger-seconds"),
+        (dict(jars=("/nonexistent.jar",)), "--jars"),
+        (dict(checkpoint=""), "--checkpoint"),
+    ],
 )
-def test_bad_deploy_settings_are_usage_errors(tmp_path: Path, bad):
-    with pytest.raises(UsageError):
+def test_bad_deploy_settings_are_usage_errors_naming_the_option(tmp_path: Path, bad, names):
+    with pytest.raises(UsageError) as caught:
         cfg(tmp_path, **bad).check()
+    assert names in caught.value.message and caught.value.hint
+
+
+@pytest.mark.parametrize(
+    "good",
+    [
+        dict(bootstrap="b1:9092,b2:9092"),
+        dict(bootstrap="[::1]:9092"),
+        dict(starting_offsets="latest"),
+        dict(starting_offsets='{"taxi-rides-v2": {"0": 42, "1": -2}}'),
+        dict(trigger_seconds=0.0),
+        dict(max_offsets_per_trigger=1),
+        dict(jars=("hdfs:///jars/spark-avro.jar",)),
+    ],
+)
+def test_valid_deploy_settings_pass(tmp_path: Path, good):
+    cfg(tmp_path, **good).check()
+
+
+@pytest.mark.parametrize("state_dir", ["/dev/null", "file", "file/sub"])
+def test_a_state_dir_that_cannot_be_a_directory_is_a_usage_error(tmp_path: Path, state_dir):
+    (tmp_path / "file").write_text("x")
+    path = Path(state_dir) if state_dir.startswith("/") else tmp_path / state_dir
+    with pytest.raises(UsageError, match="--state-dir"):
+        cfg(tmp_path, state_dir=path).check()
+
+
+@pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs Linux /proc")
+def test_a_state_dir_that_cannot_be_created_is_an_input_error_not_a_crash(tmp_path: Path):
+    c = cfg(tmp_path, state_dir=Path("/proc/nope"))
+    with pytest.raises(InputError, match="cannot write the state directory"):
+        prepare(c, load(EXAMPLE))
+
+
+def test_a_dry_run_writes_nothing_into_the_state_dir(tmp_path: Path):
+    c = cfg(tmp_path)
+    files = prepare(c, load(EXAMPLE), write=False)
+    cmd = build_command(c, files)
+    assert cmd[cmd.index("--mapping") + 1] == str(tmp_path / "state" / "mapping.json")
+    assert not (tmp_path / "state").exists()
 
 
 def _checkpoint(root: Path, batches: dict[int, dict], committed: list[int]) -> Path:
@@ -114,19 +175,27 @@ def test_status_without_kafka_reports_committed_offsets_and_counts(tmp_path: Pat
     assert st.totals["dead_letter"] == 2
 
 
-def test_stop_sends_sigterm_and_waits_for_a_clean_exit(tmp_path: Path):
+def fake_spark_submit(state_dir: Path) -> subprocess.Popen:
+    """A process that looks like the converter's spark-submit (name, --name, own session) and
+    exits cleanly on SIGTERM, like the job."""
+    script = state_dir.parent / f"{state_dir.name}-bin" / "spark-submit"
+    script.parent.mkdir(parents=True, exist_ok=True)
+    script.write_text(
+        "import signal,sys,time\n"
+        "signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))\n"
+        "print('up', flush=True)\ntime.sleep(60)\n"
+    )
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import signal,sys,time\n"
-            "signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))\n"
-            "print('up', flush=True)\ntime.sleep(60)",
-        ],
+        [sys.executable, str(script), "--name", f"schemacli-migrate-{state_dir.name}"],
         stdout=subprocess.PIPE,
         start_new_session=True,
     )
     assert proc.stdout.readline() == b"up\n"
+    return proc
+
+
+def test_stop_sends_sigterm_and_waits_for_a_clean_exit(tmp_path: Path):
+    proc = fake_spark_submit(tmp_path)
     (tmp_path / "submit.pid").write_text(str(proc.pid))
     result = stop(tmp_path, timeout=10)
     assert result.how == "stopped" and proc.wait(5) == 0
@@ -134,6 +203,7 @@ def test_stop_sends_sigterm_and_waits_for_a_clean_exit(tmp_path: Path):
 
 
 def test_stop_when_nothing_runs_says_so(tmp_path: Path):
+    (tmp_path / "deploy.json").write_text(json.dumps({"checkpoint": str(tmp_path / "cp")}))
     assert stop(tmp_path).how == "not running"
 
 
