@@ -8,6 +8,25 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+# The environment that configures the registry commands: cleared by the registry CLI tests, so a
+# developer's own settings never leak into them.
+REGISTRY_ENV = (
+    "SCHEMACLI_CONFIG",
+    "SCHEMACLI_REGISTRY_URL",
+    "SCHEMACLI_REGISTRY_USER",
+    "SCHEMACLI_REGISTRY_PASSWORD",
+    "SCHEMACLI_REGISTRY_TOKEN",
+    "SCHEMACLI_REGISTRY_BASIC_AUTH",
+    "SCHEMACLI_REGISTRY_TIMEOUT",
+    "SCHEMACLI_REGISTRY_RETRIES",
+)
+
+
+@pytest.fixture
+def clean_registry_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """None of the developer's SCHEMACLI_REGISTRY_* settings (or SCHEMACLI_CONFIG)."""
+    for name in REGISTRY_ENV:
+        monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture

@@ -20,19 +20,10 @@ BREAKING = ROOT / "schemas" / "migration" / "taxi-ride-v2-breaking.avsc"
 
 
 @pytest.fixture
-def cli(fake, tmp_path, monkeypatch):
+def cli(fake, tmp_path, monkeypatch, clean_registry_env):
     """Run schemacli in an empty project directory against the fake registry."""
     monkeypatch.chdir(tmp_path)
-    for name in (
-        "SCHEMACLI_CONFIG",
-        "SCHEMACLI_REGISTRY_URL",
-        "SCHEMACLI_REGISTRY_USER",
-        "SCHEMACLI_REGISTRY_PASSWORD",
-        "SCHEMACLI_REGISTRY_TOKEN",
-        "SCHEMACLI_REGISTRY_BASIC_AUTH",
-        "SCHEMACLI_STORE",
-    ):
-        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("SCHEMACLI_STORE", raising=False)
     runner = CliRunner()
 
     def run(*args: str, env: dict[str, str] | None = None):

@@ -10,24 +10,11 @@ from typer.testing import CliRunner
 
 from schemacli.app import app
 
-ENV_NAMES = (
-    "SCHEMACLI_CONFIG",
-    "SCHEMACLI_REGISTRY_URL",
-    "SCHEMACLI_REGISTRY_USER",
-    "SCHEMACLI_REGISTRY_PASSWORD",
-    "SCHEMACLI_REGISTRY_TOKEN",
-    "SCHEMACLI_REGISTRY_BASIC_AUTH",
-    "SCHEMACLI_REGISTRY_TIMEOUT",
-    "SCHEMACLI_REGISTRY_RETRIES",
-)
-
 
 @pytest.fixture
-def cli(tmp_path, monkeypatch):
+def cli(tmp_path, monkeypatch, clean_registry_env):
     """Run schemacli in an empty directory; the registry URL points at a closed port."""
     monkeypatch.chdir(tmp_path)
-    for name in ENV_NAMES:
-        monkeypatch.delenv(name, raising=False)
     dead = f"http://127.0.0.1:{free_port()}"
 
     def run(*args: str, env: dict[str, str] | None = None):

@@ -33,17 +33,8 @@ def fake():
 
 
 @pytest.fixture(autouse=True)
-def _clean_env(monkeypatch, tmp_path):
+def _clean_env(monkeypatch, tmp_path, clean_registry_env):
     monkeypatch.chdir(tmp_path)
-    for name in (
-        "SCHEMACLI_CONFIG",
-        "SCHEMACLI_REGISTRY_URL",
-        "SCHEMACLI_REGISTRY_USER",
-        "SCHEMACLI_REGISTRY_PASSWORD",
-        "SCHEMACLI_REGISTRY_TOKEN",
-        "SCHEMACLI_REGISTRY_BASIC_AUTH",
-    ):
-        monkeypatch.delenv(name, raising=False)
 
 
 def assert_no_secret(*texts: str | None) -> None:
