@@ -36,8 +36,8 @@ class NumberTooLong(Exception):
 
 def number_too_long(text: str) -> tuple[int, int] | None:
     """``(digits, position)`` of the first number in JSON ``text`` longer than Java reads."""
-    if sum(map(text.count, _DIGITS)) <= MAX_NUMBER_LENGTH:  # the usual case: C speed
-        return None
+    if len(text) <= MAX_NUMBER_LENGTH or sum(map(text.count, _DIGITS)) <= MAX_NUMBER_LENGTH:
+        return None  # the usual cases, at C speed
     for match in _TOKEN.finditer(text):
         whole, fraction, exponent = match.groups()
         if whole is None:  # a string
