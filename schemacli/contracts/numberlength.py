@@ -3,9 +3,9 @@
 Jackson's ``StreamReadConstraints`` refuse a number of more than 1,000 digits: "Number value
 length (1001) exceeds the maximum allowed (1000)". The digits of the integer part, the fraction
 and the exponent count together (not the sign, the point or the ``e``), and an integer part of a
-single ``0`` counts as none (checked against Avro 1.12.0 by ``tests/unit/test_numberlength.py``'s
-cases). Python reads such numbers (up to 4,300 digits, then it raises ValueError), so the text is
-checked first: :func:`number_too_long`.
+single ``0`` counts as none (Avro 1.12.0 itself decides the boundary cases in
+``tests/oracle/test_differential.py``). Python reads such numbers (up to 4,300 digits, then it
+raises ValueError), so the text is checked first: :func:`number_too_long`.
 """
 
 from __future__ import annotations

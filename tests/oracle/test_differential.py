@@ -244,6 +244,8 @@ NUMBERS = {  # a default's JSON number -> what it is (Jackson counts digits, not
     "1." + "0" * 1000: "1001 digits with a fraction",
     "1" + "0" * 998 + "e1": "1000 digits with an exponent",
     "1" + "0" * 999 + "e1": "1001 digits with an exponent",
+    "1" + "0" * 998 + "e+1": "1000 digits with a signed exponent",
+    "1" + "0" * 998 + "E-12": "1001 digits with a signed exponent",
     "0." + "0" * 1000: "a leading 0 and a 1000-digit fraction",
 }
 
