@@ -32,7 +32,7 @@ from typing import Any
 from converters import jobprocess
 from converters.clientlog import KAFKA_LOGGER
 from converters.mapping import Mapping, to_dict
-from converters.statefile import read_state
+from converters.statefile import loads, read_state
 from schemacli.errors import InputError, Location, UsageError
 from schemacli.textfile import read_utf8
 
@@ -197,7 +197,7 @@ def starting_offsets_problem(value: str) -> str | None:
     if not value.lstrip().startswith("{"):
         return "not earliest, latest or a JSON object"
     try:
-        data = json.loads(value)
+        data = loads(value)
     except ValueError as exc:
         return f"not valid JSON ({exc.msg} at character {exc.pos + 1})"
     if not isinstance(data, dict) or not data:
@@ -599,7 +599,7 @@ def checkpoint_offsets(checkpoint: Path) -> tuple[int | None, dict[str, dict[int
             continue
         where = Location(source=str(path), line=number, column=1)
         try:
-            data = json.loads(line)
+            data = loads(line)
         except ValueError as exc:
             raise InputError(
                 f"corrupt checkpoint offsets: {exc.msg}",

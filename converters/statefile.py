@@ -10,6 +10,19 @@ from schemacli.errors import InputError, Location
 from schemacli.textfile import read_utf8
 
 
+def loads(text: str) -> Any:
+    """``json.loads``; every way it fails is a ``json.JSONDecodeError`` (``msg``, ``lineno``,
+    ``colno``, ``pos``): also JSON nested too deeply for Python's stack, or a number too long
+    for Python's int, which ``json.loads`` raises as RecursionError / a plain ValueError."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except (ValueError, RecursionError) as exc:
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise json.JSONDecodeError(reason, text, 0) from None
+
+
 def read_state(path: Path) -> dict[str, Any]:
     """The file's JSON object; ``{}`` when the file does not exist yet.
 
@@ -27,7 +40,7 @@ def read_state(path: Path) -> dict[str, Any]:
             hint="Check the state directory's permissions (--state-dir).",
         ) from exc
     try:
-        data = json.loads(text)
+        data = loads(text)
     except ValueError as exc:
         raise InputError(
             f"corrupt converter state: {exc.msg}",

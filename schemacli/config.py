@@ -247,7 +247,7 @@ def _has_tool_table(pyproject: Path) -> bool:
         return any(name in data for name in _OUR_NAME_UTF16)
     try:
         tool = tomllib.loads(data.decode("utf-8")).get("tool")
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
         return True
     return isinstance(tool, dict) and "schemacli" in tool
 
@@ -268,6 +268,12 @@ def _read_table(path: Path) -> tuple[dict[str, Any], str]:
             location=Location(source=str(path), line=line, column=column),
             hint="fix the TOML syntax (https://toml.io)",
         ) from err
+    except RecursionError:
+        raise ConfigError(
+            "the TOML is nested too deeply to read (arrays or inline tables inside each other)",
+            location=Location(source=str(path)),
+            hint="a schemacli config is a few flat tables; remove the deep nesting",
+        ) from None
     if path.name == PYPROJECT:
         table = data.get("tool", {}).get("schemacli", {})
     else:

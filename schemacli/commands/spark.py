@@ -257,6 +257,13 @@ def _registry_versions(conn: Connection, subject: str) -> list[Any]:
             )
         loaded = load_schema_text(registered.schema, where, version=version)
         writers.append(WriterVersion(registered.id, version, loaded.value))
+    if not writers:
+        raise InputError(
+            f"subject {subject!r} has no versions in the registry",
+            location=Location(source=f"{conn.client.settings.display_url} {subject}"),
+            hint="Register a version first (schemacli register SCHEMA --subject SUBJECT), or "
+            "check the subject's name (schemacli subjects list).",
+        )
     return writers
 
 

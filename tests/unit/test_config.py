@@ -205,3 +205,11 @@ def test_a_config_file_that_is_not_a_regular_file_is_an_error(tmp_path, kind):
         load_settings(cwd=config.parent, env={})
     assert "schemacli.toml is not a regular file" in caught.value.message
     assert caught.value.location.source == str(config.parent.resolve() / "schemacli.toml")
+
+
+def test_toml_nested_too_deeply_for_python_is_a_config_error(tmp_path):
+    write(tmp_path / "schemacli.toml", "store = " + "[" * 100_000 + "\n")
+    with pytest.raises(ConfigError) as caught:
+        load_settings(cwd=tmp_path, env={})
+    assert "nested too deeply" in caught.value.message
+    assert caught.value.location.source == str(tmp_path.resolve() / "schemacli.toml")

@@ -130,3 +130,17 @@ def test_the_status_command_reports_a_corrupt_state_file_as_exit_2_without_trace
     result = CliRunner().invoke(app, ["migrate", "status", "--state-dir", str(tmp_path)])
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert "progress.json" in result.output and "not a whole number" in result.output
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["[" * 100_000, '{"totals": {"in": ' + "9" * 5000 + "}}"],
+    ids=["nested 100,000 deep", "a 5,000-digit number"],
+)
+def test_state_json_python_cannot_load_is_a_corrupt_file_error(tmp_path, text):
+    path = tmp_path / "progress.json"
+    path.write_text(text)
+    with pytest.raises(InputError) as caught:
+        read_state(path)
+    assert caught.value.message.startswith("corrupt converter state: ")
+    assert caught.value.location.source == str(path)

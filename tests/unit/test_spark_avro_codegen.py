@@ -277,3 +277,13 @@ def test_commands_without_findings_refuse_junit_and_github_instead_of_printing_t
         result = run(*args, "-o", fmt)
         assert result.exit_code == 2
         assert f"'{fmt}' is not one of 'text', 'json'" in result.output
+
+
+def test_codegen_on_a_subject_without_versions_exits_2_saying_so(fake, monkeypatch):
+    from schemacli.registry.client import RegistryClient
+
+    # AxonOps answers `null`, others `[]`, for a subject whose versions are all deleted.
+    monkeypatch.setattr(RegistryClient, "list_versions", lambda self, subject, **kw: [])
+    result = run("spark", "codegen", "-s", "empty-value", "-t", "t", "--registry", fake.url)
+    assert result.exit_code == 2
+    assert "subject 'empty-value' has no versions in the registry" in result.stderr
