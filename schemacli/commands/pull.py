@@ -43,25 +43,29 @@ def pull_command(
 
     Then `schemacli gate` checks new schemas offline against production history. A local
     version that differs from the registry's is left alone and reported (exit 1) unless --force.
+    Nothing is written unless all of it can be: a subject name that cannot be a folder in the
+    store, or a store or config file that cannot be written, is exit 2 and leaves both as they
+    were.
     """
     from schemacli.config import CONFIG_FILE
-    from schemacli.registry.snapshot import pull, write_levels
+    from schemacli.registry.snapshot import apply_pull, plan_levels, plan_pull
 
     settings = conn.store_settings
     root = settings.store
-    pulled = pull(
+    # Fetch and check everything, prepare the config edit, then write: all or nothing.
+    plan = plan_pull(
         conn.client,
         subjects,
         root,
         force=force,
         each=lambda names: progress(names, len(names), "pulling"),
     )
-    changed: dict[str, str] = {}
+    pulled = plan.subjects
     config_file = settings.config_file or (Path.cwd() / CONFIG_FILE)
-    if levels:
-        wanted = {p.subject: p.level for p in pulled if settings.level_for(p.subject) != p.level}
-        if wanted:
-            changed = write_levels(config_file, wanted)
+    wanted = {p.subject: p.level for p in pulled if settings.level_for(p.subject) != p.level}
+    edit = plan_levels(config_file, wanted) if levels and wanted else None
+    apply_pull(plan, edit)
+    changed = dict(edit.changed) if edit is not None else {}
     conflicts = [c for p in pulled for c in p.conflicts]
     if is_json(output):
         emit_json(

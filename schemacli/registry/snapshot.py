@@ -9,28 +9,40 @@ subject's level goes into the config file (``[tool.schemacli.subjects."<subject>
 A local file that differs from the registry's version is a conflict: it is left alone and
 reported unless ``force`` is set (it may be a candidate not yet registered). Local versions
 beyond the registry's are kept (new schemas waiting for the gate).
+
+All or nothing: ``plan_pull`` fetches everything and checks that the store can hold it (subject
+names that are one directory name, no path that leaves the store, no file where a directory must
+be) and ``plan_levels`` prepares the config edit, before ``apply_pull`` writes anything. Files
+are written to a temporary file beside them and renamed into place, so a symbolic link in the
+store is replaced, never written through; if a write still fails, what this pull wrote is undone.
 """
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import tempfile
 import tomllib
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from schemacli.config import Level
-from schemacli.errors import ConfigError
+from schemacli.errors import ConfigError, InputError, Location
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.history import fetch_versions, registry_level
 
 SNAPSHOT_FILE = "registry.json"
 SIDECAR_SUFFIX = ".references.json"  # as schemacli.contracts.store reads references
+SUBJECTS_DIR = "subjects"  # as schemacli.contracts.store reads the store
+MAX_NAME_BYTES = 255  # the longest file name ext4, APFS, NTFS and friends accept (in UTF-8 bytes)
 
 
 @dataclass(frozen=True)
 class PulledSubject:
-    """What pull did for one subject."""
+    """What pull did (or, in a plan, will do) for one subject."""
 
     subject: str
     level: Level
@@ -54,15 +66,143 @@ class PullReport:
         return tuple(c for s in self.subjects for c in s.conflicts)
 
 
+@dataclass(frozen=True)
+class PullPlan:
+    """Everything a pull will write, fetched and checked; nothing written yet."""
+
+    store: Path
+    subjects: tuple[PulledSubject, ...]
+    files: tuple[tuple[Path, str], ...]  # (target, content), in the order they are written
+
+
+@dataclass(frozen=True)
+class LevelsEdit:
+    """The config file's new text with the pulled levels, verified; not written yet."""
+
+    config_file: Path
+    text: str
+    changed: Mapping[str, str]
+
+
+# -- subject names -----------------------------------------------------------------------------
+
+
+def unstorable_reason(subject: str) -> str | None:
+    """Why ``subject`` cannot be one directory name in the store, or None when it can."""
+    if subject in ("", ".", ".."):
+        return "it is not a usable directory name" if subject else "it is empty"
+    for ch in subject:
+        if ch in "/\\":
+            return f"it contains {ch!r}, which would make it a path rather than one directory"
+        category = unicodedata.category(ch)
+        if category == "Cc":
+            return f"it contains the control character U+{ord(ch):04X}"
+        if category == "Cs":
+            return f"it contains an unpaired surrogate (U+{ord(ch):04X}), which is not text"
+    if len(subject.encode("utf-8")) > MAX_NAME_BYTES:
+        return f"it is longer than the {MAX_NAME_BYTES} bytes a directory name can have"
+    return None
+
+
+def check_subject_names(names: Sequence[str], store: Path, *, from_registry: bool) -> None:
+    """Raise InputError (exit 2) for the first name the store cannot hold as one directory.
+
+    Also refuses two names that differ only in case (or Unicode normalisation): on a
+    case-insensitive file system (macOS, Windows, and any checkout of the store there) they
+    would be one directory, and one subject's files would overwrite the other's.
+    """
+    where = Location(source=str(store / SUBJECTS_DIR))
+    others = (
+        "pull the other subjects by naming them (schemacli pull SUBJECT...), or rename the "
+        "subject in the registry"
+        if from_registry
+        else "name the subject as the registry spells it; a subject the store cannot hold "
+        "cannot be pulled"
+    )
+    seen: dict[str, str] = {}
+    for subject in names:
+        reason = unstorable_reason(subject)
+        if reason is not None:
+            raise InputError(
+                f"subject {subject!r} cannot be pulled: the store keeps each subject in a "
+                f"directory named after it, and {reason}",
+                location=where,
+                hint=f"{others}; nothing was written",
+            )
+        folded = unicodedata.normalize("NFC", subject).casefold()
+        if folded in seen and seen[folded] != subject:
+            raise InputError(
+                f"subjects {seen[folded]!r} and {subject!r} differ only in case: on a "
+                "case-insensitive file system they would be one directory in the store",
+                location=where,
+                hint=f"{others}; nothing was written",
+            )
+        seen[folded] = subject
+
+
+# -- planning: fetch everything, check the store can hold it -----------------------------------
+
+
+def plan_pull(
+    client: RegistryClient,
+    subjects: Sequence[str] | None,
+    store: Path,
+    *,
+    force: bool = False,
+    each: Callable[[Sequence[str]], Sequence[str]] = lambda names: names,
+) -> PullPlan:
+    """Fetch ``subjects`` (all of the registry's when None) and work out what to write.
+
+    ``each`` wraps the iteration (the command passes a progress display). Writes nothing.
+    Raises RegistryError for a missing subject or a registry failure, InputError (exit 2) for a
+    subject name the store cannot hold or a store that cannot be written where pull must write.
+    """
+    given = bool(subjects)
+    names = list(subjects) if subjects else sorted(client.list_subjects())
+    check_subject_names(names, store, from_registry=not given)
+    _check_store_root(store)
+    pulled: list[PulledSubject] = []
+    files: list[tuple[Path, str]] = []
+    for subject in each(names):
+        one, writes = _plan_subject(client, subject, store, force=force)
+        pulled.append(one)
+        files.extend(writes)
+    return PullPlan(store, tuple(pulled), tuple(files))
+
+
 def pull_subject(
     client: RegistryClient, subject: str, store: Path, *, force: bool = False
 ) -> PulledSubject:
     """Write one subject's versions into ``store``; raises RegistryError for a missing subject."""
+    plan = plan_pull(client, [subject], store, force=force)
+    apply_pull(plan)
+    return plan.subjects[0]
+
+
+def pull(
+    client: RegistryClient,
+    subjects: Sequence[str] | None,
+    store: Path,
+    *,
+    force: bool = False,
+    each: Callable[[Sequence[str]], Sequence[str]] = lambda names: names,
+) -> tuple[PulledSubject, ...]:
+    """Pull ``subjects`` (all of the registry's when None): plan, then write all or nothing."""
+    plan = plan_pull(client, subjects, store, force=force, each=each)
+    apply_pull(plan)
+    return plan.subjects
+
+
+def _plan_subject(
+    client: RegistryClient, subject: str, store: Path, *, force: bool
+) -> tuple[PulledSubject, list[tuple[Path, str]]]:
     versions = fetch_versions(client, subject)
     if not versions:
         client.list_versions(subject)  # raises the registry's own "subject not found"
     level = registry_level(client, subject)
-    directory = store / "subjects" / subject
+    directory = store / SUBJECTS_DIR / subject
+    _check_subject_dir(directory, store)
+    writes: list[tuple[Path, str]] = []
     written, unchanged, conflicts, rows = [], [], [], []
     for number, version in enumerate(versions, start=1):
         path = directory / f"v{number}.avsc"
@@ -80,18 +220,17 @@ def pull_subject(
             refs = json.dumps([r.to_json() for r in version.references], indent=2) + "\n"
             files.append((directory / f"v{number}{SIDECAR_SUFFIX}", refs, refs))
         for target, content, remote in files:
-            if target.is_file():
-                if _same(target.read_text(encoding="utf-8"), remote):
+            local = _local_text(target)
+            if local is not None:
+                if _same(local, remote):
                     unchanged.append(str(target))
                     continue
                 if not force:
                     conflicts.append(str(target))
                     continue
-            directory.mkdir(parents=True, exist_ok=True)
-            target.write_text(content, encoding="utf-8")
+            writes.append((target, content))
             written.append(str(target))
     if versions:
-        directory.mkdir(parents=True, exist_ok=True)
         meta = {
             "registry": client.settings.display_url,
             "subject": subject,
@@ -99,8 +238,11 @@ def pull_subject(
             "level_source": level.source,
             "versions": rows,
         }
-        (directory / SNAPSHOT_FILE).write_text(json.dumps(meta, indent=2) + "\n", "utf-8")
-    return PulledSubject(
+        record = directory / SNAPSHOT_FILE
+        content = json.dumps(meta, indent=2) + "\n"
+        if _local_text(record) != content:
+            writes.append((record, content))
+    pulled = PulledSubject(
         subject,
         level.level,
         level.source,
@@ -109,34 +251,196 @@ def pull_subject(
         tuple(unchanged),
         tuple(conflicts),
     )
+    return pulled, writes
 
 
-def pull(
-    client: RegistryClient,
-    subjects: Sequence[str] | None,
-    store: Path,
-    *,
-    force: bool = False,
-    each: Callable[[Sequence[str]], Sequence[str]] = lambda names: names,
-) -> tuple[PulledSubject, ...]:
-    """Pull ``subjects`` (all of the registry's when None). ``each`` wraps the iteration
-    (the command passes a progress display)."""
-    names = sorted(client.list_subjects()) if not subjects else list(subjects)
-    return tuple(pull_subject(client, s, store, force=force) for s in each(names))
+def _local_text(path: Path) -> str | None:
+    """The text of a local file pull may replace; None when there is none.
 
-
-def _pretty(schema: str) -> str:
+    Raises InputError for a directory where the file belongs. A symbolic link counts as a file
+    with its target's text (one that cannot be read differs from everything); it is only ever
+    replaced, never written through.
+    """
+    if path.is_symlink():
+        try:
+            return path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return ""  # dangling, a folder, unreadable: differs, so a conflict unless --force
+    if path.is_dir():
+        raise InputError(
+            f"{path.name} is a directory, but pull writes a file there",
+            location=Location(source=str(path)),
+            hint="move the directory out of the store (or pass another --store); nothing was "
+            "written",
+        )
+    if not path.exists():
+        return None
     try:
-        return json.dumps(json.loads(schema), indent=2, ensure_ascii=False) + "\n"
-    except ValueError:
-        return schema if schema.endswith("\n") else schema + "\n"
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        return ""
+    except OSError as err:
+        raise _os_error(err, path, "read") from None
 
 
-def _same(local: str, remote: str) -> bool:
+def _check_store_root(store: Path) -> None:
+    """The store and its subjects/ folder must be folders, or not exist yet (pull creates them)."""
+    for path in (store, store / SUBJECTS_DIR):
+        _check_folder(path)
+    _inside_store(store / SUBJECTS_DIR, store)
+
+
+def _check_subject_dir(directory: Path, store: Path) -> None:
+    _check_folder(directory)
+    _inside_store(directory, store)
+
+
+def _check_folder(path: Path) -> None:
+    if path.is_symlink() and not path.exists():
+        raise InputError(
+            f"{path.name} is a symbolic link to {os.readlink(path)}, which does not exist",
+            location=Location(source=str(path)),
+            hint="remove the link (pull creates the folder) or create what it points to; "
+            "nothing was written",
+        )
+    if path.exists() and not path.is_dir():
+        raise InputError(
+            f"{path.name} is a file, but pull needs a folder there",
+            location=Location(source=str(path)),
+            hint="move the file away, or pass --store DIR naming a folder (pull creates it if "
+            "it does not exist); nothing was written",
+        )
+
+
+def _inside_store(path: Path, store: Path) -> None:
+    """Refuse a folder that (through symbolic links) leads out of the store."""
+    root = store.resolve()
+    real = path.resolve()
+    if real != root and not real.is_relative_to(root):
+        raise InputError(
+            f"{path.relative_to(store)} leads outside the store (to {real}) through a "
+            "symbolic link; pull writes only inside the store",
+            location=Location(source=str(path)),
+            hint="replace the link by a real folder, or pass --store DIR; nothing was written",
+        )
+
+
+# -- writing: all or nothing -------------------------------------------------------------------
+
+
+def apply_pull(plan: PullPlan, levels: LevelsEdit | None = None) -> None:
+    """Write the plan's files (and then the config edit), or, if any write fails, nothing.
+
+    Each file goes to a temporary file in its folder first; only when all of them are there are
+    they renamed into place (a rename replaces a symbolic link, never writes through it). A
+    failure undoes what this call did and raises InputError (exit 2) naming the path.
+    """
+    txn = _Transaction()
     try:
-        return json.loads(local) == json.loads(remote)
-    except ValueError:
-        return False
+        staged = [(target, txn.stage(target, content)) for target, content in plan.files]
+        for target, temp in staged:
+            txn.commit(target, temp)
+        if levels is not None:
+            _write_config(levels)
+    except BaseException:
+        txn.rollback()
+        raise
+
+
+class _Transaction:
+    """Temporary files, created folders and replaced files of one pull, to undo on failure."""
+
+    def __init__(self) -> None:
+        self.folders: list[Path] = []  # created by this pull, parents first
+        self.temps: list[Path] = []
+        self.done: list[tuple[Path, bytes | str | None]] = []  # target, what was there before
+        umask = os.umask(0)
+        os.umask(umask)
+        self.mode = 0o666 & ~umask  # what a plain open() would have given a new file
+
+    def stage(self, target: Path, content: str) -> Path:
+        directory = target.parent
+        missing = [p for p in (directory, *directory.parents) if not p.exists()]
+        for folder in reversed(missing):
+            try:
+                folder.mkdir()
+            except OSError as err:
+                raise _os_error(err, folder, "create the folder") from None
+            self.folders.append(folder)
+        try:
+            fd, name = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
+        except OSError as err:
+            raise _os_error(err, target, "write") from None
+        temp = Path(name)
+        self.temps.append(temp)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+                handle.write(content)
+            os.chmod(temp, self.mode)
+        except OSError as err:
+            raise _os_error(err, target, "write") from None
+        except UnicodeEncodeError:
+            raise InputError(
+                "the registry's text for this file is not valid Unicode (an unpaired surrogate)",
+                location=Location(source=str(target)),
+                hint="fix the schema in the registry; nothing was written",
+            ) from None
+        return temp
+
+    def commit(self, target: Path, temp: Path) -> None:
+        before: bytes | str | None = None
+        try:
+            if target.is_symlink():
+                before = os.readlink(target)  # str: restore the link itself
+            elif target.is_file():
+                before = target.read_bytes()  # bytes: restore the file
+            os.replace(temp, target)
+        except OSError as err:
+            raise _os_error(err, target, "write") from None
+        self.temps.remove(temp)
+        self.done.append((target, before))
+
+    def rollback(self) -> None:
+        """Best effort: put back what was there, remove what this pull created."""
+        for target, before in reversed(self.done):
+            try:
+                target.unlink(missing_ok=True)
+                if isinstance(before, str):
+                    os.symlink(before, target)
+                elif isinstance(before, bytes):
+                    target.write_bytes(before)
+            except OSError:
+                pass
+        for temp in self.temps:
+            try:
+                temp.unlink(missing_ok=True)
+            except OSError:
+                pass
+        for folder in reversed(self.folders):
+            try:
+                folder.rmdir()
+            except OSError:
+                pass
+
+
+_WHY = {
+    errno.EROFS: "the file system is read-only",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.ENOSPC: "no space left on the device",
+    errno.EDQUOT: "the disk quota is exceeded",
+    errno.ENAMETOOLONG: "the name is too long for the file system",
+}
+
+
+def _os_error(err: OSError, path: Path, doing: str) -> InputError:
+    why = _WHY.get(err.errno or 0) or err.strerror or str(err)
+    return InputError(
+        f"cannot {doing}: {why}",
+        location=Location(source=str(path)),
+        hint='pull into a folder you can write (--store DIR, or store = "..." in the config); '
+        "nothing was written — pull undoes what it wrote when a write fails",
+    )
 
 
 # -- levels into the config file -----------------------------------------------------------
@@ -149,7 +453,26 @@ def write_levels(config_file: Path, levels: Mapping[str, Level]) -> dict[str, st
     in place (comments and layout survive), then re-reads it to make sure the result says what
     was meant; refuses (ConfigError) rather than write something else. Returns what changed.
     """
-    text = config_file.read_text(encoding="utf-8") if config_file.exists() else ""
+    edit = plan_levels(config_file, levels)
+    if edit is None:
+        return {}
+    _write_config(edit)
+    return dict(edit.changed)
+
+
+def plan_levels(config_file: Path, levels: Mapping[str, Level]) -> LevelsEdit | None:
+    """The verified edit that sets the levels (None when nothing changes); writes nothing.
+
+    Raises ConfigError when the file cannot be read, or the edit would break the file or not
+    say what was meant (an inline ``subjects`` table, say).
+    """
+    try:
+        text = config_file.read_text(encoding="utf-8") if config_file.exists() else ""
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError(
+            f"cannot read {config_file} to add the pulled levels ({err})",
+            hint="make it a readable UTF-8 file, or pass --no-levels",
+        ) from None
     prefix = "tool.schemacli." if config_file.name == "pyproject.toml" else ""
     changed: dict[str, str] = {}
     for subject, level in sorted(levels.items()):
@@ -158,14 +481,16 @@ def write_levels(config_file: Path, levels: Mapping[str, Level]) -> dict[str, st
             changed[subject] = level.value
             text = new_text
     if not changed:
-        return {}
+        return None
+    by_hand = "; ".join(
+        f"[{prefix}subjects.{toml_key(s)}] level = {toml_key(v)}" for s, v in changed.items()
+    )
     try:
         parsed = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(
             f"could not add the pulled levels to {config_file} without breaking it ({err})",
-            hint="add them by hand: "
-            + "; ".join(f'[{prefix}subjects."{s}"] level = "{v}"' for s, v in changed.items()),
+            hint=f"add them by hand, or pass --no-levels: {by_hand}",
         ) from None
     table = parsed.get("tool", {}).get("schemacli", {}) if prefix else parsed
     for subject, value in changed.items():
@@ -173,16 +498,75 @@ def write_levels(config_file: Path, levels: Mapping[str, Level]) -> dict[str, st
             raise ConfigError(
                 f"could not set the level of {subject!r} in {config_file}: the file defines "
                 "its subjects in a form pull does not edit (an inline table?)",
-                hint=f'set it by hand: [{prefix}subjects."{subject}"] level = "{value}"',
+                hint=f"set it by hand: [{prefix}subjects.{toml_key(subject)}] "
+                f"level = {toml_key(value)}",
             )
-    config_file.write_text(text, encoding="utf-8")
-    return changed
+    return LevelsEdit(config_file, text, changed)
+
+
+def _write_config(edit: LevelsEdit) -> None:
+    # The config file is the user's own: a symbolic link to it is followed (the file it names is
+    # replaced), unlike a link in the store.
+    target = edit.config_file.resolve()
+    try:
+        mode = target.stat().st_mode & 0o7777 if target.exists() else None
+        fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as err:
+        raise _config_error(err, edit) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(edit.text)
+        if mode is None:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(name, mode)
+        os.replace(name, target)
+    except OSError as err:
+        Path(name).unlink(missing_ok=True)
+        raise _config_error(err, edit) from None
+
+
+def _config_error(err: OSError, edit: LevelsEdit) -> ConfigError:
+    why = _WHY.get(err.errno or 0) or err.strerror or str(err)
+    return ConfigError(
+        f"cannot write the pulled levels to {edit.config_file}: {why}",
+        hint="make the config file writable, or pass --no-levels; nothing was written",
+    )
+
+
+_TOML_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f"}
+_TOML_ESCAPES["\r"] = "\\r"
+
+
+def toml_key(name: str) -> str:
+    """``name`` as a TOML basic string: any Unicode as itself (TOML files are UTF-8), escaping
+    only what TOML requires — the quote, the backslash and control characters.
+
+    (``json.dumps`` is not the same: it escapes characters beyond U+FFFF as surrogate pairs,
+    ``"\\ud83d\\ude80"``, which TOML refuses.)
+    """
+    out = []
+    for ch in name:
+        if ch in _TOML_ESCAPES:
+            out.append(_TOML_ESCAPES[ch])
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _is_bare_key(name: str) -> bool:
+    return bool(name) and all(c.isascii() and (c.isalnum() or c in "-_") for c in name)
 
 
 def _set_level(text: str, prefix: str, subject: str, level: str) -> str:
-    quoted = json.dumps(subject)  # a TOML basic string is JSON-compatible for our purposes
-    headers = {f"[{prefix}subjects.{quoted}]"}
-    if subject.replace("-", "").replace("_", "").isalnum():
+    quoted = toml_key(subject)
+    headers = {f"[{prefix}subjects.{quoted}]", f"[{prefix}subjects.{json.dumps(subject)}]"}
+    if "'" not in subject:
+        headers.add(f"[{prefix}subjects.'{subject}']")  # a literal string
+    if _is_bare_key(subject):
         headers.add(f"[{prefix}subjects.{subject}]")
     lines = text.splitlines(keepends=True)
     for i, line in enumerate(lines):
@@ -203,3 +587,17 @@ def _set_level(text: str, prefix: str, subject: str, level: str) -> str:
             return "".join(lines)
     sep = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
     return f'{text}{sep}[{prefix}subjects.{quoted}]\nlevel = "{level}"\n'
+
+
+def _pretty(schema: str) -> str:
+    try:
+        return json.dumps(json.loads(schema), indent=2, ensure_ascii=False) + "\n"
+    except ValueError:
+        return schema if schema.endswith("\n") else schema + "\n"
+
+
+def _same(local: str, remote: str) -> bool:
+    try:
+        return json.loads(local) == json.loads(remote)
+    except ValueError:
+        return False
