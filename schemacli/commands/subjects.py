@@ -58,7 +58,7 @@ def list_command(
         return
     for row in rows:
         extra = f"  versions {', '.join(map(str, row['versions']))}" if versions else ""
-        click.echo(f"{row['subject']}{extra}")
+        click.echo(f"{printable(row['subject'])}{extra}")
     if not rows:
         click.echo(f"no subjects in {conn.url}", err=True)
 
@@ -112,9 +112,30 @@ def show_command(
     click.echo(f"mode      {mode}")
     click.echo("versions  " + ", ".join(f"v{n} (id {i})" for n, i in ids.items()))
     for ref in chosen.references:
-        click.echo(f"reference {ref.name} = {ref.subject}:{ref.version}")
+        click.echo(f"reference {printable(ref.name)} = {printable(ref.subject)}:{ref.version}")
     click.echo(f"schema v{chosen.version}:")
-    click.echo(_pretty(chosen.schema))
+    click.echo(printable(_pretty(chosen.schema), keep="\n\t"))
+
+
+# Bidirectional overrides reorder what the terminal shows; treated like control characters.
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def printable(text: str, *, keep: str = "") -> str:
+    """``text`` (a name or schema from the registry) safe for a terminal: control characters
+    (ESC, BEL, C1 such as CSI) and bidi overrides become visible escapes like ``\\x1b``, so a
+    registry cannot retitle, recolour or rewrite the user's terminal. JSON output needs none
+    of this: JSON escapes them itself."""
+    import unicodedata
+
+    def safe(char: str) -> str:
+        if char in keep:
+            return char
+        if unicodedata.category(char) == "Cc" or char in _BIDI:
+            return char.encode("unicode_escape").decode("ascii")
+        return char
+
+    return "".join(map(safe, text))
 
 
 def _check_subject(subject: str, verb: str) -> None:

@@ -26,6 +26,7 @@ from urllib.parse import quote
 
 import requests
 import requests.auth
+import urllib3.exceptions
 from urllib3.exceptions import InsecureRequestWarning
 
 from schemacli.errors import RegistryError, UsageError
@@ -36,12 +37,18 @@ from schemacli.registry.errors import (
     redact,
 )
 from schemacli.registry.models import (
+    BadAnswer,
     CompatibilityAnswer,
     Reference,
     Registered,
     SchemaById,
     SubjectVersion,
     SubjectVersionRef,
+    answer_number,
+    answer_object,
+    answer_references,
+    answer_schema_type,
+    answer_text,
 )
 from schemacli.registry.settings import RegistrySettings, strip_userinfo
 
@@ -60,6 +67,37 @@ LEVELS = (
 log = logging.getLogger("schemacli.registry")
 
 Version = int | str  # 1, 2, ... or "latest"
+
+# The whole exchange (connect, headers, body) must end within this many times --timeout of
+# sending the request; --timeout alone bounds each single wait. See docs/registry.md.
+ANSWER_DEADLINE_FACTOR = 2
+MAX_ANSWER_BYTES = 64 * 2**20  # no registry answer comes near this; beyond it, stop reading
+CHUNK_BYTES = 64 * 2**10
+
+
+class _TooSlow(Exception):
+    """The answer did not arrive in full before the deadline (see ``_read_body``)."""
+
+    def error(self, url: str, method: str, path: str, timeout: float) -> RegistryError:
+        from schemacli.registry.errors import TransportError
+
+        return TransportError(
+            f"The registry at {url} did not finish answering {method} {path} within "
+            f"{ANSWER_DEADLINE_FACTOR * timeout:g} s ({ANSWER_DEADLINE_FACTOR} x --timeout "
+            f"{timeout:g} s).",
+            kind="timeout",
+            hint="The registry or the network is very slow, or the answer never ends; retry "
+            "later or raise --timeout.",
+        )
+
+
+def _decode(content: bytes, response: requests.Response) -> str:
+    """The body as text: the declared charset, else UTF-8 (JSON's), never failing."""
+    encoding = response.encoding if "charset" in response.headers.get("Content-Type", "") else None
+    try:
+        return content.decode(encoding or "utf-8", "replace")
+    except LookupError:  # an unknown charset name
+        return content.decode("utf-8", "replace")
 
 
 def _subject(subject: str) -> str:
@@ -82,13 +120,15 @@ def _reads_answer(method: Callable[..., Any]) -> Callable[..., Any]:
         self._answered = None
         try:
             return method(self, *args, **kwargs)
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
             if self._answered is None:
                 raise
+            what = str(exc) if isinstance(exc, BadAnswer) else f"{type(exc).__name__}: {exc}"
+            if isinstance(exc, KeyError):
+                what = f"no {exc} in it"
             raise RegistryError(
                 f"The registry at {self.settings.display_url} answered {self._answered} with "
-                "JSON that is not what a Confluent-compatible registry answers "
-                f"({type(exc).__name__}: {exc}).",
+                f"JSON that is not what a Confluent-compatible registry answers ({what}).",
                 hint="Check that the URL points at a Confluent-compatible registry "
                 "(for Apicurio: .../apis/ccompat/v7), not at a proxy or another API.",
             ) from None
@@ -100,6 +140,13 @@ def _names(data: Any) -> list[str]:
     if not isinstance(data, list) or not all(isinstance(item, str) for item in data):
         raise TypeError(f"expected a JSON array of names, got {_short_json(data)}")
     return data
+
+
+def _numbers(data: Any, what: str) -> list[int]:
+    """A JSON array of ids or versions, each checked (see ``answer_number``)."""
+    if not isinstance(data, list):
+        raise BadAnswer(f"the answer is {_short_json(data)}, not a JSON array of numbers")
+    return [answer_number(v, what) for v in data]
 
 
 def _short_json(data: Any) -> str:
@@ -161,7 +208,7 @@ class RegistryClient:
             params=params,
             context={"subject": subject},
         )
-        return sorted(int(v) for v in data or [])
+        return sorted(_numbers(data, "a version"))
 
     @_reads_answer
     def get_version(
@@ -175,7 +222,7 @@ class RegistryClient:
             params=params,
             context={"subject": subject, "version": version},
         )
-        data.setdefault("subject", subject)
+        answer_object(data, "the answer").setdefault("subject", subject)
         return SubjectVersion.from_json(data)
 
     @_reads_answer
@@ -211,9 +258,12 @@ class RegistryClient:
             context={"subject": subject},
             idempotent=False,
         )
-        version = data.get("version")
+        data = answer_object(data, "the answer")
+        version = data.get("version")  # only newer Confluent versions say it
         return Registered(
-            subject=subject, id=int(data["id"]), version=int(version) if version else None
+            subject=subject,
+            id=answer_number(data["id"], "the id"),
+            version=None if version is None else answer_number(version, "the version"),
         )
 
     @_reads_answer
@@ -252,7 +302,7 @@ class RegistryClient:
             ) or (err.status == 404 and err.error_code in (None, 404)):
                 return None
             raise
-        data.setdefault("subject", subject)
+        answer_object(data, "the answer").setdefault("subject", subject)
         return SubjectVersion.from_json(data)
 
     @_reads_answer
@@ -265,7 +315,7 @@ class RegistryClient:
             context={"subject": subject, "version": version},
             idempotent=False,
         )
-        return int(data)
+        return answer_number(data, "the deleted version")
 
     @_reads_answer
     def delete_subject(self, subject: str, *, permanent: bool = False) -> list[int]:
@@ -277,7 +327,12 @@ class RegistryClient:
             context={"subject": subject},
             idempotent=False,
         )
-        return sorted(int(v) for v in data or [])
+        deleted = _numbers(data, "a deleted version")
+        if not deleted:
+            # Confluent answers 40401 for a subject without versions; "deleted nothing" with
+            # 200 OK would leave the user guessing what happened.
+            raise BadAnswer("an empty list: it names no deleted version")
+        return sorted(deleted)
 
     # ---- schemas by id ---------------------------------------------------------------------
 
@@ -290,11 +345,12 @@ class RegistryClient:
             params={"subject": subject} if subject else None,
             context={"schema_id": schema_id},
         )
+        data = answer_object(data, "the answer")
         return SchemaById(
             id=int(schema_id),
-            schema=str(data.get("schema", "")),
-            schema_type=str(data.get("schemaType") or "AVRO"),
-            references=tuple(Reference.from_json(r) for r in data.get("references") or ()),
+            schema=answer_text(data["schema"], "the schema"),
+            schema_type=answer_schema_type(data.get("schemaType")),
+            references=answer_references(data.get("references")),
         )
 
     @_reads_answer
@@ -311,7 +367,15 @@ class RegistryClient:
         data = self._call(
             "GET", f"/schemas/ids/{int(schema_id)}/versions", context={"schema_id": schema_id}
         )
-        return [SubjectVersionRef(str(d["subject"]), int(d["version"])) for d in data or []]
+        if not isinstance(data, list):
+            raise BadAnswer(f"the answer is {_short_json(data)}, not a JSON array")
+        return [
+            SubjectVersionRef(
+                answer_text(answer_object(d, "an entry")["subject"], "the subject"),
+                answer_number(d["version"], "the version"),
+            )
+            for d in data
+        ]
 
     # ---- compatibility ---------------------------------------------------------------------
 
@@ -383,13 +447,18 @@ class RegistryClient:
             context=context,
             idempotent=True,
         )
+        data = answer_object(data, "the answer")
+        verdict = data.get("is_compatible")
+        if not isinstance(verdict, bool):
+            # bool("false") is True: reading a string as the verdict would pass an incompatible
+            # schema
+            raise BadAnswer(f"is_compatible is {_short_json(verdict)}, not true or false")
         messages = data.get("messages") or ()
         if isinstance(messages, str):
             messages = (messages,)
-        return CompatibilityAnswer(
-            compatible=bool(data.get("is_compatible")),
-            messages=tuple(str(m) for m in messages),
-        )
+        if not isinstance(messages, list | tuple):
+            raise BadAnswer(f"messages is {_short_json(messages)}, not a JSON array")
+        return CompatibilityAnswer(compatible=verdict, messages=tuple(str(m) for m in messages))
 
     # ---- config and mode -------------------------------------------------------------------
 
@@ -419,8 +488,8 @@ class RegistryClient:
     def get_mode(self, subject: str | None = None) -> str:
         """``GET /mode`` or ``GET /mode/{s}``: READWRITE, READONLY or IMPORT."""
         path = "/mode" if subject is None else f"/mode/{_subject(subject)}"
-        data = self._call("GET", path, context=_ctx(subject))
-        return str(data.get("mode", ""))
+        data = answer_object(self._call("GET", path, context=_ctx(subject)), "the answer")
+        return answer_text(data.get("mode", ""), "the mode")
 
     # ---- transport -------------------------------------------------------------------------
 
@@ -464,8 +533,12 @@ class RegistryClient:
                     # --insecure is announced once by the CLI, not by urllib3 on every call
                     warnings.simplefilter("ignore", InsecureRequestWarning)
                     response = self._request(method, url, params, data, headers, auth, verify, cert)
-            except requests.exceptions.RequestException as exc:
-                kind = _failure_kind(exc)
+                    try:
+                        content = self._read_body(response, started, method, path)
+                    finally:
+                        response.close()
+            except (requests.exceptions.RequestException, _TooSlow) as exc:
+                kind = "timeout" if isinstance(exc, _TooSlow) else _failure_kind(exc)
                 retry = attempt < s.retries and (idempotent or kind == "connect")
                 outcome = "retrying" if retry else "giving up"
                 log.debug("%s %s -> %s (%s)", method, url, kind, outcome)
@@ -473,30 +546,39 @@ class RegistryClient:
                     attempt += 1
                     self._backoff(attempt, None)
                     continue
+                if isinstance(exc, _TooSlow):
+                    raise exc.error(s.display_url, method, path, s.timeout) from None
                 raise network_error(
                     kind,
                     url=s.display_url,
                     detail=_describe(exc),
                     timeout=s.timeout,
-                    secrets=s.secrets,
+                    secrets=self._secrets,
                 ) from None  # the requests exception chain repeats URLs and adapters; not useful
             elapsed = (time.monotonic() - started) * 1000
             log.debug("%s %s -> %d (%.0f ms)", method, url, response.status_code, elapsed)
             status = response.status_code
             if status < 300:
                 self._answered = f"{method} {path}"
+                text = _decode(content, response)
                 if raw:
-                    return response.text
-                if not response.content:
+                    return text
+                if not content:
                     return {}
                 try:
-                    return response.json()
-                except ValueError:
+                    return json.loads(text)
+                except (ValueError, RecursionError) as exc:
+                    # RecursionError: "[[[[..." nested deeper than Python's parser can follow
+                    nested = isinstance(exc, RecursionError)
                     raise RegistryError(
                         f"The registry at {s.display_url} answered {method} {path} with "
-                        "something that is not JSON.",
+                        + (
+                            "JSON nested too deeply to read."
+                            if nested
+                            else "something that is not JSON."
+                        ),
                         status=status,
-                        server_message=redact(response.text[:200], s.secrets),
+                        server_message=redact(text[:200], self._secrets),
                         hint="Check that the URL points at a Confluent-compatible registry "
                         "(for Apicurio: .../apis/ccompat/v7).",
                     ) from None
@@ -513,7 +595,7 @@ class RegistryClient:
                     hint="Use the final URL as --registry.",
                 )
             raise error_from_response(
-                status, response.content, url=s.display_url, context=context, secrets=s.secrets
+                status, content, url=s.display_url, context=context, secrets=self._secrets
             )
 
     def _request(
@@ -537,9 +619,68 @@ class RegistryClient:
             auth=auth,
             verify=verify,
             cert=cert,
-            timeout=(min(timeout, 10.0), timeout),  # (connect, read)
+            timeout=(min(timeout, 10.0), timeout),  # (connect, read): each wait, not the total
             allow_redirects=False,
+            stream=True,  # the body is read by _read_body, against a deadline and a size limit
         )
+
+    def _read_body(
+        self, response: requests.Response, started: float, method: str, path: str
+    ) -> bytes:
+        """The whole (decoded) body, read in chunks.
+
+        requests' read timeout bounds each socket read, so a registry trickling a byte every
+        second would never be cut off, and an endless answer would fill memory. Here the whole
+        exchange must end within ANSWER_DEADLINE_FACTOR x the timeout of sending the request
+        (_TooSlow otherwise), and the body must not exceed MAX_ANSWER_BYTES (RegistryError).
+        """
+        deadline = started + ANSWER_DEADLINE_FACTOR * self.settings.timeout
+        declared = response.headers.get("Content-Length", "")
+        if declared.isdigit() and int(declared) > MAX_ANSWER_BYTES:
+            raise self._too_large(method, path, response.status_code)
+        chunks: list[bytes] = []
+        size = 0
+        raw = response.raw
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _TooSlow()
+            sock = getattr(getattr(raw, "connection", None), "sock", None)
+            if sock is not None:  # no single read may outlast the deadline either
+                sock.settimeout(min(self.settings.timeout, max(remaining, 0.01)))
+            try:
+                chunk = raw.read1(CHUNK_BYTES, decode_content=True)
+            except (urllib3.exceptions.HTTPError, OSError) as exc:
+                if time.monotonic() >= deadline:
+                    raise _TooSlow() from None
+                if isinstance(exc, urllib3.exceptions.ReadTimeoutError | TimeoutError):
+                    raise requests.exceptions.ReadTimeout(exc) from None
+                raise requests.exceptions.ConnectionError(exc) from None
+            if not chunk:  # read1 returns b"" only at the end of the body
+                break
+            size += len(chunk)
+            if size > MAX_ANSWER_BYTES:
+                raise self._too_large(method, path, response.status_code)
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def _too_large(self, method: str, path: str, status: int) -> RegistryError:
+        return RegistryError(
+            f"The registry at {self.settings.display_url} answered {method} {path} with more "
+            f"than {MAX_ANSWER_BYTES // 2**20} MiB; schemacli stopped reading.",
+            status=status,
+            hint="No registry answer should be that large: check that the URL points at a "
+            "Confluent-compatible registry, not at a proxy or a file server.",
+        )
+
+    @property
+    def _secrets(self) -> tuple[str, ...]:
+        """The settings' secrets plus the Basic credential as it travels (base64 of user:pass),
+        which a server echoing the Authorization header would otherwise show."""
+        s = self.settings
+        if not s.username:
+            return s.secrets
+        return (*s.secrets, _Basic(s.username, s.password or "").credential)
 
     def _backoff(self, attempt: int, retry_after: str | None) -> None:
         s = self.settings
@@ -563,7 +704,8 @@ class _Basic(requests.auth.AuthBase):
 
     def __init__(self, username: str, password: str) -> None:
         credentials = f"{username}:{password}".encode()
-        self._header = "Basic " + base64.b64encode(credentials).decode("ascii")
+        self.credential = base64.b64encode(credentials).decode("ascii")
+        self._header = "Basic " + self.credential
 
     def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
         request.headers["Authorization"] = self._header
@@ -610,7 +752,7 @@ def _level(data: Any) -> str:
     if data:
         for key in ("compatibilityLevel", "compatibility"):
             if data.get(key):
-                return str(data[key])
+                return answer_text(data[key], key)
     return ""
 
 

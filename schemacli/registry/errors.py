@@ -18,6 +18,23 @@ from typing import Any
 from schemacli.errors import Location, NetworkError, RegistryError
 
 
+class TransportError(NetworkError):
+    """A NetworkError that knows which kind of transport failure it was.
+
+    ``kind`` is connect (the request never left us), timeout, tls or other. After a timeout or
+    an "other" failure the request may have reached the registry and been carried out:
+    ``may_have_arrived`` says so, for callers that must tell the user (a registration).
+    """
+
+    def __init__(self, message: str, *, kind: str, **details: Any) -> None:
+        super().__init__(message, **details)
+        self.kind = kind
+
+    @property
+    def may_have_arrived(self) -> bool:
+        return self.kind in ("timeout", "other")
+
+
 class RegistryErrorCode(IntEnum):
     """Error codes of the Confluent Schema Registry REST API (``error_code`` in error bodies)."""
 
@@ -173,14 +190,14 @@ def parse_error_body(body: bytes | str | None) -> tuple[int | None, str | None]:
     text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: JSON nested deeper than we follow
         snippet = text.strip()
         return None, (snippet[:300] or None)
     if not isinstance(data, Mapping):
         return None, text.strip()[:300]
     code = data.get("error_code", data.get("errorCode"))
     message = data.get("message") or data.get("detail") or data.get("title")
-    if not isinstance(code, int):
+    if type(code) is not int:  # a bool is an int to Python, not an error code
         code = None
     return code, (str(message) if message is not None else None)
 
@@ -261,27 +278,31 @@ def network_error(
     """A NetworkError for a transport failure: ``kind`` is connect, timeout, tls or other."""
     detail = redact(detail, tuple(secrets))
     if kind == "connect":
-        return NetworkError(
+        return TransportError(
             f"Cannot connect to the registry at {url}.",
+            kind=kind,
             server_message=detail,
             hint="Is the registry running and the URL right? Set it with --registry URL or "
             "SCHEMACLI_REGISTRY_URL.",
         )
     if kind == "timeout":
-        return NetworkError(
+        return TransportError(
             f"The registry at {url} did not answer within {timeout or 0:g} s.",
+            kind=kind,
             server_message=detail,
             hint="The registry is slow or overloaded; retry later or raise --timeout.",
         )
     if kind == "tls":
-        return NetworkError(
+        return TransportError(
             f"TLS handshake with the registry at {url} failed.",
+            kind=kind,
             server_message=detail,
             hint="Give the registry's CA bundle with --ca (SCHEMACLI_REGISTRY_CA), a client "
             "certificate with --cert/--key; --insecure skips verification (never in production).",
         )
-    return NetworkError(
+    return TransportError(
         f"Talking to the registry at {url} failed.",
+        kind="other",
         server_message=detail,
         hint="Check the URL and the network; retry later.",
     )

@@ -7,11 +7,13 @@ order, against the registry's history plus the candidates before them, at the le
 applies to the subject; the registry itself is asked (verbose) about the first candidate of each
 subject, and a disagreement with the local engine is a failure. Nothing is registered unless
 every subject passed; if a registration still fails half-way (a concurrent change in the
-registry), the versions this run created are deleted again, so the registry is left as it was.
+registry), the versions this run created are deleted again; what could not be deleted is named,
+with the commands that delete it.
 """
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -22,7 +24,12 @@ from schemacli.registry.client import RegistryClient
 from schemacli.registry.compare import RegistryCheck, registry_findings, schema_text
 from schemacli.registry.history import is_missing_subject, registry_history, registry_level
 from schemacli.registry.models import CompatibilityAnswer, Reference
-from schemacli.registry.publish import Outcome, RegisterResult, register_schema
+from schemacli.registry.publish import (
+    Outcome,
+    RegisterResult,
+    may_have_registered,
+    register_schema,
+)
 
 LEVEL_DIFFERS = "LEVEL_DIFFERS"  # the config's level for a subject is not the registry's
 
@@ -211,8 +218,9 @@ def register_candidates(
     """Register every candidate in order — only if the whole gate passed.
 
     Raises CheckFailed when the gate did not pass (nothing registered). If a registration fails
-    half-way, the versions created by this run are deleted again (soft, then permanently) and
-    the error says so; the registry is left as it was.
+    half-way, the versions created by this run are deleted again (soft, then permanently) —
+    including the failing one when it got no answer but the registry stored it anyway — and the
+    error says truthfully whether the registry is as it was, and what to delete if not.
     """
     if not gate.passed:
         raise CheckFailed(
@@ -226,12 +234,17 @@ def register_candidates(
                 client, candidate.subject, candidate.text, references=candidate.references
             )
         except SchemacliError as err:
-            undone = _roll_back(client, [r for r in done if r.outcome is Outcome.REGISTERED])
-            err.message += (
-                f" (while registering {candidate.subject} v{candidate.version}; "
-                f"{undone} version(s) registered by this run were deleted again: the registry "
-                "is as it was)"
-            )
+            created = [r for r in done if r.outcome is Outcome.REGISTERED]
+            unsure = False
+            if isinstance(err, RegistryError) and may_have_registered(err):
+                stored, unsure = _stored_anyway(client, candidate)
+                if stored is not None:
+                    created.append(stored)
+            rollback = _roll_back(client, created)
+            err.message += f" (while registering {candidate.subject} v{candidate.version}; "
+            err.message += rollback.describe(candidate if unsure else None) + ")"
+            if rollback.left or unsure:
+                err.hint = rollback.hint(candidate if unsure else None)
             raise
         done.append(result)
         if on_done is not None:
@@ -239,22 +252,97 @@ def register_candidates(
     return done
 
 
-def _roll_back(client: RegistryClient, created: Sequence[RegisterResult]) -> str:
-    undone = 0
-    failed = []
+def _stored_anyway(
+    client: RegistryClient, candidate: Candidate
+) -> tuple[RegisterResult | None, bool]:
+    """After a registration that got no answer: (the version it created, if the registry holds
+    the schema now; whether that could not be found out). ``register_schema`` looked the schema
+    up before registering, so finding it now means this run created it."""
+    try:
+        found = client.lookup(candidate.subject, candidate.text, references=candidate.references)
+    except RegistryError:
+        return None, True
+    if found is None:
+        return None, False
+    return RegisterResult(candidate.subject, Outcome.REGISTERED, found.id, found.version), False
+
+
+@dataclass(frozen=True)
+class RollBack:
+    """What deleting this run's registrations again achieved."""
+
+    deleted: tuple[RegisterResult, ...]
+    left: tuple[RegisterResult, ...]  # still registered (or only soft-deleted)
+
+    def describe(self, unsure: Candidate | None) -> str:
+        """The clause appended to the error: whether the registry is as it was."""
+        gone = ", ".join(_named(r) for r in self.deleted)
+        if not self.left and unsure is None:
+            if not self.deleted:
+                return "nothing had been registered by this run: the registry is as it was"
+            return (
+                f"the {len(self.deleted)} version(s) registered by this run were deleted "
+                f"again ({gone}): the registry is as it was"
+            )
+        parts = ["the registry is NOT as it was"]
+        if self.deleted:
+            parts.append(f"deleted again: {gone}")
+        if self.left:
+            parts.append(
+                "not deleted (still registered, or only soft-deleted): "
+                + ", ".join(f"{_named(r)} (id {r.id})" for r in self.left)
+            )
+        if unsure is not None:
+            parts.append(
+                f"the registry MAY hold {unsure.subject} v{unsure.version}: its registration "
+                "got no answer and looking it up failed too"
+            )
+        return "; ".join(parts)
+
+    def hint(self, unsure: Candidate | None) -> str:
+        """The exact commands that finish the clean-up by hand."""
+        steps = []
+        for r in self.left:
+            subject = shlex.quote(r.subject)
+            if r.version is not None:
+                steps.append(
+                    f"schemacli subjects delete {subject} --version {r.version} --permanent --yes"
+                )
+            else:
+                steps.append(
+                    f"schemacli subjects show {subject} (find the version with id {r.id}), then "
+                    f"schemacli subjects delete {subject} --version N --permanent --yes"
+                )
+        if unsure is not None:
+            subject = shlex.quote(unsure.subject)
+            steps.append(
+                f"schemacli subjects show {subject} — if its latest version is the local "
+                f"v{unsure.version}, delete it with schemacli subjects delete {subject} "
+                "--version latest --permanent --yes"
+            )
+        return "To restore the registry: " + "; ".join(steps) + "."
+
+
+def _named(result: RegisterResult) -> str:
+    version = f"v{result.version}" if result.version is not None else f"id {result.id}"
+    return f"{result.subject} {version}"
+
+
+def _roll_back(client: RegistryClient, created: Sequence[RegisterResult]) -> RollBack:
+    deleted: list[RegisterResult] = []
+    left: list[RegisterResult] = []
     for result in reversed(created):
-        if result.version is None:
-            failed.append(f"{result.subject} (id {result.id})")
+        if result.version is None:  # the registry never said which version: cannot delete it
+            left.append(result)
             continue
         try:
             client.delete_version(result.subject, result.version)
             client.delete_version(result.subject, result.version, permanent=True)
-            undone += 1
         except RegistryError:
-            failed.append(f"{result.subject} v{result.version}")
-    if failed:
-        return f"{undone} of {len(created)} ({', '.join(failed)} could NOT be deleted)"
-    return str(undone)
+            left.append(result)
+        else:
+            deleted.append(result)
+    return RollBack(tuple(deleted), tuple(left))
 
 
 def registry_gate(

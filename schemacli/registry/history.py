@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from schemacli.config import Level
-from schemacli.errors import RegistryError, SchemacliError
+from schemacli.errors import Location, RegistryError, SchemacliError
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.errors import RegistryErrorCode
 from schemacli.registry.models import Reference, SubjectVersion
@@ -43,8 +43,8 @@ def fetch_versions(client: RegistryClient, subject: str) -> list[SubjectVersion]
 def registry_history(client: RegistryClient, subject: str) -> tuple[Any, ...]:
     """The subject's versions as ``LoadedSchema`` (oldest first, source ``subject:vN``).
 
-    Raises RegistryError / NetworkError, or SchemaParseError if the registry holds a schema our
-    parser refuses (which is itself worth knowing: report it, do not hide it).
+    Raises RegistryError / NetworkError — also when the registry holds a schema our parser
+    refuses: that is a problem with the registry's data (exit 3), not with the user's files.
     """
     return tuple(load_version(client, v) for v in fetch_versions(client, subject))
 
@@ -54,10 +54,31 @@ def load_version(client: RegistryClient, version: SubjectVersion) -> Any:
     from schemacli.contracts.store import load_schema_text
 
     source = f"{version.subject}:v{version.version}"
-    if not version.references:
-        return load_schema_text(version.schema, source, version=version.version)
-    names = resolve_references(client, version.references)
-    return _load_with_names(version.schema, source, names, version.version)
+    try:
+        if not version.references:
+            return load_schema_text(version.schema, source, version=version.version)
+        names = resolve_references(client, version.references)
+        return _load_with_names(version.schema, source, names, version.version)
+    except RegistryError:
+        raise
+    except SchemacliError as err:
+        raise unreadable_registry_schema(client, source, err) from err
+
+
+def unreadable_registry_schema(
+    client: RegistryClient, source: str, err: SchemacliError
+) -> RegistryError:
+    """A RegistryError for a schema the registry holds at ``source`` (``subject:vN``) that is not
+    valid Avro: the registry's data is at fault, so exit 3, never the input-error exit 2."""
+    where = f" at {err.location}" if err.location is not None else ""
+    return RegistryError(
+        f"The registry at {client.settings.display_url} holds a schema at {source} that is not "
+        f"valid Avro{where}: {err.message}",
+        location=Location(source=source),
+        hint=f"Inspect it with `schemacli subjects show {source.rsplit(':v', 1)[0]} --version "
+        f"{source.rsplit(':v', 1)[-1]}`; the registry's history must be repaired (or that "
+        "version deleted) before schemas can be checked against it.",
+    )
 
 
 def load_candidate(
@@ -96,9 +117,11 @@ def resolve_references(
         names = Names({**inner.types, **names.types})
         try:
             schema = parse_schema(version.schema, names=names)
-        except SchemacliError as err:
-            err.message = f"referenced schema {ref.subject}:v{ref.version}: {err.message}"
+        except RegistryError:
             raise
+        except SchemacliError as err:
+            source = f"{ref.subject}:v{version.version}"
+            raise unreadable_registry_schema(client, source, err) from err
         names = names.including(schema)
     return names
 

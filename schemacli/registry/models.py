@@ -29,6 +29,50 @@ def parse_version(text: str, *, what: str = "--version") -> int | str:
     raise UsageError(f"{what}: {text!r} is not a version.", hint=hint)
 
 
+class BadAnswer(ValueError):
+    """A value in a registry answer of the wrong type or out of range.
+
+    Raised while reading an answer; the client (``_reads_answer``) turns it into a RegistryError
+    naming the request, so the message says only what was wrong with which value.
+    """
+
+
+def answer_number(value: Any, what: str) -> int:
+    """``value`` as an id or version number from an answer: a JSON integer 1..2^31-1.
+
+    Booleans (``true`` is an int in Python), floats (``1.9``, ``1e400``), strings, zero and
+    negative numbers are refused with BadAnswer: silently rounding or accepting them would
+    print, register against or delete the wrong version.
+    """
+    if type(value) is not int or not 1 <= value <= MAX_VERSION:
+        raise BadAnswer(f"{what} {_shown(value)} is not a number from 1 to {MAX_VERSION}")
+    return value
+
+
+def answer_text(value: Any, what: str) -> str:
+    """``value`` as a string from an answer (a schema, a subject, a level); BadAnswer if not."""
+    if not isinstance(value, str):
+        raise BadAnswer(f"{what} is {_shown(value)}, not a string")
+    return value
+
+
+def answer_object(value: Any, what: str) -> dict[str, Any]:
+    """``value`` as a JSON object from an answer; BadAnswer if not."""
+    if not isinstance(value, dict):
+        raise BadAnswer(f"{what} is {_shown(value)}, not a JSON object")
+    return value
+
+
+def _shown(value: Any) -> str:
+    import json
+
+    try:
+        text = json.dumps(value)
+    except (ValueError, TypeError, RecursionError):
+        text = type(value).__name__
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 @dataclass(frozen=True)
 class Reference:
     """A schema reference: the named type ``name`` is defined by ``subject`` at ``version``."""
@@ -41,9 +85,13 @@ class Reference:
         return {"name": self.name, "subject": self.subject, "version": self.version}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Reference:
+    def from_json(cls, data: Any) -> Reference:
+        """A reference from an answer; BadAnswer (or KeyError) when malformed."""
+        data = answer_object(data, "a reference")
         return cls(
-            name=str(data["name"]), subject=str(data["subject"]), version=int(data["version"])
+            name=answer_text(data["name"], "a reference's name"),
+            subject=answer_text(data["subject"], "a reference's subject"),
+            version=answer_number(data["version"], "a reference's version"),
         )
 
     @classmethod
@@ -68,15 +116,31 @@ class SubjectVersion:
     references: tuple[Reference, ...] = ()
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> SubjectVersion:
+    def from_json(cls, data: Any) -> SubjectVersion:
+        """One version from an answer, every field checked; BadAnswer (or KeyError) if not."""
+        data = answer_object(data, "the answer")
         return cls(
-            subject=str(data["subject"]),
-            version=int(data["version"]),
-            id=int(data["id"]),
-            schema=str(data.get("schema", "")),
-            schema_type=str(data.get("schemaType") or "AVRO"),
-            references=tuple(Reference.from_json(r) for r in data.get("references") or ()),
+            subject=answer_text(data["subject"], "the subject"),
+            version=answer_number(data["version"], "the version"),
+            id=answer_number(data["id"], "the id"),
+            schema=answer_text(data["schema"], "the schema"),
+            schema_type=answer_schema_type(data.get("schemaType")),
+            references=answer_references(data.get("references")),
         )
+
+
+def answer_schema_type(value: Any) -> str:
+    """``schemaType`` from an answer: absent or null means AVRO."""
+    return "AVRO" if value is None else answer_text(value, "schemaType")
+
+
+def answer_references(value: Any) -> tuple[Reference, ...]:
+    """``references`` from an answer: absent or null means none; otherwise a list of objects."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise BadAnswer(f"references is {_shown(value)}, not a JSON array")
+    return tuple(Reference.from_json(r) for r in value)
 
 
 @dataclass(frozen=True)

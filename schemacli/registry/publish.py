@@ -13,7 +13,7 @@ from enum import StrEnum
 
 from schemacli.errors import CheckFailed, RegistryError
 from schemacli.registry.client import RegistryClient
-from schemacli.registry.errors import RegistryErrorCode
+from schemacli.registry.errors import RegistryErrorCode, TransportError
 from schemacli.registry.history import is_missing_subject
 from schemacli.registry.models import Reference
 
@@ -81,6 +81,16 @@ def register_schema(
     try:
         registered = client.register(subject, text, references=references, normalize=normalize)
     except RegistryError as err:
+        if may_have_registered(err):
+            err.message += (
+                f" The registration of {subject} was sent: the registry may have stored it "
+                "although no answer came."
+            )
+            err.hint = (
+                f"Check with `schemacli subjects show {subject}` (or run the same register "
+                "again: it finds the schema if it was stored, and registers it if not)."
+            )
+            raise
         if err.error_code == RegistryErrorCode.INCOMPATIBLE_SCHEMA or err.status == 409:
             reasons = _reasons(client, subject, text, references)
             if not reasons and err.server_message:  # e.g. Apicurio: reasons only in the 409
@@ -92,6 +102,15 @@ def register_schema(
         again = client.lookup(subject, text, references=references, normalize=normalize)
         version = again.version if again is not None else None
     return RegisterResult(subject, Outcome.REGISTERED, registered.id, version)
+
+
+def may_have_registered(err: RegistryError) -> bool:
+    """Whether a failed ``register`` call may still have been carried out by the registry: the
+    request was sent but no answer came (a timeout, a dropped connection), or the registry
+    failed on its side (5xx) — possibly after storing the schema."""
+    if isinstance(err, TransportError):
+        return err.may_have_arrived
+    return err.status is not None and err.status >= 500
 
 
 def _reasons(

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from pathlib import Path
 
 import pytest
 
 from schemacli.config import Level, load_settings
 from schemacli.contracts.store import FileTree, Verdict, load_schema_file
-from schemacli.errors import RegistryError
+from schemacli.errors import RegistryError, SchemacliError
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.compare import (
     REGISTRY_DISAGREEMENT,
@@ -199,3 +200,83 @@ def test_gate_reports_an_invalid_local_file_as_input_error(client, store):
     gate = gate_against_registry(client, FileTree(store), settings_for(store))
     assert gate.report.verdict is Verdict.INVALID
     assert json.dumps([f.kind for f in gate.report.findings]).count("INVALID_SCHEMA") == 1
+
+
+# ---- rollback truthfulness -----------------------------------------------------------------
+
+
+def _slow_value_registration(fake, *, then=None):
+    """The registry stores taxi-rides-value's new version but answers too late."""
+    real_handle = fake.handle
+
+    def slow(method, path, query, body):
+        if then is not None:
+            answer = then(method, path, query, body)
+            if answer is not None:
+                return answer
+        result = real_handle(method, path, query, body)
+        if method == "POST" and path == "/subjects/taxi-rides-value/versions":
+            time.sleep(0.6)
+        return result
+
+    fake.handle = slow
+
+
+def test_a_registration_stored_despite_a_timeout_is_rolled_back_too(fake, store):
+    fake.add("taxi-rides-value", V1.read_text())
+    with RegistryClient(RegistrySettings(url=fake.url, retries=0, timeout=0.2)) as client:
+        gate = gate_against_registry(client, FileTree(store), settings_for(store))
+        _slow_value_registration(fake)
+        with pytest.raises(RegistryError) as caught:
+            register_candidates(client, gate)
+    assert "the registry is as it was" in caught.value.message
+    assert "taxi-rides-value v2" in caught.value.message  # found by the lookup, deleted
+    assert [v["version"] for v in fake.subjects["taxi-rides-value"]] == [1]
+    assert "taxi-rides-key" not in fake.subjects
+
+
+def test_a_failed_lookup_after_a_timeout_says_the_registry_may_hold_it(fake, store):
+    fake.add("taxi-rides-value", V1.read_text())
+    registered = {"value": False}
+
+    def lookup_fails(method, path, query, body):
+        if method == "POST" and path == "/subjects/taxi-rides-value/versions":
+            registered["value"] = True
+        elif method == "POST" and path == "/subjects/taxi-rides-value" and registered["value"]:
+            return 500, {"error_code": 50001, "message": "store failed"}
+        return None
+
+    with RegistryClient(RegistrySettings(url=fake.url, retries=0, timeout=0.2)) as client:
+        gate = gate_against_registry(client, FileTree(store), settings_for(store))
+        _slow_value_registration(fake, then=lookup_fails)
+        with pytest.raises(RegistryError) as caught:
+            register_candidates(client, gate)
+    message = caught.value.message
+    assert "the registry is NOT as it was" in message and "is as it was" not in message
+    assert "MAY hold taxi-rides-value v2" in message
+    assert "schemacli subjects show taxi-rides-value" in caught.value.hint
+    assert "--version latest --permanent --yes" in caught.value.hint
+
+
+def test_a_cleanup_delete_that_fails_says_what_remains_and_how_to_delete_it(fake, client, store):
+    fake.add("taxi-rides-value", V1.read_text())
+    gate = gate_against_registry(client, FileTree(store), settings_for(store))
+    real_handle = fake.handle
+
+    def refuse(method, path, query, body):
+        if method == "POST" and path == "/subjects/taxi-rides-value/versions":
+            return 409, {"error_code": 409, "message": "incompatible (concurrent change)"}
+        if method == "DELETE":
+            return 500, {"error_code": 50001, "message": "store failed"}
+        return real_handle(method, path, query, body)
+
+    fake.handle = refuse
+    with pytest.raises(SchemacliError) as caught:
+        register_candidates(client, gate)
+    message = caught.value.message
+    assert "the registry is NOT as it was" in message and "is as it was" not in message
+    assert "taxi-rides-key v1" in message
+    assert (
+        "schemacli subjects delete taxi-rides-key --version 1 --permanent --yes"
+        in caught.value.hint
+    )
