@@ -38,3 +38,22 @@ def project(tmp_path, monkeypatch):
     for name in ("SCHEMACLI_STORE", "SCHEMACLI_DEFAULT_LEVEL", "SCHEMACLI_CONFIG"):
         monkeypatch.delenv(name, raising=False)
     return tmp_path
+
+
+@pytest.fixture
+def fake_registry_cli(fake, tmp_path, monkeypatch, clean_registry_env):
+    """Run schemacli in an empty project directory against the fake registry:
+    ``run(*args, env={...})`` returns click's Result."""
+    from typer.testing import CliRunner
+
+    from schemacli.app import app
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SCHEMACLI_STORE", raising=False)
+    runner = CliRunner()
+
+    def run(*args: object, env: dict[str, str] | None = None):
+        env = {"SCHEMACLI_REGISTRY_URL": fake.url, **(env or {})}
+        return runner.invoke(app, [str(a) for a in args], env=env)
+
+    return run

@@ -8,9 +8,6 @@ import time
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
-from schemacli.app import app
 
 ROOT = Path(__file__).resolve().parents[2]
 V1 = ROOT / "schemas/subjects/taxi-rides-value/v1.avsc"
@@ -21,15 +18,11 @@ NOT_AVRO = json.dumps(
 
 
 @pytest.fixture
-def cli(fake, tmp_path, monkeypatch, clean_registry_env):
-    """Run schemacli in an empty project directory against the fake registry, no retries."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("SCHEMACLI_STORE", raising=False)
-    runner = CliRunner()
+def cli(fake_registry_cli):
+    """schemacli against the fake registry, no retries."""
 
     def run(*args: str, env: dict[str, str] | None = None):
-        env = {"SCHEMACLI_REGISTRY_URL": fake.url, "SCHEMACLI_REGISTRY_RETRIES": "0", **(env or {})}
-        return runner.invoke(app, [str(a) for a in args], env=env)
+        return fake_registry_cli(*args, env={"SCHEMACLI_REGISTRY_RETRIES": "0", **(env or {})})
 
     return run
 

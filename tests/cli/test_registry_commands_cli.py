@@ -8,9 +8,6 @@ from pathlib import Path
 
 import pytest
 from registry_fake import free_port
-from typer.testing import CliRunner
-
-from schemacli.app import app
 
 ROOT = Path(__file__).resolve().parents[2]
 STORE = ROOT / "schemas" / "subjects"
@@ -20,18 +17,8 @@ BREAKING = ROOT / "schemas" / "migration" / "taxi-ride-v2-breaking.avsc"
 
 
 @pytest.fixture
-def cli(fake, tmp_path, monkeypatch, clean_registry_env):
-    """Run schemacli in an empty project directory against the fake registry."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("SCHEMACLI_STORE", raising=False)
-    runner = CliRunner()
-
-    def run(*args: str, env: dict[str, str] | None = None):
-        return runner.invoke(
-            app, [str(a) for a in args], env={"SCHEMACLI_REGISTRY_URL": fake.url, **(env or {})}
-        )
-
-    return run
+def cli(fake_registry_cli):
+    return fake_registry_cli
 
 
 # ---- register ------------------------------------------------------------------------------
