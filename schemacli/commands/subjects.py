@@ -17,6 +17,7 @@ from schemacli.commands.registry_options import (
 )
 from schemacli.errors import UsageError
 from schemacli.output import TextOrJson
+from schemacli.output.terminal import printable
 
 subjects_app = typer.Typer(
     name="subjects",
@@ -118,26 +119,6 @@ def show_command(
 
 
 # Bidirectional overrides reorder what the terminal shows; treated like control characters.
-_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-
-
-def printable(text: str, *, keep: str = "") -> str:
-    """``text`` (a name or schema from the registry) safe for a terminal: control characters
-    (ESC, BEL, C1 such as CSI) and bidi overrides become visible escapes like ``\\x1b``, so a
-    registry cannot retitle, recolour or rewrite the user's terminal. JSON output needs none
-    of this: JSON escapes them itself."""
-    import unicodedata
-
-    def safe(char: str) -> str:
-        if char in keep:
-            return char
-        if unicodedata.category(char) == "Cc" or char in _BIDI:
-            return char.encode("unicode_escape").decode("ascii")
-        return char
-
-    return "".join(map(safe, text))
-
-
 def _check_subject(subject: str, verb: str) -> None:
     if not subject.strip():  # the client would refuse it too, but could not name the argument
         raise UsageError(

@@ -7,6 +7,7 @@ import dataclasses
 import json
 
 from schemacli.errors import Location, RegistryError, SchemacliError
+from schemacli.output.terminal import printable
 
 
 def error_text(err: SchemacliError) -> str:
@@ -20,7 +21,8 @@ def error_text(err: SchemacliError) -> str:
         lines.append(f"  {status}{code}: {server}")
     if err.hint:
         lines.append(f"  hint: {err.hint}")
-    return "\n".join(lines)
+    # Messages may quote a registry's answer or a file name: nothing in them may drive the terminal.
+    return printable("\n".join(lines), keep="\n")
 
 
 def error_json(err: SchemacliError) -> str:

@@ -130,3 +130,11 @@ def test_text_utf8_cannot_encode_is_printed_escaped_in_every_format(tmp_path):
         )
         assert done.returncode == 0, (fmt, done.stderr.decode())
         assert b"\\ud800" in done.stdout and b"Traceback" not in done.stderr, fmt
+
+
+def test_error_messages_cannot_drive_the_terminal():
+    """A control sequence in a name an error quotes (here a file name) is shown escaped."""
+    result = run("diff", "rides\x1b]0;pwned\x07.avsc", V1)
+    assert result.exit_code == 2
+    assert "\x1b" not in result.stderr and "\x07" not in result.stderr
+    assert "rides\\x1b]0;pwned\\x07.avsc" in result.stderr
