@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import click
 import typer
 
 from schemacli.commands.options import JsonOutput
@@ -18,6 +17,7 @@ from schemacli.commands.registry_options import (
 )
 from schemacli.errors import ExitCode
 from schemacli.output import TextOrJson
+from schemacli.output.terminal import echo
 
 
 @with_registry
@@ -79,16 +79,18 @@ def pull_command(
             }
         )
     else:
+        if not pulled:
+            echo(f"no subjects in {conn.url}: nothing pulled", err=True)
         for p in pulled:
-            click.echo(
+            echo(
                 f"{p.subject}: {len(p.versions)} version(s), level {p.level.value} "
                 f"({p.level_source}); {len(p.written)} written, {len(p.unchanged)} unchanged"
                 + (f", {len(p.conflicts)} CONFLICT(S)" if p.conflicts else "")
             )
         for subject, level in changed.items():
-            click.echo(f"{config_file}: {subject} level = {level}")
+            echo(f"{config_file}: {subject} level = {level}")
         for path in conflicts:
-            click.echo(f"conflict: {path} differs from the registry; kept (use --force)", err=True)
+            echo(f"conflict: {path} differs from the registry; kept (use --force)", err=True)
     raise typer.Exit(ExitCode.CHECK_FAILED if conflicts else ExitCode.OK)
 
 

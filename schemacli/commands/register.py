@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import click
 import typer
 
 from schemacli.commands.options import JsonOutput
@@ -17,6 +16,7 @@ from schemacli.commands.registry_options import (
 )
 from schemacli.errors import ExitCode, UsageError
 from schemacli.output import TextOrJson
+from schemacli.output.terminal import echo
 from schemacli.registry.models import Reference
 
 SubjectOpt = Annotated[str, typer.Option("--subject", "-s", help="The subject to register under.")]
@@ -82,7 +82,7 @@ def register_command(
     if is_json(output):
         emit_json({"registry": conn.url, "schema": str(schema), **_asdict(result)})
     else:
-        click.echo(result.describe())
+        echo(result.describe())
     raise typer.Exit(ExitCode.OK)
 
 

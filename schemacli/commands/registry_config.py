@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import click
 import typer
 
 from schemacli.commands.options import JsonOutput
@@ -16,6 +15,7 @@ from schemacli.commands.registry_options import (
 )
 from schemacli.errors import UsageError
 from schemacli.output import TextOrJson
+from schemacli.output.terminal import echo
 
 config_app = typer.Typer(
     name="config",
@@ -50,7 +50,7 @@ def get_command(
         return
     where = subject if subject is not None else "global"
     suffix = " (inherited from the global level)" if subject and found.source == "global" else ""
-    click.echo(f"{where}: {found.level.value}{suffix}")
+    echo(f"{where}: {found.level.value}{suffix}")
 
 
 @config_app.command("set")
@@ -77,7 +77,7 @@ def set_command(
 
     applied = registry_level(conn.client, subject).level
     if applied is not level:  # e.g. Apicurio: NONE deletes the rule, the global one applies
-        click.echo(
+        echo(
             f"warning: the registry accepted {level.value} but applies {applied.value} to "
             f"{subject or 'new subjects'} (see docs/registry.md, registry deviations)",
             err=True,
@@ -85,7 +85,7 @@ def set_command(
     if is_json(output):
         emit_json({"registry": conn.url, "subject": subject, "level": now})
         return
-    click.echo(f"{subject or 'global'}: {now}")
+    echo(f"{subject or 'global'}: {now}")
 
 
 @config_app.command("delete")
@@ -99,7 +99,7 @@ def delete_command(
         emit_json({"registry": conn.url, "subject": subject, "deleted_level": previous})
         return
     where = subject or "global"
-    click.echo(f"{where}: level {previous or '(none)'} deleted")
+    echo(f"{where}: level {previous or '(none)'} deleted")
 
 
 def register(app: typer.Typer) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import click
 import typer
 
 from schemacli.commands.options import JsonOutput
@@ -17,7 +16,7 @@ from schemacli.commands.registry_options import (
 )
 from schemacli.errors import UsageError
 from schemacli.output import TextOrJson
-from schemacli.output.terminal import printable
+from schemacli.output.terminal import echo
 
 subjects_app = typer.Typer(
     name="subjects",
@@ -59,9 +58,9 @@ def list_command(
         return
     for row in rows:
         extra = f"  versions {', '.join(map(str, row['versions']))}" if versions else ""
-        click.echo(f"{printable(row['subject'])}{extra}")
+        echo(f"{row['subject']}{extra}")
     if not rows:
-        click.echo(f"no subjects in {conn.url}", err=True)
+        echo(f"no subjects in {conn.url}", err=True)
 
 
 @subjects_app.command("show")
@@ -108,14 +107,14 @@ def show_command(
             }
         )
         return
-    click.echo(f"subject   {subject}")
-    click.echo(f"level     {level.level.value} ({level.source})")
-    click.echo(f"mode      {mode}")
-    click.echo("versions  " + ", ".join(f"v{n} (id {i})" for n, i in ids.items()))
+    echo(f"subject   {subject}")
+    echo(f"level     {level.level.value} ({level.source})")
+    echo(f"mode      {mode}")
+    echo("versions  " + ", ".join(f"v{n} (id {i})" for n, i in ids.items()))
     for ref in chosen.references:
-        click.echo(f"reference {printable(ref.name)} = {printable(ref.subject)}:{ref.version}")
-    click.echo(f"schema v{chosen.version}:")
-    click.echo(printable(_pretty(chosen.schema), keep="\n\t"))
+        echo(f"reference {ref.name} = {ref.subject}:{ref.version}")
+    echo(f"schema v{chosen.version}:")
+    echo(_pretty(chosen.schema))
 
 
 # Bidirectional overrides reorder what the terminal shows; treated like control characters.
@@ -195,7 +194,7 @@ def delete_command(
             }
         )
         return
-    click.echo(f"{subject}: {kind} version(s) {', '.join(map(str, deleted))}")
+    echo(f"{subject}: {kind} version(s) {', '.join(map(str, deleted))}")
 
 
 def _delete_subject(client, subject: str, permanent: bool) -> list[int]:

@@ -9,6 +9,7 @@ escapes like ``\\x1b``. JSON output needs none of this: JSON escapes them itself
 from __future__ import annotations
 
 import unicodedata
+from typing import Any
 
 _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
@@ -24,3 +25,11 @@ def printable(text: str, *, keep: str = "") -> str:
         return char
 
     return "".join(map(safe, text))
+
+
+def echo(text: str, **kwargs: Any) -> None:
+    """``click.echo`` of :func:`printable` text (line breaks and tabs kept): for text output that
+    shows names or values from a registry or a file."""
+    import click
+
+    click.echo(printable(text, keep="\n\t"), **kwargs)

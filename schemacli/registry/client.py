@@ -136,6 +136,12 @@ def _reads_answer(method: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def _null_is_empty(data: Any) -> Any:
+    """A list answer as given; JSON ``null`` (AxonOps' empty list) as ``[]``. Nothing else
+    falsy counts as empty: an empty body or ``{}`` from a broken proxy is not "no subjects"."""
+    return [] if data is None else data
+
+
 def _names(data: Any) -> list[str]:
     if not isinstance(data, list) or not all(isinstance(item, str) for item in data):
         raise TypeError(f"expected a JSON array of names, got {_short_json(data)}")
@@ -196,7 +202,7 @@ class RegistryClient:
             params["subjectPrefix"] = prefix
         if deleted:
             params["deleted"] = "true"
-        return list(_names(self._call("GET", "/subjects", params=params) or []))
+        return list(_names(_null_is_empty(self._call("GET", "/subjects", params=params))))
 
     @_reads_answer
     def list_versions(self, subject: str, *, deleted: bool = False) -> list[int]:
@@ -208,7 +214,7 @@ class RegistryClient:
             params=params,
             context={"subject": subject},
         )
-        return sorted(_numbers(data, "a version"))
+        return sorted(_numbers(_null_is_empty(data), "a version"))
 
     @_reads_answer
     def get_version(
@@ -359,7 +365,7 @@ class RegistryClient:
         data = self._call(
             "GET", f"/schemas/ids/{int(schema_id)}/subjects", context={"schema_id": schema_id}
         )
-        return list(_names(data or []))
+        return list(_names(_null_is_empty(data)))
 
     @_reads_answer
     def get_schema_versions(self, schema_id: int) -> list[SubjectVersionRef]:
@@ -784,4 +790,7 @@ def _describe(exc: requests.exceptions.RequestException) -> str:
             break
         reason = inner
     text = str(reason)
-    return text[text.index("[Errno") :] if "[Errno" in text else text
+    if "[Errno" not in text:
+        return text
+    text = text[text.index("[Errno") :]  # "Failed to resolve 'x' ([Errno -2] ...)": the inner part
+    return text[:-1] if text.endswith(")") and text.count(")") > text.count("(") else text

@@ -235,14 +235,14 @@ def register_candidates(
             )
         except SchemacliError as err:
             created = [r for r in done if r.outcome is Outcome.REGISTERED]
-            unsure = False
+            unsure: str | None = None
             if isinstance(err, RegistryError) and may_have_registered(err):
                 stored, unsure = _stored_anyway(client, candidate)
                 if stored is not None:
                     created.append(stored)
             rollback = _roll_back(client, created)
             err.message += f" (while registering {candidate.subject} v{candidate.version}; "
-            err.message += rollback.describe(candidate if unsure else None) + ")"
+            err.message += rollback.describe(candidate if unsure else None, unsure) + ")"
             if rollback.left or unsure:
                 err.hint = rollback.hint(candidate if unsure else None)
             raise
@@ -254,17 +254,22 @@ def register_candidates(
 
 def _stored_anyway(
     client: RegistryClient, candidate: Candidate
-) -> tuple[RegisterResult | None, bool]:
+) -> tuple[RegisterResult | None, str | None]:
     """After a registration that got no answer: (the version it created, if the registry holds
-    the schema now; whether that could not be found out). ``register_schema`` looked the schema
-    up before registering, so finding it now means this run created it."""
+    the schema now; why it may still hold it although none was found, else None).
+    ``register_schema`` looked the schema up before registering, so finding it now means this
+    run created it. Not finding it proves little: the registry may still be handling the
+    request it received."""
     try:
         found = client.lookup(candidate.subject, candidate.text, references=candidate.references)
     except RegistryError:
-        return None, True
+        return None, "its registration got no answer and looking it up failed too"
     if found is None:
-        return None, False
-    return RegisterResult(candidate.subject, Outcome.REGISTERED, found.id, found.version), False
+        return None, (
+            "its registration got no answer; it was not there when looked up right after, but "
+            "the registry may still store the request it received"
+        )
+    return RegisterResult(candidate.subject, Outcome.REGISTERED, found.id, found.version), None
 
 
 @dataclass(frozen=True)
@@ -274,7 +279,7 @@ class RollBack:
     deleted: tuple[RegisterResult, ...]
     left: tuple[RegisterResult, ...]  # still registered (or only soft-deleted)
 
-    def describe(self, unsure: Candidate | None) -> str:
+    def describe(self, unsure: Candidate | None, why: str | None = None) -> str:
         """The clause appended to the error: whether the registry is as it was."""
         gone = ", ".join(_named(r) for r in self.deleted)
         if not self.left and unsure is None:
@@ -284,7 +289,9 @@ class RollBack:
                 f"the {len(self.deleted)} version(s) registered by this run were deleted "
                 f"again ({gone}): the registry is as it was"
             )
-        parts = ["the registry is NOT as it was"]
+        parts = [
+            "the registry is NOT as it was" if self.left else "the registry may not be as it was"
+        ]
         if self.deleted:
             parts.append(f"deleted again: {gone}")
         if self.left:
@@ -293,10 +300,7 @@ class RollBack:
                 + ", ".join(f"{_named(r)} (id {r.id})" for r in self.left)
             )
         if unsure is not None:
-            parts.append(
-                f"the registry MAY hold {unsure.subject} v{unsure.version}: its registration "
-                "got no answer and looking it up failed too"
-            )
+            parts.append(f"the registry MAY hold {unsure.subject} v{unsure.version}: {why}")
         return "; ".join(parts)
 
     def hint(self, unsure: Candidate | None) -> str:

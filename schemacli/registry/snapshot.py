@@ -262,10 +262,12 @@ def _local_text(path: Path) -> str | None:
     replaced, never written through.
     """
     if path.is_symlink():
+        if not path.is_file():  # dangling, a folder, a pipe (reading one could block forever)
+            return ""  # differs, so a conflict unless --force
         try:
             return path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
-            return ""  # dangling, a folder, unreadable: differs, so a conflict unless --force
+            return ""  # unreadable: differs too
     if path.is_dir():
         raise InputError(
             f"{path.name} is a directory, but pull writes a file there",
@@ -275,6 +277,12 @@ def _local_text(path: Path) -> str | None:
         )
     if not path.exists():
         return None
+    if not path.is_file():  # a pipe or a device: reading it could block forever
+        raise InputError(
+            f"{path.name} is not a regular file (a pipe or a device), but pull writes a file there",
+            location=Location(source=str(path)),
+            hint="remove it from the store (or pass another --store); nothing was written",
+        )
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
@@ -364,6 +372,10 @@ class _Transaction:
         for folder in reversed(missing):
             try:
                 folder.mkdir()
+            except FileExistsError as err:
+                if folder.is_dir():  # another pull made it meanwhile: not ours to remove
+                    continue
+                raise _os_error(err, folder, "create the folder") from None
             except OSError as err:
                 raise _os_error(err, folder, "create the folder") from None
             self.folders.append(folder)

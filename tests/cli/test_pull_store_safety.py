@@ -271,3 +271,33 @@ def test_a_config_file_that_cannot_be_written_undoes_the_store_writes(
     result = cli("pull", "--store", tmp_path / "project" / "schemas")
     assert_clean_error(result, "schemacli.toml", "permission denied")
     assert tree(tmp_path / "project") == {}
+
+
+def test_a_pipe_in_the_store_is_refused_instead_of_blocking_pull(cli, fake, tmp_path):
+    fake.add("taxi-rides-value", V1.read_text())
+    subject_dir = tmp_path / "project/schemas/subjects/taxi-rides-value"
+    subject_dir.mkdir(parents=True)
+    os.mkfifo(subject_dir / "v1.avsc")
+    result = cli("pull", "--store", tmp_path / "project" / "schemas")
+    assert_clean_error(result, "v1.avsc is not a regular file")
+    os.unlink(subject_dir / "v1.avsc")
+    os.mkfifo(tmp_path / "pipe")
+    (subject_dir / "v1.avsc").symlink_to(tmp_path / "pipe")  # through a link: a conflict
+    result = cli("pull", "--store", tmp_path / "project" / "schemas")
+    assert result.exit_code == 1, result.output
+
+
+def test_a_folder_another_pull_creates_meanwhile_is_used_not_an_error(
+    cli, fake, tmp_path, monkeypatch
+):
+    fake.add("taxi-rides-value", V1.read_text())
+    real_mkdir = Path.mkdir
+
+    def racing_mkdir(self, *args, **kwargs):  # the other pull wins the race for every folder
+        real_mkdir(self, *args, **kwargs)
+        raise FileExistsError(errno.EEXIST, "File exists", str(self))
+
+    monkeypatch.setattr(Path, "mkdir", racing_mkdir)
+    result = cli("pull", "--store", tmp_path / "project" / "schemas", "--no-levels")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "project/schemas/subjects/taxi-rides-value/v1.avsc").is_file()

@@ -136,3 +136,17 @@ def test_control_characters_in_registry_subject_names_are_escaped_in_text_output
     assert result.stdout.strip() == "evil\\x1b]0;pwned\\x07-value"
     as_json = cli("subjects", "list", "-o", "json")
     assert json.loads(as_json.stdout)["subjects"] == [{"subject": "evil\x1b]0;pwned\x07-value"}]
+    for args in (("subjects", "show"), ("config", "get"), ("subjects", "delete")):
+        shown = cli(*args, "evil\x1b]0;pwned\x07-value", *(["--yes"] if "delete" in args else []))
+        assert shown.exit_code == 0, (args, shown.output)
+        assert "\x1b" not in shown.stdout and "evil\\x1b]0;pwned\\x07-value" in shown.stdout, args
+
+
+@pytest.mark.parametrize("answer", [b"", b"{}", b"false", b"0", b'""'])
+def test_an_empty_or_falsy_subject_list_is_a_registry_error_not_no_subjects(cli, fake, answer):
+    fake.add("foo", V1.read_text())
+    for args in (("subjects", "list"), ("pull", "--store", "pulled", "--no-levels")):
+        fake.fail_next(200, answer)
+        result = cli(*args)
+        assert_registry_error(result)
+        assert "GET /subjects" in result.stderr
