@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from schemacli.config import Level
-from schemacli.errors import ConfigError, InputError, Location
+from schemacli.errors import ConfigError, InputError, Location, SchemacliError
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.history import fetch_versions, registry_level
 
@@ -350,8 +350,14 @@ def apply_pull(plan: PullPlan, levels: LevelsEdit | None = None) -> None:
             txn.commit(target, temp)
         if levels is not None:
             _write_config(levels)
-    except BaseException:
-        txn.rollback()
+    except BaseException as exc:
+        left = txn.rollback()
+        if left and isinstance(exc, SchemacliError):
+            shown = ", ".join(str(p) for p in left[:3]) + (" ..." if len(left) > 3 else "")
+            exc.message += (
+                f"; undoing the pull failed for {shown}, so the store may be half-written "
+                "(run the same pull again, with --force, or restore the store from git)"
+            )
         raise
 
 
@@ -412,8 +418,10 @@ class _Transaction:
         self.temps.remove(temp)
         self.done.append((target, before))
 
-    def rollback(self) -> None:
-        """Best effort: put back what was there, remove what this pull created."""
+    def rollback(self) -> list[Path]:
+        """Put back what was there, remove what this pull created; the paths that could not be
+        (empty when the store is as it was)."""
+        failed: list[Path] = []
         for target, before in reversed(self.done):
             try:
                 target.unlink(missing_ok=True)
@@ -422,17 +430,18 @@ class _Transaction:
                 elif isinstance(before, bytes):
                     target.write_bytes(before)
             except OSError:
-                pass
+                failed.append(target)
         for temp in self.temps:
             try:
                 temp.unlink(missing_ok=True)
             except OSError:
-                pass
+                failed.append(temp)
         for folder in reversed(self.folders):
             try:
                 folder.rmdir()
             except OSError:
-                pass
+                failed.append(folder)
+        return failed
 
 
 _WHY = {

@@ -231,6 +231,31 @@ def test_a_write_failing_half_way_undoes_what_pull_already_wrote(cli, fake, tmp_
     assert tree(tmp_path) == before  # a-value's v1 is back as it was, no temporary files left
 
 
+def test_an_undo_that_fails_too_says_the_store_may_be_half_written(
+    cli, fake, tmp_path, monkeypatch
+):
+    store = tmp_path / "project" / "schemas"
+    forced = store / "subjects/a-value/v1.avsc"
+    forced.parent.mkdir(parents=True)
+    forced.write_text(V2.read_text())
+    real_replace = os.replace
+
+    def fail_for_b(src, dst):
+        if "b-value" in str(dst):
+            monkeypatch.setattr(Path, "write_bytes", refuse)  # and the undo cannot write either
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_replace(src, dst)
+
+    def refuse(self, data):
+        raise OSError(errno.EIO, "I/O error")
+
+    monkeypatch.setattr(snapshot.os, "replace", fail_for_b)
+    fake.add("a-value", V1.read_text())
+    fake.add("b-value", V1.read_text())
+    result = cli("pull", "--store", store, "--force")
+    assert_clean_error(result, "undoing the pull failed for", "a-value/v1.avsc", "half-written")
+
+
 # ---- levels in the config file --------------------------------------------------------------
 
 
