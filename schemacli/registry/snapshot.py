@@ -22,6 +22,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import tempfile
 import tomllib
 import unicodedata
@@ -582,6 +583,10 @@ def _is_bare_key(name: str) -> bool:
     return bool(name) and all(c.isascii() and (c.isalnum() or c in "-_") for c in name)
 
 
+# `level = "FULL"  # a comment`: the indentation, and the comment after the value.
+_LEVEL_LINE = re.compile(r"""^(\s*)level\s*=\s*(?:"(?:[^"\\]|\\.)*"|'[^']*')(\s*#.*)?$""")
+
+
 def _set_level(text: str, prefix: str, subject: str, level: str) -> str:
     quoted = toml_key(subject)
     headers = {f"[{prefix}subjects.{quoted}]", f"[{prefix}subjects.{json.dumps(subject)}]"}
@@ -599,7 +604,9 @@ def _set_level(text: str, prefix: str, subject: str, level: str) -> str:
             for j in range(i + 1, end):
                 key = lines[j].split("=", 1)[0].strip()
                 if key == "level":
-                    new = f'level = "{level}"\n'
+                    old = _LEVEL_LINE.match(lines[j].rstrip("\r\n"))
+                    indent, comment = (old.group(1), old.group(2) or "") if old else ("", "")
+                    new = f'{indent}level = "{level}"{comment}\n'  # the line's comment survives
                     if lines[j].strip() == new.strip():
                         return text
                     lines[j] = new

@@ -147,3 +147,16 @@ def test_reference_flag_parses_name_subject_and_version(text, expected):
 def test_malformed_reference_flags_are_refused(text):
     with pytest.raises(ValueError):
         Reference.parse(text)
+
+
+def test_updating_a_level_keeps_the_comment_and_indentation_of_its_line(tmp_path):
+    config = tmp_path / "pyproject.toml"
+    config.write_text(
+        '[tool.schemacli.subjects."orders-value"]\n'
+        '  level = "FULL"  # agreed with payments\n'
+        'other = 1\n'
+    )
+    write_levels(config, {"orders-value": Level.FORWARD})
+    assert config.read_text().splitlines()[1] == '  level = "FORWARD"  # agreed with payments'
+    table = tomllib.loads(config.read_text())["tool"]["schemacli"]["subjects"]["orders-value"]
+    assert table == {"level": "FORWARD", "other": 1}
