@@ -140,7 +140,7 @@ def wire() -> Iterator[Callable[[Callable[[BaseHTTPRequestHandler], None]], str]
             protocol_version = "HTTP/1.1"
 
             def log_message(self, *args: object) -> None:
-                pass
+                """Quiet: the tests read the answers, not the server's request log."""
 
             def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
                 try:
