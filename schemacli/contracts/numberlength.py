@@ -14,6 +14,11 @@ import re
 
 MAX_NUMBER_LENGTH = 1000  # Jackson's default StreamReadConstraints.maxNumberLength
 _DIGITS = "0123456789"
+# Bytes with every digit kept as "0" and everything else blanked; a number of more than 1,000
+# digits has, in one of its three parts (integer, fraction, exponent), a run of at least 334.
+_ONLY_DIGITS = bytes(ord("0") if chr(byte) in _DIGITS else ord(" ") for byte in range(256))
+_LONGEST_PART_AT_LEAST = -(-(MAX_NUMBER_LENGTH + 1) // 3)  # 334
+_DIGIT_RUN = b"0" * _LONGEST_PART_AT_LEAST
 # A string (skipped: digits in it are not a number) or a number: integer part, fraction, exponent.
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|-?([0-9]+)(?:\.([0-9]*))?(?:[eE][+-]?([0-9]*))?')
 
@@ -36,8 +41,10 @@ class NumberTooLong(Exception):
 
 def number_too_long(text: str) -> tuple[int, int] | None:
     """``(digits, position)`` of the first number in JSON ``text`` longer than Java reads."""
-    if len(text) <= MAX_NUMBER_LENGTH or sum(map(text.count, _DIGITS)) <= MAX_NUMBER_LENGTH:
-        return None  # the usual cases, at C speed
+    if len(text) <= MAX_NUMBER_LENGTH:
+        return None
+    if _DIGIT_RUN not in text.encode("utf-8", "surrogatepass").translate(_ONLY_DIGITS):
+        return None  # the usual case, at C speed: no run of digits as long as one part needs
     for match in _TOKEN.finditer(text):
         whole, fraction, exponent = match.groups()
         if whole is None:  # a string

@@ -39,3 +39,14 @@ def test_digits_inside_strings_are_not_a_number():
 def test_the_first_long_number_is_the_one_reported():
     text = "[" + "1" * 1001 + ", " + "2" * 2000 + "]"
     assert number_too_long(text) == (1001, 1)
+
+
+def test_a_number_split_evenly_across_its_three_parts_is_still_found():
+    # No run of digits in it reaches 335: integer 334, fraction 334, exponent 333 digits.
+    number = "1" * 334 + "." + "1" * 334 + "e" + "1" * 333
+    assert number_too_long(schema_with(number)) == (1001, schema_with(number).index(number))
+
+
+def test_thousands_of_short_numbers_and_digits_in_names_are_not_too_long():
+    fields = ", ".join(f'{{"name": "f{i}", "type": "int", "default": {i}}}' for i in range(3000))
+    assert number_too_long(f'{{"type": "record", "name": "R", "fields": [{fields}]}}') is None
