@@ -131,6 +131,7 @@ def test_the_mapping_in_examples_is_what_migrate_plan_writes_today(example_proje
     planned = [e for e in OFFLINE_EXAMPLES if e.command.startswith("schemacli migrate plan ")]
     assert planned, "README.md has no offline `migrate plan` example"
     for example in planned:
-        out = shlex.split(example.command)[shlex.split(example.command).index("--out") + 1]
+        words = shlex.split(example.command)
+        out = words[words.index("--out") + 1]
         assert run(example.command, example_project).returncode == 0
         assert (example_project / out).read_text() == (ROOT / out).read_text(), example
