@@ -69,9 +69,16 @@ def kafka_jars() -> list[Path]:
     return maven_copy("kafka", KAFKA_POM, KAFKA_JARS)
 
 
-def _cluster_id() -> str:
-    # Kafka's Uuid text form: URL-safe base64 of 16 random bytes without padding.
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+def cluster_id() -> str:
+    """A KRaft cluster id in Kafka's Uuid text form (URL-safe base64 of 16 bytes, no padding).
+
+    Like Kafka's own ``Uuid.randomUuid``, an id that begins with ``-`` is drawn again: the
+    storage tool's argument parser would read it as an option (about one id in 64).
+    """
+    while True:
+        text = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+        if not text.startswith("-"):
+            return text
 
 
 def server_properties(*, port: int, controller_port: int, data_dir: Path) -> str:
@@ -137,7 +144,9 @@ def start_kafka(workdir: Path, *, detach: bool = False, port: int | None = None)
 
     formatting = spawn(
         "kafka-storage",
-        [*jvm, "kafka.tools.StorageTool", "format", "-t", _cluster_id(), "-c", str(config)],
+        # `--cluster-id=ID` in one word: the id can never be taken for an option.
+        [*jvm, "kafka.tools.StorageTool", "format", f"--cluster-id={cluster_id()}"]
+        + ["-c", str(config)],
         log=log,
         cwd=workdir,
     )
