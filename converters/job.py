@@ -20,9 +20,9 @@ bytes as value, the original key and headers, plus ``schemacli.error``, ``schema
 marker, so that a repaired dead letter can be replayed). One query writes both topics (a
 ``topic`` column per row), so one checkpoint covers both and a restart resumes both together.
 
-Counts (in, converted, dead-lettered, skipped) are Spark observed metrics; a listener folds them,
-per batch id (a batch replayed after a crash is counted once), into ``<state-dir>/progress.json``,
-which ``schemacli migrate status`` reads.
+Counts (in, converted, dead-lettered, skipped) are Spark observed metrics; the driver's main
+thread folds them, per batch id (a batch replayed after a crash is counted once), into
+``<state-dir>/progress.json`` (``converters.progress``), which ``schemacli migrate status`` reads.
 """
 
 from __future__ import annotations
@@ -31,13 +31,12 @@ import argparse
 import json
 import os
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from converters.progress import KINDS, METRICS, ProgressFile, follow
 from converters.provenance import MARKER_HEADER, TOMBSTONE
-from converters.statefile import read_state
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -46,8 +45,6 @@ SOURCE_HEADER = "schemacli.source"  # a dead letter's position (a converted one:
 TIMESTAMP_HEADER = "schemacli.source-timestamp"  # a dead letter's timestamp
 ERROR_HEADER = "schemacli.error"
 STAGE_HEADER = "schemacli.error-stage"
-METRICS = "schemacli_converter"
-KINDS = ("converted", "dead_letter", "skipped", "tombstone")
 SOURCE_VALUE = "source_value"  # the v2 message's bytes, carried to the dead letter
 SKIP = "already_converted"  # the message carries MARKER_HEADER: skip it (the loop guard)
 KEY_OUT = "v1_key"  # the key written to v1: converted when the mapping has `key:`, else copied
@@ -312,38 +309,6 @@ def _convert_keys(rows: DataFrame, key: Any, reg: RegistryPlan) -> DataFrame:
 
 
 # ---------------------------------------------------------------------------------------------
-# Progress file
-
-
-class ProgressFile:
-    """Folds per-batch observed metrics into totals, once per batch id, in ``progress.json``."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.data: dict[str, Any] = {"totals": {"in": 0, **{k: 0 for k in KINDS}}, "last_batch": -1}
-        self.data.update(read_state(path))
-
-    def record(self, progress: dict[str, Any]) -> None:
-        batch = int(progress.get("batchId", -1))
-        metrics = (progress.get("observedMetrics") or {}).get(METRICS) or {}
-        if batch > int(self.data.get("last_batch", -1)) and metrics:
-            for key in self.data["totals"]:
-                self.data["totals"][key] += int(metrics.get(key) or 0)
-            self.data["last_batch"] = batch
-        self.data.update(
-            updated=time.time(),
-            input_rows_per_second=progress.get("inputRowsPerSecond"),
-            processed_rows_per_second=progress.get("processedRowsPerSecond"),
-            last_progress={
-                k: progress.get(k) for k in ("batchId", "numInputRows", "timestamp", "sources")
-            },
-        )
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.data, indent=2, default=str))
-        os.replace(tmp, self.path)
-
-
-# ---------------------------------------------------------------------------------------------
 # Entry point
 
 
@@ -440,7 +405,6 @@ def run(
     kafka: dict[str, str],
 ) -> int:
     from pyspark.sql import SparkSession
-    from pyspark.sql.streaming import StreamingQueryListener
 
     state = progress.path.parent
     (state / "driver.pid").write_text(str(os.getpid()))  # `migrate stop` sends SIGTERM here
@@ -448,31 +412,6 @@ def run(
         f"schemacli-migrate {mapping.source.topic}->{mapping.target.topic}"
     ).getOrCreate()
     apply_sql_defaults(spark)
-
-    class Listener(StreamingQueryListener):
-        def onQueryStarted(self, event: Any) -> None:
-            print(f"converter started: query {event.id}", file=sys.stderr, flush=True)
-
-        def onQueryProgress(self, event: Any) -> None:
-            p = json.loads(event.progress.json)
-            progress.record(p)
-            t = progress.data["totals"]
-            print(
-                f"batch {p.get('batchId')}: in {t['in']} converted {t['converted']} "
-                f"dead-lettered {t['dead_letter']} skipped {t['skipped']}",
-                file=sys.stderr,
-                flush=True,
-            )
-
-        def onQueryIdle(self, event: Any) -> None:
-            pass
-
-        def onQueryTerminated(self, event: Any) -> None:
-            print(
-                f"converter stopped{': ' + event.exception if event.exception else ''}",
-                file=sys.stderr,
-                flush=True,
-            )
 
     reader = (
         spark.readStream.format("kafka")
@@ -502,7 +441,6 @@ def run(
         )
         print(error_text(err), file=sys.stderr, flush=True)
         return int(err.exit_code)
-    spark.streams.addListener(Listener())
     writer = (
         out.writeStream.format("kafka")
         .option("kafka.bootstrap.servers", args.bootstrap)
@@ -521,6 +459,13 @@ def run(
     (state / "query.json").write_text(
         json.dumps({"id": str(query.id), "run_id": str(query.runId), "checkpoint": args.checkpoint})
     )
+    print(f"converter started: query {query.id}", file=sys.stderr, flush=True)
+    return watch(query, progress)
+
+
+def watch(query: Any, progress: ProgressFile) -> int:
+    """Wait for the query, recording each finished batch from this (the main) thread, until it
+    ends or SIGTERM asks it to stop after the batch in flight. Returns the job's exit code."""
     import signal
     import threading
 
@@ -533,16 +478,20 @@ def run(
         stopping.set()
 
     signal.signal(signal.SIGTERM, _stop)
+    failure = None
     try:
         while not query.awaitTermination(1):
+            follow(query, progress)
             if stopping.is_set():
                 query.stop()  # waits for the batch in flight; its offsets are committed
                 break
     except Exception as exc:  # the query's own failure: say it in one line, exit non-zero
-        print(f"converter failed: {str(exc).splitlines()[0]}", file=sys.stderr, flush=True)
+        failure = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    follow(query, progress)  # the batches that ended with the query: counted before we exit
+    if failure is not None:
+        print(f"converter failed: {failure}", file=sys.stderr, flush=True)
         return 1
-    finally:
-        time.sleep(0.5)  # let the listener write the last progress event
+    print("converter stopped", file=sys.stderr, flush=True)
     return 0
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from converters.deploy import status
-from converters.job import ProgressFile
+from converters.progress import ProgressFile
 from converters.statefile import read_state
 from schemacli.errors import ExitCode, InputError
 
