@@ -26,6 +26,7 @@ def _pair_files(tmp_path: Path, count: int) -> list[tuple[Path, Path]]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("output", FORMATS)
 def test_every_renderer_takes_every_finding_of_generated_pairs(tmp_path, output):
     runner = CliRunner()
@@ -54,6 +55,7 @@ def test_every_renderer_takes_every_finding_of_generated_pairs(tmp_path, output)
         } <= kinds
 
 
+@pytest.mark.slow
 def test_plan_validate_and_ddl_take_every_generated_schema_without_a_crash(tmp_path):
     # The planner, the validator's fastavro dry run and the Spark DDL meet every construct the
     # generator makes (unions, logical types fastavro refuses, recursion, renamed types, ...):

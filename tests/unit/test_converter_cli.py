@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from converters.mapping import load
 from schemacli.app import app
+from tests.extras import require
 
 ROOT = Path(__file__).resolve().parents[2]
 V2 = str(ROOT / "schemas/migration/taxi-ride-v2-breaking.avsc")
@@ -74,6 +75,7 @@ def test_validate_of_a_broken_mapping_file_exits_2_with_line_and_column(tmp_path
 
 
 def test_deploy_dry_run_prints_the_command_without_credentials(tmp_path: Path):
+    require("pyspark", "spark")  # the dry run names pyspark's own spark-submit
     r = runner.invoke(
         app,
         [

@@ -10,11 +10,13 @@ import pytest
 from converters.mapping import load
 from converters.sampling import read_samples
 from schemacli.errors import ExitCode, NetworkError
+from tests.extras import require
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples/mappings/taxi-ride-v2-to-v1.yaml"
 
 
 def test_an_unreachable_broker_is_a_network_error_with_a_hint_and_no_client_log(capfd):
+    require("confluent_kafka", "kafka")
     with pytest.raises(NetworkError) as caught:
         read_samples("127.0.0.1:1", load(EXAMPLE), None, 5, timeout=1.0)
     err = caught.value

@@ -11,7 +11,11 @@ from pathlib import Path
 import pytest
 
 from schemacli.errors import InputError, NetworkError, RegistryError, UsageError
-from spark_avro.reader import SchemaCache, resolve_schemas
+from tests.extras import require
+
+require("pyspark", "spark")  # spark_avro is the spark extra's package
+
+from spark_avro.reader import SchemaCache, resolve_schemas  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 V1 = (ROOT / "schemas/subjects/taxi-rides-value/v1.avsc").read_text()

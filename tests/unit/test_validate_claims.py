@@ -20,6 +20,8 @@ import avro.schema
 import fastavro
 import pytest
 
+from tests.extras import require
+
 WARN = Path(__file__).resolve().parents[1] / "fixtures" / "avsc" / "warn"
 
 
@@ -197,7 +199,7 @@ public class Claims {
 def java_verdicts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, str]]:
     if not shutil.which("javac"):
         pytest.fail("javac is needed for the Java claims (install a JDK)")
-    jars = Path(__import__("pyspark").__file__).parent / "jars"
+    jars = Path(require("pyspark", "spark").__file__).parent / "jars"
     wanted = ("avro-1", "jackson-core-", "jackson-databind-", "jackson-annotations-", "slf4j-api-")
     classpath = [
         str(j)
