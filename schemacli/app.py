@@ -75,6 +75,9 @@ def _report(ctx: click.Context, err: SchemacliError) -> None:
         click.echo(error_junit(err, ctx.invoked_subcommand or "schemacli"))
     elif output == "github":
         click.echo(error_github(err))
+    elif output in ("sarif", "gitlab"):
+        module = importlib.import_module(f"schemacli.output.{output}")
+        click.echo(module.error_document(err), nl=False)
 
 
 app = typer.Typer(

@@ -26,7 +26,8 @@ Output = Annotated[
     typer.Option(
         "--output",
         "-o",
-        help="Result format: text for people; json for machines; junit / github for CI reports.",
+        help="Result format: text for people; json for machines; junit / github for CI reports; "
+        "sarif for code scanning; gitlab for GitLab code quality.",
         callback=_remember_output,
         case_sensitive=False,
     ),

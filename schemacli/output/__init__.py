@@ -1,4 +1,4 @@
-"""Renderers: one per format (text, json, junit, github) over the same report of findings.
+"""Renderers: one per format (text, json, junit, github, sarif, gitlab) over the same findings.
 
 ``check``, ``diff`` and ``gate`` results are turned into one ``Report`` (cases with findings,
 plus a diff's changes); each renderer is a function ``render(report) -> str``. Errors that stop a
@@ -27,6 +27,8 @@ class OutputFormat(StrEnum):
     json = "json"
     junit = "junit"
     github = "github"
+    sarif = "sarif"
+    gitlab = "gitlab"
 
 
 class TextOrJson(StrEnum):

@@ -1,0 +1,69 @@
+"""GitLab code quality (``artifacts: reports: codequality:``): a JSON array, one issue a finding.
+
+GitLab reads a subset of the Code Climate issue format: ``description``, ``check_name`` (our
+kind), ``fingerprint`` (stable across runs: kind, place and message, not the line, so an
+unrelated edit above a finding does not make it "new"), ``severity`` (error -> major, warning ->
+minor, a diff's change -> info) and ``location`` (``path`` and ``positions.begin`` line/column;
+``lines.begin`` 1 where a finding has no line). GitLab publishes no JSON schema for it: the tests
+validate against one written from GitLab's documentation (tests/fixtures/gitlab-codequality.json).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from schemacli.contracts.findings import Finding, Severity
+from schemacli.errors import Location, SchemacliError
+from schemacli.output import Report
+
+
+def _location(location: Location) -> dict[str, Any]:
+    path = (location.source or ".").replace("\\", "/")
+    if location.line is None:
+        return {"path": path, "lines": {"begin": 1}}
+    begin = {"line": location.line}
+    if location.column is not None:
+        begin["column"] = location.column
+    return {"path": path, "positions": {"begin": begin}}
+
+
+def _fingerprint(*parts: str | None) -> str:
+    return hashlib.sha256("\0".join(p or "" for p in parts).encode()).hexdigest()[:32]
+
+
+def _issue(description: str, kind: str, severity: str, location: Location, *extra: str | None):
+    return {
+        "type": "issue",
+        "description": description,
+        "check_name": kind,
+        "fingerprint": _fingerprint(kind, location.source, location.pointer, description, *extra),
+        "severity": severity,
+        "location": _location(location),
+    }
+
+
+def _finding(finding: Finding) -> dict[str, Any]:
+    pointer = finding.location.pointer
+    where = f" (at {pointer or '/'})" if pointer is not None else ""
+    hint = f"; hint: {finding.hint}" if finding.hint else ""
+    severity = "major" if finding.severity is Severity.ERROR else "minor"
+    return _issue(
+        f"{finding.message}{where}{hint}", finding.kind, severity, finding.location, finding.subject
+    )
+
+
+def render(report: Report) -> str:
+    """The report's findings (and a diff's changes, as info) as a code quality JSON array."""
+    issues = [_finding(f) for f in dict.fromkeys(report.findings)]
+    issues += [_issue(c.message, c.kind, "info", c.location) for c in report.changes]
+    return json.dumps(issues, indent=2, ensure_ascii=False) + "\n"
+
+
+def error_document(err: SchemacliError) -> str:
+    """A one-issue report (severity blocker) for a command that could not run at all."""
+    from schemacli.output.errors import error_text
+
+    issue = _issue(error_text(err), type(err).__name__, "blocker", err.location or Location())
+    return json.dumps([issue], indent=2, ensure_ascii=False) + "\n"

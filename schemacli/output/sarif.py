@@ -1,0 +1,150 @@
+"""SARIF 2.1.0 for GitHub code scanning (and any SARIF viewer): one result per finding.
+
+One run, tool ``schemacli``; one rule per finding kind that occurs (rule id = our kind); each
+result at the file and line:col of the finding, with the JSON pointer as a logical location. A
+source that is not a file (a registry's ``subject:version``, ``<stdin>``) has only the logical
+location. A diff's changes are ``note`` results. Validated against the OASIS schema in
+tests/cli/test_sarif_gitlab_cli.py.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from schemacli.contracts.findings import Finding, Severity
+from schemacli.errors import Location, SchemacliError
+from schemacli.output import Report, to_jsonable
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def is_file(source: str | None) -> bool:
+    """Whether a finding's source names a file (not ``subject:version``, not ``<stdin>``)."""
+    if not source or source.startswith("<") or "://" in source:
+        return False
+    return "/" in source or source.endswith((".avsc", ".json", ".yaml", ".yml"))
+
+
+def _locations(location: Location) -> list[dict[str, Any]]:
+    where: dict[str, Any] = {}
+    if is_file(location.source):
+        physical: dict[str, Any] = {
+            "artifactLocation": {"uri": location.source.replace("\\", "/")}  # type: ignore[union-attr]
+        }
+        if location.line is not None:
+            region: dict[str, Any] = {"startLine": location.line}
+            if location.column is not None:
+                region["startColumn"] = location.column
+            physical["region"] = region
+        where["physicalLocation"] = physical
+    logical = []
+    if location.source and not is_file(location.source):
+        logical.append({"name": location.source, "kind": "resource"})
+    if location.pointer is not None:
+        logical.append({"fullyQualifiedName": location.pointer or "/", "kind": "element"})
+    if logical:
+        where["logicalLocations"] = logical
+    return [where] if where else []
+
+
+def _rule(kind: str) -> dict[str, Any]:
+    # Each result carries its own message and hint, with the values involved.
+    return {
+        "id": kind,
+        "name": "".join(part.capitalize() for part in kind.split("_")),
+        "shortDescription": {"text": kind.replace("_", " ").capitalize()},
+    }
+
+
+def _result(finding: Finding, rule_index: int) -> dict[str, Any]:
+    message = finding.message + (f"\nhint: {finding.hint}" if finding.hint else "")
+    properties = {
+        key: value
+        for key, value in (
+            ("subject", finding.subject),
+            ("pointer", finding.location.pointer),
+            ("hint", finding.hint),
+            ("old", to_jsonable(finding.old)),
+            ("new", to_jsonable(finding.new)),
+        )
+        if value is not None
+    }
+    result: dict[str, Any] = {
+        "ruleId": finding.kind,
+        "ruleIndex": rule_index,
+        "level": "error" if finding.severity is Severity.ERROR else "warning",
+        "message": {"text": message},
+        "locations": _locations(finding.location),
+    }
+    if properties:
+        result["properties"] = properties
+    return result
+
+
+def _document(run: dict[str, Any]) -> str:
+    return json.dumps({"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}, indent=2) + "\n"
+
+
+def _driver(rules: list[dict[str, Any]]) -> dict[str, Any]:
+    from schemacli import __version__
+
+    return {
+        "driver": {
+            "name": "schemacli",
+            "version": __version__,
+            "rules": rules,
+        }
+    }
+
+
+def render(report: Report) -> str:
+    """The report as one SARIF 2.1.0 log: findings as results, a diff's changes as notes."""
+    entries: list[Finding] = list(dict.fromkeys(report.findings))
+    kinds = list(dict.fromkeys([f.kind for f in entries] + [c.kind for c in report.changes]))
+    index = {kind: i for i, kind in enumerate(kinds)}
+    results = [_result(f, index[f.kind]) for f in entries]
+    results += [
+        {
+            "ruleId": change.kind,
+            "ruleIndex": index[change.kind],
+            "level": "note",
+            "kind": "informational",
+            "message": {"text": change.message},
+            "locations": _locations(change.location),
+        }
+        for change in report.changes
+    ]
+    run = {
+        "tool": _driver([_rule(kind) for kind in kinds]),
+        "results": results,
+        "invocations": [{"executionSuccessful": True}],
+        "properties": {"command": report.command, "title": report.title, "verdict": report.verdict},
+    }
+    return _document(run)
+
+
+def error_document(err: SchemacliError) -> str:
+    """A SARIF log for a command that could not run: no results, the error as a notification."""
+    from schemacli.output.errors import error_text
+
+    notification: dict[str, Any] = {
+        "level": "error",
+        "message": {"text": error_text(err)},
+        "descriptor": {"id": type(err).__name__},
+    }
+    locations = _locations(err.location) if err.location is not None else []
+    if locations:
+        notification["locations"] = locations
+    run = {
+        "tool": _driver([]),
+        "results": [],
+        "invocations": [
+            {
+                "executionSuccessful": False,
+                "exitCode": int(err.exit_code),
+                "toolExecutionNotifications": [notification],
+            }
+        ],
+    }
+    return _document(run)
