@@ -22,7 +22,14 @@ from schemacli.output import OutputFormat, check_report, diff_report, gate_repor
 from schemacli.output.github import escape_data, escape_property
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "output"
-EXTENSIONS = {"text": "txt", "json": "json", "junit": "xml", "github": "log"}
+EXTENSIONS = {
+    "text": "txt",
+    "json": "json",
+    "junit": "xml",
+    "github": "log",
+    "sarif": "sarif",
+    "gitlab": "gitlab.json",
+}
 
 V3 = "schemas/subjects/taxi-rides-value/v3.avsc"
 TYPE_MISMATCH = Finding(
