@@ -87,7 +87,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,  # credentials can live in locals
     rich_markup_mode=None,  # Avro JSON is full of [ ]: never let rich interpret it
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 

@@ -1,0 +1,77 @@
+"""The pre-commit hooks in .pre-commit-hooks.yaml, run as a user's repository would run them.
+
+``pre-commit try-repo`` installs this checkout into pre-commit's own environment (as a
+``repo:`` entry in a user's .pre-commit-config.yaml does) and runs a hook in a temporary git
+repository holding a good and a bad schema.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PRE_COMMIT = Path(sys.executable).parent / "pre-commit"
+GOOD = ROOT / "schemas/subjects/taxi-rides-value/v1.avsc"
+BAD = ROOT / "tests/fixtures/avsc/bad/duplicate_field.avsc"
+
+pytestmark = pytest.mark.slow  # pre-commit builds an environment with schemacli in it
+
+
+@pytest.fixture(scope="module")
+def pre_commit_home(tmp_path_factory):
+    # One environment for the module: pre-commit caches it by repository and revision.
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+@pytest.fixture
+def user_repo(tmp_path):
+    repo = tmp_path / "user-repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    return repo
+
+
+def try_repo(repo: Path, home: Path, hook: str) -> subprocess.CompletedProcess:
+    assert PRE_COMMIT.exists(), "pre-commit is part of the dev extra"
+    env = {"PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin", "HOME": str(home)}
+    env["PRE_COMMIT_HOME"] = str(home)
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    return subprocess.run(
+        [str(PRE_COMMIT), "try-repo", str(ROOT), hook, "--all-files", "--color", "never"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_the_validate_hook_passes_good_schemas_and_fails_on_a_bad_one(user_repo, pre_commit_home):
+    shutil.copy(GOOD, user_repo / "ride.avsc")
+    (user_repo / "notes.txt").write_text("not a schema: the hook leaves it alone\n")
+    passed = try_repo(user_repo, pre_commit_home, "schemacli-validate")
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "schemacli validate" in passed.stdout and "Passed" in passed.stdout
+
+    shutil.copy(BAD, user_repo / "broken.avsc")
+    failed = try_repo(user_repo, pre_commit_home, "schemacli-validate")
+    assert failed.returncode == 1
+    assert "Failed" in failed.stdout
+    assert "broken.avsc" in failed.stdout and "DUPLICATE_FIELD" in failed.stdout
+
+
+def test_the_gate_hook_refuses_a_version_that_breaks_its_subject(user_repo, pre_commit_home):
+    shutil.copytree(ROOT / "schemas", user_repo / "schemas")
+    passed = try_repo(user_repo, pre_commit_home, "schemacli-gate")
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+
+    breaking = ROOT / "schemas/migration/taxi-ride-v2-breaking.avsc"
+    shutil.copy(breaking, user_repo / "schemas/subjects/taxi-rides-value/v3.avsc")
+    failed = try_repo(user_repo, pre_commit_home, "schemacli-gate")
+    assert failed.returncode == 1
+    assert "TYPE_MISMATCH" in failed.stdout and "taxi-rides-value" in failed.stdout
