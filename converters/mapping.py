@@ -696,7 +696,7 @@ def _inline_schema(mapping: Mapping, side: str, js: Any) -> Any:
 
 def _supported(mapping: Mapping, side: str, js: Any, where: Any) -> None:
     """The schema is a record the converter can handle (not a primitive, not recursive)."""
-    from converters.types import view
+    from converters.schemaview import view
 
     label = side_label(mapping, side)
     try:

@@ -13,8 +13,8 @@ from dataclasses import replace
 from typing import Any
 
 from converters.mapping import FORMAT_VERSION, Conversion, Endpoint, Mapping, Policy, Rule
+from converters.schemaview import AvroField, AvroType, same_type, view
 from converters.sql import PROMOTIONS
-from converters.types import AvroField, AvroType, same_type, view
 from schemacli.errors import InputError, Location
 
 NUMERIC = ("int", "long", "float", "double")

@@ -271,7 +271,7 @@ def validate_command(
     Exit codes: 0 deployable, 1 not deployable (each problem named), 2 input error,
     3 registry or network error.
     """
-    from converters.validate import validate
+    from converters.mapcheck import validate
 
     mapping = _load_mapping(conn, mapping_file)
     samples = origin = None
