@@ -522,6 +522,7 @@ def deploy_command(
     2 usage or input error, 3 registry error.
     """
     from converters import deploy
+    from converters.statefile import default_state_dir
     from converters.transform import compiled_or_fail
 
     mapping = _load_mapping(conn, mapping_file)
@@ -548,7 +549,7 @@ def deploy_command(
         mapping_path=mapping_file,
         bootstrap=bootstrap,
         registry_url=reg.url,
-        state_dir=state_dir or deploy.default_state_dir(mapping),
+        state_dir=state_dir or default_state_dir(mapping),
         master=master,
         checkpoint=checkpoint,
         jars=tuple(j for j in (jars or "").split(",") if j),
@@ -591,13 +592,13 @@ def deploy_command(
 
 
 def _state(mapping_file: Path | None, state_dir: Path | None) -> tuple[Path, Any]:
-    from converters import deploy
     from converters.mapping import load
+    from converters.statefile import default_state_dir
 
     if mapping_file is None and state_dir is None:
         raise UsageError("give the mapping file or --state-dir")
     mapping = load(mapping_file, load_schemas=False) if mapping_file else None
-    return state_dir or deploy.default_state_dir(mapping), mapping
+    return state_dir or default_state_dir(mapping), mapping
 
 
 def status_command(
@@ -613,11 +614,11 @@ def status_command(
 
     Exit codes: 0 reported, 2 no such deployment, 3 Kafka unreachable.
     """
-    from converters import deploy
+    from converters.status import status
 
     sdir, mapping = _state(mapping_file, state_dir)
     topic = mapping.source.topic if mapping else None
-    st = deploy.status(sdir, topic=topic, bootstrap=bootstrap)
+    st = status(sdir, topic=topic, bootstrap=bootstrap)
     if is_json(output):
         emit_json(st)
         raise typer.Exit(ExitCode.OK)
@@ -672,10 +673,10 @@ def stop_command(
     Exit codes: 0 stopped or not running, 1 had to be killed, 2 usage error, no converter
     state in the state dir, or a corrupt or stale pid file.
     """
-    from converters import deploy
+    from converters.stop import stop
 
     sdir, _ = _state(mapping_file, state_dir)
-    result = deploy.stop(sdir, timeout=timeout)
+    result = stop(sdir, timeout=timeout)
     if result.how == "not running":
         click.echo(f"converter {sdir}: not running")
     else:
