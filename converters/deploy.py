@@ -28,6 +28,7 @@ import zipfile
 from collections.abc import Mapping as AnyMapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from converters import jobprocess
 from converters.mapping import Mapping, to_dict
@@ -437,3 +438,50 @@ def _refuse_if_running(state_dir: Path) -> None:
             f"a converter from {state_dir} is already running (pid {proc.submit})",
             hint="Stop it with `schemacli migrate stop`, or use another --state-dir.",
         )
+
+
+def check_deployable(mapping: Mapping) -> None:
+    """Raise UsageError when a side of ``mapping`` lacks the ``topic`` or ``subject`` the job
+    needs, CheckFailed when the mapping (or its key's) does not compile to deployable SQL."""
+    from converters.transform import compiled_or_fail
+
+    for side in ("source", "target"):
+        ep = getattr(mapping, side)
+        if not ep.topic or not ep.subject:
+            raise UsageError(
+                f"the mapping's {side} needs `topic:` and `subject:` to deploy",
+                location=mapping.location(f"/{side}"),
+                hint="The job reads ids from the registry subject and topics from Kafka.",
+            )
+    compiled_or_fail(mapping)
+    if mapping.key is not None:
+        compiled_or_fail(mapping.key)
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """What ``deploy`` did: the spark-submit command, the names of the credential variables it
+    sees, and the launched job (None for a dry run, which writes and starts nothing)."""
+
+    command: list[str]
+    secret_names: list[str]
+    launched: Launched | None = None
+
+
+def deploy(
+    cfg: DeployConfig, mapping: Mapping, client: Any, *, dry_run: bool = False, detach: bool = False
+) -> Deployment:
+    """Check ``cfg``, check that v1 is registered (``client``; not for a dry run), write the state
+    directory and run spark-submit (detached: returns once it started). Raises UsageError /
+    InputError for settings, CheckFailed when v1 is not registered, RegistryError."""
+    cfg.check()
+    if not dry_run:
+        from converters.job import resolve_registry
+
+        resolve_registry(mapping, client)  # fails now, clearly, if v1 is not registered
+    files = prepare(cfg, mapping, write=not dry_run)  # a dry run writes nothing
+    cmd = build_command(cfg, files)
+    secret_names = secret_env_names(child_env(cfg))
+    if dry_run:
+        return Deployment(cmd, secret_names)
+    return Deployment(cmd, secret_names, launch(cfg, cmd, detach=detach))
