@@ -1,4 +1,6 @@
-"""Operate the converter job: build and run the spark-submit command, report status, stop it.
+"""Deploy the converter job: check its settings, build and run the spark-submit command.
+
+Stopping it is ``converters.stop``, its status ``converters.status``.
 
 The state of one deployment lives in a state directory (default
 ``.schemacli/migrate/<v2 topic>--<v1 topic>``): the resolved mapping (schemas inline, so the
@@ -19,7 +21,6 @@ import os
 import re
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -30,11 +31,10 @@ from pathlib import Path
 from typing import Any
 
 from converters import jobprocess
-from converters.clientlog import KAFKA_LOGGER
 from converters.mapping import Mapping, to_dict
-from converters.statefile import loads, read_state
+from converters.statefile import loads, local_checkpoint, read_state, whole
+from converters.stop import stop
 from schemacli.errors import InputError, Location, UsageError
-from schemacli.textfile import read_utf8
 
 SPARK_VERSION = "4.0.1"
 PACKAGES = (
@@ -44,21 +44,6 @@ PACKAGES = (
 BUNDLED = ("converters", "spark_avro", "schemacli")
 SECRET_ENV_PREFIXES = ("SCHEMACLI_REGISTRY_",)
 MASTER = re.compile(r"^(local(\[(\d+|\*)(,\d+)?\])?|yarn|(k8s|spark|mesos)://\S+)$")
-
-
-def default_state_dir(mapping: Mapping, base: Path | None = None) -> Path:
-    """``<base>/<v2 topic>--<v1 topic>``; topics are checked first (a path is built of them)."""
-    from schemacli.topics import TOPIC_HINT, topic_problem
-
-    for topic in (mapping.source.topic, mapping.target.topic):
-        problem = topic_problem(topic) if topic is not None else None
-        if problem is not None:
-            raise UsageError(
-                f"invalid topic name: {topic!r} {problem}",
-                hint=f"{TOPIC_HINT} Or pass --state-dir.",
-            )
-    base = base or Path(".schemacli") / "migrate"
-    return base / f"{mapping.source.topic or 'v2'}--{mapping.target.topic or 'v1'}"
 
 
 @dataclass(frozen=True)
@@ -208,7 +193,7 @@ def starting_offsets_problem(value: str) -> str | None:
         for part, offset in parts.items():
             if not (part.isascii() and part.isdigit()):
                 return f"partition {part!r} of {topic!r} is not a number"
-            if not _whole(offset) or offset < -2:
+            if not whole(offset) or offset < -2:
                 return f"offset {json.dumps(offset)} of {topic!r}/{part} is not an offset >= -2"
     return None
 
@@ -455,317 +440,48 @@ def _refuse_if_running(state_dir: Path) -> None:
         )
 
 
-@dataclass(frozen=True)
-class Stopped:
-    pid: int | None
-    how: str  # "not running" | "stopped" | "killed"
-    seconds: float
+def check_deployable(mapping: Mapping) -> None:
+    """Raise UsageError when a side of ``mapping`` lacks the ``topic`` or ``subject`` the job
+    needs, CheckFailed when the mapping (or its key's) does not compile to deployable SQL."""
+    from converters.transform import compiled_or_fail
 
-
-# What a deployment leaves in its state directory (any one of them means there is one).
-STATE_FILES = ("deploy.json", "progress.json", "submit.pid", "driver.pid", "checkpoint")
-
-
-def _no_state(state_dir: Path) -> InputError:
-    if state_dir.is_dir():
-        return InputError(
-            f"no converter state in {str(state_dir)!r}: the directory holds none of "
-            f"{', '.join(STATE_FILES)}",
-            hint="Pass the --state-dir the converter was deployed with (or the mapping file), "
-            "or deploy one with `schemacli migrate deploy`.",
-        )
-    return InputError(
-        f"no converter state in {str(state_dir)!r}",
-        hint="Deploy one with `schemacli migrate deploy`, or pass the --state-dir it used.",
-    )
-
-
-def _has_state(state_dir: Path) -> bool:
-    return state_dir.is_dir() and any((state_dir / name).exists() for name in STATE_FILES)
-
-
-class StalePidFile(InputError):
-    """``submit.pid`` names a live process that is not the converter: nothing is signalled."""
-
-
-def stop(state_dir: Path, *, timeout: float = 60.0) -> Stopped:
-    """SIGTERM the job's driver (it stops the query after the current batch, committing it), wait
-    up to ``timeout`` s for spark-submit to exit, then SIGKILL its process group.
-
-    Only a process that checks out as this converter is signalled (``converters.jobprocess``):
-    a corrupt pid file is an InputError, a pid now used by another process a StalePidFile.
-    """
-    if not _has_state(state_dir):
-        raise _no_state(state_dir)
-    proc = jobprocess.find(state_dir, read_state(state_dir / "deploy.json"))
-    pid_file = state_dir / jobprocess.SUBMIT_PID
-    if proc.stale is not None:
-        raise StalePidFile(
-            f"stale pid file: {proc.stale}; nothing was signalled",
-            location=Location(source=str(pid_file)),
-            hint=f"The converter is not running under that pid: delete {pid_file} (and "
-            f"{jobprocess.DRIVER_PID} next to it). If a converter still runs, find it with "
-            "`ps` and stop it by hand.",
-        )
-    start = time.monotonic()
-    submit = proc.submit
-    if submit is None or not proc.running:
-        for p in (jobprocess.SUBMIT_PID, jobprocess.DRIVER_PID):
-            (state_dir / p).unlink(missing_ok=True)
-        return Stopped(submit, "not running", 0.0)
-    os.kill(proc.driver if proc.driver is not None else submit, signal.SIGTERM)
-    while time.monotonic() - start < timeout:
-        if not jobprocess.alive(submit):
-            break
-        time.sleep(0.2)
-    how = "stopped"
-    if jobprocess.alive(submit):
-        try:
-            # spark-submit leads its own group (checked by jobprocess.find): never another's
-            if os.getpgid(submit) == submit:
-                os.killpg(submit, signal.SIGKILL)
-            else:
-                os.kill(submit, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        how = "killed"
-    for p in (jobprocess.SUBMIT_PID, jobprocess.DRIVER_PID):
-        (state_dir / p).unlink(missing_ok=True)
-    return Stopped(submit, how, round(time.monotonic() - start, 1))
-
-
-# ---------------------------------------------------------------------------------------------
-# Status
+    for side in ("source", "target"):
+        ep = getattr(mapping, side)
+        if not ep.topic or not ep.subject:
+            raise UsageError(
+                f"the mapping's {side} needs `topic:` and `subject:` to deploy",
+                location=mapping.location(f"/{side}"),
+                hint="The job reads ids from the registry subject and topics from Kafka.",
+            )
+    compiled_or_fail(mapping)
+    if mapping.key is not None:
+        compiled_or_fail(mapping.key)
 
 
 @dataclass(frozen=True)
-class PartitionStatus:
-    topic: str
-    partition: int
-    end_offset: int | None  # the v2 topic's high watermark (None without --bootstrap)
-    committed: int | None  # next offset the job will read, from its last committed batch
-    lag: int | None
+class Deployment:
+    """What ``deploy`` did: the spark-submit command, the names of the credential variables it
+    sees, and the launched job (None for a dry run, which writes and starts nothing)."""
+
+    command: list[str]
+    secret_names: list[str]
+    launched: Launched | None = None
 
 
-@dataclass(frozen=True)
-class Status:
-    state_dir: str
-    running: bool
-    pid: int | None
-    checkpoint: str
-    last_committed_batch: int | None
-    partitions: tuple[PartitionStatus, ...]
-    totals: dict[str, int]
-    input_rows_per_second: float | None
-    processed_rows_per_second: float | None
-    updated: float | None
-    stale: str | None = None  # submit.pid names a live process that is not the converter
+def deploy(
+    cfg: DeployConfig, mapping: Mapping, client: Any, *, dry_run: bool = False, detach: bool = False
+) -> Deployment:
+    """Check ``cfg``, check that v1 is registered (``client``; not for a dry run), write the state
+    directory and run spark-submit (detached: returns once it started). Raises UsageError /
+    InputError for settings, CheckFailed when v1 is not registered, RegistryError."""
+    cfg.check()
+    if not dry_run:
+        from converters.job import resolve_registry
 
-
-def local_checkpoint(location: str) -> Path | None:
-    """The local directory of a checkpoint given as a path or a ``file:`` URI; None for a remote
-    filesystem (hdfs://, s3a://, abfss://, ...), which schemacli does not read."""
-    scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*):", location)
-    if scheme is None or len(scheme.group(1)) == 1:  # a path (or a Windows drive letter)
-        return Path(location)
-    if scheme.group(1).lower() == "file":
-        return Path(re.sub(r"^file:(//)?", "", location, flags=re.IGNORECASE))
-    return None
-
-
-def checkpoint_offsets(checkpoint: Path) -> tuple[int | None, dict[str, dict[int, int]]]:
-    """(last committed batch id, {topic: {partition: next offset}}) from a Spark checkpoint.
-
-    A batch is committed when ``commits/<id>`` exists; its end offsets are the third line of
-    ``offsets/<id>`` (Spark's OffsetSeqLog: version, metadata, one JSON per source). A file that
-    does not read so is an InputError naming it and the line."""
-    commits = [int(p.name) for p in (checkpoint / "commits").glob("*") if p.name.isdigit()]
-    if not commits:
-        return None, {}
-    batch = max(commits)
-    path = checkpoint / "offsets" / str(batch)
-    hint = (
-        "Spark wrote it, so it was damaged or edited: restore the checkpoint from a backup, or "
-        "move the checkpoint aside to start again from --starting-offsets (messages may then "
-        "be converted twice)."
-    )
-    try:
-        text = read_utf8(path, hint=hint)
-    except OSError:
-        return batch, {}
-    for number, line in enumerate(text.splitlines()[2:], start=3):
-        line = line.strip()
-        if not line.startswith("{"):
-            continue
-        where = Location(source=str(path), line=number, column=1)
-        try:
-            data = loads(line)
-        except ValueError as exc:
-            raise InputError(
-                f"corrupt checkpoint offsets: {exc.msg}",
-                location=Location(source=str(path), line=number, column=exc.colno),
-                hint=hint,
-            ) from exc
-        offsets = _offsets(data)
-        if offsets is None:
-            raise InputError(
-                "corrupt checkpoint offsets: expected {topic: {partition: offset}} with whole "
-                "numbers",
-                location=where,
-                hint=hint,
-            )
-        return batch, offsets
-    return batch, {}
-
-
-def _offsets(data: Any) -> dict[str, dict[int, int]] | None:
-    if not isinstance(data, dict):
-        return None
-    out: dict[str, dict[int, int]] = {}
-    for topic, parts in data.items():
-        if not isinstance(parts, dict):
-            return None
-        out[topic] = {}
-        for part, offset in parts.items():
-            if not (part.isascii() and part.isdigit()) or not _whole(offset):
-                return None
-            out[topic][int(part)] = offset
-    return out
-
-
-def _whole(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def end_offsets(
-    bootstrap: str, topic: str, properties: AnyMapping[str, str] | None = None
-) -> dict[int, int]:
-    """High watermarks of ``topic`` per partition (confluent-kafka)."""
-    try:
-        from confluent_kafka import Consumer, KafkaException, TopicPartition
-    except ImportError:
-        raise UsageError(
-            "status with --bootstrap needs confluent-kafka", hint="pip install 'schemacli[kafka]'"
-        ) from None
-    conf = {
-        "bootstrap.servers": bootstrap,
-        "group.id": "schemacli-migrate-status",
-        "enable.auto.commit": False,
-        "logger": KAFKA_LOGGER,
-        **(properties or {}),
-    }
-    consumer = Consumer(conf)
-    try:
-        meta = consumer.list_topics(topic, timeout=10)
-        tmeta = meta.topics.get(topic)
-        if tmeta is None or tmeta.error is not None:
-            raise InputError(
-                f"topic {topic!r} not found on {bootstrap}",
-                hint="Check the mapping's source.topic and --bootstrap.",
-            )
-        return {
-            p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1]
-            for p in sorted(tmeta.partitions)
-        }
-    except KafkaException as exc:
-        from schemacli.errors import NetworkError
-
-        raise NetworkError(
-            f"cannot reach Kafka at {bootstrap}: {exc}", hint="Check --bootstrap and the broker."
-        ) from exc
-    finally:
-        consumer.close()
-
-
-def status(
-    state_dir: Path, *, topic: str | None, bootstrap: str | None, checkpoint: str | None = None
-) -> Status:
-    """Status of the converter deployed in ``state_dir``. A state file that does not read as the
-    converter writes it is an InputError naming the file (never a wrong count)."""
-    if checkpoint is None and not _has_state(state_dir):
-        raise _no_state(state_dir)  # a typo in --state-dir, not a converter with zero counts
-    deploy_path = state_dir / "deploy.json"
-    deploy_info = read_state(deploy_path)
-    recorded = deploy_info.get("checkpoint")
-    if recorded is not None and (not isinstance(recorded, str) or not recorded.strip()):
-        raise InputError(
-            f"corrupt converter state: checkpoint is {json.dumps(recorded)[:60]}, not a location",
-            location=Location(source=str(deploy_path), pointer="/checkpoint"),
-            hint="deploy writes the checkpoint's path or URI there: restore the file, or "
-            "delete it and pass the checkpoint with `migrate deploy --checkpoint` next time.",
-        )
-    checkpoint = checkpoint or recorded or str(state_dir / "checkpoint")
-    local = local_checkpoint(checkpoint)
-    # A checkpoint on a remote filesystem is not read (schemacli reads local files only): status
-    # then shows the end offsets and the counts, without the committed offsets and the lag.
-    batch, committed = checkpoint_offsets(local) if local is not None else (None, {})
-    progress_path = state_dir / "progress.json"
-    progress = read_state(progress_path)
-    totals = _totals(progress, progress_path)
-    rates = {
-        key: _rate(progress, key, progress_path)
-        for key in ("input_rows_per_second", "processed_rows_per_second", "updated")
-    }
-    proc = jobprocess.find(state_dir, deploy_info)
-    if topic is None and len(committed) == 1:  # no mapping given: the checkpoint knows it
-        topic = next(iter(committed))
-    ends = end_offsets(bootstrap, topic) if bootstrap and topic else {}
-    done = committed.get(topic or "", {}) if topic else next(iter(committed.values()), {})
-    parts = []
-    for p in sorted(set(ends) | set(done)):
-        end, com = ends.get(p), done.get(p)
-        lag = None if end is None else end - (com or 0)
-        parts.append(PartitionStatus(topic or "?", p, end, com, lag))
-    return Status(
-        state_dir=str(state_dir),
-        running=proc.running,
-        pid=proc.submit,
-        checkpoint=str(checkpoint),
-        last_committed_batch=batch,
-        partitions=tuple(parts),
-        totals=totals,
-        stale=proc.stale,
-        **rates,
-    )
-
-
-_PROGRESS_HINT = (
-    "The job writes it atomically, so it was edited by hand: restore it, or delete it to "
-    "restart the counts from zero (the checkpoint still keeps the offsets)."
-)
-
-
-def _totals(progress: dict[str, Any], path: Path) -> dict[str, int]:
-    totals = progress.get("totals")
-    if totals is None:
-        return {}
-    if not isinstance(totals, dict):
-        raise InputError(
-            "corrupt converter state: totals is not an object of counts",
-            location=Location(source=str(path), pointer="/totals"),
-            hint=_PROGRESS_HINT,
-        )
-    out = {}
-    for name, value in totals.items():
-        if not _whole(value) or value < 0:
-            raise InputError(
-                f"corrupt converter state: the {name!r} count is {json.dumps(value)[:40]}, not "
-                "a whole number >= 0",
-                location=Location(source=str(path), pointer=f"/totals/{name}"),
-                hint=_PROGRESS_HINT,
-            )
-        out[name] = value
-    return out
-
-
-def _rate(progress: dict[str, Any], key: str, path: Path) -> float | None:
-    value = progress.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise InputError(
-            f"corrupt converter state: {key} is {json.dumps(value)[:40]}, not a number",
-            location=Location(source=str(path), pointer=f"/{key}"),
-            hint=_PROGRESS_HINT,
-        )
-    return float(value)
+        resolve_registry(mapping, client)  # fails now, clearly, if v1 is not registered
+    files = prepare(cfg, mapping, write=not dry_run)  # a dry run writes nothing
+    cmd = build_command(cfg, files)
+    secret_names = secret_env_names(child_env(cfg))
+    if dry_run:
+        return Deployment(cmd, secret_names)
+    return Deployment(cmd, secret_names, launch(cfg, cmd, detach=detach))

@@ -39,7 +39,7 @@ from converters.progress import KINDS, METRICS, ProgressFile, follow
 from converters.provenance import MARKER_HEADER, TOMBSTONE
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
+    from pyspark.sql import Column, DataFrame
 
 SOURCE_HEADER = "schemacli.source"  # a dead letter's position (a converted one: in the marker)
 TIMESTAMP_HEADER = "schemacli.source-timestamp"  # a dead letter's timestamp
@@ -161,17 +161,8 @@ def build_output(raw: DataFrame, mapping: Any, reg: RegistryPlan) -> DataFrame:
     """
     from pyspark.sql import functions as F
 
-    from converters.transform import (
-        ERROR,
-        STAGE,
-        V1,
-        compiled_or_fail,
-        confluent_value,
-        convert_rows,
-    )
-    from spark_avro.decode import RAW_COLUMN, decode_confluent
+    from converters.transform import ERROR, STAGE
 
-    compiled = compiled_or_fail(mapping)
     if "headers" not in raw.columns:
         raw = raw.withColumn("headers", F.lit(None).cast("array<struct<key:string,value:binary>>"))
     # array_contains over the header keys, not exists(lambda): a higher-order function has no
@@ -191,16 +182,7 @@ def build_output(raw: DataFrame, mapping: Any, reg: RegistryPlan) -> DataFrame:
         F.col("value").alias(SOURCE_VALUE),
         marked.alias(SKIP),
     )
-    decoded = decode_confluent(
-        source,
-        writer_schemas=reg.writer_schemas,
-        reader_schema=json.dumps(mapping.source.schema_json),
-        mode="PERMISSIVE",
-        flatten=False,
-        passthrough=("headers", SOURCE_VALUE, SKIP),
-    )
-    decoded = decoded.drop(RAW_COLUMN)
-    rows = convert_rows(decoded, mapping, compiled=compiled)
+    rows, v1_value = convert_side(source, mapping, reg, passthrough=("headers", SOURCE_VALUE, SKIP))
     if mapping.key is not None and reg.key is not None:
         rows = _convert_keys(rows, mapping.key, reg.key)
     else:  # keys are copied byte for byte
@@ -225,7 +207,6 @@ def build_output(raw: DataFrame, mapping: Any, reg: RegistryPlan) -> DataFrame:
     )
     staged = rows.select("*", kind.alias("kind"))
     k = F.col("kind")
-    v1_value = confluent_value(F.col(V1), json.dumps(json.loads(reg.target_schema)), reg.target_id)
     headers = F.col("headers")
     source = F.concat_ws(
         "/", F.col("topic"), F.col("partition").cast("string"), F.col("offset").cast("string")
@@ -266,37 +247,48 @@ def build_output(raw: DataFrame, mapping: Any, reg: RegistryPlan) -> DataFrame:
     return out.where(F.col("kind") != "skipped").drop("kind")
 
 
-def _convert_keys(rows: DataFrame, key: Any, reg: RegistryPlan) -> DataFrame:
-    """``rows`` plus the converted key (``KEY_OUT``: Confluent-framed v1 key bytes), and
-    ``KEY_ERROR``/``KEY_STAGE`` (why the key failed; null when it converted). A null key stays
-    null. The key is decoded with its writer schema by id and converted by the key's own mapping,
-    with the same SQL compiler as the value."""
+def convert_side(
+    rows: DataFrame, mapping: Any, reg: RegistryPlan, *, passthrough: tuple[str, ...]
+) -> tuple[DataFrame, Column]:
+    """One side of a message (its ``value`` column) through the converter: decoded with its
+    writer schema by the id in the Confluent header, converted by ``mapping``'s Spark SQL. The
+    value and the key both go this way, each with its own mapping and registry plan.
+
+    Returns ``rows`` (its Kafka columns and ``passthrough`` carried) with ``schema_id``, ``V1``,
+    ``ERROR`` and ``STAGE`` (``converters.transform.convert_rows``), and the expression of the
+    Confluent-framed v1 bytes of ``V1`` (evaluated where the caller uses it)."""
     from pyspark.sql import functions as F
 
-    from converters.transform import (
-        ERROR,
-        STAGE,
-        V1,
-        compiled_or_fail,
-        confluent_value,
-        convert_rows,
-    )
+    from converters.transform import V1, compiled_or_fail, confluent_value, convert_rows
     from spark_avro.decode import RAW_COLUMN, decode_confluent
 
-    compiled = compiled_or_fail(key)
-    others = [c for c in rows.columns if c != "key"]
-    framed = rows.select(F.col("key").alias("value"), "key", F.struct(*others).alias(VALUE_SIDE))
+    compiled = compiled_or_fail(mapping)
     decoded = decode_confluent(
-        framed,
+        rows,
         writer_schemas=reg.writer_schemas,
-        reader_schema=json.dumps(key.source.schema_json),
+        reader_schema=json.dumps(mapping.source.schema_json),
         mode="PERMISSIVE",
         flatten=False,
-        passthrough=(VALUE_SIDE,),
-    ).drop(RAW_COLUMN, "schema_id")
-    converted = convert_rows(decoded, key, compiled=compiled)
+        passthrough=passthrough,
+    ).drop(RAW_COLUMN)
+    converted = convert_rows(decoded, mapping, compiled=compiled)
+    encoded = confluent_value(F.col(V1), json.dumps(json.loads(reg.target_schema)), reg.target_id)
+    return converted, encoded
+
+
+def _convert_keys(rows: DataFrame, key: Any, reg: RegistryPlan) -> DataFrame:
+    """``rows`` plus the converted key (``KEY_OUT``: Confluent-framed v1 key bytes), and
+    ``KEY_ERROR``/``KEY_STAGE`` (why the key failed, prefixed ``key``; null when it converted). A
+    null key stays null. The key goes through :func:`convert_side` as the value did, its bytes in
+    the ``value`` column and the value's columns riding along in one struct."""
+    from pyspark.sql import functions as F
+
+    from converters.transform import ERROR, STAGE
+
+    others = [c for c in rows.columns if c != "key"]
+    framed = rows.select(F.col("key").alias("value"), "key", F.struct(*others).alias(VALUE_SIDE))
+    converted, v1_key = convert_side(framed, key, reg, passthrough=(VALUE_SIDE,))
     has_key = F.col("key").isNotNull()
-    v1_key = confluent_value(F.col(V1), json.dumps(json.loads(reg.target_schema)), reg.target_id)
     return converted.select(
         F.col(f"{VALUE_SIDE}.*"),
         "key",

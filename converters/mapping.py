@@ -23,7 +23,8 @@ Loading keeps every key's line:col, so every error names ``file:line:col`` and t
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
@@ -63,6 +64,31 @@ class Conversion(StrEnum):
 _MISSING = object()
 
 
+def _written(
+    key: str | None = None,
+    *,
+    when: Callable[[Any], bool] | None = None,
+    inline: bool = False,
+    top_only: bool = False,
+) -> dict[str, Any]:
+    """A field's place in the mapping file (``dump``): its key there (default: the field's name),
+    when it is written (``when(owner)``; default: when its value is not None), ``inline`` for an
+    embedded schema (written only when asked for), ``top_only`` for what a ``key:`` section does
+    not repeat. Fields are written in their declaration order."""
+    return {"key": key, "when": when, "inline": inline, "top_only": top_only}
+
+
+_SKIP: dict[str, Any] = {"skip": True}  # not part of the file format
+
+
+def _resolved(when: Callable[[Rule], bool]) -> Callable[[Rule], bool]:
+    # an `unresolved` marker is written as from + unresolved (+ note): nothing else applies
+    return lambda r: r.convert is not Conversion.UNRESOLVED and when(r)
+
+
+_POLICY_IMPLIED = (Conversion.COPY, Conversion.DEFAULT, Conversion.RECORD)  # cannot fail
+
+
 @dataclass(frozen=True)
 class Endpoint:
     """One side of the migration: where its schema comes from and which topic carries it."""
@@ -71,39 +97,72 @@ class Endpoint:
     version: int | str | None = None  # registry version or "latest"
     schema: str | None = None  # path of an .avsc file, relative to the mapping file
     topic: str | None = None
-    schema_json: Any = field(default=None, compare=False)  # loaded schema (file or inline)
+    schema_json: Any = field(  # loaded schema (file or inline)
+        default=None, compare=False, metadata=_written(inline=True)
+    )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Rule:
-    """How one v1 (target) field is produced. ``target`` and ``source`` are dotted paths."""
+    """How one v1 (target) field is produced. ``target`` and ``source`` are dotted paths.
 
-    target: str
-    convert: Conversion
-    source: str | None = None
-    on_error: Policy = Policy.FAIL
-    default: Any = _MISSING  # explicit default for policy=default / convert=default
-    expr: str | None = None  # convert=sql only
-    error_when: str | None = None  # convert=sql only: SQL condition meaning "conversion failed"
-    reason: str | None = None  # convert=unresolved: why no safe conversion exists
-    note: str | None = None  # planner's remark (lossy, alias used, ...)
+    Fields are declared in the order the mapping file writes a rule's keys."""
+
+    target: str = field(metadata=_SKIP)  # the rule's key under `fields:`
+    source: str | None = field(default=None, metadata=_written("from"))
+    convert: Conversion = field(
+        metadata=_written(when=lambda r: r.convert is not Conversion.UNRESOLVED)
+    )
+    # convert=unresolved: why no safe conversion exists
+    reason: str | None = field(
+        default=None,
+        metadata=_written("unresolved", when=lambda r: r.convert is Conversion.UNRESOLVED),
+    )
+    expr: str | None = field(  # convert=sql only
+        default=None, metadata=_written(when=_resolved(lambda r: r.expr is not None))
+    )
+    error_when: str | None = field(  # convert=sql only: SQL condition meaning "conversion failed"
+        default=None, metadata=_written(when=_resolved(lambda r: r.error_when is not None))
+    )
+    # written where a conversion can fail, or when it is not the default policy
+    on_error: Policy = field(
+        default=Policy.FAIL,
+        metadata=_written(
+            when=_resolved(
+                lambda r: r.convert not in _POLICY_IMPLIED or r.on_error is Policy.DEFAULT
+            )
+        ),
+    )
+    # explicit default for policy=default / convert=default
+    default: Any = field(
+        default=_MISSING, metadata=_written(when=_resolved(lambda r: r.has_default))
+    )
+    note: str | None = field(  # planner's remark (lossy, alias used, ...)
+        default=None, metadata=_written(when=lambda r: bool(r.note))
+    )
 
     @property
     def has_default(self) -> bool:
         return self.default is not _MISSING
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Mapping:
-    version: int
+    """A mapping file's content; fields are declared in the order the file writes them."""
+
+    version: int = field(metadata=_written(top_only=True))
     source: Endpoint
     target: Endpoint
-    rules: tuple[Rule, ...]
-    dead_letter_topic: str | None = None
-    origin: str | None = field(default=None, compare=False)  # the file it came from
-    positions: dict[str, tuple[int, int]] = field(default_factory=dict, compare=False, repr=False)
+    dead_letter_topic: str | None = field(
+        default=None, metadata=_written(when=lambda m: bool(m.dead_letter_topic), top_only=True)
+    )
+    rules: tuple[Rule, ...] = field(metadata=_written("fields"))
+    origin: str | None = field(default=None, compare=False, metadata=_SKIP)  # the file it came from
+    positions: dict[str, tuple[int, int]] = field(
+        default_factory=dict, compare=False, repr=False, metadata=_SKIP
+    )
     key: Mapping | None = None  # the key's own mapping; None: the key is copied byte for byte
-    prefix: str = ""  # where this mapping sits in the file ("/key" for the key's mapping)
+    prefix: str = field(default="", metadata=_SKIP)  # "/key" for the key's mapping
 
     def rule(self, target: str) -> Rule | None:
         return next((r for r in self.rules if r.target == target), None)
@@ -696,7 +755,7 @@ def _inline_schema(mapping: Mapping, side: str, js: Any) -> Any:
 
 def _supported(mapping: Mapping, side: str, js: Any, where: Any) -> None:
     """The schema is a record the converter can handle (not a primitive, not recursive)."""
-    from converters.types import view
+    from converters.schemaview import view
 
     label = side_label(mapping, side)
     try:
@@ -764,61 +823,39 @@ def to_dict(
     inline: tuple[bool, bool] = (False, False),
     key_inline: tuple[bool, bool] = (False, False),
 ) -> dict[str, Any]:
-    """The mapping as plain data in the file format (``inline_schemas`` embeds ``schema_json``
-    for every side; ``inline``/``key_inline`` per side of the value/key, for schemas that came
-    from the registry)."""
-
-    def endpoint(ep: Endpoint, embed: bool) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for key in ("subject", "version", "schema", "topic"):
-            if getattr(ep, key) is not None:
-                out[key] = getattr(ep, key)
-        if (inline_schemas or embed) and ep.schema_json is not None:
-            out["schema_json"] = ep.schema_json
-        return out
-
-    out: dict[str, Any] = {
-        "version": mapping.version,
-        "source": endpoint(mapping.source, inline[0]),
-        "target": endpoint(mapping.target, inline[1]),
+    """The mapping as plain data in the file format, derived from the dataclasses' fields (see
+    ``_written``). ``inline_schemas`` embeds ``schema_json`` for every side; ``inline`` /
+    ``key_inline`` per side of the value / key, for schemas that came from the registry."""
+    embed = {
+        "/source": inline[0],
+        "/target": inline[1],
+        "/key/source": key_inline[0],
+        "/key/target": key_inline[1],
     }
-    if mapping.dead_letter_topic:
-        out["dead_letter_topic"] = mapping.dead_letter_topic
-    out["fields"] = _fields_dict(mapping.rules)
-    if mapping.key is not None:
-        out["key"] = {
-            "source": endpoint(mapping.key.source, key_inline[0]),
-            "target": endpoint(mapping.key.target, key_inline[1]),
-            "fields": _fields_dict(mapping.key.rules),
-        }
+    return _dump(mapping, "", lambda pointer: inline_schemas or embed.get(pointer, False))
+
+
+def _dump(obj: Any, pointer: str, embed: Callable[[str], bool]) -> Any:
+    """A dataclass of the mapping as file data: each written field under its key, rules as
+    ``{target: rule}``, enums as their value."""
+    if isinstance(obj, tuple) and all(isinstance(r, Rule) for r in obj):  # the rules
+        return {r.target: _dump(r, f"{pointer}/{r.target}", embed) for r in obj}
+    if isinstance(obj, StrEnum):
+        return obj.value
+    if not isinstance(obj, (Mapping, Endpoint, Rule)):
+        return obj
+    out: dict[str, Any] = {}
+    for f in fields(obj):
+        spec = f.metadata or _written()
+        value = getattr(obj, f.name)
+        if spec.get("skip") or (spec["top_only"] and pointer):
+            continue
+        written = spec["when"](obj) if spec["when"] else value is not None
+        if not written or (spec["inline"] and not embed(pointer)):
+            continue
+        key = spec["key"] or f.name
+        out[key] = _dump(value, f"{pointer}/{key}", embed)
     return out
-
-
-def _fields_dict(rules: tuple[Rule, ...]) -> dict[str, Any]:
-    fields: dict[str, Any] = {}
-    for r in rules:
-        spec: dict[str, Any] = {}
-        if r.source is not None:
-            spec["from"] = r.source
-        if r.convert is Conversion.UNRESOLVED:
-            spec["unresolved"] = r.reason
-        else:
-            spec["convert"] = r.convert.value
-            if r.expr is not None:
-                spec["expr"] = r.expr
-            if r.error_when is not None:
-                spec["error_when"] = r.error_when
-            if (
-                r.convert not in (Conversion.COPY, Conversion.DEFAULT, Conversion.RECORD)
-                or r.on_error is Policy.DEFAULT
-            ):
-                spec["on_error"] = r.on_error.value
-            if r.has_default:
-                spec["default"] = r.default
-        if r.note:
-            spec["note"] = r.note
-        fields[r.target] = spec
-    return fields
 
 
 def dumps(
@@ -828,34 +865,32 @@ def dumps(
     inline: tuple[bool, bool] = (False, False),
     key_inline: tuple[bool, bool] = (False, False),
 ) -> str:
-    """YAML text of ``mapping``: one line per field rule, in v1 field order (the key's last)."""
+    """YAML text of ``mapping``: block style, but one flow line per field rule, in v1 field order
+    (the key's last)."""
     import yaml
 
+    def block(data: dict[str, Any], indent: str) -> list[str]:
+        rules = data.pop("fields")
+        text = yaml.safe_dump(data, sort_keys=False, default_flow_style=False, width=100)
+        return [indent + line for line in text.rstrip().splitlines()] + [
+            f"{indent}fields:",
+            *_rule_lines(rules, indent + "  "),
+        ]
+
     data = to_dict(mapping, inline=inline, key_inline=key_inline)
-    fields = data.pop("fields")
     key = data.pop("key", None)
-    head = yaml.safe_dump(data, sort_keys=False, default_flow_style=False, width=100)
-    lines = []
-    if header:
-        lines += [f"# {line}".rstrip() for line in header.splitlines()]
-    lines.append(head.rstrip())
-    lines.append("fields:")
-    lines += _rule_lines(fields, "  ")
+    lines = [f"# {line}".rstrip() for line in (header or "").splitlines()]
+    lines += block(data, "")
     if key is not None:
-        key_fields = key.pop("fields")
-        sides = yaml.safe_dump(key, sort_keys=False, default_flow_style=False, width=100)
-        lines.append("key:")
-        lines += ["  " + line for line in sides.rstrip().splitlines()]
-        lines.append("  fields:")
-        lines += _rule_lines(key_fields, "    ")
+        lines += ["key:", *block(key, "  ")]
     return "\n".join(lines) + "\n"
 
 
-def _rule_lines(fields: dict[str, Any], indent: str) -> list[str]:
+def _rule_lines(rules: dict[str, Any], indent: str) -> list[str]:
     import yaml
 
     lines = []
-    for target, spec in fields.items():
+    for target, spec in rules.items():
         flow = yaml.safe_dump(spec, default_flow_style=True, sort_keys=False, width=10_000).strip()
         key = yaml.safe_dump(target, default_flow_style=True).strip().removesuffix("\n...").strip()
         lines.append(f"{indent}{key}: {flow}")

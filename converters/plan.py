@@ -9,15 +9,126 @@ decides (``validate`` exits 1 naming each marker).
 
 from __future__ import annotations
 
-from dataclasses import replace
+import os
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from converters.mapping import FORMAT_VERSION, Conversion, Endpoint, Mapping, Policy, Rule
+from converters.schemaview import AvroField, AvroType, same_type, view
 from converters.sql import PROMOTIONS
-from converters.types import AvroField, AvroType, same_type, view
 from schemacli.errors import InputError, Location
 
 NUMERIC = ("int", "long", "float", "double")
+_STORE_PATH = re.compile(r"(?:^|/)subjects/(?P<subject>[^/]+)/v(?P<version>\d+)\.avsc$")
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    """What ``migrate plan`` is asked: each schema as an .avsc path or ``SUBJECT[:VERSION]``,
+    and what the command line says about subjects and topics."""
+
+    source: str
+    target: str
+    source_subject: str | None = None
+    target_subject: str | None = None
+    source_topic: str | None = None
+    target_topic: str | None = None
+    dead_letter_topic: str | None = None
+    key_source: str | None = None
+    key_target: str | None = None
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A planned mapping, and which sides' schemas came from the registry (``inline``,
+    ``key_inline``: v2, v1): those are written into the file, which has no path to name."""
+
+    mapping: Mapping
+    inline: tuple[bool, bool] = (False, False)
+    key_inline: tuple[bool, bool] = (False, False)
+
+
+@dataclass(frozen=True)
+class _Side:
+    schema_json: Any
+    fields: dict[str, Any]  # Endpoint fields
+    inline: bool
+
+
+def plan_request(request: PlanRequest, out_dir: Path, client: Any) -> Planned:
+    """Plan ``request``: schemas read from files (paths in the mapping relative to ``out_dir``,
+    where it is written) or from the registry (``client.get_version``), subjects inferred from
+    the store's layout (``schemas/subjects/<s>/vN.avsc``), topics and key subjects by
+    TopicNameStrategy. Raises UsageError for --key-from without --key-to (or the reverse),
+    InputError for a schema that cannot be read, RegistryError from the registry."""
+    from schemacli.errors import UsageError
+
+    if (request.key_source is None) != (request.key_target is None):
+        raise UsageError(
+            "--key-from and --key-to go together",
+            hint="Give both to convert keys, or neither to copy keys byte for byte.",
+        )
+    src = _side(client, request.source, out_dir, request.source_subject)
+    tgt = _side(client, request.target, out_dir, request.target_subject)
+    mapping = plan(
+        src.schema_json,
+        tgt.schema_json,
+        source=Endpoint(topic=request.source_topic or _topic_of(src), **src.fields),
+        target=Endpoint(topic=request.target_topic or _topic_of(tgt), **tgt.fields),
+        dead_letter_topic=request.dead_letter_topic,
+    )
+    if request.key_source is None or request.key_target is None:
+        return Planned(mapping, (src.inline, tgt.inline))
+    ksrc = _side(client, request.key_source, out_dir)
+    ktgt = _side(client, request.key_target, out_dir)
+    # TopicNameStrategy: the key's subject is the value's with -key for -value
+    for side, value_side in ((ksrc, src), (ktgt, tgt)):
+        subject = value_side.fields.get("subject") or ""
+        if "subject" not in side.fields and subject.endswith("-value"):
+            side.fields["subject"] = subject.removesuffix("-value") + "-key"
+    mapping = plan_key(
+        mapping,
+        ksrc.schema_json,
+        ktgt.schema_json,
+        source=Endpoint(**ksrc.fields),
+        target=Endpoint(**ktgt.fields),
+    )
+    return Planned(mapping, (src.inline, tgt.inline), (ksrc.inline, ktgt.inline))
+
+
+def _side(client: Any, spec: str, out_dir: Path, subject: str | None = None) -> _Side:
+    """Schema JSON and endpoint fields for ``--from``/``--to``: an .avsc file, or
+    SUBJECT[:VERSION] in the registry; ``subject`` (given on the command line) wins."""
+    from schemacli.contracts.store import load_schema_file, load_schema_text
+
+    path = Path(spec)
+    if path.suffix in (".avsc", ".json") or path.exists():
+        loaded = load_schema_file(path)
+        fields: dict[str, Any] = {"schema": os.path.relpath(path.resolve(), out_dir.resolve())}
+        m = _STORE_PATH.search(path.as_posix())
+        if m:  # the store's layout names the subject and version
+            fields.update(subject=m["subject"], version=int(m["version"]))
+        side = _Side(loaded.document.value, fields, inline=False)
+    else:
+        name, _, version = spec.partition(":")
+        ver: int | str = int(version) if version.isdigit() else (version or "latest")
+        sv = client.get_version(name, ver)
+        loaded = load_schema_text(sv.schema, f"{name}:{sv.version}")
+        fields = {"subject": name, "version": sv.version}
+        side = _Side(loaded.document.value, fields, inline=True)
+    if subject:
+        side.fields["subject"] = subject
+    return side
+
+
+def _topic_of(side: _Side) -> str | None:
+    # TopicNameStrategy: <topic>-value
+    subject = side.fields.get("subject")
+    if subject and subject.endswith("-value"):
+        return subject.removesuffix("-value")
+    return None
 
 
 def plan(

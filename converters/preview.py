@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from converters.mapping import Conversion, Mapping, Policy, Rule
+from converters.schemaview import AvroField, AvroType
 from converters.sql import FLOAT_MAX, field_at
-from converters.types import AvroField, AvroType
 
 _INT = re.compile(r"^[+-]?\d+$")
 _FLOAT = re.compile(

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from converters.mapping import Conversion, Mapping, Policy, Rule
-from converters.types import SPARK_TYPES, AvroField, AvroType, view
+from converters.schemaview import SPARK_TYPES, AvroField, AvroType, view
 from schemacli.contracts.findings import Finding
 
 # Avro's own promotions (what a v1 reader would accept from a v2 writer): copy with a cast.
@@ -306,7 +306,7 @@ class _Compiler:
         numeric = ("int", "long", "float", "double")
         if conv is Conversion.COPY:
             if sk == tk and (sk != "enum" or set(st.symbols) <= set(target_t.symbols)):
-                from converters.types import same_type
+                from converters.schemaview import same_type
 
                 if sk in ("record", "array", "map", "union") and not same_type(st, target_t):
                     self.finding("TYPE_MISMATCH", rule, *mismatch)

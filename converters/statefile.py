@@ -1,13 +1,33 @@
-"""The converter's small JSON state files (deploy.json, progress.json) in its state directory."""
+"""The converter's state directory: what a deployment leaves there, its small JSON state files
+(deploy.json, progress.json), and where its checkpoint lives. Shared by deploy, status and stop."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from schemacli.errors import InputError, Location
+from schemacli.errors import InputError, Location, UsageError
 from schemacli.textfile import read_utf8
+
+if TYPE_CHECKING:
+    from converters.mapping import Mapping
+
+
+def default_state_dir(mapping: Mapping, base: Path | None = None) -> Path:
+    """``<base>/<v2 topic>--<v1 topic>``; topics are checked first (a path is built of them)."""
+    from schemacli.topics import TOPIC_HINT, topic_problem
+
+    for topic in (mapping.source.topic, mapping.target.topic):
+        problem = topic_problem(topic) if topic is not None else None
+        if problem is not None:
+            raise UsageError(
+                f"invalid topic name: {topic!r} {problem}",
+                hint=f"{TOPIC_HINT} Or pass --state-dir.",
+            )
+    base = base or Path(".schemacli") / "migrate"
+    return base / f"{mapping.source.topic or 'v2'}--{mapping.target.topic or 'v1'}"
 
 
 def loads(text: str) -> Any:
@@ -55,3 +75,40 @@ def read_state(path: Path) -> dict[str, Any]:
             hint="Restore it, or delete it to restart the counts from zero.",
         )
     return data
+
+
+# What a deployment leaves in its state directory (any one of them means there is one).
+STATE_FILES = ("deploy.json", "progress.json", "submit.pid", "driver.pid", "checkpoint")
+
+
+def no_state(state_dir: Path) -> InputError:
+    if state_dir.is_dir():
+        return InputError(
+            f"no converter state in {str(state_dir)!r}: the directory holds none of "
+            f"{', '.join(STATE_FILES)}",
+            hint="Pass the --state-dir the converter was deployed with (or the mapping file), "
+            "or deploy one with `schemacli migrate deploy`.",
+        )
+    return InputError(
+        f"no converter state in {str(state_dir)!r}",
+        hint="Deploy one with `schemacli migrate deploy`, or pass the --state-dir it used.",
+    )
+
+
+def has_state(state_dir: Path) -> bool:
+    return state_dir.is_dir() and any((state_dir / name).exists() for name in STATE_FILES)
+
+
+def local_checkpoint(location: str) -> Path | None:
+    """The local directory of a checkpoint given as a path or a ``file:`` URI; None for a remote
+    filesystem (hdfs://, s3a://, abfss://, ...), which schemacli does not read."""
+    scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*):", location)
+    if scheme is None or len(scheme.group(1)) == 1:  # a path (or a Windows drive letter)
+        return Path(location)
+    if scheme.group(1).lower() == "file":
+        return Path(re.sub(r"^file:(//)?", "", location, flags=re.IGNORECASE))
+    return None
+
+
+def whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

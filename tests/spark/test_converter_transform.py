@@ -13,11 +13,11 @@ import fastavro
 import pytest
 
 from converters.job import SOURCE_HEADER, RegistryPlan, build_output
+from converters.mapcheck import validate
 from converters.mapping import Endpoint, loads
 from converters.plan import plan
 from converters.provenance import MARKER_HEADER, parse_marker
 from converters.transform import ERROR, STAGE, V1, convert
-from converters.validate import validate
 
 pytestmark = pytest.mark.spark
 

@@ -9,18 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from converters.deploy import (
-    DeployConfig,
-    build_command,
-    checkpoint_offsets,
-    child_env,
-    local_checkpoint,
-    prepare,
-    secret_env_names,
-    status,
-    stop,
-)
+from converters.deploy import DeployConfig, build_command, child_env, prepare, secret_env_names
 from converters.mapping import load
+from converters.statefile import local_checkpoint
+from converters.status import checkpoint_offsets, status
+from converters.stop import stop
 from schemacli.errors import InputError, UsageError
 
 ROOT = Path(__file__).resolve().parents[2]

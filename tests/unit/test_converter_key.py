@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from converters.mapcheck import validate
 from converters.mapping import Conversion, dumps, load, loads
 from converters.plan import plan, plan_key
-from converters.validate import validate
 from schemacli.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from converters import jobprocess
-from converters.deploy import StalePidFile, status, stop
+from converters.status import status
+from converters.stop import StalePidFile, stop
 from schemacli.errors import ExitCode, InputError
 from tests.unit.test_converter_deploy import fake_spark_submit
 

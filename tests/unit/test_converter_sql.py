@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from converters.mapcheck import light_sql_check
 from converters.mapping import loads
+from converters.schemaview import view
 from converters.sql import compile_mapping, literal
-from converters.types import view
-from converters.validate import light_sql_check
 
 V2 = {
     "type": "record",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from converters.deploy import status
 from converters.progress import ProgressFile
 from converters.statefile import read_state
+from converters.status import status
 from schemacli.errors import ExitCode, InputError
 
 

@@ -419,3 +419,26 @@ def _row_dict(row: Any) -> Any:
     if isinstance(row, bytearray):
         return bytes(row)
     return row
+
+
+def local_spark() -> Any:
+    """A local Spark session with spark-avro (jars from SCHEMACLI_SPARK_JARS or Maven), for
+    ``validate(..., spark=...)``."""
+    import os
+
+    from pyspark.sql import SparkSession
+
+    jars = os.environ.get("SCHEMACLI_SPARK_JARS")
+    builder = (
+        SparkSession.builder.master("local[1]")
+        .appName("schemacli-migrate-validate")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.session.timeZone", "UTC")
+    )
+    if jars:
+        builder = builder.config("spark.jars", jars)
+    else:
+        from converters.deploy import PACKAGES
+
+        builder = builder.config("spark.jars.packages", PACKAGES[0])
+    return builder.getOrCreate()

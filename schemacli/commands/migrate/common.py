@@ -1,0 +1,68 @@
+"""What the migrate commands share: their argument types, reading a mapping (its schemas from the
+registry when it names only a subject), finding a deployment's state directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from schemacli.commands.registry_options import Connection
+from schemacli.errors import UsageError
+
+MappingArg = Annotated[Path, typer.Argument(help="The mapping file (YAML, `version: 1`).")]
+StateMappingArg = Annotated[
+    Path | None, typer.Argument(help="The mapping file (finds the state dir).")
+]
+Bootstrap = Annotated[
+    str | None,
+    typer.Option("--bootstrap", "-b", metavar="HOST:PORT", help="Kafka bootstrap servers."),
+]
+StateDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--state-dir",
+        help="Where the deployment keeps its state "
+        "[default: .schemacli/migrate/<v2 topic>--<v1 topic>].",
+    ),
+]
+
+
+def load_mapping(conn: Connection, mapping_file: Path) -> Any:
+    """The mapping with every side's schema: from its file, inline, or (a side naming only a
+    ``subject``) from the registry."""
+    from converters.mapping import load, missing_schemas, with_registry_schemas
+    from schemacli.errors import RegistryError
+
+    mapping = load(mapping_file)
+    if not missing_schemas(mapping):
+        return mapping
+
+    def fetch(subject: str, version: int | str) -> tuple[str, str]:
+        try:
+            sv = conn.client.get_version(subject, version)
+        except RegistryError as err:
+            err.message = (
+                f"a side of the mapping names only subject {subject!r} (no `schema:`), so its "
+                f"schema comes from the registry: {err.message}"
+            )
+            err.hint = (
+                f"{err.hint + ' ' if err.hint else ''}Or add `schema: <file.avsc>` to that side."
+            )
+            raise
+        return sv.schema, f"{subject}:{sv.version}"
+
+    return with_registry_schemas(mapping, fetch)
+
+
+def state_of(mapping_file: Path | None, state_dir: Path | None) -> tuple[Path, Any]:
+    """The state directory of a deployment (given, or the mapping's default) and the mapping
+    (None when only the directory is given)."""
+    from converters.mapping import load
+    from converters.statefile import default_state_dir
+
+    if mapping_file is None and state_dir is None:
+        raise UsageError("give the mapping file or --state-dir")
+    mapping = load(mapping_file, load_schemas=False) if mapping_file else None
+    return state_dir or default_state_dir(mapping), mapping

@@ -1,0 +1,134 @@
+"""`schemacli migrate deploy`: run the converter job with spark-submit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import click
+import typer
+
+from schemacli.commands.migrate.common import MappingArg, StateDir, load_mapping
+from schemacli.commands.registry_options import Connection, with_registry
+from schemacli.errors import ExitCode
+
+
+@with_registry
+def deploy_command(
+    conn: Connection,
+    mapping_file: MappingArg,
+    bootstrap: Annotated[
+        str, typer.Option("--bootstrap", "-b", metavar="HOST:PORT", help="Kafka bootstrap servers.")
+    ],
+    master: Annotated[
+        str,
+        typer.Option(
+            "--master", help="local[2] | yarn | k8s://https://host:port | spark://host:port"
+        ),
+    ] = "local[2]",
+    checkpoint: Annotated[
+        str | None,
+        typer.Option(
+            "--checkpoint",
+            help="Spark checkpoint directory or URI, e.g. hdfs:///checkpoints/x (a restart "
+            "resumes from it) [default: <state-dir>/checkpoint].",
+        ),
+    ] = None,
+    state_dir: StateDir = None,
+    jars: Annotated[
+        str | None,
+        typer.Option(
+            "--jars",
+            help="Comma-separated local jars (spark-avro, spark-sql-kafka and deps) "
+            "instead of --packages from Maven.",
+        ),
+    ] = None,
+    conf: Annotated[
+        list[str] | None, typer.Option("--conf", help="Extra Spark conf key=value (repeatable).")
+    ] = None,
+    kafka_properties: Annotated[
+        Path | None,
+        typer.Option(
+            "--kafka-properties",
+            help="File of Kafka client properties (SASL, TLS): its path is passed, never "
+            "its content.",
+        ),
+    ] = None,
+    starting_offsets: Annotated[
+        str,
+        typer.Option(
+            "--starting-offsets",
+            help="earliest | latest | Spark's JSON (first start only; a checkpoint wins).",
+        ),
+    ] = "earliest",
+    max_offsets_per_trigger: Annotated[
+        int | None, typer.Option("--max-offsets-per-trigger")
+    ] = None,
+    trigger_seconds: Annotated[
+        float, typer.Option("--trigger-seconds", help="Micro-batch interval in seconds.")
+    ] = 1.0,
+    available_now: Annotated[
+        bool,
+        typer.Option(
+            "--available-now", help="Convert what is in the topic now, then stop (backfill)."
+        ),
+    ] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the spark-submit command and exit.")
+    ] = False,
+    detach: Annotated[
+        bool,
+        typer.Option("--detach", help="Run in the background (pid file and log in the state dir)."),
+    ] = False,
+) -> None:
+    """Run the converter job for MAPPING with spark-submit.
+
+    Before starting: the mapping must be deployable, and the v1 schema registered under the
+    target subject (its id goes into every converted message). Secrets stay off the command
+    line: registry credentials go to the job as SCHEMACLI_REGISTRY_* environment variables,
+    Kafka secrets in a --kafka-properties file.
+
+    Exit codes: 0 started (detached) / finished, 1 mapping not deployable or job failed,
+    2 usage or input error, 3 registry error.
+    """
+    from converters import deploy
+    from converters.statefile import default_state_dir
+    from schemacli.output.migrate import deploy_lines
+
+    mapping = load_mapping(conn, mapping_file)
+    deploy.check_deployable(mapping)
+    env = {}
+    reg = conn.registry
+    if reg.username:
+        env["SCHEMACLI_REGISTRY_USER"] = reg.username
+    if reg.password:
+        env["SCHEMACLI_REGISTRY_PASSWORD"] = reg.password
+    if reg.token:
+        env["SCHEMACLI_REGISTRY_TOKEN"] = reg.token
+    cfg = deploy.DeployConfig(
+        mapping_path=mapping_file,
+        bootstrap=bootstrap,
+        registry_url=reg.url,
+        state_dir=state_dir or default_state_dir(mapping),
+        master=master,
+        checkpoint=checkpoint,
+        jars=tuple(j for j in (jars or "").split(",") if j),
+        conf=tuple(conf or ()),
+        kafka_properties=kafka_properties,
+        starting_offsets=starting_offsets,
+        trigger_seconds=trigger_seconds,
+        max_offsets_per_trigger=max_offsets_per_trigger,
+        available_now=available_now,
+        extra_env=env,
+    )
+    deployment = deploy.deploy(cfg, mapping, conn.client, dry_run=dry_run, detach=detach)
+    out, err = deploy_lines(
+        deployment, cfg, watch=f"schemacli migrate status {mapping_file} -b {bootstrap}"
+    )
+    for line in out:
+        click.echo(line)
+    for line in err:
+        click.echo(line, err=True)
+    launched = deployment.launched
+    failed = launched is not None and launched.returncode not in (None, 0)
+    raise typer.Exit(ExitCode.CHECK_FAILED if failed else ExitCode.OK)

@@ -1,0 +1,115 @@
+"""`schemacli migrate plan`: derive a mapping from v2 to v1."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import click
+import typer
+
+from schemacli.commands.registry_options import Connection, with_registry
+from schemacli.errors import ExitCode, InputError, Location
+
+
+@with_registry
+def plan_command(
+    conn: Connection,
+    source: Annotated[
+        str,
+        typer.Option(
+            "--from",
+            metavar="V2",
+            help="v2 (what the converter reads): an .avsc file or SUBJECT[:VERSION].",
+        ),
+    ],
+    target: Annotated[
+        str,
+        typer.Option(
+            "--to", metavar="V1", help="v1 (what it writes): an .avsc file or SUBJECT[:VERSION]."
+        ),
+    ],
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write the mapping here (default: stdout).")
+    ] = None,
+    source_subject: Annotated[
+        str | None,
+        typer.Option("--source-subject", help="Registry subject of v2 (when --from is a file)."),
+    ] = None,
+    target_subject: Annotated[
+        str | None,
+        typer.Option(
+            "--target-subject",
+            help="Registry subject of v1 (when --to is a file; inferred from "
+            "schemas/subjects/<s>/vN.avsc).",
+        ),
+    ] = None,
+    source_topic: Annotated[
+        str | None,
+        typer.Option("--source-topic", help="The v2 topic [default: subject without -value]."),
+    ] = None,
+    target_topic: Annotated[
+        str | None,
+        typer.Option("--target-topic", help="The v1 topic [default: subject without -value]."),
+    ] = None,
+    dead_letter_topic: Annotated[
+        str | None, typer.Option("--dead-letter-topic", help="[default: <v2 topic>.dead-letter]")
+    ] = None,
+    key_source: Annotated[
+        str | None,
+        typer.Option(
+            "--key-from",
+            metavar="V2_KEY",
+            help="Also convert Kafka keys: the v2 key schema, an .avsc file or SUBJECT[:VERSION] "
+            "(with --key-to). Without it keys are copied byte for byte.",
+        ),
+    ] = None,
+    key_target: Annotated[
+        str | None,
+        typer.Option(
+            "--key-to",
+            metavar="V1_KEY",
+            help="The v1 key schema: an .avsc file or SUBJECT[:VERSION].",
+        ),
+    ] = None,
+) -> None:
+    """Derive a mapping from v2 to v1: each v1 field matched by name or alias, a conversion
+    where one is safe, v1 defaults for what v2 lacks, `unresolved` markers elsewhere.
+    With --key-from/--key-to the Kafka key gets a `key:` section planned the same way.
+
+    Exit codes: 0 planned (unresolved markers are listed on stderr; validate refuses them),
+    2 input error, 3 registry error.
+    """
+    from converters.mapping import dumps
+    from converters.plan import PlanRequest, plan_request
+    from schemacli.output.migrate import plan_header, plan_summary
+
+    request = PlanRequest(
+        source,
+        target,
+        source_subject=source_subject,
+        target_subject=target_subject,
+        source_topic=source_topic,
+        target_topic=target_topic,
+        dead_letter_topic=dead_letter_topic,
+        key_source=key_source,
+        key_target=key_target,
+    )
+    planned = plan_request(request, out.parent if out is not None else Path.cwd(), conn.client)
+    text = dumps(
+        planned.mapping,
+        header=plan_header(request),
+        inline=planned.inline,
+        key_inline=planned.key_inline,
+    )
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        try:
+            out.write_text(text)
+        except OSError as exc:
+            raise InputError(
+                f"cannot write {out}: {exc.strerror}", location=Location(str(out))
+            ) from exc
+    click.echo("\n".join(plan_summary(planned.mapping, out)), err=True)
+    raise typer.Exit(ExitCode.OK)

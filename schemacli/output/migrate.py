@@ -1,0 +1,211 @@
+"""Renderers of the ``migrate`` results: a plan's summary, a validation (text, json, and the
+shared Report for junit / github), a deployment, a status, a stop. Each is a function of the
+result the converter core returns; the commands only echo what these return."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+# ---------------------------------------------------------------------------------------------
+# plan
+
+
+def plan_header(request: Any) -> str:
+    """The comment a planned mapping file starts with: how it was made, what to do next."""
+    keys = (
+        f" --key-from {request.key_source} --key-to {request.key_target}"
+        if request.key_source is not None and request.key_target is not None
+        else ""
+    )
+    return (
+        f"schemacli migrate plan --from {request.source} --to {request.target}{keys}\n"
+        "Review every rule; `schemacli migrate validate` checks it and dry-runs it."
+    )
+
+
+def plan_summary(mapping: Any, out: Path | None) -> list[str]:
+    """Lines for stderr: the count of rules by conversion (the key's too), each ``unresolved``
+    marker with its reason."""
+    from converters.mapping import Conversion
+
+    lines = []
+    sections = [("", mapping)] + ([("key ", mapping.key)] if mapping.key else [])
+    for what, section in sections:
+        counts: dict[str, int] = {}
+        for r in section.rules:
+            counts[r.convert.value] = counts.get(r.convert.value, 0) + 1
+        summary = ", ".join(f"{n} {k}" for k, n in counts.items())
+        wrote = f"; wrote {out}" if out and section is mapping else ""
+        lines.append(f"planned {len(section.rules)} {what}rule(s): {summary}{wrote}")
+        for r in section.rules:
+            if r.convert is Conversion.UNRESOLVED:
+                lines.append(f"unresolved: {what}{r.target}: {r.reason}")
+    return lines
+
+
+# ---------------------------------------------------------------------------------------------
+# validate
+
+
+def validate_json(report: Any) -> dict[str, Any]:
+    """The validation as JSON data: the value's section, the SQL check, the key's section."""
+    from dataclasses import asdict
+
+    from schemacli.output.json_out import finding_json
+
+    def section(r: Any) -> dict[str, Any]:
+        return {
+            "source": r.source,
+            "target": r.target,
+            "ok": r.ok,
+            "fields": [asdict(f) for f in r.fields],
+            "findings": [finding_json(f) for f in r.findings],
+            "dry_run": asdict(r.dry_run) if r.dry_run else None,
+        }
+
+    return {
+        "mapping": report.mapping,
+        **section(report),
+        "sql_check": report.sql_check,
+        "key": section(report.key) if report.key else None,
+    }
+
+
+def validate_report(report: Any) -> Any:
+    """The validation as the shared Report (one case for the value, one for the key) for the
+    junit and github renderers."""
+    from schemacli.output import Case, Report
+
+    def case(section: Any, what: str) -> Case:
+        return Case(
+            name=f"{what}: v2 {section.source} -> v1 {section.target}",
+            verdict="compatible" if section.ok else "incompatible",
+            findings=section.findings,
+            source=report.mapping,
+        )
+
+    cases = [case(report, "value")] + ([case(report.key, "key")] if report.key else [])
+    return Report(
+        command="migrate validate",
+        title=f"migrate validate {report.mapping}",
+        verdict="compatible" if report.ok else "incompatible",
+        cases=tuple(cases),
+    )
+
+
+def validate_text(report: Any) -> str:
+    """The validation for people: each v1 field's conversion, the dry run, the findings."""
+    from schemacli.output.text import finding_lines
+
+    lines = [f"mapping {report.mapping}: v2 {report.source} -> v1 {report.target}"]
+    lines += _section_text(report, "v1 field")
+    if report.key is not None:
+        lines.append(f"key: v2 {report.key.source} -> v1 {report.key.target}")
+        lines += _section_text(report.key, "v1 key field")
+    lines.append(f"SQL check: {report.sql_check}")
+    findings = [*report.findings, *(report.key.findings if report.key else ())]
+    for f in findings:
+        lines += finding_lines(f)
+    errors = sum(1 for f in findings if f.severity.value == "error")
+    lines.append(
+        "ok: the mapping is deployable" if report.ok else f"not deployable: {errors} problem(s)"
+    )
+    return "\n".join(lines)
+
+
+def _section_text(report: Any, title: str) -> list[str]:
+    lines: list[str] = []
+    if report.fields:
+        w = max(len(title), *(len(f.target) for f in report.fields))
+        lines.append(
+            f"  {title.ljust(w)}  {'type':<18} {'from':<18} {'conversion':<15} on error  Spark SQL"
+        )
+        for f in report.fields:
+            lines.append(
+                f"  {f.target.ljust(w)}  {f.type:<18} {(f.source or '-'):<18} "
+                f"{f.conversion:<15} {(f.on_error or '-'):<9} {f.sql}"
+            )
+    dry = report.dry_run
+    if dry is not None:
+        if dry.skipped_reason:
+            lines.append(f"dry run skipped: {dry.skipped_reason}")
+        else:
+            lines.append(
+                f"dry run ({dry.engine}) on {dry.total} record(s) {dry.origin}: "
+                f"{dry.converted} converted and encoded with v1, {dry.dead_lettered} to "
+                "the dead letter"
+            )
+            for s in dry.samples:
+                shown = json.dumps(s.input, ensure_ascii=False)
+                if s.output is not None:
+                    lines.append(f"  {shown}\n    -> {json.dumps(s.output, ensure_ascii=False)}")
+                else:
+                    lines.append(f"  {shown}\n    -> dead letter: {'; '.join(s.errors)}")
+    return lines
+
+
+# ---------------------------------------------------------------------------------------------
+# deploy, status, stop
+
+
+def deploy_lines(deployment: Any, cfg: Any, watch: str) -> tuple[list[str], list[str]]:
+    """(stdout lines, stderr lines) of a deployment: the dry run's command and the credential
+    names it passes, a detached job's pid, log and state (and how to ``watch`` it), or the exit
+    code of a job run in the foreground."""
+    from converters.deploy import render_command
+
+    launched = deployment.launched
+    if launched is None:
+        names = deployment.secret_names
+        secrets = [f"# credentials passed in the environment: {', '.join(names)}"] if names else []
+        return [render_command(deployment.command), *secrets], []
+    if launched.returncode is None:  # detached: it runs on
+        return [
+            f"converter started: pid {launched.pid}, log {launched.log}, state {cfg.state_dir}"
+        ], [f"watch it with `{watch}`"]
+    return [f"converter exited with code {launched.returncode}"], []
+
+
+def status_text(st: Any, state_dir: Path) -> str:
+    """Status for people: running or not, the checkpoint, a row per partition (end offset,
+    committed, lag), the counts and the rate."""
+    run = f"running (pid {st.pid})" if st.running else "not running"
+    if st.stale:
+        pid_file = Path(st.state_dir) / "submit.pid"
+        run += f" (stale pid file {pid_file}: {st.stale}; delete it)"
+    lines = [
+        f"converter {state_dir}: {run}; checkpoint {st.checkpoint}, last committed batch "
+        f"{st.last_committed_batch if st.last_committed_batch is not None else '-'}"
+    ]
+    lines.append(
+        f"  {'topic':<24} {'partition':>9} {'end offset':>11} {'committed':>10} {'lag':>8}"
+    )
+
+    def show(v: int | None) -> str:
+        return "-" if v is None else str(v)
+
+    for p in st.partitions:
+        lines.append(
+            f"  {p.topic:<24} {p.partition:>9} {show(p.end_offset):>11} "
+            f"{show(p.committed):>10} {show(p.lag):>8}"
+        )
+    t = st.totals
+    lines.append(
+        f"  in {t.get('in', 0)}, converted {t.get('converted', 0)}, dead-lettered "
+        f"{t.get('dead_letter', 0)}, skipped (already converted) {t.get('skipped', 0)}"
+    )
+    if st.processed_rows_per_second is not None:
+        lines.append(
+            f"  rate: {st.processed_rows_per_second:.0f} msg/s processed in the last batch, "
+            f"{(st.input_rows_per_second or 0):.0f} msg/s arriving"
+        )
+    return "\n".join(lines)
+
+
+def stop_text(result: Any, state_dir: Path) -> str:
+    """How the converter stopped (or that it was not running)."""
+    if result.how == "not running":
+        return f"converter {state_dir}: not running"
+    return f"converter {state_dir}: {result.how} (pid {result.pid}) after {result.seconds}s"
