@@ -146,3 +146,19 @@ def test_a_registry_source_is_a_logical_location_not_a_file():
     (result,) = valid_sarif(render(report, "sarif"))["runs"][0]["results"]
     assert "physicalLocation" not in result["locations"][0]
     assert result["locations"][0]["logicalLocations"][0]["name"] == "taxi-rides-value:3"
+
+
+def test_migrate_validate_findings_as_sarif_and_gitlab(tmp_path):
+    import yaml
+
+    mapping = yaml.safe_load((ROOT / "examples/mappings/taxi-ride-v2-to-v1.yaml").read_text())
+    del mapping["fields"]["total_amount"]  # a v1 field without a rule: a finding
+    for side in ("source", "target"):  # the schemas' paths, from where the copy is
+        mapping[side]["schema"] = str(ROOT / "examples/mappings" / mapping[side]["schema"])
+    path = tmp_path / "m.yaml"
+    path.write_text(yaml.safe_dump(mapping))
+    sarif = run("migrate", "validate", str(path), "-o", "sarif")
+    assert sarif.exit_code == 1, sarif.output
+    assert valid_sarif(sarif.stdout)["runs"][0]["results"]
+    gitlab = run("migrate", "validate", str(path), "-o", "gitlab")
+    assert gitlab.exit_code == 1 and valid_gitlab(gitlab.stdout)

@@ -77,10 +77,10 @@ def validate_command(
     )
     if is_json(output):
         emit_json(render.validate_json(report))
-    elif output in (OutputFormat.junit, OutputFormat.github):
+    elif output is OutputFormat.text:
+        click.echo(render.validate_text(report))
+    else:  # junit, github, sarif, gitlab: the shared report of findings
         from schemacli.output import render as render_report
 
         click.echo(render_report(render.validate_report(report), output), nl=False)
-    else:
-        click.echo(render.validate_text(report))
     raise typer.Exit(ExitCode.OK if report.ok else ExitCode.CHECK_FAILED)
