@@ -26,6 +26,7 @@ Exit codes: 0 ok · 1 incompatible / check failed · 2 usage or input error ·
 
 # Modules under schemacli.commands, each exposing register(app). Order is the order in --help.
 COMMANDS: tuple[str, ...] = (
+    "init",
     "validate",
     "check",
     "diff",

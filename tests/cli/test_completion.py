@@ -63,17 +63,21 @@ def test_commands_and_output_formats_complete():
 
 
 def test_levels_complete_from_what_was_typed_in_any_case():
-    assert complete_level(Ctx(), None, "full") == ["FULL", "FULL_TRANSITIVE"]
-    assert complete_level(Ctx(), None, "")[0] == "NONE"
+    assert complete_level("full") == ["FULL", "FULL_TRANSITIVE"]
+    assert complete_level("")[0] == "NONE"
 
 
 def test_subjects_complete_from_the_store_given_or_configured(tmp_path):
     for name in ("orders-value", "orders-key", "rides-value"):
         (tmp_path / "subjects" / name).mkdir(parents=True)
     (tmp_path / "subjects" / "README.md").write_text("not a subject")
-    assert complete_subject(Ctx(store=tmp_path), None, "ord") == ["orders-key", "orders-value"]
+    assert complete_subject(Ctx(store=tmp_path), "ord") == ["orders-key", "orders-value"]
 
 
 def test_a_missing_store_completes_nothing_instead_of_failing(tmp_path):
-    assert complete_subject(Ctx(store=tmp_path / "nope"), None, "") == []
-    assert complete_subject(Ctx(store=Path("/dev/null")), None, "x") == []
+    assert complete_subject(Ctx(store=tmp_path / "nope"), "") == []
+    assert complete_subject(Ctx(store=Path("/dev/null")), "x") == []
+
+
+def test_init_level_completes_through_the_shell():
+    assert complete("schemacli init --level FULL_") == ["FULL_TRANSITIVE"]

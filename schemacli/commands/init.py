@@ -1,0 +1,87 @@
+"""``schemacli init``: scaffold a local store, its configuration and, on request, CI glue."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from schemacli.commands.completion import complete_level
+from schemacli.commands.options import JsonOutput
+from schemacli.errors import ExitCode, UsageError
+from schemacli.output import TextOrJson
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("init")
+    def init(
+        directory: Annotated[
+            Path, typer.Argument(help="The project folder (default: the current one).")
+        ] = Path("."),
+        store: Annotated[
+            str, typer.Option("--store", help="The store's folder, inside the project.")
+        ] = "schemas",
+        level: Annotated[
+            str,
+            typer.Option(
+                "--level",
+                help="default-level for subjects without one.",
+                autocompletion=complete_level,
+            ),
+        ] = "BACKWARD",
+        pre_commit: Annotated[
+            bool, typer.Option("--pre-commit", help="Also write .pre-commit-config.yaml.")
+        ] = False,
+        github: Annotated[
+            bool,
+            typer.Option("--github", help="Also write .github/workflows/schemacli.yml."),
+        ] = False,
+        install: Annotated[
+            str,
+            typer.Option(
+                "--install",
+                help="What the workflow installs with pip (a requirement, e.g. a git URL).",
+            ),
+        ] = "schemacli",
+        output: JsonOutput = TextOrJson.text,
+    ) -> None:
+        """Create a local store (STORE/subjects/), its configuration ([tool.schemacli] in
+        pyproject.toml, else schemacli.toml) and, with --pre-commit / --github, the CI glue.
+
+        Never overwrites: when any file it would write exists, it lists them and writes
+        nothing (exit 2). Exit codes: 0 written, 2 usage or input error.
+        """
+        from schemacli.config import parse_level
+        from schemacli.scaffold import conflicts, plan, write
+
+        if not directory.is_dir():
+            raise UsageError(
+                f"{directory} is not a folder", hint="Create it first, or give the project folder."
+            )
+        planned = plan(
+            directory,
+            store=store,
+            level=parse_level(level),
+            pre_commit=pre_commit,
+            github=github,
+            install=install,
+        )
+        refused = conflicts(planned)
+        if refused:
+            raise UsageError(
+                "init would overwrite: " + "; ".join(refused) + " (nothing was written)",
+                hint="Move those files away or edit them by hand; init never overwrites.",
+            )
+        write(planned)
+        if TextOrJson(output) is TextOrJson.json:
+            written = [{"path": str(p.path), "appended": p.append} for p in planned]
+            typer.echo(json.dumps({"written": written}, indent=2))
+        else:
+            for item in planned:
+                typer.echo(f"{'appended to' if item.append else 'wrote'} {item.path}")
+            typer.echo(
+                f"next: add schemas as {store}/subjects/<subject>/v1.avsc, then schemacli gate"
+            )
+        raise typer.Exit(int(ExitCode.OK))
