@@ -64,7 +64,7 @@ def _side(conn: Connection, spec: str, out_dir: Path) -> tuple[Any, dict[str, An
     in the registry."""
     path = Path(spec)
     if path.suffix in (".avsc", ".json") or path.exists():
-        from schemacli.contracts.store import load_schema_file
+        from schemacli.contracts.loader import load_schema_file
 
         loaded = load_schema_file(path)
         fields: dict[str, Any] = {"schema": os.path.relpath(path.resolve(), out_dir.resolve())}
@@ -75,7 +75,7 @@ def _side(conn: Connection, spec: str, out_dir: Path) -> tuple[Any, dict[str, An
     subject, _, version = spec.partition(":")
     ver: int | str = int(version) if version.isdigit() else (version or "latest")
     sv = conn.client.get_version(subject, ver)
-    from schemacli.contracts.store import load_schema_text
+    from schemacli.contracts.loader import load_schema_text
 
     loaded = load_schema_text(sv.schema, f"{subject}:{sv.version}")
     return loaded.document.value, {"subject": subject, "version": sv.version, "inline": True}
