@@ -21,14 +21,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from schemacli.contracts.loader import LoadedSchema, SchemaReferenceError, load_schema_text
+from schemacli.contracts.loader import (
+    SIDECAR_SUFFIX,
+    LoadedSchema,
+    SchemaReferenceError,
+    load_schema_text,
+)
 from schemacli.contracts.schema import Names
 from schemacli.contracts.source import decode_bytes, parse_text, read_text
 from schemacli.errors import InputError, Location, UsageError
 from schemacli.textfile import resolved
 
 SUBJECTS_DIR = "subjects"
-SIDECAR_SUFFIX = ".references.json"  # as in schemacli.contracts.loader
 VERSION_FILE = re.compile(r"v([1-9][0-9]*)\.avsc")
 
 
