@@ -691,8 +691,8 @@ def side_label(mapping: Mapping, side: str) -> str:
 
 
 def _schema_file(mapping: Mapping, side: str, path: Path) -> Any:
+    from schemacli.contracts.loader import load_schema_file
     from schemacli.contracts.source import UnreadableFile
-    from schemacli.contracts.store import load_schema_file
     from schemacli.errors import SchemaParseError
 
     label = side_label(mapping, side)
@@ -778,7 +778,7 @@ def with_registry_schemas(mapping: Mapping, fetch: Any) -> Mapping:
     no ``schema_json``) taken from the registry: ``fetch(subject, version)`` returns
     ``(schema text, "subject:version")``. Checked like a schema file; sides with a schema are
     left alone."""
-    from schemacli.contracts.store import load_schema_text
+    from schemacli.contracts.loader import load_schema_text
     from schemacli.errors import SchemaParseError
 
     if mapping.key is not None:

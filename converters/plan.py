@@ -101,7 +101,7 @@ def plan_request(request: PlanRequest, out_dir: Path, client: Any) -> Planned:
 def _side(client: Any, spec: str, out_dir: Path, subject: str | None = None) -> _Side:
     """Schema JSON and endpoint fields for ``--from``/``--to``: an .avsc file, or
     SUBJECT[:VERSION] in the registry; ``subject`` (given on the command line) wins."""
-    from schemacli.contracts.store import load_schema_file, load_schema_text
+    from schemacli.contracts.loader import load_schema_file, load_schema_text
 
     path = Path(spec)
     if path.suffix in (".avsc", ".json") or path.exists():

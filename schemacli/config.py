@@ -14,24 +14,16 @@ import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from schemacli.contracts.compat import Level
+from schemacli.contracts.levels import Level, SubjectLevels
+from schemacli.contracts.naming import NamingStrategy
 from schemacli.errors import ConfigError, Location, UsageError
 from schemacli.textfile import read_utf8, resolved
 
 __all__ = ["Level", "NamingStrategy", "Settings", "load_settings", "parse_level"]
-
-
-class NamingStrategy(StrEnum):
-    """How a schema maps to a subject (Confluent's ``*.subject.name.strategy`` classes)."""
-
-    TOPIC = "TopicNameStrategy"  # <topic>-key / <topic>-value
-    RECORD = "RecordNameStrategy"  # <record full name>
-    TOPIC_RECORD = "TopicRecordNameStrategy"  # <topic>-<record full name>
 
 
 CONFIG_FILE = "schemacli.toml"
@@ -71,9 +63,18 @@ class Settings:
     )
     config_file: Path | None = None
 
+    @property
+    def levels(self) -> SubjectLevels:
+        """The configured levels, as the core takes them."""
+        return SubjectLevels(
+            self.default_level,
+            self.subject_levels,
+            str(self.config_file) if self.config_file else None,
+        )
+
     def level_for(self, subject: str) -> Level:
         """The subject's own level if configured, else the default level."""
-        return self.subject_levels.get(subject, self.default_level)
+        return self.levels.level_for(subject)
 
 
 def load_settings(

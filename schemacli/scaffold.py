@@ -10,7 +10,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from schemacli.contracts.compat import Level
+from schemacli.contracts.levels import Level
 from schemacli.errors import InputError, Location, UsageError
 
 

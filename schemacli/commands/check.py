@@ -73,12 +73,15 @@ def register(app: typer.Typer) -> None:
         2 usage or input error, 3 registry or network error.
         """
         from schemacli.config import load_settings, parse_level
-        from schemacli.contracts import store as core
+        from schemacli.contracts.check import check_candidate
+        from schemacli.contracts.loader import load_schema_file
+        from schemacli.contracts.naming import subject_for_file
+        from schemacli.contracts.store import git_tree, load_history
         from schemacli.output import check_report, render
 
         settings = load_settings(flags={"store": store})
-        candidate = core.load_schema_file(schema)
-        subject = subject or core.subject_for_file(
+        candidate = load_schema_file(schema)
+        subject = subject or subject_for_file(
             schema, candidate.value, settings.naming_strategy
         )
         if registry is not None:
@@ -95,9 +98,9 @@ def register(app: typer.Typer) -> None:
             typer.echo(render(check_report(result), output, color=sys.stdout.isatty()), nl=False)
             raise typer.Exit(int(result.verdict.exit_code))
         chosen = parse_level(level) if level is not None else settings.level_for(subject)
-        tree = core.git_tree(against, settings.store) if against else store_tree(settings.store)
-        history = core.load_history(tree, subject)
-        result = core.check_candidate(candidate, history, subject=subject, level=chosen)
+        tree = git_tree(against, settings.store) if against else store_tree(settings.store)
+        history = load_history(tree, subject)
+        result = check_candidate(candidate, history, subject=subject, level=chosen)
         typer.echo(render(check_report(result), output, color=sys.stdout.isatty()), nl=False)
         raise typer.Exit(int(result.verdict.exit_code))
 

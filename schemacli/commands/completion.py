@@ -15,7 +15,7 @@ import click
 
 def complete_level(incomplete: str) -> list[str]:
     """Confluent's compatibility levels that start with what was typed (any case)."""
-    from schemacli.contracts.compat import Level
+    from schemacli.contracts.levels import Level
 
     typed = incomplete.upper()
     return [level.value for level in Level if level.value.startswith(typed)]

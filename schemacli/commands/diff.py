@@ -26,7 +26,7 @@ def register(app: typer.Typer) -> None:
         input error.
         """
         from schemacli.contracts.diff import diff as compute
-        from schemacli.contracts.store import load_schema_file
+        from schemacli.contracts.loader import load_schema_file
         from schemacli.output import diff_report, render
 
         result = compute(load_schema_file(old), load_schema_file(new))

@@ -43,7 +43,8 @@ def register(app: typer.Typer) -> None:
         """
         from schemacli.commands.check import store_tree
         from schemacli.config import load_settings
-        from schemacli.contracts import store as core
+        from schemacli.contracts.gate import gate as check_store
+        from schemacli.contracts.store import git_tree
         from schemacli.output import gate_report, render
 
         settings = load_settings(flags={"store": store})
@@ -52,11 +53,11 @@ def register(app: typer.Typer) -> None:
             from schemacli.commands.registry_gate import gate_with_registry
 
             gate_with_registry(registry, settings, head, against, register_, output, quiet)
-        base = core.git_tree(against, settings.store) if against else None
+        base = git_tree(against, settings.store) if against else None
         if not quiet:
             where = f" against {base.label}" if base else ""
             typer.echo(f"gate: checking {head.source('').rstrip('/')}{where}", err=True)
-        result = core.gate(head, settings, base=base)
+        result = check_store(head, settings.levels, base=base)
         report = gate_report(result)
         typer.echo(render(report, output, color=sys.stdout.isatty()), nl=False)
         summary_file = os.environ.get("GITHUB_STEP_SUMMARY")

@@ -145,7 +145,7 @@ def ddl(
     nullable types or struct member0..N, enums to string, fixed/bytes to binary.
     Exit codes: 0 printed, 2 input error (unreadable, invalid or recursive schema).
     """
-    from schemacli.contracts.store import load_schema_file
+    from schemacli.contracts.loader import load_schema_file
     from spark_avro.types import UnsupportedForSpark, as_nullable, avro_to_spark, to_ddl
 
     loaded = load_schema_file(schema)
@@ -241,7 +241,7 @@ def _store_versions(store: Path, subject: str, ids: dict[int, int]) -> list[Any]
 
 
 def _registry_versions(conn: Connection, subject: str) -> list[Any]:
-    from schemacli.contracts.store import load_schema_text
+    from schemacli.contracts.loader import load_schema_text
     from spark_avro.codegen import WriterVersion
 
     writers = []

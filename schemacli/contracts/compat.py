@@ -28,11 +28,11 @@ import gc
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from enum import StrEnum
 from typing import Any
 
 from schemacli.contracts import nesting
 from schemacli.contracts.findings import Finding
+from schemacli.contracts.levels import BACKWARD, FORWARD, Level, comparisons
 from schemacli.contracts.schema import (
     SELF_COMPATIBLE,
     NamedSchema,
@@ -534,52 +534,64 @@ def _ambiguous_finding(ambiguous: _Ambiguous, root: Schema) -> Finding:
 # Registry compatibility levels
 # --------------------------------------------------------------------------------------------
 
-
-class Level(StrEnum):
-    """Confluent's compatibility levels."""
-
-    NONE = "NONE"
-    BACKWARD = "BACKWARD"
-    BACKWARD_TRANSITIVE = "BACKWARD_TRANSITIVE"
-    FORWARD = "FORWARD"
-    FORWARD_TRANSITIVE = "FORWARD_TRANSITIVE"
-    FULL = "FULL"
-    FULL_TRANSITIVE = "FULL_TRANSITIVE"
-
-    @classmethod
-    def parse(cls, text: str) -> Level:
-        """The level named ``text`` (case-insensitive); ValueError names the valid ones."""
-        try:
-            return cls(text.strip().upper())
-        except ValueError:
-            valid = ", ".join(level.value for level in cls)
-            raise ValueError(f"unknown compatibility level {text!r}; use one of {valid}") from None
-
-    @property
-    def transitive(self) -> bool:
-        return self.value.endswith("_TRANSITIVE")
-
-    @property
-    def directions(self) -> tuple[str, ...]:
-        """Which checks run: "backward" (candidate reads old), "forward" (old reads candidate)."""
-        return _DIRECTIONS[self]
-
-
-# One table: which reader/writer pairs each level checks (see STYLE.md, principle 2).
-_DIRECTIONS: dict[Level, tuple[str, ...]] = {
-    Level.NONE: (),
-    Level.BACKWARD: ("backward",),
-    Level.BACKWARD_TRANSITIVE: ("backward",),
-    Level.FORWARD: ("forward",),
-    Level.FORWARD_TRANSITIVE: ("forward",),
-    Level.FULL: ("backward", "forward"),
-    Level.FULL_TRANSITIVE: ("backward", "forward"),
-}
-
 _DIRECTION_WORDS = {
-    "backward": "BACKWARD: the new schema must read data written with {label}",
-    "forward": "FORWARD: readers using {label} must read data written with the new schema",
+    BACKWARD: "BACKWARD: the new schema must read data written with {label}",
+    FORWARD: "FORWARD: readers using {label} must read data written with the new schema",
 }
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """One check a level makes: against which earlier version, in which direction, the result.
+
+    ``direction`` is BACKWARD (the candidate reads version ``index``) or FORWARD (version
+    ``index`` reads the candidate); the findings' messages say so and their ``subject`` is the
+    version's label.
+    """
+
+    index: int
+    direction: str
+    result: CompatResult
+
+
+def check_pairs(
+    level: Level | str,
+    candidate: Schema | str | dict | list,
+    history: Sequence[Schema | str | dict | list],
+    *,
+    labels: Sequence[str] | None = None,
+) -> tuple[PairResult, ...]:
+    """Every reader/writer check ``level`` makes of ``candidate`` against ``history``.
+
+    In the registry's order (``levels.comparisons``): newest version first. ``labels`` name the
+    versions in findings (default ``version 1`` ... ``version N``). Raises SchemaParseError for
+    an invalid schema.
+    """
+    level = Level.parse(level) if isinstance(level, str) else level
+    pairs = comparisons(level, len(history))
+    if not pairs:
+        return ()
+    names = list(labels) if labels is not None else [
+        f"version {n}" for n in range(1, len(history) + 1)
+    ]
+    new = _as_schema(candidate)
+    parsed: dict[int, Schema] = {}
+    out = []
+    for index, direction in pairs:
+        old = parsed.get(index)
+        if old is None:
+            old = parsed[index] = _as_schema(history[index])
+        reader, writer = (new, old) if direction == BACKWARD else (old, new)
+        result = check(reader, writer)
+        if not result.compatible:
+            label = names[index]
+            prefix = _DIRECTION_WORDS[direction].format(label=label)
+            result = CompatResult(False, tuple(
+                replace(finding, message=f"{finding.message} ({prefix}.)", subject=label)
+                for finding in result.findings
+            ))
+        out.append(PairResult(index, direction, result))
+    return tuple(out)
 
 
 def check_level(
@@ -597,33 +609,11 @@ def check_level(
     Each finding's ``subject`` is the label of the version it is against and its message says
     which direction failed. Raises SchemaParseError for an invalid schema.
     """
-    level = Level.parse(level) if isinstance(level, str) else level
-    if level is Level.NONE or not history:
-        return CompatResult(True)
-    names = list(labels) if labels is not None else [
-        f"version {n}" for n in range(1, len(history) + 1)
-    ]
-    new = _as_schema(candidate)
-    indexes = range(len(history)) if level.transitive else [len(history) - 1]
-    findings: list[Finding] = []
-    compatible = True
-    for index in reversed(indexes):  # newest first, as the registry reports
-        old = _as_schema(history[index])
-        label = names[index]
-        for direction in level.directions:
-            reader, writer = (new, old) if direction == "backward" else (old, new)
-            result = check(reader, writer)
-            if result.compatible:
-                continue
-            compatible = False
-            prefix = _DIRECTION_WORDS[direction].format(label=label)
-            for finding in result.findings:
-                findings.append(replace(
-                    finding,
-                    message=f"{finding.message} ({prefix}.)",
-                    subject=label,
-                ))
-    return CompatResult(compatible, tuple(findings))
+    pairs = check_pairs(level, candidate, history, labels=labels)
+    return CompatResult(
+        all(p.result.compatible for p in pairs),
+        tuple(f for p in pairs for f in p.result.findings),
+    )
 
 
 def describe(result: CompatResult) -> str:

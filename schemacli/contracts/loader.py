@@ -23,9 +23,11 @@ the cycle. A SchemaParseError from the parser gets file, line and column added t
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +39,7 @@ from schemacli.contracts.schema import (
     named_types,
     parse_schema,
 )
-from schemacli.contracts.source import Document, join_pointer, load_json
+from schemacli.contracts.source import Document, join_pointer, load_json, parse_text
 from schemacli.errors import InputError, Location, SchemacliError, SchemaParseError
 from schemacli.textfile import resolved
 
@@ -61,22 +63,49 @@ _REFERENCE_KEYS = frozenset({"name", "subject", "version", "path"})
 
 @dataclass(frozen=True)
 class LoadedSchema:
-    """One .avsc file, parsed, with the files it needed.
+    """One schema text, parsed: where it came from, its JSON, the Avro model, its positions.
 
-    ``defines`` are the named types this file itself defines; ``references`` the files it
-    referenced directly (each a LoadedSchema); ``names`` every named type visible in it.
+    From a file (``load_schema_file``): ``path`` is the file, ``defines`` the named types this
+    file itself defines, ``references`` the files it referenced directly (each a LoadedSchema)
+    and ``names`` every named type visible in it. From text (``load_schema_text``: a store
+    version, a git blob, a registry's answer) ``path`` is None and ``version`` is the version's
+    number, when it has one.
     """
 
-    path: Path
+    source: str  # a path, ``REF:path`` for git, or ``subject:version`` for a registry
     document: Document
     schema: Schema
-    defines: tuple[NamedSchema, ...]
+    version: int | None = None
+    path: Path | None = None
+    defines: tuple[NamedSchema, ...] = ()
     references: tuple[LoadedSchema, ...] = ()
     names: Names = field(default_factory=Names)
 
     @property
-    def source(self) -> str:
-        return self.document.source
+    def value(self) -> Any:
+        return self.document.value
+
+    @cached_property
+    def identity(self) -> str:
+        """What "the same schema" means for re-submission: the JSON, ignoring layout and key order.
+
+        Confluent compares Java's ``Schema.toString()`` of both (docs, defaults and custom
+        properties included), not the Parsing Canonical Form, so a doc-only change is a new
+        version there and here. Like ``toString()``, ``{"type": "int"}`` is the same as ``"int"``.
+        """
+        return json.dumps(
+            _collapse_primitives(self.value),
+            sort_keys=True,
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
+
+    def location(self, pointer: str | None = None) -> Location:
+        """Source, pointer and line:col of ``pointer`` in this schema's text."""
+        if pointer is None:
+            return Location(source=self.source, line=1, column=1)
+        line, column = self.document.position(pointer)
+        return Location(source=self.source, pointer=pointer, line=line, column=column)
 
     def referenced_files(self) -> tuple[Path, ...]:
         """Every file this one needed, directly or not, dependencies first, each once."""
@@ -84,8 +113,19 @@ class LoadedSchema:
         for ref in self.references:
             for path in ref.referenced_files():
                 out.setdefault(path)
-            out.setdefault(ref.path)
+            if ref.path is not None:
+                out.setdefault(ref.path)
         return tuple(out)
+
+
+def _collapse_primitives(value: Any) -> Any:
+    if isinstance(value, dict):
+        if len(value) == 1 and value.get("type") in PRIMITIVE_TYPES:
+            return value["type"]
+        return {k: _collapse_primitives(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_collapse_primitives(v) for v in value]
+    return value
 
 
 @dataclass(frozen=True)
@@ -235,6 +275,7 @@ class Loader:
         for named in own:
             visible.setdefault(named.fullname, named)
         return LoadedSchema(
+            source=doc.source,
             path=path,
             document=doc,
             schema=schema,
@@ -406,3 +447,32 @@ def load_schema_file(
     SchemaParseError (invalid Avro), each with file, line:col and JSON pointer, and a hint.
     """
     return Loader(search_paths=search_paths, names=names).load(Path(path), source=source)
+
+
+def load_schema_text(
+    text: str, source: str, *, version: int | None = None, names: Names | None = None
+) -> LoadedSchema:
+    """Parse schema text (``names``: named types from referenced schemas, or None).
+
+    Raises InputError / SchemaParseError with source and line:col.
+    """
+    document = parse_text(text.removeprefix("\ufeff"), source)
+    try:
+        schema = parse_schema(document.value, names=names)
+    except SchemacliError as err:
+        raise _positioned(err, document) from None
+    return LoadedSchema(source=source, document=document, schema=schema, version=version)
+
+
+def _positioned(err: SchemacliError, document: Document) -> SchemacliError:
+    """Fill in source and line:col of a parse error that only knows its JSON pointer."""
+    loc = err.location or Location()
+    if loc.line is None:
+        pointer = loc.pointer if loc.pointer is not None else ""
+        line, column = document.position(pointer)
+        err.location = Location(
+            source=loc.source or document.source, pointer=loc.pointer, line=line, column=column
+        )
+    elif loc.source is None:
+        err.location = Location(document.source, loc.pointer, loc.line, loc.column)
+    return err

@@ -15,9 +15,10 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from schemacli.contracts.check import CheckReport
     from schemacli.contracts.diff import Change, SchemaDiff
     from schemacli.contracts.findings import Finding
-    from schemacli.contracts.store import CheckReport, GateReport
+    from schemacli.contracts.gate import GateReport
 
 
 class OutputFormat(StrEnum):

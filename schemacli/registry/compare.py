@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from schemacli.config import Level
+from schemacli.contracts.levels import Level
 from schemacli.errors import RegistryError
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.history import is_missing_subject, registry_history, registry_level
@@ -27,7 +27,7 @@ class RegistryCheck:
     subject: str
     level: Level
     level_source: str  # "subject", "global" or "flag"
-    local: Any  # schemacli.contracts.store.CheckReport
+    local: Any  # schemacli.contracts.check.CheckReport
     registry: CompatibilityAnswer | None  # None when the registry could not be asked meaningfully
     registry_note: str | None = None  # why the registry was not asked, or what it deviates in
 
@@ -60,7 +60,7 @@ def check_against_registry(
     the same question. With a different ``level`` only the local engine can answer (the registry
     always applies its own level); the registry is then not asked.
     """
-    from schemacli.contracts.store import check_candidate
+    from schemacli.contracts.check import check_candidate
 
     configured = registry_level(client, subject)
     chosen = level or configured.level

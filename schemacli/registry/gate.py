@@ -52,12 +52,12 @@ class Candidate:
 class RegistryGate:
     """The gate's report (renderable like the offline gate's) and what would be registered."""
 
-    report: Any  # schemacli.contracts.store.GateReport
+    report: Any  # schemacli.contracts.gate.GateReport
     candidates: tuple[Candidate, ...]
 
     @property
     def passed(self) -> bool:
-        from schemacli.contracts.store import Verdict
+        from schemacli.contracts.check import Verdict
 
         return self.report.verdict is Verdict.COMPATIBLE
 
@@ -70,19 +70,15 @@ def gate_against_registry(
     each: Callable[[Sequence[str]], Iterable[str]] = lambda names: names,
 ) -> RegistryGate:
     """Check every subject of the store ``head`` (a store Tree) against the registry."""
-    from schemacli.contracts.store import (
-        GateReport,
-        References,
-        input_error_row,
-        read_versions,
-    )
+    from schemacli.contracts.gate import GateReport, input_error_row
+    from schemacli.contracts.store import References, read_versions
     from schemacli.errors import InputError
 
     label = f"{head.label} against {client.settings.display_url}"
     try:
         index = head.subjects()
     except InputError as err:
-        row = input_error_row("(store)", settings, err)
+        row = input_error_row("(store)", settings.level_for("(store)"), err)
         return RegistryGate(GateReport(label, None, (row,)), ())
     resolver = References(head, index)
     rows, candidates = [], []
@@ -90,7 +86,11 @@ def gate_against_registry(
         try:
             files = read_versions(head, index, subject)
         except InputError as err:
-            rows.append(input_error_row(subject, settings, err, len(index.get(subject, {}))))
+            rows.append(
+                input_error_row(
+                    subject, settings.level_for(subject), err, len(index.get(subject, {}))
+                )
+            )
             continue
         row, new = _gate_subject(client, subject, files, settings, resolver)
         rows.append(row)
@@ -101,7 +101,8 @@ def gate_against_registry(
 def _gate_subject(
     client: RegistryClient, subject: str, files: Sequence[Any], settings: Any, resolver: Any
 ) -> tuple[Any, list[Candidate]]:
-    from schemacli.contracts.store import SubjectReport, check_candidate, parse_versions
+    from schemacli.contracts.check import check_candidate
+    from schemacli.contracts.gate import SubjectReport, parse_versions
 
     loaded, problems = parse_versions(files, resolver)
     level = registry_level(client, subject)

@@ -1,7 +1,7 @@
 """A subject's history and level as the registry holds them, in the local engine's terms.
 
 ``registry_history`` turns the registry's versions into the same ``LoadedSchema`` records the
-local store produces (source ``subject:vN``), so ``schemacli.contracts.store.check_candidate`` runs
+local store produces (source ``subject:vN``), so ``schemacli.contracts.check.check_candidate`` runs
 unchanged against production history. Schema references are resolved through the registry.
 """
 
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from schemacli.config import Level
+from schemacli.contracts.levels import Level
 from schemacli.errors import Location, RegistryError, SchemacliError
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.errors import RegistryErrorCode
@@ -51,7 +51,7 @@ def registry_history(client: RegistryClient, subject: str) -> tuple[Any, ...]:
 
 def load_version(client: RegistryClient, version: SubjectVersion) -> Any:
     """Parse one registry version into a ``LoadedSchema``, resolving its references."""
-    from schemacli.contracts.store import load_schema_text
+    from schemacli.contracts.loader import load_schema_text
 
     source = f"{version.subject}:v{version.version}"
     try:
@@ -85,7 +85,7 @@ def load_candidate(
     client: RegistryClient, text: str, source: str, references: Sequence[Reference] = ()
 ) -> Any:
     """Parse a candidate schema whose named-type references live in the registry."""
-    from schemacli.contracts.store import load_schema_text
+    from schemacli.contracts.loader import load_schema_text
 
     if not references:
         return load_schema_text(text, source)
@@ -94,7 +94,7 @@ def load_candidate(
 
 
 def _load_with_names(text: str, source: str, names: Any, version: int | None) -> Any:
-    from schemacli.contracts.store import load_schema_text
+    from schemacli.contracts.loader import load_schema_text
 
     return load_schema_text(text, source, version=version, names=names)
 

@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from schemacli.config import Level
+from schemacli.contracts.levels import Level
 from schemacli.errors import ConfigError, InputError, Location, SchemacliError
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.history import fetch_versions, registry_level

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from schemacli.config import Level, load_settings
-from schemacli.contracts.store import FileTree, Verdict, load_schema_file
+from schemacli.contracts.check import Verdict
+from schemacli.contracts.loader import load_schema_file
+from schemacli.contracts.store import FileTree
 from schemacli.errors import RegistryError, SchemacliError
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.compare import (

@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from schemacli.config import Level
+from schemacli.contracts.check import CheckReport
 from schemacli.contracts.diff import Change, LevelVerdict, SchemaDiff
 from schemacli.contracts.findings import Finding, Severity
-from schemacli.contracts.store import CheckReport, GateReport, SubjectReport
+from schemacli.contracts.gate import GateReport, SubjectReport
 from schemacli.errors import Location
 from schemacli.output import OutputFormat, check_report, diff_report, gate_report, render
 from schemacli.output.github import escape_data, escape_property

@@ -9,24 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from schemacli.config import Level, NamingStrategy, Settings
-from schemacli.contracts.store import (
+from schemacli.config import Settings
+from schemacli.contracts.check import INVALID_SCHEMA, STORE_LAYOUT, Verdict, check_candidate
+from schemacli.contracts.gate import (
     DUPLICATE_VERSION,
     HISTORY_REWRITTEN,
-    INVALID_SCHEMA,
-    STORE_LAYOUT,
     SUBJECT_DELETED,
     VERSION_DELETED,
-    FileTree,
-    Verdict,
-    check_candidate,
     gate,
-    git_tree,
-    load_history,
-    load_schema_file,
-    load_schema_text,
-    subject_for_file,
 )
+from schemacli.contracts.levels import Level, SubjectLevels
+from schemacli.contracts.loader import load_schema_file, load_schema_text
+from schemacli.contracts.naming import NamingStrategy, subject_for_file
+from schemacli.contracts.store import FileTree, git_tree, load_history
 from schemacli.errors import InputError, SchemaParseError, UsageError
 
 
@@ -57,8 +52,8 @@ def make_store(root: Path, subjects: dict[str, list]) -> Path:
     return root
 
 
-def settings_for(store: Path, **levels: Level) -> Settings:
-    return Settings(store=store, subject_levels=levels)
+def levels_for(store: Path, **levels: Level) -> SubjectLevels:
+    return Settings(store=store, subject_levels=levels).levels
 
 
 def loaded(schema: dict, version: int | None = None, source: str = "x.avsc"):
@@ -206,7 +201,7 @@ def test_incompatibility_is_located_in_the_candidate_file():
 
 def test_gate_passes_a_compatible_history(tmp_path):
     store = make_store(tmp_path, {"rides-value": [ride(), ride(TIP)], "rides-key": [ride()]})
-    report = gate(FileTree(store), settings_for(store))
+    report = gate(FileTree(store), levels_for(store))
     assert report.verdict is Verdict.COMPATIBLE
     assert [(r.subject, r.checked) for r in report.subjects] == [
         ("rides-key", ()),
@@ -223,7 +218,7 @@ def test_gate_lists_every_violation_not_only_the_first(tmp_path):
             "c-value": [ride(), ride(TIP)],
         },
     )
-    report = gate(FileTree(store), settings_for(store))
+    report = gate(FileTree(store), levels_for(store))
     assert report.verdict is Verdict.INCOMPATIBLE
     verdicts = {r.subject: r.verdict for r in report.subjects}
     assert verdicts == {
@@ -237,7 +232,7 @@ def test_gate_lists_every_violation_not_only_the_first(tmp_path):
 
 def test_gate_uses_each_subjects_configured_level(tmp_path):
     store = make_store(tmp_path, {"a-value": [ride(), ride(total_type="string")]})
-    report = gate(FileTree(store), settings_for(store, **{"a-value": Level.NONE}))
+    report = gate(FileTree(store), levels_for(store, **{"a-value": Level.NONE}))
     assert report.verdict is Verdict.COMPATIBLE
     assert report.subjects[0].level is Level.NONE
 
@@ -247,7 +242,7 @@ def test_gate_reports_every_invalid_file_as_an_input_error(tmp_path):
         tmp_path,
         {"a-value": [ride(), '{"type": "record",}'], "b-value": ['{"type": "enum"}']},
     )
-    report = gate(FileTree(store), settings_for(store))
+    report = gate(FileTree(store), levels_for(store))
     assert report.verdict is Verdict.INVALID
     assert [f.kind for f in report.findings] == [INVALID_SCHEMA, INVALID_SCHEMA]
     assert all(f.location.line is not None for f in report.findings)
@@ -255,7 +250,7 @@ def test_gate_reports_every_invalid_file_as_an_input_error(tmp_path):
 
 def test_gate_flags_a_version_identical_to_an_earlier_one(tmp_path):
     store = make_store(tmp_path, {"a-value": [ride(), ride(TIP), ride()]})
-    report = gate(FileTree(store), settings_for(store))
+    report = gate(FileTree(store), levels_for(store))
     assert [f.kind for f in report.findings] == [DUPLICATE_VERSION]
 
 
@@ -264,7 +259,7 @@ def test_gate_reports_a_gap_as_a_layout_problem_and_still_checks_other_subjects(
         tmp_path, {"a-value": [ride(), ride(), ride()], "b-value": [ride(), ride(TIP)]}
     )
     (store / "subjects" / "a-value" / "v2.avsc").unlink()
-    report = gate(FileTree(store), settings_for(store))
+    report = gate(FileTree(store), levels_for(store))
     assert {r.subject: r.verdict for r in report.subjects} == {
         "a-value": Verdict.INVALID,
         "b-value": Verdict.COMPATIBLE,
@@ -275,7 +270,7 @@ def test_gate_reports_a_gap_as_a_layout_problem_and_still_checks_other_subjects(
 def test_gate_refuses_a_folder_named_like_a_version_instead_of_skipping_it(tmp_path):
     store = make_store(tmp_path, {"a-value": [ride()], "b-value": [ride()]})
     (store / "subjects" / "a-value" / "v2.avsc").mkdir()
-    report = gate(FileTree(store), settings_for(store))
+    report = gate(FileTree(store), levels_for(store))
     assert {r.subject: r.verdict for r in report.subjects} == {
         "a-value": Verdict.INVALID,
         "b-value": Verdict.COMPATIBLE,
@@ -319,7 +314,7 @@ def test_gate_against_a_ref_checks_only_new_versions(repo):
     store = repo / "schemas"
     # v1 of old-value breaks nothing new; a new rides-value v2 is incompatible.
     make_store(store, {"rides-value": [ride(), ride(total_type="string")]})
-    report = gate(FileTree(store), settings_for(store), base=git_tree("git:base", store))
+    report = gate(FileTree(store), levels_for(store), base=git_tree("git:base", store))
     rows = {r.subject: r for r in report.subjects}
     assert rows["rides-value"].checked == (2,)
     assert rows["old-value"].checked == ()
@@ -330,7 +325,7 @@ def test_gate_against_a_ref_rejects_a_rewritten_version_and_warns_of_a_deleted_s
     store = repo / "schemas"
     make_store(store, {"rides-value": [ride(TIP)]})  # v1 edited in place
     shutil.rmtree(store / "subjects" / "old-value")
-    report = gate(FileTree(store), settings_for(store), base=git_tree("git:base", store))
+    report = gate(FileTree(store), levels_for(store), base=git_tree("git:base", store))
     assert [(f.kind, f.severity.value) for f in report.findings] == [
         (SUBJECT_DELETED, "warning"),
         (HISTORY_REWRITTEN, "error"),
@@ -344,7 +339,7 @@ def test_version_deleted_since_the_ref_is_a_violation(repo):
     git(repo, "add", ".")
     git(repo, "commit", "-q", "-m", "v2")
     (store / "subjects" / "rides-value" / "v2.avsc").unlink()
-    report = gate(FileTree(store), settings_for(store), base=git_tree("git:HEAD", store))
+    report = gate(FileTree(store), levels_for(store), base=git_tree("git:HEAD", store))
     assert [f.kind for f in report.findings] == [VERSION_DELETED]
 
 
@@ -473,7 +468,7 @@ def test_version_uses_a_type_of_another_subject_through_declared_references(tmp_
         )
     history = load_history(FileTree(store), "priced-value")
     assert [h.version for h in history] == [1, 2]
-    assert gate(FileTree(store), settings_for(store)).verdict is Verdict.COMPATIBLE
+    assert gate(FileTree(store), levels_for(store)).verdict is Verdict.COMPATIBLE
 
 
 def test_reference_by_path_is_relative_to_the_subject_folder(tmp_path):
@@ -491,7 +486,7 @@ def test_unresolvable_reference_is_an_invalid_schema_in_the_gate(tmp_path):
     with_references(
         store, "priced-value", 1, [{"name": "m.Money", "subject": "money-value", "version": 1}]
     )
-    report = gate(FileTree(store), settings_for(store))
+    report = gate(FileTree(store), levels_for(store))
     assert report.verdict is Verdict.INVALID
     finding = report.findings[0]
     assert "money-value" in finding.message and finding.location.line == 1
@@ -533,7 +528,7 @@ def test_references_resolve_at_the_git_ref(repo):
 def test_schema_file_directly_in_subjects_is_a_layout_error(tmp_path):
     store = make_store(tmp_path, {"a-value": [ride()]})
     (store / "subjects" / "b-value.avsc").write_text(json.dumps(ride()))
-    report = gate(FileTree(store), settings_for(store))
+    report = gate(FileTree(store), levels_for(store))
     assert report.verdict is Verdict.INVALID
     assert "subjects/b-value/v1.avsc" in report.findings[0].hint
 

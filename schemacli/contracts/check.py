@@ -1,0 +1,115 @@
+"""Checking one candidate schema against a subject's history, Confluent-style.
+
+The history may come from the store, a git ref or a registry: ``check_candidate`` takes it as an
+argument. Which versions and directions a level checks is ``levels``' table; the verdict of each
+reader/writer pair is the engine's (``compat``); this module places each finding in its reader's
+text and decides the verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+
+from schemacli.contracts import compat
+from schemacli.contracts.findings import Finding, Severity
+from schemacli.contracts.levels import BACKWARD, Level, compared_versions
+from schemacli.contracts.loader import LoadedSchema
+from schemacli.errors import ExitCode
+
+# Finding kinds that are input errors (exit 2), next to the engine's Avro incompatibility kinds.
+INVALID_SCHEMA = "INVALID_SCHEMA"  # a version does not parse
+STORE_LAYOUT = "STORE_LAYOUT"  # a badly named file or a gap in the versions
+INPUT_KINDS = frozenset({INVALID_SCHEMA, STORE_LAYOUT})
+
+
+class Verdict(StrEnum):
+    COMPATIBLE = "compatible"
+    INCOMPATIBLE = "incompatible"
+    INVALID = "invalid"  # input errors: nothing could be decided
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return {
+            Verdict.COMPATIBLE: ExitCode.OK,
+            Verdict.INCOMPATIBLE: ExitCode.CHECK_FAILED,
+            Verdict.INVALID: ExitCode.INPUT_ERROR,
+        }[self]
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """The result of checking one schema against a subject's history."""
+
+    subject: str
+    level: Level
+    candidate: str  # the candidate's source
+    history: tuple[int, ...]  # the versions the subject had
+    checked_against: tuple[int, ...]  # the versions the level compared with
+    findings: tuple[Finding, ...]
+    identical_to: int | None = None  # re-submission of an existing version: not a new version
+
+    @property
+    def compatible(self) -> bool:
+        return not any(f.severity is Severity.ERROR for f in self.findings)
+
+    @property
+    def verdict(self) -> Verdict:
+        if any(f.kind in INPUT_KINDS for f in self.findings):
+            return Verdict.INVALID
+        return Verdict.COMPATIBLE if self.compatible else Verdict.INCOMPATIBLE
+
+
+def check_candidate(
+    candidate: LoadedSchema,
+    history: Sequence[LoadedSchema],
+    *,
+    subject: str,
+    level: Level,
+) -> CheckReport:
+    """Check ``candidate`` against ``history`` (oldest first) at ``level``, Confluent-style.
+
+    ``history`` may come from the store, a git ref or a registry: this function does not care.
+    A schema identical to an existing version is not a new version: compatible, no check. The
+    first version always passes. Every incompatibility with every compared version is a finding,
+    placed (file, line:col) in the reader's text, as Java's location is the reader's: the
+    candidate for BACKWARD, the old version for FORWARD.
+    """
+    numbers = tuple(h.version or i for i, h in enumerate(history, start=1))
+    # Warnings about the JSON itself (comments, duplicate keys): reported, never failing.
+    notes = tuple(replace(n, subject=subject or None) for n in candidate.document.notes)
+    for number, old in zip(numbers, history, strict=True):
+        if old.identity == candidate.identity:
+            return CheckReport(subject, level, candidate.source, numbers, (), notes, number)
+    checked = tuple(numbers[i] for i in compared_versions(level, len(history)))
+    labels = [
+        f"{subject} v{n}" if subject else h.source for n, h in zip(numbers, history, strict=True)
+    ]
+    findings = _incompatibilities(candidate, history, labels, subject=subject, level=level)
+    return CheckReport(subject, level, candidate.source, numbers, checked, notes + findings)
+
+
+def _incompatibilities(
+    candidate: LoadedSchema,
+    history: Sequence[LoadedSchema],
+    labels: Sequence[str],
+    *,
+    subject: str,
+    level: Level,
+) -> tuple[Finding, ...]:
+    pairs = compat.check_pairs(level, candidate.schema, [h.schema for h in history], labels=labels)
+    # All of one direction's findings together (BACKWARD first), each placed in its reader's file.
+    pairs = sorted(pairs, key=lambda pair: level.directions.index(pair.direction))
+    found: list[Finding] = []
+    for pair in pairs:
+        reader = candidate if pair.direction == BACKWARD else history[pair.index]
+        found.extend(
+            replace(
+                finding,
+                location=reader.location(finding.location.pointer),
+                subject=subject or None,
+            )
+            for finding in pair.result.findings
+        )
+    return tuple(found)

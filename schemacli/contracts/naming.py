@@ -1,0 +1,66 @@
+"""Which subject a schema file outside the store's ``subjects/`` belongs to.
+
+Confluent's subject name strategies: a producer's serializer derives the subject from the topic,
+the record's full name, or both; ``subject_for_file`` derives it from the file's name and its
+record the same way.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from schemacli.errors import UsageError
+
+
+class NamingStrategy(StrEnum):
+    """How a schema maps to a subject (Confluent's ``*.subject.name.strategy`` classes)."""
+
+    TOPIC = "TopicNameStrategy"  # <topic>-key / <topic>-value
+    RECORD = "RecordNameStrategy"  # <record full name>
+    TOPIC_RECORD = "TopicRecordNameStrategy"  # <topic>-<record full name>
+
+
+def subject_for_file(path: Path, value: Any, strategy: NamingStrategy) -> str:
+    """The subject a schema file outside ``subjects/`` belongs to, by the naming strategy.
+
+    TopicNameStrategy: the file is named ``<topic>-key.avsc`` or ``<topic>-value.avsc``.
+    RecordNameStrategy: the record's full name. TopicRecordNameStrategy: the file is named
+    ``<topic>-<record full name>.avsc``. Raises UsageError (with the way out) otherwise.
+    """
+    stem = path.name.removesuffix(".avsc")
+    if strategy is NamingStrategy.TOPIC:
+        if stem.endswith(("-key", "-value")):
+            return stem
+        raise UsageError(
+            f"cannot tell the subject of {path}: with TopicNameStrategy the file must be named "
+            "<topic>-key.avsc or <topic>-value.avsc",
+            hint="pass --subject SUBJECT, or rename the file",
+        )
+    full_name = _full_name(value)
+    if full_name is None:
+        raise UsageError(
+            f"cannot tell the subject of {path}: {strategy.value} needs a named schema "
+            "(record, enum or fixed)",
+            hint="pass --subject SUBJECT",
+        )
+    if strategy is NamingStrategy.RECORD:
+        return full_name
+    if stem.endswith("-" + full_name) and len(stem) > len(full_name) + 1:
+        return stem
+    raise UsageError(
+        f"cannot tell the subject of {path}: with TopicRecordNameStrategy the file must be "
+        f"named <topic>-{full_name}.avsc",
+        hint="pass --subject SUBJECT, or rename the file",
+    )
+
+
+def _full_name(value: Any) -> str | None:
+    if not isinstance(value, dict) or not isinstance(value.get("name"), str):
+        return None
+    name = value["name"]
+    namespace = value.get("namespace")
+    if "." in name or not namespace:
+        return name
+    return f"{namespace}.{name}"
