@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from schemacli.commands.completion import complete_level, complete_subject
 from schemacli.commands.options import Output
 from schemacli.output import OutputFormat
 
@@ -47,6 +48,7 @@ def register(app: typer.Typer) -> None:
                 "-s",
                 help="The subject it would be registered under (default: from the file name "
                 "or record name, by the configured naming strategy).",
+                autocompletion=complete_subject,
             ),
         ] = None,
         level: Annotated[
@@ -56,6 +58,7 @@ def register(app: typer.Typer) -> None:
                 "-l",
                 help="NONE, BACKWARD, FORWARD, FULL or *_TRANSITIVE (default: the subject's "
                 "configured level, else default-level, else BACKWARD).",
+                autocompletion=complete_level,
             ),
         ] = None,
         against: Against = None,

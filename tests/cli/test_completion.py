@@ -81,3 +81,11 @@ def test_a_missing_store_completes_nothing_instead_of_failing(tmp_path):
 
 def test_init_level_completes_through_the_shell():
     assert complete("schemacli init --level FULL_") == ["FULL_TRANSITIVE"]
+
+
+def test_check_completes_levels_and_the_configured_stores_subjects(tmp_path):
+    (tmp_path / "contracts/subjects/orders-value").mkdir(parents=True)
+    (tmp_path / "schemacli.toml").write_text('store = "contracts"\n')
+    env = {"SCHEMACLI_CONFIG": str(tmp_path / "schemacli.toml")}
+    assert complete("schemacli check x.avsc --subject ord", env) == ["orders-value"]
+    assert complete("schemacli check x.avsc --level BACKWARD_T") == ["BACKWARD_TRANSITIVE"]
