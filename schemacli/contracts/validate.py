@@ -329,6 +329,17 @@ def _field_warnings(fld, at) -> Iterator[Finding]:
             at(fld.pointer + "/name"),
             "use ASCII letters, digits and _; keep the old name as an alias if it was in use",
         )
+    logical = fld.props.get("logicalType")
+    if logical is not None:
+        inner = _json({"type": fld.type.type, "logicalType": logical})
+        yield _warning(
+            "LOGICAL_TYPE_IGNORED",
+            f"logicalType {_json(logical)} is set on field {fld.name!r}, not on its type; Java "
+            "(and so the registry and Spark) reads a logical type only on a type, so readers "
+            f"see a plain {_describe(fld.type)}",
+            at(fld.pointer + "/logicalType"),
+            f'move it into the type: "type": {inner}',
+        )
     if fld.has_default:
         yield from _default_warnings(fld.type, fld.default, fld.pointer + "/default", at)
 

@@ -120,6 +120,8 @@ WARNINGS = [
      "fastavro and the Python avro package refuse"),
     ("logical_type_ignored.avsc", "LOGICAL_TYPE_IGNORED", 5, 63, "/fields/0/type/logicalType",
      "Java and the Python avro package ignore"),
+    ("logical_type_on_field.avsc", "LOGICAL_TYPE_IGNORED", 5, 53, "/fields/0/logicalType",
+     "Java (and so the registry and Spark) reads a logical type only on a type"),
     ("redefined_name.avsc", "REDEFINED_NAME", 6, 33, "/fields/1/type",
      "fastavro and the Python avro package refuse"),
     ("json_comment.avsc", "JSON_COMMENT", 5, 5, None, "fastavro, the Python avro package"),
