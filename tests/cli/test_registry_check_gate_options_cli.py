@@ -1,0 +1,113 @@
+"""`check --registry` and `gate --registry` take the same registry options as `register`, `pull`
+and `subjects`: time-out, retries, credentials (TLS: tests/unit/test_registry_tls.py)."""
+
+from __future__ import annotations
+
+import base64
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from schemacli.app import app
+
+ROOT = Path(__file__).resolve().parents[2]
+V1 = ROOT / "schemas/subjects/taxi-rides-value/v1.avsc"
+V2 = ROOT / "schemas/subjects/taxi-rides-value/v2.avsc"
+SUBJECT = "taxi-rides-value"
+
+
+@pytest.fixture
+def run(project, clean_registry_env):
+    """schemacli in a copy of the example project, with no SCHEMACLI_REGISTRY_* set."""
+    runner = CliRunner()
+    return lambda *args: runner.invoke(app, [str(a) for a in args])
+
+
+def check(fake, *options: str) -> list[str]:
+    return ["check", V2, "--subject", SUBJECT, "--registry", fake.url, *options]
+
+
+def gate(fake, *options: str) -> list[str]:
+    return ["gate", "--quiet", "--registry", fake.url, *options]
+
+
+@pytest.mark.parametrize("command", [check, gate], ids=["check", "gate"])
+def test_a_slow_registry_fails_fast_with_a_short_timeout_and_no_retries(run, fake, command):
+    fake.delay = 5.0
+    started = time.monotonic()
+    result = run(*command(fake, "--timeout", "0.5", "--retries", "0"))
+    elapsed = time.monotonic() - started
+    assert result.exit_code == 3, result.output
+    assert elapsed < 4.0, f"took {elapsed:.1f} s despite --timeout 0.5 --retries 0"
+    assert len(fake.requests) == 1
+
+
+@pytest.mark.parametrize("command", [check, gate], ids=["check", "gate"])
+def test_retries_ride_out_a_flaky_registry(run, fake, command):
+    fake.add(SUBJECT, V1.read_text())
+    fake.fail_next(503, {"error_code": 50301, "message": "busy"}, times=2)
+    result = run(*command(fake, "--retries", "2"))
+    assert result.exit_code == 0, result.output
+    assert [r.path for r in fake.requests[:3]].count(fake.requests[0].path) == 3
+
+
+@pytest.mark.parametrize("command", [check, gate], ids=["check", "gate"])
+def test_no_retries_means_one_attempt(run, fake, command):
+    fake.add(SUBJECT, V1.read_text())
+    fake.fail_next(503, {"error_code": 50301, "message": "busy"}, times=2)
+    result = run(*command(fake, "--retries", "0"))
+    assert result.exit_code == 3, result.output
+    assert len(fake.requests) == 1
+
+
+@pytest.mark.parametrize("command", [check, gate], ids=["check", "gate"])
+def test_a_token_reaches_the_registry_as_a_bearer_header(run, fake, command):
+    fake.add(SUBJECT, V1.read_text())
+    fake.require_token = "t0ken-for-ci"
+    result = run(*command(fake, "--token", "t0ken-for-ci"))
+    assert result.exit_code == 0, result.output
+    assert fake.requests
+    assert {r.headers.get("Authorization") for r in fake.requests} == {"Bearer t0ken-for-ci"}
+    assert "t0ken-for-ci" not in result.output
+
+
+@pytest.mark.parametrize("command", [check, gate], ids=["check", "gate"])
+def test_user_and_password_reach_the_registry_as_basic_auth(run, fake, command):
+    fake.add(SUBJECT, V1.read_text())
+    fake.require_basic = ("ci", "pa55word")
+    result = run(*command(fake, "--user", "ci", "--password", "pa55word"))
+    assert result.exit_code == 0, result.output
+    expected = "Basic " + base64.b64encode(b"ci:pa55word").decode()
+    assert {r.headers.get("Authorization") for r in fake.requests} == {expected}
+    assert "pa55word" not in result.output
+
+
+@pytest.mark.parametrize("command", [check, gate], ids=["check", "gate"])
+def test_wrong_credentials_exit_3(run, fake, command):
+    fake.require_token = "the-right-one"
+    result = run(*command(fake, "--token", "a-wrong-one"))
+    assert result.exit_code == 3, result.output
+
+
+@pytest.mark.parametrize("command", [check, gate], ids=["check", "gate"])
+def test_a_bad_timeout_flag_exits_2_naming_it_before_any_request(run, fake, command):
+    result = run(*command(fake, "--timeout", "0"))
+    assert result.exit_code == 2, result.output
+    assert "--timeout" in result.stderr
+    assert fake.requests == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check", V2, "--subject", SUBJECT, "--timeout", "0.5", "--token", "t"],
+        ["gate", "--quiet", "--timeout", "0.5", "--token", "t"],
+    ],
+    ids=["check", "gate"],
+)
+def test_registry_options_without_registry_stay_offline(run, fake, args):
+    result = run(*args, "-o", "json")
+    assert result.exit_code == 0, result.output
+    assert fake.requests == []
