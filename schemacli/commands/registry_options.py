@@ -53,7 +53,8 @@ RegistryMode = Annotated[
         "--registry",
         metavar="URL",
         help="Check against the subject's history in this schema registry instead of the local "
-        "store (credentials from SCHEMACLI_REGISTRY_* or the config's [registry] table).",
+        "store (credentials, TLS, time-out: the registry options below, else "
+        "SCHEMACLI_REGISTRY_* or the config's [registry] table).",
     ),
 ]
 User = Annotated[
