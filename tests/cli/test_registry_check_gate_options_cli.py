@@ -111,3 +111,24 @@ def test_registry_options_without_registry_stay_offline(run, fake, args):
     result = run(*args, "-o", "json")
     assert result.exit_code == 0, result.output
     assert fake.requests == []
+
+
+def test_offline_check_and_gate_do_not_import_the_http_client(project):
+    """The registry options cost nothing without --registry: `requests` stays unimported."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from schemacli.app import app\n"
+        "runner = CliRunner()\n"
+        f"check = runner.invoke(app, ['check', {str(V2)!r}, '--subject', {SUBJECT!r},"
+        " '--timeout', '1'])\n"
+        "gate = runner.invoke(app, ['gate', '--quiet', '--retries', '0'])\n"
+        "print(check.exit_code, gate.exit_code, 'requests' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == ["0", "0", "False"], done.stderr
