@@ -67,12 +67,10 @@ def pull_command(
     store, or a store or config file that cannot be written, is exit 2 and leaves both as they
     were.
     """
-    with connect(
-        RegistryFlags(
-            registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
-        ),
-        store=store,
-    ) as conn:
+    flags = RegistryFlags(
+        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
+    )
+    with connect(flags, store=store) as conn:
         from schemacli.config import CONFIG_FILE
         from schemacli.registry.snapshot import apply_pull, plan_levels, plan_pull
 

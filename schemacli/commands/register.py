@@ -83,11 +83,10 @@ def register_command(
     Exit 0 registered or already registered; 1 the registry refuses it as incompatible;
     2 the file is not a valid schema; 3 registry or network error.
     """
-    with connect(
-        RegistryFlags(
-            registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
-        ),
-    ) as conn:
+    flags = RegistryFlags(
+        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
+    )
+    with connect(flags) as conn:
         from schemacli.registry.compare import schema_text
         from schemacli.registry.history import load_candidate
         from schemacli.registry.publish import register_schema

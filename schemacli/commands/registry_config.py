@@ -57,11 +57,10 @@ def get_command(
     verbose: Verbose = False,
 ) -> None:
     """Print the level that applies to SUBJECT (its own, else the global one), or the global one."""
-    with connect(
-        RegistryFlags(
-            registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
-        ),
-    ) as conn:
+    flags = RegistryFlags(
+        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
+    )
+    with connect(flags) as conn:
         from schemacli.registry.history import registry_level
 
         found = registry_level(conn.client, subject)
@@ -101,11 +100,10 @@ def set_command(
     verbose: Verbose = False,
 ) -> None:
     """Set the global level (LEVEL) or a subject's level (SUBJECT LEVEL)."""
-    with connect(
-        RegistryFlags(
-            registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
-        ),
-    ) as conn:
+    flags = RegistryFlags(
+        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
+    )
+    with connect(flags) as conn:
         from schemacli.config import parse_level
 
         if len(args) not in (1, 2):
@@ -148,11 +146,10 @@ def delete_command(
     verbose: Verbose = False,
 ) -> None:
     """Drop SUBJECT's own level (it then inherits the global one), or reset the global level."""
-    with connect(
-        RegistryFlags(
-            registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
-        ),
-    ) as conn:
+    flags = RegistryFlags(
+        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
+    )
+    with connect(flags) as conn:
         previous = conn.client.delete_config(subject)
         if is_json(output):
             emit_json({"registry": conn.url, "subject": subject, "deleted_level": previous})

@@ -95,12 +95,10 @@ def codegen(
     on them (FAILFAST), and needs only pyspark plus the spark-avro and spark-sql-kafka packages.
     Exit codes: 0 written, 2 usage or input error, 3 registry error.
     """
-    with connect(
-        RegistryFlags(
-            registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
-        ),
-        store=store,
-    ) as conn:
+    flags = RegistryFlags(
+        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
+    )
+    with connect(flags, store=store) as conn:
         from schemacli.topics import TOPIC_HINT, topic_problem
         from spark_avro.codegen import ReaderModuleSpec, render_reader_module
 

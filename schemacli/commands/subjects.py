@@ -64,11 +64,10 @@ def list_command(
     verbose: Verbose = False,
 ) -> None:
     """List the registry's subjects, sorted."""
-    with connect(
-        RegistryFlags(
-            registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
-        ),
-    ) as conn:
+    flags = RegistryFlags(
+        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
+    )
+    with connect(flags) as conn:
         client = conn.client
         names = sorted(client.list_subjects(prefix=prefix, deleted=deleted))
         rows = [
@@ -109,11 +108,10 @@ def show_command(
     verbose: Verbose = False,
 ) -> None:
     """Show a subject: its versions and ids, its level, its mode and one version's schema."""
-    with connect(
-        RegistryFlags(
-            registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
-        ),
-    ) as conn:
+    flags = RegistryFlags(
+        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
+    )
+    with connect(flags) as conn:
         from schemacli.registry.history import registry_level
         from schemacli.registry.models import parse_version
 
@@ -214,11 +212,10 @@ def delete_command(
     verbose: Verbose = False,
 ) -> None:
     """Delete a subject (or one version). Soft by default; nothing happens without --yes."""
-    with connect(
-        RegistryFlags(
-            registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
-        ),
-    ) as conn:
+    flags = RegistryFlags(
+        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
+    )
+    with connect(flags) as conn:
         from schemacli.registry.models import parse_version
 
         _check_subject(subject, "delete")
