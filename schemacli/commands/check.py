@@ -1,7 +1,5 @@
 """``schemacli check``: is this schema a valid next version of its subject?"""
 
-from __future__ import annotations
-
 import sys
 from pathlib import Path
 from typing import Annotated

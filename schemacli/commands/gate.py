@@ -1,7 +1,5 @@
 """``schemacli gate``: the CI compatibility gate over the whole local store."""
 
-from __future__ import annotations
-
 import os
 import sys
 from typing import Annotated

@@ -1,7 +1,5 @@
 """`schemacli pull [SUBJECT...]`: snapshot registry subjects into the local store."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

@@ -1,7 +1,5 @@
 """`schemacli register SCHEMA --subject S`: register a schema, idempotently."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

@@ -1,7 +1,5 @@
 """`schemacli config get|set|delete [SUBJECT] [LEVEL]`: compatibility levels in the registry."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

@@ -3,8 +3,6 @@
 Both commands are pure: they need no pyspark and start no JVM.
 """
 
-from __future__ import annotations
-
 import json
 from pathlib import Path
 from typing import Annotated, Any

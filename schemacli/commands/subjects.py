@@ -1,7 +1,5 @@
 """`schemacli subjects list|show|delete`: what the registry holds."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer
