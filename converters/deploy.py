@@ -320,18 +320,16 @@ def build_command(cfg: DeployConfig, files: AnyMapping[str, Path]) -> list[str]:
 def child_env(cfg: DeployConfig) -> dict[str, str]:
     """The environment of spark-submit: ours, the venv's Python for the driver and executors
     (local masters), the registry credentials (from the URL's user info, if any)."""
-    from urllib.parse import unquote, urlsplit
-
     env = dict(os.environ)
     env.update(cfg.extra_env)
     if cfg.master.startswith("local"):
         env.setdefault("PYSPARK_PYTHON", sys.executable)
         env.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    parts = urlsplit(cfg.registry_url)
-    if parts.username:
-        env["SCHEMACLI_REGISTRY_USER"] = unquote(parts.username)
-        if parts.password:
-            env["SCHEMACLI_REGISTRY_PASSWORD"] = unquote(parts.password)
+    # Credentials in the URL's user info reach the job as SCHEMACLI_REGISTRY_* (never argv),
+    # through the same settings the job rebuilds from them.
+    from schemacli.registry.settings import RegistrySettings
+
+    env.update(RegistrySettings.build(url=cfg.registry_url, env={}).credentials_env())
     return env
 
 

@@ -370,9 +370,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         mapping = load(args.mapping)
         from schemacli.registry.client import RegistryClient
-        from schemacli.registry.settings import RegistrySettings
+        from schemacli.registry.settings import RegistryFlags
 
-        with RegistryClient(RegistrySettings.build(url=args.registry)) as client:
+        # The CLI's road: flags (here --registry; credentials from SCHEMACLI_REGISTRY_*, set by
+        # deploy.child_env) -> RegistrySettings -> a client handed inward.
+        with RegistryClient(RegistryFlags(url=args.registry).settings()) as client:
             reg = resolve_registry(mapping, client)
         from converters.transform import compiled_or_fail
 

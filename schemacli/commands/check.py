@@ -1,7 +1,5 @@
 """``schemacli check``: is this schema a valid next version of its subject?"""
 
-from __future__ import annotations
-
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -10,6 +8,19 @@ import typer
 
 from schemacli.commands.completion import complete_level, complete_subject
 from schemacli.commands.options import Output
+from schemacli.commands.registry_options import (
+    Ca,
+    Cert,
+    Insecure,
+    Key,
+    Password,
+    RegistryMode,
+    Retries,
+    Timeout,
+    Token,
+    User,
+    Verbose,
+)
 from schemacli.output import OutputFormat
 
 Against = Annotated[
@@ -24,16 +35,6 @@ Against = Annotated[
 Store = Annotated[
     Path | None,
     typer.Option("--store", help="The store directory (default: from config, else ./schemas)."),
-]
-
-Registry = Annotated[
-    str | None,
-    typer.Option(
-        "--registry",
-        metavar="URL",
-        help="Check against the subject's history in this schema registry instead of the local "
-        "store (credentials from SCHEMACLI_REGISTRY_* or the config's [registry] table).",
-    ),
 ]
 
 
@@ -63,14 +64,25 @@ def register(app: typer.Typer) -> None:
         ] = None,
         against: Against = None,
         store: Store = None,
-        registry: Registry = None,
+        registry: RegistryMode = None,
         output: Output = OutputFormat.text,
+        user: User = None,
+        password: Password = None,
+        token: Token = None,
+        ca: Ca = None,
+        cert: Cert = None,
+        key: Key = None,
+        insecure: Insecure = False,
+        timeout: Timeout = None,
+        retries: Retries = None,
+        verbose: Verbose = False,
     ) -> None:
         """Check SCHEMA against its subject's history in the local store.
 
         With --registry URL: against the subject's history in that registry, at the level the
         registry applies; the registry (verbose) and the local engine both answer, and a
-        disagreement is reported loudly and fails the check.
+        disagreement is reported loudly and fails the check. The registry options (credentials,
+        TLS, --timeout, --retries) apply only with --registry.
 
         Exit codes: 0 compatible (or identical to an existing version), 1 incompatible,
         2 usage or input error, 3 registry or network error.
@@ -88,15 +100,21 @@ def register(app: typer.Typer) -> None:
             schema, candidate.value, settings.naming_strategy
         )
         if registry is not None:
+            from schemacli.commands.registry_options import connect
             from schemacli.errors import UsageError
             from schemacli.registry.compare import check_with_registry
+            from schemacli.registry.settings import RegistryFlags
 
             if against:
                 raise UsageError("--against and --registry are two histories; give one.")
             chosen_level = parse_level(level) if level is not None else None
-            result, both = check_with_registry(
-                registry, settings, candidate, subject, level=chosen_level
+            flags = RegistryFlags(
+                registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
             )
+            with connect(flags, settings=settings) as conn:
+                result, both = check_with_registry(
+                    conn.client, candidate, subject, level=chosen_level
+                )
             typer.echo(both, err=True)
             typer.echo(render(check_report(result), output, color=sys.stdout.isatty()), nl=False)
             raise typer.Exit(int(result.verdict.exit_code))

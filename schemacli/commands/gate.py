@@ -1,15 +1,26 @@
 """``schemacli gate``: the CI compatibility gate over the whole local store."""
 
-from __future__ import annotations
-
 import os
 import sys
 from typing import Annotated
 
 import typer
 
-from schemacli.commands.check import Against, Registry, Store
+from schemacli.commands.check import Against, Store
 from schemacli.commands.options import Output
+from schemacli.commands.registry_options import (
+    Ca,
+    Cert,
+    Insecure,
+    Key,
+    Password,
+    RegistryMode,
+    Retries,
+    Timeout,
+    Token,
+    User,
+    Verbose,
+)
 from schemacli.output import OutputFormat
 
 
@@ -22,7 +33,7 @@ def register(app: typer.Typer) -> None:
         quiet: Annotated[
             bool, typer.Option("--quiet", "-q", help="No progress messages on stderr.")
         ] = False,
-        registry: Registry = None,
+        registry: RegistryMode = None,
         register_: Annotated[
             bool,
             typer.Option(
@@ -31,6 +42,16 @@ def register(app: typer.Typer) -> None:
                 "(all or nothing).",
             ),
         ] = False,
+        user: User = None,
+        password: Password = None,
+        token: Token = None,
+        ca: Ca = None,
+        cert: Cert = None,
+        key: Key = None,
+        insecure: Insecure = False,
+        timeout: Timeout = None,
+        retries: Retries = None,
+        verbose: Verbose = False,
     ) -> None:
         """Check every subject's versions at the subject's compatibility level.
 
@@ -51,8 +72,12 @@ def register(app: typer.Typer) -> None:
         head = store_tree(settings.store)
         if registry is not None or register_:
             from schemacli.commands.registry_gate import gate_with_registry
+            from schemacli.registry.settings import RegistryFlags
 
-            gate_with_registry(registry, settings, head, against, register_, output, quiet)
+            flags = RegistryFlags(
+                registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
+            )
+            gate_with_registry(flags, settings, head, against, register_, output, quiet)
         base = git_tree(against, settings.store) if against else None
         if not quiet:
             where = f" against {base.label}" if base else ""

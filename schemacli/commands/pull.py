@@ -1,7 +1,5 @@
 """`schemacli pull [SUBJECT...]`: snapshot registry subjects into the local store."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 
@@ -9,20 +7,29 @@ import typer
 
 from schemacli.commands.options import JsonOutput
 from schemacli.commands.registry_options import (
-    Connection,
+    Ca,
+    Cert,
+    Insecure,
+    Key,
+    Password,
+    RegistryUrl,
+    Retries,
+    Timeout,
+    Token,
+    User,
+    Verbose,
+    connect,
     emit_json,
     is_json,
     progress,
-    with_registry,
 )
 from schemacli.errors import ExitCode
 from schemacli.output import TextOrJson
 from schemacli.output.terminal import echo
+from schemacli.registry.settings import RegistryFlags
 
 
-@with_registry
 def pull_command(
-    conn: Connection,
     subjects: Annotated[
         list[str] | None, typer.Argument(help="Subjects to pull; all of them when none given.")
     ] = None,
@@ -38,6 +45,17 @@ def pull_command(
         typer.Option("--levels/--no-levels", help="Write subjects' levels into the config file."),
     ] = True,
     output: JsonOutput = TextOrJson.text,
+    registry: RegistryUrl = None,
+    user: User = None,
+    password: Password = None,
+    token: Token = None,
+    ca: Ca = None,
+    cert: Cert = None,
+    key: Key = None,
+    insecure: Insecure = False,
+    timeout: Timeout = None,
+    retries: Retries = None,
+    verbose: Verbose = False,
 ) -> None:
     """Snapshot subjects, their versions and levels from the registry into the local store.
 
@@ -47,51 +65,55 @@ def pull_command(
     store, or a store or config file that cannot be written, is exit 2 and leaves both as they
     were.
     """
-    from schemacli.config import CONFIG_FILE
-    from schemacli.registry.snapshot import apply_pull, plan_levels, plan_pull
-
-    settings = conn.store_settings
-    root = settings.store
-    # Fetch and check everything, prepare the config edit, then write: all or nothing.
-    plan = plan_pull(
-        conn.client,
-        subjects,
-        root,
-        force=force,
-        each=lambda names: progress(names, len(names), "pulling"),
+    flags = RegistryFlags(
+        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
     )
-    pulled = plan.subjects
-    config_file = settings.config_file or (Path.cwd() / CONFIG_FILE)
-    wanted = {p.subject: p.level for p in pulled if settings.level_for(p.subject) != p.level}
-    edit = plan_levels(config_file, wanted) if levels and wanted else None
-    apply_pull(plan, edit)
-    changed = dict(edit.changed) if edit is not None else {}
-    conflicts = [c for p in pulled for c in p.conflicts]
-    if is_json(output):
-        emit_json(
-            {
-                "registry": conn.url,
-                "store": str(root),
-                "subjects": list(pulled),
-                "config_file": str(config_file) if changed else None,
-                "levels_written": changed,
-                "conflicts": conflicts,
-            }
+    with connect(flags, store=store) as conn:
+        from schemacli.config import CONFIG_FILE
+        from schemacli.registry.snapshot import apply_pull, plan_levels, plan_pull
+
+        settings = conn.store_settings
+        root = settings.store
+        # Fetch and check everything, prepare the config edit, then write: all or nothing.
+        plan = plan_pull(
+            conn.client,
+            subjects,
+            root,
+            force=force,
+            each=lambda names: progress(names, len(names), "pulling"),
         )
-    else:
-        if not pulled:
-            echo(f"no subjects in {conn.url}: nothing pulled", err=True)
-        for p in pulled:
-            echo(
-                f"{p.subject}: {len(p.versions)} version(s), level {p.level.value} "
-                f"({p.level_source}); {len(p.written)} written, {len(p.unchanged)} unchanged"
-                + (f", {len(p.conflicts)} CONFLICT(S)" if p.conflicts else "")
+        pulled = plan.subjects
+        config_file = settings.config_file or (Path.cwd() / CONFIG_FILE)
+        wanted = {p.subject: p.level for p in pulled if settings.level_for(p.subject) != p.level}
+        edit = plan_levels(config_file, wanted) if levels and wanted else None
+        apply_pull(plan, edit)
+        changed = dict(edit.changed) if edit is not None else {}
+        conflicts = [c for p in pulled for c in p.conflicts]
+        if is_json(output):
+            emit_json(
+                {
+                    "registry": conn.url,
+                    "store": str(root),
+                    "subjects": list(pulled),
+                    "config_file": str(config_file) if changed else None,
+                    "levels_written": changed,
+                    "conflicts": conflicts,
+                }
             )
-        for subject, level in changed.items():
-            echo(f"{config_file}: {subject} level = {level}")
-        for path in conflicts:
-            echo(f"conflict: {path} differs from the registry; kept (use --force)", err=True)
-    raise typer.Exit(ExitCode.CHECK_FAILED if conflicts else ExitCode.OK)
+        else:
+            if not pulled:
+                echo(f"no subjects in {conn.url}: nothing pulled", err=True)
+            for p in pulled:
+                echo(
+                    f"{p.subject}: {len(p.versions)} version(s), level {p.level.value} "
+                    f"({p.level_source}); {len(p.written)} written, {len(p.unchanged)} unchanged"
+                    + (f", {len(p.conflicts)} CONFLICT(S)" if p.conflicts else "")
+                )
+            for subject, level in changed.items():
+                echo(f"{config_file}: {subject} level = {level}")
+            for path in conflicts:
+                echo(f"conflict: {path} differs from the registry; kept (use --force)", err=True)
+        raise typer.Exit(ExitCode.CHECK_FAILED if conflicts else ExitCode.OK)
 
 
 def register(app: typer.Typer) -> None:

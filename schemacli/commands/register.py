@@ -1,7 +1,5 @@
 """`schemacli register SCHEMA --subject S`: register a schema, idempotently."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 
@@ -9,15 +7,26 @@ import typer
 
 from schemacli.commands.options import JsonOutput
 from schemacli.commands.registry_options import (
-    Connection,
+    Ca,
+    Cert,
+    Insecure,
+    Key,
+    Password,
+    RegistryUrl,
+    Retries,
+    Timeout,
+    Token,
+    User,
+    Verbose,
+    connect,
     emit_json,
     is_json,
-    with_registry,
 )
 from schemacli.errors import ExitCode, UsageError
 from schemacli.output import TextOrJson
 from schemacli.output.terminal import echo
 from schemacli.registry.models import Reference
+from schemacli.registry.settings import RegistryFlags
 
 SubjectOpt = Annotated[str, typer.Option("--subject", "-s", help="The subject to register under.")]
 ReferenceOpt = Annotated[
@@ -44,9 +53,7 @@ def parse_references(values: list[str] | None) -> tuple[Reference, ...]:
     return tuple(refs)
 
 
-@with_registry
 def register_command(
-    conn: Connection,
     schema: Annotated[Path, typer.Argument(help="The .avsc file to register.")],
     subject: SubjectOpt,
     dry_run: Annotated[
@@ -57,33 +64,48 @@ def register_command(
     ] = False,
     reference: ReferenceOpt = None,
     output: JsonOutput = TextOrJson.text,
+    registry: RegistryUrl = None,
+    user: User = None,
+    password: Password = None,
+    token: Token = None,
+    ca: Ca = None,
+    cert: Cert = None,
+    key: Key = None,
+    insecure: Insecure = False,
+    timeout: Timeout = None,
+    retries: Retries = None,
+    verbose: Verbose = False,
 ) -> None:
     """Register SCHEMA under --subject. Registering the same schema again changes nothing.
 
     Exit 0 registered or already registered; 1 the registry refuses it as incompatible;
     2 the file is not a valid schema; 3 registry or network error.
     """
-    from schemacli.registry.compare import schema_text
-    from schemacli.registry.history import load_candidate
-    from schemacli.registry.publish import register_schema
-
-    refs = parse_references(reference)
-    from schemacli.contracts.source import read_text
-
-    loaded = load_candidate(conn.client, read_text(schema, str(schema)), str(schema), refs)
-    result = register_schema(
-        conn.client,
-        subject,
-        schema_text(loaded),
-        references=refs,
-        normalize=normalize,
-        dry_run=dry_run,
+    flags = RegistryFlags(
+        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
     )
-    if is_json(output):
-        emit_json({"registry": conn.url, "schema": str(schema), **_asdict(result)})
-    else:
-        echo(result.describe())
-    raise typer.Exit(ExitCode.OK)
+    with connect(flags) as conn:
+        from schemacli.registry.compare import schema_text
+        from schemacli.registry.history import load_candidate
+        from schemacli.registry.publish import register_schema
+
+        refs = parse_references(reference)
+        from schemacli.contracts.source import read_text
+
+        loaded = load_candidate(conn.client, read_text(schema, str(schema)), str(schema), refs)
+        result = register_schema(
+            conn.client,
+            subject,
+            schema_text(loaded),
+            references=refs,
+            normalize=normalize,
+            dry_run=dry_run,
+        )
+        if is_json(output):
+            emit_json({"registry": conn.url, "schema": str(schema), **_asdict(result)})
+        else:
+            echo(result.describe())
+        raise typer.Exit(ExitCode.OK)
 
 
 def _asdict(result: object) -> dict:

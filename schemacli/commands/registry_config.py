@@ -1,21 +1,30 @@
 """`schemacli config get|set|delete [SUBJECT] [LEVEL]`: compatibility levels in the registry."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer
 
 from schemacli.commands.options import JsonOutput
 from schemacli.commands.registry_options import (
-    Connection,
+    Ca,
+    Cert,
+    Insecure,
+    Key,
+    Password,
+    RegistryUrl,
+    Retries,
+    Timeout,
+    Token,
+    User,
+    Verbose,
+    connect,
     emit_json,
     is_json,
-    with_registry,
 )
 from schemacli.errors import UsageError
 from schemacli.output import TextOrJson
 from schemacli.output.terminal import echo
+from schemacli.registry.settings import RegistryFlags
 
 config_app = typer.Typer(
     name="config",
@@ -30,76 +39,121 @@ OptionalSubject = Annotated[
 
 
 @config_app.command("get")
-@with_registry
 def get_command(
-    conn: Connection, subject: OptionalSubject = None, output: JsonOutput = TextOrJson.text
+    subject: OptionalSubject = None,
+    output: JsonOutput = TextOrJson.text,
+    registry: RegistryUrl = None,
+    user: User = None,
+    password: Password = None,
+    token: Token = None,
+    ca: Ca = None,
+    cert: Cert = None,
+    key: Key = None,
+    insecure: Insecure = False,
+    timeout: Timeout = None,
+    retries: Retries = None,
+    verbose: Verbose = False,
 ) -> None:
     """Print the level that applies to SUBJECT (its own, else the global one), or the global one."""
-    from schemacli.registry.history import registry_level
+    flags = RegistryFlags(
+        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
+    )
+    with connect(flags) as conn:
+        from schemacli.registry.history import registry_level
 
-    found = registry_level(conn.client, subject)
-    if is_json(output):
-        emit_json(
-            {
-                "registry": conn.url,
-                "subject": subject,
-                "level": found.level.value,
-                "source": found.source,
-            }
+        found = registry_level(conn.client, subject)
+        if is_json(output):
+            emit_json(
+                {
+                    "registry": conn.url,
+                    "subject": subject,
+                    "level": found.level.value,
+                    "source": found.source,
+                }
+            )
+            return
+        where = subject if subject is not None else "global"
+        suffix = (
+            " (inherited from the global level)" if subject and found.source == "global" else ""
         )
-        return
-    where = subject if subject is not None else "global"
-    suffix = " (inherited from the global level)" if subject and found.source == "global" else ""
-    echo(f"{where}: {found.level.value}{suffix}")
+        echo(f"{where}: {found.level.value}{suffix}")
 
 
 @config_app.command("set")
-@with_registry
 def set_command(
-    conn: Connection,
     args: Annotated[
         list[str], typer.Argument(metavar="[SUBJECT] LEVEL", help="LEVEL, or SUBJECT LEVEL.")
     ],
     output: JsonOutput = TextOrJson.text,
+    registry: RegistryUrl = None,
+    user: User = None,
+    password: Password = None,
+    token: Token = None,
+    ca: Ca = None,
+    cert: Cert = None,
+    key: Key = None,
+    insecure: Insecure = False,
+    timeout: Timeout = None,
+    retries: Retries = None,
+    verbose: Verbose = False,
 ) -> None:
     """Set the global level (LEVEL) or a subject's level (SUBJECT LEVEL)."""
-    from schemacli.config import parse_level
+    flags = RegistryFlags(
+        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
+    )
+    with connect(flags) as conn:
+        from schemacli.config import parse_level
 
-    if len(args) not in (1, 2):
-        raise UsageError(
-            f"config set takes LEVEL or SUBJECT LEVEL, got {len(args)} arguments.",
-            hint="e.g. schemacli config set taxi-rides-value FULL",
-        )
-    subject = args[0] if len(args) == 2 else None
-    level = parse_level(args[-1], what="LEVEL")
-    now = conn.client.set_config(level.value, subject)
-    from schemacli.registry.history import registry_level
+        if len(args) not in (1, 2):
+            raise UsageError(
+                f"config set takes LEVEL or SUBJECT LEVEL, got {len(args)} arguments.",
+                hint="e.g. schemacli config set taxi-rides-value FULL",
+            )
+        subject = args[0] if len(args) == 2 else None
+        level = parse_level(args[-1], what="LEVEL")
+        now = conn.client.set_config(level.value, subject)
+        from schemacli.registry.history import registry_level
 
-    applied = registry_level(conn.client, subject).level
-    if applied is not level:  # e.g. Apicurio: NONE deletes the rule, the global one applies
-        echo(
-            f"warning: the registry accepted {level.value} but applies {applied.value} to "
-            f"{subject or 'new subjects'} (see docs/registry.md, registry deviations)",
-            err=True,
-        )
-    if is_json(output):
-        emit_json({"registry": conn.url, "subject": subject, "level": now})
-        return
-    echo(f"{subject or 'global'}: {now}")
+        applied = registry_level(conn.client, subject).level
+        if applied is not level:  # e.g. Apicurio: NONE deletes the rule, the global one applies
+            echo(
+                f"warning: the registry accepted {level.value} but applies {applied.value} to "
+                f"{subject or 'new subjects'} (see docs/registry.md, registry deviations)",
+                err=True,
+            )
+        if is_json(output):
+            emit_json({"registry": conn.url, "subject": subject, "level": now})
+            return
+        echo(f"{subject or 'global'}: {now}")
 
 
 @config_app.command("delete")
-@with_registry
 def delete_command(
-    conn: Connection, subject: OptionalSubject = None, output: JsonOutput = TextOrJson.text
+    subject: OptionalSubject = None,
+    output: JsonOutput = TextOrJson.text,
+    registry: RegistryUrl = None,
+    user: User = None,
+    password: Password = None,
+    token: Token = None,
+    ca: Ca = None,
+    cert: Cert = None,
+    key: Key = None,
+    insecure: Insecure = False,
+    timeout: Timeout = None,
+    retries: Retries = None,
+    verbose: Verbose = False,
 ) -> None:
     """Drop SUBJECT's own level (it then inherits the global one), or reset the global level."""
-    previous = conn.client.delete_config(subject)
-    if is_json(output):
-        emit_json({"registry": conn.url, "subject": subject, "deleted_level": previous})
-        return
-    where = subject or "global"
-    echo(f"{where}: level {previous or '(none)'} deleted")
+    flags = RegistryFlags(
+        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
+    )
+    with connect(flags) as conn:
+        previous = conn.client.delete_config(subject)
+        if is_json(output):
+            emit_json({"registry": conn.url, "subject": subject, "deleted_level": previous})
+            return
+        where = subject or "global"
+        echo(f"{where}: level {previous or '(none)'} deleted")
 
 
 def register(app: typer.Typer) -> None:

@@ -8,10 +8,11 @@ from typing import Any
 import typer
 
 from schemacli.errors import UsageError
+from schemacli.registry.settings import RegistryFlags
 
 
 def gate_with_registry(
-    url: str | None,
+    flags: RegistryFlags,
     settings: Any,
     head: Any,
     against: str | None,
@@ -21,10 +22,13 @@ def gate_with_registry(
 ) -> None:
     """Check the store against the registry, register if asked and all passed, render, exit.
 
+    ``flags`` are the registry options of `gate` (``flags.url`` is --registry); the client is
+    built from them here, once, and handed to the core.
+
     Exit 0 pass (and registered), 1 a violation (nothing registered), 2 input error,
     3 registry or network error.
     """
-    from schemacli.commands.registry_options import progress
+    from schemacli.commands.registry_options import connect, progress
     from schemacli.output import gate_report, render
     from schemacli.registry.gate import registry_gate
 
@@ -34,7 +38,7 @@ def gate_with_registry(
             hint="--registry checks against production history; --against git:REF against the "
             "store at a git ref.",
         )
-    if url is None and register:
+    if flags.url is None and register:
         raise UsageError("--register needs --registry URL.")
 
     def each(names):
@@ -44,11 +48,13 @@ def gate_with_registry(
         if not quiet:
             typer.echo(result.describe(), err=True)
 
-    if not quiet:
-        typer.echo(f"gate: checking {head.source('').rstrip('/')} against {url}", err=True)
-    gate, registered = registry_gate(
-        url, settings, head, register=register, each=each, on_done=done
-    )
+    with connect(flags, settings=settings) as conn:
+        if not quiet:
+            where = head.source("").rstrip("/")
+            typer.echo(f"gate: checking {where} against {conn.url}", err=True)
+        gate, registered = registry_gate(
+            conn.client, settings, head, register=register, each=each, on_done=done
+        )
     typer.echo(render(gate_report(gate.report), output, color=sys.stdout.isatty()), nl=False)
     if register and not gate.passed:
         typer.echo("gate: FAILED — nothing was registered (all or nothing)", err=True)

@@ -3,8 +3,6 @@
 Both commands are pure: they need no pyspark and start no JVM.
 """
 
-from __future__ import annotations
-
 import json
 from pathlib import Path
 from typing import Annotated, Any
@@ -12,9 +10,25 @@ from typing import Annotated, Any
 import typer
 
 from schemacli.commands.options import JsonOutput
-from schemacli.commands.registry_options import Connection, emit_json, with_registry
+from schemacli.commands.registry_options import (
+    Ca,
+    Cert,
+    Connection,
+    Insecure,
+    Key,
+    Password,
+    RegistryUrl,
+    Retries,
+    Timeout,
+    Token,
+    User,
+    Verbose,
+    connect,
+    emit_json,
+)
 from schemacli.errors import InputError, Location, UsageError
 from schemacli.output import OutputFormat, TextOrJson
+from schemacli.registry.settings import RegistryFlags
 
 spark_app = typer.Typer(
     name="spark",
@@ -28,9 +42,7 @@ def register(app: typer.Typer) -> None:
 
 
 @spark_app.command("codegen")
-@with_registry
 def codegen(
-    conn: Connection,
     subject: Annotated[
         str, typer.Option("--subject", "-s", help="Subject whose versions to embed.")
     ],
@@ -62,6 +74,17 @@ def codegen(
         ),
     ] = None,
     output: JsonOutput = TextOrJson.text,
+    registry: RegistryUrl = None,
+    user: User = None,
+    password: Password = None,
+    token: Token = None,
+    ca: Ca = None,
+    cert: Cert = None,
+    key: Key = None,
+    insecure: Insecure = False,
+    timeout: Timeout = None,
+    retries: Retries = None,
+    verbose: Verbose = False,
 ) -> None:
     """Write a standalone PySpark module reading TOPIC: every version of SUBJECT embedded by id.
 
@@ -70,61 +93,67 @@ def codegen(
     on them (FAILFAST), and needs only pyspark plus the spark-avro and spark-sql-kafka packages.
     Exit codes: 0 written, 2 usage or input error, 3 registry error.
     """
-    from schemacli.topics import TOPIC_HINT, topic_problem
-    from spark_avro.codegen import ReaderModuleSpec, render_reader_module
+    flags = RegistryFlags(
+        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
+    )
+    with connect(flags, store=store) as conn:
+        from schemacli.topics import TOPIC_HINT, topic_problem
+        from spark_avro.codegen import ReaderModuleSpec, render_reader_module
 
-    problem = topic_problem(topic)
-    if problem:
-        raise UsageError(f"--topic {topic!r} {problem}", hint=TOPIC_HINT)
-    if store is not None:
-        writers = _store_versions(store, subject, _parse_ids(schema_ids or []))
-    else:
-        if schema_ids:
-            raise UsageError("--schema-id only applies with --store: the registry knows its ids")
-        writers = _registry_versions(conn, subject)
-    chosen = reader_version if reader_version is not None else max(w.version for w in writers)
-    if chosen not in {w.version for w in writers}:
-        raise UsageError(
-            f"subject {subject!r} has no version {chosen}",
-            hint=f"Versions: {', '.join(str(w.version) for w in writers)}.",
+        problem = topic_problem(topic)
+        if problem:
+            raise UsageError(f"--topic {topic!r} {problem}", hint=TOPIC_HINT)
+        if store is not None:
+            writers = _store_versions(store, subject, _parse_ids(schema_ids or []))
+        else:
+            if schema_ids:
+                raise UsageError(
+                    "--schema-id only applies with --store: the registry knows its ids"
+                )
+            writers = _registry_versions(conn, subject)
+        chosen = reader_version if reader_version is not None else max(w.version for w in writers)
+        if chosen not in {w.version for w in writers}:
+            raise UsageError(
+                f"subject {subject!r} has no version {chosen}",
+                hint=f"Versions: {', '.join(str(w.version) for w in writers)}.",
+            )
+        spec = ReaderModuleSpec(
+            subject=subject,
+            topic=topic,
+            writers=tuple(writers),
+            reader_version=chosen,
+            streaming=streaming,
+            module_file=out.name if out is not None else "reader.py",
         )
-    spec = ReaderModuleSpec(
-        subject=subject,
-        topic=topic,
-        writers=tuple(writers),
-        reader_version=chosen,
-        streaming=streaming,
-        module_file=out.name if out is not None else "reader.py",
-    )
-    _check_readable(spec)
-    source = render_reader_module(spec)
-    if out is not None:
-        try:
-            out.write_text(source, encoding="utf-8")
-        except OSError as exc:
-            raise InputError(
-                f"cannot write the module: {exc.strerror}", location=Location(source=str(out))
-            ) from exc
-    reader = spec.reader
-    summary = {
-        "out": str(out) if out is not None else None,
-        "topic": topic,
-        "subject": subject,
-        "reader": {"version": reader.version, "id": reader.schema_id},
-        "writers": [{"version": w.version, "id": w.schema_id} for w in writers],
-        "streaming": streaming,
-    }
-    if _wants_json(output):
-        emit_json(summary if out is not None else {**summary, "source": source})
-        return
-    if out is None:
-        typer.echo(source, nl=False)
-    ids = ", ".join(f"v{w.version}=id {w.schema_id}" for w in writers)
-    typer.echo(
-        f"{out if out is not None else 'reader'}: topic {topic}, subject {subject}, "
-        f"writers {ids}, reader v{reader.version}",
-        err=True,
-    )
+        _check_readable(spec)
+        source = render_reader_module(spec)
+        if out is not None:
+            try:
+                out.write_text(source, encoding="utf-8")
+            except OSError as exc:
+                raise InputError(
+                    f"cannot write the module: {exc.strerror}", location=Location(source=str(out))
+                ) from exc
+        reader = spec.reader
+        summary = {
+            "out": str(out) if out is not None else None,
+            "topic": topic,
+            "subject": subject,
+            "reader": {"version": reader.version, "id": reader.schema_id},
+            "writers": [{"version": w.version, "id": w.schema_id} for w in writers],
+            "streaming": streaming,
+        }
+        if _wants_json(output):
+            emit_json(summary if out is not None else {**summary, "source": source})
+            return
+        if out is None:
+            typer.echo(source, nl=False)
+        ids = ", ".join(f"v{w.version}=id {w.schema_id}" for w in writers)
+        typer.echo(
+            f"{out if out is not None else 'reader'}: topic {topic}, subject {subject}, "
+            f"writers {ids}, reader v{reader.version}",
+            err=True,
+        )
 
 
 @spark_app.command("ddl")

@@ -1,22 +1,31 @@
 """`schemacli subjects list|show|delete`: what the registry holds."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer
 
 from schemacli.commands.options import JsonOutput
 from schemacli.commands.registry_options import (
-    Connection,
+    Ca,
+    Cert,
+    Insecure,
+    Key,
+    Password,
+    RegistryUrl,
+    Retries,
+    Timeout,
+    Token,
+    User,
+    Verbose,
+    connect,
     emit_json,
     is_json,
     progress,
-    with_registry,
 )
 from schemacli.errors import UsageError
 from schemacli.output import TextOrJson
 from schemacli.output.terminal import echo
+from schemacli.registry.settings import RegistryFlags
 
 subjects_app = typer.Typer(
     name="subjects",
@@ -29,9 +38,7 @@ Subject = Annotated[str, typer.Argument(help="The subject (context-qualified nam
 
 
 @subjects_app.command("list")
-@with_registry
 def list_command(
-    conn: Connection,
     prefix: Annotated[
         str | None, typer.Option("--prefix", help="Only subjects starting with this.")
     ] = None,
@@ -42,79 +49,107 @@ def list_command(
         bool, typer.Option("--versions", help="Also list each subject's versions.")
     ] = False,
     output: JsonOutput = TextOrJson.text,
+    registry: RegistryUrl = None,
+    user: User = None,
+    password: Password = None,
+    token: Token = None,
+    ca: Ca = None,
+    cert: Cert = None,
+    key: Key = None,
+    insecure: Insecure = False,
+    timeout: Timeout = None,
+    retries: Retries = None,
+    verbose: Verbose = False,
 ) -> None:
     """List the registry's subjects, sorted."""
-    client = conn.client
-    names = sorted(client.list_subjects(prefix=prefix, deleted=deleted))
-    rows = [
-        {
-            "subject": s,
-            **({"versions": client.list_versions(s, deleted=deleted)} if versions else {}),
-        }
-        for s in (progress(names, len(names), "subjects") if versions else names)
-    ]
-    if is_json(output):
-        emit_json({"registry": conn.url, "subjects": rows})
-        return
-    for row in rows:
-        extra = f"  versions {', '.join(map(str, row['versions']))}" if versions else ""
-        echo(f"{row['subject']}{extra}")
-    if not rows:
-        echo(f"no subjects in {conn.url}", err=True)
+    flags = RegistryFlags(
+        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
+    )
+    with connect(flags) as conn:
+        client = conn.client
+        names = sorted(client.list_subjects(prefix=prefix, deleted=deleted))
+        rows = [
+            {
+                "subject": s,
+                **({"versions": client.list_versions(s, deleted=deleted)} if versions else {}),
+            }
+            for s in (progress(names, len(names), "subjects") if versions else names)
+        ]
+        if is_json(output):
+            emit_json({"registry": conn.url, "subjects": rows})
+            return
+        for row in rows:
+            extra = f"  versions {', '.join(map(str, row['versions']))}" if versions else ""
+            echo(f"{row['subject']}{extra}")
+        if not rows:
+            echo(f"no subjects in {conn.url}", err=True)
 
 
 @subjects_app.command("show")
-@with_registry
 def show_command(
-    conn: Connection,
     subject: Subject,
     version: Annotated[
         str,
         typer.Option("--version", help="Which version's schema to print: N (1, 2, ...) or latest."),
     ] = "latest",
     output: JsonOutput = TextOrJson.text,
+    registry: RegistryUrl = None,
+    user: User = None,
+    password: Password = None,
+    token: Token = None,
+    ca: Ca = None,
+    cert: Cert = None,
+    key: Key = None,
+    insecure: Insecure = False,
+    timeout: Timeout = None,
+    retries: Retries = None,
+    verbose: Verbose = False,
 ) -> None:
     """Show a subject: its versions and ids, its level, its mode and one version's schema."""
-    from schemacli.registry.history import registry_level
-    from schemacli.registry.models import parse_version
+    flags = RegistryFlags(
+        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
+    )
+    with connect(flags) as conn:
+        from schemacli.registry.history import registry_level
+        from schemacli.registry.models import parse_version
 
-    _check_subject(subject, "show")
-    wanted = parse_version(version)
-    client = conn.client
-    numbers = client.list_versions(subject)
-    chosen = client.get_version(subject, wanted)
-    ids = {
-        n: (chosen.id if n == chosen.version else client.get_version(subject, n).id)
-        for n in numbers
-    }
-    level = registry_level(client, subject)
-    mode = _mode(client)
-    if is_json(output):
-        emit_json(
-            {
-                "registry": conn.url,
-                "subject": subject,
-                "level": level.level.value,
-                "level_source": level.source,
-                "mode": mode,
-                "versions": [{"version": n, "id": i} for n, i in ids.items()],
-                "schema": {
-                    "version": chosen.version,
-                    "id": chosen.id,
-                    "text": chosen.schema,
-                    "references": [r.to_json() for r in chosen.references],
-                },
-            }
-        )
-        return
-    echo(f"subject   {subject}")
-    echo(f"level     {level.level.value} ({level.source})")
-    echo(f"mode      {mode}")
-    echo("versions  " + ", ".join(f"v{n} (id {i})" for n, i in ids.items()))
-    for ref in chosen.references:
-        echo(f"reference {ref.name} = {ref.subject}:{ref.version}")
-    echo(f"schema v{chosen.version}:")
-    echo(_pretty(chosen.schema))
+        _check_subject(subject, "show")
+        wanted = parse_version(version)
+        client = conn.client
+        numbers = client.list_versions(subject)
+        chosen = client.get_version(subject, wanted)
+        ids = {
+            n: (chosen.id if n == chosen.version else client.get_version(subject, n).id)
+            for n in numbers
+        }
+        level = registry_level(client, subject)
+        mode = _mode(client)
+        if is_json(output):
+            emit_json(
+                {
+                    "registry": conn.url,
+                    "subject": subject,
+                    "level": level.level.value,
+                    "level_source": level.source,
+                    "mode": mode,
+                    "versions": [{"version": n, "id": i} for n, i in ids.items()],
+                    "schema": {
+                        "version": chosen.version,
+                        "id": chosen.id,
+                        "text": chosen.schema,
+                        "references": [r.to_json() for r in chosen.references],
+                    },
+                }
+            )
+            return
+        echo(f"subject   {subject}")
+        echo(f"level     {level.level.value} ({level.source})")
+        echo(f"mode      {mode}")
+        echo("versions  " + ", ".join(f"v{n} (id {i})" for n, i in ids.items()))
+        for ref in chosen.references:
+            echo(f"reference {ref.name} = {ref.subject}:{ref.version}")
+        echo(f"schema v{chosen.version}:")
+        echo(_pretty(chosen.schema))
 
 
 # Bidirectional overrides reorder what the terminal shows; treated like control characters.
@@ -147,9 +182,7 @@ def _pretty(text: str) -> str:
 
 
 @subjects_app.command("delete")
-@with_registry
 def delete_command(
-    conn: Connection,
     subject: Subject,
     version: Annotated[
         str | None,
@@ -164,37 +197,52 @@ def delete_command(
     ] = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Really delete.")] = False,
     output: JsonOutput = TextOrJson.text,
+    registry: RegistryUrl = None,
+    user: User = None,
+    password: Password = None,
+    token: Token = None,
+    ca: Ca = None,
+    cert: Cert = None,
+    key: Key = None,
+    insecure: Insecure = False,
+    timeout: Timeout = None,
+    retries: Retries = None,
+    verbose: Verbose = False,
 ) -> None:
     """Delete a subject (or one version). Soft by default; nothing happens without --yes."""
-    from schemacli.registry.models import parse_version
+    flags = RegistryFlags(
+        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
+    )
+    with connect(flags) as conn:
+        from schemacli.registry.models import parse_version
 
-    _check_subject(subject, "delete")
-    if version is not None:
-        version = str(parse_version(version))
-    what = f"{subject} version {version}" if version else f"subject {subject}"
-    if not yes:
-        raise UsageError(
-            f"Refusing to delete {what} from {conn.url} without --yes.",
-            hint="Add --yes to confirm"
-            + (" (and --permanent for a hard delete)." if not permanent else "."),
-        )
-    client = conn.client
-    if version is not None:
-        deleted = [_delete_version(client, subject, version, permanent)]
-    else:
-        deleted = _delete_subject(client, subject, permanent)
-    kind = "permanently deleted" if permanent else "soft-deleted"
-    if is_json(output):
-        emit_json(
-            {
-                "registry": conn.url,
-                "subject": subject,
-                "deleted_versions": deleted,
-                "permanent": permanent,
-            }
-        )
-        return
-    echo(f"{subject}: {kind} version(s) {', '.join(map(str, deleted))}")
+        _check_subject(subject, "delete")
+        if version is not None:
+            version = str(parse_version(version))
+        what = f"{subject} version {version}" if version else f"subject {subject}"
+        if not yes:
+            raise UsageError(
+                f"Refusing to delete {what} from {conn.url} without --yes.",
+                hint="Add --yes to confirm"
+                + (" (and --permanent for a hard delete)." if not permanent else "."),
+            )
+        client = conn.client
+        if version is not None:
+            deleted = [_delete_version(client, subject, version, permanent)]
+        else:
+            deleted = _delete_subject(client, subject, permanent)
+        kind = "permanently deleted" if permanent else "soft-deleted"
+        if is_json(output):
+            emit_json(
+                {
+                    "registry": conn.url,
+                    "subject": subject,
+                    "deleted_versions": deleted,
+                    "permanent": permanent,
+                }
+            )
+            return
+        echo(f"{subject}: {kind} version(s) {', '.join(map(str, deleted))}")
 
 
 def _delete_subject(client, subject: str, permanent: bool) -> list[int]:

@@ -168,8 +168,7 @@ def merged_report(check: RegistryCheck) -> Any:
 
 
 def check_with_registry(
-    url: str | None,
-    settings: Any,
+    client: RegistryClient,
     candidate: Any,
     subject: str,
     *,
@@ -178,19 +177,11 @@ def check_with_registry(
 ) -> tuple[Any, str]:
     """``schemacli check --registry URL``: (a CheckReport covering both verdicts, a summary line).
 
-    Credentials and TLS come from SCHEMACLI_REGISTRY_* and the config file's [registry] table.
+    ``client`` is built at the edge from the registry flags, environment and config file.
     Raises RegistryError / NetworkError (exit 3).
     """
-    from schemacli.registry.settings import RegistrySettings
-
-    registry = RegistrySettings.build(
-        url=url, file_values=settings.registry, file_source=settings.config_file
-    )
-    with RegistryClient(registry) as client:
-        check = check_against_registry(
-            client, candidate, subject, level=level, references=references
-        )
-    return merged_report(check), both_verdicts(check, registry.display_url)
+    check = check_against_registry(client, candidate, subject, level=level, references=references)
+    return merged_report(check), both_verdicts(check, client.settings.display_url)
 
 
 def both_verdicts(check: RegistryCheck, url: str) -> str:

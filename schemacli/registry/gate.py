@@ -351,7 +351,7 @@ def _roll_back(client: RegistryClient, created: Sequence[RegisterResult]) -> Rol
 
 
 def registry_gate(
-    url: str | None,
+    client: RegistryClient,
     settings: Any,
     head: Any,
     *,
@@ -361,17 +361,12 @@ def registry_gate(
 ) -> tuple[RegistryGate, list[RegisterResult]]:
     """``schemacli gate --registry URL [--register]``: the gate, then the registration.
 
-    Credentials and TLS come from SCHEMACLI_REGISTRY_* and the config file's [registry] table.
-    Registers only when ``register`` and every subject passed; returns what was registered.
+    ``client`` is built at the edge from the registry flags, environment and config file;
+    ``settings`` (``schemacli.config.Settings``) gives the configured levels. Registers only when
+    ``register`` and every subject passed; returns what was registered.
     """
-    from schemacli.registry.settings import RegistrySettings
-
-    registry = RegistrySettings.build(
-        url=url, file_values=settings.registry, file_source=settings.config_file
-    )
-    with RegistryClient(registry) as client:
-        gate = gate_against_registry(client, head, settings, each=each)
-        done: list[RegisterResult] = []
-        if register and gate.passed:
-            done = register_candidates(client, gate, on_done=on_done)
+    gate = gate_against_registry(client, head, settings, each=each)
+    done: list[RegisterResult] = []
+    if register and gate.passed:
+        done = register_candidates(client, gate, on_done=on_done)
     return gate, done

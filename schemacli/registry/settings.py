@@ -206,6 +206,55 @@ class RegistrySettings:
             retries=_retries(*pick(retries, ENV_RETRIES, "retries")),
         )
 
+    def credentials_env(self) -> dict[str, str]:
+        """The SCHEMACLI_REGISTRY_* variables that carry these credentials to another process
+        (the converter job), which builds the same settings from them: secrets stay off its
+        command line."""
+        values = {ENV_USER: self.username, ENV_PASSWORD: self.password, ENV_TOKEN: self.token}
+        return {name: value for name, value in values.items() if value}
+
+
+@dataclass(frozen=True)
+class RegistryFlags:
+    """What the user said about the registry on a command line, before any default: the one
+    input every registry-backed command (and the converter job) turns into settings."""
+
+    url: str | None = None
+    user: str | None = None
+    password: str | None = field(default=None, repr=False)
+    token: str | None = field(default=None, repr=False)
+    ca: Path | None = None
+    cert: Path | None = None
+    key: Path | None = None
+    insecure: bool = False
+    timeout: float | None = None
+    retries: int | None = None
+    verbose: bool = False  # log every HTTP call (the CLI's concern; no setting)
+
+    def settings(
+        self,
+        file_values: Mapping[str, object] | None = None,
+        file_source: Path | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> RegistrySettings:
+        """These flags over ``env`` (default: os.environ) over the config file's [registry]
+        table. Raises UsageError (a flag) or ConfigError (environment, config file)."""
+        return RegistrySettings.build(
+            url=self.url,
+            user=self.user,
+            password=self.password,
+            token=self.token,
+            ca_bundle=self.ca,
+            client_cert=self.cert,
+            client_key=self.key,
+            insecure=self.insecure,
+            timeout=self.timeout,
+            retries=self.retries,
+            env=env,
+            file_values=file_values,
+            file_source=file_source,
+        )
+
 
 MAX_TIMEOUT = 3600.0  # an hour per request; beyond ~1e9 s the socket layer overflows
 MAX_RETRIES = 100

@@ -7,7 +7,12 @@ import math
 import pytest
 
 from schemacli.errors import ConfigError, SchemacliError, UsageError
-from schemacli.registry.settings import DEFAULT_URL, RegistrySettings, strip_userinfo
+from schemacli.registry.settings import (
+    DEFAULT_URL,
+    RegistryFlags,
+    RegistrySettings,
+    strip_userinfo,
+)
 
 
 def test_default_url_when_nothing_is_given():
@@ -270,3 +275,44 @@ def test_a_user_containing_a_colon_is_refused():
     with pytest.raises(UsageError) as caught:
         RegistrySettings.build(user="ci:x", password="pw-1234", env={})
     assert "':'" in caught.value.message
+
+
+# ---- RegistryFlags: the one input every registry-backed command (and the job) builds from ----
+
+
+def test_flags_build_the_same_settings_with_the_same_precedence():
+    file_values = {"url": "http://file:1", "timeout": 7, "retries": 1}
+    env = {"SCHEMACLI_REGISTRY_URL": "http://env:2", "SCHEMACLI_REGISTRY_TOKEN": "env-token"}
+    flags = RegistryFlags(url="http://flag:3", timeout=0.5)
+    built = flags.settings(file_values, env=env)
+    assert (built.url, built.timeout, built.retries, built.token) == (
+        "http://flag:3",
+        0.5,
+        1,
+        "env-token",
+    )
+    assert RegistryFlags().settings(env={}) == RegistrySettings.build(env={})
+
+
+def test_bad_flags_are_usage_errors_naming_the_flag():
+    with pytest.raises(UsageError) as caught:
+        RegistryFlags(retries=-1).settings(env={})
+    assert "--retries" in caught.value.message
+
+
+def test_flags_repr_holds_no_secret():
+    text = repr(RegistryFlags(user="ci", password="pa55", token="t0k"))
+    assert "pa55" not in text and "t0k" not in text
+
+
+def test_credentials_env_rebuilds_the_same_credentials_in_another_process():
+    basic = RegistrySettings.build(url="http://ci:p%40ss@registry:8081", env={})
+    assert basic.credentials_env() == {
+        "SCHEMACLI_REGISTRY_USER": "ci",
+        "SCHEMACLI_REGISTRY_PASSWORD": "p@ss",
+    }
+    rebuilt = RegistryFlags(url=basic.url).settings(env=basic.credentials_env())
+    assert rebuilt == basic
+    bearer = RegistrySettings.build(token="t0k", env={})
+    assert bearer.credentials_env() == {"SCHEMACLI_REGISTRY_TOKEN": "t0k"}
+    assert RegistrySettings.build(env={}).credentials_env() == {}

@@ -147,3 +147,52 @@ def test_ca_from_the_environment(https, pki, tmp_path, monkeypatch):
         env={"SCHEMACLI_REGISTRY_URL": https.url, "SCHEMACLI_REGISTRY_CA": str(pki / "ca.pem")},
     )
     assert result.exit_code == 0, result.output
+
+
+# -- `check --registry` and `gate --registry` take the same TLS options ---------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+TAXI_V2 = ROOT / "schemas/subjects/taxi-rides-value/v2.avsc"
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    """A copy of the example store as the current project; no registry settings around."""
+    shutil.copytree(ROOT / "schemas" / "subjects", tmp_path / "schemas" / "subjects")
+    monkeypatch.chdir(tmp_path)
+    for name in ("SCHEMACLI_CONFIG", "SCHEMACLI_STORE", "SCHEMACLI_REGISTRY_CA"):
+        monkeypatch.delenv(name, raising=False)
+    return tmp_path
+
+
+def _registry_run(command: str, url: str, *options: str):
+    args = {
+        "check": ["check", str(TAXI_V2), "--subject", "taxi-rides-value"],
+        "gate": ["gate", "--quiet"],
+    }[command]
+    return CliRunner().invoke(app, [*args, "--registry", url, "--retries", "0", *options])
+
+
+@pytest.mark.parametrize("command", ["check", "gate"])
+def test_check_and_gate_verify_tls_and_trust_a_ca_bundle(https, pki, store, command):
+    untrusted = _registry_run(command, https.url)
+    assert untrusted.exit_code == 3, untrusted.output
+    assert "TLS handshake" in untrusted.stderr
+    trusted = _registry_run(command, https.url, "--ca", str(pki / "ca.pem"))
+    assert trusted.exit_code == 0, trusted.output
+
+
+@pytest.mark.parametrize("command", ["check", "gate"])
+def test_check_and_gate_insecure_skips_verification_and_says_so(https, store, command):
+    result = _registry_run(command, https.url, "--insecure")
+    assert result.exit_code == 0, result.output
+    assert "TLS verification is OFF" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["check", "gate"])
+def test_check_and_gate_present_a_client_certificate(mtls, pki, store, command):
+    ca = ("--ca", str(pki / "ca.pem"))
+    assert _registry_run(command, mtls.url, *ca).exit_code == 3
+    cert = ("--cert", str(pki / "client.pem"), "--key", str(pki / "client.key"))
+    result = _registry_run(command, mtls.url, *ca, *cert)
+    assert result.exit_code == 0, result.output
