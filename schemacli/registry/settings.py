@@ -213,6 +213,20 @@ class RegistrySettings:
         values = {ENV_USER: self.username, ENV_PASSWORD: self.password, ENV_TOKEN: self.token}
         return {name: value for name, value in values.items() if value}
 
+    def connection_env(self) -> dict[str, str]:
+        """:meth:`credentials_env` plus the TLS files and the time-out and retries when not the
+        defaults: what another process needs to reach the registry as this one does (the URL
+        travels separately; --insecure does not travel: the job verifies TLS)."""
+        values = {
+            ENV_CA: self.ca_bundle,
+            ENV_CERT: self.client_cert,
+            ENV_KEY: self.client_key,
+            ENV_TIMEOUT: self.timeout if self.timeout != DEFAULT_TIMEOUT else None,
+            ENV_RETRIES: self.retries if self.retries != DEFAULT_RETRIES else None,
+        }
+        extra = {name: str(value) for name, value in values.items() if value is not None}
+        return {**self.credentials_env(), **extra}
+
 
 @dataclass(frozen=True)
 class RegistryFlags:

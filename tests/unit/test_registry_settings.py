@@ -316,3 +316,20 @@ def test_credentials_env_rebuilds_the_same_credentials_in_another_process():
     bearer = RegistrySettings.build(token="t0k", env={})
     assert bearer.credentials_env() == {"SCHEMACLI_REGISTRY_TOKEN": "t0k"}
     assert RegistrySettings.build(env={}).credentials_env() == {}
+
+
+def test_connection_env_carries_tls_files_and_non_default_time_outs_to_the_job(tmp_path):
+    ca = tmp_path / "ca.pem"
+    ca.write_text("-----BEGIN CERTIFICATE-----\n")
+    given = RegistrySettings.build(
+        url="https://registry:8081", token="t0k", ca_bundle=ca, timeout=2.5, retries=0, env={}
+    )
+    env = given.connection_env()
+    assert env == {
+        "SCHEMACLI_REGISTRY_TOKEN": "t0k",
+        "SCHEMACLI_REGISTRY_CA": str(ca),
+        "SCHEMACLI_REGISTRY_TIMEOUT": "2.5",
+        "SCHEMACLI_REGISTRY_RETRIES": "0",
+    }
+    assert RegistryFlags(url=given.url).settings(env=env) == given
+    assert RegistrySettings.build(env={}).connection_env() == {}

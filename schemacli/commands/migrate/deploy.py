@@ -1,7 +1,5 @@
 """`schemacli migrate deploy`: run the converter job with spark-submit."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 
@@ -9,13 +7,25 @@ import click
 import typer
 
 from schemacli.commands.migrate.common import MappingArg, StateDir, load_mapping
-from schemacli.commands.registry_options import Connection, with_registry
+from schemacli.commands.registry_options import (
+    Ca,
+    Cert,
+    Insecure,
+    Key,
+    Password,
+    RegistryUrl,
+    Retries,
+    Timeout,
+    Token,
+    User,
+    Verbose,
+    connect,
+)
 from schemacli.errors import ExitCode
+from schemacli.registry.settings import RegistryFlags
 
 
-@with_registry
 def deploy_command(
-    conn: Connection,
     mapping_file: MappingArg,
     bootstrap: Annotated[
         str, typer.Option("--bootstrap", "-b", metavar="HOST:PORT", help="Kafka bootstrap servers.")
@@ -80,6 +90,17 @@ def deploy_command(
         bool,
         typer.Option("--detach", help="Run in the background (pid file and log in the state dir)."),
     ] = False,
+    registry: RegistryUrl = None,
+    user: User = None,
+    password: Password = None,
+    token: Token = None,
+    ca: Ca = None,
+    cert: Cert = None,
+    key: Key = None,
+    insecure: Insecure = False,
+    timeout: Timeout = None,
+    retries: Retries = None,
+    verbose: Verbose = False,
 ) -> None:
     """Run the converter job for MAPPING with spark-submit.
 
@@ -91,44 +112,41 @@ def deploy_command(
     Exit codes: 0 started (detached) / finished, 1 mapping not deployable or job failed,
     2 usage or input error, 3 registry error.
     """
-    from converters import deploy
-    from converters.statefile import default_state_dir
-    from schemacli.output.migrate import deploy_lines
+    flags = RegistryFlags(
+        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
+    )
+    with connect(flags) as conn:
+        from converters import deploy
+        from converters.statefile import default_state_dir
+        from schemacli.output.migrate import deploy_lines
 
-    mapping = load_mapping(conn, mapping_file)
-    deploy.check_deployable(mapping)
-    env = {}
-    reg = conn.registry
-    if reg.username:
-        env["SCHEMACLI_REGISTRY_USER"] = reg.username
-    if reg.password:
-        env["SCHEMACLI_REGISTRY_PASSWORD"] = reg.password
-    if reg.token:
-        env["SCHEMACLI_REGISTRY_TOKEN"] = reg.token
-    cfg = deploy.DeployConfig(
-        mapping_path=mapping_file,
-        bootstrap=bootstrap,
-        registry_url=reg.url,
-        state_dir=state_dir or default_state_dir(mapping),
-        master=master,
-        checkpoint=checkpoint,
-        jars=tuple(j for j in (jars or "").split(",") if j),
-        conf=tuple(conf or ()),
-        kafka_properties=kafka_properties,
-        starting_offsets=starting_offsets,
-        trigger_seconds=trigger_seconds,
-        max_offsets_per_trigger=max_offsets_per_trigger,
-        available_now=available_now,
-        extra_env=env,
-    )
-    deployment = deploy.deploy(cfg, mapping, conn.client, dry_run=dry_run, detach=detach)
-    out, err = deploy_lines(
-        deployment, cfg, watch=f"schemacli migrate status {mapping_file} -b {bootstrap}"
-    )
-    for line in out:
-        click.echo(line)
-    for line in err:
-        click.echo(line, err=True)
-    launched = deployment.launched
-    failed = launched is not None and launched.returncode not in (None, 0)
-    raise typer.Exit(ExitCode.CHECK_FAILED if failed else ExitCode.OK)
+        mapping = load_mapping(conn, mapping_file)
+        deploy.check_deployable(mapping)
+        reg = conn.registry
+        cfg = deploy.DeployConfig(
+            mapping_path=mapping_file,
+            bootstrap=bootstrap,
+            registry_url=reg.url,
+            state_dir=state_dir or default_state_dir(mapping),
+            master=master,
+            checkpoint=checkpoint,
+            jars=tuple(j for j in (jars or "").split(",") if j),
+            conf=tuple(conf or ()),
+            kafka_properties=kafka_properties,
+            starting_offsets=starting_offsets,
+            trigger_seconds=trigger_seconds,
+            max_offsets_per_trigger=max_offsets_per_trigger,
+            available_now=available_now,
+            extra_env=reg.connection_env(),  # the job connects as we do, secrets off argv
+        )
+        deployment = deploy.deploy(cfg, mapping, conn.client, dry_run=dry_run, detach=detach)
+        out, err = deploy_lines(
+            deployment, cfg, watch=f"schemacli migrate status {mapping_file} -b {bootstrap}"
+        )
+        for line in out:
+            click.echo(line)
+        for line in err:
+            click.echo(line, err=True)
+        launched = deployment.launched
+        failed = launched is not None and launched.returncode not in (None, 0)
+        raise typer.Exit(ExitCode.CHECK_FAILED if failed else ExitCode.OK)

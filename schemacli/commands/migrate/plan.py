@@ -1,20 +1,30 @@
 """`schemacli migrate plan`: derive a mapping from v2 to v1."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 
 import click
 import typer
 
-from schemacli.commands.registry_options import Connection, with_registry
+from schemacli.commands.registry_options import (
+    Ca,
+    Cert,
+    Insecure,
+    Key,
+    Password,
+    RegistryUrl,
+    Retries,
+    Timeout,
+    Token,
+    User,
+    Verbose,
+    connect,
+)
 from schemacli.errors import ExitCode, InputError, Location
+from schemacli.registry.settings import RegistryFlags
 
 
-@with_registry
 def plan_command(
-    conn: Connection,
     source: Annotated[
         str,
         typer.Option(
@@ -72,6 +82,17 @@ def plan_command(
             help="The v1 key schema: an .avsc file or SUBJECT[:VERSION].",
         ),
     ] = None,
+    registry: RegistryUrl = None,
+    user: User = None,
+    password: Password = None,
+    token: Token = None,
+    ca: Ca = None,
+    cert: Cert = None,
+    key: Key = None,
+    insecure: Insecure = False,
+    timeout: Timeout = None,
+    retries: Retries = None,
+    verbose: Verbose = False,
 ) -> None:
     """Derive a mapping from v2 to v1: each v1 field matched by name or alias, a conversion
     where one is safe, v1 defaults for what v2 lacks, `unresolved` markers elsewhere.
@@ -80,36 +101,40 @@ def plan_command(
     Exit codes: 0 planned (unresolved markers are listed on stderr; validate refuses them),
     2 input error, 3 registry error.
     """
-    from converters.mapping import dumps
-    from converters.plan import PlanRequest, plan_request
-    from schemacli.output.migrate import plan_header, plan_summary
+    flags = RegistryFlags(
+        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
+    )
+    with connect(flags) as conn:
+        from converters.mapping import dumps
+        from converters.plan import PlanRequest, plan_request
+        from schemacli.output.migrate import plan_header, plan_summary
 
-    request = PlanRequest(
-        source,
-        target,
-        source_subject=source_subject,
-        target_subject=target_subject,
-        source_topic=source_topic,
-        target_topic=target_topic,
-        dead_letter_topic=dead_letter_topic,
-        key_source=key_source,
-        key_target=key_target,
-    )
-    planned = plan_request(request, out.parent if out is not None else Path.cwd(), conn.client)
-    text = dumps(
-        planned.mapping,
-        header=plan_header(request),
-        inline=planned.inline,
-        key_inline=planned.key_inline,
-    )
-    if out is None:
-        click.echo(text, nl=False)
-    else:
-        try:
-            out.write_text(text)
-        except OSError as exc:
-            raise InputError(
-                f"cannot write {out}: {exc.strerror}", location=Location(str(out))
-            ) from exc
-    click.echo("\n".join(plan_summary(planned.mapping, out)), err=True)
-    raise typer.Exit(ExitCode.OK)
+        request = PlanRequest(
+            source,
+            target,
+            source_subject=source_subject,
+            target_subject=target_subject,
+            source_topic=source_topic,
+            target_topic=target_topic,
+            dead_letter_topic=dead_letter_topic,
+            key_source=key_source,
+            key_target=key_target,
+        )
+        planned = plan_request(request, out.parent if out is not None else Path.cwd(), conn.client)
+        text = dumps(
+            planned.mapping,
+            header=plan_header(request),
+            inline=planned.inline,
+            key_inline=planned.key_inline,
+        )
+        if out is None:
+            click.echo(text, nl=False)
+        else:
+            try:
+                out.write_text(text)
+            except OSError as exc:
+                raise InputError(
+                    f"cannot write {out}: {exc.strerror}", location=Location(str(out))
+                ) from exc
+        click.echo("\n".join(plan_summary(planned.mapping, out)), err=True)
+        raise typer.Exit(ExitCode.OK)

@@ -1,7 +1,5 @@
 """`schemacli migrate validate`: is a mapping deployable, and what does each field become?"""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import click
@@ -9,14 +7,28 @@ import typer
 
 from schemacli.commands.migrate.common import Bootstrap, MappingArg, load_mapping
 from schemacli.commands.options import Output
-from schemacli.commands.registry_options import Connection, emit_json, is_json, with_registry
+from schemacli.commands.registry_options import (
+    Ca,
+    Cert,
+    Insecure,
+    Key,
+    Password,
+    RegistryUrl,
+    Retries,
+    Timeout,
+    Token,
+    User,
+    Verbose,
+    connect,
+    emit_json,
+    is_json,
+)
 from schemacli.errors import ExitCode, UsageError
 from schemacli.output import OutputFormat
+from schemacli.registry.settings import RegistryFlags
 
 
-@with_registry
 def validate_command(
-    conn: Connection,
     mapping_file: MappingArg,
     sample: Annotated[
         int | None,
@@ -45,6 +57,17 @@ def validate_command(
         ),
     ] = False,
     output: Output = OutputFormat.text,
+    registry: RegistryUrl = None,
+    user: User = None,
+    password: Password = None,
+    token: Token = None,
+    ca: Ca = None,
+    cert: Cert = None,
+    key: Key = None,
+    insecure: Insecure = False,
+    timeout: Timeout = None,
+    retries: Retries = None,
+    verbose: Verbose = False,
 ) -> None:
     """Check that MAPPING is deployable and show what each v1 field becomes.
 
@@ -55,32 +78,36 @@ def validate_command(
     Exit codes: 0 deployable, 1 not deployable (each problem named), 2 input error,
     3 registry or network error.
     """
-    from converters.mapcheck import local_spark, validate
-    from schemacli.output import migrate as render
-
-    mapping = load_mapping(conn, mapping_file)
-    samples = origin = None
-    if sample is not None:
-        if not bootstrap:
-            raise UsageError("--sample reads the v2 topic: give --bootstrap too")
-        from converters.sampling import read_samples
-
-        samples = read_samples(bootstrap, mapping, conn.client, sample)
-        origin = f"{len(samples)} record(s) read from topic {mapping.source.topic}"
-    report = validate(
-        mapping,
-        samples=samples,
-        sample_count=generate,
-        seed=seed,
-        origin=origin,
-        spark=local_spark() if spark else None,
+    flags = RegistryFlags(
+        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
     )
-    if is_json(output):
-        emit_json(render.validate_json(report))
-    elif output is OutputFormat.text:
-        click.echo(render.validate_text(report))
-    else:  # junit, github, sarif, gitlab: the shared report of findings
-        from schemacli.output import render as render_report
+    with connect(flags) as conn:
+        from converters.mapcheck import local_spark, validate
+        from schemacli.output import migrate as render
 
-        click.echo(render_report(render.validate_report(report), output), nl=False)
-    raise typer.Exit(ExitCode.OK if report.ok else ExitCode.CHECK_FAILED)
+        mapping = load_mapping(conn, mapping_file)
+        samples = origin = None
+        if sample is not None:
+            if not bootstrap:
+                raise UsageError("--sample reads the v2 topic: give --bootstrap too")
+            from converters.sampling import read_samples
+
+            samples = read_samples(bootstrap, mapping, conn.client, sample)
+            origin = f"{len(samples)} record(s) read from topic {mapping.source.topic}"
+        report = validate(
+            mapping,
+            samples=samples,
+            sample_count=generate,
+            seed=seed,
+            origin=origin,
+            spark=local_spark() if spark else None,
+        )
+        if is_json(output):
+            emit_json(render.validate_json(report))
+        elif output is OutputFormat.text:
+            click.echo(render.validate_text(report))
+        else:  # junit, github, sarif, gitlab: the shared report of findings
+            from schemacli.output import render as render_report
+
+            click.echo(render_report(render.validate_report(report), output), nl=False)
+        raise typer.Exit(ExitCode.OK if report.ok else ExitCode.CHECK_FAILED)
