@@ -2,7 +2,7 @@
 
 import os
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -21,6 +21,7 @@ from schemacli.commands.registry_options import (
     User,
     Verbose,
 )
+from schemacli.errors import UsageError
 from schemacli.output import OutputFormat
 
 
@@ -66,30 +67,76 @@ def register(app: typer.Typer) -> None:
         from schemacli.config import load_settings
         from schemacli.contracts.gate import gate as check_store
         from schemacli.contracts.store import git_tree
-        from schemacli.output import gate_report, render
+        from schemacli.output import gate_report
 
         settings = load_settings(flags={"store": store})
         head = store_tree(settings.store)
         if registry is not None or register_:
-            from schemacli.commands.registry_gate import gate_with_registry
             from schemacli.registry.settings import RegistryFlags
 
             flags = RegistryFlags(
                 registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
             )
-            gate_with_registry(flags, settings, head, against, register_, output, quiet)
+            verdict = _against_registry(flags, settings, head, against, register_, output, quiet)
+            raise typer.Exit(int(verdict.exit_code))
         base = git_tree(against, settings.store) if against else None
         if not quiet:
             where = f" against {base.label}" if base else ""
             typer.echo(f"gate: checking {head.source('').rstrip('/')}{where}", err=True)
         result = check_store(head, settings.levels, base=base)
-        report = gate_report(result)
-        typer.echo(render(report, output, color=sys.stdout.isatty()), nl=False)
-        summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
-        if output is OutputFormat.github and summary_file:
-            # In GitHub Actions, also leave the table on the run's summary page.
-            from schemacli.output.github import step_summary
-
-            with open(summary_file, "a", encoding="utf-8") as handle:
-                handle.write(step_summary(report))
+        _emit(gate_report(result), output)
         raise typer.Exit(int(result.verdict.exit_code))
+
+
+def _emit(report: Any, output: OutputFormat) -> None:
+    """The report on stdout; in GitHub Actions with --output github, also the summary table on
+    the run's page ($GITHUB_STEP_SUMMARY)."""
+    from schemacli.output import render
+
+    typer.echo(render(report, output, color=sys.stdout.isatty()), nl=False)
+    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+    if output is OutputFormat.github and summary_file:
+        from schemacli.output.github import step_summary
+
+        with open(summary_file, "a", encoding="utf-8") as handle:
+            handle.write(step_summary(report))
+
+
+def _against_registry(
+    flags: Any, settings: Any, head: Any, against: str | None, register: bool, output, quiet
+) -> Any:
+    """`gate --registry URL [--register]`: the store against the registry's histories, then
+    (all or nothing) registration. Returns the verdict; the client is built here, once."""
+    from schemacli.commands.registry_options import connect, progress
+    from schemacli.output import gate_report
+    from schemacli.registry.gate import registry_gate
+
+    if against is not None:
+        raise UsageError(
+            "--against and --registry are two different histories; give one.",
+            hint="--registry checks against production history; --against git:REF against the "
+            "store at a git ref.",
+        )
+    if flags.url is None and register:
+        raise UsageError("--register needs --registry URL.")
+
+    def each(names):
+        return progress(names, len(names), "gate") if not quiet else names
+
+    def done(result):
+        if not quiet:
+            typer.echo(result.describe(), err=True)
+
+    with connect(flags, settings=settings) as conn:
+        if not quiet:
+            where = head.source("").rstrip("/")
+            typer.echo(f"gate: checking {where} against {conn.url}", err=True)
+        gate, registered = registry_gate(
+            conn.client, settings, head, register=register, each=each, on_done=done
+        )
+    _emit(gate_report(gate.report), output)
+    if register and not gate.passed:
+        typer.echo("gate: FAILED — nothing was registered (all or nothing)", err=True)
+    elif register and not quiet:
+        typer.echo(f"gate: passed — {len(registered)} version(s) registered", err=True)
+    return gate.report.verdict

@@ -97,3 +97,13 @@ def test_gate_register_registers_nothing_if_one_check_fails(fake, project):
 def test_gate_registry_and_against_together_is_a_usage_error(fake, project):
     result = run("gate", "--registry", fake.url, "--against", "git:HEAD")
     assert result.exit_code == 2
+
+
+def test_gate_registry_with_github_output_writes_the_step_summary_too(fake, project, monkeypatch):
+    fake.add("taxi-rides-value", V1.read_text())
+    summary = project / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    result = run("gate", "--registry", fake.url, "-o", "github")
+    assert result.exit_code == 0, result.output
+    assert summary.read_text().startswith("### schemacli gate: ")
+    assert "| taxi-rides-value |" in summary.read_text()
