@@ -19,7 +19,6 @@ import json
 import math
 import os
 import re
-import shlex
 import shutil
 import subprocess
 import sys
@@ -338,19 +337,6 @@ def secret_env_names(env: AnyMapping[str, str]) -> list[str]:
     return sorted(
         k for k in env if k.startswith(SECRET_ENV_PREFIXES) and k != "SCHEMACLI_REGISTRY_URL"
     )
-
-
-def render_command(cmd: list[str]) -> str:
-    """The command for people: one ``--option value`` per line, shell-quoted."""
-    lines: list[str] = []
-    for arg in cmd:
-        quoted = shlex.quote(arg)
-        opens = bool(lines) and lines[-1].startswith("--") and " " not in lines[-1]
-        if opens and not arg.startswith("--"):
-            lines[-1] += " " + quoted
-        else:
-            lines.append(quoted)
-    return " \\\n    ".join(lines)
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ result the converter core returns; the commands only echo what these return."""
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -154,8 +155,6 @@ def deploy_lines(deployment: Any, cfg: Any, watch: str) -> tuple[list[str], list
     """(stdout lines, stderr lines) of a deployment: the dry run's command and the credential
     names it passes, a detached job's pid, log and state (and how to ``watch`` it), or the exit
     code of a job run in the foreground."""
-    from converters.deploy import render_command
-
     launched = deployment.launched
     if launched is None:
         names = deployment.secret_names
@@ -209,3 +208,16 @@ def stop_text(result: Any, state_dir: Path) -> str:
     if result.how == "not running":
         return f"converter {state_dir}: not running"
     return f"converter {state_dir}: {result.how} (pid {result.pid}) after {result.seconds}s"
+
+
+def render_command(cmd: list[str]) -> str:
+    """The command for people: one ``--option value`` per line, shell-quoted."""
+    lines: list[str] = []
+    for arg in cmd:
+        quoted = shlex.quote(arg)
+        opens = bool(lines) and lines[-1].startswith("--") and " " not in lines[-1]
+        if opens and not arg.startswith("--"):
+            lines[-1] += " " + quoted
+        else:
+            lines.append(quoted)
+    return " \\\n    ".join(lines)
