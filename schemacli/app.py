@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import importlib
 import sys
+import warnings
 from typing import Any
 
 import click
 import typer
 from typer.core import TyperGroup
 
-from schemacli.errors import ExitCode, SchemacliError
+from schemacli.errors import ExitCode, SchemacliError, SchemacliWarning
 
 HELP = """Avro data contracts on Kafka: validate, check compatibility, gate CI,
 read with Spark, migrate.
@@ -55,7 +56,9 @@ class SchemacliGroup(TyperGroup):
             if reconfigure is not None:
                 reconfigure(errors="backslashreplace")
         try:
-            with deep():  # schemas as deeply nested as Java reads (schemacli.contracts.nesting)
+            with deep(), warnings.catch_warnings():  # deep: schemas as nested as Java reads
+                warnings.simplefilter("default", SchemacliWarning)  # each one once
+                warnings.showwarning = _show_warning
                 return super().invoke(ctx)
         except SchemacliError as err:
             _report(ctx, err)
@@ -63,6 +66,19 @@ class SchemacliGroup(TyperGroup):
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             ctx.exit(130)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Our warnings as one ``warning:`` line on stderr; anything else as Python prints it."""
+    if issubclass(category, SchemacliWarning):
+        from schemacli.output.terminal import printable
+
+        click.echo(f"warning: {printable(str(message))}", err=True)
+    else:
+        _python_showwarning(message, category, filename, lineno, file, line)
+
+
+_python_showwarning = warnings.showwarning
 
 
 def _report(ctx: click.Context, err: SchemacliError) -> None:

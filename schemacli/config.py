@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Any
 
 from schemacli.contracts.levels import Level, SubjectLevels
 from schemacli.contracts.naming import NamingStrategy
-from schemacli.errors import ConfigError, Location, UsageError
+from schemacli.errors import ConfigError, Location, SchemacliWarning, UsageError
 from schemacli.textfile import read_utf8, resolved
 
 __all__ = ["Level", "NamingStrategy", "Settings", "load_settings", "parse_level"]
@@ -226,6 +227,15 @@ def _find_config(cwd: Path, env: Mapping[str, str]) -> Path | None:
                     f"nearest {CONFIG_FILE}, or pyproject.toml with [tool.schemacli]",
                 )
             if name == CONFIG_FILE or _has_tool_table(candidate):
+                pyproject = directory / PYPROJECT
+                if name == CONFIG_FILE and pyproject.is_file() and _has_tool_table(pyproject):
+                    warnings.warn(
+                        f"{candidate} and the [tool.schemacli] table of {pyproject} both "
+                        f"configure schemacli; using {CONFIG_FILE} (the table is ignored). "
+                        "Keep one of them.",
+                        SchemacliWarning,
+                        stacklevel=2,
+                    )
                 return candidate
     return None
 

@@ -142,3 +142,8 @@ class RegistryError(SchemacliError):
 
 class NetworkError(RegistryError):
     """No answer: connection refused, DNS failure, TLS failure, timeout."""
+
+
+class SchemacliWarning(UserWarning):
+    """Something worth saying that does not stop the command (raised with ``warnings.warn``;
+    the CLI prints each once on stderr as ``warning: ...``)."""
