@@ -41,7 +41,7 @@ Store = Annotated[
 def register(app: typer.Typer) -> None:
     @app.command("check")
     def check(
-        schema: Annotated[Path, typer.Argument(help="The .avsc file to check.")],
+        schema: Annotated[Path, typer.Argument(help="The .avsc file to check (- for stdin).")],
         subject: Annotated[
             str | None,
             typer.Option(

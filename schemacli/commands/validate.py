@@ -22,7 +22,10 @@ def register(app: typer.Typer) -> None:
     def validate(
         paths: Annotated[
             list[Path],
-            typer.Argument(help="Schema files, or folders searched recursively for *.avsc."),
+            typer.Argument(
+                help="Schema files, or folders searched recursively for *.avsc; - reads one "
+                "schema from standard input."
+            ),
         ],
         strict: Strict = False,
         show_canonical: Annotated[

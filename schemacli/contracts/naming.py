@@ -11,6 +11,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from schemacli.contracts.source import STDIN_SOURCE, is_stdin
 from schemacli.errors import UsageError
 
 
@@ -30,6 +31,12 @@ def subject_for_file(path: Path, value: Any, strategy: NamingStrategy) -> str:
     ``<topic>-<record full name>.avsc``. Raises UsageError (with the way out) otherwise.
     """
     stem = path.name.removesuffix(".avsc")
+    if is_stdin(path) and strategy is not NamingStrategy.RECORD:
+        raise UsageError(
+            f"cannot tell the subject of a schema on {STDIN_SOURCE}: {strategy.value} takes it "
+            "from the file name",
+            hint="pass --subject SUBJECT",
+        )
     if strategy is NamingStrategy.TOPIC:
         if stem.endswith(("-key", "-value")):
             return stem

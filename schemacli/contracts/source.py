@@ -26,6 +26,7 @@ import bisect
 import errno
 import json
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -292,9 +293,25 @@ def _build_index(text: str) -> _Index:
 # -- loading ---------------------------------------------------------------------------------
 
 
+STDIN_SOURCE = "<stdin>"  # how a schema given as "-" is named in messages
+
+
+def is_stdin(path: Path | str) -> bool:
+    """``-`` as a path means standard input (a file named "-" is ``./-``)."""
+    return str(path) == "-"
+
+
+def source_name(path: Path | str) -> str:
+    """How ``path`` is named in messages: itself, or ``<stdin>`` for ``-``."""
+    return STDIN_SOURCE if is_stdin(path) else str(path)
+
+
 def read_text(path: Path, source: str | None = None) -> str:
-    """Read ``path`` as UTF-8 text, or raise InputError saying why it cannot be read."""
-    source = source or str(path)
+    """Read ``path`` (``-``: standard input) as UTF-8 text, or raise InputError saying why it
+    cannot be read."""
+    source = source or source_name(path)
+    if is_stdin(path):
+        return decode_bytes(sys.stdin.buffer.read(), source)
     if path.exists() and not path.is_file() and not path.is_dir():
         # a device or a pipe (/dev/zero, a FIFO) could be read forever
         raise UnreadableFile(
@@ -363,7 +380,7 @@ def load_json(path_or_text: Path | str, *, source: str | None = None) -> Documen
     JSON that Apache Avro Java would refuse.
     """
     if isinstance(path_or_text, Path):
-        source = source or str(path_or_text)
+        source = source or source_name(path_or_text)
         text = read_text(path_or_text, source)
     else:
         source = source or "<input>"

@@ -47,6 +47,7 @@ from schemacli.contracts.schema import (
     UnionSchema,
     is_valid_default,
 )
+from schemacli.contracts.source import is_stdin, source_name
 from schemacli.errors import Location, SchemacliError, SchemaParseError
 
 # Kinds of errors that are not about one schema's Avro (paths given on the command line).
@@ -133,7 +134,9 @@ def expand_paths(paths: Iterable[Path | str]) -> tuple[list[Path], list[Finding]
     problems: list[Finding] = []
     for raw in paths:
         path = Path(raw)
-        if path.is_dir():
+        if is_stdin(path):
+            files.setdefault(path)  # read once, named <stdin>
+        elif path.is_dir():
             found, unreadable = _walk(path)
             for folder in unreadable:
                 problems.append(
@@ -193,7 +196,7 @@ def _inspect(loader: Loader, path: Path) -> tuple[LoadedSchema, list[Finding], F
 def validate_file(path: Path, *, loader: Loader | None = None, strict: bool = False) -> FileResult:
     """Validate one file: errors from loading/parsing, warnings from ``lint``."""
     loader = loader or Loader()
-    source = str(path)
+    source = source_name(path)
     try:
         loaded, findings, prints = call_deep(_inspect, loader, path)
     except SchemacliError as err:
