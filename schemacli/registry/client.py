@@ -532,6 +532,7 @@ class RegistryClient:
             cert = (str(s.client_cert), str(s.client_key)) if s.client_key else str(s.client_cert)
 
         attempt = 0
+        began = time.monotonic()  # the first attempt: what the user has waited in all
         while True:
             started = time.monotonic()
             try:
@@ -560,6 +561,9 @@ class RegistryClient:
                     detail=_describe(exc),
                     timeout=s.timeout,
                     secrets=self._secrets,
+                    attempts=attempt + 1,
+                    elapsed=time.monotonic() - began,
+                    endpoint=f"{method} {path}",
                 ) from None  # the requests exception chain repeats URLs and adapters; not useful
             elapsed = (time.monotonic() - started) * 1000
             log.debug("%s %s -> %d (%.0f ms)", method, url, response.status_code, elapsed)
@@ -601,7 +605,12 @@ class RegistryClient:
                     hint="Use the final URL as --registry.",
                 )
             raise error_from_response(
-                status, content, url=s.display_url, context=context, secrets=self._secrets
+                status,
+                content,
+                url=s.display_url,
+                context=context,
+                secrets=self._secrets,
+                endpoint=f"{method} {path}",
             )
 
     def _request(

@@ -209,11 +209,13 @@ def error_from_response(
     url: str,
     context: Mapping[str, Any] | None = None,
     secrets: Iterable[str | None] = (),
+    endpoint: str | None = None,
 ) -> RegistryError:
     """Turn a non-2xx answer into a RegistryError with our message and hint.
 
     ``url`` must already be free of user info; ``context`` may hold subject / version / schema_id
-    (used in the message and as the error's location).
+    (used in the message and as the error's location); ``endpoint`` ("GET /subjects") names the
+    call when the catalogue's message needs a subject or version the call did not have.
     """
     secrets = tuple(secrets)
     code, server_message = parse_error_body(body)
@@ -228,7 +230,18 @@ def error_from_response(
         "schema_id": ctx.get("schema_id", "?"),
         "for_subject": f" for subject '{subject}'" if subject else "",
     }
-    if key is not None:
+    if key is not None and _needs_missing(_CATALOGUE[key][0], ctx):
+        # e.g. a 404 40401 on a call that has no subject: name the call, never "Subject '?'"
+        code_text = f" (error {code})" if code is not None else ""
+        call = f" to {endpoint}" if endpoint else ""
+        message = f"The registry at {url} answered HTTP {status}{code_text}{call}."
+        template_hint = _CATALOGUE[key][1]
+        hint = (
+            template_hint.format(**fields)
+            if not _needs_missing(template_hint, ctx)
+            else "Check the request against the registry's API; its own message is below."
+        )
+    elif key is not None:
         template, hint = _CATALOGUE[key]
         message = template.format(**fields)
         hint = hint.format(**fields)
@@ -257,6 +270,14 @@ def error_from_response(
     )
 
 
+def _needs_missing(template: str, ctx: Mapping[str, Any]) -> bool:
+    """Whether ``template`` names a subject, version or schema id that ``ctx`` lacks."""
+    import string
+
+    names = {field for _, field, _, _ in string.Formatter().parse(template) if field}
+    return any(ctx.get(name) is None for name in names & {"subject", "version", "schema_id"})
+
+
 def _catalogue_key(status: int, code: int | None) -> int | None:
     if code is not None and code in _CATALOGUE:
         return code
@@ -274,12 +295,24 @@ def network_error(
     detail: str | None,
     timeout: float | None = None,
     secrets: Iterable[str | None] = (),
+    attempts: int = 1,
+    elapsed: float | None = None,
+    endpoint: str | None = None,
 ) -> NetworkError:
-    """A NetworkError for a transport failure: ``kind`` is connect, timeout, tls or other."""
+    """A NetworkError for a transport failure: ``kind`` is connect, timeout, tls or other.
+
+    ``attempts`` and ``elapsed`` (seconds, all attempts and the waits between them) are said
+    when the call was tried more than once, so the time the user waited adds up."""
     detail = redact(detail, tuple(secrets))
+    call = f" {endpoint}" if endpoint else ""
+    tried = (
+        f" ({attempts} attempts over {elapsed:.1f} s)"
+        if attempts > 1 and elapsed is not None
+        else ""
+    )
     if kind == "connect":
         return TransportError(
-            f"Cannot connect to the registry at {url}.",
+            f"Cannot connect to the registry at {url}{tried}.",
             kind=kind,
             server_message=detail,
             hint="Is the registry running and the URL right? Set it with --registry URL or "
@@ -287,7 +320,9 @@ def network_error(
         )
     if kind == "timeout":
         return TransportError(
-            f"The registry at {url} did not answer within {timeout or 0:g} s.",
+            f"The registry at {url} did not answer within {timeout or 0:g} s"
+            + (f" on any of {attempts} attempts ({elapsed:.1f} s in all)" if tried else "")
+            + (f" ({call.strip()})." if call else "."),
             kind=kind,
             server_message=detail,
             hint="The registry is slow or overloaded; retry later or raise --timeout.",
@@ -301,7 +336,7 @@ def network_error(
             "certificate with --cert/--key; --insecure skips verification (never in production).",
         )
     return TransportError(
-        f"Talking to the registry at {url} failed.",
+        f"Talking to the registry at {url} failed{tried}.",
         kind="other",
         server_message=detail,
         hint="Check the URL and the network; retry later.",

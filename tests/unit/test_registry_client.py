@@ -387,3 +387,26 @@ def test_connection_refused_with_a_one_character_password_keeps_the_errno():
     with pytest.raises(NetworkError) as caught:
         client.list_subjects()
     assert "[Errno 111]" in (caught.value.server_message or "")
+
+
+def test_a_time_out_after_retries_says_the_attempts_and_the_whole_time(fake):
+    fake.delay = 1.0
+    client, _ = client_for(fake.url, retries=2, timeout=0.2)
+    with pytest.raises(NetworkError) as caught:
+        client.list_subjects()
+    message = caught.value.message
+    assert "did not answer within 0.2 s on any of 3 attempts" in message
+    seconds = float(message.split("attempts (")[1].split(" s in all")[0])
+    assert seconds >= 0.6  # three time-outs of 0.2 s at least: the time the user waited
+    assert "(GET /subjects)" in message
+
+
+def test_a_not_found_on_a_call_without_a_subject_names_the_call_not_a_question_mark(fake):
+    fake.fail_next(404, {"error_code": 40401, "message": "Subject not found."})
+    client, _ = client_for(fake.url, retries=0)
+    with pytest.raises(RegistryError) as caught:
+        client.get_schema_subjects(7)
+    message = caught.value.message
+    assert "'?'" not in message and "?" not in (caught.value.hint or "")
+    assert "HTTP 404 (error 40401) to GET /schemas/ids/7/subjects" in message
+    assert caught.value.server_message == "Subject not found."
