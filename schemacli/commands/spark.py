@@ -266,25 +266,43 @@ def _store_versions(store: Path, subject: str, ids: dict[int, int]) -> list[Any]
             hint="Pass --schema-id VERSION=ID for every version (the ids the registry gave them),"
             " or read the versions from the registry with --registry URL.",
         )
-    return [WriterVersion(ids[loaded.version], loaded.version, loaded.value) for loaded in history]
+    return [
+        WriterVersion(ids[loaded.version], loaded.version, _embedded(loaded)) for loaded in history
+    ]
+
+
+def _embedded(loaded: Any) -> Any:
+    """A store version as one schema: the named types its references define, inline."""
+    from schemacli.contracts.inline import self_contained
+
+    referenced, seen, stack = [], set(), list(loaded.references)
+    while stack:  # every file it depends on, directly or not
+        dep = stack.pop(0)
+        if id(dep) not in seen:
+            seen.add(id(dep))
+            referenced.append(dep.value)
+            stack.extend(dep.references)
+    return self_contained(loaded.value, referenced, source=loaded.source)
 
 
 def _registry_versions(conn: Connection, subject: str) -> list[Any]:
     from schemacli.contracts.loader import load_schema_text
     from spark_avro.codegen import WriterVersion
+    from spark_avro.registry import self_contained_text
 
     writers = []
     for version in conn.client.list_versions(subject):
         registered = conn.client.get_version(subject, version)
         where = f"{subject}:{version}"
-        if registered.schema_type != "AVRO" or registered.references:
+        if registered.schema_type != "AVRO":
             raise InputError(
-                f"{where} is {registered.schema_type}"
-                + (" with references" if registered.references else ""),
+                f"{where} is {registered.schema_type}",
                 location=Location(source=where),
-                hint="The reader embeds self-contained Avro schemas only.",
+                hint="The reader decodes Avro schemas only.",
             )
-        loaded = load_schema_text(registered.schema, where, version=version)
+        # referenced named types are embedded inline: the module needs no registry to run
+        text = self_contained_text(conn.client, registered.schema, registered.references, where)
+        loaded = load_schema_text(text, where, version=version)
         writers.append(WriterVersion(registered.id, version, loaded.value))
     if not writers:
         raise InputError(

@@ -17,7 +17,7 @@ import posixpath
 import re
 import subprocess
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -374,19 +374,21 @@ class References:
         if memo is not None and key in memo:
             document, schema = memo[key]
             return LoadedSchema(version.source, document, schema, version.version)
-        names = None
+        names, deps = None, ()
         if version.references is not None:
             sidecar = sidecar_path(self.index[version.subject][version.version])
-            names = self.names(sidecar, version.references)
+            names, deps = self.names(sidecar, version.references)
         loaded = load_schema_text(
             version.text, version.source, version=version.version, names=names
         )
+        loaded = replace(loaded, references=deps) if deps else loaded
         if memo is not None and version.references is None:
             # With references, the same text may mean other types at another ref: no sharing.
             memo[key] = (loaded.document, loaded.schema)
         return loaded
 
-    def names(self, sidecar: str, text: str) -> Any:
+    def names(self, sidecar: str, text: str) -> tuple[Any, tuple[LoadedSchema, ...]]:
+        """The named types a references file declares, and the schemas that define them."""
         document = parse_text(text, self.tree.source(sidecar))
         hint = (
             'write [{"name": "<namespace.Name>", "subject": "<subject>", "version": <n>}, ...] '
@@ -396,7 +398,7 @@ class References:
             raise SchemaReferenceError(
                 "references must be a JSON array", location=document.location(""), hint=hint
             )
-        names = Names()
+        names, deps = Names(), []
         for i, entry in enumerate(document.value):
             where = document.location(f"/{i}")
             if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
@@ -407,6 +409,7 @@ class References:
                 )
             target = self.target(sidecar, entry, where, hint)
             loaded = self.load_path(target, where)
+            deps.append(loaded)
             names = names.including(loaded.schema)
             if entry["name"] not in names:
                 raise SchemaReferenceError(
@@ -414,7 +417,7 @@ class References:
                     location=where,
                     hint="name the full name of a record, enum or fixed the file defines",
                 )
-        return names
+        return names, tuple(deps)
 
     def target(self, sidecar: str, entry: dict, where: Location, hint: str) -> str:
         if isinstance(entry.get("path"), str):
@@ -461,8 +464,11 @@ class References:
                     hint="paths are relative to the folder of the references file",
                 )
             sidecar_text = texts[sidecar_path(path)]
-            names = self.names(sidecar_path(path), sidecar_text) if sidecar_text else None
+            names, deps = (
+                self.names(sidecar_path(path), sidecar_text) if sidecar_text else (None, ())
+            )
             loaded = load_schema_text(texts[path] or "", self.tree.source(path), names=names)
+            loaded = replace(loaded, references=deps) if deps else loaded
         finally:
             self.loading.pop()
         self.cache[path] = loaded

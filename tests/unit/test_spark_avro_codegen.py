@@ -287,3 +287,41 @@ def test_codegen_on_a_subject_without_versions_exits_2_saying_so(fake, monkeypat
     result = run("spark", "codegen", "-s", "empty-value", "-t", "t", "--registry", fake.url)
     assert result.exit_code == 2
     assert "subject 'empty-value' has no versions in the registry" in result.stderr
+
+
+def test_codegen_from_a_store_embeds_the_types_a_version_references(tmp_path):
+    store = ROOT / "tests/fixtures/avsc/refs/store"
+    out = tmp_path / "customers.py"
+    result = run(
+        "spark", "codegen", "--store", str(store), "--subject", "customer-value",
+        "--topic", "customers", "--schema-id", "1=9", "--out", str(out),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    namespace: dict = {}
+    source = out.read_text()
+    exec(compile(source.split("MODES = ")[0], str(out), "exec"), namespace)  # the schemas only
+    home = namespace["SCHEMA_V1"]["fields"][1]["type"]
+    assert home["name"] == "Address" and home["namespace"] == "com.acme"
+
+    from schemacli.contracts.schema import parse_schema
+
+    parse_schema(json.loads(namespace["WRITER_SCHEMAS"][9]))  # stands alone
+
+
+def test_codegen_from_the_registry_embeds_referenced_types(fake, tmp_path):
+    money = {"type": "fixed", "name": "Money", "namespace": "m", "size": 8}
+    order = {"type": "record", "name": "Order", "namespace": "o",
+             "fields": [{"name": "total", "type": "m.Money"}]}  # fmt: skip
+    fake.subjects["money"] = [{"subject": "money", "version": 1, "id": 31,
+                               "schema": json.dumps(money)}]  # fmt: skip
+    fake.subjects["orders-value"] = [
+        {"subject": "orders-value", "version": 1, "id": 32, "schema": json.dumps(order),
+         "references": [{"name": "m.Money", "subject": "money", "version": 1}]}
+    ]  # fmt: skip
+    out = tmp_path / "orders.py"
+    result = run(
+        "spark", "codegen", "--subject", "orders-value", "--topic", "orders",
+        "--registry", fake.url, "--out", str(out),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert '"name": "Money"' in out.read_text() and '"size": 8' in out.read_text()

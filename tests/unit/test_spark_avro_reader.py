@@ -99,3 +99,36 @@ def test_schema_cache_fetches_an_unseen_id_once_and_skips_unknown_ids(fake):
     cache.ensure([v1_id, 4242])
     assert cache.fetches == 1
     assert 4242 not in cache.schemas
+
+
+def test_a_subject_with_references_comes_back_self_contained(fake):
+    country = {"type": "enum", "name": "Country", "namespace": "geo", "symbols": ["NL"]}
+    address = {"type": "record", "name": "Address", "namespace": "geo",
+               "fields": [{"name": "country", "type": "Country"}]}  # fmt: skip
+    fake.subjects["country"] = [
+        {"subject": "country", "version": 1, "id": 501, "schema": json.dumps(country)}
+    ]
+    fake.subjects["address"] = [
+        {"subject": "address", "version": 1, "id": 502, "schema": json.dumps(address),
+         "references": [{"name": "geo.Country", "subject": "country", "version": 1}]}
+    ]  # fmt: skip
+    from spark_avro.registry import subject_schemas
+
+    (only,) = subject_schemas(fake.url, "address")
+    assert json.loads(only.schema)["fields"][0]["type"]["symbols"] == ["NL"]
+
+
+def test_a_reference_the_registry_lacks_is_an_error_naming_subject_and_version(fake):
+    address = {"type": "record", "name": "Address", "namespace": "geo",
+               "fields": [{"name": "country", "type": "Country"}]}  # fmt: skip
+    fake.subjects["address"] = [
+        {"subject": "address", "version": 1, "id": 502, "schema": json.dumps(address),
+         "references": [{"name": "geo.Country", "subject": "country", "version": 3}]}
+    ]  # fmt: skip
+    from spark_avro.registry import subject_schemas
+
+    with pytest.raises(RegistryError) as caught:
+        subject_schemas(fake.url, "address")
+    message = caught.value.message
+    assert "references geo.Country in country version 3" in message
+    assert "does not have" in message and caught.value.status == 404
