@@ -259,8 +259,9 @@ def convert_side(
     Confluent-framed v1 bytes of ``V1`` (evaluated where the caller uses it)."""
     from pyspark.sql import functions as F
 
-    from converters.transform import V1, compiled_or_fail, confluent_value, convert_rows
+    from converters.transform import V1, compiled_or_fail, convert_rows
     from spark_avro.decode import RAW_COLUMN, decode_confluent
+    from spark_avro.encode import confluent_value
 
     compiled = compiled_or_fail(mapping)
     decoded = decode_confluent(

@@ -20,7 +20,7 @@ from converters.sql import Compiled, compile_mapping, ident, select_sql
 from schemacli.errors import CheckFailed
 
 if TYPE_CHECKING:
-    from pyspark.sql import Column, DataFrame
+    from pyspark.sql import DataFrame
 
 RECORD = "record"
 DECODE_ERROR = "decode_error"
@@ -105,21 +105,3 @@ def convert(
     converted = rows.where(F.col(ERROR).isNull()).select(*carried, V1)
     dead = rows.where(F.col(ERROR).isNotNull()).select(*carried, ERROR, STAGE)
     return converted, dead
-
-
-def confluent_value(v1: Column, target_schema: str, schema_id: int) -> Column:
-    """The Confluent-framed Avro bytes of the struct column ``v1``: magic byte 0, the 4-byte
-    big-endian ``schema_id``, then ``to_avro`` with ``target_schema``."""
-    from pyspark.sql import functions as F
-    from pyspark.sql.avro.functions import to_avro
-
-    header = bytes([0]) + int(schema_id).to_bytes(4, "big", signed=True)
-    return F.concat(F.lit(bytearray(header)), to_avro(v1, target_schema))
-
-
-def encode_confluent(converted: DataFrame, target_schema: str, schema_id: int) -> DataFrame:
-    """``converted`` with ``value`` (see :func:`confluent_value`) in place of ``v1``."""
-    from pyspark.sql import functions as F
-
-    value = confluent_value(F.col(V1), target_schema, schema_id)
-    return converted.withColumn("value", value).drop(V1)

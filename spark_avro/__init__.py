@@ -14,6 +14,8 @@ _LAZY = {
     "read_topic": "spark_avro.reader",
     "stream_topic": "spark_avro.reader",
     "resolve_schemas": "spark_avro.reader",
+    "encode_confluent": "spark_avro.encode",
+    "write_topic": "spark_avro.encode",
 }
 
 __all__ = sorted(_LAZY)

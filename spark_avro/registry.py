@@ -45,7 +45,8 @@ def _client(registry_url: str) -> RegistryClient:
     return RegistryClient(RegistryFlags(url=registry_url).settings())
 
 
-def _call(registry_url: str, fetch: Any) -> Any:
+def with_client(registry_url: str, fetch: Any) -> Any:
+    """``fetch(client)`` with the registry's client; a network failure says it is the registry."""
     try:
         return fetch(_client(registry_url))
     except NetworkError as err:
@@ -123,12 +124,12 @@ def schema_by_id(registry_url: str, schema_id: int) -> RegisteredSchema:
             schema_id, self_contained_text(client, text, found.references, what)
         )
 
-    return _call(registry_url, fetch)
+    return with_client(registry_url, fetch)
 
 
 def subject_versions(registry_url: str, subject: str) -> list[int]:
     """GET /subjects/{subject}/versions: the version numbers registered under ``subject``."""
-    return _call(registry_url, lambda client: client.list_versions(subject))
+    return with_client(registry_url, lambda client: client.list_versions(subject))
 
 
 def subject_version(
@@ -147,7 +148,7 @@ def subject_version(
             version=found.version,
         )
 
-    return _call(registry_url, fetch)
+    return with_client(registry_url, fetch)
 
 
 def subject_schemas(registry_url: str, subject: str) -> list[RegisteredSchema]:
