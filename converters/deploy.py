@@ -353,6 +353,9 @@ def launch(cfg: DeployConfig, cmd: list[str], *, detach: bool) -> Launched:
     env = child_env(cfg)
     pid_file = cfg.state_dir / jobprocess.SUBMIT_PID
     _refuse_if_running(cfg.state_dir)
+    from converters.window import advance
+
+    advance(cfg.state_dir, "running", planned_at=_mtime(cfg.mapping_path))
     info = {
         "command": cmd,
         "checkpoint": str(cfg.checkpoint_dir),
@@ -469,3 +472,10 @@ def deploy(
     if dry_run:
         return Deployment(cmd, secret_names)
     return Deployment(cmd, secret_names, launch(cfg, cmd, detach=detach))
+
+
+def _mtime(path: Path) -> float | None:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return None

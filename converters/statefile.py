@@ -112,3 +112,13 @@ def local_checkpoint(location: str) -> Path | None:
 
 def whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def write_state(path: Path, data: Any) -> None:
+    """Write a JSON state file atomically (a reader never sees half of it)."""
+    import json
+    import os
+
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(data, indent=2, default=str))
+    os.replace(tmp, path)

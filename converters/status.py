@@ -41,6 +41,8 @@ class Status:
     processed_rows_per_second: float | None
     updated: float | None
     stale: str | None = None  # submit.pid names a live process that is not the converter
+    window: Any = None  # converters.window.Window: planned/running/draining/finished, and when
+    dependents: Any = None  # converters.dependents.Dependents, with --bootstrap and a mapping
 
 
 def checkpoint_offsets(checkpoint: Path) -> tuple[int | None, dict[str, dict[int, int]]]:
@@ -182,7 +184,10 @@ def status(
         end, com = ends.get(p), done.get(p)
         lag = None if end is None else end - (com or 0)
         parts.append(PartitionStatus(topic or "?", p, end, com, lag))
+    from converters.window import read_window
+
     return Status(
+        window=read_window(state_dir),
         state_dir=str(state_dir),
         running=proc.running,
         pid=proc.submit,
@@ -235,3 +240,33 @@ def _rate(progress: dict[str, Any], key: str, path: Path) -> float | None:
             hint=_PROGRESS_HINT,
         )
     return float(value)
+
+
+SNAPSHOT = "dependents.json"  # the previous look at v1's dependents, to tell who is moving
+
+
+def dependents_of(
+    state_dir: Path,
+    bootstrap: str,
+    v1_topic: str,
+    v2_topic: str | None,
+    *,
+    window_seconds: float,
+    properties: AnyMapping[str, str] | None = None,
+) -> Any:
+    """v1's dependents now, compared with the previous look (kept in the state directory)."""
+    from converters.dependents import look
+    from converters.statefile import write_state
+
+    path = state_dir / SNAPSHOT
+    previous = read_state(path).get("groups")
+    found, snapshot = look(
+        bootstrap,
+        v1_topic,
+        v2_topic,
+        previous=previous if isinstance(previous, dict) else None,
+        window_seconds=window_seconds,
+        properties=properties,
+    )
+    write_state(path, {"looked_at": found.looked_at, "groups": snapshot})
+    return found

@@ -200,7 +200,54 @@ def status_text(st: Any, state_dir: Path) -> str:
             f"  rate: {st.processed_rows_per_second:.0f} msg/s processed in the last batch, "
             f"{(st.input_rows_per_second or 0):.0f} msg/s arriving"
         )
+    if st.window is not None:
+        lines.append("  migration: " + window_text(st.window))
+    if st.dependents is not None:
+        lines += dependents_lines(st.dependents)
     return "\n".join(lines)
+
+
+def _when(seconds: float) -> str:
+    import time
+
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(seconds))
+
+
+def window_text(window: Any) -> str:
+    """``running since ...`` and the states before it, with their times."""
+    done = ", ".join(f"{state} {_when(at)}" for state, at in window.since.items())
+    return f"{window.state} ({done})"
+
+
+def dependents_lines(deps: Any) -> list[str]:
+    """Who still depends on v1 and who moved to v2, for people (one block)."""
+    lines = [f"  v1 {deps.v1_topic}: who still depends on it"]
+    active = [g for g in deps.v1_groups if g.active]
+    for g in active:
+        lines.append(f"    consumer group {g.group_id} ({g.state}): " + "; ".join(g.reasons()))
+        for p in g.partitions:
+            if p.lag:
+                lines.append(f"      partition {p.partition}: committed {p.committed}, lag {p.lag}")
+    idle = len(deps.v1_groups) - len(active)
+    if idle:
+        lines.append(f"    {idle} more group(s) with old offsets on v1 and nobody reading")
+    if deps.first_look:
+        lines.append("    (first look: whether a group is moving shows from the next status on)")
+    direct = [d for d in deps.direct_writes if d.messages]
+    for d in direct:
+        more = "+" if d.limited else ""
+        keys = f", keys {', '.join(d.key_sample)}" if d.key_sample else ""
+        heads = f", headers {', '.join(d.header_names)}" if d.header_names else ""
+        lines.append(
+            f"    partition {d.partition}: {d.messages}{more} message(s) written directly in the "
+            f"last {deps.window_seconds:g} s{keys}{heads}"
+        )
+    if not active and not direct:
+        lines.append("    nobody: no active consumer group, no direct writes in the window")
+    if deps.v2_topic:
+        moved = ", ".join(g.group_id for g in deps.v2_groups) or "no consumer group yet"
+        lines.append(f"  moved to v2 {deps.v2_topic}: {moved}")
+    return lines
 
 
 def stop_text(result: Any, state_dir: Path) -> str:

@@ -1,4 +1,4 @@
-"""`schemacli migrate plan|validate|deploy|status|stop`: the v2 -> v1 converter, end to end.
+"""`schemacli migrate plan|validate|deploy|status|stop|finish`: the v2 -> v1 converter, end to end.
 
 One module per verb; each parses its arguments, calls ``converters`` (the pure core) once and
 hands the result to a renderer (``schemacli.output.migrate``). The mapping format and the job are
@@ -10,6 +10,7 @@ from __future__ import annotations
 import typer
 
 from schemacli.commands.migrate.deploy import deploy_command
+from schemacli.commands.migrate.finish import finish_command
 from schemacli.commands.migrate.plan import plan_command
 from schemacli.commands.migrate.status import status_command
 from schemacli.commands.migrate.stop import stop_command
@@ -18,7 +19,8 @@ from schemacli.commands.migrate.validate import validate_command
 migrate_app = typer.Typer(
     name="migrate",
     help="Convert a v2 topic back to v1 with a Spark job: plan a mapping, validate it, deploy, "
-    "watch and stop the job.\n\nExit codes: 0 ok · 1 mapping not deployable / check failed · "
+    "watch and stop the job, and finish the migration once nobody depends on v1."
+    "\n\nExit codes: 0 ok · 1 mapping not deployable / check failed · "
     "2 usage or input error · 3 registry or network error.",
     no_args_is_help=True,
     rich_markup_mode=None,
@@ -31,4 +33,5 @@ def register(app: typer.Typer) -> None:
     migrate_app.command("deploy")(deploy_command)
     migrate_app.command("status")(status_command)
     migrate_app.command("stop")(stop_command)
+    migrate_app.command("finish")(finish_command)
     app.add_typer(migrate_app, name="migrate")

@@ -27,6 +27,16 @@ StateDir = Annotated[
         "[default: .schemacli/migrate/<v2 topic>--<v1 topic>].",
     ),
 ]
+WINDOW_SECONDS = 900.0  # as converters.dependents.WINDOW_SECONDS (not imported: --help stays fast)
+Window = Annotated[
+    float,
+    typer.Option(
+        "--window",
+        metavar="SECONDS",
+        min=1,
+        help="How far back to look for messages written to v1 directly (not by the converter).",
+    ),
+]
 
 
 def load_mapping(conn: Connection, mapping_file: Path) -> Any:

@@ -1,0 +1,320 @@
+"""Who still depends on v1: its consumer groups, its direct producers, and who moved to v2.
+
+Through Kafka's admin API (confluent-kafka ``AdminClient``) and a bounded read of the v1 topic:
+
+* **v1 consumer groups**: groups with committed offsets on the v1 topic or members assigned to
+  it; for each, its state, members (client id and host, as Kafka reports them), lag per
+  partition, and whether it is still moving (its committed offsets advanced since the previous
+  look; unknown on a first look);
+* **direct v1 producers**: messages appended to the v1 topic in the last ``window_seconds`` that
+  do not carry the converter's marker header (``schemacli.converted-from``): a producer that has
+  not moved to v2. Counted per partition with a sample of their keys and header names, reading at
+  most ``scan_limit`` messages per partition (said when the limit cut the count);
+* **v2 consumer groups**: groups with committed offsets on the v2 topic: who has moved. schemacli's
+  own tools (``schemacli-*``) and the converter (Spark's ``spark-kafka-source-*``) are left out.
+
+A look is a snapshot; the next look compares with it (``Snapshot``), so ``status`` can tell a
+group that reads from one that merely has old offsets.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Mapping as AnyMapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from converters.clientlog import KAFKA_LOGGER
+from converters.provenance import MARKER_HEADER
+from schemacli.errors import InputError, NetworkError, UsageError
+
+WINDOW_SECONDS = 900
+SCAN_LIMIT = 10_000
+TIMEOUT = 15.0
+OURS = ("schemacli-", "spark-kafka-source-")  # our tools and the converter itself
+
+
+@dataclass(frozen=True)
+class Member:
+    client_id: str
+    host: str
+
+
+@dataclass(frozen=True)
+class GroupPartition:
+    partition: int
+    committed: int | None  # the group's committed offset (None: never committed there)
+    end: int | None  # the topic's end offset
+    lag: int | None
+
+
+@dataclass(frozen=True)
+class Group:
+    group_id: str
+    state: str
+    members: tuple[Member, ...]
+    partitions: tuple[GroupPartition, ...]
+    moving: bool | None  # offsets advanced since the previous look (None: no previous look)
+
+    @property
+    def lag(self) -> int:
+        return sum(p.lag or 0 for p in self.partitions)
+
+    @property
+    def active(self) -> bool:
+        """Still depends on its topic: members, unread messages, or recent progress."""
+        return bool(self.members) or self.lag > 0 or bool(self.moving)
+
+    def reasons(self) -> list[str]:
+        why = []
+        if self.members:
+            who = ", ".join(f"{m.client_id}@{m.host}" for m in self.members[:3])
+            why.append(f"{len(self.members)} member(s) ({who})")
+        if self.lag > 0:
+            why.append(f"lag {self.lag}")
+        if self.moving:
+            why.append("its offsets advanced since the last look")
+        return why
+
+
+@dataclass(frozen=True)
+class DirectWrites:
+    partition: int
+    messages: int  # appended in the window without the converter's marker
+    scanned: int
+    limited: bool  # the scan stopped at the limit: there may be more
+    key_sample: tuple[str, ...] = ()
+    header_names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Dependents:
+    v1_topic: str
+    v2_topic: str | None
+    looked_at: float
+    window_seconds: float
+    v1_groups: tuple[Group, ...]
+    v2_groups: tuple[Group, ...]
+    direct_writes: tuple[DirectWrites, ...]
+    first_look: bool = field(default=False)
+
+    def blockers(self) -> list[str]:
+        """Why v1 cannot be retired yet, one line each (empty: nobody depends on it)."""
+        reasons = [
+            f"consumer group {g.group_id!r} still reads {self.v1_topic}: " + "; ".join(g.reasons())
+            for g in self.v1_groups
+            if g.active
+        ]
+        direct = sum(d.messages for d in self.direct_writes)
+        if direct:
+            parts = ", ".join(
+                f"{d.partition}: {d.messages}" for d in self.direct_writes if d.messages
+            )
+            reasons.append(
+                f"{direct} message(s) written to {self.v1_topic} in the last "
+                f"{self.window_seconds:g} s without the converter's marker (partition: count "
+                f"{parts}): a producer still writes v1"
+            )
+        return reasons
+
+
+Snapshot = dict[str, dict[str, int]]  # group -> "topic/partition" -> committed offset
+
+
+def _admin(bootstrap: str, properties: AnyMapping[str, str] | None) -> Any:
+    try:
+        from confluent_kafka.admin import AdminClient
+    except ImportError:
+        raise UsageError(
+            "finding v1's dependents needs confluent-kafka", hint="pip install 'schemacli[kafka]'"
+        ) from None
+    return AdminClient(
+        {"bootstrap.servers": bootstrap, "logger": KAFKA_LOGGER, **(properties or {})}
+    )
+
+
+def _network(bootstrap: str, exc: Exception) -> NetworkError:
+    return NetworkError(
+        f"cannot ask Kafka at {bootstrap} about consumer groups: {exc}",
+        hint="Check --bootstrap and that the broker is up (and the properties file, if any).",
+    )
+
+
+def _partitions(admin: Any, topic: str, bootstrap: str) -> list[int]:
+    meta = admin.list_topics(topic, timeout=TIMEOUT)
+    found = meta.topics.get(topic)
+    if found is None or found.error is not None:
+        raise InputError(
+            f"topic {topic!r} not found on {bootstrap}",
+            hint="Check the mapping's topics and --bootstrap.",
+        )
+    return sorted(found.partitions)
+
+
+def _offsets(admin: Any, topic: str, partitions: list[int], spec: Any) -> dict[int, int]:
+    from confluent_kafka import TopicPartition
+
+    asked = {TopicPartition(topic, p): spec for p in partitions}
+    futures = admin.list_offsets(asked, request_timeout=TIMEOUT)
+    return {tp.partition: future.result().offset for tp, future in futures.items()}
+
+
+def _committed(admin: Any, group_id: str) -> dict[tuple[str, int], int]:
+    from confluent_kafka import ConsumerGroupTopicPartitions
+
+    request = [ConsumerGroupTopicPartitions(group_id)]
+    (future,) = admin.list_consumer_group_offsets(request, request_timeout=TIMEOUT).values()
+    return {
+        (tp.topic, tp.partition): tp.offset
+        for tp in future.result().topic_partitions or ()
+        if tp.offset >= 0
+    }
+
+
+def _groups_on(
+    topic: str,
+    ends: dict[int, int],
+    committed: dict[str, dict[tuple[str, int], int]],
+    described: dict[str, Any],
+    previous: Snapshot | None,
+) -> tuple[Group, ...]:
+    groups = []
+    for group_id, offsets in sorted(committed.items()):
+        desc = described.get(group_id)
+        assigned = [
+            m
+            for m in (desc.members if desc is not None else ())
+            if any(tp.topic == topic for tp in (m.assignment.topic_partitions or ()))
+        ]
+        mine = {p: o for (t, p), o in offsets.items() if t == topic}
+        if not mine and not assigned:
+            continue
+        parts = tuple(
+            GroupPartition(
+                p, mine.get(p), ends.get(p), None if p not in mine else ends[p] - mine[p]
+            )
+            for p in sorted(ends)
+        )
+        before = (previous or {}).get(group_id)
+        moving = (
+            None
+            if before is None
+            else any(o > before.get(f"{topic}/{p}", o) for p, o in mine.items())
+        )
+        state = desc.state.name if desc is not None else "UNKNOWN"
+        members = tuple(Member(str(m.client_id), str(m.host)) for m in assigned)
+        groups.append(Group(group_id, state, members, parts, moving))
+    return tuple(groups)
+
+
+def _direct_writes(
+    bootstrap: str,
+    topic: str,
+    starts: dict[int, int],
+    ends: dict[int, int],
+    scan_limit: int,
+    properties: AnyMapping[str, str] | None,
+) -> tuple[DirectWrites, ...]:
+    from confluent_kafka import Consumer, TopicPartition
+
+    todo = {p: s for p, s in starts.items() if 0 <= s < ends.get(p, 0)}
+    if not todo:
+        return tuple(DirectWrites(p, 0, 0, False) for p in sorted(ends))
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": f"schemacli-dependents-{uuid.uuid4().hex[:8]}",  # never commits
+            "enable.auto.commit": False,
+            "logger": KAFKA_LOGGER,
+            **(properties or {}),
+        }
+    )
+    stats = {p: {"n": 0, "scanned": 0, "keys": [], "headers": set()} for p in todo}
+    stop = {p: min(ends[p], s + scan_limit) for p, s in todo.items()}
+    try:
+        consumer.assign([TopicPartition(topic, p, s) for p, s in todo.items()])
+        pending, deadline = set(todo), time.monotonic() + 60
+        while pending and time.monotonic() < deadline:
+            for msg in consumer.consume(500, timeout=1.0):
+                if msg.error() is not None:
+                    continue
+                p, offset = msg.partition(), msg.offset()
+                if p not in pending or offset >= stop[p]:
+                    continue
+                st = stats[p]
+                st["scanned"] += 1
+                names = [name for name, _ in (msg.headers() or ())]
+                if MARKER_HEADER not in names:
+                    st["n"] += 1
+                    if len(st["keys"]) < 3 and msg.key() is not None:
+                        st["keys"].append(repr(msg.key()[:40]))
+                    st["headers"].update(n for n in names if not n.startswith("schemacli."))
+                if offset + 1 >= stop[p]:
+                    pending.discard(p)
+    finally:
+        consumer.close()
+    return tuple(
+        DirectWrites(
+            p,
+            stats[p]["n"] if p in stats else 0,
+            stats[p]["scanned"] if p in stats else 0,
+            p in stop and stop[p] < ends[p],
+            tuple(stats[p]["keys"]) if p in stats else (),
+            tuple(sorted(stats[p]["headers"]))[:5] if p in stats else (),
+        )
+        for p in sorted(ends)
+    )
+
+
+def look(
+    bootstrap: str,
+    v1_topic: str,
+    v2_topic: str | None,
+    *,
+    previous: Snapshot | None = None,
+    window_seconds: float = WINDOW_SECONDS,
+    scan_limit: int = SCAN_LIMIT,
+    properties: AnyMapping[str, str] | None = None,
+) -> tuple[Dependents, Snapshot]:
+    """One look at v1's dependents (compared with ``previous``), and the snapshot to compare the
+    next look with. Raises NetworkError when Kafka does not answer, InputError for a missing
+    topic."""
+    from confluent_kafka import KafkaException
+    from confluent_kafka.admin import OffsetSpec
+
+    admin = _admin(bootstrap, properties)
+    now = time.time()
+    try:
+        v1_parts = _partitions(admin, v1_topic, bootstrap)
+        v1_ends = _offsets(admin, v1_topic, v1_parts, OffsetSpec.latest())
+        starts = _offsets(
+            admin, v1_topic, v1_parts, OffsetSpec.for_timestamp(int((now - window_seconds) * 1000))
+        )
+        v2_ends: dict[int, int] = {}
+        if v2_topic:
+            v2_ends = _offsets(
+                admin, v2_topic, _partitions(admin, v2_topic, bootstrap), OffsetSpec.latest()
+            )
+        listing = admin.list_consumer_groups(request_timeout=TIMEOUT).result()
+        ids = [g.group_id for g in listing.valid if not g.group_id.startswith(OURS)]
+        committed = {g: _committed(admin, g) for g in ids}
+        described = (
+            {g: f.result() for g, f in admin.describe_consumer_groups(ids).items()} if ids else {}
+        )
+    except KafkaException as exc:
+        raise _network(bootstrap, exc) from exc
+    snapshot = {
+        g: {f"{t}/{p}": o for (t, p), o in offsets.items()} for g, offsets in committed.items()
+    }
+    found = Dependents(
+        v1_topic=v1_topic,
+        v2_topic=v2_topic,
+        looked_at=now,
+        window_seconds=window_seconds,
+        v1_groups=_groups_on(v1_topic, v1_ends, committed, described, previous),
+        v2_groups=_groups_on(v2_topic, v2_ends, committed, described, previous) if v2_topic else (),
+        direct_writes=_direct_writes(bootstrap, v1_topic, starts, v1_ends, scan_limit, properties),
+        first_look=previous is None,
+    )
+    return found, snapshot

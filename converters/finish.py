@@ -1,0 +1,178 @@
+"""Close the migration window: refuse while v1 has dependents, drain the converter, stop it, and
+leave a final report beside its state.
+
+``finish`` looks at v1's dependents twice (``interval`` s apart, so a group that reads shows as
+moving); any active v1 consumer group or direct v1 write refuses (CheckFailed, exit 1, each
+reason listed) unless ``force``. Then the window is *draining*: it waits until the converter has
+read every v2 message (lag 0), stops it (SIGTERM after its batch), counts the dead letters by
+error, marks the window *finished* and writes ``final-report.json`` and ``final-report.txt``.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from converters.clientlog import KAFKA_LOGGER
+from schemacli.errors import CheckFailed
+
+ERROR_HEADER = "schemacli.error"  # as converters.job writes it on each dead letter
+DEAD_LETTER_SCAN = 100_000
+
+
+@dataclass(frozen=True)
+class FinalReport:
+    v2_topic: str
+    v1_topic: str
+    dead_letter_topic: str | None
+    window_start: float | None
+    window_end: float
+    totals: dict[str, int]
+    dead_letters_by_error: dict[str, int]
+    moved_groups: list[str]
+    forced: bool = False
+    overridden: list[str] = field(default_factory=list)  # the reasons --force went past
+
+    def text(self) -> str:
+        def when(t: float | None) -> str:
+            return "-" if t is None else time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t))
+
+        t = self.totals
+        lines = [
+            f"migration {self.v2_topic} -> {self.v1_topic}: finished",
+            f"  window: {when(self.window_start)} to {when(self.window_end)}",
+            f"  in {t.get('in', 0)}, converted {t.get('converted', 0)}, dead-lettered "
+            f"{t.get('dead_letter', 0)}, skipped {t.get('skipped', 0)}",
+        ]
+        if self.dead_letters_by_error:
+            lines.append(f"  dead letters in {self.dead_letter_topic}, by error:")
+            for error, count in sorted(self.dead_letters_by_error.items(), key=lambda e: -e[1]):
+                lines.append(f"    {count:>7}  {error}")
+        moved = ", ".join(self.moved_groups) or "none seen"
+        lines.append(f"  consumer groups on v2: {moved}")
+        if self.forced:
+            lines.append("  finished with --force past:")
+            lines += [f"    {reason}" for reason in self.overridden]
+        return "\n".join(lines)
+
+
+def dead_letters_by_error(bootstrap: str, topic: str, limit: int = DEAD_LETTER_SCAN) -> dict:
+    """How many dead letters the topic holds for each error (the ``schemacli.error`` header,
+    its first line, cut at 120 characters), reading at most ``limit`` messages."""
+    from confluent_kafka import Consumer, TopicPartition
+
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": f"schemacli-finish-{uuid.uuid4().hex[:8]}",  # never commits
+            "enable.auto.commit": False,
+            "logger": KAFKA_LOGGER,
+        }
+    )
+    counts: Counter[str] = Counter()
+    try:
+        meta = consumer.list_topics(topic, timeout=10).topics.get(topic)
+        if meta is None or meta.error is not None:
+            return {}
+        ends = {
+            p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)
+            for p in meta.partitions
+        }
+        todo = {p: (low, high) for p, (low, high) in ends.items() if high > low}
+        consumer.assign([TopicPartition(topic, p, low) for p, (low, _) in todo.items()])
+        left, read, deadline = set(todo), 0, time.monotonic() + 120
+        while left and read < limit and time.monotonic() < deadline:
+            for msg in consumer.consume(1000, timeout=1.0):
+                if msg.error() is not None:
+                    continue
+                read += 1
+                headers = dict(msg.headers() or ())
+                error = headers.get(ERROR_HEADER, b"(no error header)")
+                text = error.decode("utf-8", "replace") if isinstance(error, bytes) else str(error)
+                counts[text.splitlines()[0][:120] if text else "(empty)"] += 1
+                if msg.offset() + 1 >= todo[msg.partition()][1]:
+                    left.discard(msg.partition())
+    finally:
+        consumer.close()
+    return dict(counts)
+
+
+def finish(
+    state_dir: Path,
+    mapping: Any,
+    bootstrap: str,
+    *,
+    force: bool = False,
+    window_seconds: float,
+    interval: float = 5.0,
+    timeout: float = 600.0,
+    say: Callable[[str], None] = lambda line: None,
+) -> FinalReport:
+    """Close the window (see the module docstring). Raises CheckFailed (exit 1) listing the
+    reasons while v1 has dependents (unless ``force``), or when the converter cannot drain."""
+    from converters.statefile import write_state
+    from converters.status import dependents_of, status
+    from converters.stop import stop
+    from converters.window import advance, read_window
+
+    v1, v2 = mapping.target.topic, mapping.source.topic
+    dependents_of(state_dir, bootstrap, v1, v2, window_seconds=window_seconds)
+    time.sleep(interval)  # the second look tells a reading group from one with old offsets
+    deps = dependents_of(state_dir, bootstrap, v1, v2, window_seconds=window_seconds)
+    blockers = deps.blockers()
+    if blockers and not force:
+        raise CheckFailed(
+            f"v1 ({v1}) still has dependents; the converter keeps running:\n  "
+            + "\n  ".join(blockers),
+            hint="Move them to v2 (or stop them), then run finish again; --force finishes "
+            "anyway (they will read or write a topic nobody converts to any more).",
+        )
+    advance(state_dir, "draining")
+    say("draining: waiting for the converter to read every v2 message")
+    deadline = time.monotonic() + timeout
+    while True:
+        st = status(state_dir, topic=v2, bootstrap=bootstrap)
+        lag = sum(p.lag or 0 for p in st.partitions)
+        if lag == 0:
+            break
+        if not st.running:
+            raise CheckFailed(
+                f"the converter is not running and {lag} v2 message(s) are not converted",
+                hint="Deploy it again (with --available-now it drains and stops), then finish.",
+            )
+        if time.monotonic() > deadline:
+            raise CheckFailed(
+                f"the converter still had {lag} v2 message(s) to convert after {timeout:g} s",
+                hint="Give it more time (--timeout), or check its progress with migrate status.",
+            )
+        time.sleep(1.0)
+    if st.running:
+        say("drained: stopping the converter")
+        stop(state_dir)
+    final = status(state_dir, topic=v2, bootstrap=bootstrap)
+    window = advance(state_dir, "finished")
+    started = (read_window(state_dir) or window).started
+    report = FinalReport(
+        v2_topic=v2,
+        v1_topic=v1,
+        dead_letter_topic=mapping.dead_letter_topic,
+        window_start=started,
+        window_end=window.since["finished"],
+        totals=final.totals,
+        dead_letters_by_error=(
+            dead_letters_by_error(bootstrap, mapping.dead_letter_topic)
+            if mapping.dead_letter_topic
+            else {}
+        ),
+        moved_groups=[g.group_id for g in deps.v2_groups],
+        forced=bool(blockers),
+        overridden=blockers,
+    )
+    write_state(state_dir / "final-report.json", asdict(report))
+    (state_dir / "final-report.txt").write_text(report.text() + "\n")
+    return report
