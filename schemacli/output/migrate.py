@@ -46,6 +46,35 @@ def plan_summary(mapping: Any, out: Path | None) -> list[str]:
     return lines
 
 
+def plan_json(mapping: Any, text: str | None, out: Path | None) -> dict[str, Any]:
+    """The plan for machines: where it went (or the mapping itself, parsed from the YAML that
+    would have gone to stdout), the rules by conversion, the unresolved markers."""
+    import yaml
+
+    from converters.mapping import Conversion
+
+    sections = [("value", mapping)] + ([("key", mapping.key)] if mapping.key else [])
+    summary = {}
+    for name, section in sections:
+        counts: dict[str, int] = {}
+        for r in section.rules:
+            counts[r.convert.value] = counts.get(r.convert.value, 0) + 1
+        summary[name] = {
+            "rules": len(section.rules),
+            "by_conversion": counts,
+            "unresolved": [
+                {"target": r.target, "reason": r.reason}
+                for r in section.rules
+                if r.convert is Conversion.UNRESOLVED
+            ],
+        }
+    return {
+        "out": str(out) if out is not None else None,
+        "mapping": yaml.safe_load(text) if text is not None else None,
+        **summary,
+    }
+
+
 # ---------------------------------------------------------------------------------------------
 # validate
 
@@ -149,6 +178,22 @@ def _section_text(report: Any, title: str) -> list[str]:
 
 # ---------------------------------------------------------------------------------------------
 # deploy, status, stop
+
+
+def deploy_json(deployment: Any, cfg: Any, watch: str) -> dict[str, Any]:
+    """A deployment for machines: the command (dry run) or the job's pid, log and exit code."""
+    launched = deployment.launched
+    return {
+        "state_dir": str(cfg.state_dir),
+        "dry_run": launched is None,
+        "command": list(deployment.command),
+        "credential_variables": list(deployment.secret_names),
+        "detached": launched is not None and launched.returncode is None,
+        "pid": launched.pid if launched else None,
+        "log": str(launched.log) if launched and launched.log else None,
+        "exit_code": launched.returncode if launched else None,
+        "watch": watch,
+    }
 
 
 def deploy_lines(deployment: Any, cfg: Any, watch: str) -> tuple[list[str], list[str]]:

@@ -7,6 +7,7 @@ import click
 import typer
 
 from schemacli.commands.migrate.common import MappingArg, StateDir, load_mapping
+from schemacli.commands.options import JsonOutput
 from schemacli.commands.registry_options import (
     Ca,
     Cert,
@@ -20,8 +21,11 @@ from schemacli.commands.registry_options import (
     User,
     Verbose,
     connect,
+    emit_json,
+    is_json,
 )
 from schemacli.errors import ExitCode
+from schemacli.output import TextOrJson
 from schemacli.registry.settings import RegistryFlags
 
 
@@ -90,6 +94,7 @@ def deploy_command(
         bool,
         typer.Option("--detach", help="Run in the background (pid file and log in the state dir)."),
     ] = False,
+    output: JsonOutput = TextOrJson.text,
     registry: RegistryUrl = None,
     user: User = None,
     password: Password = None,
@@ -118,7 +123,7 @@ def deploy_command(
     with connect(flags) as conn:
         from converters import deploy
         from converters.statefile import default_state_dir
-        from schemacli.output.migrate import deploy_lines
+        from schemacli.output.migrate import deploy_json, deploy_lines
 
         mapping = load_mapping(conn, mapping_file)
         deploy.check_deployable(mapping)
@@ -140,13 +145,15 @@ def deploy_command(
             extra_env=reg.connection_env(),  # the job connects as we do, secrets off argv
         )
         deployment = deploy.deploy(cfg, mapping, conn.client, dry_run=dry_run, detach=detach)
-        out, err = deploy_lines(
-            deployment, cfg, watch=f"schemacli migrate status {mapping_file} -b {bootstrap}"
-        )
-        for line in out:
-            click.echo(line)
-        for line in err:
-            click.echo(line, err=True)
+        watch = f"schemacli migrate status {mapping_file} -b {bootstrap}"
+        if is_json(output):
+            emit_json(deploy_json(deployment, cfg, watch))
+        else:
+            out, err = deploy_lines(deployment, cfg, watch=watch)
+            for line in out:
+                click.echo(line)
+            for line in err:
+                click.echo(line, err=True)
         launched = deployment.launched
         failed = launched is not None and launched.returncode not in (None, 0)
         raise typer.Exit(ExitCode.CHECK_FAILED if failed else ExitCode.OK)

@@ -6,6 +6,7 @@ from typing import Annotated
 import click
 import typer
 
+from schemacli.commands.options import JsonOutput
 from schemacli.commands.registry_options import (
     Ca,
     Cert,
@@ -19,8 +20,11 @@ from schemacli.commands.registry_options import (
     User,
     Verbose,
     connect,
+    emit_json,
+    is_json,
 )
 from schemacli.errors import ExitCode, InputError, Location
+from schemacli.output import TextOrJson
 from schemacli.registry.settings import RegistryFlags
 
 
@@ -93,6 +97,7 @@ def plan_command(
     timeout: Timeout = None,
     retries: Retries = None,
     verbose: Verbose = False,
+    output: JsonOutput = TextOrJson.text,
 ) -> None:
     """Derive a mapping from v2 to v1: each v1 field matched by name or alias, a conversion
     where one is safe, v1 defaults for what v2 lacks, `unresolved` markers elsewhere.
@@ -107,7 +112,7 @@ def plan_command(
     with connect(flags) as conn:
         from converters.mapping import dumps
         from converters.plan import PlanRequest, plan_request
-        from schemacli.output.migrate import plan_header, plan_summary
+        from schemacli.output.migrate import plan_header, plan_json, plan_summary
 
         request = PlanRequest(
             source,
@@ -127,14 +132,23 @@ def plan_command(
             inline=planned.inline,
             key_inline=planned.key_inline,
         )
+        if is_json(output):  # the summary, and the mapping itself unless it went to --out
+            if out is not None:
+                _write(out, text)
+            emit_json(plan_json(planned.mapping, text if out is None else None, out))
+            raise typer.Exit(ExitCode.OK)
         if out is None:
             click.echo(text, nl=False)
         else:
-            try:
-                out.write_text(text)
-            except OSError as exc:
-                raise InputError(
-                    f"cannot write {out}: {exc.strerror}", location=Location(str(out))
-                ) from exc
+            _write(out, text)
         click.echo("\n".join(plan_summary(planned.mapping, out)), err=True)
         raise typer.Exit(ExitCode.OK)
+
+
+def _write(out: Path, text: str) -> None:
+    try:
+        out.write_text(text)
+    except OSError as exc:
+        raise InputError(
+            f"cannot write {out}: {exc.strerror}", location=Location(str(out))
+        ) from exc

@@ -8,7 +8,10 @@ import click
 import typer
 
 from schemacli.commands.migrate.common import StateDir, StateMappingArg, state_of
+from schemacli.commands.options import JsonOutput
+from schemacli.commands.registry_options import emit_json, is_json
 from schemacli.errors import ExitCode
+from schemacli.output import TextOrJson
 
 
 def stop_command(
@@ -17,6 +20,7 @@ def stop_command(
     timeout: Annotated[
         float, typer.Option("--timeout", help="Seconds to wait before SIGKILL.")
     ] = 60.0,
+    output: JsonOutput = TextOrJson.text,
 ) -> None:
     """Stop the converter: SIGTERM (the current batch finishes and is committed), wait, report.
 
@@ -26,10 +30,15 @@ def stop_command(
     Exit codes: 0 stopped or not running, 1 had to be killed, 2 usage error, no converter
     state in the state dir, or a corrupt or stale pid file.
     """
+    from dataclasses import asdict
+
     from converters.stop import stop
     from schemacli.output.migrate import stop_text
 
     sdir, _ = state_of(mapping_file, state_dir)
     result = stop(sdir, timeout=timeout)
-    click.echo(stop_text(result, sdir))
+    if is_json(output):
+        emit_json({"state_dir": str(sdir), **asdict(result)})
+    else:
+        click.echo(stop_text(result, sdir))
     raise typer.Exit(ExitCode.CHECK_FAILED if result.how == "killed" else ExitCode.OK)

@@ -1,0 +1,93 @@
+"""Every migrate command answers `-o json` (plan, deploy, stop as well as validate and status),
+and the migration window's state file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from schemacli.app import app
+from tests.extras import require
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples/mappings/taxi-ride-v2-to-v1.yaml"
+V2 = "schemas/migration/taxi-ride-v2-breaking.avsc"
+V1 = "schemas/subjects/taxi-rides-value/v1.avsc"
+runner = CliRunner()
+
+
+def run(*args: str):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def test_plan_as_json_carries_the_mapping_and_the_rule_counts(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    r = run("migrate", "plan", "--from", V2, "--to", V1, "-o", "json")
+    assert r.exit_code == 0, r.output
+    plan = json.loads(r.stdout)
+    assert plan["out"] is None
+    assert plan["mapping"]["fields"]["total_amount"]["convert"] == "parse_number"
+    assert plan["value"]["rules"] == len(plan["mapping"]["fields"])
+    assert plan["value"]["unresolved"] == []
+
+
+def test_plan_as_json_with_out_writes_the_yaml_and_says_where(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "m.yaml"
+    r = run("migrate", "plan", "--from", V2, "--to", V1, "--out", out, "-o", "json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["out"] == str(out) and out.read_text().startswith("#")
+
+
+def test_deploy_dry_run_as_json_lists_the_command_and_credential_names(tmp_path):
+    require("pyspark", "spark")  # the dry run names pyspark's own spark-submit
+    r = run(
+        "migrate", "deploy", EXAMPLE, "-b", "localhost:9092", "--registry",
+        "http://bob:pw@localhost:8081", "--state-dir", tmp_path / "s", "--dry-run", "-o", "json",
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    done = json.loads(r.stdout)
+    assert done["dry_run"] is True and done["pid"] is None
+    assert any(arg.endswith("converters/job.py") for arg in done["command"])
+    assert done["credential_variables"] == [
+        "SCHEMACLI_REGISTRY_PASSWORD",
+        "SCHEMACLI_REGISTRY_USER",
+    ]
+    assert "pw" not in json.dumps(done["command"])
+
+
+def test_stop_as_json_says_not_running(tmp_path):
+    state = tmp_path / "s"
+    state.mkdir()
+    (state / "progress.json").write_text('{"totals": {"in": 1}}')
+    r = run("migrate", "stop", "--state-dir", state, "-o", "json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout) == {
+        "state_dir": str(state), "pid": None, "how": "not running", "seconds": 0.0
+    }  # fmt: skip
+
+
+def test_status_shows_the_migration_window_state_with_its_times(tmp_path):
+    from converters.window import advance
+
+    state = tmp_path / "s"
+    state.mkdir()
+    (state / "progress.json").write_text('{"totals": {"in": 3, "converted": 3}}')
+    advance(state, "running", planned_at=1_700_000_000.0)
+    r = run("migrate", "status", "--state-dir", state, "-o", "json")
+    assert r.exit_code == 0, r.output
+    window = json.loads(r.stdout)["window"]
+    assert window["state"] == "running" and window["since"]["planned"] == 1_700_000_000.0
+    text = run("migrate", "status", "--state-dir", state).stdout
+    assert "migration: running (planned 2023-11-14 22:13:20 UTC, running " in text
+
+
+def test_a_corrupt_migration_state_file_is_an_input_error_naming_it(tmp_path):
+    state = tmp_path / "s"
+    state.mkdir()
+    (state / "progress.json").write_text("{}")
+    (state / "migration.json").write_text('{"state": "sideways", "since": {}}')
+    r = run("migrate", "status", "--state-dir", state)
+    assert r.exit_code == 2 and "migration.json" in r.output and "corrupt" in r.output
