@@ -232,9 +232,10 @@ def progress(items: Iterable[T], total: int, label: str, *, threshold: int = 5) 
         yield from bar
 
 
-def emit_json(data: Any) -> None:
-    """Write ``data`` (dataclasses and tuples allowed) as JSON to stdout."""
-    click.echo(json.dumps(data, indent=2, default=_default, ensure_ascii=False))
+def emit_json(data: Any, *, indent: int | None = 2) -> None:
+    """Write ``data`` (dataclasses and tuples allowed) as JSON to stdout (``indent=None``: one
+    line, for a stream of documents)."""
+    click.echo(json.dumps(data, indent=indent, default=_default, ensure_ascii=False))
 
 
 def _default(value: Any) -> Any:

@@ -252,6 +252,33 @@ def status_text(st: Any, state_dir: Path) -> str:
     return "\n".join(lines)
 
 
+def status_dashboard(st: Any, state_dir: Path) -> Any:
+    """The live view of ``status --watch`` (a rich renderable): rates in and out, lag per
+    partition, counts with dead letters, the window's state and v1's dependents."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    run = f"running (pid {st.pid})" if st.running else "not running"
+    state = f" · migration {window_text(st.window)}" if st.window is not None else ""
+    head = Text(f"converter {state_dir}: {run}{state}", style="bold")
+    t = st.totals
+    rates = Text(
+        f"in {(st.input_rows_per_second or 0):.0f} msg/s · out "
+        f"{(st.processed_rows_per_second or 0):.0f} msg/s · converted {t.get('converted', 0)} · "
+        f"dead-lettered {t.get('dead_letter', 0)} · skipped {t.get('skipped', 0)} · "
+        f"in total {t.get('in', 0)}"
+    )
+    lag = Table("topic", "partition", "end offset", "committed", "lag", title="lag")
+    for p in st.partitions:
+        show = ["-" if v is None else str(v) for v in (p.end_offset, p.committed, p.lag)]
+        lag.add_row(p.topic, str(p.partition), *show)
+    parts: list[Any] = [head, rates, lag]
+    if st.dependents is not None:
+        parts.append(Text("\n".join(dependents_lines(st.dependents))))
+    return Group(*parts)
+
+
 def _when(seconds: float) -> str:
     import time
 

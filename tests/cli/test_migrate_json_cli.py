@@ -91,3 +91,44 @@ def test_a_corrupt_migration_state_file_is_an_input_error_naming_it(tmp_path):
     (state / "migration.json").write_text('{"state": "sideways", "since": {}}')
     r = run("migrate", "status", "--state-dir", state)
     assert r.exit_code == 2 and "migration.json" in r.output and "corrupt" in r.output
+
+
+def _deployment(tmp_path):
+    state = tmp_path / "s"
+    state.mkdir()
+    (state / "progress.json").write_text(
+        '{"totals": {"in": 7, "converted": 5, "dead_letter": 2, "skipped": 0}, '
+        '"input_rows_per_second": 12.0, "processed_rows_per_second": 11.0}'
+    )
+    return state
+
+
+def test_watch_redraws_until_its_count_one_block_per_refresh(tmp_path):
+    state = _deployment(tmp_path)
+    r = run("migrate", "status", "--state-dir", state, "--watch", "--every", "0.2", "--count", "2")
+    assert r.exit_code == 0, r.output
+    assert r.stdout.count("--- ") == 2 and r.stdout.count("converted 5, dead-lettered 2") == 2
+
+
+def test_watch_as_json_is_one_document_per_line(tmp_path):
+    state = _deployment(tmp_path)
+    r = run("migrate", "status", "--state-dir", state, "-w", "--every", "0.2", "--count", "3",
+            "-o", "json")  # fmt: skip
+    lines = r.stdout.splitlines()
+    assert len(lines) == 3 and all(json.loads(x)["totals"]["converted"] == 5 for x in lines)
+
+
+def test_the_dashboard_shows_rates_lag_counts_and_state(tmp_path):
+    from rich.console import Console
+
+    from converters.status import status
+    from converters.window import advance
+    from schemacli.output.migrate import status_dashboard
+
+    state = _deployment(tmp_path)
+    advance(state, "running")
+    console = Console(record=True, width=120)
+    console.print(status_dashboard(status(state, topic=None, bootstrap=None), state))
+    screen = console.export_text()
+    assert "in 12 msg/s · out 11 msg/s · converted 5 · dead-lettered 2" in screen
+    assert "migration running" in screen and "lag" in screen

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated, Any
+
 import click
 import typer
 
@@ -24,29 +26,82 @@ def status_command(
     bootstrap: Bootstrap = None,
     state_dir: StateDir = None,
     window: Window = WINDOW_SECONDS,
+    watch: Annotated[
+        bool,
+        typer.Option("--watch", "-w", help="Redraw a live view until interrupted (Ctrl-C)."),
+    ] = False,
+    every: Annotated[
+        float, typer.Option("--every", min=0.2, help="With --watch: seconds between redraws.")
+    ] = 2.0,
+    count: Annotated[
+        int | None,
+        typer.Option("--count", min=1, help="With --watch: stop after this many redraws."),
+    ] = None,
     output: JsonOutput = TextOrJson.text,
 ) -> None:
     """Per partition: the v2 end offset, the job's committed progress and the lag; converted,
     dead-lettered and skipped counts; the rate; the migration's state. With --bootstrap and
     the MAPPING: who still depends on v1 (its consumer groups, producers writing it directly)
-    and the groups that moved to v2.
+    and the groups that moved to v2. --watch redraws it as a live view (rates in and out, lag
+    per partition, dead letters, v1's dependents); with -o json, one JSON document per line.
 
     Exit codes: 0 reported, 2 no such deployment, 3 Kafka unreachable.
     """
     from dataclasses import replace
 
     from converters.status import dependents_of, status
-    from schemacli.output.migrate import status_text
 
     sdir, mapping = state_of(mapping_file, state_dir)
-    st = status(sdir, topic=mapping.source.topic if mapping else None, bootstrap=bootstrap)
-    if bootstrap and mapping is not None:
-        deps = dependents_of(
-            sdir, bootstrap, mapping.target.topic, mapping.source.topic, window_seconds=window
-        )
-        st = replace(st, dependents=deps)
-    if is_json(output):
-        emit_json(st)
+
+    def look() -> Any:
+        st = status(sdir, topic=mapping.source.topic if mapping else None, bootstrap=bootstrap)
+        if bootstrap and mapping is not None:
+            deps = dependents_of(
+                sdir, bootstrap, mapping.target.topic, mapping.source.topic, window_seconds=window
+            )
+            st = replace(st, dependents=deps)
+        return st
+
+    if watch:
+        _watch(look, sdir, every=every, count=count, as_json=is_json(output))
+    elif is_json(output):
+        emit_json(look())
     else:
-        click.echo(status_text(st, sdir))
+        from schemacli.output.migrate import status_text
+
+        click.echo(status_text(look(), sdir))
     raise typer.Exit(ExitCode.OK)
+
+
+def _watch(look: Any, sdir: Any, *, every: float, count: int | None, as_json: bool) -> None:
+    """Redraw until interrupted (or ``count`` times): a rich live view on a terminal, else one
+    block (or JSON line) per refresh, for logs and scripts."""
+    import itertools
+    import sys
+    import time
+
+    from schemacli.output.migrate import status_dashboard, status_text
+
+    rounds = range(count) if count is not None else itertools.count()
+    try:
+        if sys.stdout.isatty() and not as_json:
+            from rich.console import Console
+            from rich.live import Live
+
+            with Live(console=Console(), auto_refresh=False) as live:
+                for n in rounds:
+                    live.update(status_dashboard(look(), sdir), refresh=True)
+                    if count is None or n + 1 < count:
+                        time.sleep(every)
+            return
+        for n in rounds:
+            st = look()
+            if as_json:
+                emit_json(st, indent=None)
+            else:
+                click.echo(time.strftime("--- %H:%M:%S ---"))
+                click.echo(status_text(st, sdir))
+            if count is None or n + 1 < count:
+                time.sleep(every)
+    except KeyboardInterrupt:
+        click.echo("stopped watching", err=True)
