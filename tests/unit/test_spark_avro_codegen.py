@@ -287,3 +287,54 @@ def test_codegen_on_a_subject_without_versions_exits_2_saying_so(fake, monkeypat
     result = run("spark", "codegen", "-s", "empty-value", "-t", "t", "--registry", fake.url)
     assert result.exit_code == 2
     assert "subject 'empty-value' has no versions in the registry" in result.stderr
+
+
+NARROW_V1 = {
+    "type": "record",
+    "name": "Order",
+    "fields": [{"name": "id", "type": "long"}, {"name": "note", "type": "string"}],
+}
+NARROW_V2 = {"type": "record", "name": "Order", "fields": [{"name": "id", "type": "long"}]}
+
+
+def render_narrow_reader() -> str:
+    from spark_avro.codegen import ReaderModuleSpec, WriterVersion, render_reader_module
+
+    spec = ReaderModuleSpec(
+        subject="orders-value",
+        topic="orders",
+        writers=(WriterVersion(7, 1, NARROW_V1), WriterVersion(8, 2, NARROW_V2)),
+        reader_version=1,
+    )
+    return render_reader_module(spec)
+
+
+def test_generated_reader_embeds_the_engine_finding_for_a_writer_the_reader_cannot_read():
+    namespace: dict = {}
+    tree = ast.parse(render_narrow_reader())
+    (node,) = [
+        n
+        for n in tree.body
+        if isinstance(n, ast.AnnAssign) and n.target.id == "INCOMPATIBLE_WRITERS"
+    ]
+    exec(compile(ast.Module(body=[node], type_ignores=[]), "gen", "exec"), namespace)
+    (finding,) = namespace["INCOMPATIBLE_WRITERS"].values()
+    assert list(namespace["INCOMPATIBLE_WRITERS"]) == [8]
+    assert finding.startswith("READER_FIELD_MISSING_DEFAULT_VALUE at /fields/1: ")
+
+
+def test_golden_reader_has_no_incompatible_writers_and_sets_utc(tmp_path):
+    source = generate_golden(tmp_path)
+    assert "INCOMPATIBLE_WRITERS: dict[int, str] = {}" in source
+    assert 'TIME_ZONE = "UTC"' in source
+
+
+@pytest.mark.skipif(not RUFF.exists(), reason="ruff is not installed in the venv")
+def test_generated_reader_with_an_embedded_finding_is_ruff_clean(tmp_path):
+    path = tmp_path / "orders_reader.py"
+    path.write_text(render_narrow_reader())
+    config = ["--config", str(ROOT / "pyproject.toml")]
+    lint = subprocess.run([RUFF, "check", *config, path], capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stdout
+    fmt = subprocess.run([RUFF, "format", "--check", *config, path], capture_output=True, text=True)
+    assert fmt.returncode == 0, fmt.stdout
