@@ -232,6 +232,26 @@ def test_ddl_permissive_makes_every_field_nullable():
     assert all(f["nullable"] for f in payload["struct_type"]["fields"])
 
 
+def test_ddl_stable_union_names_prints_the_members_as_the_readers_name_them(tmp_path):
+    path = tmp_path / "payment.avsc"
+    path.write_text(
+        json.dumps(
+            {
+                "type": "record",
+                "name": "Payment",
+                "fields": [{"name": "amount", "type": ["int", "string"]}],
+            }
+        )
+    )
+    positional = json.loads(run("spark", "ddl", "-o", "json", str(path)).stdout)
+    assert positional["ddl"] == "amount STRUCT<member0: INT, member1: STRING> NOT NULL"
+    result = run("spark", "ddl", "--stable-union-names", "--permissive", "-o", "json", str(path))
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["ddl"] == (
+        "amount STRUCT<member_int: INT, member_string: STRING>"
+    )
+
+
 def test_ddl_of_a_recursive_schema_is_an_input_error_at_file_line_col(tmp_path):
     path = tmp_path / "node.avsc"
     path.write_text(
