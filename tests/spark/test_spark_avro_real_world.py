@@ -248,3 +248,89 @@ def test_generated_module_sets_the_session_time_zone_utc_by_default(spark, payme
         assert spark.conf.get("spark.sql.session.timeZone") == "Europe/Paris"
     finally:
         spark.conf.set("spark.sql.session.timeZone", "UTC")
+
+
+ORDER_V1 = {
+    "type": "record",
+    "name": "Order",
+    "fields": [{"name": "id", "type": "long"}, {"name": "note", "type": "string"}],
+}
+ORDER_V2 = {"type": "record", "name": "Order", "fields": [{"name": "id", "type": "long"}]}
+
+
+def test_reader_version_1_on_v2_records_says_incompatible_with_the_engine_finding(
+    spark, fake, monkeypatch
+):
+    import spark_avro.reader as reader
+
+    v1_id = fake.add("orders-value", json.dumps(ORDER_V1))
+    v2_id = fake.add("orders-value", json.dumps(ORDER_V2))
+    frame = kafka_frame(
+        spark,
+        [
+            confluent(v1_id, json.dumps(ORDER_V1), {"id": 1, "note": "first"}),
+            confluent(v2_id, json.dumps(ORDER_V2), {"id": 2}),
+            confluent(v1_id, json.dumps(ORDER_V1), {"id": 3, "note": "third"})[:-2],
+        ],
+        topic="orders",
+    )
+    monkeypatch.setattr(reader, "kafka_source", lambda *args, **kwargs: frame)
+    decoded = reader.read_topic(
+        spark,
+        "unused:9092",
+        "orders",
+        subject="orders-value",
+        registry_url=fake.url,
+        reader_version=1,
+    )
+    rows = {r.offset: r for r in decoded.collect()}
+    assert (rows[0].id, rows[0].note, rows[0].decode_error_kind) == (1, "first", None)
+    assert rows[1].decode_error_kind == "incompatible"
+    assert rows[1].decode_error.startswith(
+        f"writer schema id {v2_id} cannot be read as the reader schema (records with this id are "
+        "not decoded): READER_FIELD_MISSING_DEFAULT_VALUE at /fields/1: "
+    )
+    assert rows[2].decode_error_kind == "corrupt"
+    assert rows[2].decode_error.endswith(": truncated or not written with it")
+
+
+def test_stream_topic_decodes_unions_by_name_and_reports_incompatible_writers(
+    spark, fake, monkeypatch, tmp_path
+):
+    import spark_avro.reader as reader
+    from tests.spark.framing import KAFKA_DDL
+
+    v1_id = fake.add("payments-value", PAYMENT_V1)
+    v2_id = fake.add("payments-value", PAYMENT_V2)
+    kafka_frame(
+        spark,
+        [
+            confluent(v1_id, PAYMENT_V1, {"id": 1, "payer": ("crm.Company", {"vat": "FR1"})}),
+            confluent(v2_id, PAYMENT_V2, {"id": 2, "payer": ("crm.Trust", {"trustee": "Ann"})}),
+            None,
+        ],
+        topic="payments",
+    ).write.parquet(str(tmp_path / "topic"))
+    source = spark.readStream.schema(KAFKA_DDL).parquet(str(tmp_path / "topic"))
+    monkeypatch.setattr(reader, "kafka_source", lambda *args, **kwargs: source)
+    batches = []
+    query = reader.stream_topic(
+        spark,
+        "unused:9092",
+        "payments",
+        subject="payments-value",
+        registry_url=fake.url,
+        reader_version=1,
+        process_batch=lambda batch, batch_id: batches.extend(batch.collect()),
+        checkpoint_location=str(tmp_path / "checkpoint"),
+        available_now=True,
+    )
+    query.awaitTermination(120)
+    rows = {r.offset: r for r in batches}
+    assert rows[0].payer.asDict(recursive=True) == {
+        "member_Person": None,
+        "member_Company": {"vat": "FR1"},
+    }
+    assert rows[1].decode_error_kind == "incompatible"
+    assert "MISSING_UNION_BRANCH at /fields/1/type" in rows[1].decode_error
+    assert rows[2].is_tombstone and rows[2].decode_error is None
