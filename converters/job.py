@@ -271,6 +271,7 @@ def convert_side(
         mode="PERMISSIVE",
         flatten=False,
         passthrough=passthrough,
+        stable_union_names=False,  # the mappings name union members positionally
     ).drop(RAW_COLUMN)
     converted = convert_rows(decoded, mapping, compiled=compiled)
     encoded = confluent_value(F.col(V1), json.dumps(json.loads(reg.target_schema)), reg.target_id)

@@ -15,6 +15,8 @@ from importlib import resources
 from string import Template
 from typing import Any
 
+from spark_avro.compat import incompatible_writers
+
 CODEGEN_MARKER = "# --- codegen: begin ---\n"
 DEFAULT_SPARK_VERSION = "4.0.1"
 LINE_LENGTH = 100
@@ -66,6 +68,16 @@ def render_reader_module(spec: ReaderModuleSpec) -> str:
         for w in writers
     )
     ids = ", ".join(str(w.schema_id) for w in writers)
+    unreadable = incompatible_writers(
+        {w.schema_id: json.dumps(w.schema) for w in writers}, json.dumps(reader.schema)
+    )
+    incompatible = "{}"
+    if unreadable:
+        lines = [
+            f"    {schema_id}: {python_literal(text, indent=4, prefix=len(str(schema_id)) + 2)},"
+            for schema_id, text in sorted(unreadable.items())
+        ]
+        incompatible = "{\n" + "\n".join(lines) + "\n}"
     fields = dict(
         topic_repr=_string(spec.topic),
         subject_repr=_string(spec.subject),
@@ -79,6 +91,7 @@ def render_reader_module(spec: ReaderModuleSpec) -> str:
         schema_constants="\n".join(constants).rstrip("\n"),
         writer_entries=entries,
         reader_constant=_constant_name(reader),
+        incompatible_entries=incompatible,
         decode_body=decode_body(),
     )
     return Template(_template()).substitute(fields)

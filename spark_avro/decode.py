@@ -7,9 +7,16 @@ Assumptions, said out loud:
 * each record is decoded with ITS OWN writer schema (looked up by id) into ONE reader schema, with
   Avro schema resolution (``from_avro``'s ``avroSchema`` option), so records written with older or
   newer versions land in the same columns, defaults filled in;
-* bad records (null-safe): ``PERMISSIVE`` keeps them, with null data, a ``decode_error`` reason and
+* bad records (null-safe): ``PERMISSIVE`` keeps them, with null data, a ``decode_error`` reason,
+  its ``decode_error_kind`` (``not_framed``, ``unknown_id``, ``incompatible``, ``corrupt``) and
   the ``raw_value`` bytes; ``FAILFAST`` makes the query fail naming topic, partition, offset and
-  reason. A null value (a tombstone) is not an error: it yields null data and a null schema id.
+  reason. A null value (a tombstone: a delete on a compacted topic) is not an error: it yields
+  null data, a null schema id and ``is_tombstone`` true;
+* writers the compatibility engine found the reader cannot read (``incompatible``, computed on
+  the driver) are not decoded at all: their records are bad records of kind ``incompatible``;
+* unions other than ``[null, X]`` become structs whose members are named after the branch's type
+  (``member_int``, ``member_Address``: Spark's ``enableStableIdentifiersForUnionType``), unless
+  ``stable_union_names=False`` asks for Spark's positional ``member0..N``.
 
 No Python UDF runs in the data path: the header is split with ``substring``/``hex``/``conv`` and the
 body is decoded by one ``from_avro`` per known schema id, chosen with ``CASE WHEN`` on the id.
@@ -32,6 +39,12 @@ MODES = ("PERMISSIVE", "FAILFAST")
 KAFKA_COLUMNS = ("key", "topic", "partition", "offset", "timestamp")
 SCHEMA_ID_COLUMN = "schema_id"
 ERROR_COLUMN = "decode_error"
+KIND_COLUMN = "decode_error_kind"
+TOMBSTONE_COLUMN = "is_tombstone"
+# decode_error_kind, in the order they are checked; null for good records and tombstones.
+ERROR_KINDS = ("not_framed", "unknown_id", "incompatible", "corrupt")
+# from_avro's option (Spark 3.5+): union members named member_<type name>, not member<position>.
+STABLE_UNION_OPTION = "enableStableIdentifiersForUnionType"
 RAW_COLUMN = "raw_value"
 RECORD_COLUMN = "record"
 # How a failed decode is told apart from a good one: from_avro in PERMISSIVE mode turns a record
@@ -212,6 +225,8 @@ def decode_confluent(
     mode: str = "PERMISSIVE",
     flatten: bool = True,
     passthrough: tuple[str, ...] = (),
+    incompatible: Mapping[int, str] | None = None,
+    stable_union_names: bool = True,
 ) -> DataFrame:
     """Decode the Confluent-framed Avro ``value`` column of ``df`` into ``reader_schema``'s fields.
 
@@ -220,9 +235,17 @@ def decode_confluent(
     columns, e.g. ``headers`` from a Kafka source with ``includeHeaders``). ``writer_schemas``
     maps schema id to the JSON text of the schema registered under it. Returns the reader's
     fields (top-level columns when ``flatten``, else one struct column ``record``), the Kafka and
-    passthrough columns, ``schema_id`` and, in PERMISSIVE mode, ``decode_error`` (null when the
-    record decoded) and ``raw_value`` (the bytes of a bad record). Raises ValueError on a bad
-    mode, reader schema, name clash or a passthrough column ``df`` does not have.
+    passthrough columns, ``schema_id``, ``is_tombstone`` (the value is null) and, in PERMISSIVE
+    mode, ``decode_error`` (null when the record decoded), ``decode_error_kind`` (one of
+    ERROR_KINDS, null when the record decoded) and ``raw_value`` (the bytes of a bad record).
+
+    ``incompatible`` maps the writer ids the reader cannot read to the compatibility engine's
+    finding (computed on the driver, e.g. ``spark_avro.compat.incompatible_writers``): their
+    records are not decoded and get kind ``incompatible`` with the finding in the message. When
+    it is None, compatibility was not checked and such records count as ``corrupt``.
+    ``stable_union_names`` names union members ``member_<type>`` (False: ``member0..N``).
+    Raises ValueError on a bad mode, reader schema, name clash, a passthrough column ``df`` does
+    not have, or an ``incompatible`` id without a writer schema.
     """
     mode = mode.upper()
     if mode not in MODES:
@@ -234,7 +257,8 @@ def decode_confluent(
     if missing:
         raise ValueError(f"passthrough columns {missing} are not in the frame: {df.columns}")
     extra = [name for name in passthrough if name not in KAFKA_COLUMNS]
-    internal = {"value", SCHEMA_ID_COLUMN, ERROR_COLUMN, RAW_COLUMN, "_schema_id", "_record"}
+    added = {SCHEMA_ID_COLUMN, TOMBSTONE_COLUMN, ERROR_COLUMN, KIND_COLUMN, RAW_COLUMN}
+    internal = {"value", *added, "_schema_id", "_record", "_kind"}
     clashes = [n for n in extra if n in internal | {"_reason"} or n.startswith("_writer_")]
     if clashes:
         raise ValueError(
@@ -244,7 +268,7 @@ def decode_confluent(
     passthrough = [name for name in KAFKA_COLUMNS if name in df.columns]
     passthrough += [name for name in extra if name not in passthrough]
     if flatten:
-        reserved = {*passthrough, SCHEMA_ID_COLUMN, ERROR_COLUMN, RAW_COLUMN}
+        reserved = {*passthrough, *added}
         clashes = sorted(reserved.intersection(fields))
         if clashes:
             raise ValueError(
@@ -253,6 +277,14 @@ def decode_confluent(
             )
 
     ids = tuple(sorted(writer_schemas))
+    checked_compatibility = incompatible is not None
+    unreadable = dict(incompatible or {})
+    strays = sorted(set(unreadable) - set(ids))
+    if strays:
+        raise ValueError(f"incompatible names schema ids {strays} that have no writer schema")
+    avro_options = {"mode": "PERMISSIVE"}
+    if stable_union_names:
+        avro_options[STABLE_UNION_OPTION] = "true"
     probe = decoded_probe(reader_schema)
     target = reader_schema if probe is not None else with_decoded_marker(reader_schema)
     reader_json = json.loads(reader_schema)
@@ -263,19 +295,23 @@ def decode_confluent(
     # result is referenced.
     writer_columns, record = [], None
     for schema_id in ids:
+        if schema_id in unreadable:
+            continue  # never decoded: its records are reported as incompatible
         writer = writer_schemas[schema_id]
         name = f"_writer_{schema_id}".replace("-", "n")
         plan = None if probe is None else defaults_plan(json.loads(writer), reader_json)
         if probe is not None and json.loads(writer) == reader_json:
-            options = {"mode": "PERMISSIVE"}  # writer is the reader: no resolution needed
+            options = avro_options  # writer is the reader: no resolution needed
         elif plan is not None:
-            options = {"mode": "PERMISSIVE"}  # decoded as written; defaults added below
+            options = avro_options  # decoded as written; defaults added below
         else:
-            options = {"avroSchema": target, "mode": "PERMISSIVE"}
+            options = {**avro_options, "avroSchema": target}
         condition = F.col("_schema_id") == schema_id
         writer_columns.append(F.when(condition, from_avro(payload, writer, options)).alias(name))
         branch = F.col(name) if plan is None else resolved_with_defaults(F.col(name), *plan)
         record = F.when(condition, branch) if record is None else record.when(condition, branch)
+    if record is None:  # every writer is incompatible: a null of the reader's type
+        record = from_avro(F.lit(None).cast("binary"), target, avro_options)
     staged = (
         df.select(*passthrough, value, header_schema_id(value, ids).alias("_schema_id"))
         .select("*", *writer_columns)
@@ -286,11 +322,39 @@ def decode_confluent(
     length = F.length(value)
     schema_id = F.col("_schema_id")
     decoded_ok = F.col("_record").getField(probe or DECODED_MARKER).isNotNull()
+    short = length < HEADER_SIZE
+    wrong_magic = F.substring(value, 1, 1) != F.lit(bytearray(MAGIC_BYTE))
+    unknown = ~schema_id.isin(*ids)
     # The good path is checked first: a decoded record costs one null test, not five.
+    good = value.isNull() | decoded_ok
+    kind = (
+        F.when(good, F.lit(None).cast("string"))
+        .when(short | wrong_magic, F.lit("not_framed"))
+        .when(unknown, F.lit("unknown_id"))
+    )
+    if unreadable:
+        kind = kind.when(schema_id.isin(*sorted(unreadable)), F.lit("incompatible"))
+    kind = kind.otherwise(F.lit("corrupt"))
+    incompatible_reason = None
+    for writer_id, finding in sorted(unreadable.items()):
+        text = F.lit(
+            f"writer schema id {writer_id} cannot be read as the reader schema "
+            f"(records with this id are not decoded): {finding}"
+        )
+        incompatible_reason = (
+            F.when(schema_id == writer_id, text)
+            if incompatible_reason is None
+            else incompatible_reason.when(schema_id == writer_id, text)
+        )
+    corrupt_why = (
+        ": truncated or not written with it"
+        if checked_compatibility
+        else ": truncated, not written with it, or not readable as the reader schema"
+    )
     reason = (
-        F.when(value.isNull() | decoded_ok, F.lit(None).cast("string"))
+        F.when(good, F.lit(None).cast("string"))
         .when(
-            length < HEADER_SIZE,
+            short,
             F.concat(
                 F.lit("too short for the Confluent header: "),
                 length.cast("string"),
@@ -298,7 +362,7 @@ def decode_confluent(
             ),
         )
         .when(
-            F.substring(value, 1, 1) != F.lit(bytearray(MAGIC_BYTE)),
+            wrong_magic,
             F.concat(
                 F.lit("wrong magic byte 0x"),
                 F.hex(F.substring(value, 1, 1)),
@@ -306,22 +370,27 @@ def decode_confluent(
             ),
         )
         .when(
-            ~schema_id.isin(*ids),
+            unknown,
             F.concat(
                 F.lit("unknown schema id "),
                 schema_id.cast("string"),
                 F.lit(f" (known ids: {known})"),
             ),
         )
-        .otherwise(
-            F.concat(
-                F.lit("undecodable Avro body for schema id "),
-                schema_id.cast("string"),
-                F.lit(": truncated, not written with it, or not readable as the reader schema"),
-            ),
-        )
     )
-    checked = staged.select("*", reason.alias("_reason"))
+    if incompatible_reason is not None:
+        reason = reason.when(schema_id.isin(*sorted(unreadable)), incompatible_reason)
+    reason = reason.otherwise(
+        F.concat(
+            F.lit("undecodable Avro body for schema id "),
+            schema_id.cast("string"),
+            F.lit(corrupt_why),
+        ),
+    )
+    extra_columns = [reason.alias("_reason")]
+    if mode == "PERMISSIVE":
+        extra_columns.append(kind.alias("_kind"))
+    checked = staged.select("*", *extra_columns)
 
     record = F.col("_record")
     schema_id = F.col("_schema_id")
@@ -339,6 +408,7 @@ def decode_confluent(
         *passthrough,
         "value",
         "_reason",
+        *(["_kind"] if mode == "PERMISSIVE" else []),
         record.alias("_record"),
         schema_id.alias(SCHEMA_ID_COLUMN),
     )
@@ -348,28 +418,43 @@ def decode_confluent(
         data = [F.col("_record").dropFields(DECODED_MARKER).alias(RECORD_COLUMN)]
     else:
         data = [F.col("_record").alias(RECORD_COLUMN)]
-    columns = [*data, *passthrough, SCHEMA_ID_COLUMN]
+    columns = [
+        *data,
+        *passthrough,
+        SCHEMA_ID_COLUMN,
+        F.col("value").isNull().alias(TOMBSTONE_COLUMN),
+    ]
     if mode == "PERMISSIVE":
         columns += [
             F.col("_reason").alias(ERROR_COLUMN),
+            F.col("_kind").alias(KIND_COLUMN),
             F.when(F.col("_reason").isNotNull(), F.col("value")).alias(RAW_COLUMN),
         ]
     return final.select(*columns)
 
 
-def split_bad_records(decoded: DataFrame) -> tuple[DataFrame, DataFrame]:
+def split_bad_records(
+    decoded: DataFrame, *, keep_tombstones: bool = False
+) -> tuple[DataFrame, DataFrame]:
     """Split a PERMISSIVE result into (good records, bad records) for a dead-letter sink.
 
-    The good frame drops ``decode_error`` and ``raw_value``; the bad frame keeps the Kafka
-    columns, ``schema_id``, ``decode_error`` and ``raw_value``.
+    Tombstones (null values: deletes on a compacted topic) are neither: they are left out of
+    both frames unless ``keep_tombstones``, which keeps them in the good frame, told apart by
+    ``is_tombstone`` (to route them elsewhere, select ``decoded.where("is_tombstone")``). The
+    good frame drops ``decode_error``, ``decode_error_kind`` and ``raw_value`` (and
+    ``is_tombstone`` unless ``keep_tombstones``); the bad frame keeps the Kafka columns,
+    ``schema_id``, ``decode_error``, ``decode_error_kind`` and ``raw_value``.
     """
     if ERROR_COLUMN not in decoded.columns:
         raise ValueError("split_bad_records needs a PERMISSIVE result (with a decode_error column)")
     bad_columns = [
         name
-        for name in (*KAFKA_COLUMNS, SCHEMA_ID_COLUMN, ERROR_COLUMN, RAW_COLUMN)
+        for name in (*KAFKA_COLUMNS, SCHEMA_ID_COLUMN, ERROR_COLUMN, KIND_COLUMN, RAW_COLUMN)
         if name in decoded.columns
     ]
-    good = decoded.where(F.col(ERROR_COLUMN).isNull()).drop(ERROR_COLUMN, RAW_COLUMN)
+    good = decoded.where(F.col(ERROR_COLUMN).isNull())
+    if not keep_tombstones:
+        good = good.where(~F.col(TOMBSTONE_COLUMN)).drop(TOMBSTONE_COLUMN)
+    good = good.drop(ERROR_COLUMN, KIND_COLUMN, RAW_COLUMN)
     bad = decoded.where(F.col(ERROR_COLUMN).isNotNull()).select(*bad_columns)
     return good, bad

@@ -8,6 +8,10 @@ Where the writer schemas come from is the caller's choice, said at the call:
 
 The reader schema is one version of ``subject`` (``reader_version``, default the latest), or with
 offline schemas the ``reader_schema`` given (default: the schema with the highest id).
+
+Each writer schema is checked against the reader schema with schemacli's compatibility engine
+when the reader is built: records of a writer the reader cannot read are reported with
+``decode_error_kind = 'incompatible'`` and the engine's finding, without being decoded.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from schemacli.errors import InputError, RegistryError, UsageError
 from spark_avro import registry
+from spark_avro.compat import incompatible_writers
 from spark_avro.decode import MODES, decode_confluent, header_schema_id, reader_field_names
 
 if TYPE_CHECKING:
@@ -136,13 +141,15 @@ def read_topic(
     streaming: bool = False,
     flatten: bool = True,
     kafka_options: Mapping[str, str] | None = None,
+    stable_union_names: bool = True,
 ) -> DataFrame:
     """``topic`` decoded into one reader schema (batch or, with ``streaming``, a streaming frame).
 
     Writer schemas are fetched once, here: a streaming query started from this frame reports
     records with ids registered later as ``unknown schema id`` (use ``stream_topic`` to refetch).
     Columns: see ``spark_avro.decode.decode_confluent``. For a dead-letter sink, pass the result
-    to ``split_bad_records``.
+    to ``split_bad_records``. ``stable_union_names=False`` keeps Spark's positional union members
+    (``member0..N``) instead of ``member_<type>``.
     """
     mode = _check_mode(mode)
     resolved = resolve_schemas(
@@ -161,6 +168,8 @@ def read_topic(
         reader_schema=resolved.reader_schema,
         mode=mode,
         flatten=flatten,
+        incompatible=incompatible_writers(resolved.writer_schemas, resolved.reader_schema),
+        stable_union_names=stable_union_names,
     )
 
 
@@ -204,12 +213,14 @@ def stream_topic(
     kafka_options: Mapping[str, str] | None = None,
     checkpoint_location: str | None = None,
     available_now: bool = False,
+    stable_union_names: bool = True,
 ) -> StreamingQuery:
     """Start a streaming query that decodes each micro-batch and hands it to ``process_batch``.
 
     Before decoding a micro-batch, the distinct schema ids in it are collected and any id not
     seen yet is fetched from the registry (``foreachBatch``), so versions registered while the
-    query runs are decoded too. Returns the started query.
+    query runs are decoded too; each writer is checked against the reader schema once (the
+    verdicts are memoised). Returns the started query.
     """
     mode = _check_mode(mode)
     resolved = resolve_schemas(
@@ -235,6 +246,8 @@ def stream_topic(
             reader_schema=resolved.reader_schema,
             mode=mode,
             flatten=flatten,
+            incompatible=incompatible_writers(writers, resolved.reader_schema),
+            stable_union_names=stable_union_names,
         )
         process_batch(decoded, batch_id)
 

@@ -11,7 +11,11 @@ The mapping, as in Spark 4.0 ``org.apache.spark.sql.avro.SchemaConverters``:
   null -> void; bytes and fixed -> binary (decimal logical type -> decimal(p,s));
   enum -> string; record -> struct; array -> array; map -> map<string, ...>;
 * union with null -> the rest, nullable; [int, long] -> long; [float, double] -> double;
-  any other union -> struct<member0, member1, ...> with every member nullable;
+  any other union -> struct<member0, member1, ...> with every member nullable, or with
+  ``stable_union_names`` (from_avro's ``enableStableIdentifiersForUnionType``, the readers'
+  default) struct<member_int, member_Address, ...>: ``member_`` and the branch's type name
+  (a named type's name without namespace); two branches whose names differ only by case or
+  namespace are refused, as Spark refuses them;
 * everything else is not nullable; recursive records are refused (Spark's default).
 
 ``from_avro`` in PERMISSIVE mode makes every field nullable (``as_nullable``).
@@ -44,17 +48,22 @@ class UnsupportedForSpark(InputError):
     """The Avro schema cannot be turned into a Spark type (e.g. a recursive record)."""
 
 
-def avro_to_spark(schema: Any, *, source: str | None = None) -> tuple[SparkType, bool]:
+def avro_to_spark(
+    schema: Any, *, source: str | None = None, stable_union_names: bool = False
+) -> tuple[SparkType, bool]:
     """Spark's (type, nullable) for an Avro schema given as JSON text or parsed JSON.
 
-    Raises UnsupportedForSpark (with a JSON pointer) for recursive records or unknown names.
+    ``stable_union_names`` names union members ``member_<type name>`` as from_avro does with
+    ``enableStableIdentifiersForUnionType`` (the default of spark_avro's readers); without it,
+    ``member0..N`` as plain from_avro does. Raises UnsupportedForSpark (with a JSON pointer) for
+    recursive records, unknown names, or union branches whose stable names clash.
     """
     if isinstance(schema, str):
         try:
             schema = json.loads(schema)
         except json.JSONDecodeError:
             pass  # a bare type name such as "string" is not JSON text
-    return _Converter(source).convert(schema, "", None, ())
+    return _Converter(source, stable_union_names).convert(schema, "", None, ())
 
 
 def as_nullable(spark_type: SparkType) -> SparkType:
@@ -84,8 +93,9 @@ def as_nullable(spark_type: SparkType) -> SparkType:
 
 
 class _Converter:
-    def __init__(self, source: str | None) -> None:
+    def __init__(self, source: str | None, stable_union_names: bool = False) -> None:
         self.source = source
+        self.stable_union_names = stable_union_names
         self.named: dict[str, Any] = {}
 
     def _error(self, message: str, pointer: str, hint: str) -> UnsupportedForSpark:
@@ -238,13 +248,34 @@ class _Converter:
             return "long", False
         if len(branches) == 2 and kinds == {"float", "double"}:
             return "double", False
-        members = []
+        members, seen = [], set()
         for position, (index, branch) in enumerate(branches):
             spark_type, _ = self.convert(branch, f"{pointer}/{index}", namespace, enclosing)
-            members.append(
-                {"name": f"member{position}", "type": spark_type, "nullable": True, "metadata": {}}
-            )
+            name = f"member{position}"
+            if self.stable_union_names:
+                name = f"member_{_branch_name(branch)}"
+                if name.lower() in seen:
+                    raise self._error(
+                        f"union branches clash on the stable member name {name!r} "
+                        "(type names are compared without namespace and case)",
+                        f"{pointer}/{index}",
+                        "Rename one of the types, or read with stable_union_names=False "
+                        "(positional member0..N).",
+                    )
+                seen.add(name.lower())
+            members.append({"name": name, "type": spark_type, "nullable": True, "metadata": {}})
         return {"type": "struct", "fields": members}, False
+
+
+def _branch_name(schema: Any) -> str:
+    """Avro's Schema.getName of a union branch: a named type's name without namespace, else
+    the type (logical types ignored): what Spark's stable union member names use."""
+    if isinstance(schema, dict):
+        kind = schema.get("type")
+        if kind in NAMED or kind == "error":
+            return str(schema.get("name", "")).rpartition(".")[2]
+        return kind if isinstance(kind, str) else _branch_name(kind)
+    return str(schema).rpartition(".")[2]
 
 
 def _type_name(schema: Any) -> str | None:

@@ -166,12 +166,21 @@ def ddl(
             help="Every field nullable, as from_avro PERMISSIVE (and the reader) returns it.",
         ),
     ] = False,
+    stable_union_names: Annotated[
+        bool,
+        typer.Option(
+            "--stable-union-names",
+            help="Union members named member_<type> (from_avro's "
+            "enableStableIdentifiersForUnionType), as spark_avro's readers name them.",
+        ),
+    ] = False,
     output: JsonOutput = TextOrJson.text,
 ) -> None:
     """Print the Spark type Spark's from_avro gives SCHEMA: as a DDL string and as StructType JSON.
 
     The mapping is Spark 4.0's (SchemaConverters.toSqlType): logical types, decimals, unions to
-    nullable types or struct member0..N, enums to string, fixed/bytes to binary.
+    nullable types or struct member0..N (member_<type> with --stable-union-names: what
+    spark_avro's readers return, with --permissive), enums to string, fixed/bytes to binary.
     Exit codes: 0 printed, 2 input error (unreadable, invalid or recursive schema).
     """
     from schemacli.contracts.loader import load_schema_file
@@ -179,7 +188,9 @@ def ddl(
 
     loaded = load_schema_file(schema)
     try:
-        spark_type, _ = avro_to_spark(loaded.value, source=loaded.source)
+        spark_type, _ = avro_to_spark(
+            loaded.value, source=loaded.source, stable_union_names=stable_union_names
+        )
     except UnsupportedForSpark as err:
         pointer = err.location.pointer if err.location is not None else None
         raise err.with_location(loaded.location(pointer)) from None

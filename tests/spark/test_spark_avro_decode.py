@@ -53,7 +53,9 @@ def v2_row(vendor: int, tip: float, flag: str | None, *, offset: int, schema_id:
         offset=offset,
         timestamp=EPOCH.replace(tzinfo=None),
         schema_id=schema_id,
+        is_tombstone=False,
         decode_error=None,
+        decode_error_kind=None,
         raw_value=None,
     )
 
@@ -124,6 +126,13 @@ BAD_RECORDS = {
     ),
     "header without body": (GOOD[:5], "undecodable Avro body for schema id 1", V1_ID),
 }
+BAD_KINDS = {
+    "wrong magic byte": "not_framed",
+    "unknown schema id": "unknown_id",
+    "truncated body": "corrupt",
+    "shorter than the header": "not_framed",
+    "header without body": "corrupt",
+}
 
 
 @pytest.mark.parametrize("kind", sorted(BAD_RECORDS))
@@ -133,7 +142,9 @@ def test_permissive_keeps_a_bad_record_with_its_reason_and_raw_bytes(spark, kind
     decoded = decode_confluent(df, writer_schemas=WRITERS, reader_schema=V2_TEXT)
     good, bad = decoded.orderBy("offset").collect()
     assert good.decode_error is None and good.raw_value is None and good.vendorId == 1
+    assert good.decode_error_kind is None
     assert reason in bad.decode_error
+    assert bad.decode_error_kind == BAD_KINDS[kind]
     assert bytes(bad.raw_value) == raw
     assert [bad[name] for name in V2_FIELDS] == [None] * len(V2_FIELDS)
     assert bad.offset == 1
@@ -162,6 +173,7 @@ def test_failfast_returns_good_records_without_error_columns(mixed):
         mixed, writer_schemas=WRITERS, reader_schema=V2_TEXT, mode="FAILFAST"
     )
     assert "decode_error" not in decoded.columns and "raw_value" not in decoded.columns
+    assert "decode_error_kind" not in decoded.columns and "is_tombstone" in decoded.columns
     assert sorted(r.vendorId for r in decoded.collect()) == [1, 2, 3, 4]
 
 
@@ -169,9 +181,11 @@ def test_a_tombstone_is_not_a_bad_record(spark):
     df = kafka_frame(spark, [None])
     permissive = decode_confluent(df, writer_schemas=WRITERS, reader_schema=V2_TEXT).first()
     assert permissive.decode_error is None and permissive.schema_id is None
+    assert permissive.decode_error_kind is None and permissive.is_tombstone is True
     assert permissive.vendorId is None
     failfast = decode_confluent(df, writer_schemas=WRITERS, reader_schema=V2_TEXT, mode="FAILFAST")
     assert failfast.count() == 1 and failfast.first().schema_id is None
+    assert failfast.first().is_tombstone is True
 
 
 def test_a_record_of_all_null_fields_is_not_mistaken_for_a_bad_one(spark):
@@ -194,9 +208,10 @@ def test_split_bad_records_routes_bad_rows_to_the_dead_letter_frame(spark):
         decode_confluent(df, writer_schemas=WRITERS, reader_schema=V2_TEXT)
     )
     assert sorted(r.offset for r in good.collect()) == [0, 2]
-    assert "decode_error" not in good.columns
+    assert "decode_error" not in good.columns and "decode_error_kind" not in good.columns
     (dead,) = bad.collect()
     assert dead.offset == 1 and bytes(dead.raw_value) == raw
+    assert dead.decode_error_kind == "unknown_id"
     assert bad.columns == [
         "key",
         "topic",
@@ -205,6 +220,7 @@ def test_split_bad_records_routes_bad_rows_to_the_dead_letter_frame(spark):
         "timestamp",
         "schema_id",
         "decode_error",
+        "decode_error_kind",
         "raw_value",
     ]
 
@@ -321,6 +337,7 @@ def test_a_writer_the_reader_cannot_read_yields_undecodable_records(spark):
     assert row.amount is None and row.schema_id == 6
     assert row.decode_error.startswith("undecodable Avro body for schema id 6")
     assert "not readable as the reader schema" in row.decode_error
+    assert row.decode_error_kind == "corrupt"  # compatibility not checked: incompatible=None
 
 
 def test_passthrough_columns_such_as_headers_ride_along_untouched(mixed):

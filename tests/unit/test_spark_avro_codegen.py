@@ -232,6 +232,26 @@ def test_ddl_permissive_makes_every_field_nullable():
     assert all(f["nullable"] for f in payload["struct_type"]["fields"])
 
 
+def test_ddl_stable_union_names_prints_the_members_as_the_readers_name_them(tmp_path):
+    path = tmp_path / "payment.avsc"
+    path.write_text(
+        json.dumps(
+            {
+                "type": "record",
+                "name": "Payment",
+                "fields": [{"name": "amount", "type": ["int", "string"]}],
+            }
+        )
+    )
+    positional = json.loads(run("spark", "ddl", "-o", "json", str(path)).stdout)
+    assert positional["ddl"] == "amount STRUCT<member0: INT, member1: STRING> NOT NULL"
+    result = run("spark", "ddl", "--stable-union-names", "--permissive", "-o", "json", str(path))
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["ddl"] == (
+        "amount STRUCT<member_int: INT, member_string: STRING>"
+    )
+
+
 def test_ddl_of_a_recursive_schema_is_an_input_error_at_file_line_col(tmp_path):
     path = tmp_path / "node.avsc"
     path.write_text(
@@ -325,3 +345,54 @@ def test_codegen_from_the_registry_embeds_referenced_types(fake, tmp_path):
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert '"name": "Money"' in out.read_text() and '"size": 8' in out.read_text()
+
+
+NARROW_V1 = {
+    "type": "record",
+    "name": "Order",
+    "fields": [{"name": "id", "type": "long"}, {"name": "note", "type": "string"}],
+}
+NARROW_V2 = {"type": "record", "name": "Order", "fields": [{"name": "id", "type": "long"}]}
+
+
+def render_narrow_reader() -> str:
+    from spark_avro.codegen import ReaderModuleSpec, WriterVersion, render_reader_module
+
+    spec = ReaderModuleSpec(
+        subject="orders-value",
+        topic="orders",
+        writers=(WriterVersion(7, 1, NARROW_V1), WriterVersion(8, 2, NARROW_V2)),
+        reader_version=1,
+    )
+    return render_reader_module(spec)
+
+
+def test_generated_reader_embeds_the_engine_finding_for_a_writer_the_reader_cannot_read():
+    namespace: dict = {}
+    tree = ast.parse(render_narrow_reader())
+    (node,) = [
+        n
+        for n in tree.body
+        if isinstance(n, ast.AnnAssign) and n.target.id == "INCOMPATIBLE_WRITERS"
+    ]
+    exec(compile(ast.Module(body=[node], type_ignores=[]), "gen", "exec"), namespace)
+    (finding,) = namespace["INCOMPATIBLE_WRITERS"].values()
+    assert list(namespace["INCOMPATIBLE_WRITERS"]) == [8]
+    assert finding.startswith("READER_FIELD_MISSING_DEFAULT_VALUE at /fields/1: ")
+
+
+def test_golden_reader_has_no_incompatible_writers_and_sets_utc(tmp_path):
+    source = generate_golden(tmp_path)
+    assert "INCOMPATIBLE_WRITERS: dict[int, str] = {}" in source
+    assert 'TIME_ZONE = "UTC"' in source
+
+
+@pytest.mark.skipif(not RUFF.exists(), reason="ruff is not installed in the venv")
+def test_generated_reader_with_an_embedded_finding_is_ruff_clean(tmp_path):
+    path = tmp_path / "orders_reader.py"
+    path.write_text(render_narrow_reader())
+    config = ["--config", str(ROOT / "pyproject.toml")]
+    lint = subprocess.run([RUFF, "check", *config, path], capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stdout
+    fmt = subprocess.run([RUFF, "format", "--check", *config, path], capture_output=True, text=True)
+    assert fmt.returncode == 0, fmt.stdout

@@ -16,6 +16,7 @@ from spark_avro.types import UnsupportedForSpark, as_nullable, avro_to_spark, to
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "spark"
 CASES = json.loads((GOLDEN / "type_cases.avsc.json").read_text())
 SPARK_ANSWERS = json.loads((GOLDEN / "type_cases.spark.json").read_text())
+STABLE_ANSWERS = json.loads((GOLDEN / "type_cases.spark_stable.json").read_text())
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -26,8 +27,26 @@ def test_mapping_matches_what_spark_schema_converters_answered(case):
     assert to_ddl(spark_type) == SPARK_ANSWERS[case]["ddl"]
 
 
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_stable_union_names_match_what_spark_answered(case):
+    spark_type, nullable = avro_to_spark(CASES[case], stable_union_names=True)
+    assert spark_type == STABLE_ANSWERS[case]["type"]
+    assert nullable == STABLE_ANSWERS[case]["nullable"]
+    assert to_ddl(spark_type) == STABLE_ANSWERS[case]["ddl"]
+
+
 def test_every_case_has_a_recorded_spark_answer():
-    assert set(CASES) == set(SPARK_ANSWERS)
+    assert set(CASES) == set(SPARK_ANSWERS) == set(STABLE_ANSWERS)
+
+
+def test_stable_union_names_follow_the_branch_type_not_its_position():
+    union = [{"type": "record", "name": "ns.Address", "fields": []}, "int", "string"]
+    spark_type, _ = avro_to_spark(union, stable_union_names=True)
+    assert [f["name"] for f in spark_type["fields"]] == [
+        "member_Address",
+        "member_int",
+        "member_string",
+    ]
 
 
 def test_schema_json_text_and_parsed_json_map_the_same():
