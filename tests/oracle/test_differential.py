@@ -18,12 +18,13 @@ from schemacli.contracts.compat import AMBIGUOUS_FIELD_MATCH, check
 from schemacli.contracts.schema import canonical_form, parse_schema
 from schemacli.errors import SchemaParseError
 
-from .generator import broken_schemas, pairs
+from .generator import broken_schemas, named_pairs, pairs
 
 pytestmark = pytest.mark.oracle
 
 PAIRS = int(os.environ.get("SCHEMACLI_ORACLE_PAIRS", "2500"))
 SEED = int(os.environ.get("SCHEMACLI_ORACLE_SEED", "20251122"))
+NAMED_PAIRS = int(os.environ.get("SCHEMACLI_ORACLE_NAMED_PAIRS", "400"))
 
 
 def our_parse(schema: Any) -> dict[str, Any]:
@@ -118,6 +119,39 @@ def test_compatibility_agrees_with_java_on_every_generated_pair_both_ways(oracle
     # The corpus must exercise both verdicts, not only one.
     assert verdicts["compatible"] > len(requests) // 10, verdicts
     assert verdicts["incompatible"] > len(requests) // 10, verdicts
+
+
+def test_names_and_aliases_spelled_every_way_resolve_as_java_resolves_them(oracle):
+    # Full names, short names, a leading dot, empty and nested namespaces; aliases on records,
+    # enums and fixed; each pair checked both ways, so the alias is on the reader in one and on
+    # the writer in the other. Parsing must agree too (a reference Java cannot resolve).
+    requests = []
+    for a, b in named_pairs(SEED, NAMED_PAIRS):
+        requests.append({"op": "compat", "reader": a, "writer": b})
+        requests.append({"op": "compat", "reader": b, "writer": a})
+    schemas = [r["reader"] for r in requests]
+    parsed = oracle.ask_many([{"op": "parse", "schema": s} for s in schemas])
+    answers = oracle.ask_many(requests)
+    disagreements = []
+    verdicts = {"compatible": 0, "incompatible": 0, "refused": 0}
+    for schema, java in zip(schemas, parsed, strict=True):
+        ours = our_parse(schema)
+        if ours["ok"] != java["ok"] or (ours["ok"] and ours["canonical"] != java["canonical"]):
+            disagreements.append(({"schema": schema}, java, ours))
+    for request, answer in zip(requests, answers, strict=True):
+        java = java_compat(answer)
+        ours = our_compat(request["reader"], request["writer"])
+        if "compatible" in java:
+            verdicts["compatible" if java["compatible"] else "incompatible"] += 1
+        else:
+            verdicts["refused"] += 1
+        if not same(ours, java):
+            disagreements.append(
+                ({"reader": request["reader"], "writer": request["writer"]}, java, ours)
+            )
+    assert not disagreements, report(disagreements)
+    assert verdicts["compatible"] > len(requests) // 10, verdicts
+    assert verdicts["incompatible"] > len(requests) // 10 and verdicts["refused"], verdicts
 
 
 def _kind_fixtures() -> dict[str, Any]:
