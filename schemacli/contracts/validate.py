@@ -17,6 +17,7 @@ pyspark), fastavro 1.13 and the ``avro`` package 1.12 (see tests/unit/test_valid
 ``REDEFINED_NAME``              the same named type defined twice (identically)
 ``JSON_COMMENT``                ``//`` or ``/* */`` comments in the JSON
 ``DUPLICATE_KEY``               a key twice in one JSON object (the last one wins)
+``ENCODING_NOT_UTF8``           a UTF-16 or UTF-32 file (Java detects it; Python readers do not)
 ==============================  ============================================================
 
 ``strict=True`` turns every warning into an error.

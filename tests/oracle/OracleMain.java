@@ -3,6 +3,8 @@
 //
 // Request lines (one JSON object each):
 //   {"op": "parse",  "schema": <schema JSON>}
+//   {"op": "parse_file", "path": "<file>"}   (Schema.Parser().parse(File): Jackson detects the
+//                                              encoding from the bytes)
 //   {"op": "compat", "reader": <schema JSON>, "writer": <schema JSON>}
 //   {"op": "bench",  "reader": ..., "writer": ..., "n": 100}   (parse + check n times, returns ns)
 //   {"op": "bench_corpus", "pairs": [[reader, writer], ...], "repeat": 3}     (the same, a corpus)
@@ -62,6 +64,17 @@ public final class OracleMain {
     if (op.equals("parse")) {
       try {
         Schema schema = new Schema.Parser().parse(text(request.get("schema")));
+        reply.put("ok", true);
+        reply.put("canonical", org.apache.avro.SchemaNormalization.toParsingForm(schema));
+      } catch (Throwable t) {
+        reply.put("ok", false);
+        reply.put("error", describe(t));
+      }
+      return reply;
+    }
+    if (op.equals("parse_file")) {
+      try {
+        Schema schema = new Schema.Parser().parse(new java.io.File(request.get("path").textValue()));
         reply.put("ok", true);
         reply.put("canonical", org.apache.avro.SchemaNormalization.toParsingForm(schema));
       } catch (Throwable t) {

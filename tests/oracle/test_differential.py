@@ -304,3 +304,17 @@ def test_a_check_between_schemas_nested_as_deep_as_java_reads_gets_javas_verdict
     ]:
         java = java_compat(oracle.compat({"text": reader}, {"text": writer}))
         assert our_compat(reader, writer) == java
+
+
+@pytest.mark.parametrize("bom", [False, True], ids=["no BOM", "BOM"])
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
+def test_java_reads_a_schema_file_in_utf16_or_utf32_as_we_do(oracle, tmp_path, encoding, bom):
+    from schemacli.contracts.loader import load_schema_file
+
+    text = '{"type":"record","name":"Position","namespace":"com.acme","fields":[' \
+        '{"name":"x","type":"int","doc":"\u00e9"}]}'
+    path = tmp_path / "position.avsc"
+    path.write_bytes((("\ufeff" if bom else "") + text).encode(encoding))
+    java = oracle.ask({"op": "parse_file", "path": str(path)})
+    assert java["ok"], java
+    assert canonical_form(load_schema_file(path).schema) == java["canonical"]
