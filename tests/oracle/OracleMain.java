@@ -3,6 +3,8 @@
 //
 // Request lines (one JSON object each):
 //   {"op": "parse",  "schema": <schema JSON>}
+//   {"op": "parse_files", "paths": [...]}   (one Parser, the files in order, as
+//                                              avro-maven-plugin's imports: the last's canonical)
 //   {"op": "parse_file", "path": "<file>"}   (Schema.Parser().parse(File): Jackson detects the
 //                                              encoding from the bytes)
 //   {"op": "compat", "reader": <schema JSON>, "writer": <schema JSON>}
@@ -66,6 +68,21 @@ public final class OracleMain {
         Schema schema = new Schema.Parser().parse(text(request.get("schema")));
         reply.put("ok", true);
         reply.put("canonical", org.apache.avro.SchemaNormalization.toParsingForm(schema));
+      } catch (Throwable t) {
+        reply.put("ok", false);
+        reply.put("error", describe(t));
+      }
+      return reply;
+    }
+    if (op.equals("parse_files")) {
+      try {
+        Schema.Parser parser = new Schema.Parser();
+        Schema last = null;
+        for (JsonNode path : request.get("paths")) {
+          last = parser.parse(new java.io.File(path.textValue()));
+        }
+        reply.put("ok", true);
+        reply.put("canonical", org.apache.avro.SchemaNormalization.toParsingForm(last));
       } catch (Throwable t) {
         reply.put("ok", false);
         reply.put("error", describe(t));

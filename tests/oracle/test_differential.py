@@ -318,3 +318,22 @@ def test_java_reads_a_schema_file_in_utf16_or_utf32_as_we_do(oracle, tmp_path, e
     java = oracle.ask({"op": "parse_file", "path": str(path)})
     assert java["ok"], java
     assert canonical_form(load_schema_file(path).schema) == java["canonical"]
+
+
+def test_java_resolves_types_from_files_named_anything_as_we_do(oracle):
+    # Java parses the files with one parser, dependencies first (avro-maven-plugin's imports);
+    # we find them by the names they define, in any order.
+    from pathlib import Path
+
+    from schemacli.contracts.loader import load_schema_file
+
+    index = Path(__file__).resolve().parents[1] / "fixtures" / "avsc" / "index"
+    order = ["model/position.avsc", "enums/_b.avsc", "model/order-item.avsc", "order.avsc"]
+    java = oracle.ask({"op": "parse_files", "paths": [str(index / p) for p in order]})
+    assert java["ok"], java
+    assert canonical_form(load_schema_file(index / "order.avsc").schema) == java["canonical"]
+    fallback = Path(__file__).resolve().parents[1] / "fixtures" / "avsc" / "fallback"
+    paths = [str(fallback / "money.avsc"), str(fallback / "price.avsc")]
+    java = oracle.ask({"op": "parse_files", "paths": paths})
+    assert java["ok"], java  # Java falls back to the null namespace (we warn)
+    assert canonical_form(load_schema_file(fallback / "price.avsc").schema) == java["canonical"]
