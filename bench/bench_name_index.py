@@ -2,10 +2,13 @@
 
     .venv/bin/python bench/bench_name_index.py [--sizes 100,300,1000]
 
-Each of N files defines one record ``com.acme.gen.T<i>`` and uses the two records before it by
-name. Layout "convention": files named ``com.acme.gen.T<i>.avsc`` (found by the naming
-convention, no index needed); layout "any": files named ``t-<i>.avsc`` (found only through the
-index of names, built once per folder). CPU time (process_time) of ``validate_paths`` over the
+Each of N files defines one record ``com.acme.gen.T<i>`` and uses two of 10 shared enums
+``com.acme.gen.C<k>``, each in its own file (a star, as real repositories share a few common
+types; a chain where every file uses the one before makes every schema contain all earlier
+ones, and the canonical forms alone grow with the square of N, in Java too). Layout
+"convention": files named ``com.acme.gen.T<i>.avsc`` (found by the naming convention, no index
+needed); layout "any": files named ``t-<i>.avsc`` (found only through the index of names,
+built once per folder). CPU time (process_time) of ``validate_paths`` over the
 folder, best of 3. Appends JSON lines to bench/results/name_index.jsonl. Not a test.
 """
 
@@ -26,16 +29,18 @@ from schemacli.contracts.validate import validate_paths  # noqa: E402
 
 
 def write(folder: Path, n: int, layout: str) -> None:
-    for i in range(n):
-        fields = [{"name": "id", "type": "long"}]
-        fields += [
-            {"name": f"t{j}", "type": ["null", f"T{j}"], "default": None}
-            for j in (i - 1, i - 2)
-            if j >= 0
-        ]
-        schema = {"type": "record", "name": f"T{i}", "namespace": "com.acme.gen", "fields": fields}
-        name = f"com.acme.gen.T{i}.avsc" if layout == "convention" else f"t-{i}.avsc"
+    def put(simple: str, schema: dict, stem: str) -> None:
+        name = f"com.acme.gen.{simple}.avsc" if layout == "convention" else f"{stem}.avsc"
         (folder / name).write_text(json.dumps(schema))
+
+    for k in range(10):
+        enum = {"type": "enum", "name": f"C{k}", "namespace": "com.acme.gen", "symbols": ["A"]}
+        put(f"C{k}", enum, f"c-{k}")
+    for i in range(n - 10):
+        fields = [{"name": "id", "type": "long"}]
+        fields += [{"name": f"c{k}", "type": f"C{k}"} for k in sorted({i % 10, (i * 7 + 3) % 10})]
+        record = {"type": "record", "name": f"T{i}", "namespace": "com.acme.gen", "fields": fields}
+        put(f"T{i}", record, f"t-{i}")
 
 
 def measure(n: int, layout: str) -> float:
