@@ -315,7 +315,7 @@ def test_java_reads_a_schema_file_in_utf16_or_utf32_as_we_do(oracle, tmp_path, e
         '{"name":"x","type":"int","doc":"\u00e9"}]}'
     path = tmp_path / "position.avsc"
     path.write_bytes((("\ufeff" if bom else "") + text).encode(encoding))
-    java = oracle.ask({"op": "parse_file", "path": str(path)})
+    java = oracle.ask({"op": "parse_files", "paths": [str(path)]})
     assert java["ok"], java
     assert canonical_form(load_schema_file(path).schema) == java["canonical"]
 
