@@ -14,8 +14,16 @@ types, the way Confluent schema references and Java's ``Schema.Parser`` reuse wo
    store layout ``<store>/subjects/<subject>/v<version>.avsc`` (``"version": "latest"`` or -1
    takes the highest version). ``name`` must be a full name the referenced file defines.
 2. **The naming convention**: a name used but not defined and not declared is looked up as
-   ``<namespace>.<Name>.avsc`` (then ``<Name>.avsc``) in the schema's own folder, then in each
-   of ``search_paths``.
+   ``<namespace>.<Name>.avsc`` (then ``<Name>.avsc``, for a full name too) in the schema's own
+   folder, then in each of ``search_paths``.
+3. **The index of names**: otherwise, any ``.avsc`` file that defines the name, whatever the
+   file is called (``position.avsc`` defining ``com.acme.Position``), found under the
+   loader's ``roots`` (validate's paths), the schema's own folder and ``search_paths``
+   (recursively, hidden folders skipped). This is how Java resolves names when it parses
+   several files with one parser (avro-maven-plugin's ``imports``), but independent of the
+   order of the files. The index is built once per folder, on the first name the first two
+   ways do not find, by a cheap scan of each file's JSON (``scan_names``). A name defined in
+   two different files is an error naming both (``DuplicateDefinitionError``).
 
 Circular file references (a.avsc needs b.avsc, which needs a.avsc) are an InputError naming
 the cycle. A SchemaParseError from the parser gets file, line and column added to its pointer.
@@ -24,6 +32,7 @@ the cycle. A SchemaParseError from the parser gets file, line and column added t
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -56,6 +65,12 @@ class CircularReferenceError(SchemaReferenceError):
     """Schema files that need each other (Avro parses one file after another)."""
 
     kind = "CIRCULAR_REFERENCE"
+
+class DuplicateDefinitionError(SchemaReferenceError):
+    """A name this schema needs is defined in two different files: which one is meant?"""
+
+    kind = "DUPLICATE_DEFINITION"
+
 
 _VERSION_FILE = re.compile(r"v([1-9][0-9]*)\.avsc")
 _REFERENCE_KEYS = frozenset({"name", "subject", "version", "path"})
@@ -195,13 +210,82 @@ class _Declared:
     location: Location
 
 
-class Loader:
-    """Loads schema files, caching each file once (a folder often shares its dependencies)."""
+class NameIndex:
+    """Which files define which full names, under the folders and files scanned so far.
 
-    def __init__(self, *, search_paths: Sequence[Path] = (), names: Names | None = None) -> None:
+    Each folder or file is scanned once (``cover``): every ``*.avsc`` under it (hidden folders
+    skipped) is parsed as JSON and walked by ``scan_names``; a file that cannot be read or
+    parsed defines nothing here (it gets its own error when it is loaded). The documents are
+    kept, so a file found here is not read twice.
+    """
+
+    def __init__(self) -> None:
+        self.defined: dict[str, dict[Path, tuple[Path, str]]] = {}  # name -> key -> (file, ptr)
+        self.documents: dict[Path, Document] = {}
+        self._covered: set[Path] = set()
+        self._indexed: set[Path] = set()
+
+    def cover(self, path: Path) -> None:
+        """Scan ``path`` (a folder, recursively, or one file) unless it was scanned before."""
+        key = resolved(path)
+        if key in self._covered:
+            return
+        self._covered.add(key)
+        if path.is_dir():
+            for root, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for name in sorted(files):
+                    if name.endswith(".avsc"):
+                        self._scan(Path(root) / name)
+        elif path.is_file():
+            self._scan(path)
+
+    def remember(self, path: Path, doc: Document) -> None:
+        """Keep a document the loader read anyway, so a later scan does not read it again."""
+        self.documents.setdefault(resolved(path), doc)
+
+    def _scan(self, path: Path) -> None:
+        key = resolved(path)
+        if key in self._indexed:
+            return
+        self._indexed.add(key)
+        doc = self.documents.get(key)
+        if doc is None:
+            try:
+                doc = load_json(path)
+            except SchemacliError:
+                return
+            self.documents[key] = doc
+        defined, _ = scan_names(doc.value)
+        for full, pointer in defined.items():
+            self.defined.setdefault(full, {}).setdefault(key, (path, pointer))
+
+    def files_defining(self, name: str, besides: Path) -> list[tuple[Path, str]]:
+        """(file, pointer) of each file other than ``besides`` that defines ``name``."""
+        found = self.defined.get(name, {})
+        return [where for key, where in found.items() if key != besides]
+
+
+class Loader:
+    """Loads schema files, caching each file once (a folder often shares its dependencies).
+
+    ``roots``: folders and files whose ``.avsc`` files may define the names a schema uses,
+    besides its own folder and ``search_paths`` (validate passes the paths it was given).
+    """
+
+    def __init__(
+        self,
+        *,
+        search_paths: Sequence[Path] = (),
+        names: Names | None = None,
+        roots: Sequence[Path] = (),
+    ) -> None:
         self.search_paths = tuple(Path(p) for p in search_paths)
+        self.roots = tuple(Path(p) for p in roots)
         self.names = names or Names()
         self._cache: dict[Path, LoadedSchema | SchemacliError] = {}
+        self._index = NameIndex()
+        self._scopes: set[Path] = set()
 
     def load(self, path: Path, *, source: str | None = None) -> LoadedSchema:
         """Load and parse ``path``; raises InputError / SchemaParseError with file:line:col."""
@@ -225,7 +309,12 @@ class Loader:
     def _load_uncached(
         self, path: Path, source: str | None, stack: tuple[Path, ...]
     ) -> LoadedSchema:
-        doc = load_json(path, source=source)
+        plain = source in (None, str(path))  # a document named as the index names it
+        doc = self._index.documents.get(stack[-1]) if plain else None
+        if doc is None:
+            doc = load_json(path, source=source)
+            if plain:
+                self._index.remember(path, doc)
         defined, uses = scan_names(doc.value)
         known = set(self.names.types)
         deps: dict[Path, LoadedSchema] = {}
@@ -248,6 +337,8 @@ class Loader:
             if any(c in defined or c in known for c in name_use.candidates):
                 continue
             found, tried = self._find_by_convention(path, name_use.candidates)
+            if found is None:
+                found = self._find_in_index(path, name_use, doc)
             if found is None:
                 missing_at[name_use.pointer] = tried
                 continue
@@ -309,9 +400,37 @@ class Loader:
                 hint=err.hint or f"fix {dep_path} first",
             ) from err
 
+    def _find_in_index(self, path: Path, name_use: NameUse, doc: Document) -> Path | None:
+        """The one file under the roots, ``path``'s folder or the search paths that defines
+        the name (its full name first, then the name as written: Java's fallback)."""
+        for scope in (*self.roots, path.parent, *self.search_paths):
+            if scope not in self._scopes:  # each scope once: no resolve() per name
+                self._scopes.add(scope)
+                self._index.cover(scope)
+        own = resolved(path)
+        for name in name_use.candidates:
+            files = self._index.files_defining(name, own)
+            if len(files) == 1:
+                return files[0][0]
+            if len(files) > 1:
+                places = [
+                    self._index.documents[resolved(f)].location(join_pointer(p, "name"))
+                    for f, p in files
+                ]
+                raise DuplicateDefinitionError(
+                    f"{name} is defined in {len(files)} files: "
+                    + ", ".join(_place(loc) for loc in places),
+                    location=doc.location(name_use.pointer),
+                    hint="keep one definition and let the other files use it by name, or "
+                    "narrow the paths given so that only one of them is seen",
+                )
+        return None
+
     def _find_by_convention(
         self, path: Path, candidates: Iterable[str]
     ) -> tuple[Path | None, list[Path]]:
+        # A full name is also looked for as <Name>.avsc.
+        candidates = list(dict.fromkeys([*candidates, *(c.rsplit(".", 1)[-1] for c in candidates)]))
         tried: list[Path] = []
         for folder in (path.parent, *self.search_paths):
             for name in candidates:
@@ -421,10 +540,15 @@ def _placed(
     if tried:
         looked = ", ".join(str(p) for p in tried[:4]) + (" ..." if len(tried) > 4 else "")
         hint = (
-            f"{hint} Looked for a file defining it: {looked}; name the file "
-            f"<namespace>.<Name>.avsc or declare it in <stem>{SIDECAR_SUFFIX}."
+            f"{hint} Looked for a file defining it: {looked}, and in every .avsc under the "
+            f"schema's folder and the search paths; add one there, or declare it in "
+            f"<stem>{SIDECAR_SUFFIX}."
         )
     return SchemaParseError(err.message, location=location, hint=hint, kind=err.kind)
+
+
+def _place(location: Location) -> str:
+    return f"{location.source}:{location.line}:{location.column}"
 
 
 def _short(path: Path) -> str:

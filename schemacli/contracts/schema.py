@@ -116,7 +116,7 @@ class PrimitiveSchema(Schema):
 
 @dataclass(frozen=True, eq=False, kw_only=True)
 class NamedSchema(Schema):
-    """record, enum or fixed. ``aliases`` are full names (resolved against the namespace)."""
+    """record, enum or fixed. ``aliases`` as Java's getAliases() spells them (see named_aliases)."""
 
     simple_name: str
     namespace: str | None = None
@@ -737,17 +737,23 @@ class _Parser:
         return schema
 
     def named_aliases(self, node: dict, pointer: str, space: str | None) -> tuple[str, ...]:
+        """The aliases as Java's ``NamedSchema.getAliases()`` spells them.
+
+        An alias without a dot takes the type's own namespace (not the enclosing one); a dotted
+        alias carries its own, unchecked (Java validates only the last part). An alias in the
+        null namespace (``".Old"``) of a type that has a namespace is spelled ``.Old``: no full
+        name equals it, so Java's compatibility check never matches it.
+        """
         raw = self.aliases_of(node, pointer)
         out = []
         for index, alias in enumerate(raw):
             simple, alias_space = _split_name(alias, space)
-            alias_pointer = f"{pointer}/aliases/{index}"
-            self.valid_name(simple, alias_pointer, "alias")
+            self.valid_name(simple, f"{pointer}/aliases/{index}", "alias")
             if alias_space:
-                for part in alias_space.split("."):
-                    self.valid_name(part, alias_pointer, "alias namespace part")
-            out.append(f"{alias_space}.{simple}" if alias_space else simple)
-        return tuple(out)
+                out.append(f"{alias_space}.{simple}")
+            else:
+                out.append(f".{simple}" if space else simple)
+        return tuple(dict.fromkeys(out))
 
     def aliases_of(self, node: dict, pointer: str) -> list[str]:
         if "aliases" not in node:

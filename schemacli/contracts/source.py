@@ -12,7 +12,9 @@ that is what the schema registry runs:
   refuse them. A comment after the schema is an error (Java: "dangling content").
 * Duplicate keys in one object are accepted, the last one wins (as in Java, fastavro and Python
   avro), and noted as a ``DUPLICATE_KEY`` warning: the first value is silently ignored.
-* A UTF-8 byte-order mark is skipped (Java's ``parse(File)`` skips it).
+* A UTF-8 byte-order mark is skipped (Java's ``parse(File)`` skips it). UTF-16 and UTF-32,
+  with or without a byte-order mark, are read as Java reads them (``detect_encoding``) and
+  noted as an ``ENCODING_NOT_UTF8`` warning: fastavro and the Python ``avro`` package refuse them.
 * Errors (``InputError`` with file:line:col and a hint): empty file, not UTF-8, binary content,
   trailing commas, unquoted or single-quoted keys, ``NaN``/``Infinity``, truncated files,
   anything after the schema.
@@ -27,7 +29,7 @@ import errno
 import json
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +38,9 @@ from schemacli.contracts.nesting import TOO_DEEP_HINT, TooDeep, read
 from schemacli.contracts.numberlength import NUMBER_TOO_LONG_HINT, NumberTooLong
 from schemacli.errors import InputError, Location
 from schemacli.textfile import decode_utf8, line_column
+
+ENCODING_NOT_UTF8 = "ENCODING_NOT_UTF8"
+UTF8 = "UTF-8"
 
 
 class JsonSyntaxError(InputError):
@@ -90,6 +95,7 @@ class Document:
     text: str
     has_comments: bool = False
     has_duplicates: bool = False
+    encoding: str = UTF8  # as read from bytes: Jackson's detection (source.detect_encoding)
     _cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     # -- positions ---------------------------------------------------------------------------
@@ -140,13 +146,29 @@ class Document:
         return self._locate(pointer)[1]
 
     # -- notes -------------------------------------------------------------------------------
+    def _encoding_note(self) -> Finding:
+        # Checked in tests/unit/test_source_encoding.py: fastavro.schema.load_schema and the
+        # avro package's parse of the text read as UTF-8 both fail on these files.
+        return Finding(
+            kind=ENCODING_NOT_UTF8,
+            severity=Severity.WARNING,
+            message=f"the file is {self.encoding} encoded; Apache Avro Java reads it (it detects "
+            "UTF-16 and UTF-32 as Jackson does), but fastavro and the Python avro package read "
+            "schema files as UTF-8 and refuse it, and the registry receives UTF-8 text",
+            location=Location(self.source, None, 1, 1),
+            hint="save the file as UTF-8",
+        )
+
     @property
     def notes(self) -> tuple[Finding, ...]:
-        """Warnings about the JSON text: comments and duplicate keys, in text order."""
-        if not (self.has_comments or self.has_duplicates):
-            return ()
-        index = self._index()
+        """Warnings about the JSON text: its encoding, comments and duplicate keys, in text
+        order."""
         found: list[tuple[int, Finding]] = []
+        if self.encoding != UTF8:
+            found.append((-1, self._encoding_note()))
+        if not (self.has_comments or self.has_duplicates):
+            return tuple(f for _, f in found)
+        index = self._index()
         if index.comments:
             offset = index.comments[0]
             line, col = self.line_col(offset)
@@ -307,11 +329,16 @@ def source_name(path: Path | str) -> str:
 
 
 def read_text(path: Path, source: str | None = None) -> str:
-    """Read ``path`` (``-``: standard input) as UTF-8 text, or raise InputError saying why it
-    cannot be read."""
+    """Read ``path`` (``-``: standard input) as text (see ``decode_bytes``), or raise InputError
+    saying why it cannot be read."""
+    return read_text_encoded(path, source)[0]
+
+
+def read_text_encoded(path: Path, source: str | None = None) -> tuple[str, str]:
+    """``read_text``, and the encoding the text was found in (see ``detect_encoding``)."""
     source = source or source_name(path)
     if is_stdin(path):
-        return decode_bytes(sys.stdin.buffer.read(), source)
+        return decode_bytes_encoded(sys.stdin.buffer.read(), source)
     if path.exists() and not path.is_file() and not path.is_dir():
         # a device or a pipe (/dev/zero, a FIFO) could be read forever
         raise UnreadableFile(
@@ -349,18 +376,63 @@ def read_text(path: Path, source: str | None = None) -> str:
             location=Location(source),
             hint="check that the path names a file you can read",
         ) from err
-    return decode_bytes(data, source)
+    return decode_bytes_encoded(data, source)
+
+
+# Byte-order marks Jackson recognises, longest first (UTF-32LE's starts like UTF-16LE's).
+_BOMS = (
+    (b"\x00\x00\xfe\xff", "UTF-32BE"),
+    (b"\xff\xfe\x00\x00", "UTF-32LE"),
+    (b"\xef\xbb\xbf", UTF8),
+    (b"\xfe\xff", "UTF-16BE"),
+    (b"\xff\xfe", "UTF-16LE"),
+)
+
+
+def detect_encoding(data: bytes) -> tuple[str, int]:
+    """The encoding Jackson (so Java's ``Schema.Parser().parse(File)``) reads ``data`` in, and
+    the length of its byte-order mark.
+
+    A byte-order mark decides; without one, the zero bytes among the first four do (JSON text
+    starts with ASCII): ``00 00 00 xx`` UTF-32BE, ``xx 00 00 00`` UTF-32LE, ``00 xx`` UTF-16BE,
+    ``xx 00`` UTF-16LE, anything else UTF-8 (Jackson's ``ByteSourceJsonBootstrapper``).
+    """
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            return encoding, len(bom)
+    head = data[:4]
+    if len(head) == 4:
+        if head[:3] == b"\x00\x00\x00" and head[3]:
+            return "UTF-32BE", 0
+        if head[0] and head[1:] == b"\x00\x00\x00":
+            return "UTF-32LE", 0
+    if len(head) >= 2:
+        if head[0] == 0 and head[1]:
+            return "UTF-16BE", 0
+        if head[0] and head[1] == 0:
+            return "UTF-16LE", 0
+    return UTF8, 0
 
 
 def decode_bytes(data: bytes, source: str) -> str:
-    """Decode file contents as UTF-8 (skipping a byte-order mark); InputError otherwise."""
-    if data.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
-        encoding = "UTF-32" if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00")) else "UTF-16"
-        raise UnreadableFile(
-            f"the file is {encoding} encoded",
-            location=Location(source, line=1, column=1),
-            hint="save it as UTF-8 (the encoding Avro schemas and the registry use)",
-        )
+    """File contents as text, in the encoding Java detects (``detect_encoding``); InputError
+    for binary content and bytes that do not decode."""
+    return decode_bytes_encoded(data, source)[0]
+
+
+def decode_bytes_encoded(data: bytes, source: str) -> tuple[str, str]:
+    """``decode_bytes``, and the encoding found (``UTF8`` for almost every file)."""
+    encoding, bom = detect_encoding(data)
+    if encoding != UTF8:
+        try:
+            return data[bom:].decode(encoding.lower()), encoding
+        except UnicodeDecodeError as err:
+            raise UnreadableFile(
+                f"the file looks {encoding} encoded (as Java reads it), but byte {err.start + bom} "
+                f"does not decode: {err.reason}",
+                location=Location(source, line=1, column=1),
+                hint="save it as UTF-8 (the encoding Avro schemas and the registry use)",
+            ) from err
     if b"\x00" in data[:8192]:
         nul = data.index(b"\x00")
         line = data.count(b"\n", 0, nul) + 1
@@ -370,7 +442,7 @@ def decode_bytes(data: bytes, source: str) -> str:
             hint="point at the .avsc text file; Avro data files (.avro) are not schemas",
         )
     hint = "save the file as UTF-8 (Avro schemas are UTF-8 JSON)"
-    return decode_utf8(data, source, hint=hint, error=UnreadableFile)
+    return decode_utf8(data, source, hint=hint, error=UnreadableFile), UTF8
 
 
 def load_json(path_or_text: Path | str, *, source: str | None = None) -> Document:
@@ -381,7 +453,9 @@ def load_json(path_or_text: Path | str, *, source: str | None = None) -> Documen
     """
     if isinstance(path_or_text, Path):
         source = source or source_name(path_or_text)
-        text = read_text(path_or_text, source)
+        text, encoding = read_text_encoded(path_or_text, source)
+        if encoding != UTF8:
+            return replace(parse_text(text, source), encoding=encoding)
     else:
         source = source or "<input>"
         text = path_or_text

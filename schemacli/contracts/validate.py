@@ -17,6 +17,8 @@ pyspark), fastavro 1.13 and the ``avro`` package 1.12 (see tests/unit/test_valid
 ``REDEFINED_NAME``              the same named type defined twice (identically)
 ``JSON_COMMENT``                ``//`` or ``/* */`` comments in the JSON
 ``DUPLICATE_KEY``               a key twice in one JSON object (the last one wins)
+``ENCODING_NOT_UTF8``           a UTF-16 or UTF-32 file (Java detects it; Python readers do not)
+``NULL_NAMESPACE_FALLBACK``     a name found only through Java's fallback to the null namespace
 ==============================  ============================================================
 
 ``strict=True`` turns every warning into an error.
@@ -33,7 +35,7 @@ from typing import Any
 
 from schemacli.contracts.canonical import Fingerprints, fingerprints
 from schemacli.contracts.findings import Finding, Severity
-from schemacli.contracts.loader import LoadedSchema, Loader
+from schemacli.contracts.loader import LoadedSchema, Loader, scan_names
 from schemacli.contracts.nesting import call_deep
 from schemacli.contracts.schema import (
     ArraySchema,
@@ -54,6 +56,7 @@ from schemacli.errors import Location, SchemacliError, SchemaParseError
 PATH_NOT_FOUND = "PATH_NOT_FOUND"
 NO_SCHEMA_FILES = "NO_SCHEMA_FILES"
 INVALID_SCHEMA = "INVALID_SCHEMA"
+NULL_NAMESPACE_FALLBACK = "NULL_NAMESPACE_FALLBACK"
 
 # Logical types Java 1.12 knows, and the base types each one may annotate.
 _LOGICAL_BASES: dict[str, tuple[str, ...]] = {
@@ -119,8 +122,9 @@ def validate_paths(
     search_paths: Sequence[Path] = (),
 ) -> ValidationReport:
     """Validate files and folders (``*.avsc`` recursively). Never raises for bad input."""
-    files, problems = expand_paths(paths)
-    loader = Loader(search_paths=search_paths)
+    given = [Path(p) for p in paths]
+    files, problems = expand_paths(given)
+    loader = Loader(search_paths=search_paths, roots=[p for p in given if not is_stdin(p)])
     results = tuple(validate_file(path, loader=loader, strict=strict) for path in files)
     return ValidationReport(files=results, path_problems=tuple(problems), strict=strict)
 
@@ -262,6 +266,31 @@ def lint(loaded: LoadedSchema) -> Iterator[Finding]:
         elif isinstance(node, UnionSchema):
             stack.extend(reversed(node.types))
         yield from _logical_warnings(node, at)
+    yield from _null_namespace_fallbacks(loaded)
+
+
+def _null_namespace_fallbacks(loaded: LoadedSchema) -> Iterator[Finding]:
+    """A short name used inside a namespace that resolves only as a name in the null namespace.
+
+    Java looks ``Money`` up as ``com.acme.Money``, then as ``Money``; fastavro and the Python
+    avro package look only for ``com.acme.Money`` and refuse the schema (checked in
+    tests/unit/test_name_index.py).
+    """
+    _, uses = scan_names(loaded.value)
+    for use in uses:
+        if len(use.candidates) != 2:
+            continue
+        full, name = use.candidates
+        if full not in loaded.names and name in loaded.names:
+            yield _warning(
+                NULL_NAMESPACE_FALLBACK,
+                f"{name!r} is not {full!r}: Apache Avro Java finds it only by falling back to "
+                f"the type {name!r} in the null namespace; fastavro and the Python avro package "
+                f"look for {full!r} and refuse the schema",
+                loaded.location(use.pointer),
+                f"give {name} a namespace and refer to it by its full name (e.g. put it in "
+                f"{full.rsplit('.', 1)[0]} and write {full!r})",
+            )
 
 
 def _warning(kind: str, message: str, location: Location, hint: str, **kw: Any) -> Finding:

@@ -3,6 +3,9 @@
 //
 // Request lines (one JSON object each):
 //   {"op": "parse",  "schema": <schema JSON>}
+//   {"op": "parse_files", "paths": [...]}   (one Parser reads the files in order, as
+//        avro-maven-plugin's imports; parse(File) lets Jackson detect the encoding; the reply
+//        is the last file's, as for parse)
 //   {"op": "compat", "reader": <schema JSON>, "writer": <schema JSON>}
 //   {"op": "bench",  "reader": ..., "writer": ..., "n": 100}   (parse + check n times, returns ns)
 //   {"op": "bench_corpus", "pairs": [[reader, writer], ...], "repeat": 3}     (the same, a corpus)
@@ -56,19 +59,39 @@ public final class OracleMain {
     return t.getClass().getSimpleName() + ": " + t.getMessage();
   }
 
+  private interface SchemaSource {
+    Schema get() throws Exception;
+  }
+
+  // {"ok": true, "canonical": ...} for the schema, or {"ok": false, "error": ...}.
+  private static ObjectNode parsed(SchemaSource source) {
+    ObjectNode reply = MAPPER.createObjectNode();
+    try {
+      Schema schema = source.get();
+      reply.put("ok", true);
+      reply.put("canonical", org.apache.avro.SchemaNormalization.toParsingForm(schema));
+    } catch (Throwable t) {
+      reply.put("ok", false);
+      reply.put("error", describe(t));
+    }
+    return reply;
+  }
+
   private static ObjectNode answer(JsonNode request) throws Exception {
     ObjectNode reply = MAPPER.createObjectNode();
     String op = request.get("op").textValue();
     if (op.equals("parse")) {
-      try {
-        Schema schema = new Schema.Parser().parse(text(request.get("schema")));
-        reply.put("ok", true);
-        reply.put("canonical", org.apache.avro.SchemaNormalization.toParsingForm(schema));
-      } catch (Throwable t) {
-        reply.put("ok", false);
-        reply.put("error", describe(t));
-      }
-      return reply;
+      return parsed(() -> new Schema.Parser().parse(text(request.get("schema"))));
+    }
+    if (op.equals("parse_files")) {
+      return parsed(() -> {
+        Schema.Parser parser = new Schema.Parser();
+        Schema last = null;
+        for (JsonNode path : request.get("paths")) {
+          last = parser.parse(new java.io.File(path.textValue()));
+        }
+        return last;
+      });
     }
     if (op.equals("bench_corpus")) {
       // Parse + check every pair, `repeat` times; pairs Java cannot parse are counted, not timed.

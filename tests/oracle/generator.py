@@ -367,7 +367,7 @@ class Generator:
             "bad_name", "unicode_name", "bad_default", "union_default_second", "dup_field",
             "dup_branch", "enum_default_field", "fixed_size", "undefined", "bad_symbol",
             "namespace_part", "float_text_default", "order", "primitive_name", "int_overflow",
-            "nested_union", "redefine",
+            "nested_union", "redefine", "bad_alias", "dotted_reference",
         ])
         if op == "bad_name":
             base["name"] = rng.choice(["1abc", "a-b", "a b", "", "a.", ".a"])
@@ -412,6 +412,17 @@ class Generator:
                            "default": rng.choice([2**31, -(2**31), 2**63, 2**31 - 1])})
         elif op == "nested_union":
             fields.append({"name": "zz", "type": ["null", ["int", "string"]]})
+        elif op == "bad_alias":
+            # Java validates an alias's last part only: "1x.Old" and "..Old" are accepted.
+            base["aliases"] = [rng.choice(["1x.Old", "..Old", "a-b.Old", "Old.", "", ".Old",
+                                           "a..b.Old", "1Old"])]
+        elif op == "dotted_reference":
+            enum = {"type": "enum", "name": "Dot", "symbols": ["A"]}
+            if rng.random() < 0.5:
+                enum["namespace"] = rng.choice(["", "acme"])
+            fields.append({"name": "zz1", "type": enum})
+            fields.append({"name": "zz2", "type": rng.choice(
+                [".Dot", "Dot", "acme.Dot", "..Dot", ".acme.Dot"])})
         elif op == "redefine":
             enum = {"type": "enum", "name": "Twice", "symbols": ["A"]}
             other = dict(enum, symbols=rng.choice([["A"], ["A", "B"]]))
@@ -533,3 +544,132 @@ def broken_schemas(seed: int, count: int) -> Iterator[Any]:
     gen = Generator(seed)
     for _ in range(count):
         yield gen.broken()
+
+
+# -- names and aliases, spelled every way Java reads them --------------------------------------
+#
+# Java's Name(name, space): a dotted name carries its own namespace, "" means none, and an alias
+# without a dot takes its type's own namespace. References are looked up by that full name, then
+# by the name as written (the fallback to the null namespace). The pairs below spell the same
+# and different names in all these ways, on records, enums and fixed, nested and in unions, and
+# rename or re-namespace one type with or without an alias naming the old one.
+
+NAME_SPACES = [None, "", "acme", "acme.v2", "org.x"]
+
+
+def _spell(rng: random.Random, simple: str, space: str | None, node: dict[str, Any]) -> None:
+    """Write ``space.simple`` into ``node`` as one of Java's spellings (some change the name)."""
+    roll = rng.random()
+    node.pop("namespace", None)
+    if roll < 0.35:
+        node["name"] = simple
+        if space is not None:
+            node["namespace"] = space
+    elif roll < 0.6:
+        node["name"] = f"{space}.{simple}" if space else f".{simple}" if space == "" else simple
+        if rng.random() < 0.3:
+            node["namespace"] = rng.choice(NAME_SPACES[1:])  # ignored: the dotted name wins
+    elif roll < 0.75:
+        node["name"] = f".{simple}"  # the null namespace, whatever encloses it
+    else:
+        node["name"] = simple  # inherits the enclosing namespace
+        if rng.random() < 0.5:
+            node["namespace"] = ""
+
+
+def _alias(rng: random.Random, simple: str, space: str | None) -> str:
+    """One spelling of an alias meaning ``simple`` (the space as the writer may have it)."""
+    return rng.choice([
+        simple, f".{simple}", f"{space}.{simple}" if space else simple,
+        f"{rng.choice(['acme', 'org.x', 'other'])}.{simple}",
+    ])
+
+
+class NameGenerator:
+    """Schemas whose named types are spelled in every way; mutations of their names."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.counter = 0
+
+    def named(self, kind: str, depth: int) -> dict[str, Any]:
+        rng = self.rng
+        self.counter += 1
+        simple = rng.choice(["Pos", "Item", "Kind", "Id", "Node"]) + str(self.counter % 3)
+        node: dict[str, Any] = {"type": kind}
+        _spell(rng, simple, rng.choice(NAME_SPACES), node)
+        if kind == "enum":
+            node["symbols"] = ["A", "B"]
+        elif kind == "fixed":
+            node["size"] = 4
+        else:
+            node["fields"] = [{"name": "v", "type": "int"}]
+            if depth < 2 and rng.random() < 0.6:
+                node["fields"].append({"name": "inner", "type": self.slot(depth + 1, [])})
+        if rng.random() < 0.25:
+            node["aliases"] = [_alias(rng, simple + "Old", rng.choice(NAME_SPACES))]
+        return node
+
+    def slot(self, depth: int, defined: list[str]) -> Any:
+        rng = self.rng
+        roll = rng.random()
+        if roll < 0.2 and defined:
+            ref = rng.choice(defined)
+            simple = ref.rsplit(".", 1)[-1]
+            return rng.choice([ref, simple, f".{simple}"])  # full, short, null namespace
+        kind = rng.choice(["record", "enum", "fixed"])
+        node = self.named(kind, depth)
+        if roll < 0.45:
+            return ["null", node]
+        return node
+
+    def schema(self) -> dict[str, Any]:
+        rng = self.rng
+        root: dict[str, Any] = {"type": "record", "fields": []}
+        _spell(rng, "Root", rng.choice(NAME_SPACES), root)
+        defined: list[str] = []
+        for index in range(rng.randint(1, 3)):
+            ftype = self.slot(0, defined)
+            root["fields"].append({"name": f"f{index}", "type": ftype})
+            for node in _nodes(ftype):
+                if isinstance(node, dict) and node.get("type") in ("record", "enum", "fixed"):
+                    defined.append(_full(node, root))
+        return root
+
+    def mutate(self, root: dict[str, Any]) -> dict[str, Any]:
+        rng = self.rng
+        out = copy.deepcopy(root)
+        named = [n for n in _nodes(out)
+                 if isinstance(n, dict) and n.get("type") in ("record", "enum", "fixed")]
+        target = rng.choice(named)
+        old = _full(target, out)
+        old_simple = old.rsplit(".", 1)[-1]
+        old_space = old.rsplit(".", 1)[0] if "." in old else None
+        op = rng.choice(["rename", "namespace", "respell", "alias_only", "root_namespace"])
+        if op == "rename":
+            _spell(rng, old_simple + "New", old_space, target)
+        elif op == "namespace":
+            _spell(rng, old_simple, rng.choice(NAME_SPACES), target)
+        elif op == "respell":
+            _spell(rng, old_simple, old_space, target)  # often the same full name
+        elif op == "root_namespace":
+            _spell(rng, "Root", rng.choice(NAME_SPACES), out)
+        if op != "root_namespace" and rng.random() < 0.7:
+            target["aliases"] = target.get("aliases", [])[:1] + [
+                _alias(rng, old_simple, old_space)]
+        new = _full(target, out)
+        if new != old:  # keep references pointing at the type, in one of their spellings
+            new_simple = new.rsplit(".", 1)[-1]
+            for container, key in list(_slots(out)):
+                value = container[key]
+                if isinstance(value, str) and value.lstrip(".") in (old, old_simple):
+                    container[key] = rng.choice([new, new_simple, f".{new_simple}"])
+        return out
+
+
+def named_pairs(seed: int, count: int) -> Iterator[tuple[Any, Any]]:
+    """``count`` (schema, renamed schema) pairs that spell names and aliases every way."""
+    gen = NameGenerator(seed)
+    for _ in range(count):
+        a = gen.schema()
+        yield a, gen.mutate(a)

@@ -18,12 +18,13 @@ from schemacli.contracts.compat import AMBIGUOUS_FIELD_MATCH, check
 from schemacli.contracts.schema import canonical_form, parse_schema
 from schemacli.errors import SchemaParseError
 
-from .generator import broken_schemas, pairs
+from .generator import broken_schemas, named_pairs, pairs
 
 pytestmark = pytest.mark.oracle
 
 PAIRS = int(os.environ.get("SCHEMACLI_ORACLE_PAIRS", "2500"))
 SEED = int(os.environ.get("SCHEMACLI_ORACLE_SEED", "20251122"))
+NAMED_PAIRS = int(os.environ.get("SCHEMACLI_ORACLE_NAMED_PAIRS", "400"))
 
 
 def our_parse(schema: Any) -> dict[str, Any]:
@@ -118,6 +119,39 @@ def test_compatibility_agrees_with_java_on_every_generated_pair_both_ways(oracle
     # The corpus must exercise both verdicts, not only one.
     assert verdicts["compatible"] > len(requests) // 10, verdicts
     assert verdicts["incompatible"] > len(requests) // 10, verdicts
+
+
+def test_names_and_aliases_spelled_every_way_resolve_as_java_resolves_them(oracle):
+    # Full names, short names, a leading dot, empty and nested namespaces; aliases on records,
+    # enums and fixed; each pair checked both ways, so the alias is on the reader in one and on
+    # the writer in the other. Parsing must agree too (a reference Java cannot resolve).
+    requests = []
+    for a, b in named_pairs(SEED, NAMED_PAIRS):
+        requests.append({"op": "compat", "reader": a, "writer": b})
+        requests.append({"op": "compat", "reader": b, "writer": a})
+    schemas = [r["reader"] for r in requests]
+    parsed = oracle.ask_many([{"op": "parse", "schema": s} for s in schemas])
+    answers = oracle.ask_many(requests)
+    disagreements = []
+    verdicts = {"compatible": 0, "incompatible": 0, "refused": 0}
+    for schema, java in zip(schemas, parsed, strict=True):
+        ours = our_parse(schema)
+        if ours["ok"] != java["ok"] or (ours["ok"] and ours["canonical"] != java["canonical"]):
+            disagreements.append(({"schema": schema}, java, ours))
+    for request, answer in zip(requests, answers, strict=True):
+        java = java_compat(answer)
+        ours = our_compat(request["reader"], request["writer"])
+        if "compatible" in java:
+            verdicts["compatible" if java["compatible"] else "incompatible"] += 1
+        else:
+            verdicts["refused"] += 1
+        if not same(ours, java):
+            disagreements.append(
+                ({"reader": request["reader"], "writer": request["writer"]}, java, ours)
+            )
+    assert not disagreements, report(disagreements)
+    assert verdicts["compatible"] > len(requests) // 10, verdicts
+    assert verdicts["incompatible"] > len(requests) // 10 and verdicts["refused"], verdicts
 
 
 def _kind_fixtures() -> dict[str, Any]:
@@ -270,3 +304,36 @@ def test_a_check_between_schemas_nested_as_deep_as_java_reads_gets_javas_verdict
     ]:
         java = java_compat(oracle.compat({"text": reader}, {"text": writer}))
         assert our_compat(reader, writer) == java
+
+
+@pytest.mark.parametrize("bom", [False, True], ids=["no BOM", "BOM"])
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
+def test_java_reads_a_schema_file_in_utf16_or_utf32_as_we_do(oracle, tmp_path, encoding, bom):
+    from schemacli.contracts.loader import load_schema_file
+
+    text = '{"type":"record","name":"Position","namespace":"com.acme","fields":[' \
+        '{"name":"x","type":"int","doc":"\u00e9"}]}'
+    path = tmp_path / "position.avsc"
+    path.write_bytes((("\ufeff" if bom else "") + text).encode(encoding))
+    java = oracle.ask({"op": "parse_files", "paths": [str(path)]})
+    assert java["ok"], java
+    assert canonical_form(load_schema_file(path).schema) == java["canonical"]
+
+
+def test_java_resolves_types_from_files_named_anything_as_we_do(oracle):
+    # Java parses the files with one parser, dependencies first (avro-maven-plugin's imports);
+    # we find them by the names they define, in any order.
+    from pathlib import Path
+
+    from schemacli.contracts.loader import load_schema_file
+
+    index = Path(__file__).resolve().parents[1] / "fixtures" / "avsc" / "index"
+    order = ["model/position.avsc", "enums/_b.avsc", "model/order-item.avsc", "order.avsc"]
+    java = oracle.ask({"op": "parse_files", "paths": [str(index / p) for p in order]})
+    assert java["ok"], java
+    assert canonical_form(load_schema_file(index / "order.avsc").schema) == java["canonical"]
+    fallback = Path(__file__).resolve().parents[1] / "fixtures" / "avsc" / "fallback"
+    paths = [str(fallback / "money.avsc"), str(fallback / "price.avsc")]
+    java = oracle.ask({"op": "parse_files", "paths": paths})
+    assert java["ok"], java  # Java falls back to the null namespace (we warn)
+    assert canonical_form(load_schema_file(fallback / "price.avsc").schema) == java["canonical"]

@@ -178,16 +178,16 @@ def test_binary_file_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32", "utf-32-be"])
-def test_utf16_and_utf32_files_are_refused_naming_their_encoding(
+def test_utf16_and_utf32_files_are_read_as_java_reads_them_with_a_warning(
     tmp_path: Path, encoding: str
 ) -> None:
     path = tmp_path / "wide.avsc"
     bom = {"utf-16-be": "\ufeff", "utf-32-be": "\ufeff"}.get(encoding, "")
     path.write_bytes((bom + '"int"').encode(encoding))
-    with pytest.raises(InputError) as caught:
-        load_json(path)
-    assert caught.value.message == f"the file is {encoding[:6].upper()} encoded"
-    assert "UTF-8" in caught.value.hint
+    doc = load_json(path)
+    assert doc.value == "int"
+    assert [n.kind for n in doc.notes] == ["ENCODING_NOT_UTF8"]
+    assert encoding[:6].upper() in doc.notes[0].message
 
 
 def test_missing_file_and_directory_are_input_errors(tmp_path: Path) -> None:
