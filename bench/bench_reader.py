@@ -8,9 +8,13 @@ Parquet; every run reads that Parquet and forces every output column with the ``
   plain Spark does if you strip the header by hand and ignore the schema id;
 * ``reader_single``: ``decode_confluent`` on the same single-version topic;
 * ``reader_mixed``: ``decode_confluent`` on a topic where half the records are v1 and half v2,
-  each decoded with its own writer schema into v2 (the case plain from_avro cannot read at all).
+  each decoded with its own writer schema into v2 (the case plain from_avro cannot read at all);
+* ``baseline_union`` / ``reader_union``: a ``Trip`` whose ``payment`` is a union of two records
+  and whose ``pickup`` is a ``Place`` defined in another subject (a schema reference, inlined
+  into one schema text as the reader does, ``schemacli.contracts.inline``): plain from_avro vs
+  ``decode_confluent`` with stable union names.
 
-Overhead = 1 - rows/s(reader) / rows/s(baseline). Target: <= 15%.
+Overhead = 1 - rows/s(reader) / rows/s(its baseline). Target: <= 15%.
 
     .venv/bin/python bench/bench_reader.py [--rows 1000000] [--repeat 5] [--json out.json]
 """
@@ -34,6 +38,36 @@ TAXI = ROOT / "schemas" / "subjects" / "taxi-rides-value"
 V1 = (TAXI / "v1.avsc").read_text()
 V2 = (TAXI / "v2.avsc").read_text()
 V1_ID, V2_ID = 1, 2
+TRIP_ID = 3
+PLACE = {
+    "type": "record",
+    "name": "Place",
+    "namespace": "com.acme.geo",
+    "fields": [{"name": "zone", "type": "int"}, {"name": "borough", "type": "string"}],
+}
+TRIP = {
+    "type": "record",
+    "name": "Trip",
+    "namespace": "com.acme.rides",
+    "fields": [
+        {"name": "id", "type": "long"},
+        {"name": "pickup", "type": "com.acme.geo.Place"},
+        {
+            "name": "payment",
+            "type": [
+                {"type": "record", "name": "Card", "fields": [{"name": "last4", "type": "int"}]},
+                {"type": "record", "name": "Cash", "fields": [{"name": "amount", "type": "float"}]},
+            ],
+        },
+    ],
+}
+
+
+def trip_schema() -> str:
+    """The Trip schema with the referenced Place inlined, as the reader resolves it."""
+    from schemacli.contracts.inline import self_contained
+
+    return json.dumps(self_contained(TRIP, [PLACE]))
 
 
 def stage(spark, rows: int, directory: Path) -> tuple[str, str]:
@@ -75,7 +109,22 @@ def stage(spark, rows: int, directory: Path) -> tuple[str, str]:
         framed(V2_ID, V2, v2_fields)
     )
     base.select(*kafka_columns(mixed_value)).write.parquet(mixed)
-    return single, mixed
+    trips = str(directory / "trips.parquet")
+    # to_avro writes a union of records from Spark's positional struct (member0, member1)
+    payment = F.struct(
+        F.when(F.col("id") % 2 == 0, F.struct((F.col("id") % 10000).cast("int").alias("last4")))
+        .alias("member0"),
+        F.when(F.col("id") % 2 == 1, F.struct(((F.col("id") % 500) / 4).cast("float")
+                                              .alias("amount"))).alias("member1"),
+    )  # fmt: skip
+    pickup = F.struct(
+        (F.col("id") % 265).cast("int").alias("zone"), F.lit("Manhattan").alias("borough")
+    )
+    trip = F.struct(F.col("id"), pickup.alias("pickup"), payment.alias("payment"))
+    header = F.lit(bytearray(b"\x00" + TRIP_ID.to_bytes(4, "big")))
+    value = F.concat(header, to_avro(trip, trip_schema()))
+    base.select(*kafka_columns(value)).write.parquet(trips)
+    return single, mixed, trips
 
 
 def timed(df, repeat: int) -> list[float]:
@@ -102,9 +151,12 @@ def main(argv: list[str] | None = None) -> None:
 
     spark = make_spark_session("bench-reader")
     with tempfile.TemporaryDirectory(prefix="bench-reader-") as tmp:
-        single_path, mixed_path = stage(spark, args.rows, Path(tmp))
+        single_path, mixed_path, trips_path = stage(spark, args.rows, Path(tmp))
         single = spark.read.parquet(single_path)
         mixed = spark.read.parquet(mixed_path)
+        trips = spark.read.parquet(trips_path)
+        trip = trip_schema()
+        stable = {"enableStableIdentifiersForUnionType": "true"}
         cases = {
             "baseline": single.select(
                 from_avro(F.expr("substring(value, 6)"), V2).alias("r"),
@@ -113,6 +165,13 @@ def main(argv: list[str] | None = None) -> None:
             "reader_single": decode_confluent(single, writer_schemas={V2_ID: V2}, reader_schema=V2),
             "reader_mixed": decode_confluent(
                 mixed, writer_schemas={V1_ID: V1, V2_ID: V2}, reader_schema=V2
+            ),
+            "baseline_union": trips.select(
+                from_avro(F.expr("substring(value, 6)"), trip, stable).alias("r"),
+                "key", "topic", "partition", "offset", "timestamp",
+            ).select("r.*", "key", "topic", "partition", "offset", "timestamp"),
+            "reader_union": decode_confluent(
+                trips, writer_schemas={TRIP_ID: trip}, reader_schema=trip
             ),
         }  # fmt: skip
         for df in cases.values():  # warm-up: JIT, file cache
@@ -131,9 +190,12 @@ def main(argv: list[str] | None = None) -> None:
             }
             for name, runs in seconds.items()
         }
-    base = results["baseline"]["rows_per_s"]
-    base_median = results["baseline"]["rows_per_s_median"]
-    for name in ("reader_single", "reader_mixed"):
+    for name, against in (
+        ("reader_single", "baseline"),
+        ("reader_mixed", "baseline"),
+        ("reader_union", "baseline_union"),
+    ):
+        base, base_median = (results[against][k] for k in ("rows_per_s", "rows_per_s_median"))
         results[name]["overhead_vs_baseline"] = round(1 - results[name]["rows_per_s"] / base, 3)
         results[name]["overhead_vs_baseline_median"] = round(
             1 - results[name]["rows_per_s_median"] / base_median, 3
