@@ -16,7 +16,9 @@ APP = "schemacli"
 
 
 def default_cache_dir(
-    *, platform: str | None = None, environ: Mapping[str, str] | None = None,
+    *,
+    platform: str | None = None,
+    environ: Mapping[str, str] | None = None,
     home: Path | None = None,
 ) -> Path:
     """The user's cache directory for schemacli on ``platform`` (default: this one)."""

@@ -141,9 +141,7 @@ class VerdictCache:
         harmless = r.harmless.get(w.fullname)
         if harmless is None:
             harmless = r.harmless[w.fullname] = frozenset(
-                r.name_ids[name]
-                for name in r.texts
-                if not self._field_findings(r, w, name, None)
+                r.name_ids[name] for name in r.texts if not self._field_findings(r, w, name, None)
             )
         return harmless
 
@@ -154,7 +152,7 @@ class VerdictCache:
             return found
         moved = f"/fields/{position}"
         return tuple(
-            _with_pointer(f, moved + f.location.pointer[len("/fields/0"):]) for f in found
+            _with_pointer(f, moved + f.location.pointer[len("/fields/0") :]) for f in found
         )
 
     def _field_findings(
@@ -226,8 +224,9 @@ class VerdictCache:
             out.append(RawPair(index, direction, self.check(reader, writer)))
         cost = time.process_time() - started
         if key is not None and self.disk is not None and cost >= self.min_cost:
-            self.disk.store(key, [[p.index, p.direction, _encode_findings(p.result.findings)]
-                                  for p in out])
+            self.disk.store(
+                key, [[p.index, p.direction, _encode_findings(p.result.findings)] for p in out]
+            )
         return tuple(out)
 
     # -- other values by content key -------------------------------------------------------
@@ -377,9 +376,7 @@ def _encode_findings(findings: Sequence[Finding]) -> list:
 def _decode_pairs(data: Any, wanted: Sequence[tuple[int, str]]) -> tuple[RawPair, ...] | None:
     try:
         out = []
-        for (index, direction), (got_index, got_direction, found) in zip(
-            wanted, data, strict=True
-        ):
+        for (index, direction), (got_index, got_direction, found) in zip(wanted, data, strict=True):
             if (index, direction) != (got_index, got_direction):
                 return None
             findings = tuple(decode_finding(f) for f in found)
@@ -408,7 +405,7 @@ class DiskCache:
         path = self.path(key)
         try:
             data = path.read_bytes()
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # no entry (or no cache directory)
             return None
         except OSError as err:
             self._warn(path, f"cannot be read ({err.strerror or err})")
