@@ -86,9 +86,7 @@ def check_candidate(
         if old.identity == candidate.identity:
             return CheckReport(subject, level, candidate.source, numbers, (), notes, number)
     checked = tuple(numbers[i] for i in compared_versions(level, len(history)))
-    labels = [
-        f"{subject} v{n}" if subject else h.source for n, h in zip(numbers, history, strict=True)
-    ]
+    labels = _Labels(subject, numbers, history)
     if verdicts is None:
         verdicts = VerdictCache(by_content=False)
     findings = _incompatibilities(
@@ -97,19 +95,32 @@ def check_candidate(
     return CheckReport(subject, level, candidate.source, numbers, checked, notes + findings)
 
 
+class _Labels:
+    """How findings name each earlier version (``subject vN``, else its source), made only
+    for the versions that have findings."""
+
+    def __init__(self, subject: str, numbers: Sequence[int], history: Sequence[LoadedSchema]):
+        self.subject, self.numbers, self.history = subject, numbers, history
+
+    def __getitem__(self, index: int) -> str:
+        if self.subject:
+            return f"{self.subject} v{self.numbers[index]}"
+        return self.history[index].source
+
+
 def _incompatibilities(
     candidate: LoadedSchema,
     history: Sequence[LoadedSchema],
-    labels: Sequence[str],
+    labels: _Labels,
     *,
     subject: str,
     level: Level,
     verdicts: VerdictCache,
 ) -> tuple[Finding, ...]:
-    pairs = verdicts.pairs(level, candidate, history)
+    pairs = [pair for pair in verdicts.pairs(level, candidate, history) if pair.result.findings]
     # All of one direction's findings together (BACKWARD first), each placed in its reader's
     # file, its message saying which version and direction (as compat.check_pairs words it).
-    pairs = sorted(pairs, key=lambda pair: level.directions.index(pair.direction))
+    pairs.sort(key=lambda pair: level.directions.index(pair.direction))
     found: list[Finding] = []
     for pair in pairs:
         reader = candidate if pair.direction == BACKWARD else history[pair.index]

@@ -33,7 +33,7 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from schemacli.contracts import compat
 from schemacli.contracts.compat import CompatResult
@@ -54,14 +54,14 @@ from schemacli.errors import Location, SchemacliError, SchemacliWarning
 # old/new) the engine gives can change. A cache written by another version is never read.
 ENGINE_VERSION = "1"
 
-_FIELD_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False)  # built once, used per field
-_MEMO_MAX = 1 << 14  # pairs (and parsed records) kept in memory; emptied when full
+_FIELD_JSON = json.JSONEncoder(ensure_ascii=False)  # built once, used per field
+_MEMO_MAX = 1 << 14  # pairs kept in memory; the memo is emptied when it is full
+_SCHEMAS_MAX = 1024  # schemas whose fields and digests are kept (a history's worth)
 _MIN_COST = 0.002  # reading an entry costs ~0.2 ms, writing one ~1 ms
 _COMPATIBLE = CompatResult(True)
 
 
-@dataclass(frozen=True)
-class RawPair:
+class RawPair(NamedTuple):
     """One comparison a level makes: earlier version ``index``, ``direction``, the engine's
     findings (placed by JSON pointer only, into the reader)."""
 
@@ -91,8 +91,11 @@ class VerdictCache:
         self.min_cost = min_cost
         self._pairs: dict[tuple, CompatResult] = {}
         self._fields: dict[tuple, tuple[Finding, ...]] = {}
+        # Per schema: its fields (by the schema's id, the schema kept alive while its id is a
+        # key) and the digest of its content (by content). Both are bounded: a history's
+        # versions fit, a whole store need not.
         self._records: dict[int, tuple[Schema, _Record | None]] = {}
-        self._digests: dict[int, tuple[LoadedSchema, str]] = {}
+        self._digests: dict[str, str] = {}
         # Small numbers for field names and (name, JSON) pairs: sets of them compare in C
         # without comparing strings.
         self._ids: dict[Any, int] = {}
@@ -117,12 +120,17 @@ class VerdictCache:
         r, w = self._record(reader), self._record(writer)
         if r is None or w is None or r.simple_name != w.simple_name:
             return compat.check(reader.schema, writer.schema)
+        return self._by_fields(r, w, reader, writer)
+
+    def _by_fields(
+        self, r: _Record, w: _Record, reader: LoadedSchema, writer: LoadedSchema
+    ) -> CompatResult:
         try:
-            return self._by_fields(r, w)
-        except SchemacliError:  # a field that does not stand alone: ask for the whole pair
+            return self._fields_differing(r, w)
+        except (SchemacliError, TypeError, ValueError):  # a field that does not stand alone
             return compat.check(reader.schema, writer.schema)
 
-    def _by_fields(self, r: _Record, w: _Record) -> CompatResult:
+    def _fields_differing(self, r: _Record, w: _Record) -> CompatResult:
         # The engine compares two same-named records reader field by reader field (writer
         # fields the reader lacks are skipped), each field on its own when no named type can
         # be shared between fields; a field identical in both reads itself.
@@ -158,12 +166,13 @@ class VerdictCache:
     def _field_findings(
         self, r: _Record, w: _Record, name: str, writer_text: str | None
     ) -> tuple[Finding, ...]:
-        reader_text = r.texts[name]
-        key = (r.fullname, w.fullname, reader_text, writer_text)
+        key = (r.fullname, w.fullname, r.texts[name], writer_text)
         found = self._fields.get(key)
         if found is None:
-            reader = _one_field_record(r.fullname, reader_text)
-            writer = _one_field_record(w.fullname, writer_text)
+            reader = _one_field_record(r.fullname, r.raws[name])
+            writer = _one_field_record(
+                w.fullname, w.raws[name] if writer_text is not None else None
+            )
             found = self._fields[key] = compat.check(reader, writer).findings
         return found
 
@@ -171,7 +180,7 @@ class VerdictCache:
         schema = loaded.schema
         entry = self._records.get(id(schema))
         if entry is None or entry[0] is not schema:
-            if len(self._records) >= _MEMO_MAX:
+            if len(self._records) >= _SCHEMAS_MAX:
                 self._records.clear()
             entry = self._records[id(schema)] = (schema, _Record.of(loaded, self._ids))
         return entry[1]
@@ -183,16 +192,15 @@ class VerdictCache:
 
     def content_digest(self, loaded: LoadedSchema) -> str | None:
         """The SHA-256 of :meth:`content_key` (computed once per schema while it is in use)."""
-        entry = self._digests.get(id(loaded))
-        if entry is not None and entry[0] is loaded:
-            return entry[1]
         key = self.content_key(loaded)
         if key is None:
             return None
-        if len(self._digests) >= 4096:
-            self._digests.clear()
-        value = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
-        self._digests[id(loaded)] = (loaded, value)
+        value = self._digests.get(key)
+        if value is None:
+            if len(self._digests) >= _SCHEMAS_MAX:
+                self._digests.clear()
+            value = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+            self._digests[key] = value
         return value
 
     # -- every pair of a level -------------------------------------------------------------
@@ -218,10 +226,23 @@ class VerdictCache:
                     self.disk.corrupt(key, "its findings do not match the comparisons")
         started = time.process_time()
         out = []
+        new = self._record(candidate)
+        records = [self._record(h) for h in history] if new is not None else [None] * len(history)
         for index, direction in wanted:
-            old = history[index]
-            reader, writer = (candidate, old) if direction == BACKWARD else (old, candidate)
-            out.append(RawPair(index, direction, self.check(reader, writer)))
+            old_schema = history[index]
+            old = records[index]
+            if old is not None and new is not None and old.simple_name == new.simple_name:
+                # Fields compared directly (no memo: cheaper than the memo's key).
+                if direction == BACKWARD:
+                    r, w, reader, writer = new, old, candidate, old_schema
+                else:
+                    r, w, reader, writer = old, new, old_schema, candidate
+                result = self._by_fields(r, w, reader, writer) if r.items - w.items else _COMPATIBLE
+            elif direction == BACKWARD:
+                result = self.check(candidate, old_schema)
+            else:
+                result = self.check(old_schema, candidate)
+            out.append(RawPair(index, direction, result))
         cost = time.process_time() - started
         if key is not None and self.disk is not None and cost >= self.min_cost:
             self.disk.store(
@@ -259,7 +280,8 @@ class _Record:
 
     simple_name: str
     fullname: str
-    texts: dict[str, str]  # field name -> the field's JSON (sorted keys)
+    texts: dict[str, str]  # field name -> the field's JSON value, as Python writes it
+    raws: dict[str, dict]  # field name -> the field's JSON value
     positions: dict[str, int]
     name_ids: dict[str, int]
     item_names: dict[int, str]  # the number of a (name, JSON) pair -> the name
@@ -276,14 +298,14 @@ class _Record:
         fields = value.get("fields") if isinstance(value, dict) else None
         if not isinstance(fields, list) or len(fields) != len(schema.fields):  # type: ignore
             return None
-        texts, positions = {}, {}
+        texts, raws, positions = {}, {}, {}
         for position, (model, raw) in enumerate(zip(schema.fields, fields, strict=True)):  # type: ignore
             if model.aliases or not isinstance(raw, dict) or not _plain(model):
                 return None
-            try:
-                texts[model.name] = _FIELD_JSON.encode(raw)
-            except (TypeError, ValueError):
-                return None
+            # repr, not JSON: equal texts mean equal values; unequal ones (keys in another
+            # order) only cost a comparison by the engine.
+            texts[model.name] = repr(raw)
+            raws[model.name] = raw
             positions[model.name] = position
         name_ids = {name: ids.setdefault(name, len(ids)) for name in texts}
         item_names = {ids.setdefault(item, len(ids)): item[0] for item in texts.items()}
@@ -291,6 +313,7 @@ class _Record:
             schema.simple_name,  # type: ignore[attr-defined]
             schema.fullname,
             texts,
+            raws,
             positions,
             name_ids,
             item_names,
@@ -319,8 +342,8 @@ def _plain(model: Any) -> bool:
     return True
 
 
-def _one_field_record(fullname: str, field_text: str | None) -> str:
-    fields = f"[{field_text}]" if field_text is not None else "[]"
+def _one_field_record(fullname: str, field: dict | None) -> str:
+    fields = f"[{_FIELD_JSON.encode(field)}]" if field is not None else "[]"
     return f'{{"type":"record","name":{json.dumps(fullname)},"fields":{fields}}}'
 
 
