@@ -25,7 +25,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
@@ -65,35 +64,39 @@ def generate(root: Path, subjects: int, versions: int) -> Path:
 
 
 def gate(root: Path, *extra: str, cache: Path | None) -> tuple[float, float, int]:
-    """(CPU seconds, wall seconds, max RSS in MB) of one `schemacli gate` subprocess."""
+    """(CPU seconds, wall seconds, peak RSS in MB) of one `schemacli gate` subprocess, from
+    its own resource usage (os.wait4)."""
     env = dict(os.environ)
     env.pop("SCHEMACLI_CONFIG", None)
     if cache is not None:
         env["SCHEMACLI_CACHE_DIR"] = str(cache)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    result = subprocess.run(
-        [sys.executable, "-m", "schemacli", "gate", "-q", "-o", "json", *extra],
-        capture_output=True,
-        text=True,
-        cwd=root,
-        env=env,
-        check=False,
-    )
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if result.returncode != 0:
-        raise SystemExit(f"gate failed ({result.returncode}):\n{result.stderr[-3000:]}")
-    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    return cpu, wall, after.ru_maxrss // 1024
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        child = subprocess.Popen(
+            [sys.executable, "-m", "schemacli", "gate", "-q", "-o", "json", *extra],
+            stdout=out,
+            stderr=err,
+            cwd=root,
+            env=env,
+        )
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - start
+        if child.returncode != 0:
+            err.seek(0)
+            raise SystemExit(f"gate failed ({child.returncode}):\n{err.read()[-3000:].decode()}")
+    return usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss // 1024
 
 
 def scenario(subjects: int, versions: int, *, full: bool) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         store = generate(root, subjects, versions)
-        out: dict = {"subjects": subjects, "versions": versions,
-                     "pairs": subjects * versions * (versions - 1)}
+        out: dict = {
+            "subjects": subjects,
+            "versions": versions,
+            "pairs": subjects * versions * (versions - 1),
+        }
         out["cold"] = gate(root, "--no-cache", cache=None)
         if full:
             cache = root / "cache"
@@ -111,8 +114,11 @@ def machine() -> str:
     try:
         lscpu = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
         model = next(
-            (line.split(":", 1)[1].strip() for line in lscpu.splitlines()
-             if line.startswith("Model name")),
+            (
+                line.split(":", 1)[1].strip()
+                for line in lscpu.splitlines()
+                if line.startswith("Model name")
+            ),
             platform.processor(),
         )
     except OSError:
@@ -121,14 +127,18 @@ def machine() -> str:
 
 
 def report(row: dict) -> None:
-    parts = [f"{row['subjects']:>5} subjects x {row['versions']:>3} versions "
-             f"({row['pairs']:>9,} pair checks):"]
+    parts = [
+        f"{row['subjects']:>5} subjects x {row['versions']:>3} versions "
+        f"({row['pairs']:>9,} pair checks):"
+    ]
     for name in ("cold", "first_with_cache", "warm", "one_more"):
         if name in row:
             cpu, wall, rss = row[name]
             target = TARGETS.get(name)
-            verdict = "" if target is None or row["subjects"] * row["versions"] != 10_000 else (
-                " met" if cpu < target else " MISSED"
+            verdict = (
+                ""
+                if target is None or row["subjects"] * row["versions"] != 10_000
+                else (" met" if cpu < target else " MISSED")
             )
             parts.append(f"{name} {cpu:.2f} s CPU ({wall:.2f} s wall, {rss} MB){verdict}")
     print("  ".join(parts), flush=True)
@@ -139,10 +149,15 @@ def main() -> int:
     parser.add_argument("--subjects", type=int, default=100)
     parser.add_argument("--versions", type=int, default=100)
     parser.add_argument("--no-curves", action="store_true")
-    parser.add_argument("--curve-subjects", type=int, default=100,
-                        help="subjects for the versions curve (fewer on a busy machine)")
-    parser.add_argument("--curve-versions", type=int, default=5,
-                        help="versions for the subjects curve")
+    parser.add_argument(
+        "--curve-subjects",
+        type=int,
+        default=100,
+        help="subjects for the versions curve (fewer on a busy machine)",
+    )
+    parser.add_argument(
+        "--curve-versions", type=int, default=5, help="versions for the subjects curve"
+    )
     args = parser.parse_args()
     stamp = f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC"
     print(f"{stamp}  {machine()}  load average {os.getloadavg()[0]:.1f}")

@@ -9,6 +9,7 @@ is a row with an input-error finding, never a stop.
 from __future__ import annotations
 
 import difflib
+import gc
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -40,6 +41,8 @@ VERSION_DELETED = "VERSION_DELETED"  # an existing version is gone since the bas
 SUBJECT_DELETED = "SUBJECT_DELETED"  # a whole subject is gone (a warning: may be intended)
 UNKNOWN_SUBJECT = "UNKNOWN_SUBJECT"  # the config names a subject the store does not hold
 DUPLICATE_VERSION = "DUPLICATE_VERSION"  # identical to an earlier version: not a new version
+
+_GC_EVERY = 64  # subjects between two collections of the cyclic GC during a gate
 
 
 @dataclass(frozen=True)
@@ -119,13 +122,24 @@ def gate(
     rows = []
     if "" in layout:
         rows.append(_with_findings(_store_error_row(levels, None), layout.pop("")))
-    for subject in sorted(set(head_index) | set(base_index) | set(layout)):
-        level = levels.level_for(subject)
-        try:
-            row = _gate_subject(subject, level, head, head_index, base, base_index, verdicts)
-        except InputError as err:
-            row = input_error_row(subject, level, err, len(head_index.get(subject, {})))
-        rows.append(_with_findings(row, layout.get(subject, [])))
+    # A subject's parsed history is many small objects that all live until the subject is
+    # done: the cyclic GC would rescan them again and again (it took half the gate's time on
+    # long histories). It runs once every _GC_EVERY subjects instead.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for count, subject in enumerate(sorted(set(head_index) | set(base_index) | set(layout))):
+            level = levels.level_for(subject)
+            try:
+                row = _gate_subject(subject, level, head, head_index, base, base_index, verdicts)
+            except InputError as err:
+                row = input_error_row(subject, level, err, len(head_index.get(subject, {})))
+            rows.append(_with_findings(row, layout.get(subject, [])))
+            if count % _GC_EVERY == _GC_EVERY - 1:
+                gc.collect()
+    finally:
+        if gc_was_enabled:
+            gc.enable()
     known = set(head_index) | set(base_index) | set(layout)
     rows += [
         _unknown_subject_row(subject, level, levels.source, sorted(known))
