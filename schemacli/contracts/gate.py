@@ -284,13 +284,14 @@ def _row_key(
     level; None when a version has references (their files' texts are read later)."""
     if any(f.references is not None for f in (*head_files, *base_files)):
         return None
+    files = [("head", f) for f in head_files] + [("base", f) for f in base_files]
     return digest(
         "gate-row",
         subject,
         level.value,
         base.label if base is not None else None,
-        [[f.version, f.source, f.text] for f in head_files],
-        [[f.version, f.source, f.text] for f in base_files],
+        [[side, f.version, f.source, len(f.text)] for side, f in files],
+        texts=[f.text for _, f in files],
     )
 
 

@@ -13,6 +13,7 @@ whole store is ``gate``'s.
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 import subprocess
@@ -139,6 +140,8 @@ class FileTree:
     root: Path
     display_root: str | None = None
     label: str = "working tree"
+    # The regular files under subjects/ when subjects() listed them.
+    _files: set[str] = field(default_factory=set, repr=False, compare=False)
 
     def source(self, path: str) -> str:
         base = self.display_root if self.display_root is not None else str(self.root)
@@ -161,23 +164,47 @@ class FileTree:
                 hint=f"point --store at the folder that holds {SUBJECTS_DIR}/<subject>/v1.avsc "
                 "(docs/store.md), or create it with the first subject's v1.avsc",
             )
-        names = [("", entry.name) for entry in sorted(base.iterdir()) if entry.is_file()]
-        names += [
-            (entry.name, file.name)
-            for entry in sorted(base.iterdir())
-            if entry.is_dir()
-            for file in sorted(entry.iterdir())
-            if file.is_file() or file.name.endswith(".avsc")  # a folder named v2.avsc: an error
-        ]
-        return _index_names(names, self.source)
+        # One scandir per folder (the entry types come with the names, no stat per file);
+        # the regular files seen are remembered, so read() opens them without asking again.
+        listed = self._files
+        listed.clear()
+        names: list[tuple[str, str]] = []
+        folders = []
+        with os.scandir(base) as entries:
+            for entry in entries:
+                if entry.is_dir():
+                    folders.append(entry.name)
+                elif entry.is_file():
+                    names.append(("", entry.name))
+        for folder in sorted(folders):
+            with os.scandir(base / folder) as entries:
+                found = sorted((e.name, e.is_file()) for e in entries)
+            for name, regular in found:
+                if regular:
+                    listed.add(f"{SUBJECTS_DIR}/{folder}/{name}")
+                if regular or name.endswith(".avsc"):  # a folder named v2.avsc: an error
+                    names.append((folder, name))
+        listed.add(_LISTED)
+        return _index_names(sorted(names, key=lambda n: (n[0] != "", n)), self.source)
 
     def read(self, paths: Sequence[str], *, optional: bool = False) -> dict[str, str | None]:
-        return {
-            p: read_text(self.root / p, self.source(p))
-            if not optional or (self.root / p).is_file()
-            else None
-            for p in paths
-        }
+        texts: dict[str, str | None] = {}
+        listed = _LISTED in self._files
+        for p in paths:
+            if p in self._files:  # a regular file when the store was listed: just read it
+                try:
+                    with open(os.path.join(self.root, p), "rb") as handle:
+                        texts[p] = decode_bytes(handle.read(), self.source(p))
+                    continue
+                except OSError:  # changed since: read_text says why
+                    pass
+            elif optional and (
+                (listed and p.startswith(f"{SUBJECTS_DIR}/")) or not (self.root / p).is_file()
+            ):
+                texts[p] = None
+                continue
+            texts[p] = read_text(self.root / p, self.source(p))
+        return texts
 
 
 @dataclass(frozen=True)

@@ -259,10 +259,16 @@ class VerdictCache:
             self.disk.store(key, value)
 
 
-def digest(*parts: Any) -> str:
-    """A content key: the SHA-256 of ``parts`` (JSON-able) and the engine's version."""
-    text = json.dumps([ENGINE_VERSION, *parts], ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+def digest(*parts: Any, texts: Sequence[str] = ()) -> str:
+    """A content key: the SHA-256 of ``parts`` (JSON-able), the engine's version and then
+    ``texts`` as they are (long texts are hashed without being escaped into JSON; ``parts``
+    should say how long each is)."""
+    head = json.dumps([ENGINE_VERSION, *parts], ensure_ascii=False, separators=(",", ":"))
+    hasher = hashlib.sha256(head.encode("utf-8", "surrogatepass"))
+    for text in texts:
+        hasher.update(b"\0")
+        hasher.update(text.encode("utf-8", "surrogatepass"))
+    return hasher.hexdigest()
 
 
 def _content_key(loaded: LoadedSchema) -> str:
