@@ -24,6 +24,7 @@ into place with ``os.replace``, so two gates writing at once never leave a torn 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -51,8 +52,28 @@ from schemacli.contracts.schema import (
 from schemacli.errors import Location, SchemacliError, SchemacliWarning
 
 # The engine's version: bump it whenever a verdict or a finding (kind, message, pointer, hint,
-# old/new) the engine gives can change. A cache written by another version is never read.
+# old/new) the engine, the parser or the gate gives can change. A cache written by another
+# version is never read. As a guard against a forgotten bump, the key also holds a digest of
+# the contract core's source files (engine_id), so an edited engine never reads old entries.
 ENGINE_VERSION = "1"
+
+
+def engine_id() -> str:
+    """:data:`ENGINE_VERSION` and a digest of ``schemacli/contracts/*.py`` (what decides every
+    verdict and finding): the version a cache entry is written by and read for."""
+    return f"{ENGINE_VERSION}-{_source_digest()}"
+
+
+@functools.cache
+def _source_digest() -> str:
+    hasher = hashlib.sha256()
+    try:
+        for path in sorted(Path(__file__).parent.glob("*.py")):
+            hasher.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    except OSError:  # sources not readable (a frozen build): the version alone
+        return "unknown"
+    return hasher.hexdigest()[:16]
+
 
 _FIELD_JSON = json.JSONEncoder(ensure_ascii=False)  # built once, used per field
 _MEMO_MAX = 1 << 14  # pairs kept in memory; the memo is emptied when it is full
@@ -263,7 +284,7 @@ def digest(*parts: Any, texts: Sequence[str] = ()) -> str:
     """A content key: the SHA-256 of ``parts`` (JSON-able), the engine's version and then
     ``texts`` as they are (long texts are hashed without being escaped into JSON; ``parts``
     should say how long each is)."""
-    head = json.dumps([ENGINE_VERSION, *parts], ensure_ascii=False, separators=(",", ":"))
+    head = json.dumps([engine_id(), *parts], ensure_ascii=False, separators=(",", ":"))
     hasher = hashlib.sha256(head.encode("utf-8", "surrogatepass"))
     for text in texts:
         hasher.update(b"\0")
@@ -422,7 +443,8 @@ class DiskCache:
     """JSON values under content keys, one file each, in ``directory/verdicts-<engine>/``."""
 
     def __init__(self, directory: Path) -> None:
-        self.root = Path(directory) / f"verdicts-{ENGINE_VERSION}"
+        self.engine = engine_id()
+        self.root = Path(directory) / f"verdicts-{self.engine}"
         self._made: set[Path] = set()
         self._failed_write = False
 
@@ -443,7 +465,7 @@ class DiskCache:
             entry = json.loads(data.decode("utf-8"))
             value = entry["value"]
             ok = (
-                entry["engine"] == ENGINE_VERSION
+                entry["engine"] == self.engine
                 and entry["key"] == key
                 and entry["sha256"] == _checksum(value)
             )
@@ -464,7 +486,7 @@ class DiskCache:
         if self._failed_write:
             return
         path = self.path(key)
-        entry = {"engine": ENGINE_VERSION, "key": key, "sha256": _checksum(value), "value": value}
+        entry = {"engine": self.engine, "key": key, "sha256": _checksum(value), "value": value}
         try:
             if path.parent not in self._made:
                 path.parent.mkdir(parents=True, exist_ok=True)

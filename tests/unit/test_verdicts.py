@@ -254,7 +254,16 @@ def test_a_cache_written_by_another_engine_version_is_never_read(tmp_path, monke
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the old entries are not even looked at
         assert _gate_rows(store, VerdictCache(cache_dir, min_cost=0)) == rows
-    assert (cache_dir / "verdicts-another").is_dir()
+    assert list(cache_dir.glob("verdicts-another-*"))
+
+
+def test_an_edited_engine_never_reads_the_old_entries(tmp_path, monkeypatch):
+    store, cache_dir, rows = _warm(tmp_path)
+    monkeypatch.setattr(verdicts, "_source_digest", lambda: "edited")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _gate_rows(store, VerdictCache(cache_dir, min_cost=0)) == rows
+    assert len(list(cache_dir.glob("verdicts-*"))) == 2
 
 
 @pytest.mark.parametrize("damage", ["truncated", "tampered", "not-json", "unreadable"])
@@ -331,7 +340,7 @@ def test_two_gates_writing_the_same_cache_at_once_leave_it_sound(tmp_path):
     assert len({out for out, _ in outputs}) == 1
     assert all(b"warning" not in err for _, err in outputs)
     for entry in _entries(cache_dir):
-        assert json.loads(entry.read_text())["engine"] == verdicts.ENGINE_VERSION
+        assert json.loads(entry.read_text())["engine"] == verdicts.engine_id()
     assert not [p for p in cache_dir.rglob(".tmp-*")]
     reference = subprocess.run(command + ["--no-cache"], env=env, capture_output=True, cwd=tmp_path)
     assert reference.stdout == outputs[0][0]
