@@ -136,7 +136,7 @@ def gate(
                 row = input_error_row(subject, level, err, len(head_index.get(subject, {})))
             rows.append(_with_findings(row, layout.get(subject, [])))
             if count % _GC_EVERY == _GC_EVERY - 1:
-                gc.collect()
+                gc.collect(1)  # the young objects only: cheap, and frees their cycles
     finally:
         if gc_was_enabled:
             gc.enable()

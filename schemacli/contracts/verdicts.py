@@ -157,7 +157,7 @@ class VerdictCache:
         # be shared between fields; a field identical in both reads itself.
         differing = r.items - w.items
         missing = r.names - w.names
-        if len(differing) == len(missing) and missing <= self._harmless_missing(r, w):
+        if len(differing) == len(missing) and self._all_harmless(r, w, missing):
             return _COMPATIBLE
         found: list[Finding] = []
         changed = [r.item_names[item] for item in differing]
@@ -165,14 +165,20 @@ class VerdictCache:
             found.extend(self._field(r, w, name))
         return CompatResult(not found, tuple(found)) if found else _COMPATIBLE
 
-    def _harmless_missing(self, r: _Record, w: _Record) -> frozenset[str]:
-        """The reader's fields that give no finding when the writer lacks them."""
+    def _all_harmless(self, r: _Record, w: _Record, missing: frozenset[int]) -> bool:
+        """Whether none of the reader's fields ``missing`` from the writer gives a finding
+        (known ones are remembered per reader and writer name, so most calls are a subset
+        test)."""
         harmless = r.harmless.get(w.fullname)
         if harmless is None:
-            harmless = r.harmless[w.fullname] = frozenset(
-                r.name_ids[name] for name in r.texts if not self._field_findings(r, w, name, None)
-            )
-        return harmless
+            harmless = r.harmless[w.fullname] = set()
+        if missing <= harmless:
+            return True
+        for name_id in missing - harmless:
+            if self._field_findings(r, w, r.id_names[name_id], None):
+                return False
+            harmless.add(name_id)
+        return True
 
     def _field(self, r: _Record, w: _Record, name: str) -> tuple[Finding, ...]:
         found = self._field_findings(r, w, name, w.texts.get(name))
@@ -314,7 +320,8 @@ class _Record:
     item_names: dict[int, str]  # the number of a (name, JSON) pair -> the name
     items: frozenset[int]  # the numbers of the (name, JSON) pairs
     names: frozenset[int]  # the numbers of the names
-    harmless: dict[str, frozenset[int]] = field(default_factory=dict)
+    id_names: dict[int, str]  # the number of a name -> the name
+    harmless: dict[str, set[int]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, loaded: LoadedSchema, ids: dict[Any, int]) -> _Record | None:
@@ -337,15 +344,16 @@ class _Record:
         name_ids = {name: ids.setdefault(name, len(ids)) for name in texts}
         item_names = {ids.setdefault(item, len(ids)): item[0] for item in texts.items()}
         return cls(
-            schema.simple_name,  # type: ignore[attr-defined]
-            schema.fullname,
-            texts,
-            raws,
-            positions,
-            name_ids,
-            item_names,
-            frozenset(item_names),
-            frozenset(name_ids.values()),
+            simple_name=schema.simple_name,  # type: ignore[attr-defined]
+            fullname=schema.fullname,
+            texts=texts,
+            raws=raws,
+            positions=positions,
+            name_ids=name_ids,
+            item_names=item_names,
+            items=frozenset(item_names),
+            names=frozenset(name_ids.values()),
+            id_names={number: name for name, number in name_ids.items()},
         )
 
 
