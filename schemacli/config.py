@@ -31,7 +31,9 @@ CONFIG_FILE = "schemacli.toml"
 PYPROJECT = "pyproject.toml"
 
 # Every key the file may hold; anything else is a typo and rejected.
-FILE_KEYS = ("store", "default-level", "naming-strategy", "subjects", "registry")
+FILE_KEYS = (
+    "store", "default-level", "naming-strategy", "subjects", "registry", "cache-dir"
+)
 SUBJECT_KEYS = ("level",)
 # The [registry] table is validated here by key name only and handed, raw, to
 # schemacli.registry.settings.RegistrySettings.build(file_values=...), which checks the values.
@@ -43,6 +45,7 @@ ENV_KEYS = {  # environment variable -> file key
     "SCHEMACLI_STORE": "store",
     "SCHEMACLI_DEFAULT_LEVEL": "default-level",
     "SCHEMACLI_NAMING_STRATEGY": "naming-strategy",
+    "SCHEMACLI_CACHE_DIR": "cache-dir",
 }
 
 DEFAULT_STORE = "schemas"
@@ -63,6 +66,9 @@ class Settings:
         default_factory=lambda: MappingProxyType({}), repr=False
     )
     config_file: Path | None = None
+    # Where verdicts are cached between runs (cache-dir / SCHEMACLI_CACHE_DIR; None: the
+    # platform's user cache directory, contracts.cachedir.default_cache_dir()).
+    cache_dir: Path | None = None
 
     @property
     def levels(self) -> SubjectLevels:
@@ -131,6 +137,14 @@ def load_settings(
     if (picked := pick("naming-strategy")) is not None:
         strategy = _strategy(*picked)
 
+    cache_dir = None
+    if (picked := pick("cache-dir")) is not None:
+        value, origin = picked
+        if not isinstance(value, str | Path) or not str(value).strip():
+            raise origin.error("cache-dir", value, "a directory path, e.g. \".cache/schemacli\"")
+        base = config_file.parent if isinstance(origin, _FileOrigin) and config_file else cwd
+        cache_dir = base / Path(value).expanduser()
+
     registry = table.get("registry", {})
     if file_origin is not None and not isinstance(registry, dict):
         raise file_origin.keyed("registry").error(
@@ -175,6 +189,7 @@ def load_settings(
         naming_strategy=strategy,
         registry=MappingProxyType(dict(registry)),
         config_file=config_file,
+        cache_dir=cache_dir,
     )
 
 

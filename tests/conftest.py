@@ -67,6 +67,12 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     )
 
 
+@pytest.fixture(autouse=True)
+def _own_verdict_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch) -> None:
+    """Each test its own verdict cache: never the developer's, never another test's."""
+    monkeypatch.setenv("SCHEMACLI_CACHE_DIR", str(tmp_path_factory.mktemp("verdict-cache")))
+
+
 @pytest.fixture
 def repo_root() -> Path:
     return ROOT

@@ -36,6 +36,14 @@ Store = Annotated[
     Path | None,
     typer.Option("--store", help="The store directory (default: from config, else ./schemas)."),
 ]
+NoCache = Annotated[
+    bool,
+    typer.Option(
+        "--no-cache",
+        help="Neither read nor write the verdict cache (cache-dir in the config, "
+        "SCHEMACLI_CACHE_DIR, else the user cache directory).",
+    ),
+]
 
 
 def register(app: typer.Typer) -> None:
@@ -64,6 +72,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
         against: Against = None,
         store: Store = None,
+        no_cache: NoCache = False,
         registry: RegistryMode = None,
         output: Output = OutputFormat.text,
         user: User = None,
@@ -121,9 +130,26 @@ def register(app: typer.Typer) -> None:
         chosen = parse_level(level) if level is not None else settings.level_for(subject)
         tree = git_tree(against, settings.store) if against else store_tree(settings.store)
         history = load_history(tree, subject)
-        result = check_candidate(candidate, history, subject=subject, level=chosen)
+        result = check_candidate(
+            candidate,
+            history,
+            subject=subject,
+            level=chosen,
+            verdicts=verdict_cache(settings, no_cache),
+        )
         typer.echo(render(check_report(result), output, color=sys.stdout.isatty()), nl=False)
         raise typer.Exit(int(result.verdict.exit_code))
+
+
+def verdict_cache(settings, no_cache: bool):  # -> schemacli.contracts.verdicts.VerdictCache
+    """The verdict cache in the configured directory (else the user cache directory), or in
+    memory only with --no-cache."""
+    from schemacli.contracts.cachedir import default_cache_dir
+    from schemacli.contracts.verdicts import VerdictCache
+
+    if no_cache:
+        return VerdictCache()
+    return VerdictCache(settings.cache_dir or default_cache_dir())
 
 
 def store_tree(store: Path):  # -> schemacli.contracts.store.FileTree

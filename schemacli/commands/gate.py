@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from schemacli.commands.check import Against, Store
+from schemacli.commands.check import Against, NoCache, Store
 from schemacli.commands.options import Output
 from schemacli.commands.registry_options import (
     Ca,
@@ -30,6 +30,7 @@ def register(app: typer.Typer) -> None:
     def gate(
         store: Store = None,
         against: Against = None,
+        no_cache: NoCache = False,
         output: Output = OutputFormat.text,
         quiet: Annotated[
             bool, typer.Option("--quiet", "-q", help="No progress messages on stderr.")
@@ -59,11 +60,12 @@ def register(app: typer.Typer) -> None:
         Without --against: every version against the versions before it. With --against
         git:REF: only versions new since REF, against the history at REF; an existing version
         that changed or disappeared is a violation (history is immutable). Lists every
-        violation. With --output github inside GitHub Actions, the summary table also goes to
+        violation. Verdicts are cached by content (see --no-cache). With --output github
+        inside GitHub Actions, the summary table also goes to
         $GITHUB_STEP_SUMMARY. Exit codes: 0 pass, 1 incompatible, 2 usage or input error (e.g.
         an invalid .avsc file).
         """
-        from schemacli.commands.check import store_tree
+        from schemacli.commands.check import store_tree, verdict_cache
         from schemacli.config import load_settings
         from schemacli.contracts.gate import gate as check_store
         from schemacli.contracts.store import git_tree
@@ -83,7 +85,8 @@ def register(app: typer.Typer) -> None:
         if not quiet:
             where = f" against {base.label}" if base else ""
             typer.echo(f"gate: checking {head.source('').rstrip('/')}{where}", err=True)
-        result = check_store(head, settings.levels, base=base)
+        verdicts = verdict_cache(settings, no_cache)
+        result = check_store(head, settings.levels, base=base, verdicts=verdicts)
         _emit(gate_report(result), output)
         raise typer.Exit(int(result.verdict.exit_code))
 

@@ -12,10 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from schemacli.contracts import compat
+from schemacli.contracts.compat import _DIRECTION_WORDS
 from schemacli.contracts.findings import Finding, Severity
 from schemacli.contracts.levels import BACKWARD, Level, compared_versions
 from schemacli.contracts.loader import LoadedSchema
+from schemacli.contracts.verdicts import VerdictCache
 from schemacli.errors import ExitCode
 
 # Finding kinds that are input errors (exit 2), next to the engine's Avro incompatibility kinds.
@@ -67,6 +68,7 @@ def check_candidate(
     *,
     subject: str,
     level: Level,
+    verdicts: VerdictCache | None = None,
 ) -> CheckReport:
     """Check ``candidate`` against ``history`` (oldest first) at ``level``, Confluent-style.
 
@@ -74,7 +76,8 @@ def check_candidate(
     A schema identical to an existing version is not a new version: compatible, no check. The
     first version always passes. Every incompatibility with every compared version is a finding,
     placed (file, line:col) in the reader's text, as Java's location is the reader's: the
-    candidate for BACKWARD, the old version for FORWARD.
+    candidate for BACKWARD, the old version for FORWARD. ``verdicts`` remembers verdicts
+    across calls (and runs, with a directory); without it, nothing is kept.
     """
     numbers = tuple(h.version or i for i, h in enumerate(history, start=1))
     # Warnings about the JSON itself (comments, duplicate keys): reported, never failing.
@@ -83,30 +86,49 @@ def check_candidate(
         if old.identity == candidate.identity:
             return CheckReport(subject, level, candidate.source, numbers, (), notes, number)
     checked = tuple(numbers[i] for i in compared_versions(level, len(history)))
-    labels = [
-        f"{subject} v{n}" if subject else h.source for n, h in zip(numbers, history, strict=True)
-    ]
-    findings = _incompatibilities(candidate, history, labels, subject=subject, level=level)
+    labels = _Labels(subject, numbers, history)
+    if verdicts is None:
+        verdicts = VerdictCache(by_content=False)
+    findings = _incompatibilities(
+        candidate, history, labels, subject=subject, level=level, verdicts=verdicts
+    )
     return CheckReport(subject, level, candidate.source, numbers, checked, notes + findings)
+
+
+class _Labels:
+    """How findings name each earlier version (``subject vN``, else its source), made only
+    for the versions that have findings."""
+
+    def __init__(self, subject: str, numbers: Sequence[int], history: Sequence[LoadedSchema]):
+        self.subject, self.numbers, self.history = subject, numbers, history
+
+    def __getitem__(self, index: int) -> str:
+        if self.subject:
+            return f"{self.subject} v{self.numbers[index]}"
+        return self.history[index].source
 
 
 def _incompatibilities(
     candidate: LoadedSchema,
     history: Sequence[LoadedSchema],
-    labels: Sequence[str],
+    labels: _Labels,
     *,
     subject: str,
     level: Level,
+    verdicts: VerdictCache,
 ) -> tuple[Finding, ...]:
-    pairs = compat.check_pairs(level, candidate.schema, [h.schema for h in history], labels=labels)
-    # All of one direction's findings together (BACKWARD first), each placed in its reader's file.
-    pairs = sorted(pairs, key=lambda pair: level.directions.index(pair.direction))
+    pairs = [pair for pair in verdicts.pairs(level, candidate, history) if pair.result.findings]
+    # All of one direction's findings together (BACKWARD first), each placed in its reader's
+    # file, its message saying which version and direction (as compat.check_pairs words it).
+    pairs.sort(key=lambda pair: level.directions.index(pair.direction))
     found: list[Finding] = []
     for pair in pairs:
         reader = candidate if pair.direction == BACKWARD else history[pair.index]
+        words = _DIRECTION_WORDS[pair.direction].format(label=labels[pair.index])
         found.extend(
             replace(
                 finding,
+                message=f"{finding.message} ({words}.)",
                 location=reader.location(finding.location.pointer),
                 subject=subject or None,
             )

@@ -9,8 +9,10 @@ is a row with an input-error finding, never a stop.
 from __future__ import annotations
 
 import difflib
+import gc
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from schemacli.contracts.check import (
     INPUT_KINDS,
@@ -25,10 +27,12 @@ from schemacli.contracts.loader import LoadedSchema
 from schemacli.contracts.store import (
     References,
     StoreLayoutError,
+    StoreLayoutErrors,
     Tree,
     VersionFile,
     read_versions,
 )
+from schemacli.contracts.verdicts import VerdictCache, decode_finding, digest, encodable
 from schemacli.errors import InputError, Location, SchemacliError
 
 # Finding kinds only the gate reports (next to the input kinds and the engine's).
@@ -37,6 +41,8 @@ VERSION_DELETED = "VERSION_DELETED"  # an existing version is gone since the bas
 SUBJECT_DELETED = "SUBJECT_DELETED"  # a whole subject is gone (a warning: may be intended)
 UNKNOWN_SUBJECT = "UNKNOWN_SUBJECT"  # the config names a subject the store does not hold
 DUPLICATE_VERSION = "DUPLICATE_VERSION"  # identical to an earlier version: not a new version
+
+_GC_EVERY = 64  # subjects between two collections of the cyclic GC during a gate
 
 
 @dataclass(frozen=True)
@@ -79,40 +85,87 @@ class GateReport:
         return Verdict.COMPATIBLE
 
 
-def gate(head: Tree, levels: SubjectLevels, *, base: Tree | None = None) -> GateReport:
+def gate(
+    head: Tree,
+    levels: SubjectLevels,
+    *,
+    base: Tree | None = None,
+    verdicts: VerdictCache | None = None,
+) -> GateReport:
     """Check every subject of ``head`` at its level; with ``base``, only what changed since it.
 
     Without ``base``: every version against the versions before it. With ``base`` (the store at
     a git ref): versions that are new since ``base`` against the history at ``base``; an existing
     version that changed or disappeared is a violation (history is immutable). Every problem is
-    a finding; nothing stops at the first.
+    a finding; nothing stops at the first (every badly named file is listed, and the rest of
+    the store is still checked). ``verdicts`` remembers verdicts across subjects and, with a
+    directory, across runs (default: in memory, for this run).
     """
     store = head.source("").rstrip("/") or "."
     against = base.label if base is not None else None
+    verdicts = verdicts if verdicts is not None else VerdictCache()
+    layout: dict[str, list[Finding]] = {}
     try:
-        head_index = head.subjects()
+        head_index = _listed(head.subjects(), layout)
+    except StoreLayoutErrors as err:
+        head_index = _listed(err, layout)
     except InputError as err:
         return GateReport(store, against, (_store_error_row(levels, err),))
     base_index: dict[str, dict[int, str]] = {}
     if base is not None:
         try:
             base_index = base.subjects()
+        except StoreLayoutErrors as err:  # the ref's own naming problems were reported then
+            base_index = err.index
         except InputError as err:
             return GateReport(store, against, (_store_error_row(levels, err),))
     rows = []
-    for subject in sorted(set(head_index) | set(base_index)):
-        level = levels.level_for(subject)
-        try:
-            rows.append(_gate_subject(subject, level, head, head_index, base, base_index))
-        except InputError as err:
-            rows.append(input_error_row(subject, level, err, len(head_index.get(subject, {}))))
-    known = set(head_index) | set(base_index)
+    if "" in layout:
+        rows.append(_with_findings(_store_error_row(levels, None), layout.pop("")))
+    # A subject's parsed history is many small objects that all live until the subject is
+    # done: the cyclic GC would rescan them again and again (it took half the gate's time on
+    # long histories). It runs once every _GC_EVERY subjects instead.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for count, subject in enumerate(sorted(set(head_index) | set(base_index) | set(layout))):
+            level = levels.level_for(subject)
+            try:
+                row = _gate_subject(subject, level, head, head_index, base, base_index, verdicts)
+            except InputError as err:
+                row = input_error_row(subject, level, err, len(head_index.get(subject, {})))
+            rows.append(_with_findings(row, layout.get(subject, [])))
+            if count % _GC_EVERY == _GC_EVERY - 1:
+                gc.collect(1)  # the young objects only: cheap, and frees their cycles
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    known = set(head_index) | set(base_index) | set(layout)
     rows += [
         _unknown_subject_row(subject, level, levels.source, sorted(known))
         for subject, level in sorted(levels.subjects.items())
         if subject not in known
     ]
     return GateReport(store, against, tuple(rows))
+
+
+def _listed(
+    listing: dict[str, dict[int, str]] | StoreLayoutErrors, layout: dict[str, list[Finding]]
+) -> dict[str, dict[int, str]]:
+    """The store's index; each badly named file becomes a STORE_LAYOUT finding in ``layout``
+    under its subject ("" for the store itself)."""
+    if not isinstance(listing, StoreLayoutErrors):
+        return listing
+    for problem in listing.problems:
+        subject = problem.subject or ""
+        layout.setdefault(subject, []).append(_input_finding(subject or "(store)", problem))
+    return listing.index
+
+
+def _with_findings(row: SubjectReport, first: Sequence[Finding]) -> SubjectReport:
+    if not first:
+        return row
+    return replace(row, findings=(*first, *row.findings))
 
 
 def _unknown_subject_row(
@@ -137,19 +190,26 @@ def input_error_row(
     subject: str, level: Level, err: SchemacliError, versions: int = 0
 ) -> SubjectReport:
     """A gate row for a subject (or the whole store) that could not be read."""
-    finding = Finding(
+    return SubjectReport(subject, level, versions, (), (_input_finding(subject, err),))
+
+
+def _input_finding(subject: str, err: SchemacliError) -> Finding:
+    return Finding(
         kind=STORE_LAYOUT if isinstance(err, StoreLayoutError) else INVALID_SCHEMA,
         message=err.message,
         location=err.location or Location(),
         hint=err.hint,
         subject=None if subject == "(store)" else subject,
     )
-    return SubjectReport(subject, level, versions, (), (finding,))
 
 
-def _store_error_row(levels: SubjectLevels, err: SchemacliError) -> SubjectReport:
-    """The one row of a store that could not be listed."""
-    return input_error_row("(store)", levels.level_for("(store)"), err)
+def _store_error_row(levels: SubjectLevels, err: SchemacliError | None) -> SubjectReport:
+    """The row of the store itself: an error that stopped its listing (or none, for a row
+    that will hold the store's layout findings)."""
+    level = levels.level_for("(store)")
+    if err is None:
+        return SubjectReport("(store)", level, 0, ())
+    return input_error_row("(store)", level, err)
 
 
 def parse_versions(
@@ -180,29 +240,97 @@ def _gate_subject(
     head_index: dict[str, dict[int, str]],
     base: Tree | None,
     base_index: dict[str, dict[int, str]],
+    verdicts: VerdictCache,
 ) -> SubjectReport:
-    head_files = read_versions(head, head_index, subject)
+    in_head = head_index.get(subject, {})
+    # With a base, a version it had that the working tree lacks is a deleted version (reported
+    # below), whether it was the latest or one in the middle (which leaves a gap).
+    deleted = sorted(set(base_index.get(subject, {})) - set(in_head)) if in_head else []
+    head_files = read_versions(head, head_index, subject, deleted=deleted)
     base_files = read_versions(base, base_index, subject) if base is not None else []
-    findings: list[Finding] = []
+    key = _row_key(subject, level, head_files, base, base_files) if verdicts.disk else None
+    if key is not None:
+        cached = verdicts.load(key)
+        row = _decode_row(subject, level, cached) if cached is not None else None
+        if row is not None:
+            return row
+        if cached is not None:
+            verdicts.disk.corrupt(key, "is not a gate row")  # type: ignore[union-attr]
+    row = _check_subject(
+        subject,
+        level,
+        head_files,
+        References(head, head_index),
+        base_files,
+        References(base, base_index) if base is not None else None,
+        verdicts,
+    )
+    if key is not None:
+        encoded = encodable(row.findings)
+        if encoded is not None:
+            verdicts.store(key, {"versions": row.versions, "checked": list(row.checked),
+                                 "findings": encoded})
+    return row
 
+
+def _row_key(
+    subject: str,
+    level: Level,
+    head_files: Sequence[VersionFile],
+    base: Tree | None,
+    base_files: Sequence[VersionFile],
+) -> str | None:
+    """The content key of a subject's row: every text it reads, where each is shown, the
+    level; None when a version has references (their files' texts are read later)."""
+    if any(f.references is not None for f in (*head_files, *base_files)):
+        return None
+    files = [("head", f) for f in head_files] + [("base", f) for f in base_files]
+    return digest(
+        "gate-row",
+        subject,
+        level.value,
+        base.label if base is not None else None,
+        [[side, f.version, f.source, len(f.text)] for side, f in files],
+        texts=[f.text for _, f in files],
+    )
+
+
+def _decode_row(subject: str, level: Level, data: Any) -> SubjectReport | None:
+    try:
+        findings = tuple(decode_finding(f) for f in data["findings"])
+        checked = tuple(int(n) for n in data["checked"])
+        return SubjectReport(subject, level, int(data["versions"]), checked, findings)
+    except (TypeError, ValueError, KeyError):
+        return None
+
+
+def _check_subject(
+    subject: str,
+    level: Level,
+    head_files: Sequence[VersionFile],
+    head: References,
+    base_files: Sequence[VersionFile],
+    base: References | None,
+    verdicts: VerdictCache,
+) -> SubjectReport:
+    findings: list[Finding] = []
     memo: dict = {}
     base_loaded, base_problems = (
-        parse_versions(base_files, References(base, base_index), memo)
-        if base is not None
-        else ([], [])
+        parse_versions(base_files, base, memo) if base is not None else ([], [])
     )
-    head_loaded, problems = parse_versions(head_files, References(head, head_index), memo)
+    head_loaded, problems = parse_versions(head_files, head, memo)
     findings.extend(problems)
     findings.extend(base_problems)
     if findings:  # a history that does not parse cannot be checked
         return SubjectReport(subject, level, len(head_files), (), tuple(findings))
 
+    label = base.tree.label if base is not None else "the base"
     if base is not None and base_files and not head_files:
         findings.append(
             Finding(
                 kind=SUBJECT_DELETED,
                 severity=Severity.WARNING,
-                message=f"subject {subject!r} ({len(base_files)} versions at {base.label}) is "
+                message=f"subject {subject!r} ({len(base_files)} versions at {label}) is "
                 "gone from the store",
                 location=Location(source=base_files[-1].source),
                 hint="if the subject is still registered, keep its history in the store",
@@ -211,42 +339,48 @@ def _gate_subject(
         )
         return SubjectReport(subject, level, 0, (), tuple(findings))
 
-    # The history each candidate is checked against: the base's versions where they exist.
-    effective = list(base_loaded) + head_loaded[len(base_loaded) :]
+    by_number = {loaded.version or 0: loaded for loaded in head_loaded}
+    last = max(by_number, default=0)
     for old in base_loaded:
         n = old.version or 0
-        if n > len(head_loaded):
+        new = by_number.get(n)
+        if new is None:
             findings.append(
                 Finding(
                     kind=VERSION_DELETED,
-                    message=f"{subject} v{n} exists at {base.label if base else 'the base'} "
-                    "but not any more: history is immutable",
+                    message=f"{subject} v{n} exists at {label} but not any more: history is "
+                    "immutable",
                     location=Location(source=old.source),
                     hint=f"restore v{n}; to change the contract, add a new version instead",
                     subject=subject,
                 )
             )
-        elif head_loaded[n - 1].identity != old.identity:
+        elif new.identity != old.identity:
             findings.append(
                 Finding(
                     kind=HISTORY_REWRITTEN,
-                    message=f"{subject} v{n} was changed since "
-                    f"{base.label if base else 'the base'}: registered versions are immutable",
-                    location=_first_difference(head_loaded[n - 1], old),
-                    hint=f"restore v{n} as it was (git checkout {base.label[4:] if base else 'REF'}"
-                    f" -- {head_loaded[n - 1].source}) and put the change in "
-                    f"v{len(head_loaded) + 1}.avsc",
+                    message=f"{subject} v{n} was changed since {label}: registered versions "
+                    "are immutable",
+                    location=_first_difference(new, old),
+                    hint=f"restore v{n} as it was (git checkout {label[4:] if base else 'REF'}"
+                    f" -- {new.source}) and put the change in v{last + 1}.avsc",
                     subject=subject,
                 )
             )
 
+    # The history each candidate is checked against: the base's versions where they exist.
+    effective = {**by_number, **{old.version or 0: old for old in base_loaded}}
     first_new = len(base_loaded) + 1 if base is not None else 2
     checked = []
-    for candidate in head_loaded[first_new - 1 :]:
+    for candidate in head_loaded:
         n = candidate.version or 0
+        if n < first_new:
+            continue
         checked.append(n)
-        before = effective[: n - 1]
-        report = check_candidate(candidate, before, subject=subject, level=level)
+        before = [effective[m] for m in range(1, n) if m in effective]
+        report = check_candidate(
+            candidate, before, subject=subject, level=level, verdicts=verdicts
+        )
         if report.identical_to is not None:
             findings.append(
                 Finding(

@@ -13,6 +13,7 @@ whole store is ``gate``'s.
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 import subprocess
@@ -38,6 +39,21 @@ VERSION_FILE = re.compile(r"v([1-9][0-9]*)\.avsc")
 
 class StoreLayoutError(InputError):
     """The store's files are not laid out as documented (bad file name, gap in versions)."""
+
+    subject: str | None = None  # the subject whose folder holds the problem, if any
+
+
+class StoreLayoutErrors(StoreLayoutError):
+    """Several badly named files: ``problems`` lists each, ``index`` the well-named versions
+    (what ``Tree.subjects`` would return), so a caller may report them all and go on."""
+
+    def __init__(self, problems: list[StoreLayoutError], index: dict[str, dict[int, str]]):
+        more = len(problems) - 1
+        first = problems[0]
+        message = first.message + (f" (and {more} more layout problem(s))" if more else "")
+        super().__init__(message, location=first.location, hint=first.hint)
+        self.problems = problems
+        self.index = index
 
 
 # -- where histories come from ---------------------------------------------------------------
@@ -73,29 +89,48 @@ class Tree(Protocol):
 
 
 def _index_names(names: Iterable[tuple[str, str]], where: Callable[[str], str]) -> dict:
-    """Group (subject, file name) pairs into subject -> {version: relative path}."""
+    """Group (subject, file name) pairs into subject -> {version: relative path}.
+
+    Raises StoreLayoutErrors listing every badly named file (with the index of the rest).
+    """
     found: dict[str, dict[int, str]] = {}
+    problems: list[StoreLayoutError] = []
     for subject, name in names:
-        if not subject and name.endswith(".avsc"):
-            raise StoreLayoutError(
-                f"{name!r} sits directly in {SUBJECTS_DIR}/, outside any subject",
-                location=Location(source=where(f"{SUBJECTS_DIR}/{name}")),
-                hint=f"move it to {SUBJECTS_DIR}/<subject>/v<N>.avsc (e.g. "
-                f"{SUBJECTS_DIR}/{name.removesuffix('.avsc')}/v1.avsc)",
-            )
-        rel = f"{SUBJECTS_DIR}/{subject}/{name}"
-        if not name.endswith(".avsc"):
-            continue  # READMEs and the like may live next to the versions
-        match = VERSION_FILE.fullmatch(name)
-        if match is None:
-            raise StoreLayoutError(
-                f"{name!r} is not a version file name",
-                location=Location(source=where(rel)),
-                hint="name the versions of a subject v1.avsc, v2.avsc, ... (no leading zeros); "
-                "keep other schemas outside subjects/",
-            )
-        found.setdefault(subject, {})[int(match.group(1))] = rel
+        problem = _name_problem(subject, name, where)
+        if problem is not None:
+            problem.subject = subject or None
+            problems.append(problem)
+            continue
+        if name.endswith(".avsc"):
+            number = int(name[1:-5])  # vN.avsc, checked by _name_problem
+            found.setdefault(subject, {})[number] = f"{SUBJECTS_DIR}/{subject}/{name}"
+    if problems:
+        raise StoreLayoutErrors(problems, found)
     return found
+
+
+def _name_problem(
+    subject: str, name: str, where: Callable[[str], str]
+) -> StoreLayoutError | None:
+    """What is wrong with the file ``name`` in ``subject``'s folder ("" for subjects/ itself)."""
+    if not subject and name.endswith(".avsc"):
+        return StoreLayoutError(
+            f"{name!r} sits directly in {SUBJECTS_DIR}/, outside any subject",
+            location=Location(source=where(f"{SUBJECTS_DIR}/{name}")),
+            hint=f"move it to {SUBJECTS_DIR}/<subject>/v<N>.avsc (e.g. "
+            f"{SUBJECTS_DIR}/{name.removesuffix('.avsc')}/v1.avsc)",
+        )
+    rel = f"{SUBJECTS_DIR}/{subject}/{name}"
+    if not name.endswith(".avsc"):
+        return None  # READMEs and the like may live next to the versions
+    if VERSION_FILE.fullmatch(name) is None:
+        return StoreLayoutError(
+            f"{name!r} is not a version file name",
+            location=Location(source=where(rel)),
+            hint="name the versions of a subject v1.avsc, v2.avsc, ... (no leading zeros); "
+            "keep other schemas outside subjects/",
+        )
+    return None
 
 
 @dataclass(frozen=True)
@@ -105,6 +140,8 @@ class FileTree:
     root: Path
     display_root: str | None = None
     label: str = "working tree"
+    # The regular files under subjects/ when subjects() listed them.
+    _files: set[str] = field(default_factory=set, repr=False, compare=False)
 
     def source(self, path: str) -> str:
         base = self.display_root if self.display_root is not None else str(self.root)
@@ -127,23 +164,47 @@ class FileTree:
                 hint=f"point --store at the folder that holds {SUBJECTS_DIR}/<subject>/v1.avsc "
                 "(docs/store.md), or create it with the first subject's v1.avsc",
             )
-        names = [("", entry.name) for entry in sorted(base.iterdir()) if entry.is_file()]
-        names += [
-            (entry.name, file.name)
-            for entry in sorted(base.iterdir())
-            if entry.is_dir()
-            for file in sorted(entry.iterdir())
-            if file.is_file() or file.name.endswith(".avsc")  # a folder named v2.avsc: an error
-        ]
-        return _index_names(names, self.source)
+        # One scandir per folder (the entry types come with the names, no stat per file);
+        # the regular files seen are remembered, so read() opens them without asking again.
+        listed = self._files
+        listed.clear()
+        names: list[tuple[str, str]] = []
+        folders = []
+        with os.scandir(base) as entries:
+            for entry in entries:
+                if entry.is_dir():
+                    folders.append(entry.name)
+                elif entry.is_file():
+                    names.append(("", entry.name))
+        for folder in sorted(folders):
+            with os.scandir(base / folder) as entries:
+                found = sorted((e.name, e.is_file()) for e in entries)
+            for name, regular in found:
+                if regular:
+                    listed.add(f"{SUBJECTS_DIR}/{folder}/{name}")
+                if regular or name.endswith(".avsc"):  # a folder named v2.avsc: an error
+                    names.append((folder, name))
+        listed.add(_LISTED)
+        return _index_names(sorted(names, key=lambda n: (n[0] != "", n)), self.source)
 
     def read(self, paths: Sequence[str], *, optional: bool = False) -> dict[str, str | None]:
-        return {
-            p: read_text(self.root / p, self.source(p))
-            if not optional or (self.root / p).is_file()
-            else None
-            for p in paths
-        }
+        texts: dict[str, str | None] = {}
+        listed = _LISTED in self._files
+        for p in paths:
+            if p in self._files:  # a regular file when the store was listed: just read it
+                try:
+                    with open(os.path.join(self.root, p), "rb") as handle:
+                        texts[p] = decode_bytes(handle.read(), self.source(p))
+                    continue
+                except OSError:  # changed since: read_text says why
+                    pass
+            elif optional and (
+                (listed and p.startswith(f"{SUBJECTS_DIR}/")) or not (self.root / p).is_file()
+            ):
+                texts[p] = None
+                continue
+            texts[p] = read_text(self.root / p, self.source(p))
+        return texts
 
 
 @dataclass(frozen=True)
@@ -317,13 +378,18 @@ def _run_git(cwd: Path, args: list[str], stdin: bytes | None) -> subprocess.Comp
 
 
 def read_versions(
-    tree: Tree, subjects: dict[str, dict[int, str]], subject: str
+    tree: Tree, subjects: dict[str, dict[int, str]], subject: str, *, deleted: Iterable[int] = ()
 ) -> list[VersionFile]:
-    """A subject's version files, oldest first; InputError for a gap in the numbering."""
+    """A subject's version files, oldest first; InputError for a gap in the numbering.
+
+    ``deleted``: numbers known to be gone (``gate --against`` reports them as deleted
+    versions), which are not a gap.
+    """
     versions = subjects.get(subject, {})
     numbers = sorted(versions)
-    if numbers and numbers != list(range(1, len(numbers) + 1)):
-        missing = sorted(set(range(1, numbers[-1] + 1)) - set(numbers))
+    expected = set(range(1, numbers[-1] + 1)) if numbers else set()
+    missing = sorted(expected - set(numbers) - set(deleted))
+    if missing:
         raise StoreLayoutError(
             f"subject {subject!r} has a gap in its versions: "
             f"{', '.join(f'v{n}' for n in missing)} missing",
@@ -369,26 +435,33 @@ class References:
 
     def load(self, version: VersionFile, memo: dict | None = None) -> LoadedSchema:
         """Parse one version. ``memo`` shares parses between trees: with ``--against``, most
-        versions have the same text at the ref and in the working tree, parsed once."""
+        versions have the same text at the ref and in the working tree, parsed once. A version
+        with references keeps the referenced schemas in ``references`` (its content, for the
+        verdict cache, includes theirs)."""
         key = (version.text, version.references)
         if memo is not None and key in memo:
             document, schema = memo[key]
             return LoadedSchema(version.source, document, schema, version.version)
-        names, deps = None, ()
+        names, refs = None, ()
         if version.references is not None:
             sidecar = sidecar_path(self.index[version.subject][version.version])
-            names, deps = self.names(sidecar, version.references)
+            names, refs = self.resolve(sidecar, version.references)
         loaded = load_schema_text(
             version.text, version.source, version=version.version, names=names
         )
-        loaded = replace(loaded, references=deps) if deps else loaded
+        if refs:
+            loaded = replace(loaded, references=refs)
         if memo is not None and version.references is None:
             # With references, the same text may mean other types at another ref: no sharing.
             memo[key] = (loaded.document, loaded.schema)
         return loaded
 
-    def names(self, sidecar: str, text: str) -> tuple[Any, tuple[LoadedSchema, ...]]:
-        """The named types a references file declares, and the schemas that define them."""
+    def names(self, sidecar: str, text: str) -> Any:
+        """The named types the references file ``sidecar`` (its ``text``) provides."""
+        return self.resolve(sidecar, text)[0]
+
+    def resolve(self, sidecar: str, text: str) -> tuple[Any, tuple[LoadedSchema, ...]]:
+        """The named types ``sidecar`` provides, and the schemas they come from."""
         document = parse_text(text, self.tree.source(sidecar))
         hint = (
             'write [{"name": "<namespace.Name>", "subject": "<subject>", "version": <n>}, ...] '
@@ -398,7 +471,8 @@ class References:
             raise SchemaReferenceError(
                 "references must be a JSON array", location=document.location(""), hint=hint
             )
-        names, deps = Names(), []
+        names = Names()
+        refs: list[LoadedSchema] = []
         for i, entry in enumerate(document.value):
             where = document.location(f"/{i}")
             if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
@@ -409,7 +483,7 @@ class References:
                 )
             target = self.target(sidecar, entry, where, hint)
             loaded = self.load_path(target, where)
-            deps.append(loaded)
+            refs.append(loaded)
             names = names.including(loaded.schema)
             if entry["name"] not in names:
                 raise SchemaReferenceError(
@@ -417,7 +491,7 @@ class References:
                     location=where,
                     hint="name the full name of a record, enum or fixed the file defines",
                 )
-        return names, tuple(deps)
+        return names, tuple(refs)
 
     def target(self, sidecar: str, entry: dict, where: Location, hint: str) -> str:
         if isinstance(entry.get("path"), str):
@@ -464,11 +538,12 @@ class References:
                     hint="paths are relative to the folder of the references file",
                 )
             sidecar_text = texts[sidecar_path(path)]
-            names, deps = (
-                self.names(sidecar_path(path), sidecar_text) if sidecar_text else (None, ())
+            names, refs = (
+                self.resolve(sidecar_path(path), sidecar_text) if sidecar_text else (None, ())
             )
             loaded = load_schema_text(texts[path] or "", self.tree.source(path), names=names)
-            loaded = replace(loaded, references=deps) if deps else loaded
+            if refs:
+                loaded = replace(loaded, references=refs)
         finally:
             self.loading.pop()
         self.cache[path] = loaded

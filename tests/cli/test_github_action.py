@@ -45,6 +45,7 @@ class Runner:
             "GITHUB_ACTION_PATH": str(ROOT),
             "GITHUB_WORKSPACE": str(self.workspace),
             "RUNNER_TEMP": str(self.temp),
+            "XDG_CACHE_HOME": str(self.temp / "cache"),  # the verdict cache: not the user's
             **{f"GITHUB_{name}": str(path) for name, path in self.files.items()},
         }
         for name, value in (step.get("env") or {}).items():

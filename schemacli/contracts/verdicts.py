@@ -1,0 +1,529 @@
+"""Verdicts computed once: an in-memory memo and a persistent, content-addressed cache.
+
+A compatibility verdict is a pure function of the two schemas' content and the direction, and a
+merged version never changes (STYLE.md, principle 14). ``VerdictCache`` sits above the engine
+(``compat``) and answers the checks ``check`` and ``gate`` make:
+
+* ``check(reader, writer)``: one pair, memoised by content across versions and subjects. Two
+  records with the same name whose fields hold no named types and no aliases are compared
+  field by field: a field identical in both cannot fail, so only the fields that differ are
+  handed to the engine (as one-field records, memoised), and their findings are moved back to
+  the field's place. This is what makes a history's cost follow what changed between versions
+  rather than its width times its length; anything else goes to the engine whole.
+* ``pairs(level, candidate, history)``: every pair a level compares, remembered on disk when a
+  directory is given, keyed by the exact schema contents (referenced files included), the
+  directions and :data:`ENGINE_VERSION`.
+* ``load`` / ``store``: any other JSON value under a content key (the gate's subject rows).
+
+Findings leave the engine placed only by their JSON pointer into the reader; the caller places
+them in the reader's text, so a cached finding is placed exactly as a fresh one. A cache entry
+that cannot be read, does not parse, or fails its checksum is ignored with a
+:class:`~schemacli.errors.SchemacliWarning`; entries are written to a temporary file and moved
+into place with ``os.replace``, so two gates writing at once never leave a torn entry.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import tempfile
+import time
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from schemacli.contracts import compat
+from schemacli.contracts.compat import CompatResult
+from schemacli.contracts.findings import Finding, Severity
+from schemacli.contracts.levels import BACKWARD, Level, comparisons
+from schemacli.contracts.loader import LoadedSchema
+from schemacli.contracts.schema import (
+    ArraySchema,
+    MapSchema,
+    PrimitiveSchema,
+    RecordSchema,
+    Schema,
+    UnionSchema,
+)
+from schemacli.errors import Location, SchemacliError, SchemacliWarning
+
+# The engine's version: bump it whenever a verdict or a finding (kind, message, pointer, hint,
+# old/new) the engine, the parser or the gate gives can change. A cache written by another
+# version is never read. As a guard against a forgotten bump, the key also holds a digest of
+# the contract core's source files (engine_id), so an edited engine never reads old entries.
+ENGINE_VERSION = "1"
+
+
+def engine_id() -> str:
+    """:data:`ENGINE_VERSION` and a digest of ``schemacli/contracts/*.py`` (what decides every
+    verdict and finding): the version a cache entry is written by and read for."""
+    return f"{ENGINE_VERSION}-{_source_digest()}"
+
+
+@functools.cache
+def _source_digest() -> str:
+    hasher = hashlib.sha256()
+    try:
+        for path in sorted(Path(__file__).parent.glob("*.py")):
+            hasher.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    except OSError:  # sources not readable (a frozen build): the version alone
+        return "unknown"
+    return hasher.hexdigest()[:16]
+
+
+_FIELD_JSON = json.JSONEncoder(ensure_ascii=False)  # built once, used per field
+_MEMO_MAX = 1 << 14  # pairs kept in memory; the memo is emptied when it is full
+_SCHEMAS_MAX = 1024  # schemas whose fields and digests are kept (a history's worth)
+_MIN_COST = 0.002  # reading an entry costs ~0.2 ms, writing one ~1 ms
+_COMPATIBLE = CompatResult(True)
+
+
+class RawPair(NamedTuple):
+    """One comparison a level makes: earlier version ``index``, ``direction``, the engine's
+    findings (placed by JSON pointer only, into the reader)."""
+
+    index: int
+    direction: str
+    result: CompatResult
+
+
+class VerdictCache:
+    """Verdicts by content: memoised in memory, and on disk under ``directory`` if given."""
+
+    def __init__(
+        self,
+        directory: Path | None = None,
+        *,
+        by_content: bool = True,
+        min_cost: float = _MIN_COST,
+    ) -> None:
+        """``directory``: where to keep verdicts between runs (None: in memory only).
+        ``by_content``: recognise a schema by its text (and its referenced files' texts), so
+        verdicts are shared across subjects; turn it off for schemas parsed with names handed
+        in from elsewhere (a registry's references), which a text alone does not pin down.
+        ``min_cost``: CPU seconds a level's checks must have cost to be written to disk (a
+        cheaper answer is faster computed again than read)."""
+        self.disk = DiskCache(directory) if directory is not None else None
+        self.by_content = by_content
+        self.min_cost = min_cost
+        self._pairs: dict[tuple, CompatResult] = {}
+        self._fields: dict[tuple, tuple[Finding, ...]] = {}
+        # Per schema: its fields (by the schema's id, the schema kept alive while its id is a
+        # key) and the digest of its content (by content). Both are bounded: a history's
+        # versions fit, a whole store need not.
+        self._records: dict[int, tuple[Schema, _Record | None]] = {}
+        self._digests: dict[str, str] = {}
+        # Small numbers for field names and (name, JSON) pairs: sets of them compare in C
+        # without comparing strings.
+        self._ids: dict[Any, int] = {}
+
+    # -- one pair --------------------------------------------------------------------------
+    def check(self, reader: LoadedSchema, writer: LoadedSchema) -> CompatResult:
+        """The engine's result for ``reader`` reading ``writer`` (findings placed by pointer)."""
+        rkey, wkey = self.content_key(reader), self.content_key(writer)
+        if rkey is not None and wkey is not None:
+            key: tuple = (rkey, wkey)
+        else:  # known by identity only: keep both alive while their ids are keys
+            key = (id(reader.schema), id(writer.schema), reader.schema, writer.schema)
+        result = self._pairs.get(key)
+        if result is None:
+            result = self._compute(reader, writer)
+            if len(self._pairs) >= _MEMO_MAX:
+                self._pairs.clear()
+            self._pairs[key] = result
+        return result
+
+    def _compute(self, reader: LoadedSchema, writer: LoadedSchema) -> CompatResult:
+        r, w = self._record(reader), self._record(writer)
+        if r is None or w is None or r.simple_name != w.simple_name:
+            return compat.check(reader.schema, writer.schema)
+        return self._by_fields(r, w, reader, writer)
+
+    def _by_fields(
+        self, r: _Record, w: _Record, reader: LoadedSchema, writer: LoadedSchema
+    ) -> CompatResult:
+        try:
+            return self._fields_differing(r, w)
+        except (SchemacliError, TypeError, ValueError):  # a field that does not stand alone
+            return compat.check(reader.schema, writer.schema)
+
+    def _fields_differing(self, r: _Record, w: _Record) -> CompatResult:
+        # The engine compares two same-named records reader field by reader field (writer
+        # fields the reader lacks are skipped), each field on its own when no named type can
+        # be shared between fields; a field identical in both reads itself.
+        differing = r.items - w.items
+        missing = r.names - w.names
+        if len(differing) == len(missing) and self._all_harmless(r, w, missing):
+            return _COMPATIBLE
+        found: list[Finding] = []
+        changed = [r.item_names[item] for item in differing]
+        for name in sorted(changed, key=r.positions.__getitem__):
+            found.extend(self._field(r, w, name))
+        return CompatResult(not found, tuple(found)) if found else _COMPATIBLE
+
+    def _all_harmless(self, r: _Record, w: _Record, missing: frozenset[int]) -> bool:
+        """Whether none of the reader's fields ``missing`` from the writer gives a finding
+        (known ones are remembered per reader and writer name, so most calls are a subset
+        test)."""
+        harmless = r.harmless.get(w.fullname)
+        if harmless is None:
+            harmless = r.harmless[w.fullname] = set()
+        if missing <= harmless:
+            return True
+        for name_id in missing - harmless:
+            if self._field_findings(r, w, r.id_names[name_id], None):
+                return False
+            harmless.add(name_id)
+        return True
+
+    def _field(self, r: _Record, w: _Record, name: str) -> tuple[Finding, ...]:
+        found = self._field_findings(r, w, name, w.texts.get(name))
+        position = r.positions[name]
+        if position == 0:
+            return found
+        moved = f"/fields/{position}"
+        return tuple(
+            _with_pointer(f, moved + f.location.pointer[len("/fields/0") :]) for f in found
+        )
+
+    def _field_findings(
+        self, r: _Record, w: _Record, name: str, writer_text: str | None
+    ) -> tuple[Finding, ...]:
+        key = (r.fullname, w.fullname, r.texts[name], writer_text)
+        found = self._fields.get(key)
+        if found is None:
+            reader = _one_field_record(r.fullname, r.raws[name])
+            writer = _one_field_record(
+                w.fullname, w.raws[name] if writer_text is not None else None
+            )
+            found = self._fields[key] = compat.check(reader, writer).findings
+        return found
+
+    def _record(self, loaded: LoadedSchema) -> _Record | None:
+        schema = loaded.schema
+        entry = self._records.get(id(schema))
+        if entry is None or entry[0] is not schema:
+            if len(self._records) >= _SCHEMAS_MAX:
+                self._records.clear()
+            entry = self._records[id(schema)] = (schema, _Record.of(loaded, self._ids))
+        return entry[1]
+
+    def content_key(self, loaded: LoadedSchema) -> str | None:
+        """What ``loaded``'s model depends on: its JSON (layout and key order aside) and the
+        files it referenced, as a string; None when not ``by_content``."""
+        return _content_key(loaded) if self.by_content else None
+
+    def content_digest(self, loaded: LoadedSchema) -> str | None:
+        """The SHA-256 of :meth:`content_key` (computed once per schema while it is in use)."""
+        key = self.content_key(loaded)
+        if key is None:
+            return None
+        value = self._digests.get(key)
+        if value is None:
+            if len(self._digests) >= _SCHEMAS_MAX:
+                self._digests.clear()
+            value = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+            self._digests[key] = value
+        return value
+
+    # -- every pair of a level -------------------------------------------------------------
+    def pairs(
+        self, level: Level, candidate: LoadedSchema, history: Sequence[LoadedSchema]
+    ) -> tuple[RawPair, ...]:
+        """Every (earlier version, direction) ``level`` compares, newest first, with the
+        engine's findings; read from and written to the disk cache when there is one."""
+        wanted = comparisons(level, len(history))
+        if not wanted:
+            return ()
+        key = None
+        if self.disk is not None:
+            parts = [self.content_digest(candidate)]
+            parts += [self.content_digest(history[i]) for i, _ in wanted]
+            if None not in parts:
+                key = digest("pairs", [d for _, d in wanted], parts)
+                cached = self.disk.load(key)
+                decoded = _decode_pairs(cached, wanted) if cached is not None else None
+                if decoded is not None:
+                    return decoded
+                if cached is not None:
+                    self.disk.corrupt(key, "its findings do not match the comparisons")
+        started = time.process_time()
+        out = []
+        new = self._record(candidate)
+        records = [self._record(h) for h in history] if new is not None else [None] * len(history)
+        for index, direction in wanted:
+            old_schema = history[index]
+            old = records[index]
+            if old is not None and new is not None and old.simple_name == new.simple_name:
+                # Fields compared directly (no memo: cheaper than the memo's key).
+                if direction == BACKWARD:
+                    r, w, reader, writer = new, old, candidate, old_schema
+                else:
+                    r, w, reader, writer = old, new, old_schema, candidate
+                result = self._by_fields(r, w, reader, writer) if r.items - w.items else _COMPATIBLE
+            elif direction == BACKWARD:
+                result = self.check(candidate, old_schema)
+            else:
+                result = self.check(old_schema, candidate)
+            out.append(RawPair(index, direction, result))
+        cost = time.process_time() - started
+        if key is not None and self.disk is not None and cost >= self.min_cost:
+            self.disk.store(
+                key, [[p.index, p.direction, _encode_findings(p.result.findings)] for p in out]
+            )
+        return tuple(out)
+
+    # -- other values by content key -------------------------------------------------------
+    def load(self, key: str) -> Any:
+        return self.disk.load(key) if self.disk is not None else None
+
+    def store(self, key: str, value: Any) -> None:
+        if self.disk is not None:
+            self.disk.store(key, value)
+
+
+def digest(*parts: Any, texts: Sequence[str] = ()) -> str:
+    """A content key: the SHA-256 of ``parts`` (JSON-able), the engine's version and then
+    ``texts`` as they are (long texts are hashed without being escaped into JSON; ``parts``
+    should say how long each is)."""
+    head = json.dumps([engine_id(), *parts], ensure_ascii=False, separators=(",", ":"))
+    hasher = hashlib.sha256(head.encode("utf-8", "surrogatepass"))
+    for text in texts:
+        hasher.update(b"\0")
+        hasher.update(text.encode("utf-8", "surrogatepass"))
+    return hasher.hexdigest()
+
+
+def _content_key(loaded: LoadedSchema) -> str:
+    if not loaded.references:
+        return loaded.identity
+    return digest("schema", loaded.identity, [_content_key(r) for r in loaded.references])
+
+
+# -- records compared field by field ---------------------------------------------------------
+
+
+@dataclass
+class _Record:
+    """A record whose fields hold only primitives, arrays, maps and unions of them, no alias."""
+
+    simple_name: str
+    fullname: str
+    texts: dict[str, str]  # field name -> the field's JSON value, as Python writes it
+    raws: dict[str, dict]  # field name -> the field's JSON value
+    positions: dict[str, int]
+    name_ids: dict[str, int]
+    item_names: dict[int, str]  # the number of a (name, JSON) pair -> the name
+    items: frozenset[int]  # the numbers of the (name, JSON) pairs
+    names: frozenset[int]  # the numbers of the names
+    id_names: dict[int, str]  # the number of a name -> the name
+    harmless: dict[str, set[int]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, loaded: LoadedSchema, ids: dict[Any, int]) -> _Record | None:
+        schema = loaded.schema
+        if schema.__class__ is not RecordSchema or schema.is_error:  # type: ignore[attr-defined]
+            return None
+        value = loaded.value
+        fields = value.get("fields") if isinstance(value, dict) else None
+        if not isinstance(fields, list) or len(fields) != len(schema.fields):  # type: ignore
+            return None
+        texts, raws, positions = {}, {}, {}
+        for position, (model, raw) in enumerate(zip(schema.fields, fields, strict=True)):  # type: ignore
+            if model.aliases or not isinstance(raw, dict) or not _plain(model):
+                return None
+            # repr, not JSON: equal texts mean equal values; unequal ones (keys in another
+            # order) only cost a comparison by the engine.
+            texts[model.name] = repr(raw)
+            raws[model.name] = raw
+            positions[model.name] = position
+        name_ids = {name: ids.setdefault(name, len(ids)) for name in texts}
+        item_names = {ids.setdefault(item, len(ids)): item[0] for item in texts.items()}
+        return cls(
+            simple_name=schema.simple_name,  # type: ignore[attr-defined]
+            fullname=schema.fullname,
+            texts=texts,
+            raws=raws,
+            positions=positions,
+            name_ids=name_ids,
+            item_names=item_names,
+            items=frozenset(item_names),
+            names=frozenset(name_ids.values()),
+            id_names={number: name for name, number in name_ids.items()},
+        )
+
+
+def _plain(model: Any) -> bool:
+    if model.__dict__.get("_ptype") is not None:  # a bare primitive name, not built yet
+        return True
+    stack = [model.type]
+    while stack:
+        node = stack.pop()
+        cls = node.__class__
+        if cls is PrimitiveSchema:
+            continue
+        if cls is ArraySchema:
+            stack.append(node.items)
+        elif cls is MapSchema:
+            stack.append(node.values)
+        elif cls is UnionSchema:
+            stack.extend(node.types)
+        else:
+            return False
+    return True
+
+
+def _one_field_record(fullname: str, field: dict | None) -> str:
+    fields = f"[{_FIELD_JSON.encode(field)}]" if field is not None else "[]"
+    return f'{{"type":"record","name":{json.dumps(fullname)},"fields":{fields}}}'
+
+
+def _with_pointer(finding: Finding, pointer: str) -> Finding:
+    return Finding(
+        kind=finding.kind,
+        message=finding.message,
+        location=Location(pointer=pointer),
+        hint=finding.hint,
+        severity=finding.severity,
+        old=finding.old,
+        new=finding.new,
+        subject=finding.subject,
+    )
+
+
+# -- findings as JSON --------------------------------------------------------------------------
+
+_FINDING_KEYS = ("kind", "message", "hint", "severity", "old", "new", "subject")
+_LOCATION_KEYS = ("source", "pointer", "line", "column")
+
+
+def encode_finding(finding: Finding) -> dict:
+    out = {k: getattr(finding, k) for k in _FINDING_KEYS}
+    out["severity"] = finding.severity.value
+    out["location"] = [getattr(finding.location, k) for k in _LOCATION_KEYS]
+    return out
+
+
+def decode_finding(data: Any) -> Finding:
+    """A finding from :func:`encode_finding`; ValueError / TypeError / KeyError if malformed."""
+    location = Location(**dict(zip(_LOCATION_KEYS, data["location"], strict=True)))
+    values = {k: data[k] for k in _FINDING_KEYS}
+    values["severity"] = Severity(values["severity"])
+    if not isinstance(values["kind"], str) or not isinstance(values["message"], str):
+        raise ValueError("a finding needs a kind and a message")
+    return Finding(location=location, **values)
+
+
+def encodable(findings: Sequence[Finding]) -> list | None:
+    """``findings`` as JSON, or None when a value would not come back identical (a tuple)."""
+    encoded = _encode_findings(findings)
+    decoded = json.loads(json.dumps(encoded, ensure_ascii=False))
+    if [decode_finding(f) for f in decoded] != list(findings):
+        return None
+    return encoded
+
+
+def _encode_findings(findings: Sequence[Finding]) -> list:
+    return [encode_finding(f) for f in findings]
+
+
+def _decode_pairs(data: Any, wanted: Sequence[tuple[int, str]]) -> tuple[RawPair, ...] | None:
+    try:
+        out = []
+        for (index, direction), (got_index, got_direction, found) in zip(wanted, data, strict=True):
+            if (index, direction) != (got_index, got_direction):
+                return None
+            findings = tuple(decode_finding(f) for f in found)
+            out.append(RawPair(index, direction, CompatResult(not findings, findings)))
+        return tuple(out)
+    except (TypeError, ValueError, KeyError):
+        return None
+
+
+# -- the disk ----------------------------------------------------------------------------------
+
+
+class DiskCache:
+    """JSON values under content keys, one file each, in ``directory/verdicts-<engine>/``."""
+
+    def __init__(self, directory: Path) -> None:
+        self.engine = engine_id()
+        self.root = Path(directory) / f"verdicts-{self.engine}"
+        self._made: set[Path] = set()
+        self._failed_write = False
+
+    def path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key[2:]}.json"
+
+    def load(self, key: str) -> Any:
+        """The value stored under ``key``, or None (absent, or unusable: then a warning)."""
+        path = self.path(key)
+        try:
+            data = path.read_bytes()
+        except (FileNotFoundError, NotADirectoryError):  # no entry (or no cache directory)
+            return None
+        except OSError as err:
+            self._warn(path, f"cannot be read ({err.strerror or err})")
+            return None
+        try:
+            entry = json.loads(data.decode("utf-8"))
+            value = entry["value"]
+            ok = (
+                entry["engine"] == self.engine
+                and entry["key"] == key
+                and entry["sha256"] == _checksum(value)
+            )
+        except (ValueError, TypeError, KeyError, UnicodeDecodeError):
+            self._warn(path, "is not a cache entry (truncated or corrupt)")
+            return None
+        if not ok:
+            self._warn(path, "does not match its key, engine version or checksum")
+            return None
+        return value
+
+    def corrupt(self, key: str, why: str) -> None:
+        self._warn(self.path(key), why)
+
+    def store(self, key: str, value: Any) -> None:
+        """Write ``value`` under ``key`` atomically; a cache that cannot be written is skipped
+        with one warning."""
+        if self._failed_write:
+            return
+        path = self.path(key)
+        entry = {"engine": self.engine, "key": key, "sha256": _checksum(value), "value": value}
+        try:
+            if path.parent not in self._made:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._made.add(path.parent)
+            handle, temp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+            try:
+                with os.fdopen(handle, "w", encoding="utf-8") as out:
+                    json.dump(entry, out, ensure_ascii=False, separators=(",", ":"))
+                os.replace(temp, path)
+            except BaseException:
+                Path(temp).unlink(missing_ok=True)
+                raise
+        except OSError as err:
+            self._failed_write = True
+            warnings.warn(
+                f"the verdict cache {self.root} cannot be written ({err.strerror or err}); "
+                "going on without it (--no-cache skips it, cache-dir moves it)",
+                SchemacliWarning,
+                stacklevel=2,
+            )
+
+    def _warn(self, path: Path, why: str) -> None:
+        warnings.warn(
+            f"ignoring the verdict cache entry {path}: it {why}; the verdict is computed again",
+            SchemacliWarning,
+            stacklevel=3,
+        )
+
+
+def _checksum(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
