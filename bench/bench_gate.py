@@ -27,6 +27,13 @@ TARGET_SECONDS = 2.0
 TYPES = ["int", "long", "float", "double", "string", "boolean"]
 
 
+def _fresh(folder: Path) -> str:
+    import shutil
+
+    shutil.rmtree(folder, ignore_errors=True)
+    return str(folder)
+
+
 def generate(store: Path, subjects: int, versions: int = 3) -> None:
     for s in range(subjects):
         fields = [
@@ -85,6 +92,8 @@ def main() -> int:
                 text=True,
                 check=False,
                 cwd=tmp,
+                # every run cold: a cache of its own, emptied (bench_gate_scale.py times warm runs)
+                env={**os.environ, "SCHEMACLI_CACHE_DIR": _fresh(Path(tmp) / "cache")},
             )
             times.append(time.perf_counter() - start)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
