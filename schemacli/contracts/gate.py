@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import gc
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -256,6 +257,7 @@ def _gate_subject(
             return row
         if cached is not None:
             verdicts.disk.corrupt(key, "is not a gate row")  # type: ignore[union-attr]
+    started = time.process_time()
     row = _check_subject(
         subject,
         level,
@@ -265,7 +267,10 @@ def _gate_subject(
         References(base, base_index) if base is not None else None,
         verdicts,
     )
-    if key is not None:
+    # A row that cost less to compute than a cache file costs to write (creating a file is
+    # ~1 ms on some filesystems) is recomputed next time instead: a cold gate over 500 short
+    # subjects then writes nothing and stays as fast as without a cache.
+    if key is not None and time.process_time() - started >= verdicts.min_cost:
         encoded = encodable(row.findings)
         if encoded is not None:
             verdicts.store(key, {"versions": row.versions, "checked": list(row.checked),

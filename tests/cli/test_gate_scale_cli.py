@@ -81,7 +81,29 @@ def test_a_deleted_version_is_a_violation_under_against(repo, deleted):
     assert f"v{gone} exists at git:main but not any more" in case["findings"][0]["message"]
 
 
+def long_history(project: Path, versions: int = 40, fields: int = 60) -> None:
+    """A subject whose gate row costs enough to be worth a cache entry: each version adds an
+    optional field to a wide record, checked FULL_TRANSITIVE."""
+    folder = project / "schemas/subjects/wide-value"
+    folder.mkdir(parents=True)
+    base = [{"name": f"f{i}", "type": "long"} for i in range(fields)]
+    for v in range(1, versions + 1):
+        extra = [{"name": f"x{j}", "type": ["null", "int"], "default": None} for j in range(v - 1)]
+        schema = {"type": "record", "name": "Wide", "fields": base + extra}
+        (folder / f"v{v}.avsc").write_text(json.dumps(schema))
+    config = project / "schemacli.toml"
+    config.write_text(config.read_text() + '\n[subjects."wide-value"]\nlevel = "FULL_TRANSITIVE"\n')
+
+
+def test_a_cheap_gate_row_is_recomputed_rather_than_written(project, tmp_path):
+    cache = tmp_path / "verdicts"
+    result = run("gate", "-o", "json", env={"SCHEMACLI_CACHE_DIR": str(cache)})
+    assert result.exit_code == 0
+    assert not list(cache.rglob("*.json"))  # two tiny subjects: a file costs more than a check
+
+
 def test_gate_writes_the_verdict_cache_and_no_cache_skips_it(project, tmp_path):
+    long_history(project)
     cache = tmp_path / "verdicts"
     env = {"SCHEMACLI_CACHE_DIR": str(cache)}
     first = run("gate", "-o", "json", env=env)
@@ -94,6 +116,7 @@ def test_gate_writes_the_verdict_cache_and_no_cache_skips_it(project, tmp_path):
 
 
 def test_a_damaged_cache_entry_is_one_warning_on_stderr_and_the_same_result(project, tmp_path):
+    long_history(project)
     cache = tmp_path / "verdicts"
     env = {"SCHEMACLI_CACHE_DIR": str(cache)}
     first = run("gate", "-o", "json", env=env)
