@@ -65,11 +65,27 @@ def diff(old: LoadedSchema | str | Any, new: LoadedSchema | str | Any) -> Schema
     """
     old_s, new_s = _loaded(old, "old"), _loaded(new, "new")
     changes = tuple(_Walker(old_s, new_s).run())
-    verdicts = []
-    for level in DIFF_LEVELS:
-        report = check_candidate(new_s, [old_s], subject="", level=level)
-        verdicts.append(LevelVerdict(level, report.compatible, report.findings))
-    return SchemaDiff(old_s.source, new_s.source, changes, tuple(verdicts))
+    return SchemaDiff(old_s.source, new_s.source, changes, _verdicts(old_s, new_s))
+
+
+def _verdicts(old: LoadedSchema, new: LoadedSchema) -> tuple[LevelVerdict, ...]:
+    """The verdict at each of DIFF_LEVELS, checking each direction once.
+
+    FULL is BACKWARD and FORWARD together (``levels``' table: BACKWARD's findings first), so it
+    reuses their findings instead of checking both directions again; NONE checks nothing and
+    keeps only the notes about the JSON text, which every level's report starts with.
+    """
+    backward = check_candidate(new, [old], subject="", level=Level.BACKWARD)
+    forward = check_candidate(new, [old], subject="", level=Level.FORWARD)
+    none = check_candidate(new, [old], subject="", level=Level.NONE)
+    notes = none.findings
+    full = notes + backward.findings[len(notes):] + forward.findings[len(notes):]
+    return (
+        LevelVerdict(Level.NONE, none.compatible, notes),
+        LevelVerdict(Level.BACKWARD, backward.compatible, backward.findings),
+        LevelVerdict(Level.FORWARD, forward.compatible, forward.findings),
+        LevelVerdict(Level.FULL, backward.compatible and forward.compatible, full),
+    )
 
 
 def _loaded(value: Any, label: str) -> LoadedSchema:
