@@ -361,8 +361,13 @@ class _Walker:
     ) -> Iterator[Change]:
         old_desc = [self.branch_key(b, old_ns) for b in old]
         new_desc = [self.branch_key(b, new_ns) for b in new]
+        # Position of each key's first branch: lookups by key, not scans (unions may be wide).
+        old_at: dict[str, int] = {}
         for i, key in enumerate(old_desc):
-            if key not in new_desc:
+            old_at.setdefault(key, i)
+        new_keys = set(new_desc)
+        for i, key in enumerate(old_desc):
+            if key not in new_keys:
                 yield Change(
                     "UNION_BRANCH_REMOVED",
                     f"union branch {self.describe(old[i], old_ns)} removed",
@@ -371,7 +376,7 @@ class _Walker:
                     None,
                 )
         for j, key in enumerate(new_desc):
-            if key not in old_desc:
+            if key not in old_at:
                 yield Change(
                     "UNION_BRANCH_ADDED",
                     f"union branch {self.describe(new[j], new_ns)} added",
@@ -380,9 +385,9 @@ class _Walker:
                     self.describe(new[j], new_ns),
                 )
             else:
-                i = old_desc.index(key)
+                i = old_at[key]
                 yield from self.compare(old[i], new[j], f"{op}/{i}", f"{np}/{j}", old_ns, new_ns)
-        if [k for k in old_desc if k in new_desc] != [k for k in new_desc if k in old_desc]:
+        if [k for k in old_desc if k in new_keys] != [k for k in new_desc if k in old_at]:
             yield Change(
                 "UNION_BRANCHES_REORDERED",
                 "union branches reordered (the first branch is the one a default must match)",
