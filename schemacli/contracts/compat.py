@@ -158,10 +158,15 @@ class _Checker:
     memoised), and the memo could only replay a location, never change a verdict.
     """
 
-    __slots__ = ("memo",)
+    __slots__ = ("memo", "unions", "leaves", "trials")
 
     def __init__(self) -> None:
         self.memo: dict[tuple[int, int], tuple] = {}
+        self.unions: dict[int, _UnionIndex] = {}  # id(reader union) -> its index
+        self.leaves: dict[int, bool] = {}  # id(named node) -> whether it is a leaf
+        # id(writer) -> (reader union index, how many of its branches Java tried): the trials
+        # whose name-mismatched leaf branches were skipped (see union_reads).
+        self.trials: dict[int, list[tuple[_UnionIndex, int]]] = {}
 
     def get(self, token: str, reader: Schema, writer: Schema, location: list) -> tuple:
         if reader.__class__ is PrimitiveSchema and writer.__class__ is PrimitiveSchema:
@@ -177,6 +182,11 @@ class _Checker:
         key = (id(reader), id(writer))
         memo = self.memo
         result = memo.get(key)
+        if result is None and self.trials and self.skipped(reader, writer):
+            # Java tried this pair inside a reader union, on a fresh location, and memoised it:
+            # replay that trial now (its result depends on nothing else, see union_reads).
+            memo[key] = _IN_PROGRESS
+            result = memo[key] = self.calculate(reader, writer, [""])
         if result is None:
             memo[key] = _IN_PROGRESS
             result = self.calculate(reader, writer, location)
@@ -233,11 +243,62 @@ class _Checker:
         if wtype in _PROMOTIONS.get(rtype, _NO_PROMOTION):
             return _OK
         if rtype == "union":
-            for branch in reader.types:  # type: ignore[attr-defined]
-                if not self.get("", branch, writer, []):
-                    return _OK
+            if self.union_reads(reader, writer):  # type: ignore[arg-type]
+                return _OK
             return (_Incompatibility(MISSING_UNION_BRANCH, reader, writer, writer, location),)
         return (_Incompatibility(TYPE_MISMATCH, reader, writer, None, location),)
+
+    def union_reads(self, reader: UnionSchema, writer: Schema) -> bool:
+        """Whether a branch of ``reader`` reads ``writer`` (not a union), as Java decides it.
+
+        Java tries the branches in order, each on a fresh location, up to the first that reads
+        the writer, and memoises every pair it tried: with thousands of branches that is
+        quadratic in time and memory. When the writer is a *leaf* named type (see
+        :meth:`is_leaf`), a leaf named branch that matches it by neither simple name nor alias
+        cannot read it (a NAME_MISMATCH or TYPE_MISMATCH) and its check reaches no pair that
+        another path can meet, so only the branches that may read it (an index by name and
+        alias, plus every other kind of branch) are checked, in Java's order. The skipped pairs
+        are remembered by range (``trials``) and replayed on the same fresh location if they
+        are ever met again (``skipped``), so findings and locations stay Java's.
+        """
+        branches = reader.types
+        index = self.unions.get(id(reader))
+        if index is None:
+            index = self.unions[id(reader)] = _UnionIndex(self, reader)
+        if not index.leaves or not (isinstance(writer, NamedSchema) and self.is_leaf(writer)):
+            for branch in branches:
+                if not self.get("", branch, writer, []):
+                    return True
+            return False
+        tried = len(branches)
+        found = False
+        for position in index.candidates(writer):
+            if not self.get("", branches[position], writer, []):
+                tried, found = position, True
+                break
+        self.trials.setdefault(id(writer), []).append((index, tried))
+        return found
+
+    def skipped(self, reader: Schema, writer: Schema) -> bool:
+        """Whether Java checked (reader, writer) in a union trial that union_reads skipped."""
+        for index, tried in self.trials.get(id(writer), ()):
+            position = index.leaves.get(id(reader))
+            if position is not None and position < tried:
+                return True
+        return False
+
+    def is_leaf(self, schema: NamedSchema) -> bool:
+        """An enum, a fixed, or a record whose fields have no aliases and no named types."""
+        key = id(schema)
+        leaf = self.leaves.get(key)
+        if leaf is None:
+            leaf = self.leaves[key] = schema.__class__ is not RecordSchema or all(
+                not field.aliases and (
+                    "_ptype" in field.__dict__ or _no_named_types(field.type)
+                )
+                for field in schema.fields  # type: ignore[attr-defined]
+            )
+        return leaf
 
     @staticmethod
     def names(reader: Any, writer: Any, location: list) -> tuple:
@@ -310,6 +371,50 @@ class _Checker:
             location.pop()
         location.pop()
         return out
+
+
+class _UnionIndex:
+    """A reader union's branches by name: which ones may read a given leaf named writer.
+
+    ``leaves`` maps each leaf named branch (by identity) to its position; every other branch
+    (primitives, arrays, maps, records with named types inside) is ``other`` and always tried.
+    """
+
+    __slots__ = ("leaves", "other", "by_name", "by_alias")
+
+    def __init__(self, checker: _Checker, union: UnionSchema) -> None:
+        self.leaves: dict[int, int] = {}
+        self.other: list[int] = []
+        self.by_name: dict[str, list[int]] = {}
+        self.by_alias: dict[str, list[int]] = {}
+        for position, branch in enumerate(union.types):
+            if isinstance(branch, NamedSchema) and checker.is_leaf(branch):
+                self.leaves[id(branch)] = position
+                self.by_name.setdefault(branch.simple_name, []).append(position)
+                for alias in branch.aliases:
+                    self.by_alias.setdefault(alias, []).append(position)
+            else:
+                self.other.append(position)
+
+    def candidates(self, writer: NamedSchema) -> list[int]:
+        """Positions of the branches that may read ``writer``, in the union's order."""
+        found = set(self.other)
+        found.update(self.by_name.get(writer.simple_name, ()))
+        found.update(self.by_alias.get(writer.fullname, ()))
+        return sorted(found)
+
+
+def _no_named_types(schema: Schema) -> bool:
+    """Whether ``schema`` (a field's type) contains no named type: only primitives inside."""
+    if isinstance(schema, NamedSchema):
+        return False
+    if isinstance(schema, UnionSchema):
+        return all(_no_named_types(branch) for branch in schema.types)
+    if schema.type == "array":
+        return _no_named_types(schema.items)  # type: ignore[attr-defined]
+    if schema.type == "map":
+        return _no_named_types(schema.values)  # type: ignore[attr-defined]
+    return True
 
 
 def _as_schema(value: Schema | str | dict | list) -> Schema:
@@ -427,6 +532,10 @@ def _where(root: Schema, location: tuple[str, ...]) -> str:
                 node = node.values
                 path.append("{}")
             elif token.isdigit() and isinstance(node, UnionSchema):
+                # In a union-vs-union check the last token is the *writer's* branch, which the
+                # reader's union may not have: the place is the union itself (the field).
+                if int(token) >= len(node.types):
+                    break
                 node = node.types[int(token)]
             i += 1
     except (IndexError, AttributeError, ValueError):

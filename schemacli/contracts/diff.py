@@ -65,11 +65,27 @@ def diff(old: LoadedSchema | str | Any, new: LoadedSchema | str | Any) -> Schema
     """
     old_s, new_s = _loaded(old, "old"), _loaded(new, "new")
     changes = tuple(_Walker(old_s, new_s).run())
-    verdicts = []
-    for level in DIFF_LEVELS:
-        report = check_candidate(new_s, [old_s], subject="", level=level)
-        verdicts.append(LevelVerdict(level, report.compatible, report.findings))
-    return SchemaDiff(old_s.source, new_s.source, changes, tuple(verdicts))
+    return SchemaDiff(old_s.source, new_s.source, changes, _verdicts(old_s, new_s))
+
+
+def _verdicts(old: LoadedSchema, new: LoadedSchema) -> tuple[LevelVerdict, ...]:
+    """The verdict at each of DIFF_LEVELS, checking each direction once.
+
+    FULL is BACKWARD and FORWARD together (``levels``' table: BACKWARD's findings first), so it
+    reuses their findings instead of checking both directions again; NONE checks nothing and
+    keeps only the notes about the JSON text, which every level's report starts with.
+    """
+    backward = check_candidate(new, [old], subject="", level=Level.BACKWARD)
+    forward = check_candidate(new, [old], subject="", level=Level.FORWARD)
+    none = check_candidate(new, [old], subject="", level=Level.NONE)
+    notes = none.findings
+    full = notes + backward.findings[len(notes):] + forward.findings[len(notes):]
+    return (
+        LevelVerdict(Level.NONE, none.compatible, notes),
+        LevelVerdict(Level.BACKWARD, backward.compatible, backward.findings),
+        LevelVerdict(Level.FORWARD, forward.compatible, forward.findings),
+        LevelVerdict(Level.FULL, backward.compatible and forward.compatible, full),
+    )
 
 
 def _loaded(value: Any, label: str) -> LoadedSchema:
@@ -345,8 +361,13 @@ class _Walker:
     ) -> Iterator[Change]:
         old_desc = [self.branch_key(b, old_ns) for b in old]
         new_desc = [self.branch_key(b, new_ns) for b in new]
+        # Position of each key's first branch: lookups by key, not scans (unions may be wide).
+        old_at: dict[str, int] = {}
         for i, key in enumerate(old_desc):
-            if key not in new_desc:
+            old_at.setdefault(key, i)
+        new_keys = set(new_desc)
+        for i, key in enumerate(old_desc):
+            if key not in new_keys:
                 yield Change(
                     "UNION_BRANCH_REMOVED",
                     f"union branch {self.describe(old[i], old_ns)} removed",
@@ -355,7 +376,7 @@ class _Walker:
                     None,
                 )
         for j, key in enumerate(new_desc):
-            if key not in old_desc:
+            if key not in old_at:
                 yield Change(
                     "UNION_BRANCH_ADDED",
                     f"union branch {self.describe(new[j], new_ns)} added",
@@ -364,9 +385,9 @@ class _Walker:
                     self.describe(new[j], new_ns),
                 )
             else:
-                i = old_desc.index(key)
+                i = old_at[key]
                 yield from self.compare(old[i], new[j], f"{op}/{i}", f"{np}/{j}", old_ns, new_ns)
-        if [k for k in old_desc if k in new_desc] != [k for k in new_desc if k in old_desc]:
+        if [k for k in old_desc if k in new_keys] != [k for k in new_desc if k in old_at]:
             yield Change(
                 "UNION_BRANCHES_REORDERED",
                 "union branches reordered (the first branch is the one a default must match)",

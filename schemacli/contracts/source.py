@@ -117,8 +117,11 @@ class Document:
     def _locate(self, pointer: str) -> tuple[int, bool]:
         found = self._cache.get(pointer)
         if found is None:
+            children = self._cache.get("children")
+            if children is None:
+                children = self._cache["children"] = {}
             found = self._cache[pointer] = _navigate(
-                self._clean_text(), pointer, last_wins=self.has_duplicates
+                self._clean_text(), pointer, last_wins=self.has_duplicates, children=children
             )
         return found
 
@@ -211,55 +214,82 @@ _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _SKIPPER = json.JSONDecoder()
 
 
-def _navigate(text: str, pointer: str, *, last_wins: bool = False) -> tuple[int, bool]:
+def _navigate(
+    text: str,
+    pointer: str,
+    *,
+    last_wins: bool = False,
+    children: dict[int, Any] | None = None,
+) -> tuple[int, bool]:
     """Offset of the value at ``pointer`` in valid JSON ``text``, and whether it exists.
 
-    Walks only the path: siblings are skipped with the C JSON scanner (``raw_decode``), so one
-    lookup costs at most about one ``json.loads`` of the text. A missing member gives the offset
-    of its nearest existing ancestor. With ``last_wins``, a repeated key resolves to its last
-    occurrence, as the parsed value does.
+    Walks only the path. Each object or array on it is scanned once, recording where each of its
+    members starts (siblings are skipped with the C JSON scanner, ``raw_decode``), into
+    ``children`` (container offset -> key or index -> offset) when given: so the first lookup
+    costs at most about one ``json.loads`` of the text, and later lookups in the same document
+    cost only the path's depth (placing N findings in an N-field record stays linear). A missing
+    member gives the offset of its nearest existing ancestor. With ``last_wins``, a repeated key
+    resolves to its last occurrence, as the parsed value does.
     """
-    ws = _WHITESPACE.match
-    skip = _SKIPPER.raw_decode
-    scan = json.decoder.scanstring
-    pos = ws(text, 0).end()
+    pos = _WHITESPACE.match(text, 0).end()
     if not pointer:
         return pos, True
+    if children is None:
+        children = {}
     for raw in pointer[1:].split("/"):
         token = raw.replace("~1", "/").replace("~0", "~")
         opener = text[pos] if pos < len(text) else ""
         if opener == "{":
-            found = -1
-            cursor = ws(text, pos + 1).end()
-            while text[cursor] == '"':
-                key, cursor = scan(text, cursor + 1)
-                cursor = ws(text, ws(text, cursor).end() + 1).end()  # past ':'
-                if key == token:
-                    found = cursor
-                    if not last_wins:
-                        break
-                cursor = ws(text, skip(text, cursor)[1]).end()
-                if text[cursor] == ",":
-                    cursor = ws(text, cursor + 1).end()
-            if found < 0:
-                return pos, False
-            pos = found
+            members = children.get(pos)
+            if members is None:
+                members = children[pos] = _object_members(text, pos, last_wins)
+            found = members.get(token, -1)
         elif opener == "[":
             if not token.isdigit():
                 return pos, False
-            cursor = ws(text, pos + 1).end()
-            for _ in range(int(token)):
-                if text[cursor] == "]":
-                    return pos, False
-                cursor = ws(text, skip(text, cursor)[1]).end()
-                if text[cursor] == ",":
-                    cursor = ws(text, cursor + 1).end()
-            if text[cursor] == "]":
-                return pos, False
-            pos = cursor
+            members = children.get(pos)
+            if members is None:
+                members = children[pos] = _array_members(text, pos)
+            index = int(token)
+            found = members[index] if index < len(members) else -1
         else:
             return pos, False
+        if found < 0:
+            return pos, False
+        pos = found
     return pos, True
+
+
+def _object_members(text: str, pos: int, last_wins: bool) -> dict[str, int]:
+    """Key -> offset of its value, for the object starting at ``pos`` (first or last repeat)."""
+    ws = _WHITESPACE.match
+    skip = _SKIPPER.raw_decode
+    scan = json.decoder.scanstring
+    members: dict[str, int] = {}
+    cursor = ws(text, pos + 1).end()
+    while text[cursor] == '"':
+        key, cursor = scan(text, cursor + 1)
+        cursor = ws(text, ws(text, cursor).end() + 1).end()  # past ':'
+        if last_wins or key not in members:
+            members[key] = cursor
+        cursor = ws(text, skip(text, cursor)[1]).end()
+        if text[cursor] == ",":
+            cursor = ws(text, cursor + 1).end()
+    return members
+
+
+def _array_members(text: str, pos: int) -> list[int]:
+    """The offset of each element of the array starting at ``pos``."""
+    ws = _WHITESPACE.match
+    skip = _SKIPPER.raw_decode
+    members: list[int] = []
+    cursor = ws(text, pos + 1).end()
+    while text[cursor] != "]":
+        members.append(cursor)
+        cursor = ws(text, skip(text, cursor)[1]).end()
+        if text[cursor] == ",":
+            cursor = ws(text, cursor + 1).end()
+    return members
 
 
 def _decode_key(token: str) -> str:
