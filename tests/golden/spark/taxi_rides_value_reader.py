@@ -418,8 +418,9 @@ def decode_confluent(
         if checked_compatibility
         else ": truncated, not written with it, or not readable as the reader schema"
     )
+    # The reason is spelled out only for a bad record: a good one pays one null test of _kind.
     reason = (
-        F.when(good, F.lit(None).cast("string"))
+        F.when(F.col("_kind").isNull(), F.lit(None).cast("string"))
         .when(
             short,
             F.concat(
@@ -454,10 +455,7 @@ def decode_confluent(
             F.lit(corrupt_why),
         ),
     )
-    extra_columns = [reason.alias("_reason")]
-    if mode == "PERMISSIVE":
-        extra_columns.append(kind.alias("_kind"))
-    checked = staged.select("*", *extra_columns)
+    checked = staged.select("*", kind.alias("_kind")).select("*", reason.alias("_reason"))
 
     record = F.col("_record")
     schema_id = F.col("_schema_id")
@@ -475,7 +473,7 @@ def decode_confluent(
         *passthrough,
         "value",
         "_reason",
-        *(["_kind"] if mode == "PERMISSIVE" else []),
+        "_kind",
         record.alias("_record"),
         schema_id.alias(SCHEMA_ID_COLUMN),
     )
