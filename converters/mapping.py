@@ -719,8 +719,11 @@ def _schema_file(mapping: Mapping, side: str, path: Path) -> Any:
             location=err.location,
             hint=err.hint or "Check it with `schemacli validate`.",
         ) from err
-    _supported(mapping, side, loaded.value, loaded.location)
-    return loaded.value
+    from schemacli.contracts.inline import inlined
+
+    value = inlined(loaded)  # named types from other files travel inline, as the job needs
+    _supported(mapping, side, value, loaded.location)
+    return value
 
 
 def _inline_schema(mapping: Mapping, side: str, js: Any) -> Any:

@@ -101,7 +101,9 @@ def plan_request(request: PlanRequest, out_dir: Path, client: Any) -> Planned:
 def _side(client: Any, spec: str, out_dir: Path, subject: str | None = None) -> _Side:
     """Schema JSON and endpoint fields for ``--from``/``--to``: an .avsc file, or
     SUBJECT[:VERSION] in the registry; ``subject`` (given on the command line) wins."""
+    from schemacli.contracts.inline import inlined
     from schemacli.contracts.loader import load_schema_file, load_schema_text
+    from spark_avro.registry import self_contained_text
 
     path = Path(spec)
     if path.suffix in (".avsc", ".json") or path.exists():
@@ -110,12 +112,16 @@ def _side(client: Any, spec: str, out_dir: Path, subject: str | None = None) -> 
         m = _STORE_PATH.search(path.as_posix())
         if m:  # the store's layout names the subject and version
             fields.update(subject=m["subject"], version=int(m["version"]))
-        side = _Side(loaded.document.value, fields, inline=False)
+        # types it takes from other files travel inline: the converter reads one schema text
+        side = _Side(inlined(loaded), fields, inline=False)
     else:
         name, _, version = spec.partition(":")
         ver: int | str = int(version) if version.isdigit() else (version or "latest")
         sv = client.get_version(name, ver)
-        loaded = load_schema_text(sv.schema, f"{name}:{sv.version}")
+        where = f"{name}:{sv.version}"
+        loaded = load_schema_text(
+            self_contained_text(client, sv.schema, sv.references, where), where
+        )
         fields = {"subject": name, "version": sv.version}
         side = _Side(loaded.document.value, fields, inline=True)
     if subject:

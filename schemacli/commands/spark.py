@@ -284,16 +284,9 @@ def _store_versions(store: Path, subject: str, ids: dict[int, int]) -> list[Any]
 
 def _embedded(loaded: Any) -> Any:
     """A store version as one schema: the named types its references define, inline."""
-    from schemacli.contracts.inline import self_contained
+    from schemacli.contracts.inline import inlined
 
-    referenced, seen, stack = [], set(), list(loaded.references)
-    while stack:  # every file it depends on, directly or not
-        dep = stack.pop(0)
-        if id(dep) not in seen:
-            seen.add(id(dep))
-            referenced.append(dep.value)
-            stack.extend(dep.references)
-    return self_contained(loaded.value, referenced, source=loaded.source)
+    return inlined(loaded)
 
 
 def _registry_versions(conn: Connection, subject: str) -> list[Any]:

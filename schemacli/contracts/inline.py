@@ -146,3 +146,18 @@ def self_contained(schema: Any, referenced: Iterable[Any], *, source: str = "<sc
         return out
 
     return walk(schema, None, "")
+
+
+def inlined(loaded: Any) -> Any:
+    """A loaded schema's value made self-contained: the named types it takes from other files
+    (references, ``vN.references.json``, the name index — and theirs) defined inline."""
+    referenced, seen, queue = [], set(), list(loaded.references)
+    while queue:  # every file it depends on, directly or not, nearest first
+        dep = queue.pop(0)
+        if id(dep) not in seen:
+            seen.add(id(dep))
+            referenced.append(dep.value)
+            queue.extend(dep.references)
+    if not referenced:
+        return loaded.value
+    return self_contained(loaded.value, referenced, source=loaded.source)
