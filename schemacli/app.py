@@ -132,4 +132,16 @@ for _name in COMMANDS:
 
 def main() -> None:
     """Console-script entry point."""
+    _accept_click_completion_spelling()
     sys.exit(app())
+
+
+def _accept_click_completion_spelling() -> None:
+    """Click documents ``_SCHEMACLI_COMPLETE=bash_source``; typer reads ``source_bash``. Both
+    work: the click spelling is turned into typer's before typer looks."""
+    import os
+
+    value = os.environ.get("_SCHEMACLI_COMPLETE", "")
+    shell, _, instruction = value.partition("_")
+    if shell in ("bash", "zsh", "fish") and instruction in ("source", "complete"):
+        os.environ["_SCHEMACLI_COMPLETE"] = f"{instruction}_{shell}"

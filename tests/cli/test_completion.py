@@ -89,3 +89,16 @@ def test_check_completes_levels_and_the_configured_stores_subjects(tmp_path):
     env = {"SCHEMACLI_CONFIG": str(tmp_path / "schemacli.toml")}
     assert complete("schemacli check x.avsc --subject ord", env) == ["orders-value"]
     assert complete("schemacli check x.avsc --level BACKWARD_T") == ["BACKWARD_TRANSITIVE"]
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_clicks_spelling_of_the_completion_variable_works_too(shell):
+    done = subprocess.run(
+        [SCHEMACLI],
+        env={**os.environ, "_SCHEMACLI_COMPLETE": f"{shell}_source"},
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "not supported" not in done.stdout + done.stderr
+    assert "_SCHEMACLI_COMPLETE=complete_" in done.stdout
