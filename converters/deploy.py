@@ -63,6 +63,7 @@ class DeployConfig:
     trigger_seconds: float = 1.0
     max_offsets_per_trigger: int | None = None
     available_now: bool = False
+    delivery: str = "exactly-once"  # or "at-least-once" (converters.job.DELIVERIES)
     spark_submit: str | None = None
     extra_env: AnyMapping[str, str] = field(default_factory=dict, repr=False)
 
@@ -310,6 +311,7 @@ def build_command(cfg: DeployConfig, files: AnyMapping[str, Path]) -> list[str]:
         cmd += ["--max-offsets-per-trigger", str(cfg.max_offsets_per_trigger)]
     if cfg.available_now:
         cmd += ["--available-now"]
+    cmd += ["--delivery", cfg.delivery]
     if cfg.kafka_properties:
         props = str(cfg.kafka_properties) if local else cfg.kafka_properties.name
         cmd += ["--kafka-properties", props]

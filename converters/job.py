@@ -37,6 +37,15 @@ from typing import TYPE_CHECKING, Any
 
 from converters.progress import KINDS, METRICS, ProgressFile, follow
 from converters.provenance import MARKER_HEADER, TOMBSTONE
+from converters.txsink import (
+    STATS_SCHEMA,
+    Counts,
+    SinkConfig,
+    committed,
+    progress_group,
+    source_partitions,
+    write_arrow,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -62,6 +71,7 @@ SOURCE_DEFAULTS = {
     "kafka.fetch.max.bytes": "52428800",
 }
 SINK_DEFAULTS = {"kafka.linger.ms": "100", "kafka.batch.size": "1048576"}
+DELIVERIES = ("exactly-once", "at-least-once")
 # Spark SQL settings of the job unless given with --conf. HotSpot does not JIT-compile a method
 # of more than 8,000 bytes of bytecode, and the whole-stage code of a mapping with a handful of
 # conversions can be bigger (the taxi example: 6.0 KB; five parse_number fields: 7.5 KB; ten:
@@ -154,11 +164,28 @@ def _with_headers(headers: Any, *extra: Any) -> Any:
 
 
 def build_output(raw: DataFrame, mapping: Any, reg: RegistryPlan) -> DataFrame:
-    """Kafka source rows -> Kafka sink rows (``topic``, ``key``, ``value``, ``headers``), observed.
+    """Kafka source rows -> Kafka sink rows (``topic``, ``key``, ``value``, ``headers``), observed,
+    skipped rows left out: what Spark's own (at-least-once) Kafka sink writes.
 
     ``raw`` has Kafka's source columns (``key``, ``value``, ``topic``, ``partition``, ``offset``,
     ``timestamp``, ``headers``). Pure: works on a batch frame in tests and on the stream in the job.
     """
+    from pyspark.sql import functions as F
+
+    out = build_records(raw, mapping, reg).observe(
+        METRICS,
+        F.count(F.lit(1)).alias("in"),
+        *[F.sum(F.when(F.col("kind") == name, 1).otherwise(0)).alias(name) for name in KINDS],
+    )
+    # Skipped: already converted by a converter (our own output read back, or a chain): not again.
+    return out.where(F.col("kind") != "skipped").select("topic", "key", "value", "headers")
+
+
+def build_records(raw: DataFrame, mapping: Any, reg: RegistryPlan) -> DataFrame:
+    """Kafka source rows -> every row's result (``converters.txsink.ROW_COLUMNS``): where it goes
+    (``topic``, ``key``, ``value``, ``headers``), its ``kind`` (converted, dead_letter, skipped,
+    tombstone) and the v2 position it came from (``source_partition``, ``source_offset``), in the
+    source's partitioning and order. The exactly-once writer takes these as they are."""
     from pyspark.sql import functions as F
 
     from converters.transform import ERROR, STAGE
@@ -238,13 +265,10 @@ def build_output(raw: DataFrame, mapping: Any, reg: RegistryPlan) -> DataFrame:
         .otherwise(marker)
         .alias("headers"),
         k,
-    ).observe(
-        METRICS,
-        F.count(F.lit(1)).alias("in"),
-        *[F.sum(F.when(F.col("kind") == name, 1).otherwise(0)).alias(name) for name in KINDS],
+        F.col("partition").alias("source_partition"),
+        F.col("offset").alias("source_offset"),
     )
-    # Skipped: already converted by a converter (our own output read back, or a chain): not again.
-    return out.where(F.col("kind") != "skipped").drop("kind")
+    return out
 
 
 def convert_side(
@@ -320,6 +344,12 @@ def _args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--max-offsets-per-trigger", type=int, default=None)
     p.add_argument("--available-now", action="store_true", help="process what is there, then stop")
     p.add_argument(
+        "--delivery",
+        choices=DELIVERIES,
+        default="exactly-once",
+        help="exactly-once: Kafka transactions (converters.txsink); at-least-once: Spark's sink",
+    )
+    p.add_argument(
         "--kafka-properties",
         default=None,
         help="file of Kafka client properties (k=v lines), e.g. SASL settings; kept off "
@@ -385,7 +415,8 @@ def main(argv: list[str] | None = None) -> int:
             compiled_or_fail(mapping.key)
         state = Path(args.state_dir)
         state.mkdir(parents=True, exist_ok=True)
-        progress = ProgressFile(state / "progress.json")
+        counted_by = "transactions" if args.delivery == "exactly-once" else "observed-metrics"
+        progress = ProgressFile(state / "progress.json", counted_by=counted_by)
         kafka = read_properties(args.kafka_properties)
     except SchemacliError as err:
         print(error_text(err), file=sys.stderr)
@@ -418,12 +449,27 @@ def run(
     )
     if args.max_offsets_per_trigger:
         reader = reader.option("maxOffsetsPerTrigger", str(args.max_offsets_per_trigger))
-    for k, v in {**SOURCE_DEFAULTS, **kafka}.items():
+    from converters.kafkaprops import spark_options
+
+    for k, v in {**SOURCE_DEFAULTS, **spark_options(kafka)}.items():
         reader = reader.option(k, v)
     from pyspark.errors import AnalysisException, ParseException
 
     try:
-        out = build_output(reader.load(), mapping, reg)
+        if args.delivery == "exactly-once":
+            sink = sink_config(args, mapping, kafka)
+            failure = start_counts(sink, progress)
+            if failure is not None:
+                print(failure, file=sys.stderr, flush=True)
+                return 3
+            records = build_records(reader.load(), mapping, reg)
+            writer = records.writeStream.foreachBatch(transactional_batches(sink, progress))
+        else:
+            out = build_output(reader.load(), mapping, reg)
+            writer = out.writeStream.format("kafka").option("kafka.acks", "all")
+            writer = writer.option("kafka.bootstrap.servers", args.bootstrap)
+            for k, v in {**SINK_DEFAULTS, **spark_options(kafka)}.items():
+                writer = writer.option(k, v)
     except (AnalysisException, ParseException) as exc:
         # A `convert: sql` expression Spark refuses (an unknown column, a syntax error): the
         # light check of `migrate validate` without --spark cannot see it.
@@ -437,15 +483,7 @@ def run(
         )
         print(error_text(err), file=sys.stderr, flush=True)
         return int(err.exit_code)
-    writer = (
-        out.writeStream.format("kafka")
-        .option("kafka.bootstrap.servers", args.bootstrap)
-        .option("checkpointLocation", args.checkpoint)
-        .option("kafka.acks", "all")
-        .outputMode("append")
-    )
-    for k, v in {**SINK_DEFAULTS, **kafka}.items():
-        writer = writer.option(k, v)
+    writer = writer.option("checkpointLocation", args.checkpoint).outputMode("append")
     writer = (
         writer.trigger(availableNow=True)
         if args.available_now
@@ -457,6 +495,50 @@ def run(
     )
     print(f"converter started: query {query.id}", file=sys.stderr, flush=True)
     return watch(query, progress)
+
+
+def sink_config(args: argparse.Namespace, mapping: Any, kafka: dict[str, str]) -> SinkConfig:
+    """The exactly-once writer's settings: the Spark source's Kafka properties, in librdkafka's
+    names (``converters.kafkaprops``)."""
+    from converters.kafkaprops import librdkafka_properties
+
+    return SinkConfig(
+        bootstrap=args.bootstrap,
+        source_topic=mapping.source.topic,
+        group=progress_group(mapping.source.topic, mapping.target.topic),
+        client=librdkafka_properties(kafka),
+    )
+
+
+def start_counts(sink: SinkConfig, progress: ProgressFile) -> str | None:
+    """Load what earlier runs committed into progress.json; the error text when Kafka cannot
+    say (the job then exits 3 before Spark starts a query)."""
+    from schemacli.errors import NetworkError
+    from schemacli.output.errors import error_text
+
+    try:
+        found = committed(sink, source_partitions(sink))
+        progress.committed(-1, {p: counts for p, (_, counts) in found.items()})
+    except Exception as exc:  # noqa: BLE001 - librdkafka's KafkaException, a missing topic
+        err = NetworkError(
+            f"cannot read the converter's committed progress (group {sink.group}) from Kafka "
+            f"at {sink.bootstrap}: {exc}",
+            hint="Check --bootstrap, that the v2 topic exists, and the Kafka properties file.",
+        )
+        return error_text(err)
+    return None
+
+
+def transactional_batches(sink: SinkConfig, progress: ProgressFile) -> Any:
+    """The ``foreachBatch`` function: each batch's rows through the exactly-once writer on the
+    executors (one transaction per v2 partition), the committed counts into progress.json."""
+    from functools import partial
+
+    def write(batch: DataFrame, batch_id: int) -> None:
+        stats = batch.mapInArrow(partial(write_arrow, sink), STATS_SCHEMA).collect()
+        progress.committed(batch_id, {row.partition: Counts.decode(row.counts) for row in stats})
+
+    return write
 
 
 def watch(query: Any, progress: ProgressFile) -> int:

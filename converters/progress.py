@@ -14,7 +14,9 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -25,12 +27,16 @@ KINDS = ("converted", "dead_letter", "skipped", "tombstone")
 
 
 class ProgressFile:
-    """Folds per-batch observed metrics into totals, once per batch id, in ``progress.json``."""
+    """Folds per-batch observed metrics into totals, once per batch id, in ``progress.json``;
+    or, ``counted_by="transactions"``, keeps the counts the exactly-once writer committed."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, counted_by: str = "observed-metrics") -> None:
         self.path = path
+        self.counted_by = counted_by
         self.data: dict[str, Any] = {"totals": {"in": 0, **{k: 0 for k in KINDS}}, "last_batch": -1}
         self.data.update(read_state(path))
+        self.data["counted_by"] = counted_by
+        self._lock = threading.Lock()  # the batch callback and the main thread both write
 
     @property
     def last_batch(self) -> int:
@@ -40,7 +46,32 @@ class ProgressFile:
         """Fold one progress report in; True when it added a batch not counted before."""
         batch = int(progress.get("batchId", -1))
         metrics = (progress.get("observedMetrics") or {}).get(METRICS) or {}
-        added = batch > self.last_batch and bool(metrics)
+        added = batch > self.last_batch and bool(metrics) and self.counted_by != "transactions"
+        with self._lock:
+            self._record(progress, batch, metrics, added)
+        return added
+
+    def committed(self, batch: int, partitions: Mapping[int, Any]) -> None:
+        """Take the cumulative counts the writer committed (v2 partition -> ``txsink.Counts``)
+        after ``batch`` (-1: read at start) and print the progress line."""
+        from converters.txsink import Counts, totals
+
+        with self._lock:
+            # at start (-1) the broker's word replaces the file's; after a batch it adds to it
+            before = {} if batch < 0 else self.data.get("partitions") or {}
+            known = {int(p): Counts(**c) for p, c in before.items()}
+            known.update(partitions)
+            self.data["partitions"] = {str(p): c.as_dict() for p, c in sorted(known.items())}
+            self.data["totals"] = totals(known)
+            self.data["last_batch"] = max(self.last_batch, batch)
+            self.data["updated"] = time.time()
+            self._write()
+        if batch >= 0:
+            print(self.line(), file=sys.stderr, flush=True)
+
+    def _record(
+        self, progress: dict[str, Any], batch: int, metrics: dict[str, Any], added: bool
+    ) -> None:
         if added:
             for key in self.data["totals"]:
                 self.data["totals"][key] += int(metrics.get(key) or 0)
@@ -53,10 +84,12 @@ class ProgressFile:
                 k: progress.get(k) for k in ("batchId", "numInputRows", "timestamp", "sources")
             },
         )
+        self._write()
+
+    def _write(self) -> None:
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps(self.data, indent=2, default=str))
         os.replace(tmp, self.path)
-        return added
 
     def line(self) -> str:
         """The cumulative progress line the job prints after each counted batch."""

@@ -1,5 +1,6 @@
 """`schemacli migrate deploy`: run the converter job with spark-submit."""
 
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -27,6 +28,13 @@ from schemacli.commands.registry_options import (
 from schemacli.errors import ExitCode
 from schemacli.output import TextOrJson
 from schemacli.registry.settings import RegistryFlags
+
+
+class Delivery(StrEnum):
+    """How the converter writes: ``converters.job.DELIVERIES``."""
+
+    exactly_once = "exactly-once"
+    at_least_once = "at-least-once"
 
 
 def deploy_command(
@@ -87,6 +95,16 @@ def deploy_command(
             "--available-now", help="Convert what is in the topic now, then stop (backfill)."
         ),
     ] = False,
+    delivery: Annotated[
+        Delivery,
+        typer.Option(
+            "--delivery",
+            help="exactly-once (default): each v2 message once in v1 or the dead-letter topic "
+            "through any crash, with Kafka transactions (v1 consumers read with "
+            "isolation.level=read_committed); at-least-once: Spark's Kafka sink, a crash may "
+            "write a batch twice.",
+        ),
+    ] = Delivery.exactly_once,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the spark-submit command and exit.")
     ] = False,
@@ -142,6 +160,7 @@ def deploy_command(
             trigger_seconds=trigger_seconds,
             max_offsets_per_trigger=max_offsets_per_trigger,
             available_now=available_now,
+            delivery=delivery.value,
             extra_env=reg.connection_env(),  # the job connects as we do, secrets off argv
         )
         deployment = deploy.deploy(cfg, mapping, conn.client, dry_run=dry_run, detach=detach)
