@@ -32,7 +32,7 @@ from typing import Any
 from converters.clientlog import KAFKA_LOGGER
 from converters.job import ERROR_HEADER, SOURCE_HEADER, STAGE_HEADER, TIMESTAMP_HEADER
 from converters.provenance import MARKER_HEADER, parse_marker
-from schemacli.errors import InputError, NetworkError, UsageError
+from schemacli.errors import CheckFailed, InputError, NetworkError, UsageError
 
 LIMIT = 100_000  # dead letters converted on the driver: more is a job, not a repair
 REPLAY_HEADERS = (ERROR_HEADER, STAGE_HEADER, SOURCE_HEADER, TIMESTAMP_HEADER)
@@ -218,7 +218,17 @@ def convert(spark: Any, rows: list[SourceRow], mapping: Any, reg: Any) -> Outcom
         F.timestamp_millis("timestamp_ms").alias("timestamp"),
         "headers",
     )
-    return outcome(build_output(raw, mapping, reg).collect(), mapping.target.topic)
+    from pyspark.errors import AnalysisException, ParseException
+
+    try:
+        sink_rows = build_output(raw, mapping, reg).collect()
+    except (AnalysisException, ParseException) as exc:
+        # as the job reports it: a `convert: sql` expression Spark refuses
+        raise CheckFailed(
+            f"Spark refuses the compiled mapping: {exc.getMessage() or exc}",
+            hint="Fix the expression; `schemacli migrate validate MAPPING --spark` shows it.",
+        ) from exc
+    return outcome(sink_rows, mapping.target.topic)
 
 
 # ---------------------------------------------------------------------------------------------

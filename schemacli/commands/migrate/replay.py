@@ -94,8 +94,9 @@ def replay_command(
     reported by error, never dead-lettered again. MAPPING, or --state-dir (its mapping.json),
     names the deployment.
 
-    Exit codes: 0 every dead letter converted, 1 some still fail, 2 usage or input error (no
-    deployment, a bad mapping, more than --limit dead letters), 3 Kafka or registry unreachable.
+    Exit codes: 0 every dead letter converted, 1 some still fail (or the mapping is not
+    deployable), 2 usage or input error (no deployment, a mapping with an error, more than
+    --limit dead letters), 3 Kafka or registry unreachable.
     """
     if not from_dead_letters:
         raise UsageError(
