@@ -340,3 +340,30 @@ def render_command(cmd: list[str]) -> str:
         else:
             lines.append(quoted)
     return " \\\n    ".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# replay
+
+
+def replay_text(report: Any) -> str:
+    """A replay for people: the counts, then what still fails, grouped by stage and error."""
+    r = report
+    verb = "would write" if r.dry_run else "wrote"
+    lines = [
+        f"replay {r.dead_letter_topic} -> {r.v1_topic} with {r.mapping}"
+        + (" (dry run: nothing written)" if r.dry_run else ""),
+        f"  read {r.read} dead letter(s): {r.unique} source position(s)",
+        f"  converted {r.converted}: {verb} {len(r.would_write)}, already in v1 {r.already_in_v1}",
+        f"  still failing {len(r.still_failing)}",
+    ]
+    for stage, error, count in r.by_error:
+        lines.append(f"    {count:>7}  [{stage}] {error}")
+    if r.unreadable:
+        lines.append(
+            f"  not the converter's dead letters (no source position): {len(r.unreadable)}"
+        )
+        lines += [f"    {what}" for what in r.unreadable[:20]]
+        if len(r.unreadable) > 20:
+            lines.append(f"    ... and {len(r.unreadable) - 20} more (-o json lists them all)")
+    return "\n".join(lines)

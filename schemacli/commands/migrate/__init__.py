@@ -1,4 +1,4 @@
-"""`schemacli migrate plan|validate|deploy|status|stop|finish`: the v2 -> v1 converter, end to end.
+"""`schemacli migrate plan|validate|deploy|status|stop|finish|replay`: the v2 -> v1 converter.
 
 One module per verb; each parses its arguments, calls ``converters`` (the pure core) once and
 hands the result to a renderer (``schemacli.output.migrate``). The mapping format and the job are
@@ -12,6 +12,7 @@ import typer
 from schemacli.commands.migrate.deploy import deploy_command
 from schemacli.commands.migrate.finish import finish_command
 from schemacli.commands.migrate.plan import plan_command
+from schemacli.commands.migrate.replay import replay_command
 from schemacli.commands.migrate.status import status_command
 from schemacli.commands.migrate.stop import stop_command
 from schemacli.commands.migrate.validate import validate_command
@@ -19,7 +20,8 @@ from schemacli.commands.migrate.validate import validate_command
 migrate_app = typer.Typer(
     name="migrate",
     help="Convert a v2 topic back to v1 with a Spark job: plan a mapping, validate it, deploy, "
-    "watch and stop the job, and finish the migration once nobody depends on v1."
+    "watch and stop the job, replay its dead letters, and finish the migration once nobody "
+    "depends on v1."
     "\n\nExit codes: 0 ok · 1 mapping not deployable / check failed · "
     "2 usage or input error · 3 registry or network error.",
     no_args_is_help=True,
@@ -34,4 +36,5 @@ def register(app: typer.Typer) -> None:
     migrate_app.command("status")(status_command)
     migrate_app.command("stop")(stop_command)
     migrate_app.command("finish")(finish_command)
+    migrate_app.command("replay")(replay_command)
     app.add_typer(migrate_app, name="migrate")

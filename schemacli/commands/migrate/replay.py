@@ -1,0 +1,173 @@
+"""`schemacli migrate replay`: convert dead letters again and write each to v1 once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import click
+import typer
+
+from schemacli.commands.migrate.common import Bootstrap, StateDir, StateMappingArg, load_mapping
+from schemacli.commands.options import JsonOutput
+from schemacli.commands.registry_options import (
+    Ca,
+    Cert,
+    Insecure,
+    Key,
+    Password,
+    RegistryUrl,
+    Retries,
+    Timeout,
+    Token,
+    User,
+    Verbose,
+    connect,
+    emit_json,
+    is_json,
+)
+from schemacli.errors import ExitCode, InputError, UsageError
+from schemacli.output import TextOrJson
+from schemacli.registry.settings import RegistryFlags
+
+LIMIT = 100_000  # as converters.replay.LIMIT (not imported: --help stays fast)
+
+
+def replay_command(
+    mapping_file: StateMappingArg = None,
+    bootstrap: Bootstrap = None,
+    state_dir: StateDir = None,
+    fixed: Annotated[
+        Path | None,
+        typer.Option(
+            "--mapping",
+            metavar="FIXED.yaml",
+            help="Convert with this (corrected) mapping instead of the deployed one; it must "
+            "write the same v1 topic.",
+        ),
+    ] = None,
+    from_dead_letters: Annotated[
+        bool,
+        typer.Option(
+            "--from-dead-letters",
+            help="Replay the mapping's dead-letter topic (the default, and for now the only "
+            "source).",
+        ),
+    ] = True,
+    limit: Annotated[
+        int,
+        typer.Option(
+            "--limit",
+            min=1,
+            help="Refuse when the dead-letter topic holds more (they are "
+            "converted on this machine).",
+        ),
+    ] = LIMIT,
+    kafka_properties: Annotated[
+        Path | None,
+        typer.Option(
+            "--kafka-properties",
+            help="File of Kafka client properties (k=v lines, librdkafka names: SASL, TLS).",
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run", help="Convert and report what would be written; write nothing."),
+    ] = False,
+    output: JsonOutput = TextOrJson.text,
+    registry: RegistryUrl = None,
+    user: User = None,
+    password: Password = None,
+    token: Token = None,
+    ca: Ca = None,
+    cert: Cert = None,
+    key: Key = None,
+    insecure: Insecure = False,
+    timeout: Timeout = None,
+    retries: Retries = None,
+    verbose: Verbose = False,
+) -> None:
+    """Convert the dead letters of a deployment again — with the deployed mapping, or a
+    corrected one (--mapping FIXED.yaml) — and write each to v1 once: a source position already
+    in v1 (its marker) is not written again, and the rest go in one Kafka transaction, so a
+    second replay writes nothing and a failed one writes nothing. Records that still fail are
+    reported by error, never dead-lettered again. MAPPING, or --state-dir (its mapping.json),
+    names the deployment.
+
+    Exit codes: 0 every dead letter converted, 1 some still fail (or the mapping is not
+    deployable), 2 usage or input error (no deployment, a mapping with an error, more than
+    --limit dead letters), 3 Kafka or registry unreachable.
+    """
+    if not from_dead_letters:
+        raise UsageError(
+            "replay reads the dead-letter topic: --from-dead-letters is the only source"
+        )
+    if bootstrap is None:
+        raise UsageError("replay needs Kafka: give --bootstrap/-b HOST:PORT")
+    flags = RegistryFlags(
+        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
+    )
+    with connect(flags) as conn:
+        from converters.deploy import check_deployable
+        from converters.job import read_properties, resolve_registry
+        from converters.mapcheck import local_spark
+        from converters.replay import record, replay, same_target
+        from converters.statefile import default_state_dir, has_state, no_state
+        from schemacli.output.migrate import replay_text
+
+        deployed_file = mapping_file or _deployed_mapping(state_dir)
+        deployed = load_mapping(conn, deployed_file)
+        sdir = state_dir or default_state_dir(deployed)
+        if not has_state(sdir):
+            raise no_state(sdir)
+        mapping = same_target(load_mapping(conn, fixed), deployed) if fixed else deployed
+        check_deployable(mapping)
+        if not deployed.dead_letter_topic:
+            raise UsageError(
+                "the mapping has no dead_letter_topic: there is nothing to replay",
+                location=deployed.location("/"),
+            )
+        properties = read_properties(str(kafka_properties)) if kafka_properties else {}
+        reg = resolve_registry(mapping, conn.client)
+        report = replay(
+            bootstrap=bootstrap,
+            dead_letter_topic=deployed.dead_letter_topic,
+            mapping=mapping,
+            mapping_name=str(fixed or deployed_file),
+            reg=reg,
+            spark=local_spark,
+            properties=properties,
+            limit=limit,
+            dry_run=dry_run,
+            say=lambda line: click.echo(line, err=True),
+        )
+    if not dry_run:
+        record(sdir, report)
+    if is_json(output):
+        emit_json({**_asdict(report), "by_error": report.by_error, "ok": report.ok})
+    else:
+        click.echo(replay_text(report))
+    raise typer.Exit(ExitCode.OK if report.ok else ExitCode.CHECK_FAILED)
+
+
+def _asdict(report: object) -> dict:
+    from dataclasses import asdict
+
+    return asdict(report)  # type: ignore[call-overload]
+
+
+def _deployed_mapping(state_dir: Path | None) -> Path:
+    """The resolved mapping ``deploy`` left in the state directory (schemas inline)."""
+    from converters.statefile import has_state, no_state
+
+    if state_dir is None:
+        raise UsageError("give the mapping file or --state-dir")
+    if not has_state(state_dir):
+        raise no_state(state_dir)
+    path = state_dir / "mapping.json"
+    if not path.is_file():
+        raise InputError(
+            f"{str(path)!r} does not exist: the deployment's mapping is not there",
+            hint="Give the MAPPING file it was deployed with.",
+        )
+    return path
