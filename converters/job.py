@@ -9,9 +9,8 @@ the key decoded, converted and framed with the v1 key schema's id the same way) 
 
 * ``schemacli.converted-from``: ``<v2 subject>/<version> <topic>/<partition>/<offset>
   <timestamp-ms>`` (``converters.provenance``): the loop guard (a message that carries it is never
-  converted again; it is counted as skipped), the dedupe key (Spark's Kafka sink is
-  at-least-once: after a crash a batch may be written twice) and the v2 message's timestamp
-  (Spark's Kafka sink cannot set a record's timestamp; the broker stamps the time of writing).
+  converted again; it is counted as skipped), the v2 message's position and its timestamp (the
+  broker stamps the time of writing).
 
 Messages whose value or key fails to decode or convert go to the dead-letter topic with the raw
 bytes as value, the original key and headers, plus ``schemacli.error``, ``schemacli.error-stage``
@@ -20,8 +19,11 @@ bytes as value, the original key and headers, plus ``schemacli.error``, ``schema
 marker, so that a repaired dead letter can be replayed). One query writes both topics (a
 ``topic`` column per row), so one checkpoint covers both and a restart resumes both together.
 
-Counts (in, converted, dead-lettered, skipped) are Spark observed metrics; the driver's main
-thread folds them, per batch id (a batch replayed after a crash is counted once), into
+Delivery (``--delivery``): exactly-once by default, each batch written through
+``converters.txsink`` on the executors (one Kafka transaction per v2 partition, fenced and
+resumed by the converter's committed offsets; the counts committed with the records); or
+at-least-once, with Spark's own Kafka sink and the counts from Spark's observed metrics. Either
+way the counts (in, converted, dead-lettered, skipped, tombstone) land in
 ``<state-dir>/progress.json`` (``converters.progress``), which ``schemacli migrate status`` reads.
 """
 
@@ -66,6 +68,7 @@ VALUE_SIDE = "value_side"  # the value's columns, riding along while the key is 
 # local[2] (bench/bench_converter.py): 98k -> 131-140k msg/s. A --kafka-properties file
 # overrides them.
 SOURCE_DEFAULTS = {
+    "kafka.isolation.level": "read_committed",  # a v2 record its producer aborted: never converted
     "kafka.max.poll.records": "10000",
     "kafka.max.partition.fetch.bytes": "10485760",
     "kafka.fetch.max.bytes": "52428800",

@@ -236,9 +236,11 @@ def convert(spark: Any, rows: list[SourceRow], mapping: Any, reg: Any) -> Outcom
 
 
 def kafka_config(bootstrap: str, properties: AnyMapping[str, str] | None) -> dict[str, Any]:
-    """The client settings: bootstrap, the silent logger, and the properties file's entries
-    (``converters.job.read_properties`` prefixes them with ``kafka.`` for Spark; not here)."""
-    extra = {k.removeprefix("kafka."): v for k, v in (properties or {}).items()}
+    """The client settings: bootstrap, the silent logger, and the properties file's entries in
+    librdkafka's names (the same file as deploy's: ``converters.kafkaprops``)."""
+    from converters.kafkaprops import librdkafka_properties
+
+    extra = librdkafka_properties(properties or {})
     return {"bootstrap.servers": bootstrap, "logger": KAFKA_LOGGER, **extra}
 
 
@@ -273,7 +275,8 @@ def read_topic(
     except (KafkaException, ValueError) as exc:
         raise UsageError(
             f"Kafka refuses the client settings: {exc}",
-            hint="Check the --kafka-properties file (librdkafka's property names).",
+            hint="Check the --kafka-properties file (see docs/migration.md, Kafka client "
+            "properties: `librdkafka.<name>` lines are for this client alone).",
         ) from exc
     try:
         meta = consumer.list_topics(topic, timeout=10).topics.get(topic)
