@@ -7,8 +7,12 @@ Three ways to get a v2 topic into a v1 topic, on the same broker, the same messa
 (a') passthrough + header - (a) plus the header every converted message gets
     (``schemacli.converted-from``: origin, position, timestamp): not a target, it shows what the
     header alone costs, since Spark's Kafka sink handles headers slowly;
-(b) the converter - the job's own pipeline (``converters.job.build_output``): header split,
-    from_avro with the writer schema, the mapping's Spark SQL, to_avro, framing, headers;
+(b) the converter, at-least-once - the job's own pipeline (``converters.job.build_output``):
+    header split, from_avro with the writer schema, the mapping's Spark SQL, to_avro, framing,
+    headers, into Spark's Kafka sink (``--delivery at-least-once``);
+(b') the converter, exactly-once (the default) - the same rows (``build_records``) through the
+    job's ``foreachBatch`` into ``converters.txsink`` (a Kafka transaction per v2 partition,
+    offsets and counts committed with the records);
 (c) plain Python - confluent-kafka consumer, fastavro decode / convert / encode, producer.
 
 Both Spark runs are ``trigger(availableNow)`` queries in one local[2] session, with the job's
@@ -124,6 +128,27 @@ def run_query(spark, df, bootstrap: str, checkpoint: Path, topic: str | None = N
 
     for k, v in SINK_DEFAULTS.items():  # the job's producer settings, for both Spark runs
         writer = writer.option(k, v)
+    t0 = time.perf_counter()
+    q = writer.start()
+    q.awaitTermination()
+    return time.perf_counter() - t0
+
+
+def run_exactly_once(spark, df, bootstrap: str, checkpoint: Path, mapping) -> float:
+    """(b'): the job's exactly-once road, timed like run_query."""
+    from converters.job import transactional_batches
+    from converters.progress import ProgressFile
+    from converters.txsink import SinkConfig, progress_group
+
+    sink = SinkConfig(
+        bootstrap, mapping.source.topic, progress_group(mapping.source.topic, mapping.target.topic)
+    )
+    progress = ProgressFile(checkpoint.with_suffix(".progress.json"), counted_by="transactions")
+    writer = (
+        df.writeStream.foreachBatch(transactional_batches(sink, progress))
+        .option("checkpointLocation", str(checkpoint))
+        .trigger(availableNow=True)
+    )
     t0 = time.perf_counter()
     q = writer.start()
     q.awaitTermination()
@@ -260,7 +285,7 @@ def main() -> int:
     try:
         from confluent_kafka.admin import AdminClient, NewTopic
 
-        from converters.job import build_output, resolve_registry
+        from converters.job import build_output, build_records, resolve_registry
         from converters.mapping import load
         from schemacli.registry.client import RegistryClient
         from schemacli.registry.settings import RegistrySettings
@@ -269,7 +294,7 @@ def main() -> int:
         rounds = args.rounds
         names = ["v2", "copy", "py", "pydlq"]
         for r in range(rounds + 1):  # round 0 is the untimed warm-up
-            names += [f"v1-{r}", f"dlq-{r}", f"copy-{r}", f"hdr-{r}"]
+            names += [f"v1-{r}", f"dlq-{r}", f"copy-{r}", f"hdr-{r}", f"eo-{r}", f"eodlq-{r}"]
         t = {k: f"bench-{k}-{run}" for k in names}
         admin = AdminClient({"bootstrap.servers": bootstrap})
         for f in admin.create_topics([NewTopic(x, 2, 1) for x in t.values()]).values():
@@ -302,6 +327,7 @@ def main() -> int:
             "passthrough": [],
             "passthrough_headers": [],
             "converter": [],
+            "converter_exactly_once": [],
         }
         converted = dead = 0
         for r in range(rounds + 1):
@@ -339,6 +365,23 @@ def main() -> int:
                 timings["converter"].append(secs)
             converted, dead = count(bootstrap, t[f"v1-{r}"]), count(bootstrap, t[f"dlq-{r}"])
             assert converted + dead == n, (converted, dead)
+            target = replace(mapping.target, topic=t[f"eo-{r}"])
+            mapped = replace(mapping, target=target, dead_letter_topic=t[f"eodlq-{r}"])
+            secs = run_exactly_once(
+                spark,
+                build_records(source(spark, bootstrap, t["v2"]), mapped, reg),
+                bootstrap,
+                work / f"cp-eo-{r}",
+                mapped,
+            )
+            print(
+                f"{label} (b') exactly-once: {n / secs:,.0f} msg/s ({secs:.1f}s)", file=sys.stderr
+            )
+            if r:
+                timings["converter_exactly_once"].append(secs)
+            eo = count(bootstrap, t[f"eo-{r}"]), count(bootstrap, t[f"eodlq-{r}"])
+            # end offsets count the transactions' commit markers too: one per partition per batch
+            assert sum(eo) >= n, eo
         spark.stop()
         if not args.skip_python:
             timings["python"] = []
@@ -381,6 +424,12 @@ def main() -> int:
             "converted": converted,
             "dead_lettered": dead,
             "converter_vs_passthrough": round(rates["converter"] / rates["passthrough"], 2),
+            "exactly_once_vs_at_least_once": round(
+                rates["converter_exactly_once"] / rates["converter"], 2
+            ),
+            "exactly_once_vs_passthrough": round(
+                rates["converter_exactly_once"] / rates["passthrough"], 2
+            ),
             "converter_vs_passthrough_headers": round(
                 rates["converter"] / rates["passthrough_headers"], 2
             ),

@@ -156,119 +156,217 @@ def _reader_config(cfg: SinkConfig) -> dict[str, Any]:
     }
 
 
+# Per Python worker process (Spark reuses them across tasks): one producer per transactional id,
+# one offsets reader per group. A producer's init_transactions costs hundreds of ms; reusing it is
+# safe because every batch reads the committed offset after the producer's last init, and a
+# producer fenced since then fails its first call to the coordinator (the probe in
+# PartitionWriter.begin), before any record is written, and is replaced.
+_PRODUCERS: dict[tuple[str, str], Any] = {}
+_READERS: dict[tuple[str, str], Any] = {}
+
+
+def close_clients() -> None:
+    """Drop this process's cached producers and readers (a test's teardown; a Python worker's
+    clients go with the process)."""
+    for reader in _READERS.values():
+        reader.close()
+    _READERS.clear()
+    _PRODUCERS.clear()
+
+
+def _fenced_or_fatal(exc: Exception) -> bool:
+    err = exc.args[0] if exc.args else None
+    return bool(getattr(err, "fatal", lambda: False)()) or "fenced" in str(exc).lower()
+
+
 class PartitionWriter:
     """Writes one v2 partition's rows of one batch in one transaction (see the module doc)."""
 
     def __init__(self, cfg: SinkConfig, partition: int) -> None:
-        from confluent_kafka import Consumer, Producer, TopicPartition
-
         self.cfg, self.partition = cfg, partition
-        self.producer = Producer(
-            {
-                **cfg.base(),
-                **PRODUCER_DEFAULTS,
-                **cfg.producer,
-                "transactional.id": transactional_id(cfg.group, partition),
-            }
-        )
-        # Fence whoever wrote this partition before us (and abort what they left open) before
-        # reading how far they got: after this, nobody else can commit for this partition.
-        self.producer.init_transactions(cfg.timeout)
-        self.reader = Consumer(_reader_config(cfg))
-        (tp,) = self.reader.committed([TopicPartition(cfg.source_topic, partition)], cfg.timeout)
-        self.start = tp.offset if tp.offset >= 0 else 0
-        self.before = Counts.decode(tp.metadata) if tp.offset >= 0 else Counts()
+        self.tid = transactional_id(cfg.group, partition)
+        self.reader = self._reader()
+        self.producer = self._producer(fresh=False)
         self.batch = Counts()
         self.already = 0
         self.first: int | None = None
+        self.begin()
+
+    def _reader(self) -> Any:
+        from confluent_kafka import Consumer
+
+        key = (self.cfg.bootstrap, self.cfg.group)
+        if key not in _READERS:
+            _READERS[key] = Consumer(_reader_config(self.cfg))
+        return _READERS[key]
+
+    def _producer(self, *, fresh: bool) -> Any:
+        from confluent_kafka import Producer
+
+        key = (self.cfg.bootstrap, self.tid)
+        if fresh or key not in _PRODUCERS:
+            _PRODUCERS.pop(key, None)
+            producer = Producer(
+                {
+                    **self.cfg.base(),
+                    **PRODUCER_DEFAULTS,
+                    **self.cfg.producer,
+                    "transactional.id": self.tid,
+                }
+            )
+            # Fence whoever wrote this partition before (and abort what they left open) before
+            # reading how far they got: after this, nobody older can commit for this partition.
+            producer.init_transactions(self.cfg.timeout)
+            _PRODUCERS[key] = producer
+        return _PRODUCERS[key]
+
+    def _read_committed(self) -> None:
+        from confluent_kafka import TopicPartition
+
+        tp = TopicPartition(self.cfg.source_topic, self.partition)
+        (tp,) = self.reader.committed([tp], self.cfg.timeout)
+        self.start = tp.offset if tp.offset >= 0 else 0
+        self.before = Counts.decode(tp.metadata) if tp.offset >= 0 else Counts()
         self.next = self.start
-        self.open = False
 
-    def add(self, offset: int, kind: str, topic: str, key: Any, value: Any, headers: Any) -> None:
-        if offset < self.start:
-            self.already += 1  # written by a committed transaction: a re-run batch
-            return
-        if not self.open:
-            self.producer.begin_transaction()
-            self.open = True
-        if self.first is None:
-            self.first = offset
-        if kind != "skipped":
-            self._produce(topic, key, value, headers)
-        self.batch.add(kind)
-        self.next = offset + 1
+    def _position(self, offset: int, counts: Counts) -> Any:
+        from confluent_kafka import TopicPartition
 
-    def _produce(self, topic: str, key: Any, value: Any, headers: Any) -> None:
-        while True:
+        return TopicPartition(
+            self.cfg.source_topic, self.partition, offset, metadata=counts.encode()
+        )
+
+    def begin(self) -> None:
+        """Read the committed offset, open the transaction and probe the coordinator with it (a
+        producer fenced since its init fails here, and is replaced by a fresh one)."""
+        from confluent_kafka import KafkaException
+
+        for attempt in (1, 2):
+            self._read_committed()
             try:
-                self.producer.produce(topic, value=value, key=key, headers=headers)
+                self.producer.begin_transaction()
+                self.producer.send_offsets_to_transaction(
+                    [self._position(self.start, self.before)],
+                    self.reader.consumer_group_metadata(),
+                    self.cfg.timeout,
+                )
                 return
-            except BufferError:  # the local queue is full: let deliveries drain
-                self.producer.poll(0.05)
+            except KafkaException as exc:
+                if attempt == 2 or not _fenced_or_fatal(exc):
+                    raise
+                self.producer = self._producer(fresh=True)  # init fences; read again after it
+
+    def add_batch(self, batch: Any) -> None:
+        """Write the rows of ``batch`` (``ROW_COLUMNS``, this partition, in offset order) whose
+        offsets the committed transactions have not covered yet."""
+        import pyarrow.compute as pc
+
+        offsets = batch.column("source_offset")
+        if pc.min(offsets).as_py() < self.start:
+            keep = pc.greater_equal(offsets, self.start)
+            self.already += batch.num_rows - pc.sum(keep).as_py()
+            batch = batch.filter(keep)
+            offsets = batch.column("source_offset")
+        if batch.num_rows == 0:
+            return
+        if self.first is None:
+            self.first = offsets[0].as_py()
+        self.next = offsets[-1].as_py() + 1
+        kinds = batch.column("kind")
+        skipped = 0
+        for item in pc.value_counts(kinds).to_pylist():
+            self.batch.add(item["values"], item["counts"])
+            skipped += item["counts"] if item["values"] == "skipped" else 0
+        if skipped:
+            batch = batch.filter(pc.not_equal(kinds, "skipped"))
+        produce, poll = self.producer.produce, self.producer.poll
+        topics = batch.column("topic").to_pylist()
+        keys = batch.column("key").to_pylist()
+        values = batch.column("value").to_pylist()
+        for topic, key, value, headers in zip(
+            topics, keys, values, _headers(batch.column("headers")), strict=True
+        ):
+            while True:
+                try:
+                    produce(topic, value=value, key=key, headers=headers)
+                    break
+                except BufferError:  # the local queue is full: let deliveries drain
+                    poll(0.05)
 
     def commit(self) -> tuple[int, int, int, int, str]:
         """Commit what was added with the next offset and the new counts; the stats row."""
-        from confluent_kafka import TopicPartition
-
         after = self.before.plus(self.batch)
-        if self.open:
-            position = TopicPartition(
-                self.cfg.source_topic, self.partition, self.next, metadata=after.encode()
-            )
-            self.producer.send_offsets_to_transaction(
-                [position], self.reader.consumer_group_metadata(), self.cfg.timeout
-            )
-            self.producer.commit_transaction(self.cfg.timeout)
-            self.open = False
+        self.producer.send_offsets_to_transaction(
+            [self._position(self.next, after)],
+            self.reader.consumer_group_metadata(),
+            self.cfg.timeout,
+        )
+        self.producer.commit_transaction(self.cfg.timeout)
         first = self.first if self.first is not None else self.next
         return (self.partition, first, self.next, self.already, after.encode())
 
-    def close(self, *, abort: bool) -> None:
+    def abort(self) -> None:
+        """Abort the open transaction; a producer that cannot (fenced, fatal) is dropped."""
         try:
-            if abort and self.open:
-                try:
-                    self.producer.abort_transaction(self.cfg.timeout)
-                except Exception:  # noqa: BLE001 - fenced or fatal: the next owner aborts it
-                    pass
-        finally:
-            # no flush: after a commit nothing is pending, after an abort nothing may be sent
-            # (and a fenced producer raises on any call)
-            self.reader.close()
+            self.producer.abort_transaction(self.cfg.timeout)
+        except Exception:  # noqa: BLE001 - fenced or fatal: the next owner aborts it
+            _PRODUCERS.pop((self.cfg.bootstrap, self.tid), None)
 
 
-def write_rows(cfg: SinkConfig, rows: Iterator[tuple]) -> Iterator[tuple]:
-    """Write ``rows`` (``ROW_COLUMNS`` order, one v2 partition after another, each in offset
+def _headers(column: Any) -> list[list[tuple[str, bytes]] | None]:
+    """A ``list<struct<key, value>>`` Arrow column as librdkafka's header lists: the (key, value)
+    pairs are built once for the whole column, each row takes its slice of them."""
+    flat = column.flatten()
+    pairs = list(zip(flat.field("key").to_pylist(), flat.field("value").to_pylist(), strict=True))
+    bounds = column.offsets.to_pylist()
+    base = bounds[0]
+    rows = [pairs[lo - base : hi - base] for lo, hi in zip(bounds, bounds[1:], strict=False)]
+    if column.null_count:
+        valid = column.is_valid().to_pylist()
+        rows = [r if ok else None for r, ok in zip(rows, valid, strict=True)]
+    return rows
+
+
+def _by_partition(batches: Iterator[Any]) -> Iterator[tuple[int, Any]]:
+    """(partition, batch) with each batch holding one partition's rows (split where it changes)."""
+    import pyarrow.compute as pc
+
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        parts = batch.column("source_partition")
+        first, last = parts[0].as_py(), parts[-1].as_py()
+        if first == last and pc.min(parts).as_py() == pc.max(parts).as_py():
+            yield first, batch
+            continue
+        for p in pc.unique(parts).to_pylist():
+            yield p, batch.filter(pc.equal(parts, p))
+
+
+def write_batches(cfg: SinkConfig, batches: Iterator[Any]) -> Iterator[tuple]:
+    """Write Arrow batches of ``ROW_COLUMNS`` (one v2 partition after another, each in offset
     order) and yield one stats row per partition (``STATS_SCHEMA``). Raises on any Kafka error
     after aborting: Spark retries the task (a retry fences this attempt if it lives on)."""
     writer: PartitionWriter | None = None
     try:
-        for topic, key, value, headers, kind, partition, offset in rows:
+        for partition, batch in _by_partition(batches):
             if writer is None or writer.partition != partition:
                 if writer is not None:
                     yield writer.commit()
-                    writer.close(abort=False)
                 writer = PartitionWriter(cfg, partition)
-            writer.add(offset, kind, topic, key, value, headers)
+            writer.add_batch(batch)
         if writer is not None:
-            yield writer.commit()
-            writer.close(abort=False)
-            writer = None
+            done, writer = writer, None
+            yield done.commit()
     except BaseException:
         if writer is not None:
-            writer.close(abort=True)
+            writer.abort()
         raise
 
 
 def write_arrow(cfg: SinkConfig, batches: Iterator[Any]) -> Iterator[Any]:
     """``mapInArrow`` function: Arrow batches of ``ROW_COLUMNS`` -> Arrow batches of stats."""
     import pyarrow as pa
-
-    def rows() -> Iterator[tuple]:
-        for batch in batches:
-            cols = [batch.column(name).to_pylist() for name in ROW_COLUMNS]
-            headers = cols[3]
-            cols[3] = [[(h["key"], h["value"]) for h in hs] if hs else None for hs in headers]
-            yield from zip(*cols, strict=True)
 
     types = (
         ("partition", pa.int32()),
@@ -277,7 +375,7 @@ def write_arrow(cfg: SinkConfig, batches: Iterator[Any]) -> Iterator[Any]:
         ("already", pa.int64()),
         ("counts", pa.string()),
     )
-    stats = list(write_rows(cfg, rows()))
+    stats = list(write_batches(cfg, batches))
     if stats:
         yield pa.RecordBatch.from_arrays(
             [pa.array([s[i] for s in stats], type=t) for i, (_, t) in enumerate(types)],

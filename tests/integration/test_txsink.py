@@ -8,9 +8,43 @@ import uuid
 
 import pytest
 
-from converters.txsink import Counts, PartitionWriter, SinkConfig, committed, write_rows
+from converters import txsink
+from converters.txsink import ROW_COLUMNS, Counts, PartitionWriter, SinkConfig, committed
+
+
+def write_rows(cfg: SinkConfig, rows: list[tuple], per_batch: int = 25) -> list[tuple]:
+    """The rows as the executors get them (Arrow batches of ROW_COLUMNS) through the writer."""
+    return list(txsink.write_batches(cfg, iter(_batches(rows, per_batch))))
+
+
+def _batches(rows: list[tuple], per_batch: int = 25) -> list:
+    import pyarrow as pa
+
+    header = pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())]))
+    types = [pa.string(), pa.binary(), pa.binary(), header, pa.string(), pa.int32(), pa.int64()]
+    out = []
+    for i in range(0, len(rows), per_batch):
+        chunk = rows[i : i + per_batch]
+        cols = [
+            [[{"key": k, "value": v} for k, v in r[3]] if c == 3 else r[c] for r in chunk]
+            for c in range(7)
+        ]
+        out.append(
+            pa.RecordBatch.from_arrays(
+                [pa.array(col, type=t) for col, t in zip(cols, types, strict=True)],
+                names=list(ROW_COLUMNS),
+            )
+        )
+    return out
+
 
 pytestmark = [pytest.mark.integration]
+
+
+@pytest.fixture(autouse=True)
+def _own_clients():
+    yield
+    txsink.close_clients()  # no client of this process outlives the broker
 
 
 def _topics(bootstrap: str) -> tuple[str, str, str]:
@@ -71,12 +105,12 @@ def test_a_batch_run_twice_is_written_once_and_its_counts_ride_in_the_committed_
     v2, v1, dlq = _topics(kafka)
     cfg = SinkConfig(kafka, v2, f"schemacli-converter.{v2}.{v1}")
     rows = _rows(v1, dlq, 0, range(100)) + _rows(v1, dlq, 1, range(40))
-    first = list(write_rows(cfg, iter(rows)))
+    first = write_rows(cfg, rows)
     assert [(s[0], s[1], s[2], s[3]) for s in first] == [(0, 0, 100, 0), (1, 0, 40, 0)]
-    again = list(write_rows(cfg, iter(rows)))  # Spark re-runs the batch after a driver crash
+    again = write_rows(cfg, rows)  # Spark re-runs the batch after a driver crash
     assert [(s[0], s[2], s[3]) for s in again] == [(0, 100, 100), (1, 40, 40)]
     # the next batch overlaps the last one (a restart from an older checkpoint): only the new
-    overlap = list(write_rows(cfg, iter(_rows(v1, dlq, 0, range(50, 120)))))
+    overlap = write_rows(cfg, _rows(v1, dlq, 0, range(50, 120)))
     assert [(s[1], s[2], s[3]) for s in overlap] == [(100, 120, 50)]
     converted = _read(kafka, v1)
     dead = _read(kafka, dlq)
@@ -94,15 +128,16 @@ def test_a_zombie_task_is_fenced_and_its_records_never_reach_read_committed_cons
     v2, v1, dlq = _topics(kafka)
     cfg = SinkConfig(kafka, v2, f"schemacli-converter.{v2}.{v1}")
     zombie = PartitionWriter(cfg, 0)  # the task of an executor on a lost worker, still running
-    for row in _rows(v1, dlq, 0, range(30)):
-        zombie.add(row[6], row[4], *row[:4])
+    for batch in _batches(_rows(v1, dlq, 0, range(30))):
+        zombie.add_batch(batch)
     zombie.producer.flush(10)  # its records are in the log, its transaction open
-    retried = list(write_rows(cfg, iter(_rows(v1, dlq, 0, range(30)))))  # Spark's retry
+    txsink._PRODUCERS.clear()  # the retry runs in another process: a producer of its own
+    retried = write_rows(cfg, _rows(v1, dlq, 0, range(30)))  # Spark's retry
     assert retried[0][1:4] == (0, 30, 0)
     with pytest.raises(Exception) as fenced:  # noqa: PT011 - librdkafka's KafkaException
         zombie.commit()
     assert "fenced" in str(fenced.value).lower()
-    zombie.close(abort=True)
+    zombie.abort()
     converted = _read(kafka, v1)
     assert sorted(converted) == sorted(
         r[3][0][1].decode() for r in _rows(v1, dlq, 0, range(30)) if r[4] == "converted"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -71,6 +72,8 @@ def make_spark_session(app_name: str = "schemacli-tests") -> SparkSession:
 
     # Keeps Spark off the machine's external interface (and silences its hostname warning).
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    # Python workers run this interpreter (pyarrow, confluent-kafka), not the first python3 on PATH
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     jars = ",".join(str(p) for p in spark_jars())
     return (
         SparkSession.builder.master("local[2]")
