@@ -252,9 +252,9 @@ def start_spark_cluster(
 
 
 def wait_for_app(
-    cluster: SparkCluster, name_prefix: str, *, completed: bool, timeout: float = 60.0
+    cluster: SparkCluster, name_part: str, *, completed: bool, timeout: float = 60.0
 ) -> dict:
-    """The master's record of the first application whose name starts with ``name_prefix``
+    """The master's record of the first application whose name contains ``name_part``
     (active, or ``completed``); raises AssertionError after ``timeout`` s."""
     key = "completedapps" if completed else "activeapps"
     deadline = time.monotonic() + timeout
@@ -262,8 +262,8 @@ def wait_for_app(
     while time.monotonic() < deadline:
         apps = cluster.state().get(key, [])
         for app in apps:
-            if str(app.get("name", "")).startswith(name_prefix):
+            if name_part in str(app.get("name", "")):
                 return app
         time.sleep(0.5)
     names = [a.get("name") for a in apps]
-    raise AssertionError(f"no {key} entry named {name_prefix}* after {timeout:.0f} s: {names}")
+    raise AssertionError(f"no {key} entry named *{name_part}* after {timeout:.0f} s: {names}")
