@@ -10,6 +10,7 @@ prove the work ran on the cluster, not in a local[*] driver.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -189,3 +190,72 @@ def test_a_generated_reader_runs_on_the_cluster(kafka, registry, spark_cluster, 
     assert as_tuples(rows) == expected_rows(ids)
     app = wait_for_app(spark_cluster, "schemacli-reader-on-cluster", completed=True)
     assert app["state"] == "FINISHED" and executor_dirs(spark_cluster, app["id"])
+
+
+HOLDING_APP = """\
+import sys, time
+from pyspark.sql import SparkSession
+
+spark = (
+    SparkSession.builder.master(sys.argv[2]).appName("schemacli-holds-executors")
+    .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+    .config("spark.ui.enabled", "false").config("spark.executor.memory", "512m")
+    .getOrCreate()
+)
+spark.sparkContext.parallelize(range(4), 4).map(lambda x: x).collect()
+print("ready", flush=True)
+time.sleep(float(sys.argv[1]))
+"""
+
+
+def executors_of(group: int) -> list[int]:
+    """Pids of executor JVMs in process group ``group``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes()
+            pgid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[2])
+        except (OSError, ValueError, IndexError):
+            continue
+        if pgid == group and b"CoarseGrainedExecutorBackend" in cmdline:
+            found.append(int(proc.name))
+    return found
+
+
+def test_a_killed_worker_takes_its_executors_and_a_new_worker_joins(spark_cluster, tmp_path):
+    app = tmp_path / "hold.py"
+    app.write_text(HOLDING_APP)
+    holder = subprocess.Popen(
+        [sys.executable, str(app), "120", spark_cluster.master_url],
+        env={**os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        before = set(spark_cluster.alive_workers())
+        victim = min(before)
+        process = spark_cluster.workers[victim]
+        assert process is not None
+        deadline = time.monotonic() + 60  # the app may have run on the other executor first
+        while time.monotonic() < deadline and not executors_of(process.pid):
+            time.sleep(0.2)
+        executors = executors_of(process.pid)
+        assert executors, "the app has no executor on the worker (not in its process group?)"
+        spark_cluster.kill_worker(victim)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(Path(f"/proc/{p}").exists() for p in executors):
+            time.sleep(0.1)
+        assert not any(Path(f"/proc/{p}").exists() for p in executors)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and victim in spark_cluster.alive_workers():
+            time.sleep(0.2)
+        assert spark_cluster.alive_workers() == sorted(before - {victim})
+    finally:
+        holder.kill()
+        holder.wait()
+    joined = spark_cluster.start_worker()  # the session's cluster has two workers again
+    assert set(spark_cluster.alive_workers()) == (before - {victim}) | {joined}
