@@ -288,7 +288,9 @@ def build_command(cfg: DeployConfig, files: AnyMapping[str, Path]) -> list[str]:
         cmd += ["--files", ",".join(shipped)]
     for item in ("spark.ui.showConsoleProgress=false", *cfg.conf):
         cmd += ["--conf", item]
-    local = cfg.master.startswith("local")
+    # A driver on this machine (local masters, client deploy mode) opens the files where they
+    # are; one in the cluster (deploy mode cluster) finds the --files copies in its directory.
+    local = driver_runs_here(cfg)
     mapping_arg = str(files["mapping"]) if local else files["mapping"].name
     cmd += [
         str(files["job"]),
@@ -318,13 +320,42 @@ def build_command(cfg: DeployConfig, files: AnyMapping[str, Path]) -> list[str]:
     return cmd
 
 
+def deploy_mode(cfg: DeployConfig) -> str:
+    """``client`` or ``cluster``: where spark-submit starts the driver (the last
+    ``spark.submit.deployMode`` among ``--conf``; Spark's default is client)."""
+    mode = "client"
+    for item in cfg.conf:
+        key, _, value = item.partition("=")
+        if key.strip() == "spark.submit.deployMode":
+            mode = value.strip()
+    return mode
+
+
+def driver_runs_here(cfg: DeployConfig) -> bool:
+    """Whether the driver is a process on this machine (local masters, or client deploy mode)."""
+    return cfg.master.startswith("local") or deploy_mode(cfg) != "cluster"
+
+
+_LOOPBACK_MASTER = re.compile(r"^spark://(127\.0\.0\.1|localhost|\[::1\]):\d+$")
+
+
+def executors_run_here(cfg: DeployConfig) -> bool:
+    """Whether the executors are processes on this machine: a local master, or a standalone
+    master on loopback (whose workers can only be on this machine too)."""
+    return cfg.master.startswith("local") or bool(_LOOPBACK_MASTER.match(cfg.master))
+
+
 def child_env(cfg: DeployConfig) -> dict[str, str]:
-    """The environment of spark-submit: ours, the venv's Python for the driver and executors
-    (local masters), the registry credentials (from the URL's user info, if any)."""
+    """The environment of spark-submit: ours; the venv's Python for a driver on this machine
+    and for executors on this machine (see ``executors_run_here``; elsewhere the cluster's
+    Python is the operator's choice: ``PYSPARK_PYTHON`` or ``--conf spark.pyspark.python``);
+    the registry credentials (from the URL's user info, if any)."""
     env = dict(os.environ)
     env.update(cfg.extra_env)
-    if cfg.master.startswith("local"):
+    if executors_run_here(cfg):
         env.setdefault("PYSPARK_PYTHON", sys.executable)
+    if driver_runs_here(cfg):
+        # the driver imports schemacli's dependencies (the bundle has only our packages)
         env.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     # Credentials in the URL's user info reach the job as SCHEMACLI_REGISTRY_* (never argv),
     # through the same settings the job rebuilds from them.

@@ -3,6 +3,8 @@ Confluent-compatible API), each started once per session by tests/stack and stop
 also when a test fails or the run is interrupted.
 
 ``kafka_broker`` / ``registry_server`` give the launcher objects (process, log, workdir).
+``spark_cluster`` is a Spark standalone cluster (a master and two workers, 1 core and 1g each):
+the ``tests.stack.sparkcluster.SparkCluster``, whose ``master_url`` is ``spark://127.0.0.1:N``.
 The registry implementation comes from ``--registry-impl`` or SCHEMACLI_REGISTRY_IMPL.
 When a test that uses a component fails, the tail of that component's log is attached to
 the report.
@@ -20,12 +22,14 @@ from tests.stack.common import tail
 from tests.stack.harness import obtain, prestart
 from tests.stack.kafka import KafkaBroker, start_kafka
 from tests.stack.registry import Registry, start_registry
+from tests.stack.sparkcluster import SparkCluster, start_spark_cluster
 
 KAFKA_FIXTURES = {"kafka", "kafka_broker"}
 REGISTRY_FIXTURES = {"registry", "registry_server"}
+SPARK_CLUSTER_FIXTURES = {"spark_cluster"}
 
 # fixture name -> running component, for attaching log tails to failed reports
-_RUNNING: dict[str, KafkaBroker | Registry] = {}
+_RUNNING: dict[str, KafkaBroker | Registry | SparkCluster] = {}
 
 
 def _workdir(config: pytest.Config, name: str) -> Path:
@@ -34,7 +38,8 @@ def _workdir(config: pytest.Config, name: str) -> Path:
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Start Kafka and the registry in the background as soon as we know tests need them."""
+    """Start Kafka, the registry and the Spark cluster in the background as soon as we know
+    tests need them."""
     config = session.config
     if config.option.collectonly or not session.items:
         return
@@ -50,6 +55,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if needed & REGISTRY_FIXTURES:
         impl = config.getoption("--registry-impl")
         prestart("registry", lambda: start_registry(impl, _workdir(config, f"registry-{impl}")))
+    if needed & SPARK_CLUSTER_FIXTURES:
+        prestart("spark-cluster", lambda: start_spark_cluster(_workdir(config, "spark-cluster")))
 
 
 @pytest.fixture(scope="session")
@@ -97,6 +104,22 @@ def registry_server(
 def registry(registry_server: Registry) -> str:
     """Base URL of the Confluent-compatible API (no trailing slash)."""
     return registry_server.url
+
+
+@pytest.fixture(scope="session")
+def spark_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkCluster]:
+    """A Spark standalone cluster on 127.0.0.1: a master and two workers of 1 core and 1g
+    each, started with pyspark's spark-class. ``master_url`` for --master; ``kill_worker(i)``,
+    ``start_worker()``, ``alive_workers()`` and ``state()`` (the master's JSON) for tests."""
+    cluster = obtain(
+        "spark-cluster", lambda: start_spark_cluster(tmp_path_factory.mktemp("spark-cluster"))
+    )
+    _RUNNING["spark_cluster"] = cluster
+    try:
+        yield cluster
+    finally:
+        _RUNNING.pop("spark_cluster", None)
+        cluster.stop()
 
 
 @pytest.hookimpl(wrapper=True)

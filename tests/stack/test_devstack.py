@@ -37,7 +37,17 @@ def alive(pid: int) -> bool:
 def test_devstack_up_status_down_leaves_nothing_running(tmp_path):
     home = tmp_path / "devstack"
     up = devstack(
-        home, "up", "--registry-impl", "axonops", "--kafka-port", "0", "--registry-port", "0"
+        home,
+        "up",
+        "--registry-impl",
+        "axonops",
+        "--kafka-port",
+        "0",
+        "--registry-port",
+        "0",
+        "--spark-cluster",
+        "--spark-port",
+        "0",
     )
     pids: list[int] = []
     try:
@@ -45,15 +55,20 @@ def test_devstack_up_status_down_leaves_nothing_running(tmp_path):
         assert "kafka: bootstrap servers 127.0.0.1:" in up.stdout
         assert "export SCHEMACLI_REGISTRY_URL=http://127.0.0.1:" in up.stdout
         assert "export SCHEMACLI_SPARK_JARS=" in up.stdout and "spark-avro_2.13" in up.stdout
-        pids = [c["pid"] for c in json.loads((home / "state.json").read_text())]
-        assert len(pids) == 2 and all(alive(pid) for pid in pids)
+        assert "spark master: spark://127.0.0.1:" in up.stdout
+        state = json.loads((home / "state.json").read_text())
+        pids = [c["pid"] for c in state]
+        # kafka, registry, the Spark master and two workers
+        names = [c["name"] for c in state]
+        assert names[2:] == ["spark-master", "spark-worker-0", "spark-worker-1"]
+        assert len(pids) == 5 and all(alive(pid) for pid in pids)
 
         again = devstack(home, "up")
         assert again.returncode == 1 and "already up" in again.stderr
 
         status = devstack(home, "status")
         assert status.returncode == 0, status.stdout
-        assert status.stdout.count(": up ") == 2
+        assert status.stdout.count(": up ") == 5
     finally:
         down = devstack(home, "down")
     assert down.returncode == 0

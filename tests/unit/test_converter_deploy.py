@@ -57,12 +57,80 @@ def test_registry_credentials_reach_the_job_through_the_environment(tmp_path: Pa
 def test_cluster_masters_ship_the_mapping_and_kafka_properties_with_files(tmp_path: Path):
     props = tmp_path / "kafka.properties"
     props.write_text("sasl.jaas.config=secret\n")
-    c = cfg(tmp_path, master="yarn", kafka_properties=props, jars=("/j/a.jar",))
+    c = cfg(
+        tmp_path,
+        master="yarn",
+        kafka_properties=props,
+        jars=("/j/a.jar",),
+        conf=("spark.submit.deployMode=cluster",),
+    )
     cmd = build_command(c, prepare(c, load(EXAMPLE)))
     assert cmd[cmd.index("--files") + 1].endswith("mapping.json," + str(props))
+    # the driver runs in the cluster, in the directory where --files puts its copies
+    assert cmd[cmd.index("--mapping") + 1] == "mapping.json"
     assert cmd[cmd.index("--kafka-properties") + 1] == "kafka.properties"
     assert cmd[cmd.index("--jars") + 1] == "/j/a.jar" and "--packages" not in cmd
     assert "secret" not in " ".join(cmd).replace("s3cret", "")
+
+
+@pytest.mark.parametrize("master", ["spark://127.0.0.1:7077", "spark://spark-master:7077", "yarn"])
+def test_a_client_mode_driver_opens_the_mapping_and_properties_where_they_are(
+    tmp_path: Path, master: str
+):
+    # spark-submit runs a client-mode driver here, in our working directory, where a bare
+    # `mapping.json` is not: it gets the full paths (--files still ships them to the cluster).
+    props = tmp_path / "kafka.properties"
+    props.write_text("security.protocol=PLAINTEXT\n")
+    c = cfg(tmp_path, master=master, kafka_properties=props)
+    files = prepare(c, load(EXAMPLE))
+    cmd = build_command(c, files)
+    assert cmd[cmd.index("--mapping") + 1] == str(files["mapping"])
+    assert Path(cmd[cmd.index("--mapping") + 1]).is_file()
+    assert cmd[cmd.index("--kafka-properties") + 1] == str(props)
+    assert "--files" in cmd
+
+
+def test_the_last_deploy_mode_conf_decides_where_the_driver_runs(tmp_path: Path):
+    from converters.deploy import deploy_mode, driver_runs_here
+
+    client = cfg(tmp_path, master="spark://h:7077")
+    cluster = cfg(
+        tmp_path,
+        master="spark://h:7077",
+        conf=("spark.submit.deployMode=client", "spark.submit.deployMode=cluster"),
+    )
+    assert (deploy_mode(client), driver_runs_here(client)) == ("client", True)
+    assert (deploy_mode(cluster), driver_runs_here(cluster)) == ("cluster", False)
+    assert driver_runs_here(cfg(tmp_path, conf=("spark.submit.deployMode=cluster",)))  # local[2]
+
+
+@pytest.mark.parametrize(
+    ("master", "executors_python"),
+    [
+        ("local[2]", True),
+        ("spark://127.0.0.1:7077", True),  # a loopback master: its workers are on this machine
+        ("spark://localhost:7077", True),
+        ("spark://spark-master:7077", False),  # workers elsewhere: their Python, not our path
+        ("yarn", False),
+    ],
+)
+def test_the_venvs_python_runs_the_driver_here_and_executors_only_on_this_machine(
+    tmp_path: Path, monkeypatch, master: str, executors_python: bool
+):
+    monkeypatch.delenv("PYSPARK_PYTHON", raising=False)
+    monkeypatch.delenv("PYSPARK_DRIVER_PYTHON", raising=False)
+    env = child_env(cfg(tmp_path, master=master))
+    assert env["PYSPARK_DRIVER_PYTHON"] == sys.executable  # client mode: the driver is ours
+    assert (env.get("PYSPARK_PYTHON") == sys.executable) is executors_python
+
+
+def test_an_operators_python_choice_is_kept(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("PYSPARK_PYTHON", "/opt/py/bin/python3")
+    env = child_env(cfg(tmp_path, master="spark://127.0.0.1:7077"))
+    assert env["PYSPARK_PYTHON"] == "/opt/py/bin/python3"
+    cluster = cfg(tmp_path, master="yarn", conf=("spark.submit.deployMode=cluster",))
+    monkeypatch.delenv("PYSPARK_DRIVER_PYTHON", raising=False)
+    assert "PYSPARK_DRIVER_PYTHON" not in child_env(cluster)  # the cluster starts that driver
 
 
 @pytest.mark.parametrize(
