@@ -109,7 +109,7 @@ class LoadedSchema:
         version there and here. Like ``toString()``, ``{"type": "int"}`` is the same as ``"int"``.
         """
         return json.dumps(
-            _collapse_primitives(self.value),
+            collapse_primitives(self.value),
             sort_keys=True,
             separators=(",", ":"),
             ensure_ascii=False,
@@ -133,13 +133,14 @@ class LoadedSchema:
         return tuple(out)
 
 
-def _collapse_primitives(value: Any) -> Any:
+def collapse_primitives(value: Any) -> Any:
+    """``{"type": "int"}`` as ``"int"``, throughout: how ``identity`` compares JSON."""
     if isinstance(value, dict):
         if len(value) == 1 and value.get("type") in PRIMITIVE_TYPES:
             return value["type"]
-        return {k: _collapse_primitives(v) for k, v in value.items()}
+        return {k: collapse_primitives(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_collapse_primitives(v) for v in value]
+        return [collapse_primitives(v) for v in value]
     return value
 
 

@@ -13,6 +13,7 @@ whole store is ``gate``'s.
 
 from __future__ import annotations
 
+import json
 import os
 import posixpath
 import re
@@ -24,13 +25,17 @@ from typing import Any, Protocol
 
 from schemacli.contracts.loader import (
     SIDECAR_SUFFIX,
+    CircularReferenceError,
+    DuplicateDefinitionError,
     LoadedSchema,
     SchemaReferenceError,
+    collapse_primitives,
     load_schema_text,
+    scan_names,
 )
-from schemacli.contracts.schema import Names
+from schemacli.contracts.schema import UNDEFINED_NAME, Names
 from schemacli.contracts.source import decode_bytes, parse_text, read_text
-from schemacli.errors import InputError, Location, UsageError
+from schemacli.errors import InputError, Location, SchemacliError, SchemaParseError, UsageError
 from schemacli.textfile import resolved
 
 SUBJECTS_DIR = "subjects"
@@ -418,20 +423,108 @@ def load_history(tree: Tree, subject: str) -> tuple[LoadedSchema, ...]:
     return tuple(resolver.load(v) for v in read_versions(tree, subjects, subject))
 
 
+@dataclass(frozen=True)
+class Definition:
+    """A named type as one subject's latest version defines it."""
+
+    subject: str
+    path: str  # the version file, relative to the store
+    pointer: str  # where the definition sits in it
+    body: str  # the definition's JSON (layout, key order and {"type": "int"} aside)
+
+
+class StoreNames:
+    """Which full names the latest version of each subject in a tree defines.
+
+    Built on the first lookup, so a store whose versions all define or declare the types they
+    use never reads it: one read of each subject's latest version and a cheap walk of its JSON
+    (``scan_names``). A file that cannot be read or parsed defines nothing here (it gets its
+    own error where it is gated).
+    """
+
+    def __init__(self, tree: Tree, index: dict[str, dict[int, str]]) -> None:
+        self.tree, self.index = tree, index
+        self._defined: dict[str, list[Definition]] | None = None
+
+    def defining(self, name: str) -> list[Definition]:
+        """Each other subject's definition of ``name``, by subject; one per distinct body
+        (subjects that define it identically count once, the first by name)."""
+        if self._defined is None:
+            self._defined = self._build()
+        found: dict[str, Definition] = {}
+        for definition in self._defined.get(name, ()):
+            found.setdefault(definition.body, definition)
+        return list(found.values())
+
+    def _build(self) -> dict[str, list[Definition]]:
+        latest = {s: v[max(v)] for s, v in sorted(self.index.items()) if v}
+        try:
+            texts = self.tree.read(list(latest.values()), optional=True)
+        except SchemacliError:  # one unreadable file: read the others one by one
+            texts = {}
+            for path in latest.values():
+                try:
+                    texts.update(self.tree.read([path], optional=True))
+                except SchemacliError:
+                    texts[path] = None
+        defined: dict[str, list[Definition]] = {}
+        for subject, path in latest.items():
+            text = texts.get(path)
+            if text is None:
+                continue
+            try:
+                value = parse_text(text.removeprefix("\ufeff"), self.tree.source(path)).value
+            except SchemacliError:
+                continue
+            for name, pointer in scan_names(value)[0].items():
+                body = json.dumps(
+                    collapse_primitives(_value_at(value, pointer)),
+                    sort_keys=True,
+                    separators=(",", ":"),
+                    ensure_ascii=False,
+                )
+                defined.setdefault(name, []).append(Definition(subject, path, pointer, body))
+        return defined
+
+
+def _value_at(value: Any, pointer: str) -> Any:
+    """The JSON value at a pointer ``scan_names`` made (plain keys and indexes, no escapes)."""
+    for token in pointer.split("/")[1:]:
+        value = value[int(token)] if isinstance(value, list) else value[token]
+    return value
+
+
+def _subject_of(path: str) -> str | None:
+    """``subjects/<s>/vN.avsc`` -> ``s``; None for a file outside the subjects."""
+    parts = path.split("/")
+    if len(parts) == 3 and parts[0] == SUBJECTS_DIR and VERSION_FILE.fullmatch(parts[2]):
+        return parts[1]
+    return None
+
+
 class References:
-    """Loads store versions with their declared references, from any Tree.
+    """Loads store versions with the named types they take from other schemas, from any Tree.
 
     A version ``vN.avsc`` may use named types of other schemas, declared beside it in
     ``vN.references.json`` as Confluent schema references: ``[{"name": "com.x.Money",
     "subject": "money-value", "version": 1}]`` (``"latest"`` allowed) or ``{"name": ...,
-    "path": "../../common/Money.avsc"}`` (relative to the subject's folder). Referenced versions
-    are read from the same tree, so ``--against git:REF`` resolves them as they were at REF.
+    "path": "../../common/Money.avsc"}`` (relative to the subject's folder). A name it neither
+    defines nor declares is looked up in ``StoreNames``: the latest version of every *other*
+    subject (its own versions never count: a version's meaning must not depend on its own
+    subject's later versions). Referenced versions are read from the same tree, so ``--against
+    git:REF`` resolves them as they were at REF. One instance serves a whole tree: the files it
+    loaded for one version are reused for the next.
     """
 
     def __init__(self, tree: Tree, index: dict[str, dict[int, str]]) -> None:
         self.tree, self.index = tree, index
         self.cache: dict[str, LoadedSchema] = {}
         self.loading: list[str] = []
+        self.store_names = StoreNames(tree, index)
+        # How many files looked for a type in the store's names (found or not): what they
+        # mean depends on other subjects' files, so the gate does not cache their rows by
+        # their own texts.
+        self.resolved_from_store = 0
 
     def load(self, version: VersionFile, memo: dict | None = None) -> LoadedSchema:
         """Parse one version. ``memo`` shares parses between trees: with ``--against``, most
@@ -442,19 +535,103 @@ class References:
         if memo is not None and key in memo:
             document, schema = memo[key]
             return LoadedSchema(version.source, document, schema, version.version)
+        path = self.index[version.subject][version.version]
         names, refs = None, ()
         if version.references is not None:
-            sidecar = sidecar_path(self.index[version.subject][version.version])
-            names, refs = self.resolve(sidecar, version.references)
-        loaded = load_schema_text(
-            version.text, version.source, version=version.version, names=names
-        )
-        if refs:
-            loaded = replace(loaded, references=refs)
-        if memo is not None and version.references is None:
-            # With references, the same text may mean other types at another ref: no sharing.
+            names, refs = self.resolve(sidecar_path(path), version.references)
+        consulted = self.resolved_from_store
+        self.loading.append(path)
+        try:
+            loaded = self.parse(version.text, path, names, refs, version=version.version)
+        finally:
+            self.loading.pop()
+        own_text_only = version.references is None and self.resolved_from_store == consulted
+        if memo is not None and own_text_only:
+            # With references (declared or from the store's names), the same text may mean
+            # other types at another ref: no sharing.
             memo[key] = (loaded.document, loaded.schema)
         return loaded
+
+    def parse(
+        self,
+        text: str,
+        path: str,
+        names: Names | None,
+        refs: tuple[LoadedSchema, ...],
+        *,
+        version: int | None = None,
+    ) -> LoadedSchema:
+        """Parse the file ``path`` (its ``text``) knowing ``names`` (from ``refs``); a name it
+        still lacks is taken from the store's names (counted in ``resolved_from_store``)."""
+        source = self.tree.source(path)
+        try:
+            loaded = load_schema_text(text, source, version=version, names=names)
+        except SchemaParseError as err:
+            if err.kind != UNDEFINED_NAME:
+                raise
+            self.resolved_from_store += 1
+            found = self.from_store(text, path, names)
+            for dep in found:
+                names = (names or Names()).including(dep.schema)
+            refs = (*refs, *found)
+            try:
+                loaded = load_schema_text(text, source, version=version, names=names)
+            except SchemaParseError as again:
+                if again.kind == UNDEFINED_NAME:
+                    again.hint = (
+                        f"{again.hint or ''} No other subject's latest version in the store "
+                        f"({self.tree.label}) defines it either; add it to one, or declare "
+                        f"where it comes from in {sidecar_path(posixpath.basename(path))}."
+                    )
+                raise
+        if refs:
+            loaded = replace(loaded, references=refs)
+        return loaded
+
+    def from_store(self, text: str, path: str, known: Names | None) -> tuple[LoadedSchema, ...]:
+        """The latest versions of other subjects that define the names ``text`` uses but
+        neither defines nor finds in ``known``, each loaded once, in order of first use.
+
+        Raises DuplicateDefinitionError for a name two subjects define differently, and
+        CircularReferenceError for files that need each other.
+        """
+        document = parse_text(text.removeprefix("\ufeff"), self.tree.source(path))
+        defined, uses = scan_names(document.value)
+        own = _subject_of(path)
+        deps: dict[str, LoadedSchema] = {}
+        for use in uses:
+            if any(c in defined or (known is not None and c in known) for c in use.candidates):
+                continue
+            where = document.location(use.pointer)
+            for name in use.candidates:  # the full name first, then as written (Java's order)
+                found = [d for d in self.store_names.defining(name) if d.subject != own]
+                if len(found) > 1:
+                    raise self.duplicate(name, found, where)
+                if found:
+                    target = found[0].path
+                    if target not in deps:
+                        deps[target] = self.load_path(target, where)
+                    known = (known or Names()).including(deps[target].schema)
+                    break
+        return tuple(deps.values())
+
+    def duplicate(
+        self, name: str, found: list[Definition], where: Location
+    ) -> DuplicateDefinitionError:
+        places = []
+        for definition in found:
+            text = self.tree.read([definition.path])[definition.path] or ""
+            document = parse_text(text.removeprefix("\ufeff"), self.tree.source(definition.path))
+            loc = document.location(definition.pointer)
+            places.append(f"{loc.source}:{loc.line}:{loc.column}")
+        first = found[0]
+        return DuplicateDefinitionError(
+            f"{name} is defined differently by {len(found)} subjects: " + ", ".join(places),
+            location=where,
+            hint="say which one is meant in this version's references file (e.g. "
+            + json.dumps([{"name": name, "subject": first.subject, "version": "latest"}])
+            + "), or keep one definition and let the other subject use it by name",
+        )
 
     def names(self, sidecar: str, text: str) -> Any:
         """The named types the references file ``sidecar`` (its ``text``) provides."""
@@ -522,9 +699,9 @@ class References:
         if path in self.cache:
             return self.cache[path]
         if path in self.loading:
-            cycle = " -> ".join(self.tree.source(p) for p in [*self.loading, path])
-            raise SchemaReferenceError(
-                f"circular references: {cycle}",
+            cycle = self.loading[self.loading.index(path) :]
+            raise CircularReferenceError(
+                "circular references: " + " -> ".join(self.tree.source(p) for p in [*cycle, path]),
                 location=where,
                 hint="break the cycle: define the shared type in one file",
             )
@@ -541,11 +718,8 @@ class References:
             names, refs = (
                 self.resolve(sidecar_path(path), sidecar_text) if sidecar_text else (None, ())
             )
-            loaded = load_schema_text(texts[path] or "", self.tree.source(path), names=names)
-            if refs:
-                loaded = replace(loaded, references=refs)
+            loaded = self.parse(texts[path] or "", path, names, refs)
         finally:
             self.loading.pop()
         self.cache[path] = loaded
         return loaded
-
