@@ -7,7 +7,8 @@ Layout (see docs/store.md)::
 
 The same history can be read from the working tree (``FileTree``) or as it was at a git ref
 (``GitTree``, for ``--against git:REF``); ``load_history`` parses a subject's versions with
-their declared references. Checking a candidate against a history is ``check``'s; checking a
+their declared references, and the named types other subjects' latest versions define
+(``StoreNames``). Checking a candidate against a history is ``check``'s; checking a
 whole store is ``gate``'s.
 """
 
