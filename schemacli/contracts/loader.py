@@ -582,6 +582,15 @@ def load_schema_text(
     Raises InputError / SchemaParseError with source and line:col.
     """
     document = parse_text(text.removeprefix("\ufeff"), source)
+    return load_schema_document(document, version=version, names=names)
+
+
+def load_schema_document(
+    document: Document, *, version: int | None = None, names: Names | None = None
+) -> LoadedSchema:
+    """``load_schema_text`` for JSON already parsed (a caller that parses it again with more
+    ``names`` reads the text once)."""
+    source = document.source
     try:
         schema = parse_schema(document.value, names=names)
     except SchemacliError as err:

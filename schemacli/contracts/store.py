@@ -31,11 +31,11 @@ from schemacli.contracts.loader import (
     LoadedSchema,
     SchemaReferenceError,
     collapse_primitives,
-    load_schema_text,
+    load_schema_document,
     scan_names,
 )
 from schemacli.contracts.schema import UNDEFINED_NAME, Names
-from schemacli.contracts.source import decode_bytes, parse_text, read_text
+from schemacli.contracts.source import Document, decode_bytes, parse_text, read_text
 from schemacli.errors import InputError, Location, SchemacliError, SchemaParseError, UsageError
 from schemacli.textfile import resolved
 
@@ -495,6 +495,14 @@ def _value_at(value: Any, pointer: str) -> Any:
     return value
 
 
+_NEEDS_STORE = "\0needs the store's names"  # a memo key no (text, references) pair can be
+
+
+def _content(loaded: LoadedSchema) -> tuple:
+    """A schema's JSON (layout and key order aside) and its references', recursively."""
+    return (loaded.identity, tuple(_content(r) for r in loaded.references))
+
+
 def _subject_of(path: str) -> str | None:
     """``subjects/<s>/vN.avsc`` -> ``s``; None for a file outside the subjects."""
     parts = path.split("/")
@@ -543,7 +551,14 @@ class References:
         consulted = self.resolved_from_store
         self.loading.append(path)
         try:
-            loaded = self.parse(version.text, path, names, refs, version=version.version)
+            loaded = self.parse(
+                version.text,
+                path,
+                names,
+                refs,
+                version=version.version,
+                memo=memo if version.references is None else None,
+            )
         finally:
             self.loading.pop()
         own_text_only = version.references is None and self.resolved_from_store == consulted
@@ -561,44 +576,60 @@ class References:
         refs: tuple[LoadedSchema, ...],
         *,
         version: int | None = None,
+        memo: dict | None = None,
     ) -> LoadedSchema:
         """Parse the file ``path`` (its ``text``) knowing ``names`` (from ``refs``); a name it
-        still lacks is taken from the store's names (counted in ``resolved_from_store``)."""
-        source = self.tree.source(path)
-        try:
-            loaded = load_schema_text(text, source, version=version, names=names)
-        except SchemaParseError as err:
-            if err.kind != UNDEFINED_NAME:
-                raise
-            self.resolved_from_store += 1
-            found = self.from_store(text, path, names)
-            for dep in found:
-                names = (names or Names()).including(dep.schema)
-            refs = (*refs, *found)
+        still lacks is taken from the store's names (counted in ``resolved_from_store``).
+        ``memo`` (shared between trees, for a version without declared references) remembers
+        that a text needs the store's names, and its model for the same types found there."""
+        document = parse_text(text.removeprefix("\ufeff"), self.tree.source(path))
+        needs_store = (_NEEDS_STORE, text)
+        if memo is None or needs_store not in memo:
             try:
-                loaded = load_schema_text(text, source, version=version, names=names)
-            except SchemaParseError as again:
-                if again.kind == UNDEFINED_NAME:
-                    again.hint = (
-                        f"{again.hint or ''} No other subject's latest version in the store "
-                        f"({self.tree.label}) defines it either; add it to one, or declare "
-                        f"where it comes from in {sidecar_path(posixpath.basename(path))}."
-                    )
-                raise
-        if refs:
-            loaded = replace(loaded, references=refs)
-        return loaded
+                loaded = load_schema_document(document, version=version, names=names)
+                return replace(loaded, references=refs) if refs else loaded
+            except SchemaParseError as err:
+                if err.kind != UNDEFINED_NAME:
+                    raise
+        self.resolved_from_store += 1
+        found = self.from_store(document, _subject_of(path), names)
+        for dep in found:
+            names = (names or Names()).including(dep.schema)
+        refs = (*refs, *found)
+        # The same text with the same types found (by content) is the same model: with
+        # --against, a version unchanged since the ref is parsed once, not once per tree.
+        same = (needs_store, tuple(_content(dep) for dep in found))
+        if memo is not None and same in memo:
+            loaded = LoadedSchema(document.source, document, memo[same], version)
+            return replace(loaded, references=refs)
+        try:
+            loaded = load_schema_document(document, version=version, names=names)
+        except SchemaParseError as again:
+            if again.kind == UNDEFINED_NAME:
+                again.hint = (
+                    f"{again.hint or ''} No other subject's latest version in the store "
+                    f"({self.tree.label}) defines it either; add it to one, or declare "
+                    f"where it comes from in {sidecar_path(posixpath.basename(path))}."
+                )
+            raise
+        finally:
+            if memo is not None:
+                memo[needs_store] = True
+        if memo is not None:
+            memo[same] = loaded.schema
+        return replace(loaded, references=refs) if refs else loaded
 
-    def from_store(self, text: str, path: str, known: Names | None) -> tuple[LoadedSchema, ...]:
-        """The latest versions of other subjects that define the names ``text`` uses but
-        neither defines nor finds in ``known``, each loaded once, in order of first use.
+    def from_store(
+        self, document: Document, own: str | None, known: Names | None
+    ) -> tuple[LoadedSchema, ...]:
+        """The latest versions of subjects other than ``own`` that define the names
+        ``document`` uses but neither defines nor finds in ``known``, each loaded once, in
+        order of first use.
 
         Raises DuplicateDefinitionError for a name two subjects define differently, and
         CircularReferenceError for files that need each other.
         """
-        document = parse_text(text.removeprefix("\ufeff"), self.tree.source(path))
         defined, uses = scan_names(document.value)
-        own = _subject_of(path)
         deps: dict[str, LoadedSchema] = {}
         for use in uses:
             if any(c in defined or (known is not None and c in known) for c in use.candidates):
