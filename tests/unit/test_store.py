@@ -742,3 +742,24 @@ def test_gate_against_a_ref_checks_a_new_version_with_the_types_at_each_side(rep
     rows = {r.subject: r for r in report.subjects}
     assert rows["orders-value"].checked == (2,)
     assert [f.kind for f in rows["orders-value"].findings] == ["READER_FIELD_MISSING_DEFAULT_VALUE"]
+
+
+def test_a_text_parsed_in_two_trees_shares_its_model_only_with_the_same_types_found(tmp_path):
+    from schemacli.contracts.store import References, read_versions
+
+    def first_version(root: Path, lat: str, memo: dict):
+        store = make_store(
+            root, {"orders-value": [order()], "positions-value": [position(lat=lat)]}
+        )
+        tree = FileTree(store)
+        subjects = tree.subjects()
+        (v1,) = read_versions(tree, subjects, "orders-value")
+        return References(tree, subjects).load(v1, memo)
+
+    memo: dict = {}
+    at_ref = first_version(tmp_path / "ref", "double", memo)
+    same = first_version(tmp_path / "same", "double", memo)
+    other = first_version(tmp_path / "other", "string", memo)
+    assert same.schema is at_ref.schema  # parsed once
+    assert other.schema.fields[1].type.fields[0].type.type == "string"
+    assert other.references[0].source.startswith(str(tmp_path / "other"))
