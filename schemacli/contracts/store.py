@@ -28,7 +28,9 @@ from schemacli.contracts.loader import (
     SIDECAR_SUFFIX,
     CircularReferenceError,
     DuplicateDefinitionError,
+    Fallback,
     LoadedSchema,
+    NameUse,
     SchemaReferenceError,
     collapse_primitives,
     load_schema_document,
@@ -511,6 +513,21 @@ def _subject_of(path: str) -> str | None:
     return None
 
 
+def store_fallback(tree: Tree, subject: Callable[[Any], str]) -> Fallback:
+    """The store's names in ``tree`` as a ``Loader`` fallback, for a file checked as a version
+    of the subject ``subject(JSON value)`` names (whose own versions do not count): a candidate
+    finds types the way the store's versions do. The store is listed on the first name asked.
+    """
+    resolver: list[References] = []
+
+    def find(use: NameUse, document: Document) -> LoadedSchema | None:
+        if not resolver:
+            resolver.append(References(tree, tree.subjects()))
+        return resolver[0].find(use, document, subject(document.value))
+
+    return find
+
+
 class References:
     """Loads store versions with the named types they take from other schemas, from any Tree.
 
@@ -634,18 +651,23 @@ class References:
         for use in uses:
             if any(c in defined or (known is not None and c in known) for c in use.candidates):
                 continue
-            where = document.location(use.pointer)
-            for name in use.candidates:  # the full name first, then as written (Java's order)
-                found = [d for d in self.store_names.defining(name) if d.subject != own]
-                if len(found) > 1:
-                    raise self.duplicate(name, found, where)
-                if found:
-                    target = found[0].path
-                    if target not in deps:
-                        deps[target] = self.load_path(target, where)
-                    known = (known or Names()).including(deps[target].schema)
-                    break
+            dep = self.find(use, document, own)
+            if dep is not None:
+                deps.setdefault(dep.source, dep)
+                known = (known or Names()).including(dep.schema)
         return tuple(deps.values())
+
+    def find(self, use: NameUse, document: Document, own: str | None) -> LoadedSchema | None:
+        """The latest version of the one subject other than ``own`` that defines the name
+        ``use`` makes in ``document`` (its full name first, then as written: Java's order)."""
+        where = document.location(use.pointer)
+        for name in use.candidates:
+            found = [d for d in self.store_names.defining(name) if d.subject != own]
+            if len(found) > 1:
+                raise self.duplicate(name, found, where)
+            if found:
+                return self.load_path(found[0].path, where)
+        return None
 
     def duplicate(
         self, name: str, found: list[Definition], where: Location
