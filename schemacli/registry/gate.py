@@ -195,9 +195,9 @@ def _registry_references(
     if found and not unusable:
         return tuple(refs), Finding(
             kind="REFERENCE_NOT_IN_REGISTRY",
-            message=f"{subject} v{version.version} uses types that {', '.join(found)} "
-            "define(s) without declaring them: the registry needs a reference with a subject "
-            "and a version number for each",
+            message=f"{subject} v{version.version} takes types from {', '.join(found)} "
+            "without declaring them: the registry needs a reference with a subject and a "
+            "version number for each",
             location=version.location(),
             hint=f"declare them in v{version.version}.references.json as "
             '[{"name": "<namespace.Name>", "subject": "<subject>", "version": <n>}]',
