@@ -449,14 +449,15 @@ class StoreNames:
         self.tree, self.index = tree, index
         self._defined: dict[str, list[Definition]] | None = None
 
-    def defining(self, name: str) -> list[Definition]:
-        """Each other subject's definition of ``name``, by subject; one per distinct body
-        (subjects that define it identically count once, the first by name)."""
+    def defining(self, name: str, *, besides: str | None = None) -> list[Definition]:
+        """The definitions of ``name`` by subjects other than ``besides``; one per distinct
+        body (subjects that define it identically count once, the first by name)."""
         if self._defined is None:
             self._defined = self._build()
         found: dict[str, Definition] = {}
         for definition in self._defined.get(name, ()):
-            found.setdefault(definition.body, definition)
+            if definition.subject != besides:
+                found.setdefault(definition.body, definition)
         return list(found.values())
 
     def _build(self) -> dict[str, list[Definition]]:
@@ -662,7 +663,7 @@ class References:
         ``use`` makes in ``document`` (its full name first, then as written: Java's order)."""
         where = document.location(use.pointer)
         for name in use.candidates:
-            found = [d for d in self.store_names.defining(name) if d.subject != own]
+            found = self.store_names.defining(name, besides=own)
             if len(found) > 1:
                 raise self.duplicate(name, found, where)
             if found:

@@ -763,3 +763,13 @@ def test_a_text_parsed_in_two_trees_shares_its_model_only_with_the_same_types_fo
     assert same.schema is at_ref.schema  # parsed once
     assert other.schema.fields[1].type.fields[0].type.type == "string"
     assert other.references[0].source.startswith(str(tmp_path / "other"))
+
+
+def test_a_type_the_own_subject_defines_identically_still_resolves_from_the_other(tmp_path):
+    # orders-value's latest embeds the same Position that positions-value defines: its v1
+    # (which uses Position by name) takes it from positions-value, never from itself.
+    v2 = order()
+    v2["fields"][1]["type"] = POSITION
+    store = make_store(tmp_path, {"orders-value": [order(), v2], "positions-value": [POSITION]})
+    v1, _ = load_history(FileTree(store), "orders-value")
+    assert v1.references[0].source.endswith("positions-value/v1.avsc")
