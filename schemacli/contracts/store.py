@@ -431,6 +431,7 @@ class Definition:
     """A named type as one subject's latest version defines it."""
 
     subject: str
+    version: int
     path: str  # the version file, relative to the store
     pointer: str  # where the definition sits in it
     body: str  # the definition's JSON (layout, key order and {"type": "int"} aside)
@@ -461,7 +462,8 @@ class StoreNames:
         return list(found.values())
 
     def _build(self) -> dict[str, list[Definition]]:
-        latest = {s: v[max(v)] for s, v in sorted(self.index.items()) if v}
+        numbers = {s: max(v) for s, v in sorted(self.index.items()) if v}
+        latest = {s: self.index[s][n] for s, n in numbers.items()}
         try:
             texts = self.tree.read(list(latest.values()), optional=True)
         except SchemacliError:  # one unreadable file: read the others one by one
@@ -487,7 +489,8 @@ class StoreNames:
                     separators=(",", ":"),
                     ensure_ascii=False,
                 )
-                defined.setdefault(name, []).append(Definition(subject, path, pointer, body))
+                found = Definition(subject, numbers[subject], path, pointer, body)
+                defined.setdefault(name, []).append(found)
         return defined
 
 
@@ -684,7 +687,7 @@ class References:
             f"{name} is defined differently by {len(found)} subjects: " + ", ".join(places),
             location=where,
             hint="say which one is meant in this version's references file (e.g. "
-            + json.dumps([{"name": name, "subject": first.subject, "version": "latest"}])
+            + json.dumps([{"name": name, "subject": first.subject, "version": first.version}])
             + "), or keep one definition and let the other subject use it by name",
         )
 
