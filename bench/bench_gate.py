@@ -5,7 +5,11 @@ gate parses 1,500 files and runs 1,000 BACKWARD checks. Wall time of the whole s
 (interpreter start-up included), best and median of several runs, and the child's CPU time
 (user + sys), less sensitive than wall time to a busy machine. Target: < 2 s wall.
 
-    .venv/bin/python bench/bench_gate.py [--subjects 500] [--runs 5]
+With ``--shared``, every record also has a field of type ``bench.Position``, which none of
+them defines or declares: one more subject (``position-value``) defines it, and the gate finds
+it among the subjects' latest versions (docs/store.md, "Types another subject defines").
+
+    .venv/bin/python bench/bench_gate.py [--subjects 500] [--runs 5] [--against] [--shared]
 """
 
 from __future__ import annotations
@@ -34,11 +38,25 @@ def _fresh(folder: Path) -> str:
     return str(folder)
 
 
-def generate(store: Path, subjects: int, versions: int = 3) -> None:
+POSITION = {
+    "type": "record",
+    "name": "Position",
+    "namespace": "bench",
+    "fields": [{"name": "lat", "type": "double"}, {"name": "lon", "type": "double"}],
+}
+
+
+def generate(store: Path, subjects: int, versions: int = 3, *, shared: bool = False) -> None:
+    if shared:
+        directory = store / "subjects" / "position-value"
+        directory.mkdir(parents=True)
+        (directory / "v1.avsc").write_text(json.dumps(POSITION, indent=2))
     for s in range(subjects):
         fields = [
             {"name": f"f{i}", "type": TYPES[(s + i) % len(TYPES)]} for i in range(12)
         ]
+        if shared:
+            fields.append({"name": "at", "type": "Position"})
         directory = store / "subjects" / f"topic{s:04d}-value"
         directory.mkdir(parents=True)
         for v in range(1, versions + 1):
@@ -72,12 +90,17 @@ def main() -> int:
         help="commit the store in a git repo, add a v4 to 5%% of the subjects, and time "
         "`gate --against git:HEAD` (what a pull-request check runs)",
     )
+    parser.add_argument(
+        "--shared",
+        action="store_true",
+        help="every record uses bench.Position, defined only by one more subject",
+    )
     args = parser.parse_args()
     exe = Path(sys.executable).with_name("schemacli")
     command = [str(exe)] if exe.exists() else [sys.executable, "-m", "schemacli"]
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(tmp) / "schemas"
-        generate(store, args.subjects)
+        generate(store, args.subjects, shared=args.shared)
         extra: list[str] = []
         if args.against:
             commit_and_change(Path(tmp), store, args.subjects)
@@ -102,7 +125,7 @@ def main() -> int:
                 print(result.stdout[-2000:], result.stderr[-2000:], file=sys.stderr)
                 return 1
             cases = json.loads(result.stdout)["cases"]
-            assert len(cases) == args.subjects, len(cases)
+            assert len(cases) == args.subjects + args.shared, len(cases)
     best, median = min(times), statistics.median(times)
     print(
         f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC  {platform.node()}  "
@@ -111,7 +134,8 @@ def main() -> int:
     )
     print(
         f"schemacli gate{' --against git:HEAD' if args.against else ''}, "
-        f"{args.subjects} subjects x 3 versions: best {best:.3f} s, "
+        f"{args.subjects} subjects x 3 versions{' + a shared type' if args.shared else ''}: "
+        f"best {best:.3f} s, "
         f"median {median:.3f} s over {args.runs} runs (target < {TARGET_SECONDS} s: "
         f"{'met' if median < TARGET_SECONDS else 'MISSED'}); CPU time (user+sys) median "
         f"{statistics.median(cpu):.3f} s (less sensitive to machine load than wall time)"

@@ -100,14 +100,22 @@ def register(app: typer.Typer) -> None:
         from schemacli.contracts.check import check_candidate
         from schemacli.contracts.loader import load_schema_file
         from schemacli.contracts.naming import subject_for_file
-        from schemacli.contracts.store import git_tree, load_history
+        from schemacli.contracts.store import git_tree, load_history, store_fallback
         from schemacli.output import check_report, render
 
         settings = load_settings(flags={"store": store})
-        candidate = load_schema_file(schema)
-        subject = subject or subject_for_file(
-            schema, candidate.value, settings.naming_strategy
+        tree = None
+        if registry is None:
+            tree = git_tree(against, settings.store) if against else store_tree(settings.store)
+
+        def subject_of(value) -> str:
+            return subject or subject_for_file(schema, value, settings.naming_strategy)
+
+        candidate = load_schema_file(  # names no file defines: from the store, as its versions
+            schema,
+            fallback=store_fallback(tree, subject_of) if tree is not None else None,
         )
+        subject = subject_of(candidate.value)
         if registry is not None:
             from schemacli.commands.registry_options import connect
             from schemacli.errors import UsageError
@@ -128,7 +136,6 @@ def register(app: typer.Typer) -> None:
             typer.echo(render(check_report(result), output, color=sys.stdout.isatty()), nl=False)
             raise typer.Exit(int(result.verdict.exit_code))
         chosen = parse_level(level) if level is not None else settings.level_for(subject)
-        tree = git_tree(against, settings.store) if against else store_tree(settings.store)
         history = load_history(tree, subject)
         result = check_candidate(
             candidate,

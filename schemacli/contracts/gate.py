@@ -120,6 +120,9 @@ def gate(
             base_index = err.index
         except InputError as err:
             return GateReport(store, against, (_store_error_row(levels, err),))
+    # One resolver per tree: a type another subject defines is loaded once for the whole gate.
+    head_refs = References(head, head_index)
+    base_refs = References(base, base_index) if base is not None else None
     rows = []
     if "" in layout:
         rows.append(_with_findings(_store_error_row(levels, None), layout.pop("")))
@@ -132,7 +135,7 @@ def gate(
         for count, subject in enumerate(sorted(set(head_index) | set(base_index) | set(layout))):
             level = levels.level_for(subject)
             try:
-                row = _gate_subject(subject, level, head, head_index, base, base_index, verdicts)
+                row = _gate_subject(subject, level, head_refs, base_refs, verdicts)
             except InputError as err:
                 row = input_error_row(subject, level, err, len(head_index.get(subject, {})))
             rows.append(_with_findings(row, layout.get(subject, [])))
@@ -237,12 +240,12 @@ def parse_versions(
 def _gate_subject(
     subject: str,
     level: Level,
-    head: Tree,
-    head_index: dict[str, dict[int, str]],
-    base: Tree | None,
-    base_index: dict[str, dict[int, str]],
+    head_refs: References,
+    base_refs: References | None,
     verdicts: VerdictCache,
 ) -> SubjectReport:
+    head, head_index = head_refs.tree, head_refs.index
+    base, base_index = (base_refs.tree, base_refs.index) if base_refs is not None else (None, {})
     in_head = head_index.get(subject, {})
     # With a base, a version it had that the working tree lacks is a deleted version (reported
     # below), whether it was the latest or one in the middle (which leaves a gap).
@@ -258,24 +261,28 @@ def _gate_subject(
         if cached is not None:
             verdicts.disk.corrupt(key, "is not a gate row")  # type: ignore[union-attr]
     started = time.process_time()
-    row = _check_subject(
-        subject,
-        level,
-        head_files,
-        References(head, head_index),
-        base_files,
-        References(base, base_index) if base is not None else None,
-        verdicts,
-    )
+    from_store = _from_store(head_refs, base_refs)
+    row = _check_subject(subject, level, head_files, head_refs, base_files, base_refs, verdicts)
     # A row that cost less to compute than a cache file costs to write (creating a file is
     # ~1 ms on some filesystems) is recomputed next time instead: a cold gate over 500 short
-    # subjects then writes nothing and stays as fast as without a cache.
-    if key is not None and time.process_time() - started >= verdicts.min_cost:
+    # subjects then writes nothing and stays as fast as without a cache. A row whose versions
+    # looked for types in other subjects (the store's names) depends on those subjects'
+    # files, which its key does not cover: it is not written either.
+    if (
+        key is not None
+        and time.process_time() - started >= verdicts.min_cost
+        and _from_store(head_refs, base_refs) == from_store
+    ):
         encoded = encodable(row.findings)
         if encoded is not None:
             verdicts.store(key, {"versions": row.versions, "checked": list(row.checked),
                                  "findings": encoded})
     return row
+
+
+def _from_store(head: References, base: References | None) -> int:
+    """How many files so far looked for a type in the store's names (see References)."""
+    return head.resolved_from_store + (base.resolved_from_store if base is not None else 0)
 
 
 def _row_key(

@@ -24,6 +24,9 @@ types, the way Confluent schema references and Java's ``Schema.Parser`` reuse wo
    order of the files. The index is built once per folder, on the first name the first two
    ways do not find, by a cheap scan of each file's JSON (``scan_names``). A name defined in
    two different files is an error naming both (``DuplicateDefinitionError``).
+4. **A fallback** the caller gives (``fallback``): asked last, for a name none of the above
+   finds. ``check`` against the store passes the store's names (``store.References.fallback``),
+   so a candidate finds types the way the store's versions do.
 
 Circular file references (a.avsc needs b.avsc, which needs a.avsc) are an InputError naming
 the cycle. A SchemaParseError from the parser gets file, line and column added to its pointer.
@@ -34,8 +37,8 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -109,7 +112,7 @@ class LoadedSchema:
         version there and here. Like ``toString()``, ``{"type": "int"}`` is the same as ``"int"``.
         """
         return json.dumps(
-            _collapse_primitives(self.value),
+            collapse_primitives(self.value),
             sort_keys=True,
             separators=(",", ":"),
             ensure_ascii=False,
@@ -133,13 +136,14 @@ class LoadedSchema:
         return tuple(out)
 
 
-def _collapse_primitives(value: Any) -> Any:
+def collapse_primitives(value: Any) -> Any:
+    """``{"type": "int"}`` as ``"int"``, throughout: how ``identity`` compares JSON."""
     if isinstance(value, dict):
         if len(value) == 1 and value.get("type") in PRIMITIVE_TYPES:
             return value["type"]
-        return {k: _collapse_primitives(v) for k, v in value.items()}
+        return {k: collapse_primitives(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_collapse_primitives(v) for v in value]
+        return [collapse_primitives(v) for v in value]
     return value
 
 
@@ -266,11 +270,16 @@ class NameIndex:
         return [where for key, where in found.items() if key != besides]
 
 
+Fallback = Callable[[NameUse, Document], "LoadedSchema | None"]
+
+
 class Loader:
     """Loads schema files, caching each file once (a folder often shares its dependencies).
 
     ``roots``: folders and files whose ``.avsc`` files may define the names a schema uses,
     besides its own folder and ``search_paths`` (validate passes the paths it was given).
+    ``fallback``: asked last for a name no file defines, with the use and the document that
+    makes it; returns the schema defining it (or None), or raises an InputError.
     """
 
     def __init__(
@@ -279,7 +288,9 @@ class Loader:
         search_paths: Sequence[Path] = (),
         names: Names | None = None,
         roots: Sequence[Path] = (),
+        fallback: Fallback | None = None,
     ) -> None:
+        self.fallback = fallback
         self.search_paths = tuple(Path(p) for p in search_paths)
         self.roots = tuple(Path(p) for p in roots)
         self.names = names or Names()
@@ -317,7 +328,7 @@ class Loader:
                 self._index.remember(path, doc)
         defined, uses = scan_names(doc.value)
         known = set(self.names.types)
-        deps: dict[Path, LoadedSchema] = {}
+        deps: dict[Path | str, LoadedSchema] = {}
 
         for declared in self._declared(path):
             dep = self._dependency(declared.path, stack, doc, declared.location)
@@ -339,6 +350,13 @@ class Loader:
             found, tried = self._find_by_convention(path, name_use.candidates)
             if found is None:
                 found = self._find_in_index(path, name_use, doc)
+            if found is None and self.fallback is not None:
+                given = self.fallback(name_use, doc)
+                if given is not None:  # keyed by its source: it need not be a file here
+                    given = replace(given, names=Names().including(given.schema))
+                    deps.setdefault(given.source, given)
+                    known.update(given.names.types)
+                    continue
             if found is None:
                 missing_at[name_use.pointer] = tried
                 continue
@@ -564,13 +582,15 @@ def load_schema_file(
     search_paths: Sequence[Path] = (),
     names: Names | None = None,
     source: str | None = None,
+    fallback: Fallback | None = None,
 ) -> LoadedSchema:
     """Load one .avsc file and the files it references; see the module docstring.
 
     Raises InputError (unreadable file, bad JSON, bad references, circular references) or
     SchemaParseError (invalid Avro), each with file, line:col and JSON pointer, and a hint.
     """
-    return Loader(search_paths=search_paths, names=names).load(Path(path), source=source)
+    loader = Loader(search_paths=search_paths, names=names, fallback=fallback)
+    return loader.load(Path(path), source=source)
 
 
 def load_schema_text(
@@ -581,6 +601,15 @@ def load_schema_text(
     Raises InputError / SchemaParseError with source and line:col.
     """
     document = parse_text(text.removeprefix("\ufeff"), source)
+    return load_schema_document(document, version=version, names=names)
+
+
+def load_schema_document(
+    document: Document, *, version: int | None = None, names: Names | None = None
+) -> LoadedSchema:
+    """``load_schema_text`` for JSON already parsed (a caller that parses it again with more
+    ``names`` reads the text once)."""
+    source = document.source
     try:
         schema = parse_schema(document.value, names=names)
     except SchemacliError as err:

@@ -7,12 +7,14 @@ Layout (see docs/store.md)::
 
 The same history can be read from the working tree (``FileTree``) or as it was at a git ref
 (``GitTree``, for ``--against git:REF``); ``load_history`` parses a subject's versions with
-their declared references. Checking a candidate against a history is ``check``'s; checking a
+their declared references, and the named types other subjects' latest versions define
+(``StoreNames``). Checking a candidate against a history is ``check``'s; checking a
 whole store is ``gate``'s.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import posixpath
 import re
@@ -24,13 +26,19 @@ from typing import Any, Protocol
 
 from schemacli.contracts.loader import (
     SIDECAR_SUFFIX,
+    CircularReferenceError,
+    DuplicateDefinitionError,
+    Fallback,
     LoadedSchema,
+    NameUse,
     SchemaReferenceError,
-    load_schema_text,
+    collapse_primitives,
+    load_schema_document,
+    scan_names,
 )
-from schemacli.contracts.schema import Names
-from schemacli.contracts.source import decode_bytes, parse_text, read_text
-from schemacli.errors import InputError, Location, UsageError
+from schemacli.contracts.schema import UNDEFINED_NAME, Names
+from schemacli.contracts.source import Document, decode_bytes, parse_text, read_text
+from schemacli.errors import InputError, Location, SchemacliError, SchemaParseError, UsageError
 from schemacli.textfile import resolved
 
 SUBJECTS_DIR = "subjects"
@@ -418,20 +426,135 @@ def load_history(tree: Tree, subject: str) -> tuple[LoadedSchema, ...]:
     return tuple(resolver.load(v) for v in read_versions(tree, subjects, subject))
 
 
+@dataclass(frozen=True)
+class Definition:
+    """A named type as one subject's latest version defines it."""
+
+    subject: str
+    version: int
+    path: str  # the version file, relative to the store
+    pointer: str  # where the definition sits in it
+    body: str  # the definition's JSON (layout, key order and {"type": "int"} aside)
+
+
+class StoreNames:
+    """Which full names the latest version of each subject in a tree defines.
+
+    Built on the first lookup, so a store whose versions all define or declare the types they
+    use never reads it: one read of each subject's latest version and a cheap walk of its JSON
+    (``scan_names``). A file that cannot be read or parsed defines nothing here (it gets its
+    own error where it is gated).
+    """
+
+    def __init__(self, tree: Tree, index: dict[str, dict[int, str]]) -> None:
+        self.tree, self.index = tree, index
+        self._defined: dict[str, list[Definition]] | None = None
+
+    def defining(self, name: str, *, besides: str | None = None) -> list[Definition]:
+        """The definitions of ``name`` by subjects other than ``besides``; one per distinct
+        body (subjects that define it identically count once, the first by name)."""
+        if self._defined is None:
+            self._defined = self._build()
+        found: dict[str, Definition] = {}
+        for definition in self._defined.get(name, ()):
+            if definition.subject != besides:
+                found.setdefault(definition.body, definition)
+        return list(found.values())
+
+    def _build(self) -> dict[str, list[Definition]]:
+        numbers = {s: max(v) for s, v in sorted(self.index.items()) if v}
+        latest = {s: self.index[s][n] for s, n in numbers.items()}
+        try:
+            texts = self.tree.read(list(latest.values()), optional=True)
+        except SchemacliError:  # one unreadable file: read the others one by one
+            texts = {}
+            for path in latest.values():
+                try:
+                    texts.update(self.tree.read([path], optional=True))
+                except SchemacliError:
+                    texts[path] = None
+        defined: dict[str, list[Definition]] = {}
+        for subject, path in latest.items():
+            text = texts.get(path)
+            if text is None:
+                continue
+            try:
+                value = parse_text(text.removeprefix("\ufeff"), self.tree.source(path)).value
+            except SchemacliError:
+                continue
+            for name, pointer in scan_names(value)[0].items():
+                body = json.dumps(
+                    collapse_primitives(_value_at(value, pointer)),
+                    sort_keys=True,
+                    separators=(",", ":"),
+                    ensure_ascii=False,
+                )
+                found = Definition(subject, numbers[subject], path, pointer, body)
+                defined.setdefault(name, []).append(found)
+        return defined
+
+
+def _value_at(value: Any, pointer: str) -> Any:
+    """The JSON value at a pointer ``scan_names`` made (plain keys and indexes, no escapes)."""
+    for token in pointer.split("/")[1:]:
+        value = value[int(token)] if isinstance(value, list) else value[token]
+    return value
+
+
+_NEEDS_STORE = "\0needs the store's names"  # a memo key no (text, references) pair can be
+
+
+def _content(loaded: LoadedSchema) -> tuple:
+    """A schema's JSON (layout and key order aside) and its references', recursively."""
+    return (loaded.identity, tuple(_content(r) for r in loaded.references))
+
+
+def _subject_of(path: str) -> str | None:
+    """``subjects/<s>/vN.avsc`` -> ``s``; None for a file outside the subjects."""
+    parts = path.split("/")
+    if len(parts) == 3 and parts[0] == SUBJECTS_DIR and VERSION_FILE.fullmatch(parts[2]):
+        return parts[1]
+    return None
+
+
+def store_fallback(tree: Tree, subject: Callable[[Any], str]) -> Fallback:
+    """The store's names in ``tree`` as a ``Loader`` fallback, for a file checked as a version
+    of the subject ``subject(JSON value)`` names (whose own versions do not count): a candidate
+    finds types the way the store's versions do. The store is listed on the first name asked.
+    """
+    resolver: list[References] = []
+
+    def find(use: NameUse, document: Document) -> LoadedSchema | None:
+        if not resolver:
+            resolver.append(References(tree, tree.subjects()))
+        return resolver[0].find(use, document, subject(document.value))
+
+    return find
+
+
 class References:
-    """Loads store versions with their declared references, from any Tree.
+    """Loads store versions with the named types they take from other schemas, from any Tree.
 
     A version ``vN.avsc`` may use named types of other schemas, declared beside it in
     ``vN.references.json`` as Confluent schema references: ``[{"name": "com.x.Money",
     "subject": "money-value", "version": 1}]`` (``"latest"`` allowed) or ``{"name": ...,
-    "path": "../../common/Money.avsc"}`` (relative to the subject's folder). Referenced versions
-    are read from the same tree, so ``--against git:REF`` resolves them as they were at REF.
+    "path": "../../common/Money.avsc"}`` (relative to the subject's folder). A name it neither
+    defines nor declares is looked up in ``StoreNames``: the latest version of every *other*
+    subject (its own versions never count: a version's meaning must not depend on its own
+    subject's later versions). Referenced versions are read from the same tree, so ``--against
+    git:REF`` resolves them as they were at REF. One instance serves a whole tree: the files it
+    loaded for one version are reused for the next.
     """
 
     def __init__(self, tree: Tree, index: dict[str, dict[int, str]]) -> None:
         self.tree, self.index = tree, index
         self.cache: dict[str, LoadedSchema] = {}
         self.loading: list[str] = []
+        self.store_names = StoreNames(tree, index)
+        # How many files looked for a type in the store's names (found or not): what they
+        # mean depends on other subjects' files, so the gate does not cache their rows by
+        # their own texts.
+        self.resolved_from_store = 0
 
     def load(self, version: VersionFile, memo: dict | None = None) -> LoadedSchema:
         """Parse one version. ``memo`` shares parses between trees: with ``--against``, most
@@ -442,19 +565,131 @@ class References:
         if memo is not None and key in memo:
             document, schema = memo[key]
             return LoadedSchema(version.source, document, schema, version.version)
+        path = self.index[version.subject][version.version]
         names, refs = None, ()
         if version.references is not None:
-            sidecar = sidecar_path(self.index[version.subject][version.version])
-            names, refs = self.resolve(sidecar, version.references)
-        loaded = load_schema_text(
-            version.text, version.source, version=version.version, names=names
-        )
-        if refs:
-            loaded = replace(loaded, references=refs)
-        if memo is not None and version.references is None:
-            # With references, the same text may mean other types at another ref: no sharing.
+            names, refs = self.resolve(sidecar_path(path), version.references)
+        consulted = self.resolved_from_store
+        self.loading.append(path)
+        try:
+            loaded = self.parse(
+                version.text,
+                path,
+                names,
+                refs,
+                version=version.version,
+                memo=memo if version.references is None else None,
+            )
+        finally:
+            self.loading.pop()
+        own_text_only = version.references is None and self.resolved_from_store == consulted
+        if memo is not None and own_text_only:
+            # With references (declared or from the store's names), the same text may mean
+            # other types at another ref: no sharing.
             memo[key] = (loaded.document, loaded.schema)
         return loaded
+
+    def parse(
+        self,
+        text: str,
+        path: str,
+        names: Names | None,
+        refs: tuple[LoadedSchema, ...],
+        *,
+        version: int | None = None,
+        memo: dict | None = None,
+    ) -> LoadedSchema:
+        """Parse the file ``path`` (its ``text``) knowing ``names`` (from ``refs``); a name it
+        still lacks is taken from the store's names (counted in ``resolved_from_store``).
+        ``memo`` (shared between trees, for a version without declared references) remembers
+        that a text needs the store's names, and its model for the same types found there."""
+        document = parse_text(text.removeprefix("\ufeff"), self.tree.source(path))
+        needs_store = (_NEEDS_STORE, text)
+        if memo is None or needs_store not in memo:
+            try:
+                loaded = load_schema_document(document, version=version, names=names)
+                return replace(loaded, references=refs) if refs else loaded
+            except SchemaParseError as err:
+                if err.kind != UNDEFINED_NAME:
+                    raise
+        self.resolved_from_store += 1
+        found = self.from_store(document, _subject_of(path), names)
+        for dep in found:
+            names = (names or Names()).including(dep.schema)
+        refs = (*refs, *found)
+        # The same text with the same types found (by content) is the same model: with
+        # --against, a version unchanged since the ref is parsed once, not once per tree.
+        same = (needs_store, tuple(_content(dep) for dep in found))
+        if memo is not None and same in memo:
+            loaded = LoadedSchema(document.source, document, memo[same], version)
+            return replace(loaded, references=refs)
+        try:
+            loaded = load_schema_document(document, version=version, names=names)
+        except SchemaParseError as again:
+            if again.kind == UNDEFINED_NAME:
+                again.hint = (
+                    f"{again.hint or ''} No other subject's latest version in the store "
+                    f"({self.tree.label}) defines it either; add it to one, or declare "
+                    f"where it comes from in {sidecar_path(posixpath.basename(path))}."
+                )
+            raise
+        finally:
+            if memo is not None:
+                memo[needs_store] = True
+        if memo is not None:
+            memo[same] = loaded.schema
+        return replace(loaded, references=refs) if refs else loaded
+
+    def from_store(
+        self, document: Document, own: str | None, known: Names | None
+    ) -> tuple[LoadedSchema, ...]:
+        """The latest versions of subjects other than ``own`` that define the names
+        ``document`` uses but neither defines nor finds in ``known``, each loaded once, in
+        order of first use.
+
+        Raises DuplicateDefinitionError for a name two subjects define differently, and
+        CircularReferenceError for files that need each other.
+        """
+        defined, uses = scan_names(document.value)
+        deps: dict[str, LoadedSchema] = {}
+        for use in uses:
+            if any(c in defined or (known is not None and c in known) for c in use.candidates):
+                continue
+            dep = self.find(use, document, own)
+            if dep is not None:
+                deps.setdefault(dep.source, dep)
+                known = (known or Names()).including(dep.schema)
+        return tuple(deps.values())
+
+    def find(self, use: NameUse, document: Document, own: str | None) -> LoadedSchema | None:
+        """The latest version of the one subject other than ``own`` that defines the name
+        ``use`` makes in ``document`` (its full name first, then as written: Java's order)."""
+        where = document.location(use.pointer)
+        for name in use.candidates:
+            found = self.store_names.defining(name, besides=own)
+            if len(found) > 1:
+                raise self.duplicate(name, found, where)
+            if found:
+                return self.load_path(found[0].path, where)
+        return None
+
+    def duplicate(
+        self, name: str, found: list[Definition], where: Location
+    ) -> DuplicateDefinitionError:
+        places = []
+        for definition in found:
+            text = self.tree.read([definition.path])[definition.path] or ""
+            document = parse_text(text.removeprefix("\ufeff"), self.tree.source(definition.path))
+            loc = document.location(definition.pointer)
+            places.append(f"{loc.source}:{loc.line}:{loc.column}")
+        first = found[0]
+        return DuplicateDefinitionError(
+            f"{name} is defined differently by {len(found)} subjects: " + ", ".join(places),
+            location=where,
+            hint="say which one is meant in this version's references file (e.g. "
+            + json.dumps([{"name": name, "subject": first.subject, "version": first.version}])
+            + "), or keep one definition and let the other subject use it by name",
+        )
 
     def names(self, sidecar: str, text: str) -> Any:
         """The named types the references file ``sidecar`` (its ``text``) provides."""
@@ -522,9 +757,9 @@ class References:
         if path in self.cache:
             return self.cache[path]
         if path in self.loading:
-            cycle = " -> ".join(self.tree.source(p) for p in [*self.loading, path])
-            raise SchemaReferenceError(
-                f"circular references: {cycle}",
+            cycle = self.loading[self.loading.index(path) :]
+            raise CircularReferenceError(
+                "circular references: " + " -> ".join(self.tree.source(p) for p in [*cycle, path]),
                 location=where,
                 hint="break the cycle: define the shared type in one file",
             )
@@ -541,11 +776,8 @@ class References:
             names, refs = (
                 self.resolve(sidecar_path(path), sidecar_text) if sidecar_text else (None, ())
             )
-            loaded = load_schema_text(texts[path] or "", self.tree.source(path), names=names)
-            if refs:
-                loaded = replace(loaded, references=refs)
+            loaded = self.parse(texts[path] or "", path, names, refs)
         finally:
             self.loading.pop()
         self.cache[path] = loaded
         return loaded
-

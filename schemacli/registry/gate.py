@@ -144,7 +144,9 @@ def _gate_subject(
             findings.append(problem)
         local = check_candidate(version, history, subject=subject, level=level.level)
         findings.extend(local.findings)
-        if not new:  # the registry can only judge against what it holds
+        # The registry can only judge against what it holds, and cannot parse a schema
+        # whose references it is not given (the problem above says so).
+        if not new and problem is None:
             answer = _ask(client, subject, schema_text(version), refs)
             check = RegistryCheck(subject, level.level, level.source, local, answer)
             findings.extend(registry_findings(check))
@@ -174,19 +176,33 @@ def _registry_references(
 ) -> tuple[tuple[Reference, ...], Finding | None]:
     """The sidecar's subject/version references as registry references.
 
-    ``path`` or ``latest`` references have no registry equivalent: an error finding, since the
-    registry could not parse the schema without them.
+    ``path`` or ``latest`` references have no registry equivalent, nor types found among other
+    subjects' latest versions (docs/store.md): an error finding, since the registry could not
+    parse the schema without them.
     """
-    if not sidecar:
-        return (), None
     import json
 
+    entries = json.loads(sidecar) if sidecar else []
     refs, unusable = [], []
-    for entry in json.loads(sidecar):
+    for entry in entries:
         if isinstance(entry.get("subject"), str) and type(entry.get("version")) is int:
             refs.append(Reference(entry["name"], entry["subject"], entry["version"]))
         else:
             unusable.append(str(entry.get("name")))
+    # The declared references come first in ``version.references``; the rest were found
+    # among the store's names.
+    found = [dep.source for dep in version.references[len(entries) :]]
+    if found and not unusable:
+        return tuple(refs), Finding(
+            kind="REFERENCE_NOT_IN_REGISTRY",
+            message=f"{subject} v{version.version} takes types from {', '.join(found)} "
+            "without declaring them: the registry needs a reference with a subject and a "
+            "version number for each",
+            location=version.location(),
+            hint=f"declare them in v{version.version}.references.json as "
+            '[{"name": "<namespace.Name>", "subject": "<subject>", "version": <n>}]',
+            subject=subject,
+        )
     if not unusable:
         return tuple(refs), None
     return tuple(refs), Finding(

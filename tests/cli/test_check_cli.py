@@ -150,3 +150,45 @@ def test_check_help_documents_the_exit_codes():
     result = run("check", "--help")
     assert result.exit_code == 0
     assert "Exit codes: 0 compatible" in " ".join(result.stdout.split())
+
+
+# -- a candidate using a type another subject of the store defines ----------------------------
+
+POSITION = {
+    "type": "record",
+    "name": "Position",
+    "namespace": "com.acme",
+    "fields": [{"name": "lat", "type": "double"}, {"name": "lon", "type": "double"}],
+}
+
+
+def order(*extra: dict) -> dict:
+    fields = [{"name": "id", "type": "long"}, {"name": "at", "type": "Position"}, *extra]
+    return {"type": "record", "name": "Order", "namespace": "com.acme", "fields": fields}
+
+
+def test_check_finds_a_type_the_candidate_uses_in_another_subject_of_the_store(project):
+    write(project / "schemas/subjects/positions-value/v1.avsc", POSITION)
+    write(project / "schemas/subjects/orders-value/v1.avsc", order())
+    write(project / "drafts/orders-value.avsc", order({"name": "zone", "type": "string"}))
+    result = run("check", "drafts/orders-value.avsc", "-o", "json")
+    assert result.exit_code == 1, result.output  # a field without a default: BACKWARD breaks
+    (case,) = json.loads(result.stdout)["cases"]
+    assert case["name"] == "orders-value"
+    assert [f["kind"] for f in case["findings"]] == ["READER_FIELD_MISSING_DEFAULT_VALUE"]
+    write(
+        project / "drafts/orders-value.avsc", order({"name": "zone", "type": "int", "default": 0})
+    )
+    assert run("check", "drafts/orders-value.avsc").exit_code == 0
+
+
+def test_check_a_candidate_does_not_take_types_from_its_own_subject(project):
+    embedded = {
+        **order(),
+        "fields": [{"name": "id", "type": "long"}, {"name": "at", "type": POSITION}],
+    }
+    write(project / "schemas/subjects/orders-value/v1.avsc", embedded)
+    write(project / "drafts/orders-value.avsc", order())
+    result = run("check", "drafts/orders-value.avsc")
+    assert result.exit_code == 2, result.output
+    assert "Undefined name: com.acme.Position" in result.output

@@ -224,3 +224,92 @@ def test_gate_reports_a_removed_enum_symbol_in_every_format(project, output):
     assert result.exit_code == 1, result.output
     assert "MISSING_ENUM_SYMBOLS" in result.stdout
     assert "Traceback" not in result.output
+
+
+# -- named types another subject defines -------------------------------------------------------
+
+POSITION = {
+    "type": "record",
+    "name": "Position",
+    "namespace": "com.acme",
+    "fields": [{"name": "lat", "type": "double"}, {"name": "lon", "type": "double"}],
+}
+ORDER = {
+    "type": "record",
+    "name": "Order",
+    "namespace": "com.acme",
+    "fields": [{"name": "id", "type": "long"}, {"name": "at", "type": "Position"}],
+}
+
+
+def with_lat(lat: str) -> dict:
+    return {**POSITION, "fields": [{"name": "lat", "type": lat}, POSITION["fields"][1]]}
+
+
+def shared_position_store(project: Path) -> None:
+    for subject, schema in (("orders-value", ORDER), ("positions-value", POSITION)):
+        (project / "schemas/subjects" / subject).mkdir()
+        add_version(project, f"schemas/subjects/{subject}", schema)
+
+
+def test_gate_resolves_a_type_another_subject_defines(project):
+    shared_position_store(project)
+    result = run("gate")
+    assert result.exit_code == 0, result.output
+    assert "gate: passed (4 subjects)" in result.stdout
+
+
+def test_gate_sees_a_breaking_change_in_a_shared_type_from_the_dependent_subject(project):
+    shared_position_store(project)
+    embedded = {**ORDER, "fields": [ORDER["fields"][0], {"name": "at", "type": POSITION}]}
+    (project / "schemas/subjects/orders-value/v1.avsc").write_text(json.dumps(embedded))
+    add_version(project, "schemas/subjects/orders-value", ORDER)  # v2: Position by name
+    (project / "schemas/subjects/positions-value/v1.avsc").write_text(
+        json.dumps(with_lat("string"))
+    )
+    result = run("gate", "-o", "json")
+    assert result.exit_code == 1, result.output
+    orders = next(c for c in json.loads(result.stdout)["cases"] if c["name"] == "orders-value")
+    assert [f["kind"] for f in orders["findings"]] == ["TYPE_MISMATCH"]
+
+
+def test_gate_a_type_two_subjects_define_differently_exits_2_naming_both_files(project):
+    shared_position_store(project)
+    (project / "schemas/subjects/places-value").mkdir()
+    add_version(project, "schemas/subjects/places-value", with_lat("float"))
+    result = run("gate")
+    assert result.exit_code == 2, result.output
+    assert "com.acme.Position is defined differently by 2 subjects" in result.stdout
+    assert "schemas/subjects/places-value/v1.avsc:1:1" in result.stdout
+    assert "schemas/subjects/positions-value/v1.avsc:1:1" in result.stdout
+    assert "schemas/subjects/orders-value/v1.avsc:" in result.stdout
+    assert "references" in result.stdout
+    assert "Traceback" not in result.output
+
+
+def test_gate_a_type_no_subject_defines_exits_2_with_the_undefined_name(project):
+    (project / "schemas/subjects/orders-value").mkdir()
+    add_version(project, "schemas/subjects/orders-value", ORDER)
+    result = run("gate")
+    assert result.exit_code == 2, result.output
+    assert "Undefined name: com.acme.Position" in result.stdout
+    assert "schemas/subjects/orders-value/v1.avsc:" in result.stdout
+
+
+def test_gate_against_a_ref_resolves_shared_types_from_the_tree_at_the_ref(repo):
+    (repo / "schemacli.toml").write_text(
+        'store = "schemas"\n[subjects."positions-value"]\nlevel = "NONE"\n'
+    )
+    shared_position_store(repo)
+    commit_all(repo, "orders and positions")
+    # New since the ref: Position's lat becomes a string (positions-value checks nothing),
+    # and orders-value v2 (identical but for a doc) takes the new Position. Checked against
+    # v1 as it was at the ref, with the Position committed there: v2 cannot read it.
+    add_version(repo, "schemas/subjects/positions-value", with_lat("string"))
+    add_version(repo, "schemas/subjects/orders-value", {**ORDER, "doc": "v2"})
+    result = run("gate", "--against", "git:HEAD", "-o", "json")
+    assert result.exit_code == 1, result.output
+    cases = {c["name"]: c for c in json.loads(result.stdout)["cases"]}
+    assert cases["orders-value"]["checked"] == [2]
+    assert [f["kind"] for f in cases["orders-value"]["findings"]] == ["TYPE_MISMATCH"]
+    assert cases["positions-value"]["findings"] == []

@@ -302,3 +302,27 @@ def test_a_cleanup_delete_that_fails_says_what_remains_and_how_to_delete_it(fake
         "schemacli subjects delete taxi-rides-key --version 1 --permanent --yes"
         in caught.value.hint
     )
+
+
+def test_a_type_found_among_other_subjects_must_be_declared_for_the_registry(client, store):
+    position = {
+        "type": "record",
+        "name": "Position",
+        "namespace": "com.acme",
+        "fields": [{"name": "lat", "type": "double"}],
+    }
+    order = {
+        "type": "record",
+        "name": "Order",
+        "namespace": "com.acme",
+        "fields": [{"name": "at", "type": "Position"}],
+    }
+    for subject, schema in (("positions-value", position), ("orders-value", order)):
+        (store / "subjects" / subject).mkdir()
+        (store / "subjects" / subject / "v1.avsc").write_text(json.dumps(schema))
+    gate = gate_against_registry(client, FileTree(store), settings_for(store))
+    assert not gate.passed
+    (finding,) = [f for f in gate.report.findings if f.subject == "orders-value"]
+    assert finding.kind == "REFERENCE_NOT_IN_REGISTRY"
+    assert "positions-value/v1.avsc" in finding.message
+    assert "v1.references.json" in finding.hint

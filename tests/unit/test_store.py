@@ -541,3 +541,236 @@ def test_json_comments_in_a_candidate_are_a_warning_that_does_not_fail_the_check
     assert [(f.kind, f.severity.value, f.location.line) for f in report.findings] == [
         ("JSON_COMMENT", "warning", 1)
     ]
+
+
+# -- named types from other subjects (the store's names) -------------------------------------
+
+POSITION = {
+    "type": "record",
+    "name": "Position",
+    "namespace": "com.acme",
+    "fields": [{"name": "lat", "type": "double"}, {"name": "lon", "type": "double"}],
+}
+
+
+def order(*extra: dict) -> dict:
+    return {
+        "type": "record",
+        "name": "Order",
+        "namespace": "com.acme",
+        "fields": [{"name": "id", "type": "long"}, {"name": "at", "type": "Position"}, *extra],
+    }
+
+
+def position(*extra: dict, lat: str = "double") -> dict:
+    fields = [{"name": "lat", "type": lat}, {"name": "lon", "type": "double"}, *extra]
+    return {**POSITION, "fields": fields}
+
+
+def test_a_type_used_but_not_declared_comes_from_the_subject_that_defines_it(tmp_path):
+    store = make_store(tmp_path, {"orders-value": [order()], "positions-value": [POSITION]})
+    (v1,) = load_history(FileTree(store), "orders-value")
+    assert [r.source for r in v1.references] == [f"{store}/subjects/positions-value/v1.avsc"]
+    assert v1.schema.fields[1].type.fullname == "com.acme.Position"
+    assert gate(FileTree(store), levels_for(store)).verdict is Verdict.COMPATIBLE
+
+
+def test_the_store_names_come_from_each_subjects_latest_version(tmp_path):
+    store = make_store(
+        tmp_path,
+        {"orders-value": [order()], "positions-value": [POSITION, position(lat="float")]},
+    )
+    (v1,) = load_history(FileTree(store), "orders-value")
+    assert v1.references[0].source.endswith("positions-value/v2.avsc")
+    assert v1.schema.fields[1].type.fields[0].type.type == "float"
+
+
+def test_a_breaking_change_in_the_shared_type_is_seen_by_the_dependent_subject(tmp_path):
+    # orders-value v1 embeds Position; v2 uses it by name, and the subject that defines it
+    # changed lat from double to string since: v2 cannot read v1's positions.
+    v1 = order()
+    v1["fields"][1]["type"] = POSITION
+    store = make_store(
+        tmp_path,
+        {"orders-value": [v1, order()], "positions-value": [position(lat="string")]},
+    )
+    report = gate(FileTree(store), levels_for(store))
+    rows = {r.subject: r for r in report.subjects}
+    assert rows["orders-value"].verdict is Verdict.INCOMPATIBLE
+    assert [f.kind for f in rows["orders-value"].findings] == ["TYPE_MISMATCH"]
+    assert "lat" in rows["orders-value"].findings[0].message
+    # The same v2 against a Position that did not change passes.
+    (store / "subjects" / "positions-value" / "v1.avsc").write_text(json.dumps(POSITION))
+    assert gate(FileTree(store), levels_for(store)).verdict is Verdict.COMPATIBLE
+
+
+def test_a_cached_verdict_is_not_reused_when_the_shared_type_changes(tmp_path):
+    from schemacli.contracts.verdicts import VerdictCache
+
+    cache = tmp_path / "cache"
+    store = make_store(
+        tmp_path / "st",
+        {"orders-value": [order(), order(TIP)], "positions-value": [POSITION]},
+    )
+    levels = levels_for(store, **{"orders-value": Level.FULL})
+    first = gate(FileTree(store), levels, verdicts=VerdictCache(cache, min_cost=0))
+    assert first.verdict is Verdict.COMPATIBLE
+    # Same texts for orders-value; Position changes incompatibly under it (lat: double ->
+    # string). v1 and v2 resolve the same Position, so they stay compatible with each other,
+    # but the cache must not answer from the old Position either way: compare with no cache.
+    (store / "subjects" / "positions-value" / "v1.avsc").write_text(
+        json.dumps(position(lat="string"))
+    )
+    again = gate(FileTree(store), levels, verdicts=VerdictCache(cache, min_cost=0))
+    fresh = gate(FileTree(store), levels)
+    assert again.subjects == fresh.subjects
+    (v1, _) = load_history(FileTree(store), "orders-value")
+    assert v1.schema.fields[1].type.fields[0].type.type == "string"
+
+
+def test_a_gate_row_that_used_the_store_names_is_never_served_from_the_cache(tmp_path):
+    from schemacli.contracts.verdicts import VerdictCache
+
+    cache = tmp_path / "cache"
+    store = make_store(tmp_path / "st", {"orders-value": [order()]})
+    levels = levels_for(store)
+    first = gate(FileTree(store), levels, verdicts=VerdictCache(cache, min_cost=0))
+    assert first.verdict is Verdict.INVALID  # Position is defined nowhere yet
+    make_store(store, {"positions-value": [POSITION]})
+    again = gate(FileTree(store), levels, verdicts=VerdictCache(cache, min_cost=0))
+    assert again.verdict is Verdict.COMPATIBLE
+
+
+def test_a_name_two_subjects_define_differently_is_an_error_naming_both_files(tmp_path):
+    store = make_store(
+        tmp_path,
+        {
+            "orders-value": [order()],
+            "positions-value": [POSITION],
+            "places-value": [position(lat="float")],
+        },
+    )
+    report = gate(FileTree(store), levels_for(store))
+    row = next(r for r in report.subjects if r.subject == "orders-value")
+    assert row.verdict is Verdict.INVALID
+    (finding,) = row.findings
+    assert "com.acme.Position is defined differently by 2 subjects" in finding.message
+    assert f"{store}/subjects/places-value/v1.avsc:1:1" in finding.message
+    assert f"{store}/subjects/positions-value/v1.avsc:1:1" in finding.message
+    assert finding.location.source.endswith("orders-value/v1.avsc")
+    assert finding.location.pointer == "/fields/1/type"
+    assert "references file" in finding.hint
+    assert '"subject": "places-value", "version": 1' in finding.hint
+
+
+def test_a_name_two_subjects_define_identically_resolves(tmp_path):
+    store = make_store(
+        tmp_path,
+        {"orders-value": [order()], "positions-value": [POSITION], "places-value": [POSITION]},
+    )
+    (v1,) = load_history(FileTree(store), "orders-value")
+    assert v1.references[0].source.endswith("places-value/v1.avsc")  # the first by name
+
+
+def test_declared_references_take_precedence_over_the_store_names(tmp_path):
+    store = make_store(
+        tmp_path,
+        {
+            "orders-value": [order()],
+            "positions-value": [POSITION],
+            "places-value": [position(lat="float")],
+        },
+    )
+    with_references(
+        store,
+        "orders-value",
+        1,
+        [{"name": "com.acme.Position", "subject": "places-value", "version": 1}],
+    )
+    (v1,) = load_history(FileTree(store), "orders-value")
+    assert [r.source for r in v1.references] == [f"{store}/subjects/places-value/v1.avsc"]
+
+
+def test_a_subjects_own_later_version_does_not_define_names_for_its_earlier_ones(tmp_path):
+    v2 = order()
+    v2["fields"][1]["type"] = POSITION
+    store = make_store(tmp_path, {"orders-value": [order(), v2]})
+    with pytest.raises(SchemaParseError, match="Undefined name: com.acme.Position") as caught:
+        load_history(FileTree(store), "orders-value")
+    assert "No other subject's latest version in the store" in caught.value.hint
+    assert "v1.references.json" in caught.value.hint
+
+
+def test_an_undefined_name_stays_a_located_invalid_schema_in_the_gate(tmp_path):
+    store = make_store(tmp_path, {"orders-value": [order()], "rides-value": [ride()]})
+    report = gate(FileTree(store), levels_for(store))
+    (finding,) = report.findings
+    assert finding.kind == INVALID_SCHEMA
+    assert "Undefined name: com.acme.Position" in finding.message
+    assert (finding.location.line, finding.location.pointer) == (12, "/fields/1/type")
+
+
+def test_subjects_whose_latest_versions_need_each_other_are_a_named_cycle(tmp_path):
+    uses_order = {**POSITION, "fields": [{"name": "of", "type": ["null", "Order"]}]}
+    store = make_store(tmp_path, {"orders-value": [order()], "positions-value": [uses_order]})
+    with pytest.raises(InputError, match="circular references") as caught:
+        load_history(FileTree(store), "orders-value")
+    message = caught.value.message
+    assert "orders-value/v1.avsc -> " in message and "positions-value/v1.avsc -> " in message
+
+
+def test_a_type_from_another_subject_resolves_as_it_was_at_the_git_ref(repo):
+    store = repo / "schemas"
+    make_store(store, {"orders-value": [order()], "positions-value": [POSITION]})
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "orders")
+    # The working tree's Position is different; --against reads the committed one.
+    (store / "subjects" / "positions-value" / "v1.avsc").write_text(
+        json.dumps(position(lat="string"))
+    )
+    (v1,) = load_history(git_tree("git:HEAD", store), "orders-value")
+    assert v1.references[0].source == "HEAD:schemas/subjects/positions-value/v1.avsc"
+    assert v1.schema.fields[1].type.fields[0].type.type == "double"
+
+
+def test_gate_against_a_ref_checks_a_new_version_with_the_types_at_each_side(repo):
+    store = repo / "schemas"
+    make_store(store, {"orders-value": [order()], "positions-value": [POSITION]})
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "orders")
+    make_store(store, {"orders-value": [order(), order(NO_DEFAULT)]})
+    report = gate(FileTree(store), levels_for(store), base=git_tree("git:HEAD", store))
+    rows = {r.subject: r for r in report.subjects}
+    assert rows["orders-value"].checked == (2,)
+    assert [f.kind for f in rows["orders-value"].findings] == ["READER_FIELD_MISSING_DEFAULT_VALUE"]
+
+
+def test_a_text_parsed_in_two_trees_shares_its_model_only_with_the_same_types_found(tmp_path):
+    from schemacli.contracts.store import References, read_versions
+
+    def first_version(root: Path, lat: str, memo: dict):
+        store = make_store(
+            root, {"orders-value": [order()], "positions-value": [position(lat=lat)]}
+        )
+        tree = FileTree(store)
+        subjects = tree.subjects()
+        (v1,) = read_versions(tree, subjects, "orders-value")
+        return References(tree, subjects).load(v1, memo)
+
+    memo: dict = {}
+    at_ref = first_version(tmp_path / "ref", "double", memo)
+    same = first_version(tmp_path / "same", "double", memo)
+    other = first_version(tmp_path / "other", "string", memo)
+    assert same.schema is at_ref.schema  # parsed once
+    assert other.schema.fields[1].type.fields[0].type.type == "string"
+    assert other.references[0].source.startswith(str(tmp_path / "other"))
+
+
+def test_a_type_the_own_subject_defines_identically_still_resolves_from_the_other(tmp_path):
+    # orders-value's latest embeds the same Position that positions-value defines: its v1
+    # (which uses Position by name) takes it from positions-value, never from itself.
+    v2 = order()
+    v2["fields"][1]["type"] = POSITION
+    store = make_store(tmp_path, {"orders-value": [order(), v2], "positions-value": [POSITION]})
+    v1, _ = load_history(FileTree(store), "orders-value")
+    assert v1.references[0].source.endswith("positions-value/v1.avsc")
