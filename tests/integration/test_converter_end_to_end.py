@@ -436,9 +436,13 @@ def test_stop_ends_a_detached_converter_cleanly_after_its_batch(kafka, registry,
     started = deploy(s, detach=True)
     assert started.returncode == 0, started.stderr
     deadline = time.monotonic() + 600
-    while time.monotonic() < deadline and not (s.state / "progress.json").exists():
-        time.sleep(0.5)
-    totals = json.loads((s.state / "progress.json").read_text())["totals"]
+    totals: dict = {}
+    while time.monotonic() < deadline and totals.get("in") != 50:
+        time.sleep(0.5)  # progress.json exists from the start (the counts committed so far: 0)
+        try:
+            totals = json.loads((s.state / "progress.json").read_text())["totals"]
+        except (OSError, ValueError, KeyError):
+            totals = {}
     assert totals["in"] == 50
     stopped = subprocess.run(
         [

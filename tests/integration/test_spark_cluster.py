@@ -95,10 +95,11 @@ def test_status_and_stop_work_on_a_detached_converter_on_the_cluster(
     deadline = time.monotonic() + 300
     totals: dict = {}
     while time.monotonic() < deadline and totals.get("in") != 50:
+        time.sleep(0.5)
         try:
             totals = json.loads((s.state / "progress.json").read_text())["totals"]
         except (OSError, ValueError, KeyError):
-            time.sleep(0.5)
+            totals = {}
     assert totals.get("in") == 50, (s.state / "job.log").read_text()[-3000:]
     app = wait_for_app(spark_cluster, s.v2_topic, completed=False)
     assert app["name"].startswith("schemacli-migrate")
