@@ -4,8 +4,9 @@ Through Kafka's admin API (confluent-kafka ``AdminClient``) and a bounded read o
 
 * **v1 consumer groups**: groups with committed offsets on the v1 topic or members assigned to
   it; for each, its state, members (client id and host, as Kafka reports them), lag per
-  partition, and whether it is still moving (its committed offsets advanced since the previous
-  look; unknown on a first look);
+  partition (records still to read with ``read_committed``: the converter writes v1 in
+  transactions, whose commit markers take offsets no consumer reads), and whether it is still
+  moving (its committed offsets advanced since the previous look; unknown on a first look);
 * **direct v1 producers**: messages appended to the v1 topic in the last ``window_seconds`` that
   do not carry the converter's marker header (``schemacli.converted-from``): a producer that has
   not moved to v2. Counted per partition with a sample of their keys and header names, reading at
@@ -32,6 +33,7 @@ from schemacli.errors import InputError, NetworkError, UsageError
 WINDOW_SECONDS = 900
 SCAN_LIMIT = 10_000
 TIMEOUT = 15.0
+MARKER_SLACK = 1_000  # gaps up to this many offsets are read to tell commit markers from lag
 OURS = ("schemacli-", "spark-kafka-source-")  # our tools and the converter itself
 
 
@@ -178,6 +180,7 @@ def _groups_on(
     committed: dict[str, dict[tuple[str, int], int]],
     described: dict[str, Any],
     previous: Snapshot | None,
+    unread: dict[tuple[str, int, int], int] | None = None,
 ) -> tuple[Group, ...]:
     groups = []
     for group_id, offsets in sorted(committed.items()):
@@ -192,7 +195,12 @@ def _groups_on(
             continue
         parts = tuple(
             GroupPartition(
-                p, mine.get(p), ends.get(p), None if p not in mine else ends[p] - mine[p]
+                p,
+                mine.get(p),
+                ends.get(p),
+                None
+                if p not in mine
+                else (unread or {}).get((topic, p, mine[p]), ends[p] - mine[p]),
             )
             for p in sorted(ends)
         )
@@ -208,6 +216,53 @@ def _groups_on(
     return tuple(groups)
 
 
+def _unread(
+    bootstrap: str,
+    positions: set[tuple[str, int, int]],
+    ends: dict[str, dict[int, int]],
+    properties: AnyMapping[str, str] | None,
+) -> dict[tuple[str, int, int], int]:
+    """How many records a ``read_committed`` consumer at each (topic, partition, committed
+    offset) has still to read. The end offset alone over-counts on a topic written in
+    transactions (the converter's v1 topic): each transaction leaves a commit marker, an offset
+    no consumer ever reads, so a group that read everything still shows a lag of one or two. Only
+    small gaps are read (:data:`MARKER_SLACK`); a larger one is real lag, markers or not."""
+    from confluent_kafka import Consumer, KafkaError, TopicPartition
+
+    todo = {(t, p, o) for t, p, o in positions if 0 < ends.get(t, {}).get(p, 0) - o <= MARKER_SLACK}
+    if not todo:
+        return {}
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": f"schemacli-dependents-{uuid.uuid4().hex[:8]}",  # never commits
+            "enable.auto.commit": False,
+            "enable.partition.eof": True,
+            "isolation.level": "read_committed",
+            "logger": KAFKA_LOGGER,
+            **(properties or {}),
+        }
+    )
+    found: dict[tuple[str, int, int], int] = {}
+    try:
+        for t, p, o in sorted(todo):  # one position at a time: a few, each a short read
+            consumer.assign([TopicPartition(t, p, o)])
+            count, deadline = 0, time.monotonic() + 10
+            while time.monotonic() < deadline:
+                msg = consumer.poll(0.5)
+                if msg is None:
+                    continue
+                if msg.error() is not None:
+                    if msg.error().code() == KafkaError._PARTITION_EOF:
+                        found[(t, p, o)] = count
+                        break
+                    continue
+                count += 1
+    finally:
+        consumer.close()
+    return found
+
+
 def _direct_writes(
     bootstrap: str,
     topic: str,
@@ -216,7 +271,7 @@ def _direct_writes(
     scan_limit: int,
     properties: AnyMapping[str, str] | None,
 ) -> tuple[DirectWrites, ...]:
-    from confluent_kafka import Consumer, TopicPartition
+    from confluent_kafka import Consumer, KafkaError, TopicPartition
 
     todo = {p: s for p, s in starts.items() if 0 <= s < ends.get(p, 0)}
     if not todo:
@@ -226,6 +281,10 @@ def _direct_writes(
             "bootstrap.servers": bootstrap,
             "group.id": f"schemacli-dependents-{uuid.uuid4().hex[:8]}",  # never commits
             "enable.auto.commit": False,
+            # the end of a partition written in transactions is a commit marker, an offset no
+            # record has: a partition is done at its end offset or at end of partition
+            "enable.partition.eof": True,
+            "isolation.level": "read_committed",
             "logger": KAFKA_LOGGER,
             **(properties or {}),
         }
@@ -238,6 +297,8 @@ def _direct_writes(
         while pending and time.monotonic() < deadline:
             for msg in consumer.consume(500, timeout=1.0):
                 if msg.error() is not None:
+                    if msg.error().code() == KafkaError._PARTITION_EOF:
+                        pending.discard(msg.partition())
                     continue
                 p, offset = msg.partition(), msg.offset()
                 if p not in pending or offset >= stop[p]:
@@ -307,13 +368,23 @@ def look(
     snapshot = {
         g: {f"{t}/{p}": o for (t, p), o in offsets.items()} for g, offsets in committed.items()
     }
+    topics = {v1_topic: v1_ends, **({v2_topic: v2_ends} if v2_topic else {})}
+    positions = {
+        (t, p, o) for offsets in committed.values() for (t, p), o in offsets.items() if t in topics
+    }
+    try:
+        unread = _unread(bootstrap, positions, topics, properties)
+    except KafkaException as exc:
+        raise _network(bootstrap, exc) from exc
     found = Dependents(
         v1_topic=v1_topic,
         v2_topic=v2_topic,
         looked_at=now,
         window_seconds=window_seconds,
-        v1_groups=_groups_on(v1_topic, v1_ends, committed, described, previous),
-        v2_groups=_groups_on(v2_topic, v2_ends, committed, described, previous) if v2_topic else (),
+        v1_groups=_groups_on(v1_topic, v1_ends, committed, described, previous, unread),
+        v2_groups=_groups_on(v2_topic, v2_ends, committed, described, previous, unread)
+        if v2_topic
+        else (),
         direct_writes=_direct_writes(bootstrap, v1_topic, starts, v1_ends, scan_limit, properties),
         first_look=previous is None,
     )

@@ -64,13 +64,17 @@ class FinalReport:
 def dead_letters_by_error(bootstrap: str, topic: str, limit: int = DEAD_LETTER_SCAN) -> dict:
     """How many dead letters the topic holds for each error (the ``schemacli.error`` header,
     its first line, cut at 120 characters), reading at most ``limit`` messages."""
-    from confluent_kafka import Consumer, TopicPartition
+    from confluent_kafka import Consumer, KafkaError, TopicPartition
 
     consumer = Consumer(
         {
             "bootstrap.servers": bootstrap,
             "group.id": f"schemacli-finish-{uuid.uuid4().hex[:8]}",  # never commits
             "enable.auto.commit": False,
+            # written in transactions: a partition may end in a commit marker, which is never
+            # delivered; its end of partition is
+            "enable.partition.eof": True,
+            "isolation.level": "read_committed",
             "logger": KAFKA_LOGGER,
         }
     )
@@ -89,6 +93,8 @@ def dead_letters_by_error(bootstrap: str, topic: str, limit: int = DEAD_LETTER_S
         while left and read < limit and time.monotonic() < deadline:
             for msg in consumer.consume(1000, timeout=1.0):
                 if msg.error() is not None:
+                    if msg.error().code() == KafkaError._PARTITION_EOF:
+                        left.discard(msg.partition())
                     continue
                 read += 1
                 headers = dict(msg.headers() or ())
