@@ -293,7 +293,9 @@ def read_topic(
         total = sum(high - low for low, high in todo.values())
         if limit is not None and total > limit:
             raise UsageError(
-                f"{topic} holds {total} {what}, more than --limit {limit}",
+                # offsets, not records: a topic written in transactions has a commit marker
+                # per transaction and partition among them; close enough to refuse early
+                f"{topic} holds up to {total} {what} (its offsets), more than --limit {limit}",
                 hint="They are converted on this machine's driver: raise --limit if it has the "
                 "memory, or repair the bulk by redeploying the converter with the fixed mapping.",
             )

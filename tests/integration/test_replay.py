@@ -156,4 +156,5 @@ def test_replaying_dead_letters_with_a_fixed_mapping_twice_writes_each_record_on
 
     too_many = replay(s, "--limit", "5")  # refused before reading (or starting Spark)
     assert too_many.returncode == 2
-    assert "holds 10 dead letters, more than --limit 5" in too_many.stderr
+    # 10 dead letters and the commit markers of the transactions that wrote them
+    assert "dead letters (its offsets), more than --limit 5" in too_many.stderr
