@@ -460,12 +460,12 @@ def run(
 
     try:
         if args.delivery == "exactly-once":
+            records = build_records(reader.load(), mapping, reg)  # the mapping first: exit 1
             sink = sink_config(args, mapping, kafka)
             failure = start_counts(sink, progress)
             if failure is not None:
                 print(failure, file=sys.stderr, flush=True)
                 return 3
-            records = build_records(reader.load(), mapping, reg)
             writer = records.writeStream.foreachBatch(transactional_batches(sink, progress))
         else:
             out = build_output(reader.load(), mapping, reg)
