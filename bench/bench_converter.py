@@ -11,8 +11,8 @@ Three ways to get a v2 topic into a v1 topic, on the same broker, the same messa
     header split, from_avro with the writer schema, the mapping's Spark SQL, to_avro, framing,
     headers, into Spark's Kafka sink (``--delivery at-least-once``);
 (b') the converter, exactly-once (the default) - the same rows (``build_records``) through the
-    job's ``foreachBatch`` into ``converters.txsink`` (a Kafka transaction per v2 partition,
-    offsets and counts committed with the records);
+    job's ``foreachBatch`` into its JVM writer (``converters.txsink.write_batch``: a Kafka
+    transaction per v2 partition, offsets and counts committed with the records);
 (c) plain Python - confluent-kafka consumer, fastavro decode / convert / encode, producer.
 
 Both Spark runs are ``trigger(availableNow)`` queries in one local[2] session, with the job's

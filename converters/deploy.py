@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from converters import jobprocess
+from converters import jobprocess, jvmjar
 from converters.mapping import Mapping, to_dict
 from converters.statefile import loads, local_checkpoint, read_state, whole
 from converters.stop import stop
@@ -157,6 +157,13 @@ class DeployConfig:
                 hint="Put SASL settings in a --kafka-properties file.",
             )
         self._check_options()
+        if self.delivery == "exactly-once" and not jvmjar.JAR.is_file():
+            raise InputError(
+                f"the exactly-once writer's jar {str(jvmjar.JAR)!r} is missing from this "
+                "installation",
+                hint="Reinstall schemacli (the jar ships in its package), rebuild it with "
+                "scripts/build-jvm in a checkout, or deploy with --delivery at-least-once.",
+            )
 
 
 _HOST_PORT = re.compile(r"^(?:[A-Za-z_]+://)?(\[[0-9A-Fa-f:.%]+\]|[0-9A-Za-z.%_-]+):(\d{1,5})$")
@@ -276,10 +283,12 @@ def build_command(cfg: DeployConfig, files: AnyMapping[str, Path]) -> list[str]:
         "--name",
         f"schemacli-migrate-{cfg.state_dir.name}",
     ]
-    if cfg.jars:
-        cmd += ["--jars", ",".join(cfg.jars)]
-    else:
+    if not cfg.jars:
         cmd += ["--packages", ",".join(cfg.packages)]
+    # the exactly-once writer runs on the executors' JVMs: our jar (converters.jvmjar)
+    ours = (str(jvmjar.JAR),) if cfg.delivery == "exactly-once" else ()
+    if cfg.jars or ours:
+        cmd += ["--jars", ",".join((*cfg.jars, *ours))]
     cmd += ["--py-files", str(files["bundle"])]
     if not cfg.master.startswith("local"):
         shipped = [str(files["mapping"])] + (

@@ -20,8 +20,9 @@ marker, so that a repaired dead letter can be replayed). One query writes both t
 ``topic`` column per row), so one checkpoint covers both and a restart resumes both together.
 
 Delivery (``--delivery``): exactly-once by default, each batch written through
-``converters.txsink`` on the executors (one Kafka transaction per v2 partition, fenced and
-resumed by the converter's committed offsets; the counts committed with the records); or
+``converters.txsink`` by the JVM writer on the executors (one Kafka transaction per v2 partition,
+fenced and resumed by the converter's committed offsets; the counts committed with the records;
+its jar on Spark's classpath, ``converters.jvmjar``); or
 at-least-once, with Spark's own Kafka sink and the counts from Spark's observed metrics. Either
 way the counts (in, converted, dead-lettered, skipped, tombstone) land in
 ``<state-dir>/progress.json`` (``converters.progress``), which ``schemacli migrate status`` reads.
@@ -40,13 +41,13 @@ from typing import TYPE_CHECKING, Any
 from converters.progress import KINDS, METRICS, ProgressFile, follow
 from converters.provenance import MARKER_HEADER, TOMBSTONE
 from converters.txsink import (
-    STATS_SCHEMA,
-    Counts,
     SinkConfig,
+    WriterMissing,
     committed,
+    jvm_writer,
     progress_group,
     source_partitions,
-    write_arrow,
+    write_batch,
 )
 
 if TYPE_CHECKING:
@@ -461,6 +462,11 @@ def run(
     try:
         if args.delivery == "exactly-once":
             records = build_records(reader.load(), mapping, reg)  # the mapping first: exit 1
+            try:
+                jvm_writer(spark)
+            except WriterMissing as exc:
+                print(writer_missing(exc), file=sys.stderr, flush=True)
+                return 2
             sink = sink_config(args, mapping, kafka)
             failure = start_counts(sink, progress)
             if failure is not None:
@@ -501,15 +507,29 @@ def run(
 
 
 def sink_config(args: argparse.Namespace, mapping: Any, kafka: dict[str, str]) -> SinkConfig:
-    """The exactly-once writer's settings: the Spark source's Kafka properties, in librdkafka's
-    names (``converters.kafkaprops``)."""
-    from converters.kafkaprops import librdkafka_properties
+    """The exactly-once writer's settings: the Spark source's Kafka properties, as they are for
+    the JVM writer and in librdkafka's names for the driver's reads (``converters.kafkaprops``)."""
+    from converters.kafkaprops import librdkafka_properties, spark_options
 
     return SinkConfig(
         bootstrap=args.bootstrap,
         source_topic=mapping.source.topic,
         group=progress_group(mapping.source.topic, mapping.target.topic),
         client=librdkafka_properties(kafka),
+        spark=spark_options(kafka),
+    )
+
+
+def writer_missing(exc: WriterMissing) -> str:
+    from schemacli.errors import UsageError
+    from schemacli.output.errors import error_text
+
+    return error_text(
+        UsageError(
+            str(exc),
+            hint="Deploy with `schemacli migrate deploy` (it adds the jar), add the jar to your "
+            "spark-submit's --jars, or choose --delivery at-least-once.",
+        )
     )
 
 
@@ -535,11 +555,10 @@ def start_counts(sink: SinkConfig, progress: ProgressFile) -> str | None:
 def transactional_batches(sink: SinkConfig, progress: ProgressFile) -> Any:
     """The ``foreachBatch`` function: each batch's rows through the exactly-once writer on the
     executors (one transaction per v2 partition), the committed counts into progress.json."""
-    from functools import partial
 
     def write(batch: DataFrame, batch_id: int) -> None:
-        stats = batch.mapInArrow(partial(write_arrow, sink), STATS_SCHEMA).collect()
-        progress.committed(batch_id, {row.partition: Counts.decode(row.counts) for row in stats})
+        stats = write_batch(batch, sink)
+        progress.committed(batch_id, {s.partition: s.counts for s in stats})
 
     return write
 

@@ -1,5 +1,6 @@
-"""One ``--kafka-properties`` file for two clients: Spark's Kafka source (the Java client) and the
-exactly-once writer (librdkafka, through confluent-kafka).
+"""One ``--kafka-properties`` file for two kinds of client: the Java clients (Spark's Kafka source
+and sink, the exactly-once writer on the executors) and librdkafka (through confluent-kafka: the
+driver's read of the committed progress, ``status``, ``finish``, ``replay``).
 
 The file is written in the Java client's names, as Spark wants them. For librdkafka:
 

@@ -1,5 +1,5 @@
-"""The exactly-once writer (converters.txsink) against a real broker, without Spark: a re-run
-batch writes nothing twice, a zombie is fenced, counts ride in the committed offsets."""
+"""The exactly-once writer (the JVM writer behind converters.txsink) against a real broker: a
+re-run batch writes nothing twice, a zombie is fenced, counts ride in the committed offsets."""
 
 from __future__ import annotations
 
@@ -8,43 +8,34 @@ import uuid
 
 import pytest
 
-from converters import txsink
-from converters.txsink import ROW_COLUMNS, Counts, PartitionWriter, SinkConfig, committed
+from converters.txsink import ROW_COLUMNS, Counts, SinkConfig, committed, jvm_writer, write_batch
+
+pytestmark = [pytest.mark.integration, pytest.mark.spark]
+
+ROW_SCHEMA = (
+    "topic STRING, key BINARY, value BINARY, headers ARRAY<STRUCT<key: STRING, value: BINARY>>, "
+    "kind STRING, source_partition INT, source_offset LONG"
+)
 
 
-def write_rows(cfg: SinkConfig, rows: list[tuple], per_batch: int = 25) -> list[tuple]:
-    """The rows as the executors get them (Arrow batches of ROW_COLUMNS) through the writer."""
-    return list(txsink.write_batches(cfg, iter(_batches(rows, per_batch))))
-
-
-def _batches(rows: list[tuple], per_batch: int = 25) -> list:
-    import pyarrow as pa
-
-    header = pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())]))
-    types = [pa.string(), pa.binary(), pa.binary(), header, pa.string(), pa.int32(), pa.int64()]
-    out = []
-    for i in range(0, len(rows), per_batch):
-        chunk = rows[i : i + per_batch]
-        cols = [
-            [[{"key": k, "value": v} for k, v in r[3]] if c == 3 else r[c] for r in chunk]
-            for c in range(7)
-        ]
-        out.append(
-            pa.RecordBatch.from_arrays(
-                [pa.array(col, type=t) for col, t in zip(cols, types, strict=True)],
-                names=list(ROW_COLUMNS),
-            )
-        )
-    return out
-
-
-pytestmark = [pytest.mark.integration]
+def write_rows(spark, cfg: SinkConfig, rows: list[tuple]) -> list[tuple]:
+    """The rows as a batch reaches the writer (grouped by v2 partition, in offset order); the
+    stats (partition, first, next, already) by partition."""
+    frame = spark.createDataFrame(
+        [(*r[:3], [{"key": k, "value": v} for k, v in r[3]], *r[4:]) for r in rows], ROW_SCHEMA
+    )
+    assert tuple(frame.columns) == ROW_COLUMNS
+    batch = frame.repartition(2, "source_partition").sortWithinPartitions(
+        "source_partition", "source_offset"
+    )
+    stats = sorted(write_batch(batch, cfg), key=lambda s: s.partition)
+    return [(s.partition, s.first_offset, s.next_offset, s.already) for s in stats]
 
 
 @pytest.fixture(autouse=True)
-def _own_clients():
+def _own_clients(spark):
     yield
-    txsink.close_clients()  # no client of this process outlives the broker
+    jvm_writer(spark).closeIdleClients()  # no client of this JVM outlives the broker
 
 
 def _topics(bootstrap: str) -> tuple[str, str, str]:
@@ -101,16 +92,18 @@ def _read(bootstrap: str, topic: str, isolation: str = "read_committed") -> list
         c.close()
 
 
-def test_a_batch_run_twice_is_written_once_and_its_counts_ride_in_the_committed_offset(kafka):
+def test_a_batch_run_twice_is_written_once_and_its_counts_ride_in_the_committed_offset(
+    kafka, spark
+):
     v2, v1, dlq = _topics(kafka)
     cfg = SinkConfig(kafka, v2, f"schemacli-converter.{v2}.{v1}")
     rows = _rows(v1, dlq, 0, range(100)) + _rows(v1, dlq, 1, range(40))
-    first = write_rows(cfg, rows)
-    assert [(s[0], s[1], s[2], s[3]) for s in first] == [(0, 0, 100, 0), (1, 0, 40, 0)]
-    again = write_rows(cfg, rows)  # Spark re-runs the batch after a driver crash
+    first = write_rows(spark, cfg, rows)
+    assert first == [(0, 0, 100, 0), (1, 0, 40, 0)]
+    again = write_rows(spark, cfg, rows)  # Spark re-runs the batch after a driver crash
     assert [(s[0], s[2], s[3]) for s in again] == [(0, 100, 100), (1, 40, 40)]
     # the next batch overlaps the last one (a restart from an older checkpoint): only the new
-    overlap = write_rows(cfg, _rows(v1, dlq, 0, range(50, 120)))
+    overlap = write_rows(spark, cfg, _rows(v1, dlq, 0, range(50, 120)))
     assert [(s[1], s[2], s[3]) for s in overlap] == [(100, 120, 50)]
     converted = _read(kafka, v1)
     dead = _read(kafka, dlq)
@@ -124,19 +117,26 @@ def test_a_batch_run_twice_is_written_once_and_its_counts_ride_in_the_committed_
     assert got[0][1].total == 120 and got[1][1].total == 40
 
 
-def test_a_zombie_task_is_fenced_and_its_records_never_reach_read_committed_consumers(kafka):
+def test_a_zombie_task_is_fenced_and_its_records_never_reach_read_committed_consumers(kafka, spark):
+    from py4j.protocol import Py4JJavaError
+
     v2, v1, dlq = _topics(kafka)
     cfg = SinkConfig(kafka, v2, f"schemacli-converter.{v2}.{v1}")
-    zombie = PartitionWriter(cfg, 0)  # the task of an executor on a lost worker, still running
-    for batch in _batches(_rows(v1, dlq, 0, range(30))):
-        zombie.add_batch(batch)
-    zombie.producer.flush(10)  # its records are in the log, its transaction open
-    txsink._PRODUCERS.clear()  # the retry runs in another process: a producer of its own
-    retried = write_rows(cfg, _rows(v1, dlq, 0, range(30)))  # Spark's retry
+    options = spark._jvm.java.util.HashMap()
+    for key, value in cfg.jvm_options().items():
+        options.put(key, value)
+    # the task of an executor on a lost worker, still running: its producer is its own
+    zombie = jvm_writer(spark).open(options, 0)
+    for topic, key, value, headers, kind, _, offset in _rows(v1, dlq, 0, range(30)):
+        zombie.add(
+            topic, key, value, [k for k, _ in headers], [v for _, v in headers], kind, offset
+        )
+    zombie.flush()  # its records are in the log, its transaction open
+    retried = write_rows(spark, cfg, _rows(v1, dlq, 0, range(30)))  # Spark's retry
     assert retried[0][1:4] == (0, 30, 0)
-    with pytest.raises(Exception) as fenced:  # noqa: PT011 - librdkafka's KafkaException
+    with pytest.raises(Py4JJavaError) as fenced:
         zombie.commit()
-    assert "fenced" in str(fenced.value).lower()
+    assert "ProducerFencedException" in str(fenced.value.java_exception.getClass().getName())
     zombie.abort()
     converted = _read(kafka, v1)
     assert sorted(converted) == sorted(

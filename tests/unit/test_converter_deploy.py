@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from converters.deploy import DeployConfig, build_command, child_env, prepare, secret_env_names
+from converters.jvmjar import JAR
 from converters.mapping import load
 from converters.statefile import local_checkpoint
 from converters.status import checkpoint_offsets, status
@@ -46,6 +47,24 @@ def test_command_runs_the_job_with_the_resolved_mapping_and_no_secret(tmp_path: 
     assert cmd[cmd.index("--checkpoint") + 1] == str(tmp_path / "state" / "checkpoint")
 
 
+@pytest.mark.parametrize(
+    ("delivery", "jars", "want"),
+    [
+        ("exactly-once", (), str(JAR)),  # connectors by --packages, our writer by --jars
+        ("exactly-once", ("/j/a.jar",), f"/j/a.jar,{JAR}"),
+        ("at-least-once", ("/j/a.jar",), "/j/a.jar"),  # Spark's own sink: no jar of ours
+        ("at-least-once", (), None),
+    ],
+)
+def test_the_exactly_once_writers_jar_reaches_spark_with_the_connectors(
+    tmp_path: Path, delivery: str, jars: tuple[str, ...], want: str | None
+):
+    c = cfg(tmp_path, delivery=delivery, jars=jars)
+    cmd = build_command(c, prepare(c, load(EXAMPLE)))
+    assert (cmd[cmd.index("--jars") + 1] if "--jars" in cmd else None) == want
+    assert ("--packages" in cmd) == (not jars)
+
+
 def test_registry_credentials_reach_the_job_through_the_environment(tmp_path: Path):
     env = child_env(cfg(tmp_path))
     assert (
@@ -69,7 +88,7 @@ def test_cluster_masters_ship_the_mapping_and_kafka_properties_with_files(tmp_pa
     # the driver runs in the cluster, in the directory where --files puts its copies
     assert cmd[cmd.index("--mapping") + 1] == "mapping.json"
     assert cmd[cmd.index("--kafka-properties") + 1] == "kafka.properties"
-    assert cmd[cmd.index("--jars") + 1] == "/j/a.jar" and "--packages" not in cmd
+    assert cmd[cmd.index("--jars") + 1] == f"/j/a.jar,{JAR}" and "--packages" not in cmd
     assert "secret" not in " ".join(cmd).replace("s3cret", "")
 
 

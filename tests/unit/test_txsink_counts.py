@@ -12,9 +12,12 @@ from converters.progress import ProgressFile
 from converters.txsink import Counts, progress_group, totals, transactional_id
 
 
-def test_counts_round_trip_through_offset_metadata_and_add_up():
+def test_counts_are_read_from_offset_metadata_as_the_jvm_writer_encodes_them_and_add_up():
+    # Counts.java: JSON and a NUL (librdkafka's readers would read on past an unterminated end)
+    metadata = '{"v":1,"converted":5,"dead_letter":2,"skipped":1,"tombstone":1}\0'
     c = Counts(converted=5, dead_letter=2, skipped=1, tombstone=1)
-    assert Counts.decode(c.encode()) == c and c.total == 9
+    assert Counts.decode(metadata) == c and c.total == 9
+    assert Counts.decode(metadata + "garbage past the end") == c
     assert Counts.decode(None) == Counts() and Counts.decode("") == Counts()
     assert totals({0: c, 1: Counts(converted=1)}) == {
         "in": 10,
@@ -23,7 +26,7 @@ def test_counts_round_trip_through_offset_metadata_and_add_up():
         "skipped": 1,
         "tombstone": 1,
     }
-    assert len(c.encode()) < 200  # far below the broker's offset.metadata.max.bytes (4096)
+    assert len(metadata) < 200  # far below the broker's offset.metadata.max.bytes (4096)
 
 
 @pytest.mark.parametrize("metadata", ["hello", '{"v": 2}', "[1]", '{"v": 1, "converted": "x"}'])
@@ -85,3 +88,36 @@ def test_progress_counted_by_transactions_takes_the_brokers_word_at_start_and_ad
     metrics = {"schemacli_converter": {"in": 5, "converted": 5}}
     assert progress.record({"batchId": 5, "observedMetrics": metrics}) is False
     assert json.loads(path.read_text())["totals"]["in"] == 13
+
+
+def test_a_spark_without_the_writers_jar_is_told_which_jar_to_give_it():
+    from converters.jvmjar import JAR
+    from converters.txsink import WriterMissing, jvm_writer
+
+    class Package:  # py4j's view of a JVM without the class: packages all the way down
+        def __getattr__(self, name: str) -> Package:
+            return self
+
+    class Spark:
+        _jvm = Package()
+
+    with pytest.raises(WriterMissing) as missing:
+        jvm_writer(Spark())
+    assert str(JAR) in str(missing.value) and "--jars" in str(missing.value)
+
+
+def test_the_writers_options_put_a_properties_files_producer_settings_over_the_defaults():
+    from converters.txsink import SinkConfig
+
+    cfg = SinkConfig(
+        "b:9092",
+        "rides-v2",
+        "g",
+        spark={"kafka.linger.ms": "5", "kafka.security.protocol": "SASL_SSL"},
+    )
+    options = cfg.jvm_options()
+    assert options["kafka.bootstrap.servers"] == "b:9092"
+    assert options["kafka.linger.ms"] == "5" and "producer.linger.ms" not in options
+    assert options["producer.transaction.timeout.ms"] == "120000"
+    assert options["kafka.security.protocol"] == "SASL_SSL"
+    assert (options["source.topic"], options["group"]) == ("rides-v2", "g")

@@ -1,0 +1,92 @@
+package dev.schemacli.converters;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.api.java.function.FlatMapFunction;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.InternalRow;
+
+/**
+ * The converter's exactly-once Kafka writer, on the executors' JVMs: one Kafka transaction per v2
+ * partition per batch. {@code converters.txsink} calls {@link #write} from the job's {@code
+ * foreachBatch}; the protocol and its argument are in its docstring and docs/migration.md.
+ *
+ * <p>The rows of a micro-batch come one Spark partition per v2 topic partition, in offset order
+ * (the Kafka source's own partitioning). Each task writes its partition's rows through a {@link
+ * PartitionWriter} - fence, read the committed offset, pass over what it covers, write the rest
+ * and commit it with the next offset and the counts - and returns one stats line per partition.
+ * Any error aborts the transaction and fails the task: Spark retries it, and the retry fences this
+ * attempt if it lives on.
+ */
+public final class TxSink {
+  /** The columns {@code converters.job.build_records} gives, in the order read here. */
+  public static final String[] COLUMNS = {
+    "topic", "key", "value", "headers", "kind", "source_partition", "source_offset"
+  };
+
+  private TxSink() {}
+
+  /**
+   * Write a batch of rows with {@link #COLUMNS}; the stats lines of every partition written
+   * (JSON: partition, first_offset, next_offset, already, counts). See {@link SinkConfig} for the
+   * options.
+   */
+  public static List<String> write(Dataset<Row> rows, Map<String, String> options) {
+    SinkConfig cfg = SinkConfig.of(options);
+    Dataset<Row> shaped = rows.select(COLUMNS[0], Arrays.copyOfRange(COLUMNS, 1, COLUMNS.length));
+    // InternalRow, as Spark's own Kafka sink reads them: no conversion to external rows
+    return shaped.queryExecution().toRdd().toJavaRDD().mapPartitions(new Task(cfg)).collect();
+  }
+
+  /** A writer for one partition, open on this JVM (from the driver: tests and tools). */
+  public static PartitionWriter open(Map<String, String> options, int partition) {
+    return new PartitionWriter(SinkConfig.of(options), partition);
+  }
+
+  /** Close the idle clients of this JVM (a test's teardown). */
+  public static void closeIdleClients() {
+    Clients.closeIdle();
+  }
+
+  /** One Spark task: its rows, one v2 partition after another, each in its own transaction. */
+  static final class Task implements FlatMapFunction<Iterator<InternalRow>, String> {
+    private static final long serialVersionUID = 1L;
+    private final SinkConfig cfg;
+
+    Task(SinkConfig cfg) {
+      this.cfg = cfg;
+    }
+
+    @Override
+    public Iterator<String> call(Iterator<InternalRow> rows) {
+      List<String> stats = new ArrayList<>();
+      PartitionWriter writer = null;
+      try {
+        while (rows.hasNext()) {
+          InternalRow row = rows.next();
+          int partition = row.getInt(PartitionWriter.PARTITION);
+          if (writer == null || writer.partition != partition) {
+            if (writer != null) {
+              stats.add(writer.commit()); // a committed writer's abort does nothing
+            }
+            writer = new PartitionWriter(cfg, partition);
+          }
+          writer.add(row);
+        }
+        if (writer != null) {
+          stats.add(writer.commit());
+        }
+      } catch (RuntimeException | Error e) {
+        if (writer != null) {
+          writer.abort();
+        }
+        throw e;
+      }
+      return stats.iterator();
+    }
+  }
+}

@@ -1,0 +1,56 @@
+"""The exactly-once writer's jar (converters/jvm) is the one its sources build, and ships."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from converters import jvmjar
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_committed_jar_was_built_from_the_sources_in_the_tree():
+    # a change to converters/jvm/src needs scripts/build-jvm, and the new jar committed with it
+    assert jvmjar.jar_digest() == jvmjar.source_digest(), "run scripts/build-jvm and commit the jar"
+
+
+def test_the_jar_holds_the_writer_class_for_java_17():
+    with zipfile.ZipFile(jvmjar.JAR) as z:
+        entry = jvmjar.WRITER_CLASS.replace(".", "/") + ".class"
+        head = z.read(entry)[:8]
+    assert head[:4] == b"\xca\xfe\xba\xbe"
+    assert int.from_bytes(head[6:8], "big") == 61  # class file 61: runs on the JVMs Spark 4 needs
+
+
+def test_a_jar_without_the_manifest_digest_is_not_taken_for_a_build(tmp_path):
+    other = tmp_path / "other.jar"
+    with zipfile.ZipFile(other, "w") as z:
+        z.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\n\r\n")
+    assert jvmjar.jar_digest(other) is None
+    assert jvmjar.jar_digest(tmp_path / "missing.jar") is None
+
+
+@pytest.mark.slow
+def test_the_wheel_ships_the_jar(tmp_path):
+    # built from a copy (a build writes build/ and *.egg-info beside the sources), isolated like
+    # any user's pip install
+    src = tmp_path / "src"
+    for name in ("converters", "schemacli", "spark_avro"):
+        shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    out = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(src)],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    (wheel,) = tmp_path.glob("schemacli-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        assert "converters/jvm/schemacli-converters.jar" in z.namelist()
