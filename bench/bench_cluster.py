@@ -4,9 +4,10 @@ how long it takes to recover when a worker dies mid-run.
     .venv/bin/python bench/bench_cluster.py [--messages N] [--rounds 2] [--bootstrap HOST:PORT]
 
 The same pipeline as bench_converter.py's (b') (``converters.job.build_records`` through the
-job's ``foreachBatch`` into ``converters.txsink``), N taxi rides (default 500,000), in one
-SparkSession per master: ``local[2]``, then ``spark://`` on a cluster started from
-tests/stack/sparkcluster.py (a master and two 1-core, 1g workers; executors 512m). Each master
+job's ``foreachBatch`` into its JVM writer, ``converters.txsink.write_batch``), N taxi rides
+(default 500,000), in one SparkSession per master: ``local[2]``, then ``spark://`` on a cluster
+started from tests/stack/sparkcluster.py (a master and two 1-core, 1g workers; executors 512m).
+Each master
 runs one untimed warm-up and ``--rounds`` timed ``availableNow`` runs (median reported).
 
 Recovery: on the cluster, a streaming run in batches of ``--batch`` messages; after three batches
@@ -40,6 +41,7 @@ from bench_converter import V1, V2, count, machine, produce, source  # noqa: E40
 def session(master: str):
     from pyspark.sql import SparkSession
 
+    from converters.jvmjar import JAR
     from tests.stack.spark import spark_jars
 
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
@@ -47,7 +49,7 @@ def session(master: str):
     spark = (
         SparkSession.builder.master(master)
         .appName(f"bench-cluster {master}")
-        .config("spark.jars", ",".join(str(p) for p in spark_jars()))
+        .config("spark.jars", ",".join(str(p) for p in [*spark_jars(), JAR]))
         .config("spark.ui.enabled", "false")
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")
