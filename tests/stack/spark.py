@@ -72,7 +72,7 @@ def make_spark_session(app_name: str = "schemacli-tests") -> SparkSession:
 
     # Keeps Spark off the machine's external interface (and silences its hostname warning).
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    # Python workers run this interpreter (pyarrow, confluent-kafka), not the first python3 on PATH
+    # Python workers (a test's UDFs) run this interpreter, not the first python3 on PATH
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from converters.jvmjar import JAR
 
