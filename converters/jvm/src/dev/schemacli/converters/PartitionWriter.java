@@ -63,6 +63,10 @@ public final class PartitionWriter {
     try {
       begin();
     } catch (RuntimeException e) {
+      if (producer != null) { // e.g. the offsets read timed out: its state is not known
+        Clients.discard(producer);
+        producer = null;
+      }
       Clients.giveBack(cfg, reader);
       throw e;
     }
@@ -82,7 +86,7 @@ public final class PartitionWriter {
         producer.beginTransaction();
         producer.sendOffsetsToTransaction(position(start, before), group);
         return;
-      } catch (KafkaException e) {
+      } catch (KafkaException | IllegalStateException e) { // fenced, fatal, or a bad state
         Clients.discard(producer);
         producer = null;
         if (attempt == 2) {
