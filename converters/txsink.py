@@ -207,12 +207,16 @@ def write_batch(batch: DataFrame, cfg: SinkConfig) -> list[Stats]:
     """Write a batch of ``build_records`` rows on the executors (one transaction per v2
     partition); the stats of each partition written. Raises on any Kafka error, after the
     tasks aborted their transactions (Spark retried them first)."""
-    jvm = batch.sparkSession._jvm
-    options = jvm.java.util.HashMap()
+    lines = jvm_writer(batch.sparkSession).write(batch._jdf, java_options(batch.sparkSession, cfg))
+    return [Stats.parse(str(line)) for line in lines]
+
+
+def java_options(spark: Any, cfg: SinkConfig) -> Any:
+    """:meth:`SinkConfig.jvm_options` as a ``java.util.HashMap`` in ``spark``'s JVM."""
+    options = spark._jvm.java.util.HashMap()
     for key, value in cfg.jvm_options().items():
         options.put(key, value)
-    lines = jvm_writer(batch.sparkSession).write(batch._jdf, options)
-    return [Stats.parse(str(line)) for line in lines]
+    return options
 
 
 def committed(cfg: SinkConfig, partitions: list[int]) -> dict[int, tuple[int, Counts]]:

@@ -8,7 +8,15 @@ import uuid
 
 import pytest
 
-from converters.txsink import ROW_COLUMNS, Counts, SinkConfig, committed, jvm_writer, write_batch
+from converters.txsink import (
+    ROW_COLUMNS,
+    Counts,
+    SinkConfig,
+    committed,
+    java_options,
+    jvm_writer,
+    write_batch,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 
@@ -122,11 +130,8 @@ def test_a_zombie_task_is_fenced_and_its_records_never_reach_read_committed_cons
 
     v2, v1, dlq = _topics(kafka)
     cfg = SinkConfig(kafka, v2, f"schemacli-converter.{v2}.{v1}")
-    options = spark._jvm.java.util.HashMap()
-    for key, value in cfg.jvm_options().items():
-        options.put(key, value)
     # the task of an executor on a lost worker, still running: its producer is its own
-    zombie = jvm_writer(spark).open(options, 0)
+    zombie = jvm_writer(spark).open(java_options(spark, cfg), 0)
     for topic, key, value, headers, kind, _, offset in _rows(v1, dlq, 0, range(30)):
         zombie.add(
             topic, key, value, [k for k, _ in headers], [v for _, v in headers], kind, offset

@@ -18,6 +18,7 @@ reach executors through the application's ``--jars`` / ``spark.jars`` (``tests.s
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -170,10 +171,8 @@ class SparkCluster:
         process = self.workers[index]
         if process is None:
             return
-        try:
+        with contextlib.suppress(ProcessLookupError):  # the group already died on its own
             os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         process.popen.wait(timeout=10)
         process.stop(timeout=1)  # unregisters it; the group is already gone
         self.workers[index] = None

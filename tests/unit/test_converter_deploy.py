@@ -331,3 +331,15 @@ def test_status_with_a_remote_checkpoint_shows_counts_without_offsets(tmp_path: 
     st = status(tmp_path, topic=None, bootstrap=None)
     assert st.checkpoint == "s3a://bucket/cp" and st.last_committed_batch is None
     assert st.totals["converted"] == 3
+
+
+def test_an_installation_without_the_writers_jar_is_refused_before_spark_submit(
+    tmp_path: Path, monkeypatch
+):
+    from converters import jvmjar
+
+    monkeypatch.setattr(jvmjar, "JAR", tmp_path / "gone.jar")
+    with pytest.raises(InputError) as missing:
+        cfg(tmp_path, delivery="exactly-once").check()
+    assert "gone.jar" in str(missing.value) and "at-least-once" in (missing.value.hint or "")
+    cfg(tmp_path, delivery="at-least-once").check()  # Spark's own sink needs no jar of ours

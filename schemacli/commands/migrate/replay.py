@@ -67,7 +67,8 @@ def replay_command(
         Path | None,
         typer.Option(
             "--kafka-properties",
-            help="File of Kafka client properties (k=v lines, librdkafka names: SASL, TLS).",
+            help="File of Kafka client properties (k=v lines, SASL, TLS): the same file as "
+            "deploy's, in the Java client's names.",
         ),
     ] = None,
     dry_run: Annotated[
