@@ -43,10 +43,9 @@ from converters.provenance import MARKER_HEADER, TOMBSTONE
 from converters.txsink import (
     SinkConfig,
     WriterMissing,
-    committed,
     jvm_writer,
     progress_group,
-    source_partitions,
+    take_over,
     write_batch,
 )
 
@@ -534,13 +533,14 @@ def writer_missing(exc: WriterMissing) -> str:
 
 
 def start_counts(sink: SinkConfig, progress: ProgressFile) -> str | None:
-    """Load what earlier runs committed into progress.json; the error text when Kafka cannot
-    say (the job then exits 3 before Spark starts a query)."""
+    """Fence earlier runs' writers and load what they committed into progress.json
+    (``txsink.take_over``); the error text when Kafka cannot say (the job then exits 3 before
+    Spark starts a query)."""
     from schemacli.errors import NetworkError
     from schemacli.output.errors import error_text
 
     try:
-        found = committed(sink, source_partitions(sink))
+        found = take_over(sink)
         progress.committed(-1, {p: counts for p, (_, counts) in found.items()})
     except Exception as exc:  # noqa: BLE001 - librdkafka's KafkaException, a missing topic
         err = NetworkError(

@@ -219,9 +219,45 @@ def java_options(spark: Any, cfg: SinkConfig) -> Any:
     return options
 
 
+def take_over(cfg: SinkConfig) -> dict[int, tuple[int, Counts]]:
+    """A new run's start (driver side): fence every earlier writer of the converter, then read
+    what they committed (:func:`committed`) for every v2 partition.
+
+    Fencing first is what makes the read possible. A driver killed while a task was committing
+    leaves that transaction open with its offsets sent to the progress group; a stable offset
+    read waits for it, and the broker only ends it at ``transaction.timeout.ms`` (two minutes),
+    longer than any read should wait. :func:`fence` ends it now."""
+    partitions = source_partitions(cfg)
+    fence(cfg, partitions)
+    return committed(cfg, partitions)
+
+
+def fence(cfg: SinkConfig, partitions: list[int]) -> None:
+    """Initialise a producer of each partition's :func:`transactional_id` and close it: any
+    earlier producer with that id is fenced, a transaction it left open is aborted (one it was
+    committing is completed), as a new task's ``initTransactions`` would do."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from confluent_kafka import Producer
+
+    def one(partition: int) -> None:
+        producer = Producer(
+            {**cfg.base(), "transactional.id": transactional_id(cfg.group, partition)}
+        )
+        try:
+            producer.init_transactions(cfg.timeout)
+        finally:
+            producer.close()
+
+    if partitions:
+        with ThreadPoolExecutor(min(8, len(partitions))) as pool:
+            list(pool.map(one, partitions))  # the first failure is raised
+
+
 def committed(cfg: SinkConfig, partitions: list[int]) -> dict[int, tuple[int, Counts]]:
     """partition -> (next offset to write, cumulative counts) as committed by the converter's
-    transactions; partitions never committed are left out."""
+    transactions; partitions never committed are left out. A transaction still open on the
+    progress group is waited for (up to ``cfg.timeout``): :func:`fence` first ends a dead one."""
     from confluent_kafka import Consumer, TopicPartition
 
     reader = Consumer(_reader_config(cfg))

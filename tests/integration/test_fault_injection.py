@@ -22,6 +22,7 @@ import os
 import random
 import signal
 import time
+from pathlib import Path
 
 import pytest
 
@@ -52,14 +53,30 @@ def _processed(state) -> int:
         return 0
 
 
-def _wait_started(state, since: int, until: float) -> None:
-    """Until this run's query has started (its line in job.log past ``since`` bytes)."""
+def _alive(pid: int) -> bool:
+    """Whether the process runs (a zombie waiting to be reaped does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _wait_started(state, since: int, until: float, pid: int) -> None:
+    """Until this run's query has started (its line in job.log past ``since`` bytes); fails at
+    once when the run ended first (its error is in the log)."""
     log = state / "job.log"
     while time.monotonic() < until:
         if log.exists() and b"converter started" in log.read_bytes()[since:]:
             return
+        if not _alive(pid):
+            raise AssertionError(f"the converter ended before it started:\n{_tail(log, since)}")
         time.sleep(0.2)
-    raise AssertionError(f"the converter did not start in time:\n{log.read_text()[-3000:]}")
+    raise AssertionError(f"the converter did not start in time:\n{_tail(log, since)}")
+
+
+def _tail(log: Path, since: int) -> str:
+    return log.read_bytes()[since:][-3000:].decode(errors="replace") if log.exists() else ""
 
 
 def test_driver_killed_ten_times_and_a_worker_lost_nothing_lost_nothing_duplicated(
@@ -79,11 +96,13 @@ def test_driver_killed_ten_times_and_a_worker_lost_nothing_lost_nothing_duplicat
         started = deploy(s, *master, *EXECUTOR, *BATCH, detach=True)
         assert started.returncode == 0, started.stderr[-3000:]
         pid = int((s.state / "submit.pid").read_text())
-        _wait_started(s.state, since, until)
+        _wait_started(s.state, since, until, pid)
         # this run's first batch committed (its counts came from the broker at start): the kill
         # below then lands mid-stream, at a random moment of a later batch or its transaction
         before = _processed(s.state)
         while _processed(s.state) == before and time.monotonic() < until:
+            if not _alive(pid):
+                raise AssertionError(f"the converter ended early:\n{_tail(log, since)}")
             time.sleep(0.1)
         if round_ == WORKER_LOST_AT:
             # a worker dies with its executors while batches run; a new one joins

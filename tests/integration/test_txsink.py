@@ -15,6 +15,8 @@ from converters.txsink import (
     committed,
     java_options,
     jvm_writer,
+    take_over,
+    transactional_id,
     write_batch,
 )
 
@@ -150,3 +152,43 @@ def test_a_zombie_task_is_fenced_and_its_records_never_reach_read_committed_cons
     # what the docs warn about: a read_uncommitted reader also sees the zombie's aborted records
     assert len(_read(kafka, v1, "read_uncommitted")) > len(converted)
     assert committed(cfg, [0])[0][1].total == 30
+
+
+def test_a_new_run_takes_over_from_a_driver_killed_mid_commit_without_waiting_for_the_broker(
+    kafka, spark
+):
+    from dataclasses import replace
+
+    from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+
+    v2, v1, dlq = _topics(kafka)
+    cfg = SinkConfig(kafka, v2, f"schemacli-converter.{v2}.{v1}")
+    write_rows(spark, cfg, _rows(v1, dlq, 0, range(20)) + _rows(v1, dlq, 1, range(10)))
+    # the writer of partition 1, killed after it sent its offsets to the transaction and before
+    # it ended it: the transaction stays open until the broker's two-minute timeout
+    dead = Producer(
+        {"bootstrap.servers": kafka, "transactional.id": transactional_id(cfg.group, 1)}
+    )
+    dead.init_transactions(30)
+    dead.begin_transaction()
+    dead.produce(v1, b"never", headers=[("src", b"1/10")])
+    group = Consumer({"bootstrap.servers": kafka, "group.id": cfg.group})
+    dead.send_offsets_to_transaction(
+        [TopicPartition(v2, 1, 11)], group.consumer_group_metadata(), 30
+    )
+    group.close()
+    dead.flush(30)
+    # a stable read of the progress group waits on it...
+    with pytest.raises(KafkaException, match="Timed out"):
+        committed(replace(cfg, timeout=3.0), [0, 1])
+    # ...so a new run first fences it: the open transaction is aborted and the read answers
+    # well inside a timeout far shorter than the broker's
+    found = take_over(replace(cfg, timeout=20.0))
+    assert {p: (offset, counts.total) for p, (offset, counts) in found.items()} == {
+        0: (20, 20),
+        1: (10, 10),
+    }
+    assert "1/10" not in _read(kafka, v1)  # the dead writer's record never became visible
+    with pytest.raises(KafkaException):
+        dead.commit_transaction(10)  # and the dead writer, were it to wake, is fenced
+    dead.close()
