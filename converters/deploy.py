@@ -148,9 +148,11 @@ class DeployConfig:
                 hint="Give a file of k=v lines (e.g. security.protocol=SASL_SSL).",
             )
         if self.kafka_properties is not None:
-            from converters.job import read_properties
+            from converters import kafkaprops
 
-            read_properties(str(self.kafka_properties))  # readable UTF-8, before spark-submit
+            # readable UTF-8 and librdkafka's share accepted, before spark-submit; a driver on
+            # the cluster opens the files it names there
+            kafkaprops.load(self.kafka_properties, files=driver_runs_here(self))
         if "@" in self.bootstrap:
             raise UsageError(
                 "the bootstrap servers must not carry credentials",

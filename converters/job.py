@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from converters import kafkaprops
 from converters.progress import KINDS, METRICS, ProgressFile, follow
 from converters.provenance import MARKER_HEADER, TOMBSTONE
 from converters.txsink import (
@@ -361,32 +362,6 @@ def _args(argv: list[str]) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def read_properties(path: str | None) -> dict[str, str]:
-    """``k=v`` lines (``#`` comments) -> {"kafka.k": v}. Values are never logged."""
-    from schemacli.errors import InputError, Location
-    from schemacli.textfile import read_utf8
-
-    if not path:
-        return {}
-    out = {}
-    try:
-        text = read_utf8(Path(path), hint="Save it as UTF-8 text of key=value lines.")
-    except OSError as exc:
-        raise InputError(
-            f"cannot read the Kafka properties file: {exc.strerror or exc}",
-            location=Location(source=str(path)),
-            hint="Give a file of k=v lines (e.g. security.protocol=SASL_SSL).",
-        ) from exc
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line.startswith("#") or "=" not in line:
-            continue
-        k, v = line.split("=", 1)
-        k = k.strip()
-        out[k if k.startswith("kafka.") else f"kafka.{k}"] = v.strip()
-    return out
-
-
 def apply_sql_defaults(spark: Any) -> dict[str, str]:
     """Set :data:`SQL_DEFAULTS` not given to spark-submit with --conf; returns what was set."""
     given = spark.sparkContext.getConf()
@@ -420,7 +395,7 @@ def main(argv: list[str] | None = None) -> int:
         state.mkdir(parents=True, exist_ok=True)
         counted_by = "transactions" if args.delivery == "exactly-once" else "observed-metrics"
         progress = ProgressFile(state / "progress.json", counted_by=counted_by)
-        kafka = read_properties(args.kafka_properties)
+        kafka = kafkaprops.load(args.kafka_properties)
     except SchemacliError as err:
         print(error_text(err), file=sys.stderr)
         return int(err.exit_code)

@@ -14,12 +14,17 @@ The file is written in the Java client's names, as Spark wants them. For librdka
   Spark; it wins over a translated value;
 * everything else (consumer tuning such as ``max.poll.records``, Java truststores) is Spark's
   alone: librdkafka refuses names it does not know.
+
+:func:`load` reads the file and has librdkafka judge its share at once (a name it does not know
+on a ``librdkafka.`` line, a value it refuses): an input error naming the file's line, before
+any Spark starts or any broker is asked.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from pathlib import Path
 
 ONLY_LIBRDKAFKA = "librdkafka."
 SHARED_PREFIXES = ("security.", "sasl.", "ssl.", "socket.", "reconnect.", "metadata.max.age")
@@ -54,7 +59,7 @@ def spark_options(properties: Mapping[str, str]) -> dict[str, str]:
 
 def librdkafka_properties(properties: Mapping[str, str]) -> dict[str, str]:
     """The same file's settings for librdkafka (see the module doc); ``properties`` as
-    ``converters.job.read_properties`` gives them (``kafka.``-prefixed)."""
+    :func:`load` gives them (``kafka.``-prefixed)."""
     out: dict[str, str] = {}
     only: dict[str, str] = {}
     for key, value in properties.items():
@@ -71,3 +76,99 @@ def librdkafka_properties(properties: Mapping[str, str]) -> dict[str, str]:
             out[name] = value
     out.update(only)
     return out
+
+
+# librdkafka settings naming a file: left out of the check when the file is read elsewhere (a
+# driver on the cluster opens its own)
+FILE_SETTINGS = {
+    "ssl.ca.location",
+    "ssl.crl.location",
+    "ssl.certificate.location",
+    "ssl.key.location",
+    "ssl.keystore.location",
+    "sasl.kerberos.keytab",
+}
+_QUOTED = re.compile(r'"([^"]+)"')
+
+
+def load(path: str | Path | None, *, files: bool = True) -> dict[str, str]:
+    """The file's ``k=v`` lines (``#`` comments) as {"kafka.k": v}, ``{}`` for no file; an
+    InputError naming the line when librdkafka refuses its share (``files=False`` leaves out the
+    settings naming a file, for a driver on another machine, which opens its own). Nothing is
+    connected to. Values are never logged."""
+    from schemacli.errors import InputError, Location
+    from schemacli.textfile import read_utf8
+
+    if not path:
+        return {}
+    try:
+        text = read_utf8(Path(path), hint="Save it as UTF-8 text of key=value lines.")
+    except OSError as exc:
+        raise InputError(
+            f"cannot read the Kafka properties file: {exc.strerror or exc}",
+            location=Location(source=str(path)),
+            hint="Give a file of k=v lines (e.g. security.protocol=SASL_SSL).",
+        ) from exc
+    entries = _entries(text)
+    properties = {key: value for key, value, _ in entries}
+    refused = librdkafka_refuses(properties, files=files)
+    if refused is not None:
+        reason, name = refused
+        raise InputError(
+            f"librdkafka refuses the Kafka properties: {reason}",
+            location=Location(source=str(path), line=_line_of(name, entries)),
+            hint="Fix or remove that setting (librdkafka's names and values: "
+            "https://github.com/confluentinc/librdkafka/blob/master/CONFIGURATION.md); a "
+            "setting for the Java clients alone needs no librdkafka. prefix.",
+        )
+    return properties
+
+
+def _entries(text: str) -> list[tuple[str, str, int]]:
+    """(``kafka.``-prefixed key, value, line number) of each setting."""
+    out = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        k, v = line.split("=", 1)
+        k = k.strip()
+        out.append((k if k.startswith("kafka.") else f"kafka.{k}", v.strip(), number))
+    return out
+
+
+def librdkafka_refuses(
+    properties: Mapping[str, str], *, files: bool = True
+) -> tuple[str, str | None] | None:
+    """(librdkafka's reason, the librdkafka setting it names) when it will not make a client of
+    :func:`librdkafka_properties`; None when it will. The client is made and closed at once."""
+    from confluent_kafka import Consumer, KafkaError, KafkaException
+
+    from converters.clientlog import KAFKA_LOGGER
+
+    conf = librdkafka_properties(properties)
+    if not files:
+        conf = {k: v for k, v in conf.items() if k not in FILE_SETTINGS}
+    try:
+        Consumer({"group.id": "schemacli-check", "logger": KAFKA_LOGGER, **conf}).close()
+    except KafkaException as exc:
+        error = exc.args[0]
+        if error.code() != KafkaError._INVALID_ARG:
+            raise
+        reason = error.str()
+        quoted = [n for n in _QUOTED.findall(reason) if n in conf]
+        named = quoted[0] if quoted else next((n for n in conf if n in reason), None)
+        return reason, named
+    return None
+
+
+def _line_of(name: str | None, entries: list[tuple[str, str, int]]) -> int | None:
+    """The file's line that gave librdkafka setting ``name`` (the one that won)."""
+    if name is None:
+        return None
+    lines = {key: number for key, _, number in entries}  # a key's last line is the one read
+    jaas = "kafka.sasl.jaas.config" if name in ("sasl.username", "sasl.password") else None
+    for key in (f"kafka.{ONLY_LIBRDKAFKA}{name}", f"kafka.{name}", jaas):
+        if key in lines:  # in the order librdkafka_properties lets them win
+            return lines[key]
+    return None

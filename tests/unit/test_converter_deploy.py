@@ -343,3 +343,22 @@ def test_an_installation_without_the_writers_jar_is_refused_before_spark_submit(
         cfg(tmp_path, delivery="exactly-once").check()
     assert "gone.jar" in str(missing.value) and "at-least-once" in (missing.value.hint or "")
     cfg(tmp_path, delivery="at-least-once").check()  # Spark's own sink needs no jar of ours
+
+
+def test_a_kafka_properties_setting_librdkafka_refuses_is_refused_before_spark_submit(
+    tmp_path: Path,
+):
+    props = tmp_path / "kafka.properties"
+    props.write_text("security.protocol=SASL_SSL\nlibrdkafka.no.such.setting=1\n")
+    with pytest.raises(InputError) as caught:
+        cfg(tmp_path, kafka_properties=props).check()
+    assert caught.value.location.line == 2 and "no.such.setting" in caught.value.message
+
+
+def test_a_driver_on_the_cluster_opens_the_files_its_properties_name_itself(tmp_path: Path):
+    props = tmp_path / "kafka.properties"
+    props.write_text("security.protocol=SSL\nlibrdkafka.ssl.ca.location=/on/the/cluster/ca.pem\n")
+    with pytest.raises(InputError):
+        cfg(tmp_path, kafka_properties=props).check()  # the driver runs here: its file is missing
+    on_cluster = ("spark.submit.deployMode=cluster",)
+    cfg(tmp_path, kafka_properties=props, master="spark://m:7077", conf=on_cluster).check()

@@ -109,8 +109,9 @@ def replay_command(
         registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
     )
     with connect(flags) as conn:
+        from converters import kafkaprops
         from converters.deploy import check_deployable
-        from converters.job import read_properties, resolve_registry
+        from converters.job import resolve_registry
         from converters.mapcheck import local_spark
         from converters.replay import record, replay, same_target
         from converters.statefile import default_state_dir, has_state, no_state
@@ -128,7 +129,7 @@ def replay_command(
                 "the mapping has no dead_letter_topic: there is nothing to replay",
                 location=deployed.location("/"),
             )
-        properties = read_properties(str(kafka_properties)) if kafka_properties else {}
+        properties = kafkaprops.load(kafka_properties)
         reg = resolve_registry(mapping, conn.client)
         report = replay(
             bootstrap=bootstrap,
