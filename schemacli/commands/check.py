@@ -9,17 +9,10 @@ import typer
 from schemacli.commands.completion import complete_level, complete_subject
 from schemacli.commands.options import Output
 from schemacli.commands.registry_options import (
-    Ca,
-    Cert,
-    Insecure,
-    Key,
-    Password,
+    NO_FLAGS,
+    RegistryFlags,
     RegistryMode,
-    Retries,
-    Timeout,
-    Token,
-    User,
-    Verbose,
+    registry_flags,
 )
 from schemacli.output import OutputFormat
 
@@ -48,6 +41,7 @@ NoCache = Annotated[
 
 def register(app: typer.Typer) -> None:
     @app.command("check")
+    @registry_flags(RegistryMode)
     def check(
         schema: Annotated[Path, typer.Argument(help="The .avsc file to check (- for stdin).")],
         subject: Annotated[
@@ -73,18 +67,8 @@ def register(app: typer.Typer) -> None:
         against: Against = None,
         store: Store = None,
         no_cache: NoCache = False,
-        registry: RegistryMode = None,
         output: Output = OutputFormat.text,
-        user: User = None,
-        password: Password = None,
-        token: Token = None,
-        ca: Ca = None,
-        cert: Cert = None,
-        key: Key = None,
-        insecure: Insecure = False,
-        timeout: Timeout = None,
-        retries: Retries = None,
-        verbose: Verbose = False,
+        flags: RegistryFlags = NO_FLAGS,
     ) -> None:
         """Check SCHEMA against its subject's history in the local store.
 
@@ -105,7 +89,7 @@ def register(app: typer.Typer) -> None:
 
         settings = load_settings(flags={"store": store})
         tree = None
-        if registry is None:
+        if flags.url is None:
             tree = git_tree(against, settings.store) if against else store_tree(settings.store)
 
         def subject_of(value) -> str:
@@ -116,18 +100,14 @@ def register(app: typer.Typer) -> None:
             fallback=store_fallback(tree, subject_of) if tree is not None else None,
         )
         subject = subject_of(candidate.value)
-        if registry is not None:
+        if flags.url is not None:
             from schemacli.commands.registry_options import connect
             from schemacli.errors import UsageError
             from schemacli.registry.compare import check_with_registry
-            from schemacli.registry.settings import RegistryFlags
 
             if against:
                 raise UsageError("--against and --registry are two histories; give one.")
             chosen_level = parse_level(level) if level is not None else None
-            flags = RegistryFlags(
-                registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
-            )
             with connect(flags, settings=settings) as conn:
                 result, both = check_with_registry(
                     conn.client, candidate, subject, level=chosen_level

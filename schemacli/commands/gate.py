@@ -9,17 +9,10 @@ import typer
 from schemacli.commands.check import Against, NoCache, Store
 from schemacli.commands.options import Output
 from schemacli.commands.registry_options import (
-    Ca,
-    Cert,
-    Insecure,
-    Key,
-    Password,
+    NO_FLAGS,
+    RegistryFlags,
     RegistryMode,
-    Retries,
-    Timeout,
-    Token,
-    User,
-    Verbose,
+    registry_flags,
 )
 from schemacli.errors import UsageError
 from schemacli.output import OutputFormat
@@ -27,6 +20,7 @@ from schemacli.output import OutputFormat
 
 def register(app: typer.Typer) -> None:
     @app.command("gate")
+    @registry_flags(RegistryMode)
     def gate(
         store: Store = None,
         against: Against = None,
@@ -35,7 +29,6 @@ def register(app: typer.Typer) -> None:
         quiet: Annotated[
             bool, typer.Option("--quiet", "-q", help="No progress messages on stderr.")
         ] = False,
-        registry: RegistryMode = None,
         register_: Annotated[
             bool,
             typer.Option(
@@ -44,16 +37,7 @@ def register(app: typer.Typer) -> None:
                 "(all or nothing).",
             ),
         ] = False,
-        user: User = None,
-        password: Password = None,
-        token: Token = None,
-        ca: Ca = None,
-        cert: Cert = None,
-        key: Key = None,
-        insecure: Insecure = False,
-        timeout: Timeout = None,
-        retries: Retries = None,
-        verbose: Verbose = False,
+        flags: RegistryFlags = NO_FLAGS,
     ) -> None:
         """Check every subject's versions at the subject's compatibility level.
 
@@ -73,12 +57,7 @@ def register(app: typer.Typer) -> None:
 
         settings = load_settings(flags={"store": store})
         head = store_tree(settings.store)
-        if registry is not None or register_:
-            from schemacli.registry.settings import RegistryFlags
-
-            flags = RegistryFlags(
-                registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
-            )
+        if flags.url is not None or register_:
             verdict = _against_registry(flags, settings, head, against, register_, output, quiet)
             raise typer.Exit(int(verdict.exit_code))
         base = git_tree(against, settings.store) if against else None

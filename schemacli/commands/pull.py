@@ -7,28 +7,20 @@ import typer
 
 from schemacli.commands.options import JsonOutput
 from schemacli.commands.registry_options import (
-    Ca,
-    Cert,
-    Insecure,
-    Key,
-    Password,
-    RegistryUrl,
-    Retries,
-    Timeout,
-    Token,
-    User,
-    Verbose,
+    NO_FLAGS,
+    RegistryFlags,
     connect,
     emit_json,
     is_json,
     progress,
+    registry_flags,
 )
 from schemacli.errors import ExitCode
 from schemacli.output import TextOrJson
 from schemacli.output.terminal import echo
-from schemacli.registry.settings import RegistryFlags
 
 
+@registry_flags()
 def pull_command(
     subjects: Annotated[
         list[str] | None, typer.Argument(help="Subjects to pull; all of them when none given.")
@@ -45,17 +37,7 @@ def pull_command(
         typer.Option("--levels/--no-levels", help="Write subjects' levels into the config file."),
     ] = True,
     output: JsonOutput = TextOrJson.text,
-    registry: RegistryUrl = None,
-    user: User = None,
-    password: Password = None,
-    token: Token = None,
-    ca: Ca = None,
-    cert: Cert = None,
-    key: Key = None,
-    insecure: Insecure = False,
-    timeout: Timeout = None,
-    retries: Retries = None,
-    verbose: Verbose = False,
+    flags: RegistryFlags = NO_FLAGS,
 ) -> None:
     """Snapshot subjects, their versions and levels from the registry into the local store.
 
@@ -65,9 +47,6 @@ def pull_command(
     store, or a store or config file that cannot be written, is exit 2 and leaves both as they
     were.
     """
-    flags = RegistryFlags(
-        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
-    )
     with connect(flags, store=store) as conn:
         from schemacli.config import CONFIG_FILE
         from schemacli.registry.snapshot import apply_pull, plan_levels, plan_pull

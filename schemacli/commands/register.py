@@ -7,26 +7,17 @@ import typer
 
 from schemacli.commands.options import JsonOutput
 from schemacli.commands.registry_options import (
-    Ca,
-    Cert,
-    Insecure,
-    Key,
-    Password,
-    RegistryUrl,
-    Retries,
-    Timeout,
-    Token,
-    User,
-    Verbose,
+    NO_FLAGS,
+    RegistryFlags,
     connect,
     emit_json,
     is_json,
+    registry_flags,
 )
 from schemacli.errors import ExitCode, UsageError
 from schemacli.output import TextOrJson
 from schemacli.output.terminal import echo
 from schemacli.registry.models import Reference
-from schemacli.registry.settings import RegistryFlags
 
 SubjectOpt = Annotated[str, typer.Option("--subject", "-s", help="The subject to register under.")]
 ReferenceOpt = Annotated[
@@ -53,6 +44,7 @@ def parse_references(values: list[str] | None) -> tuple[Reference, ...]:
     return tuple(refs)
 
 
+@registry_flags()
 def register_command(
     schema: Annotated[Path, typer.Argument(help="The .avsc file to register.")],
     subject: SubjectOpt,
@@ -64,26 +56,13 @@ def register_command(
     ] = False,
     reference: ReferenceOpt = None,
     output: JsonOutput = TextOrJson.text,
-    registry: RegistryUrl = None,
-    user: User = None,
-    password: Password = None,
-    token: Token = None,
-    ca: Ca = None,
-    cert: Cert = None,
-    key: Key = None,
-    insecure: Insecure = False,
-    timeout: Timeout = None,
-    retries: Retries = None,
-    verbose: Verbose = False,
+    flags: RegistryFlags = NO_FLAGS,
 ) -> None:
     """Register SCHEMA under --subject. Registering the same schema again changes nothing.
 
     Exit 0 registered or already registered; 1 the registry refuses it as incompatible;
     2 the file is not a valid schema; 3 registry or network error.
     """
-    flags = RegistryFlags(
-        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
-    )
     with connect(flags) as conn:
         from schemacli.registry.compare import schema_text
         from schemacli.registry.history import load_candidate

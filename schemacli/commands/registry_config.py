@@ -6,25 +6,16 @@ import typer
 
 from schemacli.commands.options import JsonOutput
 from schemacli.commands.registry_options import (
-    Ca,
-    Cert,
-    Insecure,
-    Key,
-    Password,
-    RegistryUrl,
-    Retries,
-    Timeout,
-    Token,
-    User,
-    Verbose,
+    NO_FLAGS,
+    RegistryFlags,
     connect,
     emit_json,
     is_json,
+    registry_flags,
 )
 from schemacli.errors import UsageError
 from schemacli.output import TextOrJson
 from schemacli.output.terminal import echo
-from schemacli.registry.settings import RegistryFlags
 
 config_app = typer.Typer(
     name="config",
@@ -39,25 +30,13 @@ OptionalSubject = Annotated[
 
 
 @config_app.command("get")
+@registry_flags()
 def get_command(
     subject: OptionalSubject = None,
     output: JsonOutput = TextOrJson.text,
-    registry: RegistryUrl = None,
-    user: User = None,
-    password: Password = None,
-    token: Token = None,
-    ca: Ca = None,
-    cert: Cert = None,
-    key: Key = None,
-    insecure: Insecure = False,
-    timeout: Timeout = None,
-    retries: Retries = None,
-    verbose: Verbose = False,
+    flags: RegistryFlags = NO_FLAGS,
 ) -> None:
     """Print the level that applies to SUBJECT (its own, else the global one), or the global one."""
-    flags = RegistryFlags(
-        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
-    )
     with connect(flags) as conn:
         from schemacli.registry.history import registry_level
 
@@ -80,27 +59,15 @@ def get_command(
 
 
 @config_app.command("set")
+@registry_flags()
 def set_command(
     args: Annotated[
         list[str], typer.Argument(metavar="[SUBJECT] LEVEL", help="LEVEL, or SUBJECT LEVEL.")
     ],
     output: JsonOutput = TextOrJson.text,
-    registry: RegistryUrl = None,
-    user: User = None,
-    password: Password = None,
-    token: Token = None,
-    ca: Ca = None,
-    cert: Cert = None,
-    key: Key = None,
-    insecure: Insecure = False,
-    timeout: Timeout = None,
-    retries: Retries = None,
-    verbose: Verbose = False,
+    flags: RegistryFlags = NO_FLAGS,
 ) -> None:
     """Set the global level (LEVEL) or a subject's level (SUBJECT LEVEL)."""
-    flags = RegistryFlags(
-        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
-    )
     with connect(flags) as conn:
         from schemacli.config import parse_level
 
@@ -128,25 +95,13 @@ def set_command(
 
 
 @config_app.command("delete")
+@registry_flags()
 def delete_command(
     subject: OptionalSubject = None,
     output: JsonOutput = TextOrJson.text,
-    registry: RegistryUrl = None,
-    user: User = None,
-    password: Password = None,
-    token: Token = None,
-    ca: Ca = None,
-    cert: Cert = None,
-    key: Key = None,
-    insecure: Insecure = False,
-    timeout: Timeout = None,
-    retries: Retries = None,
-    verbose: Verbose = False,
+    flags: RegistryFlags = NO_FLAGS,
 ) -> None:
     """Drop SUBJECT's own level (it then inherits the global one), or reset the global level."""
-    flags = RegistryFlags(
-        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
-    )
     with connect(flags) as conn:
         previous = conn.client.delete_config(subject)
         if is_json(output):

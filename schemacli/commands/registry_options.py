@@ -1,10 +1,10 @@
 """The options every registry-backed command takes, declared once, and the client they build.
 
-Each flag is an ``Annotated`` alias; a command lists the ones it takes (all of them, as
-``registry: RegistryUrl = None, user: User = None, ...``), packs them into ``RegistryFlags``
-and calls ``connect``, which builds the settings once (flag > SCHEMACLI_REGISTRY_* > the
-``[registry]`` table of the config file > http://localhost:8081) and hands back a
-``Connection`` whose client the core receives.
+Each flag is an ``Annotated`` alias. A command decorated with :func:`registry_flags` gets all
+of them, packed into one ``flags: RegistryFlags`` parameter, and calls ``connect(flags)``,
+which builds the settings once (flag > SCHEMACLI_REGISTRY_* > the ``[registry]`` table of the
+config file > http://localhost:8081) and hands back a ``Connection`` whose client the core
+receives.
 
 The modules whose commands take these aliases do without ``from __future__ import annotations``:
 typer would otherwise ``eval`` each option's annotation string when it builds the CLI, which
@@ -13,10 +13,12 @@ costs ``schemacli --help`` ~10 ms over the eleven options of nine commands.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import logging
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
@@ -150,6 +152,55 @@ Verbose = Annotated[
         help="Log every HTTP call (method, URL, status, time) to stderr; never credentials.",
     ),
 ]
+
+# RegistryFlags' fields, in order, as a command's parameters: (name, option, default)
+_FLAG_PARAMETERS: tuple[tuple[str, Any, Any], ...] = (
+    ("user", User, None),
+    ("password", Password, None),
+    ("token", Token, None),
+    ("ca", Ca, None),
+    ("cert", Cert, None),
+    ("key", Key, None),
+    ("insecure", Insecure, False),
+    ("timeout", Timeout, None),
+    ("retries", Retries, None),
+    ("verbose", Verbose, False),
+)
+Command = TypeVar("Command", bound=Callable[..., Any])
+NO_FLAGS = RegistryFlags()  # a command called with none (typer always passes them)
+
+
+def registry_flags(url: Any = RegistryUrl) -> Callable[[Command], Command]:
+    """Give a command the registry options, declared here once: they join its signature after
+    its own parameters (typer reads the signature), and the command receives them as one
+    ``flags: RegistryFlags`` parameter. ``url`` is the --registry option: :data:`RegistryUrl`,
+    or :data:`RegistryMode` where the flag takes ``check`` and ``gate`` online."""
+    added = (("registry", url, None), *_FLAG_PARAMETERS)
+
+    def decorate(command: Command) -> Command:
+        signature = inspect.signature(command, eval_str=True)  # a module may defer annotations
+        own = [p for p in signature.parameters.values() if p.name != "flags"]
+        if len(own) == len(signature.parameters):
+            raise TypeError(f"{command.__name__} takes no `flags` parameter")
+        options = [
+            inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=a)
+            for name, a, default in added
+        ]
+
+        @functools.wraps(command)
+        def with_flags(*args: Any, **kwargs: Any) -> Any:
+            values = [kwargs.pop(name) for name, _, _ in added]
+            return command(*args, flags=RegistryFlags(*values), **kwargs)
+
+        with_flags.__signature__ = signature.replace(parameters=[*own, *options])  # type: ignore[attr-defined]
+        with_flags.__annotations__ = {
+            **{p.name: p.annotation for p in own if p.annotation is not p.empty},
+            **{name: a for name, a, _ in added},
+            "return": signature.return_annotation,
+        }
+        return with_flags  # type: ignore[return-value]
+
+    return decorate
 
 
 @dataclass

@@ -11,24 +11,15 @@ import typer
 
 from schemacli.commands.options import JsonOutput
 from schemacli.commands.registry_options import (
-    Ca,
-    Cert,
+    NO_FLAGS,
     Connection,
-    Insecure,
-    Key,
-    Password,
-    RegistryUrl,
-    Retries,
-    Timeout,
-    Token,
-    User,
-    Verbose,
+    RegistryFlags,
     connect,
     emit_json,
+    registry_flags,
 )
 from schemacli.errors import InputError, Location, UsageError
 from schemacli.output import OutputFormat, TextOrJson
-from schemacli.registry.settings import RegistryFlags
 
 spark_app = typer.Typer(
     name="spark",
@@ -42,6 +33,7 @@ def register(app: typer.Typer) -> None:
 
 
 @spark_app.command("codegen")
+@registry_flags()
 def codegen(
     subject: Annotated[
         str, typer.Option("--subject", "-s", help="Subject whose versions to embed.")
@@ -74,17 +66,7 @@ def codegen(
         ),
     ] = None,
     output: JsonOutput = TextOrJson.text,
-    registry: RegistryUrl = None,
-    user: User = None,
-    password: Password = None,
-    token: Token = None,
-    ca: Ca = None,
-    cert: Cert = None,
-    key: Key = None,
-    insecure: Insecure = False,
-    timeout: Timeout = None,
-    retries: Retries = None,
-    verbose: Verbose = False,
+    flags: RegistryFlags = NO_FLAGS,
 ) -> None:
     """Write a standalone PySpark module reading TOPIC: every version of SUBJECT embedded by id.
 
@@ -93,9 +75,6 @@ def codegen(
     on them (FAILFAST), and needs only pyspark plus the spark-avro and spark-sql-kafka packages.
     Exit codes: 0 written, 2 usage or input error, 3 registry error.
     """
-    flags = RegistryFlags(
-        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
-    )
     with connect(flags, store=store) as conn:
         from schemacli.topics import TOPIC_HINT, topic_problem
         from spark_avro.codegen import ReaderModuleSpec, render_reader_module

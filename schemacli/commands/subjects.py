@@ -6,26 +6,17 @@ import typer
 
 from schemacli.commands.options import JsonOutput
 from schemacli.commands.registry_options import (
-    Ca,
-    Cert,
-    Insecure,
-    Key,
-    Password,
-    RegistryUrl,
-    Retries,
-    Timeout,
-    Token,
-    User,
-    Verbose,
+    NO_FLAGS,
+    RegistryFlags,
     connect,
     emit_json,
     is_json,
     progress,
+    registry_flags,
 )
 from schemacli.errors import UsageError
 from schemacli.output import TextOrJson
 from schemacli.output.terminal import echo
-from schemacli.registry.settings import RegistryFlags
 
 subjects_app = typer.Typer(
     name="subjects",
@@ -38,6 +29,7 @@ Subject = Annotated[str, typer.Argument(help="The subject (context-qualified nam
 
 
 @subjects_app.command("list")
+@registry_flags()
 def list_command(
     prefix: Annotated[
         str | None, typer.Option("--prefix", help="Only subjects starting with this.")
@@ -49,22 +41,9 @@ def list_command(
         bool, typer.Option("--versions", help="Also list each subject's versions.")
     ] = False,
     output: JsonOutput = TextOrJson.text,
-    registry: RegistryUrl = None,
-    user: User = None,
-    password: Password = None,
-    token: Token = None,
-    ca: Ca = None,
-    cert: Cert = None,
-    key: Key = None,
-    insecure: Insecure = False,
-    timeout: Timeout = None,
-    retries: Retries = None,
-    verbose: Verbose = False,
+    flags: RegistryFlags = NO_FLAGS,
 ) -> None:
     """List the registry's subjects, sorted."""
-    flags = RegistryFlags(
-        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
-    )
     with connect(flags) as conn:
         client = conn.client
         names = sorted(client.list_subjects(prefix=prefix, deleted=deleted))
@@ -86,6 +65,7 @@ def list_command(
 
 
 @subjects_app.command("show")
+@registry_flags()
 def show_command(
     subject: Subject,
     version: Annotated[
@@ -93,22 +73,9 @@ def show_command(
         typer.Option("--version", help="Which version's schema to print: N (1, 2, ...) or latest."),
     ] = "latest",
     output: JsonOutput = TextOrJson.text,
-    registry: RegistryUrl = None,
-    user: User = None,
-    password: Password = None,
-    token: Token = None,
-    ca: Ca = None,
-    cert: Cert = None,
-    key: Key = None,
-    insecure: Insecure = False,
-    timeout: Timeout = None,
-    retries: Retries = None,
-    verbose: Verbose = False,
+    flags: RegistryFlags = NO_FLAGS,
 ) -> None:
     """Show a subject: its versions and ids, its level, its mode and one version's schema."""
-    flags = RegistryFlags(
-        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
-    )
     with connect(flags) as conn:
         from schemacli.registry.history import registry_level
         from schemacli.registry.models import parse_version
@@ -182,6 +149,7 @@ def _pretty(text: str) -> str:
 
 
 @subjects_app.command("delete")
+@registry_flags()
 def delete_command(
     subject: Subject,
     version: Annotated[
@@ -197,22 +165,9 @@ def delete_command(
     ] = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Really delete.")] = False,
     output: JsonOutput = TextOrJson.text,
-    registry: RegistryUrl = None,
-    user: User = None,
-    password: Password = None,
-    token: Token = None,
-    ca: Ca = None,
-    cert: Cert = None,
-    key: Key = None,
-    insecure: Insecure = False,
-    timeout: Timeout = None,
-    retries: Retries = None,
-    verbose: Verbose = False,
+    flags: RegistryFlags = NO_FLAGS,
 ) -> None:
     """Delete a subject (or one version). Soft by default; nothing happens without --yes."""
-    flags = RegistryFlags(
-        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
-    )
     with connect(flags) as conn:
         from schemacli.registry.models import parse_version
 

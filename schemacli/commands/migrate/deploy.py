@@ -10,24 +10,15 @@ import typer
 from schemacli.commands.migrate.common import MappingArg, StateDir, load_mapping
 from schemacli.commands.options import JsonOutput
 from schemacli.commands.registry_options import (
-    Ca,
-    Cert,
-    Insecure,
-    Key,
-    Password,
-    RegistryUrl,
-    Retries,
-    Timeout,
-    Token,
-    User,
-    Verbose,
+    NO_FLAGS,
+    RegistryFlags,
     connect,
     emit_json,
     is_json,
+    registry_flags,
 )
 from schemacli.errors import ExitCode
 from schemacli.output import TextOrJson
-from schemacli.registry.settings import RegistryFlags
 
 
 class Delivery(StrEnum):
@@ -37,6 +28,7 @@ class Delivery(StrEnum):
     at_least_once = "at-least-once"
 
 
+@registry_flags()
 def deploy_command(
     mapping_file: MappingArg,
     bootstrap: Annotated[
@@ -113,17 +105,7 @@ def deploy_command(
         typer.Option("--detach", help="Run in the background (pid file and log in the state dir)."),
     ] = False,
     output: JsonOutput = TextOrJson.text,
-    registry: RegistryUrl = None,
-    user: User = None,
-    password: Password = None,
-    token: Token = None,
-    ca: Ca = None,
-    cert: Cert = None,
-    key: Key = None,
-    insecure: Insecure = False,
-    timeout: Timeout = None,
-    retries: Retries = None,
-    verbose: Verbose = False,
+    flags: RegistryFlags = NO_FLAGS,
 ) -> None:
     """Run the converter job for MAPPING with spark-submit.
 
@@ -135,9 +117,6 @@ def deploy_command(
     Exit codes: 0 started (detached) / finished, 1 mapping not deployable or job failed,
     2 usage or input error, 3 registry error.
     """
-    flags = RegistryFlags(
-        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
-    )
     with connect(flags) as conn:
         from converters import deploy
         from converters.statefile import default_state_dir

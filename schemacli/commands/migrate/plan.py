@@ -8,26 +8,18 @@ import typer
 
 from schemacli.commands.options import JsonOutput
 from schemacli.commands.registry_options import (
-    Ca,
-    Cert,
-    Insecure,
-    Key,
-    Password,
-    RegistryUrl,
-    Retries,
-    Timeout,
-    Token,
-    User,
-    Verbose,
+    NO_FLAGS,
+    RegistryFlags,
     connect,
     emit_json,
     is_json,
+    registry_flags,
 )
 from schemacli.errors import ExitCode, InputError, Location
 from schemacli.output import TextOrJson
-from schemacli.registry.settings import RegistryFlags
 
 
+@registry_flags()
 def plan_command(
     source: Annotated[
         str,
@@ -86,18 +78,8 @@ def plan_command(
             help="The v1 key schema: an .avsc file or SUBJECT[:VERSION].",
         ),
     ] = None,
-    registry: RegistryUrl = None,
-    user: User = None,
-    password: Password = None,
-    token: Token = None,
-    ca: Ca = None,
-    cert: Cert = None,
-    key: Key = None,
-    insecure: Insecure = False,
-    timeout: Timeout = None,
-    retries: Retries = None,
-    verbose: Verbose = False,
     output: JsonOutput = TextOrJson.text,
+    flags: RegistryFlags = NO_FLAGS,
 ) -> None:
     """Derive a mapping from v2 to v1: each v1 field matched by name or alias, a conversion
     where one is safe, v1 defaults for what v2 lacks, `unresolved` markers elsewhere.
@@ -106,9 +88,6 @@ def plan_command(
     Exit codes: 0 planned (unresolved markers are listed on stderr; validate refuses them),
     2 input error, 3 registry error.
     """
-    flags = RegistryFlags(
-        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
-    )
     with connect(flags) as conn:
         from converters.mapping import dumps
         from converters.plan import PlanRequest, plan_request

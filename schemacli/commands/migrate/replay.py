@@ -11,28 +11,20 @@ import typer
 from schemacli.commands.migrate.common import Bootstrap, StateDir, StateMappingArg, load_mapping
 from schemacli.commands.options import JsonOutput
 from schemacli.commands.registry_options import (
-    Ca,
-    Cert,
-    Insecure,
-    Key,
-    Password,
-    RegistryUrl,
-    Retries,
-    Timeout,
-    Token,
-    User,
-    Verbose,
+    NO_FLAGS,
+    RegistryFlags,
     connect,
     emit_json,
     is_json,
+    registry_flags,
 )
 from schemacli.errors import ExitCode, InputError, UsageError
 from schemacli.output import TextOrJson
-from schemacli.registry.settings import RegistryFlags
 
 LIMIT = 100_000  # as converters.replay.LIMIT (not imported: --help stays fast)
 
 
+@registry_flags()
 def replay_command(
     mapping_file: StateMappingArg = None,
     bootstrap: Bootstrap = None,
@@ -76,17 +68,7 @@ def replay_command(
         typer.Option("--dry-run", help="Convert and report what would be written; write nothing."),
     ] = False,
     output: JsonOutput = TextOrJson.text,
-    registry: RegistryUrl = None,
-    user: User = None,
-    password: Password = None,
-    token: Token = None,
-    ca: Ca = None,
-    cert: Cert = None,
-    key: Key = None,
-    insecure: Insecure = False,
-    timeout: Timeout = None,
-    retries: Retries = None,
-    verbose: Verbose = False,
+    flags: RegistryFlags = NO_FLAGS,
 ) -> None:
     """Convert the dead letters of a deployment again — with the deployed mapping, or a
     corrected one (--mapping FIXED.yaml) — and write each to v1 once: a source position already
@@ -105,9 +87,6 @@ def replay_command(
         )
     if bootstrap is None:
         raise UsageError("replay needs Kafka: give --bootstrap/-b HOST:PORT")
-    flags = RegistryFlags(
-        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
-    )
     with connect(flags) as conn:
         from converters import kafkaprops
         from converters.deploy import check_deployable

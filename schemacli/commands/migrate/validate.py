@@ -8,26 +8,18 @@ import typer
 from schemacli.commands.migrate.common import Bootstrap, MappingArg, load_mapping
 from schemacli.commands.options import Output
 from schemacli.commands.registry_options import (
-    Ca,
-    Cert,
-    Insecure,
-    Key,
-    Password,
-    RegistryUrl,
-    Retries,
-    Timeout,
-    Token,
-    User,
-    Verbose,
+    NO_FLAGS,
+    RegistryFlags,
     connect,
     emit_json,
     is_json,
+    registry_flags,
 )
 from schemacli.errors import ExitCode, UsageError
 from schemacli.output import OutputFormat
-from schemacli.registry.settings import RegistryFlags
 
 
+@registry_flags()
 def validate_command(
     mapping_file: MappingArg,
     sample: Annotated[
@@ -57,17 +49,7 @@ def validate_command(
         ),
     ] = False,
     output: Output = OutputFormat.text,
-    registry: RegistryUrl = None,
-    user: User = None,
-    password: Password = None,
-    token: Token = None,
-    ca: Ca = None,
-    cert: Cert = None,
-    key: Key = None,
-    insecure: Insecure = False,
-    timeout: Timeout = None,
-    retries: Retries = None,
-    verbose: Verbose = False,
+    flags: RegistryFlags = NO_FLAGS,
 ) -> None:
     """Check that MAPPING is deployable and show what each v1 field becomes.
 
@@ -78,9 +60,6 @@ def validate_command(
     Exit codes: 0 deployable, 1 not deployable (each problem named), 2 input error,
     3 registry or network error.
     """
-    flags = RegistryFlags(
-        registry, user, password, token, ca, cert, key, insecure, timeout, retries, verbose
-    )
     with connect(flags) as conn:
         from converters.mapcheck import local_spark, validate
         from schemacli.output import migrate as render
