@@ -421,9 +421,9 @@ def _row_dict(row: Any) -> Any:
     return row
 
 
-def local_spark() -> Any:
-    """A local Spark session with spark-avro (jars from SCHEMACLI_SPARK_JARS or Maven), for
-    ``validate(..., spark=...)``."""
+def local_spark(app: str = "schemacli-migrate-validate") -> Any:
+    """A local Spark session named ``app`` with spark-avro (jars from SCHEMACLI_SPARK_JARS or
+    Maven), for ``validate(..., spark=...)`` and replay."""
     import os
 
     from pyspark.sql import SparkSession
@@ -431,7 +431,7 @@ def local_spark() -> Any:
     jars = os.environ.get("SCHEMACLI_SPARK_JARS")
     builder = (
         SparkSession.builder.master("local[1]")
-        .appName("schemacli-migrate-validate")
+        .appName(app)
         .config("spark.ui.enabled", "false")
         .config("spark.sql.session.timeZone", "UTC")
     )

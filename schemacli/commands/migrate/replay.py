@@ -116,7 +116,7 @@ def replay_command(
             mapping=mapping,
             mapping_name=str(fixed or deployed_file),
             reg=reg,
-            spark=local_spark,
+            spark=lambda: local_spark("schemacli-migrate-replay"),
             properties=properties,
             limit=limit,
             dry_run=dry_run,
