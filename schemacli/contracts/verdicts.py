@@ -24,10 +24,12 @@ into place with ``os.replace``, so two gates writing at once never leave a torn 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 import time
 import warnings
@@ -447,17 +449,46 @@ def _decode_pairs(data: Any, wanted: Sequence[tuple[int, str]]) -> tuple[RawPair
 # -- the disk ----------------------------------------------------------------------------------
 
 
+UNUSED_ENGINE_DAYS = 30  # another engine's directory unused this long is removed
+
+
 class DiskCache:
-    """JSON values under content keys, one file each, in ``directory/verdicts-<engine>/``."""
+    """JSON values under content keys, one file each, in ``directory/verdicts-<engine>/``.
+
+    Each schemacli version (engine) has a directory of its own, so an upgrade starts afresh.
+    The first run that uses a directory marks it used (its mtime) and removes the directories
+    of other engines that no run has used for :data:`UNUSED_ENGINE_DAYS`: old versions' caches
+    do not pile up, and two versions in use side by side never remove each other's."""
 
     def __init__(self, directory: Path) -> None:
         self.engine = engine_id()
         self.root = Path(directory) / f"verdicts-{self.engine}"
         self._made: set[Path] = set()
         self._failed_write = False
+        self._marked = False
 
     def path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key[2:]}.json"
+
+    def mark_used(self, *, now: float | None = None) -> None:
+        """Mark this engine's directory used, once, and remove other engines' directories no
+        run has used for :data:`UNUSED_ENGINE_DAYS` (see the class). Best effort: a directory
+        that cannot be touched or removed is left as it is."""
+        if self._marked:
+            return
+        self._marked = True
+        now = time.time() if now is None else now
+        with contextlib.suppress(OSError):
+            os.utime(self.root, (now, now))
+        cutoff = now - UNUSED_ENGINE_DAYS * 86400
+        try:
+            siblings = list(self.root.parent.glob("verdicts-*"))
+        except OSError:
+            return
+        for other in siblings:
+            with contextlib.suppress(OSError):
+                if other != self.root and other.is_dir() and other.stat().st_mtime < cutoff:
+                    shutil.rmtree(other, ignore_errors=True)
 
     def load(self, key: str) -> Any:
         """The value stored under ``key``, or None (absent, or unusable: then a warning)."""
@@ -483,6 +514,7 @@ class DiskCache:
         if not ok:
             self._warn(path, "does not match its key, engine version or checksum")
             return None
+        self.mark_used()
         return value
 
     def corrupt(self, key: str, why: str) -> None:
@@ -507,6 +539,7 @@ class DiskCache:
             except BaseException:
                 Path(temp).unlink(missing_ok=True)
                 raise
+            self.mark_used()
         except OSError as err:
             self._failed_write = True
             warnings.warn(

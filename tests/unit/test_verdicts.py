@@ -344,3 +344,22 @@ def test_two_gates_writing_the_same_cache_at_once_leave_it_sound(tmp_path):
     assert not [p for p in cache_dir.rglob(".tmp-*")]
     reference = subprocess.run(command + ["--no-cache"], env=env, capture_output=True, cwd=tmp_path)
     assert reference.stdout == outputs[0][0]
+
+
+def test_other_versions_caches_unused_for_a_month_are_removed_and_recent_ones_kept(tmp_path):
+    import os
+    import time
+
+    cache_dir = tmp_path / "cache"
+    now = time.time()
+    ages = {"verdicts-0-old": 45, "verdicts-0-recent": 2, "other-tool": 400}
+    for name, days in ages.items():
+        (cache_dir / name / "ab").mkdir(parents=True)
+        (cache_dir / name / "ab" / "entry.json").write_text("{}")
+        os.utime(cache_dir / name, (now - days * 86400, now - days * 86400))
+    disk = DiskCache(cache_dir)
+    disk.store("ab" + "0" * 62, {"x": 1})  # the first use of this engine's directory
+    left = sorted(p.name for p in cache_dir.iterdir())
+    assert left == sorted(["verdicts-0-recent", "other-tool", disk.root.name])
+    assert disk.load("ab" + "0" * 62) == {"x": 1}
+    assert disk.root.stat().st_mtime >= now - 1  # marked used: another version keeps it
