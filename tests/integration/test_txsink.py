@@ -191,4 +191,3 @@ def test_a_new_run_takes_over_from_a_driver_killed_mid_commit_without_waiting_fo
     assert "1/10" not in _read(kafka, v1)  # the dead writer's record never became visible
     with pytest.raises(KafkaException):
         dead.commit_transaction(10)  # and the dead writer, were it to wake, is fenced
-    dead.close()
