@@ -14,6 +14,7 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Callable
+from collections.abc import Mapping as AnyMapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,7 +62,12 @@ class FinalReport:
         return "\n".join(lines)
 
 
-def dead_letters_by_error(bootstrap: str, topic: str, limit: int = DEAD_LETTER_SCAN) -> dict:
+def dead_letters_by_error(
+    bootstrap: str,
+    topic: str,
+    limit: int = DEAD_LETTER_SCAN,
+    properties: AnyMapping[str, str] | None = None,
+) -> dict:
     """How many dead letters the topic holds for each error (the ``schemacli.error`` header,
     its first line, cut at 120 characters), reading at most ``limit`` messages."""
     from confluent_kafka import Consumer, KafkaError, TopicPartition
@@ -76,6 +82,7 @@ def dead_letters_by_error(bootstrap: str, topic: str, limit: int = DEAD_LETTER_S
             "enable.partition.eof": True,
             "isolation.level": "read_committed",
             "logger": KAFKA_LOGGER,
+            **(properties or {}),
         }
     )
     counts: Counter[str] = Counter()
@@ -117,6 +124,7 @@ def finish(
     window_seconds: float,
     interval: float = 5.0,
     timeout: float = 600.0,
+    properties: AnyMapping[str, str] | None = None,
     say: Callable[[str], None] = lambda line: None,
 ) -> FinalReport:
     """Close the window (see the module docstring). Raises CheckFailed (exit 1) listing the
@@ -127,9 +135,10 @@ def finish(
     from converters.window import advance, read_window
 
     v1, v2 = mapping.target.topic, mapping.source.topic
-    dependents_of(state_dir, bootstrap, v1, v2, window_seconds=window_seconds)
+    settings = {"window_seconds": window_seconds, "properties": properties}
+    dependents_of(state_dir, bootstrap, v1, v2, **settings)
     time.sleep(interval)  # the second look tells a reading group from one with old offsets
-    deps = dependents_of(state_dir, bootstrap, v1, v2, window_seconds=window_seconds)
+    deps = dependents_of(state_dir, bootstrap, v1, v2, **settings)
     blockers = deps.blockers()
     if blockers and not force:
         raise CheckFailed(
@@ -142,7 +151,7 @@ def finish(
     say("draining: waiting for the converter to read every v2 message")
     deadline = time.monotonic() + timeout
     while True:
-        st = status(state_dir, topic=v2, bootstrap=bootstrap)
+        st = status(state_dir, topic=v2, bootstrap=bootstrap, properties=properties)
         lag = sum(p.lag or 0 for p in st.partitions)
         if lag == 0:
             break
@@ -160,7 +169,7 @@ def finish(
     if st.running:
         say("drained: stopping the converter")
         stop(state_dir)
-    final = status(state_dir, topic=v2, bootstrap=bootstrap)
+    final = status(state_dir, topic=v2, bootstrap=bootstrap, properties=properties)
     window = advance(state_dir, "finished")
     started = (read_window(state_dir) or window).started
     report = FinalReport(
@@ -171,7 +180,7 @@ def finish(
         window_end=window.since["finished"],
         totals=final.totals,
         dead_letters_by_error=(
-            dead_letters_by_error(bootstrap, mapping.dead_letter_topic)
+            dead_letters_by_error(bootstrap, mapping.dead_letter_topic, properties=properties)
             if mapping.dead_letter_topic
             else {}
         ),

@@ -146,10 +146,16 @@ def end_offsets(
 
 
 def status(
-    state_dir: Path, *, topic: str | None, bootstrap: str | None, checkpoint: str | None = None
+    state_dir: Path,
+    *,
+    topic: str | None,
+    bootstrap: str | None,
+    checkpoint: str | None = None,
+    properties: AnyMapping[str, str] | None = None,
 ) -> Status:
-    """Status of the converter deployed in ``state_dir``. A state file that does not read as the
-    converter writes it is an InputError naming the file (never a wrong count)."""
+    """Status of the converter deployed in ``state_dir`` (``properties``: librdkafka settings
+    for reading the end offsets). A state file that does not read as the converter writes it is
+    an InputError naming the file (never a wrong count)."""
     if checkpoint is None and not has_state(state_dir):
         raise no_state(state_dir)  # a typo in --state-dir, not a converter with zero counts
     deploy_path = state_dir / "deploy.json"
@@ -177,7 +183,7 @@ def status(
     proc = jobprocess.find(state_dir, deploy_info)
     if topic is None and len(committed) == 1:  # no mapping given: the checkpoint knows it
         topic = next(iter(committed))
-    ends = end_offsets(bootstrap, topic) if bootstrap and topic else {}
+    ends = end_offsets(bootstrap, topic, properties) if bootstrap and topic else {}
     done = committed.get(topic or "", {}) if topic else next(iter(committed.values()), {})
     parts = []
     for p in sorted(set(ends) | set(done)):

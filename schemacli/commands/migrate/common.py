@@ -27,6 +27,14 @@ StateDir = Annotated[
         "[default: .schemacli/migrate/<v2 topic>--<v1 topic>].",
     ),
 ]
+KafkaProperties = Annotated[
+    Path | None,
+    typer.Option(
+        "--kafka-properties",
+        help="File of Kafka client properties (k=v lines in the Java client's names: SASL, "
+        "TLS): the same file for deploy, status, finish and replay (docs/migration.md).",
+    ),
+]
 WINDOW_SECONDS = 900.0  # as converters.dependents.WINDOW_SECONDS (not imported: --help stays fast)
 Window = Annotated[
     float,
@@ -64,6 +72,14 @@ def load_mapping(conn: Connection, mapping_file: Path) -> Any:
         return sv.schema, f"{subject}:{sv.version}"
 
     return with_registry_schemas(mapping, fetch)
+
+
+def kafka_client_settings(path: Path | None) -> dict[str, str]:
+    """The --kafka-properties file as librdkafka settings (``converters.kafkaprops``): read,
+    checked (an InputError naming the line) and translated; ``{}`` for none."""
+    from converters.kafkaprops import librdkafka_properties, load
+
+    return librdkafka_properties(load(path))
 
 
 def state_of(mapping_file: Path | None, state_dir: Path | None) -> tuple[Path, Any]:

@@ -1,13 +1,17 @@
 """`schemacli migrate deploy`: run the converter job with spark-submit."""
 
 from enum import StrEnum
-from pathlib import Path
 from typing import Annotated
 
 import click
 import typer
 
-from schemacli.commands.migrate.common import MappingArg, StateDir, load_mapping
+from schemacli.commands.migrate.common import (
+    KafkaProperties,
+    MappingArg,
+    StateDir,
+    load_mapping,
+)
 from schemacli.commands.options import JsonOutput
 from schemacli.commands.registry_options import (
     NO_FLAGS,
@@ -60,14 +64,7 @@ def deploy_command(
     conf: Annotated[
         list[str] | None, typer.Option("--conf", help="Extra Spark conf key=value (repeatable).")
     ] = None,
-    kafka_properties: Annotated[
-        Path | None,
-        typer.Option(
-            "--kafka-properties",
-            help="File of Kafka client properties (SASL, TLS): its path is passed, never "
-            "its content.",
-        ),
-    ] = None,
+    kafka_properties: KafkaProperties = None,
     starting_offsets: Annotated[
         str,
         typer.Option(

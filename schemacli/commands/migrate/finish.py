@@ -7,9 +7,11 @@ import typer
 
 from schemacli.commands.migrate.common import (
     WINDOW_SECONDS,
+    KafkaProperties,
     MappingArg,
     StateDir,
     Window,
+    kafka_client_settings,
     state_of,
 )
 from schemacli.commands.options import JsonOutput
@@ -39,6 +41,7 @@ def finish_command(
     timeout: Annotated[
         float, typer.Option("--timeout", min=1, help="Seconds to wait for the converter to drain.")
     ] = 600.0,
+    kafka_properties: KafkaProperties = None,
     output: JsonOutput = TextOrJson.text,
 ) -> None:
     """Close the migration window: refuse while any consumer group still reads v1 or a producer
@@ -59,6 +62,7 @@ def finish_command(
         window_seconds=window,
         interval=interval,
         timeout=timeout,
+        properties=kafka_client_settings(kafka_properties),
         say=lambda line: click.echo(line, err=True),
     )
     if is_json(output):

@@ -8,7 +8,13 @@ from typing import Annotated
 import click
 import typer
 
-from schemacli.commands.migrate.common import Bootstrap, StateDir, StateMappingArg, load_mapping
+from schemacli.commands.migrate.common import (
+    Bootstrap,
+    KafkaProperties,
+    StateDir,
+    StateMappingArg,
+    load_mapping,
+)
 from schemacli.commands.options import JsonOutput
 from schemacli.commands.registry_options import (
     NO_FLAGS,
@@ -55,14 +61,7 @@ def replay_command(
             "converted on this machine).",
         ),
     ] = LIMIT,
-    kafka_properties: Annotated[
-        Path | None,
-        typer.Option(
-            "--kafka-properties",
-            help="File of Kafka client properties (k=v lines, SASL, TLS): the same file as "
-            "deploy's, in the Java client's names.",
-        ),
-    ] = None,
+    kafka_properties: KafkaProperties = None,
     dry_run: Annotated[
         bool,
         typer.Option("--dry-run", help="Convert and report what would be written; write nothing."),

@@ -10,9 +10,11 @@ import typer
 from schemacli.commands.migrate.common import (
     WINDOW_SECONDS,
     Bootstrap,
+    KafkaProperties,
     StateDir,
     StateMappingArg,
     Window,
+    kafka_client_settings,
     state_of,
 )
 from schemacli.commands.options import JsonOutput
@@ -26,6 +28,7 @@ def status_command(
     bootstrap: Bootstrap = None,
     state_dir: StateDir = None,
     window: Window = WINDOW_SECONDS,
+    kafka_properties: KafkaProperties = None,
     watch: Annotated[
         bool,
         typer.Option("--watch", "-w", help="Redraw a live view until interrupted (Ctrl-C)."),
@@ -52,13 +55,14 @@ def status_command(
     from converters.status import dependents_of, status
 
     sdir, mapping = state_of(mapping_file, state_dir)
+    kafka = kafka_client_settings(kafka_properties)
 
     def look() -> Any:
-        st = status(sdir, topic=mapping.source.topic if mapping else None, bootstrap=bootstrap)
+        topic = mapping.source.topic if mapping else None
+        st = status(sdir, topic=topic, bootstrap=bootstrap, properties=kafka)
         if bootstrap and mapping is not None:
-            deps = dependents_of(
-                sdir, bootstrap, mapping.target.topic, mapping.source.topic, window_seconds=window
-            )
+            v1, v2 = mapping.target.topic, mapping.source.topic
+            deps = dependents_of(sdir, bootstrap, v1, v2, window_seconds=window, properties=kafka)
             st = replace(st, dependents=deps)
         return st
 
