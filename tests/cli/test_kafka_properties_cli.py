@@ -56,7 +56,7 @@ class Unreachable:
         raise KafkaException(KafkaError(KafkaError._TRANSPORT, "no broker here"))
 
     def close(self) -> None:
-        pass
+        """Nothing was opened."""
 
 
 def _deployment(tmp_path: Path) -> tuple[Path, Path]:
