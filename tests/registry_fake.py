@@ -5,7 +5,10 @@ encoding, timeouts, retries). It keeps subjects in memory and implements the end
 uses, with Confluent's error bodies. Tests steer it with:
 
 * ``fail_next(status, body, times=1)`` — answer the next requests with a canned error;
-* ``delay`` — seconds to sleep before answering (timeouts);
+* ``delay`` — seconds to sleep before answering;
+* ``stall`` — True, or a predicate of (method, path): such a request is carried out, but its
+  answer is held back until the client has hung up (a time-out that fires on any machine,
+  however fast or slow, without a sleep that a slow machine could outlast);
 * ``require_basic=(user, password)`` / ``require_token=token`` — 401 otherwise;
 * ``compat_answer`` — what the compatibility endpoints say;
 * ``requests`` — every request seen (method, path, query, headers, body).
@@ -16,12 +19,30 @@ from __future__ import annotations
 import base64
 import json
 import re
+import select
+import socket
 import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
+
+
+def _wait_for_hang_up(sock: socket.socket, bound: float = 120.0) -> None:
+    """Until the peer closes ``sock`` (the client's time-out fired), bounded so a client that
+    never gives up cannot hang the test server."""
+    deadline = time.monotonic() + bound
+    while time.monotonic() < deadline:
+        readable, _, _ = select.select([sock], [], [], 0.05)
+        if not readable:
+            continue
+        try:
+            if not sock.recv(1, socket.MSG_PEEK):
+                return
+        except OSError:
+            return
+        # the client sent more (a pipelined request): keep waiting for it to hang up
 
 
 @dataclass
@@ -41,6 +62,7 @@ class FakeRegistry:
     global_level: str = "BACKWARD"
     compat_answer: dict[str, Any] = field(default_factory=lambda: {"is_compatible": True})
     delay: float = 0.0
+    stall: Any = False  # True or (method, path) -> bool: answered only once the client hung up
     require_basic: tuple[str, str] | None = None
     require_token: str | None = None
     requests: list[Seen] = field(default_factory=list)
@@ -272,6 +294,11 @@ class FakeRegistry:
                     path = split.path[len(fake.prefix) :] if fake.prefix else split.path
                     status, answer = fake.handle(self.command, path, parse_qs(split.query), body)
                 payload = answer if isinstance(answer, bytes) else json.dumps(answer).encode()
+                stalled = fake.stall is True or (
+                    callable(fake.stall) and fake.stall(self.command, split.path)
+                )
+                if stalled:
+                    _wait_for_hang_up(self.connection)
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/vnd.schemaregistry.v1+json")

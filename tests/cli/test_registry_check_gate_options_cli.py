@@ -4,7 +4,6 @@ and `subjects`: time-out, retries, credentials (TLS: tests/unit/test_registry_tl
 from __future__ import annotations
 
 import base64
-import time
 from pathlib import Path
 
 import pytest
@@ -35,13 +34,11 @@ def gate(fake, *options: str) -> list[str]:
 
 @pytest.mark.parametrize("command", [check, gate], ids=["check", "gate"])
 def test_a_slow_registry_fails_fast_with_a_short_timeout_and_no_retries(run, fake, command):
-    fake.delay = 5.0
-    started = time.monotonic()
+    fake.stall = True  # it answers only once the client has given up: no answer ever comes
     result = run(*command(fake, "--timeout", "0.5", "--retries", "0"))
-    elapsed = time.monotonic() - started
     assert result.exit_code == 3, result.output
-    assert elapsed < 4.0, f"took {elapsed:.1f} s despite --timeout 0.5 --retries 0"
-    assert len(fake.requests) == 1
+    assert "did not answer within 0.5 s" in result.output
+    assert len(fake.requests) == 1  # one attempt, given up after its time-out
 
 
 @pytest.mark.parametrize("command", [check, gate], ids=["check", "gate"])

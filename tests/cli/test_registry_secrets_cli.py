@@ -101,7 +101,7 @@ def test_connection_refused_with_credentials_in_the_url_leaks_nothing(caplog):
 
 
 def test_timeout_with_a_token_leaks_nothing(fake, caplog):
-    fake.delay = 1.0
+    fake.stall = True  # answered only once the client has given up
     result = run(
         ["subjects", "list", "--token", TOKEN, "--timeout", "0.2", "--retries", "0", "--verbose"],
         {"SCHEMACLI_REGISTRY_URL": fake.url},

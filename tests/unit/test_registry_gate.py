@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
+import threading
 from pathlib import Path
 
 import pytest
@@ -207,8 +207,13 @@ def test_gate_reports_an_invalid_local_file_as_input_error(client, store):
 # ---- rollback truthfulness -----------------------------------------------------------------
 
 
+REGISTER = ("POST", "/subjects/taxi-rides-value/versions")
+LOOKUP = ("POST", "/subjects/taxi-rides-value")
+
+
 def _slow_value_registration(fake, *, then=None):
-    """The registry stores taxi-rides-value's new version but answers too late."""
+    """The registry stores taxi-rides-value's new version but answers only once the client has
+    given up (its time-out fired, on any machine)."""
     real_handle = fake.handle
 
     def slow(method, path, query, body):
@@ -216,12 +221,10 @@ def _slow_value_registration(fake, *, then=None):
             answer = then(method, path, query, body)
             if answer is not None:
                 return answer
-        result = real_handle(method, path, query, body)
-        if method == "POST" and path == "/subjects/taxi-rides-value/versions":
-            time.sleep(0.6)
-        return result
+        return real_handle(method, path, query, body)
 
     fake.handle = slow
+    fake.stall = lambda method, path: (method, path) == REGISTER
 
 
 def test_a_registration_stored_despite_a_timeout_is_rolled_back_too(fake, store):
@@ -263,11 +266,17 @@ def test_a_failed_lookup_after_a_timeout_says_the_registry_may_hold_it(fake, sto
 def test_a_registration_stored_after_the_lookup_is_never_reported_as_rolled_back(fake, store):
     fake.add("taxi-rides-value", V1.read_text())
     real_handle = fake.handle
+    registering, looked_up = threading.Event(), threading.Event()
 
     def stores_late(method, path, query, body):  # the answer and the storing both come late
-        if method == "POST" and path == "/subjects/taxi-rides-value/versions":
-            time.sleep(0.8)
-        return real_handle(method, path, query, body)
+        if (method, path) == REGISTER:
+            registering.set()
+            # stored only after the client's time-out and its lookup: an event, not a sleep
+            assert looked_up.wait(120), "the gate never looked the registration up"
+        answer = real_handle(method, path, query, body)
+        if (method, path) == LOOKUP and registering.is_set():
+            looked_up.set()
+        return answer
 
     with RegistryClient(RegistrySettings(url=fake.url, retries=0, timeout=0.2)) as client:
         gate = gate_against_registry(client, FileTree(store), settings_for(store))
