@@ -10,7 +10,7 @@ import typer
 
 from schemacli.commands.completion import complete_level
 from schemacli.commands.options import JsonOutput
-from schemacli.errors import ExitCode, UsageError
+from schemacli.errors import ExitCode, Location, UsageError
 from schemacli.output import TextOrJson
 
 
@@ -50,11 +50,14 @@ def register(app: typer.Typer) -> None:
         """Create a local store (STORE/subjects/), its configuration ([tool.schemacli] in
         pyproject.toml, else schemacli.toml) and, with --pre-commit / --github, the CI glue.
 
-        Never overwrites: when any file it would write exists, it lists them and writes
-        nothing (exit 2). Exit codes: 0 written, 2 usage or input error.
+        Never overwrites, never half-writes: every file is planned and checked first; when
+        any would overwrite something or cannot be written it says which and writes nothing
+        (exit 2). Each file is written through a temporary file and a rename.
+        Exit codes: 0 written, 2 usage or input error.
         """
+        from schemacli.atomicwrite import WriteError, refusals, write_all
         from schemacli.config import parse_level
-        from schemacli.scaffold import conflicts, plan, write
+        from schemacli.scaffold import plan
 
         if not directory.is_dir():
             raise UsageError(
@@ -68,20 +71,29 @@ def register(app: typer.Typer) -> None:
             github=github,
             install=install,
         )
-        refused = conflicts(planned)
-        if refused:
+        writes = [item.write() for item in planned.files]
+        blocked = refusals(writes)
+        overwrite = planned.conflicts + [str(r) for r in blocked if r.exists]
+        if overwrite:
             raise UsageError(
-                "init would overwrite: " + "; ".join(refused) + " (nothing was written)",
+                "init would overwrite: " + "; ".join(overwrite) + " (nothing was written)",
                 hint="Move those files away or edit them by hand; init never overwrites.",
             )
-        write(planned)
+        if blocked:
+            raise WriteError(
+                "init cannot write: " + "; ".join(map(str, blocked)) + " (nothing was written)",
+                location=Location(source=str(blocked[0].path)),
+                hint="Make those folders and files writable, or move what is in the way; then run init again.",
+            )
+        write_all(writes, hint="Run it in a folder you can write; init undoes a partial write.")
         if TextOrJson(output) is TextOrJson.json:
-            written = [{"path": str(p.path), "appended": p.append} for p in planned]
+            written = [{"path": str(p.path), "appended": p.edit} for p in planned.files]
             typer.echo(json.dumps({"written": written}, indent=2))
         else:
-            for item in planned:
-                typer.echo(f"{'appended to' if item.append else 'wrote'} {item.path}")
-            typer.echo(
-                f"next: add schemas as {store}/subjects/<subject>/v1.avsc, then schemacli gate"
-            )
+            for item in planned.files:
+                typer.echo(
+                    f"added [tool.schemacli] to {item.path}" if item.edit else f"wrote {item.path}"
+                )
+            subjects = Path(store) / "subjects" / "<subject>" / "v1.avsc"
+            typer.echo(f"next: add schemas as {subjects}, then schemacli gate")
         raise typer.Exit(int(ExitCode.OK))

@@ -48,6 +48,8 @@ RULES = [
     ),
     ("schemacli.config", (*UI, *HEAVY, "requests", "schemacli.commands", "schemacli.registry")),
     ("schemacli.scaffold", (*UI, "schemacli.commands")),
+    # the one writer of users' files: plain file-system plumbing under everything
+    ("schemacli.atomicwrite", (*UI, *HEAVY, "schemacli.commands", "schemacli.registry")),
     ("spark_avro", (*UI, "schemacli.commands", "schemacli.config", "schemacli.output")),
     ("converters", (*UI, "schemacli.commands", "schemacli.app")),
     ("schemacli.output", (*HEAVY, "schemacli.commands", "schemacli.config")),

@@ -1,0 +1,304 @@
+"""The one way schemacli writes a user's files: plan, check everything, then write atomically.
+
+A command describes every file it will create or edit as a :class:`Write` (path, bytes, whether
+an existing file may be replaced). :func:`refusals` checks them all without touching anything —
+the parent is a folder or can be created, the target is not a folder, the folders and files are
+writable, nothing that must not be overwritten exists — so the command can refuse before writing
+a byte. :func:`write_all` checks again and writes each file through a temporary file in the same
+folder (flushed and fsynced) and a rename: a reader sees the old file or the new one, never half
+of either (pip's ``adjacent_tmp_file`` + ``replace``). If a later write still fails (a full disk,
+a file appearing meanwhile), the earlier ones are undone — created files and folders removed,
+replaced files put back from memory — so the folder is as it was.
+
+Pure plumbing: no typer, no rich. Errors are :class:`WriteError` (an InputError: exit 2).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from schemacli.errors import InputError, Location
+
+# A refusal says "nothing was written"; a failure after the first write says it was undone.
+NOTHING_WRITTEN = "nothing was written"
+
+
+@dataclass(frozen=True)
+class Write:
+    """One file to write. ``replace``: an existing regular file may be replaced (its mode is
+    kept, and a symbolic link to it is followed, so the link stays and the file it names
+    changes); otherwise the path must not exist at all, not even as a dangling link."""
+
+    path: Path
+    content: bytes
+    replace: bool = False
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why one planned write cannot happen. ``exists``: only because the target is there (a
+    command may offer --force for that); otherwise the file system refuses (a file where a
+    folder must be, a read-only folder, a folder where the file must be)."""
+
+    path: Path
+    reason: str
+    exists: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.path} {self.reason}"
+
+
+class WriteError(InputError):
+    """A planned write was refused, or failed and was undone (exit 2)."""
+
+
+_WHY = {
+    errno.EROFS: "the file system is read-only",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.ENOSPC: "no space left on the device",
+    errno.EDQUOT: "the disk quota is exceeded",
+    errno.ENAMETOOLONG: "the name is too long for the file system",
+    errno.ENOTDIR: "a part of the path is a file, not a folder",
+    errno.EISDIR: "it is a folder",
+    errno.EEXIST: "it exists (it appeared meanwhile)",
+    errno.ELOOP: "a symbolic link loops",
+}
+
+
+def why(err: OSError) -> str:
+    """A short reason for an OSError, without the path (the caller names it)."""
+    return _WHY.get(err.errno or 0) or err.strerror or str(err)
+
+
+def _writable(path: Path) -> bool:
+    """Whether we may write into (or replace) ``path``: the OS lets us, and its mode has a
+    write bit. The mode matters for root, whom the OS lets write anywhere: a folder or file
+    the user made read-only is left alone even then."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    needs = os.W_OK | (os.X_OK if stat.S_ISDIR(mode) else 0)
+    return os.access(path, needs) and bool(mode & 0o222)
+
+
+def _target(write: Write) -> Path:
+    """Where the bytes go: a link is followed for a replaceable file, never for a new one."""
+    if write.replace and write.path.is_symlink():
+        return write.path.resolve(strict=True)  # OSError/RuntimeError on a loop: caller says so
+    return write.path
+
+
+def refusals(writes: Sequence[Write]) -> list[Refusal]:
+    """Every reason the planned writes cannot all happen (empty: they can). Touches nothing."""
+    found: list[Refusal] = []
+    for write in writes:
+        refusal = _refusal(write)
+        if refusal is not None:
+            found.append(refusal)
+    return found
+
+
+def _refusal(write: Write) -> Refusal | None:
+    try:
+        target = _target(write)
+    except (OSError, RuntimeError):
+        return Refusal(write.path, "is a symbolic link that loops or names nothing")
+    # The nearest existing ancestor must be a writable folder, and nothing on the way a file.
+    missing: list[Path] = []
+    folder = target.parent
+    while not (folder.exists() or folder.is_symlink()):
+        missing.append(folder)
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    if not folder.is_dir():
+        return Refusal(write.path, f"cannot be written: {folder} is not a folder")
+    if not _writable(folder):
+        what = f"cannot create {missing[-1]}" if missing else "cannot be written"
+        return Refusal(write.path, f"{what}: the folder {folder} is read-only")
+    if missing:
+        return None  # a new folder holds nothing yet
+    if target.is_dir():
+        return Refusal(write.path, "is a folder")
+    if target.exists() or target.is_symlink():
+        if not write.replace:
+            return Refusal(write.path, "exists", exists=True)
+        try:
+            mode = target.stat().st_mode
+        except OSError as err:
+            return Refusal(write.path, f"cannot be replaced: {why(err)}")
+        if not stat.S_ISREG(mode):
+            return Refusal(write.path, "is not a regular file (a device, a FIFO or a socket)")
+        if not _writable(target):
+            return Refusal(write.path, "is read-only")
+    return None
+
+
+def refuse(writes: Sequence[Write], *, hint: str) -> None:
+    """Raise WriteError naming every refusal (nothing is written); return when there is none."""
+    found = refusals(writes)
+    if found:
+        raise WriteError(
+            "; ".join(str(r) for r in found) + f" ({NOTHING_WRITTEN})",
+            location=Location(source=str(found[0].path)),
+            hint=hint,
+        )
+
+
+def write_all(writes: Sequence[Write], *, hint: str) -> None:
+    """Check the writes (WriteError, nothing written, when any is refused), then write them all
+    or, if one fails, none: what was written before the failure is undone."""
+    refuse(writes, hint=hint)
+    txn = _Transaction()
+    try:
+        staged = [(write, txn.stage(write)) for write in writes]
+        for write, temp in staged:
+            txn.commit(write, temp)
+        txn.sync()
+    except OSError as err:
+        failed_path = txn.current
+        left = txn.rollback()
+        message = f"cannot write: {why(err)}; {NOTHING_WRITTEN}"
+        if left:
+            shown = ", ".join(str(p) for p in left[:3]) + (" ..." if len(left) > 3 else "")
+            message = f"cannot write: {why(err)}; undoing the earlier writes failed for {shown}"
+        raise WriteError(message, location=Location(source=str(failed_path)), hint=hint) from None
+    except BaseException:  # Ctrl-C between two renames: the folder goes back as it was
+        txn.rollback()
+        raise
+
+
+class _Transaction:
+    """The folders, temporary files and renames of one write_all, to undo on failure."""
+
+    def __init__(self) -> None:
+        self.folders: list[Path] = []  # created here, parents first
+        self.temps: list[Path] = []
+        self.done: list[tuple[Path, bytes | None, int | None]] = []  # target, old bytes, mode
+        self.current: Path | None = None
+        umask = os.umask(0)
+        os.umask(umask)
+        self.new_mode = 0o666 & ~umask  # what a plain open() gives a new file
+
+    def stage(self, write: Write) -> Path:
+        self.current = write.path
+        target = _target(write)
+        missing = [p for p in (target.parent, *target.parent.parents) if not p.exists()]
+        for folder in reversed(missing):
+            try:
+                folder.mkdir()
+            except FileExistsError:
+                if not folder.is_dir():
+                    raise
+                continue  # made by someone else meanwhile: not ours to remove
+            self.folders.append(folder)
+        fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        temp = Path(name)
+        self.temps.append(temp)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(write.content)
+            handle.flush()
+            os.fsync(handle.fileno())
+        mode = self.new_mode
+        if write.replace and target.exists():
+            mode = stat.S_IMODE(target.stat().st_mode)
+        os.chmod(temp, mode)
+        return temp
+
+    def commit(self, write: Write, temp: Path) -> None:
+        self.current = write.path
+        target = _target(write)
+        if write.replace:
+            before = target.read_bytes() if target.exists() else None
+            mode = stat.S_IMODE(target.stat().st_mode) if before is not None else None
+            os.replace(temp, target)
+        else:
+            before, mode = None, None
+            _link_new(temp, target)
+        self.temps.remove(temp)
+        self.done.append((target, before, mode))
+
+    def sync(self) -> None:
+        """fsync each folder that got a new name, so the renames survive a crash (best effort:
+        some file systems refuse to fsync a folder)."""
+        for folder in {target.parent for target, _, _ in self.done}:
+            try:
+                fd = os.open(folder, os.O_RDONLY)
+            except OSError:
+                continue
+            try:
+                os.fsync(fd)
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
+
+    def rollback(self) -> list[Path]:
+        """Put back what was there and remove what this write created; the paths that could not
+        be (empty: the folder is as it was)."""
+        failed: list[Path] = []
+        for target, before, mode in reversed(self.done):
+            try:
+                if before is None:
+                    target.unlink(missing_ok=True)
+                else:
+                    _restore(target, before, mode)
+            except OSError:
+                failed.append(target)
+        for temp in self.temps:
+            try:
+                temp.unlink(missing_ok=True)
+            except OSError:
+                failed.append(temp)
+        for folder in reversed(self.folders):
+            try:
+                folder.rmdir()
+            except OSError:
+                failed.append(folder)
+        self.done, self.temps, self.folders = [], [], []
+        return failed
+
+
+def _link_new(temp: Path, target: Path) -> None:
+    """Give ``temp`` the name ``target`` only if nothing has it (a hard link fails with EEXIST
+    where a rename would clobber); the temporary name goes. File systems without hard links
+    get a last look and a rename."""
+    try:
+        os.link(temp, target)
+    except FileExistsError:
+        raise
+    except OSError as err:
+        if err.errno not in (
+            errno.EPERM,
+            errno.ENOTSUP,
+            errno.EOPNOTSUPP,
+            errno.EXDEV,
+            errno.EMLINK,
+        ):
+            raise
+        if target.exists() or target.is_symlink():
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(target)) from None
+        os.replace(temp, target)
+        return
+    temp.unlink()
+
+
+def _restore(target: Path, before: bytes, mode: int | None) -> None:
+    fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(before)
+        if mode is not None:
+            os.chmod(name, mode)
+        os.replace(name, target)
+    except OSError:
+        Path(name).unlink(missing_ok=True)
+        raise
