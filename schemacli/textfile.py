@@ -1,16 +1,227 @@
-"""Decoding the text files schemacli reads (schemas, config, mappings, converter state).
+"""Reading what a user hands schemacli: files, standard input, properties files.
 
-They are all UTF-8. A file that is not is an input error at the first byte that does not
-decode, with its line and column (1-based, counting characters), never a UnicodeDecodeError.
+One bounded reader serves every user-supplied input (schemas, the store's files, config and
+pyproject files, mapping files, Kafka properties files, converter state): ``read_input`` looks
+at what the path names before it opens it (``os.stat``), refuses a directory, a FIFO, a device
+or a socket *by name*, opens with ``O_NONBLOCK`` (so a FIFO swapped in after the look never
+blocks the open) and reads at most ``limit + 1`` bytes, so ``/dev/zero``, an endless pipe on
+stdin or a 20 GB file stops at the cap with an input error instead of exhausting memory. A
+symbolic-link loop (``ELOOP``), a missing file, a path through a file, no permission: each is
+an ``UnreadableInput`` naming the file and the way out, never an OSError or a traceback.
+
+The caps are per kind of input (``SCHEMA_LIMIT``, ``DOCUMENT_LIMIT``, ``SETTINGS_LIMIT``);
+docs/store.md lists them.
+
+The text files are all UTF-8. A file that is not is an input error at the first byte that does
+not decode, with its line and column (1-based, counting characters), never a UnicodeDecodeError.
 """
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
+import sys
 from pathlib import Path
+from typing import BinaryIO
 
 from schemacli.errors import InputError, Location
 
 UTF8_BOM = b"\xef\xbb\xbf"
+
+MiB = 1024 * 1024
+# The most schemacli reads of one input, by kind. Generous for real files (the largest schema
+# in the wild is a few MiB; a mapping may carry both schemas inline), small enough that a wrong
+# path (/dev/zero, a disk image, a log) fails at once with a clear error.
+SCHEMA_LIMIT = 64 * MiB  # .avsc files, the store's files, a schema on standard input
+DOCUMENT_LIMIT = 16 * MiB  # mapping files, converter state and checkpoint files
+SETTINGS_LIMIT = 1 * MiB  # schemacli.toml, pyproject.toml, Kafka properties files
+
+STDIN_SOURCE = "<stdin>"
+# Non-blocking, so that opening a FIFO never waits for a writer; no controlling terminal.
+_OPEN_FLAGS = (
+    os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+)
+
+
+class UnreadableInput(InputError):
+    """An input that cannot be read: missing, not a regular file, a link loop, too large, no
+    permission. ``reason`` says which (``"missing"``, ``"directory"``, ``"fifo"``,
+    ``"device"``, ``"socket"``, ``"loop"``, ``"too-large"``, ``"permission"``, ``"other"``)."""
+
+    kind = "UNREADABLE_FILE"
+
+    def __init__(
+        self, message: str, *, location: Location | None = None, hint: str | None = None,
+        reason: str = "other",
+    ) -> None:
+        super().__init__(message, location=location, hint=hint)
+        self.reason = reason
+
+
+def size_text(limit: int) -> str:
+    """``67108864`` -> ``64 MiB`` (a cap as a person reads it)."""
+    if limit % MiB == 0:
+        return f"{limit // MiB} MiB"
+    if limit % 1024 == 0:
+        return f"{limit // 1024} KiB"
+    return f"{limit} bytes"
+
+
+def refused_kind(mode: int) -> tuple[str, str] | None:
+    """(reason, words) for a file type schemacli never reads, None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "directory", "is a directory"
+    if stat.S_ISFIFO(mode):
+        return "fifo", "is a FIFO (named pipe), not a regular file: reading it could block forever"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device", "is a device, not a regular file: reading it might never end"
+    if stat.S_ISSOCK(mode):
+        return "socket", "is a socket, not a regular file"
+    return "other", "is not a regular file"
+
+
+def read_input(
+    path: Path | str,
+    *,
+    limit: int,
+    what: str = "file",
+    source: str | None = None,
+) -> bytes:
+    """The bytes of the user's file ``path``, at most ``limit`` of them.
+
+    ``what`` names the kind of file in messages ("schema file", "Kafka properties file").
+    Raises ``UnreadableInput`` for anything that is not a readable regular file of at most
+    ``limit`` bytes; never OSError.
+    """
+    source = source or str(path)
+    where = Location(source=source)
+    try:
+        info = os.stat(path)
+        refused = refused_kind(info.st_mode)
+        if refused is not None:
+            raise _unreadable(refused[0], refused[1], where, what)
+        if info.st_size > limit:
+            raise _too_large(where, what, limit)
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError as err:
+        raise _os_error(err, where, what) from err
+    try:
+        info = os.fstat(fd)  # what was opened, in case the path changed since the stat
+        refused = refused_kind(info.st_mode)
+        if refused is not None:
+            raise _unreadable(refused[0], refused[1], where, what)
+        with os.fdopen(fd, "rb", buffering=0, closefd=False) as handle:
+            data = _read_capped(handle, limit, first=info.st_size + 1)
+    except OSError as err:
+        raise _os_error(err, where, what) from err
+    finally:
+        os.close(fd)
+    if data is None:
+        raise _too_large(where, what, limit)
+    return data
+
+
+def read_stdin(
+    *, limit: int, what: str = "input", source: str = STDIN_SOURCE,
+    stream: BinaryIO | None = None,
+) -> bytes:
+    """Standard input's bytes, at most ``limit``: an endless stream (``</dev/zero``) stops at
+    the cap with an input error instead of exhausting memory."""
+    handle = stream if stream is not None else sys.stdin.buffer
+    try:
+        data = _read_capped(handle, limit)
+    except OSError as err:
+        raise _os_error(err, Location(source=source), what) from err
+    if data is None:
+        err = _too_large(Location(source=source), what, limit)
+        err.hint = f"send one {what} on standard input, not an endless stream"
+        raise err
+    return data
+
+
+def _read_capped(handle: BinaryIO, limit: int, first: int = 64 * 1024) -> bytes | None:
+    """Up to ``limit`` bytes of ``handle`` to its end; None when there are more."""
+    chunks: list[bytes] = []
+    total = 0
+    size = max(min(first, limit + 1), 1)
+    while total <= limit:
+        chunk = handle.read(min(size, limit + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+        size = 1024 * 1024
+    if total > limit:
+        return None
+    return b"".join(chunks)
+
+
+def _a(noun: str) -> str:
+    return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
+
+
+def _kinded(message: str, where: Location, hint: str, reason: str) -> UnreadableInput:
+    return UnreadableInput(message, location=where, hint=hint, reason=reason)
+
+
+def _unreadable(
+    reason: str, words: str, where: Location, what: str
+) -> UnreadableInput:
+    if reason == "directory":
+        words = f"is a directory, not {_a(what)}"
+        hint = f"name the {what} itself"
+    else:
+        hint = f"name a regular {what}: schemacli reads no pipes, devices or sockets"
+    return _kinded(words, where, hint, reason)
+
+
+def _too_large(where: Location, what: str, limit: int) -> UnreadableInput:
+    return _kinded(
+        f"is larger than {size_text(limit)}, the most schemacli reads of {_a(what)}",
+        where,
+        "check that the path names the right file (docs/store.md lists the limits)",
+        "too-large",
+    )
+
+
+def _os_error(err: OSError, where: Location, what: str) -> UnreadableInput:
+    code = err.errno
+    if code == errno.ENOENT:
+        return _kinded("no such file", where, "check the path and its spelling", "missing")
+    if code == errno.ELOOP:
+        return _kinded(
+            "symbolic links in a loop: the path never reaches a file",
+            where,
+            "see where the links point (ls -l) and make one of them name the file",
+            "loop",
+        )
+    if code in (errno.EACCES, errno.EPERM):
+        return _kinded(
+            "permission denied while reading the file",
+            where,
+            "make the file readable (chmod +r) or run as a user who can read it",
+            "permission",
+        )
+    if code == errno.EISDIR:
+        return _unreadable("directory", "", where, what)
+    if code == errno.ENOTDIR:
+        return _kinded(
+            "a part of the path is a file, not a directory",
+            where,
+            "check the path: a folder in it is a file",
+            "missing",
+        )
+    if code == errno.ENAMETOOLONG:
+        return _kinded("the path is too long", where, "check the path", "other")
+    return _kinded(
+        f"cannot read the file: {err.strerror or err}",
+        where,
+        f"check that the path names {_a(what)} you can read",
+        "other",
+    )
 
 
 def decode_utf8(
@@ -32,10 +243,19 @@ def decode_utf8(
         ) from err
 
 
-def read_utf8(path: Path, *, hint: str, error: type[InputError] = InputError) -> str:
-    """``path``'s text (see :func:`decode_utf8`). OSError is left to the caller, which knows
-    what the file is for and so what to say."""
-    return decode_utf8(path.read_bytes(), str(path), hint=hint, error=error)
+def read_utf8(
+    path: Path,
+    *,
+    hint: str,
+    error: type[InputError] = InputError,
+    limit: int = DOCUMENT_LIMIT,
+    what: str = "file",
+) -> str:
+    """``path``'s text, read by :func:`read_input` (at most ``limit`` bytes; ``what`` names
+    the file's kind in messages) and decoded by :func:`decode_utf8` (``hint`` for a bad byte).
+    Raises UnreadableInput (``reason`` says why) or, for a byte that is not UTF-8, ``error``."""
+    data = read_input(path, limit=limit, what=what)
+    return decode_utf8(data, str(path), hint=hint, error=error)
 
 
 def line_column(text: str, pos: int) -> tuple[int, int]:

@@ -8,6 +8,7 @@ is a row with an input-error finding, never a stop.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import gc
 import time
@@ -383,13 +384,14 @@ def _check_subject(
     # The history each candidate is checked against: the base's versions where they exist.
     effective = {**by_number, **{old.version or 0: old for old in base_loaded}}
     first_new = len(base_loaded) + 1 if base is not None else 2
+    order = sorted(effective)  # the numbers themselves, not 1..n: a file's name sets no cost
     checked = []
     for candidate in head_loaded:
         n = candidate.version or 0
         if n < first_new:
             continue
         checked.append(n)
-        before = [effective[m] for m in range(1, n) if m in effective]
+        before = [effective[m] for m in order[: bisect.bisect_left(order, n)]]
         report = check_candidate(
             candidate, before, subject=subject, level=level, verdicts=verdicts
         )

@@ -25,10 +25,8 @@ Lines and columns are 1-based; columns count characters (code points), not bytes
 from __future__ import annotations
 
 import bisect
-import errno
 import json
 import re
-import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -37,7 +35,14 @@ from schemacli.contracts.findings import Finding, Severity
 from schemacli.contracts.nesting import TOO_DEEP_HINT, TooDeep, read
 from schemacli.contracts.numberlength import NUMBER_TOO_LONG_HINT, NumberTooLong
 from schemacli.errors import InputError, Location
-from schemacli.textfile import decode_utf8, line_column
+from schemacli.textfile import (
+    SCHEMA_LIMIT,
+    UnreadableInput,
+    decode_utf8,
+    line_column,
+    read_input,
+    read_stdin,
+)
 
 ENCODING_NOT_UTF8 = "ENCODING_NOT_UTF8"
 UTF8 = "UTF-8"
@@ -49,10 +54,9 @@ class JsonSyntaxError(InputError):
     kind = "INVALID_JSON"
 
 
-class UnreadableFile(InputError):
-    """The file cannot be read: missing, a directory, no permission, not UTF-8 text."""
-
-    kind = "UNREADABLE_FILE"
+# The file cannot be read (missing, a directory, a FIFO, no permission, too large) or is not
+# text: one class with the bounded reader's errors, so a finding's kind is UNREADABLE_FILE.
+UnreadableFile = UnreadableInput
 
 
 # Strings, structural characters, comments, and bare words (numbers, true/false/null, junk).
@@ -365,47 +369,15 @@ def read_text(path: Path, source: str | None = None) -> str:
 
 
 def read_text_encoded(path: Path, source: str | None = None) -> tuple[str, str]:
-    """``read_text``, and the encoding the text was found in (see ``detect_encoding``)."""
+    """``read_text``, and the encoding the text was found in (see ``detect_encoding``).
+
+    Files and standard input are read by the one bounded reader (``schemacli.textfile``): at
+    most ``SCHEMA_LIMIT`` bytes; directories, FIFOs, devices and link loops refused by name."""
     source = source or source_name(path)
     if is_stdin(path):
-        return decode_bytes_encoded(sys.stdin.buffer.read(), source)
-    if path.exists() and not path.is_file() and not path.is_dir():
-        # a device or a pipe (/dev/zero, a FIFO) could be read forever
-        raise UnreadableFile(
-            "not a regular file (a device, pipe or socket)",
-            location=Location(source),
-            hint="name the .avsc file itself",
-        )
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError as err:
-        raise UnreadableFile(
-            "no such file", location=Location(source), hint="check the path and its spelling"
-        ) from err
-    except IsADirectoryError as err:
-        raise UnreadableFile(
-            "is a directory, not a schema file",
-            location=Location(source),
-            hint="pass the directory to a command that walks folders, or name a .avsc file",
-        ) from err
-    except PermissionError as err:
-        raise UnreadableFile(
-            "permission denied while reading the file",
-            location=Location(source),
-            hint="make the file readable (chmod +r) or run as a user who can read it",
-        ) from err
-    except OSError as err:
-        if err.errno == errno.ELOOP:
-            raise UnreadableFile(
-                "symbolic links in a loop: the path never reaches a file",
-                location=Location(source),
-                hint="see where the links point (ls -l) and make one of them name the file",
-            ) from err
-        raise UnreadableFile(
-            f"cannot read the file: {err.strerror or err}",
-            location=Location(source),
-            hint="check that the path names a file you can read",
-        ) from err
+        data = read_stdin(limit=SCHEMA_LIMIT, what="schema", source=source)
+    else:
+        data = read_input(path, limit=SCHEMA_LIMIT, what="schema file", source=source)
     return decode_bytes_encoded(data, source)
 
 

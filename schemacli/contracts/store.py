@@ -43,6 +43,10 @@ from schemacli.textfile import resolved
 
 SUBJECTS_DIR = "subjects"
 VERSION_FILE = re.compile(r"v([1-9][0-9]*)\.avsc")
+# A registry numbers versions with a Java int (Confluent's and Karapace's API): a file named
+# past it is no version any registry can hold, and the gap before it must not cost its size.
+MAX_VERSION = 2**31 - 1
+_GAPS_SHOWN = 5  # gaps listed in a message; the rest are counted
 
 
 class StoreLayoutError(InputError):
@@ -131,14 +135,34 @@ def _name_problem(
     rel = f"{SUBJECTS_DIR}/{subject}/{name}"
     if not name.endswith(".avsc"):
         return None  # READMEs and the like may live next to the versions
-    if VERSION_FILE.fullmatch(name) is None:
+    match = VERSION_FILE.fullmatch(name)
+    if match is None:
         return StoreLayoutError(
             f"{name!r} is not a version file name",
             location=Location(source=where(rel)),
             hint="name the versions of a subject v1.avsc, v2.avsc, ... (no leading zeros); "
             "keep other schemas outside subjects/",
         )
+    digits = match.group(1)
+    if len(digits) > len(str(MAX_VERSION)) or int(digits) > MAX_VERSION:
+        shown = digits if len(digits) <= 20 else f"{digits[:12]}...({len(digits)} digits)"
+        return StoreLayoutError(
+            f"version {shown} is past the largest version a schema registry can hold "
+            f"({MAX_VERSION}, a Java int)",
+            location=Location(source=where(rel)),
+            hint="number the versions of a subject v1.avsc, v2.avsc, ... in the order they "
+            "were registered",
+        )
     return None
+
+
+def _is(entry: os.DirEntry, *, dir: bool) -> bool:
+    """``entry.is_dir()`` / ``entry.is_file()``, False where the answer is an error (a link
+    loop: ELOOP; no permission): reading the file then says what it is, naming it."""
+    try:
+        return entry.is_dir() if dir else entry.is_file()
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True)
@@ -180,13 +204,13 @@ class FileTree:
         folders = []
         with os.scandir(base) as entries:
             for entry in entries:
-                if entry.is_dir():
+                if _is(entry, dir=True):
                     folders.append(entry.name)
-                elif entry.is_file():
+                elif _is(entry, dir=False):
                     names.append(("", entry.name))
         for folder in sorted(folders):
             with os.scandir(base / folder) as entries:
-                found = sorted((e.name, e.is_file()) for e in entries)
+                found = sorted((e.name, _is(e, dir=False)) for e in entries)
             for name, regular in found:
                 if regular:
                     listed.add(f"{SUBJECTS_DIR}/{folder}/{name}")
@@ -199,18 +223,13 @@ class FileTree:
         texts: dict[str, str | None] = {}
         listed = _LISTED in self._files
         for p in paths:
-            if p in self._files:  # a regular file when the store was listed: just read it
-                try:
-                    with open(os.path.join(self.root, p), "rb") as handle:
-                        texts[p] = decode_bytes(handle.read(), self.source(p))
-                    continue
-                except OSError:  # changed since: read_text says why
-                    pass
-            elif optional and (
+            if p not in self._files and optional and (
                 (listed and p.startswith(f"{SUBJECTS_DIR}/")) or not (self.root / p).is_file()
             ):
                 texts[p] = None
                 continue
+            # The bounded reader: a size cap; a FIFO, device, directory or link loop named
+            # as such (an InputError naming the file), never a hang or an OSError.
             texts[p] = read_text(self.root / p, self.source(p))
         return texts
 
@@ -395,12 +414,15 @@ def read_versions(
     """
     versions = subjects.get(subject, {})
     numbers = sorted(versions)
-    expected = set(range(1, numbers[-1] + 1)) if numbers else set()
-    missing = sorted(expected - set(numbers) - set(deleted))
-    if missing:
+    gaps = version_gaps(numbers, deleted)
+    if gaps:
+        shown = ", ".join(
+            f"v{lo}" if lo == hi else f"v{lo}..v{hi}" for lo, hi in gaps[:_GAPS_SHOWN]
+        )
+        more = len(gaps) - _GAPS_SHOWN
         raise StoreLayoutError(
-            f"subject {subject!r} has a gap in its versions: "
-            f"{', '.join(f'v{n}' for n in missing)} missing",
+            f"subject {subject!r} has a gap in its versions: {shown} missing"
+            + (f" (and {more} more gap(s))" if more > 0 else ""),
             location=Location(source=tree.source(f"{SUBJECTS_DIR}/{subject}")),
             hint="versions run v1, v2, ... without gaps; history is immutable, so restore the "
             "missing file rather than renumbering",
@@ -412,6 +434,23 @@ def read_versions(
         VersionFile(subject, n, tree.source(p), texts[p] or "", sidecars[sidecar_path(p)])
         for n, p in zip(numbers, paths, strict=True)
     ]
+
+
+def version_gaps(numbers: Sequence[int], deleted: Iterable[int] = ()) -> list[tuple[int, int]]:
+    """The runs of numbers missing from 1..max(``numbers``), as (first, last) pairs, oldest
+    first; ``deleted`` numbers are not missing. Costs the number of files, not the numbers'
+    size (``v20251125.avsc`` alone is one gap, v1..v20251124)."""
+    if not numbers:
+        return []
+    top = max(numbers)
+    present = sorted({*numbers, *(n for n in deleted if 0 < n <= top)})
+    gaps = []
+    previous = 0
+    for n in present:
+        if n > previous + 1:
+            gaps.append((previous + 1, n - 1))
+        previous = n
+    return gaps
 
 
 def sidecar_path(version_path: str) -> str:

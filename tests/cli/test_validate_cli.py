@@ -116,14 +116,16 @@ def test_truly_broken_set_of_inputs_exits_2_without_traceback(
     (tmp_path / "no-schemas" / "readme.txt").write_text("nothing here")
     locked = tmp_path / "locked.avsc"
     locked.write_text('"int"')
-    real_read_bytes = Path.read_bytes
+    import schemacli.textfile
 
-    def read_bytes(self: Path) -> bytes:
-        if self.name == "locked.avsc":  # root ignores chmod 000, so refuse like the OS would
-            raise PermissionError(13, "Permission denied", str(self))
-        return real_read_bytes(self)
+    real_open = schemacli.textfile.os.open
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    def open_file(path, flags, *args):
+        if Path(path).name == "locked.avsc":  # root ignores chmod 000: refuse as the OS would
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(schemacli.textfile.os, "open", open_file)
     result = run(
         "validate",
         tmp_path / "binary.avsc",

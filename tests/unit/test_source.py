@@ -222,10 +222,12 @@ def test_permission_denied_is_an_input_error_even_when_running_as_root(
     path = tmp_path / "locked.avsc"
     path.write_text('"int"')
 
-    def refuse(self: Path) -> bytes:
-        raise PermissionError(13, "Permission denied", str(self))
+    import schemacli.textfile
 
-    monkeypatch.setattr(Path, "read_bytes", refuse)
+    def refuse(path, flags, *args):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(schemacli.textfile.os, "open", refuse)
     with pytest.raises(InputError, match="permission denied") as caught:
         load_json(path)
     assert caught.value.location.source == str(path)
