@@ -3,6 +3,9 @@ Confluent-compatible API), each started once per session by tests/stack and stop
 also when a test fails or the run is interrupted.
 
 ``kafka_broker`` / ``registry_server`` give the launcher objects (process, log, workdir).
+``kafka_cluster3`` is a three-node KRaft cluster (replication factor 3, ``min.insync.replicas=2``):
+the ``tests.stack.kafkacluster.KafkaCluster``, whose ``bootstrap`` names all three nodes and
+whose ``kill(node_id)`` / ``restart(node_id)`` SIGKILL a node and start it again on its ports.
 ``spark_cluster`` is a Spark standalone cluster (a master and two workers, 1 core and 1g each):
 the ``tests.stack.sparkcluster.SparkCluster``, whose ``master_url`` is ``spark://127.0.0.1:N``.
 The registry implementation comes from ``--registry-impl`` or SCHEMACLI_REGISTRY_IMPL.
@@ -21,15 +24,17 @@ import pytest
 from tests.stack.common import tail
 from tests.stack.harness import obtain, prestart
 from tests.stack.kafka import KafkaBroker, start_kafka
+from tests.stack.kafkacluster import KafkaCluster, start_kafka_cluster
 from tests.stack.registry import Registry, start_registry
 from tests.stack.sparkcluster import SparkCluster, start_spark_cluster
 
 KAFKA_FIXTURES = {"kafka", "kafka_broker"}
 REGISTRY_FIXTURES = {"registry", "registry_server"}
 SPARK_CLUSTER_FIXTURES = {"spark_cluster"}
+KAFKA_CLUSTER_FIXTURES = {"kafka_cluster3"}
 
 # fixture name -> running component, for attaching log tails to failed reports
-_RUNNING: dict[str, KafkaBroker | Registry | SparkCluster] = {}
+_RUNNING: dict[str, KafkaBroker | KafkaCluster | Registry | SparkCluster] = {}
 
 
 def _workdir(config: pytest.Config, name: str) -> Path:
@@ -57,6 +62,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         prestart("registry", lambda: start_registry(impl, _workdir(config, f"registry-{impl}")))
     if needed & SPARK_CLUSTER_FIXTURES:
         prestart("spark-cluster", lambda: start_spark_cluster(_workdir(config, "spark-cluster")))
+    if needed & KAFKA_CLUSTER_FIXTURES:
+        prestart("kafka-cluster3", lambda: start_kafka_cluster(_workdir(config, "kafka-cluster3")))
 
 
 @pytest.fixture(scope="session")
@@ -75,6 +82,28 @@ def kafka_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaBrok
 def kafka(kafka_broker: KafkaBroker) -> str:
     """bootstrap.servers of the session's broker, e.g. ``127.0.0.1:40123``."""
     return kafka_broker.bootstrap
+
+
+@pytest.fixture(scope="session")
+def _kafka_cluster3_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaCluster]:
+    cluster = obtain(
+        "kafka-cluster3", lambda: start_kafka_cluster(tmp_path_factory.mktemp("kafka-cluster3"))
+    )
+    _RUNNING["kafka_cluster3"] = cluster
+    try:
+        yield cluster
+    finally:
+        _RUNNING.pop("kafka_cluster3", None)
+        cluster.stop()
+
+
+@pytest.fixture
+def kafka_cluster3(_kafka_cluster3_session: KafkaCluster) -> KafkaCluster:
+    """Three KRaft nodes, each broker and controller (a 3-voter quorum), on free loopback ports;
+    every internal topic with 3 replicas and ``min.insync.replicas=2``. Started once per
+    session; a node an earlier test killed is started again (on its ports and data) first."""
+    _kafka_cluster3_session.ensure_all_running()
+    return _kafka_cluster3_session
 
 
 @pytest.fixture(scope="session")
@@ -129,7 +158,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         names = set(getattr(item, "fixturenames", ()))
         for name, component in list(_RUNNING.items()):
             if {name, f"{name}_broker", f"{name}_server"} & names:
-                report.sections.append(
-                    (f"{name} log tail ({component.log})", tail(component.log, 30))
-                )
+                for log in getattr(component, "logs", [component.log]):  # a cluster: each node's
+                    report.sections.append((f"{name} log tail ({log})", tail(log, 30)))
     return report

@@ -177,9 +177,14 @@ def start_kafka(workdir: Path, *, detach: bool = False, port: int | None = None)
 
 
 def check_round_trip(
-    bootstrap: str, process: ManagedProcess | None = None, timeout: float = 60.0
+    bootstrap: str,
+    process: ManagedProcess | None = None,
+    timeout: float = 60.0,
+    *,
+    replication_factor: int = 1,
 ) -> None:
-    """Create a topic, produce one record and consume it back. Raises ComponentUnavailable."""
+    """Create a topic (``replication_factor`` replicas), produce one record (librdkafka's
+    default ``acks=all``) and consume it back. Raises ComponentUnavailable."""
     try:
         from confluent_kafka import Consumer, Producer
         from confluent_kafka.admin import AdminClient, NewTopic
@@ -194,7 +199,7 @@ def check_round_trip(
     topic = f"_schemacli_health_{uuid.uuid4().hex[:8]}"
     quiet = {"bootstrap.servers": bootstrap, "log_level": 0}
     admin = AdminClient(quiet)
-    created = admin.create_topics([NewTopic(topic, 1, 1)], operation_timeout=30)
+    created = admin.create_topics([NewTopic(topic, 1, replication_factor)], operation_timeout=30)
     try:
         created[topic].result(timeout=max(1.0, deadline - time.monotonic()))
     except Exception as exc:
