@@ -327,8 +327,13 @@ def _tomlkit_add(text: str, values: dict[str, str], path: Path, by_hand: str) ->
         else:  # the same style as the user's: an inline `tool = {...}` gets an inline table
             table = tomlkit.inline_table() if isinstance(tool, InlineTable) else tomlkit.table()
             table.update(values)
+            if not isinstance(tool, InlineTable):
+                table.add(tomlkit.nl())  # a blank line before whatever table follows
             tool.add("schemacli", table)
-        return tomlkit.dumps(doc)
+        new_text = tomlkit.dumps(doc)
+        if new_text.endswith("\n\n") and not text.endswith("\n\n"):
+            new_text = new_text[:-1]  # ... but none added at the end of the file
+        return new_text
     except (TOMLKitError, ValueError, TypeError, RecursionError) as err:
         raise ConfigError(
             f"cannot add [tool.schemacli] to this file's layout ({err})",
