@@ -97,18 +97,18 @@ def load(path: str | Path | None, *, files: bool = True) -> dict[str, str]:
     settings naming a file, for a driver on another machine, which opens its own). Nothing is
     connected to. Values are never logged."""
     from schemacli.errors import InputError, Location
-    from schemacli.textfile import read_utf8
+    from schemacli.textfile import SETTINGS_LIMIT, read_utf8
 
     if not path:
         return {}
-    try:
-        text = read_utf8(Path(path), hint="Save it as UTF-8 text of key=value lines.")
-    except OSError as exc:
-        raise InputError(
-            f"cannot read the Kafka properties file: {exc.strerror or exc}",
-            location=Location(source=str(path)),
-            hint="Give a file of k=v lines (e.g. security.protocol=SASL_SSL).",
-        ) from exc
+    # The bounded reader: /dev/zero stops at the cap, a FIFO or a directory is named as such
+    # at once (an InputError naming the file), never a hang or a MemoryError.
+    text = read_utf8(
+        Path(path),
+        hint="Save it as UTF-8 text of key=value lines.",
+        limit=SETTINGS_LIMIT,
+        what="Kafka properties file",
+    )
     entries = _entries(text)
     properties = {key: value for key, value, _ in entries}
     refused = librdkafka_refuses(properties, files=files)

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from schemacli.errors import InputError, Location
-from schemacli.textfile import read_utf8
+from schemacli.textfile import DOCUMENT_LIMIT, UnreadableInput, read_utf8
 from schemacli.topics import TOPIC_HINT, topic_problem
 
 FORMAT_VERSION = 1
@@ -199,22 +199,13 @@ def load(path: str | Path, *, load_schemas: bool = True) -> Mapping:
     may instead carry them inline as ``schema_json`` (what ``deploy`` ships to the cluster).
     """
     p = Path(path)
-    if p.exists() and not p.is_file():
-        what = "a directory" if p.is_dir() else "not a regular file (a device, pipe or socket)"
-        raise InputError(
-            f"the mapping file is {what}",
-            location=Location(source=str(p)),
-            hint="Pass the path of a mapping written by `schemacli migrate plan --out`.",
-        )
-    try:
-        hint = "A mapping is UTF-8 YAML, as `schemacli migrate plan --out` writes it."
-        text = read_utf8(p, hint=hint)
-    except OSError as exc:
-        raise InputError(
-            f"cannot read mapping file: {exc.strerror or exc}",
-            location=Location(source=str(p)),
-            hint="Pass the path of a mapping written by `schemacli migrate plan --out`.",
-        ) from exc
+    hint = "A mapping is UTF-8 YAML, as `schemacli migrate plan --out` writes it."
+    try:  # the bounded reader: a size cap; a FIFO, device or directory named as such
+        text = read_utf8(p, hint=hint, limit=DOCUMENT_LIMIT, what="mapping file")
+    except UnreadableInput as err:
+        if err.reason not in ("missing", "other"):
+            err.hint = "Pass the path of a mapping written by `schemacli migrate plan --out`."
+        raise
     mapping = loads(text, source=str(p))
     if load_schemas:
         mapping = _load_schema_files(mapping, p.parent)

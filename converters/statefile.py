@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from schemacli.errors import InputError, Location, UsageError
-from schemacli.textfile import read_utf8
+from schemacli.textfile import UnreadableInput, read_utf8
 
 if TYPE_CHECKING:
     from converters.mapping import Mapping
@@ -51,13 +51,14 @@ def read_state(path: Path) -> dict[str, Any]:
     """
     try:
         text = read_utf8(path, hint="Restore it, or delete it to restart the counts from zero.")
-    except FileNotFoundError:
-        return {}
-    except OSError as exc:
+    except UnreadableInput as exc:
+        if exc.reason == "missing":
+            return {}
         raise InputError(
-            f"cannot read converter state: {exc.strerror}",
-            location=Location(source=str(path)),
-            hint="Check the state directory's permissions (--state-dir).",
+            f"cannot read converter state: {exc.message}",
+            location=exc.location,
+            hint=exc.hint if exc.reason != "permission" else "Check the state directory's "
+            "permissions (--state-dir).",
         ) from exc
     try:
         data = loads(text)

@@ -16,7 +16,7 @@ from converters import jobprocess
 from converters.clientlog import KAFKA_LOGGER
 from converters.statefile import has_state, loads, local_checkpoint, no_state, read_state, whole
 from schemacli.errors import InputError, Location, UsageError
-from schemacli.textfile import read_utf8
+from schemacli.textfile import UnreadableInput, read_utf8
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ def checkpoint_offsets(checkpoint: Path) -> tuple[int | None, dict[str, dict[int
     )
     try:
         text = read_utf8(path, hint=hint)
-    except OSError:
+    except UnreadableInput:
         return batch, {}
     for number, line in enumerate(text.splitlines()[2:], start=3):
         line = line.strip()

@@ -22,7 +22,7 @@ from typing import Any
 from schemacli.contracts.levels import Level, SubjectLevels
 from schemacli.contracts.naming import NamingStrategy
 from schemacli.errors import ConfigError, Location, SchemacliWarning, UsageError
-from schemacli.textfile import read_utf8, resolved
+from schemacli.textfile import SETTINGS_LIMIT, UnreadableInput, read_input, read_utf8, resolved
 
 __all__ = ["Level", "NamingStrategy", "Settings", "load_settings", "parse_level"]
 
@@ -264,9 +264,10 @@ def _has_tool_table(pyproject: Path) -> bool:
     only the config reader can judge (broken TOML, not UTF-8): that reader then says what is
     wrong instead of the search moving on to a parent folder's config."""
     try:
-        data = pyproject.read_bytes()
-    except OSError:
-        return False
+        data = read_input(pyproject, limit=SETTINGS_LIMIT, what="pyproject.toml")
+    except UnreadableInput as err:
+        # too large or a link loop: the config reader says so; gone or unreadable: no table
+        return err.reason in ("too-large", "loop")
     if b"tool.schemacli" in data:  # the usual case, without parsing
         return True
     if _OUR_NAME not in data:
@@ -280,10 +281,16 @@ def _has_tool_table(pyproject: Path) -> bool:
 
 def _read_table(path: Path) -> tuple[dict[str, Any], str]:
     try:
-        text = read_utf8(path, hint="save it as UTF-8 (TOML files are UTF-8)", error=ConfigError)
-    except OSError as err:
+        text = read_utf8(
+            path,
+            hint="save it as UTF-8 (TOML files are UTF-8)",
+            error=ConfigError,
+            limit=SETTINGS_LIMIT,
+            what="config file",
+        )
+    except UnreadableInput as err:
         raise ConfigError(
-            f"cannot read the config file: {err.strerror}", location=Location(source=str(path))
+            f"cannot read the config file: {err.message}", location=err.location, hint=err.hint
         ) from err
     try:
         data = tomllib.loads(text)

@@ -47,7 +47,8 @@ _OPEN_FLAGS = (
 class UnreadableInput(InputError):
     """An input that cannot be read: missing, not a regular file, a link loop, too large, no
     permission. ``reason`` says which (``"missing"``, ``"directory"``, ``"fifo"``,
-    ``"device"``, ``"socket"``, ``"loop"``, ``"too-large"``, ``"permission"``, ``"other"``)."""
+    ``"device"``, ``"socket"``, ``"loop"``, ``"too-large"``, ``"permission"``,
+    ``"not-a-directory"``, ``"other"``)."""
 
     kind = "UNREADABLE_FILE"
 
@@ -212,7 +213,7 @@ def _os_error(err: OSError, where: Location, what: str) -> UnreadableInput:
             "a part of the path is a file, not a directory",
             where,
             "check the path: a folder in it is a file",
-            "missing",
+            "not-a-directory",
         )
     if code == errno.ENAMETOOLONG:
         return _kinded("the path is too long", where, "check the path", "other")
