@@ -142,16 +142,12 @@ class DeployConfig:
                 raise UsageError(
                     f"--conf {item!r} is not key=value", hint="e.g. --conf spark.executor.memory=2g"
                 )
-        if self.kafka_properties is not None and not self.kafka_properties.is_file():
-            raise InputError(
-                f"Kafka properties file {str(self.kafka_properties)!r} does not exist",
-                hint="Give a file of k=v lines (e.g. security.protocol=SASL_SSL).",
-            )
         if self.kafka_properties is not None:
             from converters import kafkaprops
 
-            # readable UTF-8 and librdkafka's share accepted, before spark-submit; a driver on
-            # the cluster opens the files it names there
+            # read by the bounded reader (a missing file, a directory, a device or a FIFO is
+            # named as what it is, at once), readable UTF-8 and librdkafka's share accepted,
+            # before spark-submit; a driver on the cluster opens the files it names there
             kafkaprops.load(self.kafka_properties, files=driver_runs_here(self))
         if "@" in self.bootstrap:
             raise UsageError(
