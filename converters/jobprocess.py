@@ -37,6 +37,9 @@ def app_name(state_dir: Path) -> str:
     return f"schemacli-migrate-{state_dir.name}"
 
 
+_PID_FILE_LIMIT = 4096  # a pid and a newline; more is a corrupt file, not a pid file
+
+
 def read_pid(path: Path) -> int | None:
     """The pid in ``path``; None when there is no such file. A file that holds no plausible pid
     is an InputError naming it (it is never signalled)."""
@@ -44,15 +47,18 @@ def read_pid(path: Path) -> int | None:
         f"Delete {path}: the converter writes it when it starts. If a converter still runs, "
         "find it with `ps` and stop it by hand."
     )
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
+    from schemacli.textfile import UnreadableInput, read_input
+
+    try:  # the bounded reader: a FIFO or a device put there is named, never read (or waited on)
+        raw = read_input(path, limit=_PID_FILE_LIMIT, what="pid file")
+    except UnreadableInput as exc:
+        if exc.reason == "missing":
+            return None
         raise InputError(
-            f"cannot read the pid file: {exc.strerror or exc}",
-            location=Location(source=str(path)),
-            hint="Check the state directory's permissions (--state-dir).",
+            f"cannot read the pid file: {exc.message}",
+            location=exc.location,
+            hint=exc.hint if exc.reason != "permission" else "Check the state directory's "
+            "permissions (--state-dir).",
         ) from exc
     text = raw.decode("ascii", errors="replace").strip()
     if not text.isdigit() or len(text) > 10 or not 2 <= int(text) <= PID_MAX:
