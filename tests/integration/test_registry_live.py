@@ -335,7 +335,7 @@ def test_slow_registry_times_out_with_exit_3_and_works_with_patience(cli, url):
         assert slow.exit_code == 3
         assert "did not answer within 0.5 s" in slow.stderr
         patient = cli(
-            "subjects", "list", "--timeout", "10", env={"SCHEMACLI_REGISTRY_URL": proxy.url}
+            "subjects", "list", "--timeout", "60", env={"SCHEMACLI_REGISTRY_URL": proxy.url}
         )
         assert patient.exit_code == 0, patient.output
     finally:

@@ -183,7 +183,7 @@ def test_a_new_run_takes_over_from_a_driver_killed_mid_commit_without_waiting_fo
         committed(replace(cfg, timeout=3.0), [0, 1])
     # ...so a new run first fences it: the open transaction is aborted and the read answers
     # well inside a timeout far shorter than the broker's
-    found = take_over(replace(cfg, timeout=20.0))
+    found = take_over(replace(cfg, timeout=60.0))  # half the broker's 120 s
     assert {p: (offset, counts.total) for p, (offset, counts) in found.items()} == {
         0: (20, 20),
         1: (10, 10),

@@ -50,7 +50,7 @@ AXONOPS_MODULE_DIR = STACK_DIR / "axonops"
 AXONOPS_BINARY = CACHE / "bin" / f"axonops-schema-registry-{AXONOPS_VERSION}"
 AXONOPS_PACKAGE = "github.com/axonops/axonops-schema-registry/cmd/schema-registry"
 
-START_TIMEOUT = 120.0
+START_TIMEOUT = 240.0  # only a hang takes longer, even on a slow machine
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ from .common import (
     wait_until,
 )
 
-START_TIMEOUT = 120.0
+START_TIMEOUT = 240.0  # only a hang takes longer, even on a slow machine
 DAEMON_MEMORY = "256m"  # heap of the master and worker daemons themselves (not executors)
 
 
@@ -173,7 +173,7 @@ class SparkCluster:
             return
         with contextlib.suppress(ProcessLookupError):  # the group already died on its own
             os.killpg(process.pid, signal.SIGKILL)
-        process.popen.wait(timeout=10)
+        process.popen.wait(timeout=120)  # SIGKILLed: only a hang takes longer
         process.stop(timeout=1)  # unregisters it; the group is already gone
         self.workers[index] = None
 
@@ -251,7 +251,7 @@ def start_spark_cluster(
 
 
 def wait_for_app(
-    cluster: SparkCluster, name_part: str, *, completed: bool, timeout: float = 60.0
+    cluster: SparkCluster, name_part: str, *, completed: bool, timeout: float = 300.0
 ) -> dict:
     """The master's record of the first application whose name contains ``name_part``
     (active, or ``completed``); raises AssertionError after ``timeout`` s."""
