@@ -73,6 +73,16 @@ def _own_verdict_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch) ->
     monkeypatch.setenv("SCHEMACLI_CACHE_DIR", str(tmp_path_factory.mktemp("verdict-cache")))
 
 
+@pytest.fixture(autouse=True)
+def _own_secrets() -> Iterator[None]:
+    """Each test its own set of secrets to redact (schemacli.redact): a password one test plants
+    is never masked in another test's output."""
+    from schemacli import redact
+
+    with redact.scope():
+        yield
+
+
 @pytest.fixture
 def repo_root() -> Path:
     return ROOT

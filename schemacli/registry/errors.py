@@ -10,11 +10,11 @@ plain HTTP statuses as codes; ``error_from_response`` reads all those shapes.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping
 from enum import IntEnum
 from typing import Any
 
+from schemacli import redact as _redact
 from schemacli.errors import Location, NetworkError, RegistryError
 
 
@@ -159,28 +159,13 @@ _CATALOGUE: dict[int, tuple[str, str]] = {
 }
 
 
-# Secrets shorter than this are masked only where they stand alone: replacing every "1" of a
-# password "1" garbles "[Errno 111]" into "[Errno *********]" (and, by the pattern of stars,
-# shows the secret anyway).
-SHORT_SECRET = 4
-
-
 def redact(text: str | None, secrets: Iterable[str | None]) -> str | None:
-    """``text`` with every non-empty secret replaced by ``***`` (a last line of defence).
-
-    A secret of SHORT_SECRET characters or more is replaced wherever it occurs; a shorter one
-    only as a whole word (not inside a longer run of letters and digits).
-    """
+    """``text`` with every non-empty secret in ``secrets`` (and every secret the process was
+    given, and any URL user info) masked as ``***``: ``schemacli.redact.redact``, the one
+    redaction, for text that may be None."""
     if text is None:
         return None
-    for secret in secrets:
-        if not secret:
-            continue
-        if len(secret) >= SHORT_SECRET:
-            text = text.replace(secret, "***")
-        else:
-            text = re.sub(rf"(?<!\w){re.escape(secret)}(?!\w)", "***", text)
-    return text
+    return _redact.redact(text, secrets)
 
 
 def parse_error_body(body: bytes | str | None) -> tuple[int | None, str | None]:

@@ -2,7 +2,9 @@
 
 Built once at the edge (``RegistrySettings.build``) with precedence flag > environment > config
 file > default. Secrets (password, token, user info in the URL) are kept out of ``repr``/``str``
-and out of every URL we echo: ``display_url`` is the URL without user info.
+and out of every URL we echo: ``display_url`` is the URL without user info. ``build`` hands every
+secret it is given, from every source and before it checks anything, to ``schemacli.redact``,
+which masks them in whatever is printed afterwards (a malformed URL's error included).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
+from schemacli import redact
 from schemacli.errors import ConfigError, Location, UsageError
 
 DEFAULT_URL = "http://localhost:8081"
@@ -38,8 +41,8 @@ def strip_userinfo(url: str) -> str:
     try:
         parts = urlsplit(url)
         port = parts.port
-    except ValueError:  # not a valid URL (a bad port, an unclosed [IPv6 literal])
-        return re.sub(r"(//)[^/@]*@", r"\1", url)
+    except ValueError:  # not a valid URL (a bad port, an unclosed [IPv6 literal], a raw '/'
+        return redact.mask_userinfo(url)  # in the password): mask all up to the last '@'
     if parts.username is None and parts.password is None:
         return url
     host = parts.hostname or ""
@@ -110,6 +113,7 @@ class RegistrySettings:
         """
         env = os.environ if env is None else env
         file_values = file_values or {}
+        _remember_secrets(url, user, password, token, env, file_values)
         for key, value in file_values.items():
             if key in _FILE_STRINGS and not isinstance(value, str):
                 # A secret's value is never echoed, so no key's is: its TOML type says enough.
@@ -172,12 +176,14 @@ class RegistrySettings:
             )
         if username and ":" in username and user_source is not None:
             # RFC 7617: the user-id ends at the first colon, so the registry would see another user.
+            # Not echoed: "alice:hunter2" is a password typed where the user goes.
             raise user_source.error(
-                f"the user {username!r} contains ':', which basic auth cannot carry",
-                "give the user without ':' (the password may contain one)",
+                "the user contains ':', which basic auth cannot carry",
+                "give the user without ':' and the password apart (the password may contain one)",
             )
         if bearer and token_source is not None:
             _check_token(bearer, token_source)
+        redact.remember_basic(username, secret)  # the credential as it travels, base64
 
         cert = pick(client_cert, ENV_CERT, "cert")[0]
         key = pick(client_key, ENV_KEY, "key")[0]
@@ -378,11 +384,40 @@ def _toml_type(value: object) -> str:
     return f"a {type(value).__name__}"
 
 
+def _remember_secrets(
+    url: str | None,
+    user: str | None,
+    password: str | None,
+    token: str | None,
+    env: Mapping[str, str],
+    file_values: Mapping[str, object],
+) -> None:
+    """Hand every secret given to this process, from every source (used or overridden), to the
+    one redaction, before anything is checked: an error about any value cannot show one."""
+    file_url, file_password, file_token = (file_values.get(k) for k in ("url", "password", "token"))
+    for raw_url in (url, env.get(ENV_URL), file_url):
+        if isinstance(raw_url, str):
+            redact.remember_url(raw_url)
+    basic = env.get(ENV_BASIC_AUTH) or ""
+    redact.remember(
+        password,
+        token,
+        env.get(ENV_PASSWORD),
+        env.get(ENV_TOKEN),
+        basic.partition(":")[2] or basic,  # "user:password"; all of it when it has no colon
+        file_password if isinstance(file_password, str) else None,
+        file_token if isinstance(file_token, str) else None,
+    )
+    for name in (user, env.get(ENV_USER), file_values.get("user")):
+        if isinstance(name, str) and ":" in name:  # "alice:hunter2" typed as the user
+            redact.remember(name, name.partition(":")[2])
+
+
 def _check_url(raw: str, source: _Source | None) -> SplitResult:
     """The URL's parts, after checking its form: http(s), a valid host, an optional valid port,
     no query or fragment. Malformed is an input error (exit 2), not a network one (exit 3)."""
     source = source or _Source("flag", "--registry")  # the default URL: never malformed
-    shown = repr(strip_userinfo(raw))
+    shown = repr(redact.redact(strip_userinfo(raw)))  # masks what does not parse as user info
     form = "give it as http://host:8081 or https://host/path (IPv6 in brackets: http://[::1]:8081)"
     if not raw.strip():
         example = source.example(DEFAULT_URL, repr(DEFAULT_URL))
@@ -391,15 +426,25 @@ def _check_url(raw: str, source: _Source | None) -> SplitResult:
         parts = urlsplit(raw)
         port = parts.port  # raises ValueError on a bad port
     except ValueError as err:
-        raise source.error(f"{shown} is not a valid URL ({err})", form) from None
+        reason = _host_part_error(raw) if "@" in raw else str(err)
+        if reason is None:
+            # The parser's reason would quote a piece of the password ("Port could not be cast
+            # to integer value as 'hunt'" for http://alice:hunt/er2@host): say what to do.
+            raise source.error(
+                f"{shown} is not a valid URL",
+                "percent-encode '/', '?', '#', '@' and ':' in its user and password (e.g. %2F "
+                "for '/'), or give them apart (user, password); " + form,
+            ) from None
+        raise source.error(f"{shown} is not a valid URL ({redact.redact(reason)})", form) from None
     if parts.scheme not in ("http", "https"):
-        raise source.error(f"{shown} is not an http(s) URL", form)
+        lacks = "" if "://" in raw else " (it has no http:// or https:// in front)"
+        raise source.error(f"{shown} is not an http(s) URL{lacks}", form)
     host = parts.hostname
     if not host:
         raise source.error(f"{shown} has no host", form)
     if not _valid_host(host):
         raise source.error(
-            f"{shown} has an invalid host {host!r}",
+            f"{shown} has an invalid host {redact.redact(host)!r}",
             "a host is a name (letters, digits, '-', '.') or an IP address; " + form,
         )
     if port == 0:
@@ -410,6 +455,18 @@ def _check_url(raw: str, source: _Source | None) -> SplitResult:
             "give the registry's base URL only; schemacli appends the API paths",
         )
     return parts
+
+
+def _host_part_error(raw: str) -> str | None:
+    """Why the URL after its last '@' (its scheme kept) does not parse, or None when it does:
+    then what the parser tripped on is in the user info, whose pieces are never echoed."""
+    head, _, tail = raw.rpartition("@")
+    lead = re.match(r"\s*[A-Za-z][A-Za-z0-9+.-]*://", head)
+    try:
+        urlsplit((lead.group() if lead else "") + tail).port  # noqa: B018  # parses the port
+    except ValueError as err:
+        return str(err)
+    return None
 
 
 _LABEL = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?")

@@ -1,0 +1,185 @@
+"""One redaction for everything schemacli prints, logs or puts in a document.
+
+Two things are masked as ``***``:
+
+* anything shaped like the user info of a URL, whether or not the text parses as one:
+  ``scheme://user:pass@``, ``scheme:/user@``, ``scheme//user@``, ``//user@`` and a bare
+  ``user:pass@`` (a registry URL given without its scheme). A bare ``name@host`` without a colon
+  is an e-mail address as often as a credential, so it is masked only when it is a secret given
+  to this process (below);
+* every secret value given to this process: registry passwords, bearer tokens, the user info of
+  a registry URL from any source, the Basic credential as it travels, Kafka SASL and TLS
+  passwords. Whoever reads a secret from a flag, the environment or a file hands it to
+  :func:`remember` before anything can fail.
+
+Why one process-wide set rather than secrets passed down: the renderers, the error renderer, the
+warning printer and the log formatter are the last line of defence, and a secret must be masked
+there even when the code that raised the error never held it. The CLI opens one :func:`scope`
+per invocation, so nothing outlives the command (in-process test runs stay independent).
+
+:func:`redact` takes text; :func:`scrub` walks a report (dataclasses, tuples, lists, dicts) and
+redacts every string in it, so machine formats redact values *before* they are serialised: an
+escape in JSON or XML never hides a secret, and masking never breaks a document's syntax.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import json
+import re
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from enum import Enum
+from pathlib import PurePath
+from typing import Any, TypeVar
+from urllib.parse import unquote
+
+MASK = "***"
+
+# Secrets shorter than this are masked only where they stand alone: replacing every "1" of a
+# password "1" garbles "[Errno 111]" into "[Errno *********]" (and, by the pattern of stars,
+# shows the secret anyway).
+SHORT_SECRET = 4
+
+# A scheme, bounded so that a long run of letters and dots cannot make the search quadratic.
+_SCHEME = r"[A-Za-z][A-Za-z0-9+.-]{0,31}"
+# What ends a URL-ish run in prose: white space, quotes, brackets.
+_DELIMITERS = re.compile(r"([\s'\"`<>()\[\]{}]+)")
+# The lead of user info in a run: a scheme and a colon with any slashes, a scheme and two or more
+# slashes (a lost colon), or a bare '//'.
+_LEAD = re.compile(rf"\b{_SCHEME}(?::/*|//+)|//")
+# A whole registry URL as given: its lead (if any), then everything up to its last '@'.
+_URL_INFO = re.compile(rf"\s*(?:{_SCHEME}(?::/*|//+)|//)?(?P<info>.*)@", re.DOTALL)
+
+_scopes: list[set[str]] = [set()]
+
+
+def remember(*values: str | None) -> None:
+    """Mask these values (and their escaped forms) in everything printed from now on, until
+    the current :func:`scope` ends. Empty values and ``None`` are ignored."""
+    for value in values:
+        if value:
+            _scopes[-1].update(_forms(value))
+
+
+def remember_url(url: str | None) -> None:
+    """Remember the user info of a registry URL, however mangled (``alice:SECRET@host:1``,
+    ``http:/alice:SECRET@h``, ``https://TOKEN@host``): the whole of it, the password after its
+    first ':' (or the lone name, which may be a token), percent-decoded as well."""
+    if not url:
+        return
+    match = _URL_INFO.match(url)
+    if match is None or not match.group("info"):
+        return
+    info = match.group("info")
+    name, colon, password = info.partition(":")
+    secret = password if colon else name
+    remember(info, secret, unquote(info), unquote(secret))
+
+
+def remember_basic(user: str | None, password: str | None) -> None:
+    """Remember a password and the Basic credential it travels as (base64 of user:password)."""
+    if user is None or not password:
+        return
+    credential = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+    remember(password, credential)
+
+
+def secrets() -> frozenset[str]:
+    """The secrets remembered in the current scope (each with its escaped forms)."""
+    return frozenset(_scopes[-1])
+
+
+@contextmanager
+def scope() -> Iterator[None]:
+    """A fresh set of secrets for one command; the previous set is back when it ends."""
+    _scopes.append(set())
+    try:
+        yield
+    finally:
+        _scopes.pop()
+
+
+def redact(text: str, extra: Iterable[str | None] = ()) -> str:
+    """``text`` with URL user info and every remembered secret (and each of ``extra``) masked.
+
+    A secret of SHORT_SECRET characters or more is masked wherever it occurs; a shorter one only
+    as a whole word (not inside a longer run of letters and digits)."""
+    known = set(_scopes[-1])
+    for value in extra:
+        if value:
+            known.update(_forms(value))
+    for secret in sorted(known, key=len, reverse=True):  # the longest first: no half-masked rest
+        if secret not in text:
+            continue
+        if len(secret) >= SHORT_SECRET:
+            text = text.replace(secret, MASK)
+        else:
+            text = re.sub(rf"(?<!\w){re.escape(secret)}(?!\w)", MASK, text)
+    # Secrets first: a password holding an '@' is then masked whole, not cut at its '@'.
+    return mask_userinfo(text)
+
+
+def mask_userinfo(text: str) -> str:
+    """``text`` with only what looks like URL user info masked (no remembered secret)."""
+    if "@" not in text:
+        return text
+    parts = _DELIMITERS.split(text)  # runs at even indexes, delimiters at odd ones
+    return "".join(_mask_run(p) if i % 2 == 0 and "@" in p else p for i, p in enumerate(parts))
+
+
+T = TypeVar("T")
+
+
+def scrub(value: T) -> T:
+    """``value`` with :func:`redact` applied to every string in it: through frozen dataclasses
+    (rebuilt with ``dataclasses.replace``), tuples, lists, dicts (keys too) and paths. Enums
+    and numbers are left as they are."""
+    return _scrub(value)  # type: ignore[no-any-return]
+
+
+def _scrub(value: Any) -> Any:
+    if isinstance(value, Enum) or value is None or isinstance(value, bool | int | float):
+        return value
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, PurePath):
+        cleaned = redact(str(value))
+        return value if cleaned == str(value) else type(value)(cleaned)
+    if isinstance(value, tuple):
+        items = tuple(_scrub(v) for v in value)
+        return type(value)(*items) if hasattr(value, "_fields") else items
+    if isinstance(value, list):
+        return [_scrub(v) for v in value]
+    if isinstance(value, dict):
+        return {_scrub(k): _scrub(v) for k, v in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {
+            f.name: _scrub(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init
+        }
+        return dataclasses.replace(value, **changes)
+    return value
+
+
+def _mask_run(run: str) -> str:
+    """One run of text (no white space, quotes or brackets) with its user info masked: all
+    that stands between the lead (``scheme:``, ``scheme//``, ``//``) and the run's last '@', or
+    the whole ``name:secret`` before it when there is no lead. Linear in the run's length."""
+    at = run.rfind("@")
+    head = run[:at]
+    lead = _LEAD.search(head)
+    if lead is not None:
+        return run if lead.end() == at else run[: lead.end()] + MASK + run[at:]
+    if ":" in head:
+        return MASK + run[at:]
+    return run
+
+
+def _forms(secret: str) -> set[str]:
+    """A secret as it may appear in text: itself, as Python's repr shows it (the form our
+    messages quote values in) and as JSON escapes it."""
+    forms = {secret, repr(secret)[1:-1], json.dumps(secret)[1:-1]}
+    forms.add(json.dumps(secret, ensure_ascii=False)[1:-1])
+    forms.add(secret.encode("unicode_escape", "backslashreplace").decode("ascii"))
+    return {form for form in forms if form}

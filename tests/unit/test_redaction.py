@@ -1,0 +1,200 @@
+"""The one redaction (schemacli.redact): URL user info in any shape, and every secret the process
+was given, masked in text and in every string of a report — and the registry settings hand it
+every secret from every source before they check anything."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from schemacli import redact
+from schemacli.errors import ConfigError, Location, SchemacliError, UsageError
+from schemacli.registry.settings import RegistrySettings
+
+SECRET = "hunter2-SECRET"
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        (f"http://alice:{SECRET}@host:1", "http://***@host:1"),
+        (f"https://alice:{SECRET}@host/x", "https://***@host/x"),
+        (f"http:/alice:{SECRET}@h", "http:/***@h"),
+        (f"http//alice:{SECRET}@h", "http//***@h"),
+        (f"http:alice:{SECRET}@h", "http:***@h"),
+        (f"//alice:{SECRET}@h", "//***@h"),
+        (f"alice:{SECRET}@host:1", "alice:***@host:1"),
+        (f"alice:{SECRET}@host", "alice:***@host"),
+        (f"http://alice:{SECRET}/x@h", "http://***@h"),  # a raw '/' in the password
+        (f"http://alice:{SECRET}@x@h", "http://***@h"),  # a raw '@' in the password
+        (f"http://alice:{SECRET}@[::1]:8081", "http://***@[::1]:8081"),
+        (f"http://{SECRET}@host", "http://***@host"),  # a token as the user
+        (f"ftp://alice:{SECRET}@host", "ftp://***@host"),
+    ],
+)
+def test_user_info_is_masked_whether_or_not_the_text_parses_as_a_url(text, shown):
+    assert redact.redact(text) == shown
+    quoted = f"error: --registry: '{text}' is not an http(s) URL."
+    assert redact.redact(quoted) == f"error: --registry: '{shown}' is not an http(s) URL."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mail bob@example.com about it",  # an address, not a URL's user info
+        "schemas/subjects/a@b/v1.avsc:3:5: error",
+        "http://[::1]:8081",
+        "error: schemas/a.avsc:1:2: field 'x' (at /fields/0)",
+    ],
+)
+def test_text_without_user_info_or_secrets_is_left_as_it_is(text):
+    assert redact.redact(text) == text
+
+
+def test_a_remembered_secret_is_masked_anywhere_and_in_its_escaped_forms():
+    secret = 'pa"ss\x1bword'
+    redact.remember(secret)
+    assert redact.redact(f"x {secret} y") == "x *** y"
+    assert redact.redact(f"value {secret!r}") == "value '***'"
+    assert redact.redact(json.dumps({"v": secret})) == '{"v": "***"}'
+    assert redact.redact('shown as pa"ss\\x1bword') == "shown as ***"  # a terminal's escape
+
+
+def test_a_short_secret_is_masked_only_as_a_whole_word():
+    redact.remember("pw1")
+    assert redact.redact("[Errno 111] pw1 spw12") == "[Errno 111] *** spw12"
+
+
+def test_the_user_info_of_a_mangled_url_is_remembered_as_a_secret():
+    redact.remember_url(f"alice:{SECRET}@host:1")
+    redact.remember_url("TOKEN-abcdef@host")
+    assert redact.redact(f"it was {SECRET} and TOKEN-abcdef") == "it was *** and ***"
+
+
+def test_the_basic_credential_is_remembered_as_it_travels():
+    redact.remember_basic("ci", SECRET)
+    import base64
+
+    travels = base64.b64encode(f"ci:{SECRET}".encode()).decode()
+    assert redact.redact(f"Authorization: Basic {travels}") == "Authorization: Basic ***"
+
+
+def test_a_scope_forgets_its_secrets_when_it_ends():
+    with redact.scope():
+        redact.remember(SECRET)
+        assert redact.redact(SECRET) == "***"
+    assert redact.redact(SECRET) == SECRET
+
+
+def test_redaction_of_a_long_run_without_user_info_is_linear():
+    # a.a.a.a... then a space and an '@': every '.' starts a would-be scheme
+    text = "a." * 200_000 + " @"
+    assert redact.redact(text) == text
+
+
+@dataclass(frozen=True)
+class _Row:
+    name: str
+    where: Location
+    values: tuple[object, ...]
+    path: Path
+
+
+def test_scrub_redacts_every_string_of_a_report_and_keeps_its_shape():
+    redact.remember(SECRET)
+    row = _Row(
+        name=f"subject {SECRET}",
+        where=Location(source=f"http://alice:{SECRET}@h/x.avsc", line=3),
+        values=(1, None, [f"old {SECRET}"], {SECRET: True}),
+        path=Path(f"/tmp/{SECRET}"),
+    )
+    clean = redact.scrub(row)
+    assert SECRET not in repr(clean)
+    assert clean.where.line == 3 and clean.values[:2] == (1, None)
+    assert clean.path == Path("/tmp/***")
+    assert clean.values[3] == {"***": True}
+
+
+# ---- the registry settings remember every secret they are given, before any check ----------
+
+SOURCES = {
+    "flag": lambda url: {"url": url, "env": {}},
+    "env": lambda url: {"env": {"SCHEMACLI_REGISTRY_URL": url}},
+    "file": lambda url: {"env": {}, "file_values": {"url": url}},
+}
+
+
+@pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"alice:{SECRET}@host:1",
+        f"alice:{SECRET}@host",
+        f"http:/alice:{SECRET}@h",
+        f"http//alice:{SECRET}@h",
+        f"http:alice:{SECRET}@h",
+        f"ftp://alice:{SECRET}@h",
+        f"http://alice:{SECRET}@h:99999",
+        f"http://alice:{SECRET}@[::1",
+        f"http://alice:{SECRET}/x@h",
+        f"http://alice:{SECRET}#x@h",
+        f"http://alice:{SECRET}?x@h",
+        f"http://alice:{SECRET}@h?x=1",
+        f"http://alice:{SECRET}@bad_host!",
+    ],
+)
+def test_a_malformed_url_is_refused_without_any_piece_of_its_password(source, url):
+    with pytest.raises((UsageError, ConfigError)) as caught:
+        RegistrySettings.build(**SOURCES[source](url))
+    err: SchemacliError = caught.value
+    said = f"{err.message} {err.hint}"
+    for piece in ("hunter2", "SECRET"):  # the parser's reasons quote pieces ("as 'hunter2-'")
+        assert piece not in said
+    assert "hunter2" not in redact.redact(f"echo {url} again")  # remembered from now on
+
+
+def test_a_url_given_without_its_scheme_says_so():
+    with pytest.raises(UsageError) as caught:
+        RegistrySettings.build(url=f"alice:{SECRET}@host:1", env={})
+    assert "no http:// or https:// in front" in caught.value.message
+
+
+def test_a_password_typed_into_the_user_is_neither_echoed_nor_forgotten():
+    with pytest.raises(UsageError) as caught:
+        RegistrySettings.build(url="http://h:1", user=f"alice:{SECRET}", env={})
+    assert SECRET not in caught.value.message and "contains ':'" in caught.value.message
+    assert redact.redact(SECRET) == "***"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "secret"),
+    [
+        ({"user": "ci", "password": SECRET, "env": {}}, SECRET),
+        ({"token": "tok-abcdef", "env": {}}, "tok-abcdef"),
+        ({"env": {"SCHEMACLI_REGISTRY_PASSWORD": SECRET, "SCHEMACLI_REGISTRY_USER": "ci"}}, SECRET),
+        ({"env": {"SCHEMACLI_REGISTRY_BASIC_AUTH": f"ci:{SECRET}"}}, SECRET),
+        ({"env": {"SCHEMACLI_REGISTRY_TOKEN": "tok-abcdef"}}, "tok-abcdef"),
+        ({"env": {}, "file_values": {"user": "ci", "password": SECRET}}, SECRET),
+        ({"env": {}, "file_values": {"token": "tok-abcdef"}}, "tok-abcdef"),
+        ({"url": f"http://ci:{SECRET}@h:1", "env": {}}, SECRET),
+    ],
+)
+def test_every_secret_given_to_the_settings_is_remembered(kwargs, secret):
+    RegistrySettings.build(url=kwargs.pop("url", "http://h:1"), **kwargs)
+    assert redact.redact(f"said {secret}") == "said ***"
+
+
+def test_a_secret_is_remembered_even_from_a_source_that_loses_and_before_a_refusal():
+    with pytest.raises(UsageError):  # user and token both: refused
+        RegistrySettings.build(
+            url="http://h:1",
+            user="ci",
+            password="flag-password",
+            env={"SCHEMACLI_REGISTRY_TOKEN": "env-token-xyz"},
+            file_values={"password": "file-password"},
+        )
+    for secret in ("flag-password", "env-token-xyz", "file-password"):
+        assert redact.redact(secret) == "***"
