@@ -46,6 +46,21 @@ OUTPUT_META_KEY = "schemacli.output"
 class SchemacliGroup(TyperGroup):
     """Catches every SchemacliError raised below it, renders it once, exits with its code."""
 
+    def _main_shell_completion(
+        self, ctx_args: Any, prog_name: str, complete_var: str | None = None
+    ) -> None:
+        """Runs first on every start: completion requests and --install-completion are served
+        by schemacli.commands.completion, which turns their failures into an error and exit 2."""
+        from schemacli.commands.completion import complete_var_name, guard_install, run_completion
+
+        guard_install(self.params)
+        run_completion(
+            lambda: super(SchemacliGroup, self)._main_shell_completion(
+                ctx_args, prog_name, complete_var
+            ),
+            complete_var or complete_var_name(prog_name),
+        )
+
     def invoke(self, ctx: click.Context) -> Any:
         from schemacli.contracts.nesting import deep
 
@@ -132,16 +147,4 @@ for _name in COMMANDS:
 
 def main() -> None:
     """Console-script entry point."""
-    _accept_click_completion_spelling()
     sys.exit(app())
-
-
-def _accept_click_completion_spelling() -> None:
-    """Click documents ``_SCHEMACLI_COMPLETE=bash_source``; typer reads ``source_bash``. Both
-    work: the click spelling is turned into typer's before typer looks."""
-    import os
-
-    value = os.environ.get("_SCHEMACLI_COMPLETE", "")
-    shell, _, instruction = value.partition("_")
-    if shell in ("bash", "zsh", "fish") and instruction in ("source", "complete"):
-        os.environ["_SCHEMACLI_COMPLETE"] = f"{instruction}_{shell}"

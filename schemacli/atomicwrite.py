@@ -67,7 +67,7 @@ _WHY = {
     errno.ENAMETOOLONG: "the name is too long for the file system",
     errno.ENOTDIR: "a part of the path is a file, not a folder",
     errno.EISDIR: "it is a folder",
-    errno.EEXIST: "it exists (it appeared meanwhile)",
+    errno.EEXIST: "something of that name exists",
     errno.ELOOP: "a symbolic link loops",
 }
 

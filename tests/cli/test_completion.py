@@ -102,3 +102,140 @@ def test_clicks_spelling_of_the_completion_variable_works_too(shell):
     assert done.returncode == 0, done.stderr
     assert "not supported" not in done.stdout + done.stderr
     assert "_SCHEMACLI_COMPLETE=complete_" in done.stdout
+
+
+# -- a completion request that cannot be served: one error line, exit 2, no traceback --------
+
+
+def _request(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if k not in ("COMP_WORDS", "COMP_CWORD")}
+    return subprocess.run(
+        [SCHEMACLI], env={**clean, **env}, capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.mark.parametrize(
+    ("env", "says"),
+    [
+        ({"_SCHEMACLI_COMPLETE": "bash_complete"}, "COMP_WORDS=unset, COMP_CWORD=unset"),
+        ({"_SCHEMACLI_COMPLETE": "complete_bash"}, "COMP_WORDS=unset"),
+        (
+            {"_SCHEMACLI_COMPLETE": "complete_bash", "COMP_WORDS": "schemacli ch"},
+            "COMP_CWORD=unset",
+        ),
+        (
+            {"_SCHEMACLI_COMPLETE": "complete_bash", "COMP_WORDS": "schemacli", "COMP_CWORD": "x"},
+            "COMP_CWORD='x'",
+        ),
+        (
+            {"_SCHEMACLI_COMPLETE": "complete_bash", "COMP_WORDS": "schemacli", "COMP_CWORD": ""},
+            "COMP_CWORD=''",
+        ),
+        ({"_SCHEMACLI_COMPLETE": "weird_thing"}, "not a completion request schemacli knows"),
+        ({"_SCHEMACLI_COMPLETE": "complete_tcsh"}, "not a completion request schemacli knows"),
+        ({"_SCHEMACLI_COMPLETE": "nounderscore"}, "not a completion request schemacli knows"),
+    ],
+    ids=[
+        "click-spelling",
+        "no-words",
+        "no-cword",
+        "cword-text",
+        "cword-empty",
+        "weird",
+        "tcsh",
+        "no-underscore",
+    ],
+)
+def test_a_completion_request_that_cannot_be_served_is_an_error_not_a_traceback(env, says):
+    done = _request(env)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("error: ") and says in done.stderr
+    assert "hint: " in done.stderr and "Traceback" not in done.stderr + done.stdout
+    assert done.stdout == ""
+
+
+@pytest.mark.parametrize("cword", ["-1", "99", "0"])
+def test_an_out_of_range_word_number_completes_without_failing(cword):
+    done = _request(
+        {"_SCHEMACLI_COMPLETE": "complete_bash", "COMP_WORDS": "schemacli ch", "COMP_CWORD": cword}
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_an_unclosed_quote_on_the_command_line_completes_without_failing():
+    done = _request(
+        {
+            "_SCHEMACLI_COMPLETE": "complete_bash",
+            "COMP_WORDS": 'schemacli check "unclosed',
+            "COMP_CWORD": "2",
+        }
+    )
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+
+
+def test_a_completion_request_is_answered_in_process_too(monkeypatch):
+    """typer's CliRunner goes through the same group: the guard is not only in main()."""
+    from typer.testing import CliRunner
+
+    from schemacli.app import app
+
+    monkeypatch.delenv("COMP_WORDS", raising=False)
+    result = CliRunner().invoke(app, [], env={"_SCHEMACLI_COMPLETE": "bash_complete"})
+    assert result.exit_code == 2 and "COMP_WORDS=unset" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    ok = CliRunner().invoke(
+        app,
+        [],
+        env={
+            "_SCHEMACLI_COMPLETE": "bash_complete",
+            "COMP_WORDS": "schemacli gate -o ",
+            "COMP_CWORD": "3",
+        },
+    )
+    assert ok.exit_code == 0 and ok.output.split() == [
+        "text",
+        "json",
+        "junit",
+        "github",
+        "sarif",
+        "gitlab",
+    ]
+
+
+@pytest.mark.parametrize(
+    "home",
+    ["/dev/null", "file", "read-only"],
+)
+def test_installing_completion_where_it_cannot_be_written_is_an_error(tmp_path, home):
+    if home == "file":
+        (tmp_path / "file").write_text("")
+        home = str(tmp_path / "file")
+    elif home == "read-only":
+        if os.geteuid() == 0:
+            pytest.skip("root writes into a read-only folder; /dev/null and a file cover it")
+        (tmp_path / "ro").mkdir()
+        (tmp_path / "ro").chmod(0o555)
+        home = str(tmp_path / "ro")
+    done = subprocess.run(
+        [SCHEMACLI, "--install-completion", "bash"],
+        env={**os.environ, "HOME": home, "SHELL": "/bin/bash"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.startswith("error: cannot install the shell completion: cannot write")
+    assert "Traceback" not in done.stderr and "hint: " in done.stderr
+
+
+def test_installing_completion_into_a_writable_home_still_works(tmp_path):
+    done = subprocess.run(
+        [SCHEMACLI, "--install-completion", "bash"],
+        env={**os.environ, "HOME": str(tmp_path), "SHELL": "/bin/bash"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / ".bash_completions/schemacli.sh").is_file()

@@ -140,7 +140,7 @@ def test_a_file_appearing_after_the_check_is_not_overwritten(tmp_path, monkeypat
         return temp
 
     monkeypatch.setattr(atomicwrite._Transaction, "stage", stage_then_someone_writes)
-    with pytest.raises(WriteError, match="appeared meanwhile"):
+    with pytest.raises(WriteError, match="something of that name exists"):
         write_all([Write(target, b"ours")], hint=HINT)
     assert target.read_text() == "theirs"
     assert [p.name for p in tmp_path.iterdir()] == ["out.yaml"]
