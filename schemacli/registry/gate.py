@@ -314,7 +314,10 @@ class RollBack:
         if self.left:
             parts.append(
                 "not deleted (still registered, or only soft-deleted): "
-                + ", ".join(f"{_named(r)} (id {r.id})" for r in self.left)
+                + ", ".join(
+                    _named(r) + (f" (id {r.id})" if r.version is not None else "")
+                    for r in self.left
+                )
             )
         if unsure is not None:
             parts.append(f"the registry MAY hold {unsure.subject} v{unsure.version}: {why}")

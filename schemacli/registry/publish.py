@@ -98,8 +98,14 @@ def register_schema(
             raise _incompatible(client, subject, reasons) from err
         raise
     version = registered.version
-    if version is None:
-        again = client.lookup(subject, text, references=references, normalize=normalize)
+    if version is None:  # the registry said only the id (Apicurio, older Confluent): ask for it
+        try:
+            again = client.lookup(subject, text, references=references, normalize=normalize)
+        except RegistryError:
+            # The schema IS registered: a failed follow-up question must not hide that (the
+            # gate would report "nothing registered" and leave it behind). The version stays
+            # unknown; the result says "registered as id N".
+            again = None
         version = again.version if again is not None else None
     return RegisterResult(subject, Outcome.REGISTERED, registered.id, version)
 
