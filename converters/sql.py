@@ -65,6 +65,49 @@ def spark_type(t: AvroType) -> str:
     return SPARK_TYPES[t.kind]
 
 
+_INT_RANGE = {"int": (-(2**31), 2**31 - 1), "long": (-(2**63), 2**63 - 1)}
+
+
+def fits(value: Any, t: AvroType) -> bool:
+    """Whether ``value`` (a default as the mapping file's YAML gives it) is a value of ``t``,
+    as Avro reads a default: a number for int/long/float/double (whole and in range for
+    int/long), a string for string/bytes/fixed/enum (a symbol for an enum), a dict for a
+    record (its fields fitting, missing ones with a default) or a map, a list for an array;
+    null only for a nullable type. :func:`literal` can turn every value that fits."""
+    if t.kind == "union":
+        if value is None:
+            return t.nullable
+        rest = t.non_null()
+        return rest.kind != "union" and fits(value, rest)
+    k = t.kind
+    if value is None:
+        return k == "null"
+    if k == "boolean":
+        return isinstance(value, bool)
+    if k in _INT_RANGE:
+        low, high = _INT_RANGE[k]
+        return type(value) is int and low <= value <= high
+    if k in ("float", "double"):
+        return type(value) in (int, float)
+    if k in ("string", "bytes", "fixed"):
+        return isinstance(value, str) and (k == "string" or all(ord(c) < 256 for c in value))
+    if k == "enum":
+        return isinstance(value, str) and value in t.symbols
+    if k == "record":
+        return isinstance(value, dict) and all(
+            fits(value[f.name], f.type) if f.name in value else f.has_default for f in t.fields
+        )
+    if k == "array":
+        return isinstance(value, list) and t.items is not None and all(
+            fits(v, t.items) for v in value
+        )
+    if k == "map":
+        return isinstance(value, dict) and t.items is not None and all(
+            isinstance(key, str) and fits(v, t.items) for key, v in value.items()
+        )
+    return False
+
+
 def literal(value: Any, t: AvroType) -> str:
     """A typed Spark SQL literal for an Avro default ``value`` of type ``t``."""
     if t.kind == "union":
@@ -208,6 +251,35 @@ class _Compiler:
         value, failed = self._convert(rule, f)
         return self._finish(rule, f, value, failed)
 
+    def _default(self, rule: Rule, f: AvroField, default: Any) -> str:
+        """The literal of ``default`` for v1 field ``f``; a default that is no value of its
+        type is a BAD_DEFAULT finding at the rule's ``default`` (line:col), never a crash."""
+        try:
+            if fits(default, f.type):
+                return literal(default, f.type)
+        except (ValueError, TypeError, AttributeError, RecursionError):
+            pass
+        shown = json.dumps(default, ensure_ascii=False, default=str)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        where = "the rule's" if rule.has_default else "v1's"
+        kind = f.type.describe()
+        pointer = f"/fields/{rule.target}" + ("/default" if rule.has_default else "")
+        instead = (
+            "map it `from:` a v2 field instead"
+            if rule.convert is Conversion.DEFAULT
+            else "use `on_error: fail` to dead-letter the record instead"
+        )
+        self.findings.append(
+            Finding(
+                kind="BAD_DEFAULT",
+                message=f"{where} default {shown} for {rule.target!r} is not a value of its "
+                f"type: it must be {_a(kind)}",
+                hint=f"Give `default:` {_a(kind)} (e.g. {_example(f.type)}), or {instead}.",
+                location=self.mapping.location(pointer),
+            )
+        )
+        return f"CAST(NULL AS {self._spark(f.type)})"
+
     def _has_children(self, path: str) -> bool:
         return any(r.target.startswith(path + ".") for r in self.mapping.rules)
 
@@ -271,16 +343,7 @@ class _Compiler:
                     "Give `default: <value>` in the rule, or map it `from:` a v2 field.",
                 )
                 return f"CAST(NULL AS {self._spark(f.type)})", None
-            try:
-                return literal(default, f.type), None
-            except (ValueError, TypeError, AttributeError) as exc:
-                self.finding(
-                    "BAD_DEFAULT",
-                    rule,
-                    f"default {default!r} does not fit {f.type.describe()}: {exc}",
-                    "Give a default of the v1 field's type.",
-                )
-                return f"CAST(NULL AS {self._spark(f.type)})", None
+            return self._default(rule, f, default), None
         if conv is Conversion.SQL:
             value = rule.expr or "NULL"
             if target_t.kind in SPARK_TYPES:
@@ -390,7 +453,7 @@ class _Compiler:
                     "Give `default: <value>` in the rule, or use `on_error: fail`.",
                 )
                 default = None
-            lit = literal(default, f.type)
+            lit = self._default(rule, f, default)
             when = " OR ".join(c for c, _ in conds)
             value = f"CASE WHEN {when} THEN {lit} ELSE {value} END"
             self.out.append(FieldSql(path, value, None, rule))
@@ -407,3 +470,16 @@ def select_sql(compiled: Compiled) -> list[str]:
 
 def dumps_schema(schema_json: Any) -> str:
     return json.dumps(schema_json, separators=(",", ":"))
+
+
+def _a(text: str) -> str:
+    return ("an " if text[:1] in "aeiou" else "a ") + text
+
+
+def _example(t: AvroType) -> str:
+    """A value of ``t`` as YAML, for a hint."""
+    t = t.non_null() if t.kind == "union" else t
+    return {
+        "boolean": "false", "int": "0", "long": "0", "float": "0.0", "double": "0.0",
+        "string": "''", "bytes": "''", "array": "[]", "map": "{}", "record": "{}",
+    }.get(t.kind, repr(t.symbols[0]) if t.kind == "enum" and t.symbols else "null")
