@@ -26,6 +26,7 @@ from collections.abc import Mapping as AnyMapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from converters import kafkawait
 from converters.clientlog import KAFKA_LOGGER
 from converters.provenance import MARKER_HEADER
 from schemacli.errors import InputError, NetworkError, UsageError
@@ -144,7 +145,7 @@ def _network(bootstrap: str, exc: Exception) -> NetworkError:
 
 
 def _partitions(admin: Any, topic: str, bootstrap: str) -> list[int]:
-    meta = admin.list_topics(topic, timeout=TIMEOUT)
+    meta = kafkawait.list_topics(admin, topic, TIMEOUT)
     found = meta.topics.get(topic)
     if found is None or found.error is not None:
         raise InputError(
@@ -295,7 +296,7 @@ def _direct_writes(
         consumer.assign([TopicPartition(topic, p, s) for p, s in todo.items()])
         pending, deadline = set(todo), time.monotonic() + 60
         while pending and time.monotonic() < deadline:
-            for msg in consumer.consume(500, timeout=1.0):
+            for msg in kafkawait.consume(consumer, 500):
                 if msg.error() is not None:
                     if msg.error().code() == KafkaError._PARTITION_EOF:
                         pending.discard(msg.partition())

@@ -233,7 +233,11 @@ def find_spark_submit(explicit: str | None = None) -> str:
         import pyspark
     except ImportError:
         raise UsageError(
-            "spark-submit not found", hint="Install pyspark==4.0.1 or set SPARK_HOME."
+            "spark-submit not found: deploy runs the converter with Spark, which the base "
+            "install leaves out",
+            hint="Install the Spark extra: `scripts/bootstrap --all` in a checkout, or "
+            "`pip install 'schemacli[spark]'` (pyspark 4.0.1, with spark-submit); or set "
+            "SPARK_HOME to a Spark 4.0 installation.",
         ) from None
     return str(Path(pyspark.__file__).parent / "bin" / "spark-submit")
 

@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from converters import kafkawait
 from converters.clientlog import KAFKA_LOGGER
 from schemacli.errors import CheckFailed
 
@@ -87,18 +88,17 @@ def dead_letters_by_error(
     )
     counts: Counter[str] = Counter()
     try:
-        meta = consumer.list_topics(topic, timeout=10).topics.get(topic)
+        meta = kafkawait.list_topics(consumer, topic, 10).topics.get(topic)
         if meta is None or meta.error is not None:
             return {}
         ends = {
-            p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)
-            for p in meta.partitions
+            p: kafkawait.watermarks(consumer, TopicPartition(topic, p), 10) for p in meta.partitions
         }
         todo = {p: (low, high) for p, (low, high) in ends.items() if high > low}
         consumer.assign([TopicPartition(topic, p, low) for p, (low, _) in todo.items()])
         left, read, deadline = set(todo), 0, time.monotonic() + 120
         while left and read < limit and time.monotonic() < deadline:
-            for msg in consumer.consume(1000, timeout=1.0):
+            for msg in kafkawait.consume(consumer, 1000):
                 if msg.error() is not None:
                     if msg.error().code() == KafkaError._PARTITION_EOF:
                         left.discard(msg.partition())
@@ -135,6 +135,10 @@ def finish(
     from converters.window import advance, read_window
 
     v1, v2 = mapping.target.topic, mapping.source.topic
+    # the state files read as the converter writes them (else an InputError naming the file)
+    # before Kafka is asked anything
+    status(state_dir, topic=v2, bootstrap=None)
+    read_window(state_dir)
     settings = {"window_seconds": window_seconds, "properties": properties}
     dependents_of(state_dir, bootstrap, v1, v2, **settings)
     time.sleep(interval)  # the second look tells a reading group from one with old offsets

@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from converters import kafkawait
 from converters.clientlog import KAFKA_LOGGER
 from converters.job import ERROR_HEADER, SOURCE_HEADER, STAGE_HEADER, TIMESTAMP_HEADER
 from converters.provenance import MARKER_HEADER, parse_marker
@@ -279,7 +280,7 @@ def read_topic(
             "properties: `librdkafka.<name>` lines are for this client alone).",
         ) from exc
     try:
-        meta = consumer.list_topics(topic, timeout=10).topics.get(topic)
+        meta = kafkawait.list_topics(consumer, topic, 10).topics.get(topic)
         if meta is None or meta.error is not None:
             raise InputError(
                 f"topic {topic!r} not found on {bootstrap}",
@@ -287,7 +288,7 @@ def read_topic(
             )
         todo = {}
         for p in sorted(meta.partitions):
-            low, high = consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)
+            low, high = kafkawait.watermarks(consumer, TopicPartition(topic, p), 10)
             if high > low:
                 todo[p] = (low, high)
         total = sum(high - low for low, high in todo.values())
@@ -311,7 +312,7 @@ def read_topic(
                     hint="Check the broker; a transaction left open on the topic holds "
                     "read_committed readers back until it times out.",
                 )
-            for msg in consumer.consume(1000, timeout=1.0):
+            for msg in kafkawait.consume(consumer, 1000):
                 err = msg.error()
                 if err is not None:
                     if err.code() == KafkaError._PARTITION_EOF:
@@ -397,7 +398,7 @@ def fenced_producer(conf: dict[str, Any], v1_topic: str) -> Any:
                 "partitioner": "murmur2_random",
             }
         )
-        producer.init_transactions(30)
+        kafkawait.sliced(producer.init_transactions, 30)
     except KafkaException as exc:
         raise _unreachable(conf["bootstrap.servers"], exc) from exc
     return producer
@@ -418,10 +419,10 @@ def write_once(producer: Any, v1_topic: str, rows: list[dict[str, Any]], bootstr
                     break
                 except BufferError:  # the local queue is full: let it drain
                     producer.poll(0.5)
-        producer.commit_transaction(120)
+        kafkawait.sliced(producer.commit_transaction, 120)
     except KafkaException as exc:
         try:
-            producer.abort_transaction(30)
+            kafkawait.sliced(producer.abort_transaction, 30)
         except KafkaException:
             pass  # fenced or gone: the broker aborts it when the transaction times out
         raise NetworkError(
@@ -472,9 +473,14 @@ def replay(
         if producer is not None and todo:
             write_once(producer, v1, [result.to_v1[p] for p in todo], bootstrap)
             say(f"wrote {len(todo)} record(s) to {v1} in one transaction")
+    except KeyboardInterrupt:
+        # leave at once: a transaction left open is never committed (the broker ends it, and
+        # the next replay's producer fences it first), so nothing half-written stays
+        producer = None
+        raise
     finally:
         if producer is not None:
-            producer.flush(10)
+            kafkawait.flush(producer, 10)
     return ReplayReport(
         dead_letter_topic=dead_letter_topic,
         v1_topic=v1,

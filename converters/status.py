@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from converters import jobprocess
+from converters import jobprocess, kafkawait
 from converters.clientlog import KAFKA_LOGGER
 from converters.statefile import has_state, loads, local_checkpoint, no_state, read_state, whole
 from schemacli.errors import InputError, Location, UsageError
@@ -124,7 +124,7 @@ def end_offsets(
     }
     consumer = Consumer(conf)
     try:
-        meta = consumer.list_topics(topic, timeout=10)
+        meta = kafkawait.list_topics(consumer, topic, 10)
         tmeta = meta.topics.get(topic)
         if tmeta is None or tmeta.error is not None:
             raise InputError(
@@ -132,7 +132,7 @@ def end_offsets(
                 hint="Check the mapping's source.topic and --bootstrap.",
             )
         return {
-            p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1]
+            p: kafkawait.watermarks(consumer, TopicPartition(topic, p), 10)[1]
             for p in sorted(tmeta.partitions)
         }
     except KafkaException as exc:

@@ -43,6 +43,27 @@ COMMANDS: tuple[str, ...] = (
 OUTPUT_META_KEY = "schemacli.output"
 
 
+def _keep_argument_help() -> None:
+    """Positional arguments keep their ``help=``. typer (< 0.25) stores it on its TyperArgument
+    and then calls click's ``Argument.__init__`` without it; click 8.5 takes ``help`` there too
+    and resets it to None, so every argument's help vanished from ``--help``. Checked, not
+    assumed: nothing changes once typer passes it through."""
+    from typer.core import TyperArgument
+
+    if TyperArgument(param_decls=["probe"], help="probe").help == "probe":
+        return
+    typer_init = TyperArgument.__init__
+
+    def init(self: TyperArgument, *args: Any, help: str | None = None, **kwargs: Any) -> None:
+        typer_init(self, *args, help=help, **kwargs)
+        self.help = help
+
+    TyperArgument.__init__ = init  # type: ignore[method-assign]
+
+
+_keep_argument_help()
+
+
 class SchemacliGroup(TyperGroup):
     """Catches every SchemacliError raised below it, renders it once, exits with its code."""
 

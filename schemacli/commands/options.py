@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import math
+from typing import Annotated, Any
 
 import click
 import typer
@@ -53,3 +54,58 @@ Strict = Annotated[
         help="Treat warnings (things Java accepts but other Avro readers refuse) as errors.",
     ),
 ]
+
+
+class Bounded(click.ParamType):
+    """A number flag: finite, within ``[low, high]`` (``low`` excluded when ``low_open``), or a
+    usage error (exit 2) that names the flag, the value and the range.
+
+    click's own FLOAT/INT ranges let ``nan`` through (it compares false with every bound) and take
+    ``inf`` or ``1e300`` where no bound is set; then ``time.sleep`` or a deadline overflows deep
+    in a command. Every flag that takes a duration, an interval, a window, a limit, a sample count
+    or a timeout is parsed by this one type (``seconds`` and ``count`` below)."""
+
+    def __init__(
+        self, kind: type[int] | type[float], low: float, high: float, *, low_open: bool = False
+    ) -> None:
+        self.kind, self.low, self.high, self.low_open = kind, low, high, low_open
+        self.name = "integer" if kind is int else "float"
+
+    def range_text(self) -> str:
+        low = f"{self.low:g}"
+        high = str(int(self.high)) if self.kind is int else f"{self.high:g}"
+        what = "a whole number" if self.kind is int else "a number"
+        if self.low_open:
+            return f"{what} more than {low} and at most {high}"
+        return f"{what} from {low} to {high}"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, self.kind) and not isinstance(value, bool):
+            number: int | float = value  # a default, or a value typer converted already
+        else:
+            text = str(value).strip()
+            try:
+                if len(text) > 40:  # int("9" * 5000) is slow and refused anyway
+                    raise ValueError(text)
+                number = int(text, 10) if self.kind is int else float(text)
+            except ValueError:
+                self.fail(f"{str(value)[:40]!r} is not {self.range_text()}", param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{str(value)[:40]!r} is not finite: give {self.range_text()}", param, ctx)
+        below = number <= self.low if self.low_open else number < self.low
+        if below or number > self.high:
+            self.fail(f"{str(value)[:40]} is out of range: give {self.range_text()}", param, ctx)
+        return number
+
+
+def seconds(low: float, high: float, *, low_open: bool = False) -> Bounded:
+    """A duration, interval, window or timeout flag, in seconds."""
+    return Bounded(float, low, high, low_open=low_open)
+
+
+def count(low: int, high: int) -> Bounded:
+    """A limit or a sample count: a whole number."""
+    return Bounded(int, low, high)
+
+
+DAY = 86_400.0

@@ -6,8 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any
 
+import click
 import typer
 
+from schemacli.commands.options import DAY, seconds
 from schemacli.commands.registry_options import Connection
 from schemacli.errors import UsageError
 
@@ -15,9 +17,57 @@ MappingArg = Annotated[Path, typer.Argument(help="The mapping file (YAML, `versi
 StateMappingArg = Annotated[
     Path | None, typer.Argument(help="The mapping file (finds the state dir).")
 ]
+
+
+class BootstrapServers(click.ParamType):
+    """``--bootstrap`` of every migrate command: ``HOST:PORT[,HOST:PORT...]``, checked when the
+    flag is parsed (one rule for all: an empty value or a credential in it is a usage error,
+    exit 2, before anything is read or asked)."""
+
+    name = "bootstrap"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from converters.deploy import bootstrap_problem
+
+        text = str(value)
+        if "@" in text:
+            self.fail(
+                "the bootstrap servers must not carry credentials: put SASL settings in a "
+                "--kafka-properties file",
+                param,
+                ctx,
+            )
+        problem = bootstrap_problem(text)
+        if problem is not None:
+            self.fail(
+                f"{text[:200]!r}: {problem}; give HOST:PORT[,HOST:PORT...] of Kafka brokers, "
+                "e.g. -b broker:9092",
+                param,
+                ctx,
+            )
+        return text.strip()
+
+
+_BOOTSTRAP_HELP = "Kafka bootstrap servers, HOST:PORT[,HOST:PORT...]."
 Bootstrap = Annotated[
     str | None,
-    typer.Option("--bootstrap", "-b", metavar="HOST:PORT", help="Kafka bootstrap servers."),
+    typer.Option(
+        "--bootstrap",
+        "-b",
+        metavar="HOST:PORT",
+        click_type=BootstrapServers(),
+        help=_BOOTSTRAP_HELP,
+    ),
+]
+RequiredBootstrap = Annotated[
+    str,
+    typer.Option(
+        "--bootstrap",
+        "-b",
+        metavar="HOST:PORT",
+        click_type=BootstrapServers(),
+        help=_BOOTSTRAP_HELP,
+    ),
 ]
 StateDir = Annotated[
     Path | None,
@@ -41,8 +91,9 @@ Window = Annotated[
     typer.Option(
         "--window",
         metavar="SECONDS",
-        min=1,
-        help="How far back to look for messages written to v1 directly (not by the converter).",
+        click_type=seconds(1, 365 * DAY),
+        help="How far back to look for messages written to v1 directly (not by the converter), "
+        "1 s to 365 days.",
     ),
 ]
 
@@ -82,13 +133,20 @@ def kafka_client_settings(path: Path | None) -> dict[str, str]:
     return librdkafka_properties(load(path))
 
 
-def state_of(mapping_file: Path | None, state_dir: Path | None) -> tuple[Path, Any]:
+def state_of(
+    mapping_file: Path | None, state_dir: Path | None, *, deployed: bool = False
+) -> tuple[Path, Any]:
     """The state directory of a deployment (given, or the mapping's default) and the mapping
-    (None when only the directory is given)."""
+    (None when only the directory is given), both read locally. ``deployed``: the directory
+    must hold a deployment's state (an InputError, exit 2, naming it) — checked here, before
+    a command asks Kafka or the registry anything."""
     from converters.mapping import load
-    from converters.statefile import default_state_dir
+    from converters.statefile import default_state_dir, has_state, no_state
 
     if mapping_file is None and state_dir is None:
         raise UsageError("give the mapping file or --state-dir")
     mapping = load(mapping_file, load_schemas=False) if mapping_file else None
-    return state_dir or default_state_dir(mapping), mapping
+    sdir = state_dir or default_state_dir(mapping)
+    if deployed and not has_state(sdir):
+        raise no_state(sdir)
+    return sdir, mapping

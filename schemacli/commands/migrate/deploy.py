@@ -9,10 +9,11 @@ import typer
 from schemacli.commands.migrate.common import (
     KafkaProperties,
     MappingArg,
+    RequiredBootstrap,
     StateDir,
     load_mapping,
 )
-from schemacli.commands.options import JsonOutput
+from schemacli.commands.options import DAY, JsonOutput, count, seconds
 from schemacli.commands.registry_options import (
     NO_FLAGS,
     RegistryFlags,
@@ -35,9 +36,7 @@ class Delivery(StrEnum):
 @registry_flags()
 def deploy_command(
     mapping_file: MappingArg,
-    bootstrap: Annotated[
-        str, typer.Option("--bootstrap", "-b", metavar="HOST:PORT", help="Kafka bootstrap servers.")
-    ],
+    bootstrap: RequiredBootstrap,
     master: Annotated[
         str,
         typer.Option(
@@ -73,10 +72,22 @@ def deploy_command(
         ),
     ] = "earliest",
     max_offsets_per_trigger: Annotated[
-        int | None, typer.Option("--max-offsets-per-trigger")
+        int | None,
+        typer.Option(
+            "--max-offsets-per-trigger",
+            metavar="N",
+            click_type=count(1, 10**12),
+            help="The most v2 messages one micro-batch reads [default: no limit].",
+        ),
     ] = None,
     trigger_seconds: Annotated[
-        float, typer.Option("--trigger-seconds", help="Micro-batch interval in seconds.")
+        float,
+        typer.Option(
+            "--trigger-seconds",
+            metavar="SECONDS",
+            click_type=seconds(0, DAY),
+            help="Micro-batch interval in seconds, 0 (as fast as it can) to 86400.",
+        ),
     ] = 1.0,
     available_now: Annotated[
         bool,
@@ -116,17 +127,16 @@ def deploy_command(
     """
     with connect(flags) as conn:
         from converters import deploy
+        from converters.mapping import load
         from converters.statefile import default_state_dir
         from schemacli.output.migrate import deploy_json, deploy_lines
 
-        mapping = load_mapping(conn, mapping_file)
-        deploy.check_deployable(mapping)
         reg = conn.registry
         cfg = deploy.DeployConfig(
             mapping_path=mapping_file,
             bootstrap=bootstrap,
             registry_url=reg.url,
-            state_dir=state_dir or default_state_dir(mapping),
+            state_dir=state_dir or default_state_dir(load(mapping_file, load_schemas=False)),
             master=master,
             checkpoint=checkpoint,
             jars=tuple(j for j in (jars or "").split(",") if j),
@@ -139,6 +149,11 @@ def deploy_command(
             delivery=delivery.value,
             extra_env=reg.connection_env(),  # the job connects as we do, secrets off argv
         )
+        # every local check (settings, properties file, spark-submit) before the registry
+        cfg.check()
+        deploy.find_spark_submit(cfg.spark_submit)
+        mapping = load_mapping(conn, mapping_file)
+        deploy.check_deployable(mapping)
         deployment = deploy.deploy(cfg, mapping, conn.client, dry_run=dry_run, detach=detach)
         watch = f"schemacli migrate status {mapping_file} -b {bootstrap}"
         if is_json(output):

@@ -9,12 +9,13 @@ from schemacli.commands.migrate.common import (
     WINDOW_SECONDS,
     KafkaProperties,
     MappingArg,
+    RequiredBootstrap,
     StateDir,
     Window,
     kafka_client_settings,
     state_of,
 )
-from schemacli.commands.options import JsonOutput
+from schemacli.commands.options import DAY, JsonOutput, seconds
 from schemacli.commands.registry_options import emit_json, is_json
 from schemacli.errors import ExitCode
 from schemacli.output import TextOrJson
@@ -22,10 +23,7 @@ from schemacli.output import TextOrJson
 
 def finish_command(
     mapping_file: MappingArg,
-    bootstrap: Annotated[
-        str,
-        typer.Option("--bootstrap", "-b", metavar="HOST:PORT", help="Kafka bootstrap servers."),
-    ],
+    bootstrap: RequiredBootstrap,
     state_dir: StateDir = None,
     force: Annotated[
         bool,
@@ -35,11 +33,20 @@ def finish_command(
     interval: Annotated[
         float,
         typer.Option(
-            "--interval", min=0, help="Seconds between the two looks at v1's consumer groups."
+            "--interval",
+            metavar="SECONDS",
+            click_type=seconds(0, 3600),
+            help="Seconds between the two looks at v1's consumer groups, 0 to 3600.",
         ),
     ] = 5.0,
     timeout: Annotated[
-        float, typer.Option("--timeout", min=1, help="Seconds to wait for the converter to drain.")
+        float,
+        typer.Option(
+            "--timeout",
+            metavar="SECONDS",
+            click_type=seconds(1, 7 * DAY),
+            help="Seconds to wait for the converter to drain, 1 to 604800 (7 days).",
+        ),
     ] = 600.0,
     kafka_properties: KafkaProperties = None,
     output: JsonOutput = TextOrJson.text,
@@ -53,7 +60,9 @@ def finish_command(
     """
     from converters.finish import finish
 
-    sdir, mapping = state_of(mapping_file, state_dir)
+    # every local check (the mapping, the deployment, the properties file) before Kafka is asked
+    sdir, mapping = state_of(mapping_file, state_dir, deployed=True)
+    properties = kafka_client_settings(kafka_properties)
     report = finish(
         sdir,
         mapping,
@@ -62,7 +71,7 @@ def finish_command(
         window_seconds=window,
         interval=interval,
         timeout=timeout,
-        properties=kafka_client_settings(kafka_properties),
+        properties=properties,
         say=lambda line: click.echo(line, err=True),
     )
     if is_json(output):

@@ -14,8 +14,9 @@ from schemacli.commands.migrate.common import (
     StateDir,
     StateMappingArg,
     load_mapping,
+    state_of,
 )
-from schemacli.commands.options import JsonOutput
+from schemacli.commands.options import JsonOutput, count
 from schemacli.commands.registry_options import (
     NO_FLAGS,
     RegistryFlags,
@@ -56,9 +57,10 @@ def replay_command(
         int,
         typer.Option(
             "--limit",
-            min=1,
+            metavar="N",
+            click_type=count(1, 10_000_000),
             help="Refuse when the dead-letter topic holds more (they are "
-            "converted on this machine).",
+            "converted on this machine), 1 to 10000000.",
         ),
     ] = LIMIT,
     kafka_properties: KafkaProperties = None,
@@ -91,23 +93,25 @@ def replay_command(
         from converters.deploy import check_deployable
         from converters.job import resolve_registry
         from converters.mapcheck import local_spark
+        from converters.mapping import load
         from converters.replay import record, replay, same_target
-        from converters.statefile import default_state_dir, has_state, no_state
         from schemacli.output.migrate import replay_text
 
+        # every local check first (the deployment, its mapping, the fixed one, the properties
+        # file); then the registry (a side naming only a subject), then Kafka
         deployed_file = mapping_file or _deployed_mapping(state_dir)
-        deployed = load_mapping(conn, deployed_file)
-        sdir = state_dir or default_state_dir(deployed)
-        if not has_state(sdir):
-            raise no_state(sdir)
-        mapping = same_target(load_mapping(conn, fixed), deployed) if fixed else deployed
-        check_deployable(mapping)
-        if not deployed.dead_letter_topic:
+        sdir, plain = state_of(deployed_file, state_dir, deployed=True)
+        if not plain.dead_letter_topic:
             raise UsageError(
                 "the mapping has no dead_letter_topic: there is nothing to replay",
-                location=deployed.location("/"),
+                location=plain.location("/"),
             )
+        if fixed is not None:
+            load(fixed, load_schemas=False)
         properties = kafkaprops.load(kafka_properties)
+        deployed = load_mapping(conn, deployed_file)
+        mapping = same_target(load_mapping(conn, fixed), deployed) if fixed else deployed
+        check_deployable(mapping)
         reg = resolve_registry(mapping, conn.client)
         report = replay(
             bootstrap=bootstrap,

@@ -17,7 +17,8 @@ from schemacli.commands.migrate.common import (
     kafka_client_settings,
     state_of,
 )
-from schemacli.commands.options import JsonOutput
+from schemacli.commands.options import JsonOutput, seconds
+from schemacli.commands.options import count as count_of
 from schemacli.commands.registry_options import emit_json, is_json
 from schemacli.errors import ExitCode
 from schemacli.output import TextOrJson
@@ -34,11 +35,22 @@ def status_command(
         typer.Option("--watch", "-w", help="Redraw a live view until interrupted (Ctrl-C)."),
     ] = False,
     every: Annotated[
-        float, typer.Option("--every", min=0.2, help="With --watch: seconds between redraws.")
+        float,
+        typer.Option(
+            "--every",
+            metavar="SECONDS",
+            click_type=seconds(0.2, 3600),
+            help="With --watch: seconds between redraws, 0.2 to 3600.",
+        ),
     ] = 2.0,
     count: Annotated[
         int | None,
-        typer.Option("--count", min=1, help="With --watch: stop after this many redraws."),
+        typer.Option(
+            "--count",
+            metavar="N",
+            click_type=count_of(1, 1_000_000),
+            help="With --watch: stop after this many redraws.",
+        ),
     ] = None,
     output: JsonOutput = TextOrJson.text,
 ) -> None:
@@ -54,7 +66,8 @@ def status_command(
 
     from converters.status import dependents_of, status
 
-    sdir, mapping = state_of(mapping_file, state_dir)
+    # every local check (the mapping, the deployment, the properties file) before Kafka is asked
+    sdir, mapping = state_of(mapping_file, state_dir, deployed=True)
     kafka = kafka_client_settings(kafka_properties)
 
     def look() -> Any:

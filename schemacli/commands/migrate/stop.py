@@ -8,7 +8,7 @@ import click
 import typer
 
 from schemacli.commands.migrate.common import StateDir, StateMappingArg, state_of
-from schemacli.commands.options import JsonOutput
+from schemacli.commands.options import DAY, JsonOutput, seconds
 from schemacli.commands.registry_options import emit_json, is_json
 from schemacli.errors import ExitCode
 from schemacli.output import TextOrJson
@@ -18,7 +18,13 @@ def stop_command(
     mapping_file: StateMappingArg = None,
     state_dir: StateDir = None,
     timeout: Annotated[
-        float, typer.Option("--timeout", help="Seconds to wait before SIGKILL.")
+        float,
+        typer.Option(
+            "--timeout",
+            metavar="SECONDS",
+            click_type=seconds(0, DAY),
+            help="Seconds to wait before SIGKILL, 0 to 86400.",
+        ),
     ] = 60.0,
     output: JsonOutput = TextOrJson.text,
 ) -> None:

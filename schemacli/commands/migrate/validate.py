@@ -6,7 +6,7 @@ import click
 import typer
 
 from schemacli.commands.migrate.common import Bootstrap, MappingArg, load_mapping
-from schemacli.commands.options import Output
+from schemacli.commands.options import Output, count
 from schemacli.commands.registry_options import (
     NO_FLAGS,
     RegistryFlags,
@@ -18,6 +18,8 @@ from schemacli.commands.registry_options import (
 from schemacli.errors import ExitCode, UsageError
 from schemacli.output import OutputFormat
 
+SAMPLE_MAX = 100_000  # records a dry run reads or generates
+
 
 @registry_flags()
 def validate_command(
@@ -27,8 +29,9 @@ def validate_command(
         typer.Option(
             "--sample",
             metavar="N",
+            click_type=count(1, SAMPLE_MAX),
             help="Dry-run on N records read from the v2 topic (needs --bootstrap and the "
-            "registry).",
+            "registry), 1 to 100000.",
         ),
     ] = None,
     bootstrap: Bootstrap = None,
@@ -37,7 +40,9 @@ def validate_command(
         typer.Option(
             "--generate",
             metavar="N",
-            help="Dry-run on N records generated from the v2 schema (when --sample is not given).",
+            click_type=count(0, SAMPLE_MAX),
+            help="Dry-run on N records generated from the v2 schema (when --sample is not "
+            "given), 0 to 100000.",
         ),
     ] = 20,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the generated records.")] = 0,
@@ -64,11 +69,11 @@ def validate_command(
         from converters.mapcheck import local_spark, validate
         from schemacli.output import migrate as render
 
+        if sample is not None and not bootstrap:  # before the registry is asked anything
+            raise UsageError("--sample reads the v2 topic: give --bootstrap too")
         mapping = load_mapping(conn, mapping_file)
         samples = origin = None
         if sample is not None:
-            if not bootstrap:
-                raise UsageError("--sample reads the v2 topic: give --bootstrap too")
             from converters.sampling import read_samples
 
             samples = read_samples(bootstrap, mapping, conn.client, sample)

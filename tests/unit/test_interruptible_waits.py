@@ -1,0 +1,170 @@
+"""Every wait on Kafka hears Ctrl-C within a second, and a migrate command asks Kafka only after
+every local check.
+
+librdkafka's blocking calls hold SIGINT back until they return, so each goes through
+``converters.kafkawait`` in slices of at most half a second. The subprocess tests use a
+"blackhole" broker: a socket on 127.0.0.1 that accepts connections and never answers, so the
+command waits on Kafka for as long as its timeout allows (15 s for v1's dependents); the test
+waits for the command's connection (an event, not a sleep), sends SIGINT, and expects a clean
+exit long before that timeout.
+"""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.extras import require
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples/mappings/taxi-ride-v2-to-v1.yaml"
+SCHEMACLI = str(Path(sys.executable).parent / "schemacli")
+HANG = 10.0  # seconds: only a wait that ignores SIGINT (15 s here) gets near it
+
+
+def _deployment(tmp_path: Path) -> Path:
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "progress.json").write_text('{"totals": {"in": 1, "converted": 1}}')
+    return state
+
+
+@pytest.fixture
+def blackhole():
+    """A listening socket that accepts and never answers: a broker that hangs."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    server.settimeout(HANG)  # the command connects at once; only a broken test waits this long
+    accepted: list[socket.socket] = []
+    yield server, accepted
+    for conn in accepted:
+        conn.close()
+    server.close()
+
+
+def _interrupt_once_connected(command: list[str], server, accepted, cwd: Path):
+    proc = subprocess.Popen(
+        command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        conn, _ = server.accept()  # the command's Kafka client reached the broker: it waits
+        accepted.append(conn)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=HANG)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    return proc.returncode, out, err
+
+
+def test_ctrl_c_stops_finish_while_it_waits_on_a_silent_broker(tmp_path, blackhole):
+    require("confluent_kafka", "kafka")
+    server, accepted = blackhole
+    state = _deployment(tmp_path)
+    port = server.getsockname()[1]
+    code, out, err = _interrupt_once_connected(
+        [SCHEMACLI, "migrate", "finish", str(EXAMPLE), "--state-dir", str(state),
+         "-b", f"127.0.0.1:{port}", "--interval", "0"],
+        server, accepted, ROOT,
+    )  # fmt: skip
+    assert code == 130, err
+    assert "interrupted" in err and "Traceback" not in err, err
+    assert not (state / "final-report.json").exists()
+
+
+def test_ctrl_c_stops_status_while_it_waits_on_a_silent_broker(tmp_path, blackhole):
+    require("confluent_kafka", "kafka")
+    server, accepted = blackhole
+    state = _deployment(tmp_path)
+    port = server.getsockname()[1]
+    code, _, err = _interrupt_once_connected(
+        [SCHEMACLI, "migrate", "status", str(EXAMPLE), "--state-dir", str(state),
+         "-b", f"127.0.0.1:{port}"],
+        server, accepted, ROOT,
+    )  # fmt: skip
+    assert code == 130, err
+    assert "interrupted" in err and "Traceback" not in err, err
+
+
+def test_finish_without_a_deployment_refuses_before_asking_kafka(tmp_path, blackhole):
+    # the broker would hang for 15 s: an exit 2 without a connection shows Kafka was not asked
+    server, _ = blackhole
+    port = server.getsockname()[1]
+    done = subprocess.run(
+        [SCHEMACLI, "migrate", "finish", str(EXAMPLE), "--state-dir", str(tmp_path / "none"),
+         "-b", f"127.0.0.1:{port}"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "no converter state" in done.stderr and "Traceback" not in done.stderr
+    server.settimeout(0)
+    with pytest.raises(BlockingIOError):
+        server.accept()  # nobody ever connected
+
+
+class _SlowClient:
+    """A librdkafka call that only answers after ``misses`` timeouts, recording each timeout."""
+
+    def __init__(self, misses: int, code: int | None = None) -> None:
+        self.misses, self.timeouts, self.code = misses, [], code
+
+    def list_topics(self, topic, timeout):
+        from confluent_kafka import KafkaError, KafkaException
+
+        self.timeouts.append(timeout)
+        if len(self.timeouts) <= self.misses:
+            raise KafkaException(KafkaError(self.code or KafkaError._TRANSPORT))
+        return "metadata"
+
+
+def test_a_long_kafka_wait_is_made_of_slices_of_at_most_half_a_second():
+    require("confluent_kafka", "kafka")
+    from converters import kafkawait
+
+    client = _SlowClient(misses=5)
+    assert kafkawait.list_topics(client, "t", 10) == "metadata"
+    assert len(client.timeouts) == 6 and max(client.timeouts) <= kafkawait.SLICE
+
+
+def test_an_error_that_is_not_a_timeout_is_raised_at_once():
+    require("confluent_kafka", "kafka")
+    from confluent_kafka import KafkaError, KafkaException
+
+    from converters import kafkawait
+
+    client = _SlowClient(misses=5, code=KafkaError._AUTHENTICATION)
+    with pytest.raises(KafkaException):
+        kafkawait.list_topics(client, "t", 10)
+    assert len(client.timeouts) == 1
+
+
+def test_a_wait_that_never_answers_raises_its_last_error_at_the_deadline():
+    require("confluent_kafka", "kafka")
+    from confluent_kafka import KafkaException
+
+    from converters import kafkawait
+
+    client = _SlowClient(misses=10**9)
+    with pytest.raises(KafkaException):
+        kafkawait.list_topics(client, "t", 0.2)  # a short deadline: ends after a slice or two
+
+
+def test_ctrl_c_inside_a_librdkafka_callback_is_a_keyboard_interrupt():
+    from converters import kafkawait
+
+    def callback_interrupted(*_):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as exc:
+            raise SystemError("consume returned a result with an exception set") from exc
+
+    with pytest.raises(KeyboardInterrupt):
+        kafkawait.interruptible(callback_interrupted)
+
