@@ -117,6 +117,8 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(int(result.verdict.exit_code))
         chosen = parse_level(level) if level is not None else settings.level_for(subject)
         history = load_history(tree, subject)
+        if not against:  # the store's own vN: checked against the versions before it
+            history = _before_own_version(history, schema, subject, settings.store)
         result = check_candidate(
             candidate,
             history,
@@ -126,6 +128,23 @@ def register(app: typer.Typer) -> None:
         )
         typer.echo(render(check_report(result), output, color=sys.stdout.isatty()), nl=False)
         raise typer.Exit(int(result.verdict.exit_code))
+
+
+def _before_own_version(history: tuple, schema: Path, subject: str, store: Path) -> tuple:
+    """``history`` without the versions from N on when ``schema`` is the store's own
+    ``subjects/<subject>/v<N>.avsc`` (a version is checked as gate checks it: against those
+    before it, not found identical to itself); ``history`` unchanged otherwise."""
+    from schemacli.contracts.naming import store_version
+    from schemacli.contracts.store import SUBJECTS_DIR
+    from schemacli.textfile import resolved
+
+    found = store_version(schema)
+    if found is None or found[0] != subject:
+        return history
+    own = store / SUBJECTS_DIR / subject / f"v{found[1]}.avsc"
+    if resolved(schema) != resolved(own):
+        return history
+    return tuple(h for h in history if (h.version or 0) < found[1])
 
 
 def verdict_cache(settings, no_cache: bool):  # -> schemacli.contracts.verdicts.VerdictCache
