@@ -66,7 +66,7 @@ class Report:
     fields: tuple[FieldReport, ...]
     findings: tuple[Finding, ...]
     dry_run: DryRun | None = None
-    sql_check: str = "light (no Spark)"
+    sql_check: str = "parsed without Spark (sqlglot)"
     extra: dict[str, Any] = field(default_factory=dict)
     key: Report | None = None  # the key section's own report, when the mapping converts keys
 
@@ -195,6 +195,10 @@ def validate(
         if r.convert is Conversion.SQL:
             for key, text in (("expr", r.expr), ("error_when", r.error_when)):
                 problem = light_sql_check(text) if text is not None else None
+                if problem is None and text is not None and spark is None:
+                    from converters.sqlsyntax import parse_problem  # --spark: Spark's parser
+
+                    problem = parse_problem(text)
                 if problem:
                     findings.append(
                         Finding(
@@ -234,7 +238,7 @@ def validate(
         fields=fields,
         findings=tuple(findings),
         dry_run=dry,
-        sql_check="Spark's parser and analyser" if spark is not None else "light (no Spark)",
+        sql_check="Spark's parser and analyser" if spark is not None else "parsed without Spark (sqlglot)",
         key=key,
     )
 
