@@ -58,6 +58,9 @@ class DryRun:
     skipped_reason: str | None = None
 
 
+NO_SPARK_SQL_CHECK = "parsed without Spark (sqlglot)"
+
+
 @dataclass(frozen=True)
 class Report:
     mapping: str | None
@@ -66,7 +69,7 @@ class Report:
     fields: tuple[FieldReport, ...]
     findings: tuple[Finding, ...]
     dry_run: DryRun | None = None
-    sql_check: str = "parsed without Spark (sqlglot)"
+    sql_check: str = NO_SPARK_SQL_CHECK
     extra: dict[str, Any] = field(default_factory=dict)
     key: Report | None = None  # the key section's own report, when the mapping converts keys
 
@@ -238,7 +241,7 @@ def validate(
         fields=fields,
         findings=tuple(findings),
         dry_run=dry,
-        sql_check="Spark's parser and analyser" if spark is not None else "parsed without Spark (sqlglot)",
+        sql_check="Spark's parser and analyser" if spark is not None else NO_SPARK_SQL_CHECK,
         key=key,
     )
 
