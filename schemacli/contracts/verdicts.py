@@ -52,6 +52,7 @@ from schemacli.contracts.schema import (
     UnionSchema,
 )
 from schemacli.errors import Location, SchemacliError, SchemacliWarning
+from schemacli.textfile import DOCUMENT_LIMIT, UnreadableInput, read_input
 
 # The engine's version: bump it whenever a verdict or a finding (kind, message, pointer, hint,
 # old/new) the engine, the parser or the gate gives can change. A cache written by another
@@ -493,12 +494,12 @@ class DiskCache:
     def load(self, key: str) -> Any:
         """The value stored under ``key``, or None (absent, or unusable: then a warning)."""
         path = self.path(key)
-        try:
-            data = path.read_bytes()
-        except (FileNotFoundError, NotADirectoryError):  # no entry (or no cache directory)
-            return None
-        except OSError as err:
-            self._warn(path, f"cannot be read ({err.strerror or err})")
+        try:  # the bounded reader: a FIFO or a device planted in the cache never blocks a run
+            data = read_input(path, limit=DOCUMENT_LIMIT, what="cache entry")
+        except UnreadableInput as err:
+            if err.reason in ("missing", "not-a-directory"):  # no entry (or no cache directory)
+                return None
+            self._warn(path, f"cannot be read ({err.message})")
             return None
         try:
             entry = json.loads(data.decode("utf-8"))

@@ -142,3 +142,22 @@ def test_read_utf8_reads_through_the_bounded_reader(tmp_path):
 
 def test_the_caps_are_ordered_by_kind_of_input():
     assert SETTINGS_LIMIT == 1024 * 1024 < DOCUMENT_LIMIT < SCHEMA_LIMIT == 64 * 1024 * 1024
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_planted_in_the_verdict_cache_is_skipped_not_waited_on(tmp_path):
+    code = (
+        "import os, sys, warnings\n"
+        "from schemacli.contracts.verdicts import DiskCache\n"
+        "cache = DiskCache(sys.argv[1])\n"
+        "path = cache.path('k' * 64)\n"
+        "path.parent.mkdir(parents=True, exist_ok=True)\n"
+        "os.mkfifo(path)\n"
+        "with warnings.catch_warnings(record=True) as seen:\n"
+        "    warnings.simplefilter('always')\n"
+        "    print(cache.load('k' * 64), [str(w.message) for w in seen])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=HANG
+    )
+    assert done.stdout.startswith("None") and "FIFO" in done.stdout, done.stderr
