@@ -2,6 +2,7 @@
 
 import os
 import sys
+from dataclasses import replace
 from typing import Annotated, Any
 
 import typer
@@ -57,11 +58,13 @@ def register(app: typer.Typer) -> None:
 
         settings = load_settings(flags={"store": store})
         head = store_tree(settings.store)
+        if store is not None:  # messages name the store as the user wrote it
+            head = replace(head, display_root=str(store))
         if flags.url is not None or register_:
             verdict = _against_registry(flags, settings, head, against, register_, output, quiet)
             raise typer.Exit(int(verdict.exit_code))
         base = git_tree(against, settings.store) if against else None
-        if not quiet:
+        if not quiet and output is not OutputFormat.text:  # the text report's title says it
             where = f" against {base.label}" if base else ""
             typer.echo(f"gate: checking {head.source('').rstrip('/')}{where}", err=True)
         verdicts = verdict_cache(settings, no_cache)

@@ -212,6 +212,22 @@ def deploy_lines(deployment: Any, cfg: Any, watch: str) -> tuple[list[str], list
     return [f"converter exited with code {launched.returncode}"], []
 
 
+def json_line(data: Any) -> str:
+    """``data`` (dataclasses, tuples and paths allowed) as one compact JSON document on one line,
+    for a stream of documents (``status --watch -o json``): ASCII only, so no character in a
+    value (a newline, U+2028, NEL) can split the line for a reader that splits on them."""
+    from dataclasses import asdict, is_dataclass
+
+    def default(value: Any) -> Any:
+        if is_dataclass(value) and not isinstance(value, type):
+            return asdict(value)
+        if isinstance(value, Path):
+            return str(value)
+        raise TypeError(f"not JSON-serialisable: {type(value).__name__}")
+
+    return json.dumps(data, default=default, separators=(",", ":"), ensure_ascii=True)
+
+
 def status_text(st: Any, state_dir: Path) -> str:
     """Status for people: running or not, the checkpoint, a row per partition (end offset,
     committed, lag), the counts and the rate."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from typing import Annotated, Any
 
 import click
@@ -62,13 +64,28 @@ def status_command(
 
     Exit codes: 0 reported, 2 no such deployment, 3 Kafka unreachable.
     """
+    with _errors_as_json_lines() if watch and is_json(output) else nullcontext():
+        # every local check (the mapping, the deployment, the properties file) before Kafka
+        sdir, mapping = state_of(mapping_file, state_dir, deployed=True)
+        kafka = kafka_client_settings(kafka_properties)
+        _show(mapping, sdir, bootstrap, window, kafka, watch, every, count, output)
+    raise typer.Exit(ExitCode.OK)
+
+
+def _show(
+    mapping: Any,
+    sdir: Any,
+    bootstrap: str | None,
+    window: float,
+    kafka: dict[str, str],
+    watch: bool,
+    every: float,
+    count: int | None,
+    output: TextOrJson,
+) -> None:
     from dataclasses import replace
 
     from converters.status import dependents_of, status
-
-    # every local check (the mapping, the deployment, the properties file) before Kafka is asked
-    sdir, mapping = state_of(mapping_file, state_dir, deployed=True)
-    kafka = kafka_client_settings(kafka_properties)
 
     def look() -> Any:
         topic = mapping.source.topic if mapping else None
@@ -87,17 +104,18 @@ def status_command(
         from schemacli.output.migrate import status_text
 
         click.echo(status_text(look(), sdir))
-    raise typer.Exit(ExitCode.OK)
 
 
 def _watch(look: Any, sdir: Any, *, every: float, count: int | None, as_json: bool) -> None:
     """Redraw until interrupted (or ``count`` times): a rich live view on a terminal, else one
-    block (or JSON line) per refresh, for logs and scripts."""
+    block per refresh, for logs. With ``as_json``, every line on stdout is one compact JSON
+    document: a snapshot, or an error (then the watch ends with the error's exit code, except
+    Kafka out of reach, which is reported and looked at again next round)."""
     import itertools
     import sys
     import time
 
-    from schemacli.output.migrate import status_dashboard, status_text
+    from schemacli.output.migrate import json_line, status_dashboard, status_text
 
     rounds = range(count) if count is not None else itertools.count()
     try:
@@ -111,14 +129,53 @@ def _watch(look: Any, sdir: Any, *, every: float, count: int | None, as_json: bo
                     if count is None or n + 1 < count:
                         time.sleep(every)
             return
+        last: Any = None
         for n in rounds:
-            st = look()
             if as_json:
-                emit_json(st, indent=None)
+                last = _look_or_error(look)
+                click.echo(json_line(last))
             else:
+                st = look()
                 click.echo(time.strftime("--- %H:%M:%S ---"))
                 click.echo(status_text(st, sdir))
             if count is None or n + 1 < count:
                 time.sleep(every)
     except KeyboardInterrupt:
         click.echo("stopped watching", err=True)
+        return
+    if isinstance(last, dict):  # --count ran out on Kafka out of reach: say so in the exit code
+        raise typer.Exit(int(last["error"]["exit_code"]))
+
+
+def _look_or_error(look: Any) -> Any:
+    """A snapshot, or the error document of Kafka out of reach (its words on stderr); any other
+    error ends the watch (``_errors_as_json_lines``)."""
+    from schemacli.errors import NetworkError
+
+    try:
+        return look()
+    except NetworkError as err:
+        return _error_document(err)  # Kafka may come back: keep watching
+
+
+def _error_document(err: Any) -> Any:
+    import json
+
+    from schemacli.output.errors import error_json, error_text
+
+    click.echo(error_text(err), err=True)
+    return json.loads(error_json(err))  # the one error renderer's document, to put on one line
+
+
+@contextmanager
+def _errors_as_json_lines() -> Iterator[None]:
+    """An error (a missing deployment, a corrupt state file) as one compact JSON line on
+    stdout, like the snapshots before it, and the error's exit code."""
+    from schemacli.errors import SchemacliError
+    from schemacli.output.migrate import json_line
+
+    try:
+        yield
+    except SchemacliError as err:
+        click.echo(json_line(_error_document(err)))
+        raise typer.Exit(int(err.exit_code)) from None
