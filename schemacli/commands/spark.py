@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from schemacli.commands.options import JsonOutput
+from schemacli.commands.outfile import Force, check_out, write_out
 from schemacli.commands.registry_options import (
     NO_FLAGS,
     Connection,
@@ -42,8 +43,12 @@ def codegen(
         str, typer.Option("--topic", "-t", help="Kafka topic the reader subscribes to.")
     ],
     out: Annotated[
-        Path | None, typer.Option("--out", help="Write the module here (default: stdout).")
+        Path | None,
+        typer.Option(
+            "--out", help="Write the module here (default: stdout); an existing file needs --force."
+        ),
     ] = None,
+    force: Force = False,
     streaming: Annotated[
         bool, typer.Option("--streaming", help="Make the module read as a stream by default.")
     ] = False,
@@ -73,8 +78,10 @@ def codegen(
     The module decodes each Confluent-framed record with its own writer schema into one reader
     schema (the latest version unless --reader-version), keeps bad records (PERMISSIVE) or fails
     on them (FAILFAST), and needs only pyspark plus the spark-avro and spark-sql-kafka packages.
-    Exit codes: 0 written, 2 usage or input error, 3 registry error.
+    Exit codes: 0 written, 2 usage or input error (an existing --out without --force too:
+    nothing is written), 3 registry error.
     """
+    check_out(out, force=force)  # before any registry call: a refusal costs nothing
     with connect(flags, store=store) as conn:
         from schemacli.topics import TOPIC_HINT, topic_problem
         from spark_avro.codegen import ReaderModuleSpec, render_reader_module
@@ -107,12 +114,7 @@ def codegen(
         _check_readable(spec)
         source = render_reader_module(spec)
         if out is not None:
-            try:
-                out.write_text(source, encoding="utf-8")
-            except OSError as exc:
-                raise InputError(
-                    f"cannot write the module: {exc.strerror}", location=Location(source=str(out))
-                ) from exc
+            write_out(out, source, force=force)
         reader = spec.reader
         summary = {
             "out": str(out) if out is not None else None,

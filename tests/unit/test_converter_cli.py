@@ -190,6 +190,7 @@ def test_plan_with_key_schemas_writes_a_key_section_that_validate_dry_runs(tmp_p
     assert mapping.key.source.schema == "v2-key.avsc"
     assert mapping.key.source.subject is None  # --from names no subject: nothing to infer
     key_from = str(tmp_path / "v2-key.avsc")
+    args.append("--force")  # the same --out again: replacing it is asked for
     r = run(
         *args, "--source-subject", "taxi-rides-v2-value", "--key-from", key_from, "--key-to", key_to
     )

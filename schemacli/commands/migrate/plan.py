@@ -7,6 +7,7 @@ import click
 import typer
 
 from schemacli.commands.options import JsonOutput
+from schemacli.commands.outfile import Force, check_out, write_out
 from schemacli.commands.registry_options import (
     NO_FLAGS,
     RegistryFlags,
@@ -15,7 +16,7 @@ from schemacli.commands.registry_options import (
     is_json,
     registry_flags,
 )
-from schemacli.errors import ExitCode, InputError, Location
+from schemacli.errors import ExitCode
 from schemacli.output import TextOrJson
 
 
@@ -36,8 +37,13 @@ def plan_command(
         ),
     ],
     out: Annotated[
-        Path | None, typer.Option("--out", help="Write the mapping here (default: stdout).")
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Write the mapping here (default: stdout); an existing file needs --force.",
+        ),
     ] = None,
+    force: Force = False,
     source_subject: Annotated[
         str | None,
         typer.Option("--source-subject", help="Registry subject of v2 (when --from is a file)."),
@@ -86,8 +92,9 @@ def plan_command(
     With --key-from/--key-to the Kafka key gets a `key:` section planned the same way.
 
     Exit codes: 0 planned (unresolved markers are listed on stderr; validate refuses them),
-    2 input error, 3 registry error.
+    2 input error (an existing --out without --force too: nothing is written), 3 registry error.
     """
+    check_out(out, force=force)  # before any registry call: a refusal costs nothing
     with connect(flags) as conn:
         from converters.mapping import dumps
         from converters.plan import PlanRequest, plan_request
@@ -113,21 +120,12 @@ def plan_command(
         )
         if is_json(output):  # the summary, and the mapping itself unless it went to --out
             if out is not None:
-                _write(out, text)
+                write_out(out, text, force=force)
             emit_json(plan_json(planned.mapping, text if out is None else None, out))
             raise typer.Exit(ExitCode.OK)
         if out is None:
             click.echo(text, nl=False)
         else:
-            _write(out, text)
+            write_out(out, text, force=force)
         click.echo("\n".join(plan_summary(planned.mapping, out)), err=True)
         raise typer.Exit(ExitCode.OK)
-
-
-def _write(out: Path, text: str) -> None:
-    try:
-        out.write_text(text)
-    except OSError as exc:
-        raise InputError(
-            f"cannot write {out}: {exc.strerror}", location=Location(str(out))
-        ) from exc
