@@ -93,6 +93,18 @@ def test_ctrl_c_stops_status_while_it_waits_on_a_silent_broker(tmp_path, blackho
     assert "interrupted" in err and "Traceback" not in err, err
 
 
+def test_ctrl_c_stops_a_registry_call_that_waits_on_a_silent_registry(blackhole):
+    server, accepted = blackhole
+    port = server.getsockname()[1]
+    code, _, err = _interrupt_once_connected(
+        [SCHEMACLI, "subjects", "list", "--registry", f"http://127.0.0.1:{port}",
+         "--timeout", "60"],
+        server, accepted, ROOT,
+    )  # fmt: skip
+    assert code == 130, err
+    assert "interrupted" in err and "Traceback" not in err, err
+
+
 def test_finish_without_a_deployment_refuses_before_asking_kafka(tmp_path, blackhole):
     # the broker would hang for 15 s: an exit 2 without a connection shows Kafka was not asked
     server, _ = blackhole
