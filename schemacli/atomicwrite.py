@@ -32,12 +32,15 @@ NOTHING_WRITTEN = "nothing was written"
 @dataclass(frozen=True)
 class Write:
     """One file to write. ``replace``: an existing regular file may be replaced (its mode is
-    kept, and a symbolic link to it is followed, so the link stays and the file it names
-    changes); otherwise the path must not exist at all, not even as a dangling link."""
+    kept); otherwise the path must not exist at all, not even as a dangling link.
+    ``follow_link``: a symbolic link at ``path`` is followed, so the link stays and the file it
+    names changes (a user's own config file); off, the link itself is replaced by the file, never
+    written through (a store pulled from a registry)."""
 
     path: Path
     content: bytes
     replace: bool = False
+    follow_link: bool = True
 
 
 @dataclass(frozen=True)
@@ -91,7 +94,7 @@ def _writable(path: Path) -> bool:
 
 def _target(write: Write) -> Path:
     """Where the bytes go: a link is followed for a replaceable file, never for a new one."""
-    if write.replace and write.path.is_symlink():
+    if write.replace and write.follow_link and write.path.is_symlink():
         return write.path.resolve(strict=True)  # OSError/RuntimeError on a loop: caller says so
     return write.path
 
@@ -131,6 +134,8 @@ def _refusal(write: Write) -> Refusal | None:
     if target.exists() or target.is_symlink():
         if not write.replace:
             return Refusal(write.path, "exists", exists=True)
+        if target.is_symlink():  # a link replaced, not followed: whatever it names is left alone
+            return None
         try:
             mode = target.stat().st_mode
         except OSError as err:
@@ -169,7 +174,10 @@ def write_all(writes: Sequence[Write], *, hint: str) -> None:
         message = f"cannot write: {why(err)}; {NOTHING_WRITTEN}"
         if left:
             shown = ", ".join(str(p) for p in left[:3]) + (" ..." if len(left) > 3 else "")
-            message = f"cannot write: {why(err)}; undoing the earlier writes failed for {shown}"
+            message = (
+                f"cannot write: {why(err)}; undoing the earlier writes failed for {shown}, "
+                "so they may be half-written (restore them from git, or run the command again)"
+            )
         raise WriteError(message, location=Location(source=str(failed_path)), hint=hint) from None
     except BaseException:  # Ctrl-C between two renames: the folder goes back as it was
         txn.rollback()
@@ -182,7 +190,8 @@ class _Transaction:
     def __init__(self) -> None:
         self.folders: list[Path] = []  # created here, parents first
         self.temps: list[Path] = []
-        self.done: list[tuple[Path, bytes | None, int | None]] = []  # target, old bytes, mode
+        # target, what was there (bytes of a file, the text of a link, None), its mode
+        self.done: list[tuple[Path, bytes | str | None, int | None]] = []
         self.current: Path | None = None
         umask = os.umask(0)
         os.umask(umask)
@@ -208,7 +217,7 @@ class _Transaction:
             handle.flush()
             os.fsync(handle.fileno())
         mode = self.new_mode
-        if write.replace and target.exists():
+        if write.replace and target.is_file() and not target.is_symlink():
             mode = stat.S_IMODE(target.stat().st_mode)
         os.chmod(temp, mode)
         return temp
@@ -217,8 +226,12 @@ class _Transaction:
         self.current = write.path
         target = _target(write)
         if write.replace:
-            before = target.read_bytes() if target.exists() else None
-            mode = stat.S_IMODE(target.stat().st_mode) if before is not None else None
+            before: bytes | str | None = None
+            mode = None
+            if target.is_symlink():
+                before = os.readlink(target)
+            elif target.exists():
+                before, mode = target.read_bytes(), stat.S_IMODE(target.stat().st_mode)
             os.replace(temp, target)
         else:
             before, mode = None, None
@@ -249,6 +262,9 @@ class _Transaction:
             try:
                 if before is None:
                     target.unlink(missing_ok=True)
+                elif isinstance(before, str):
+                    target.unlink(missing_ok=True)
+                    os.symlink(before, target)
                 else:
                     _restore(target, before, mode)
             except OSError:

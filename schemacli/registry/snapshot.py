@@ -19,19 +19,18 @@ store is replaced, never written through; if a write still fails, what this pull
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import re
-import tempfile
 import tomllib
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from schemacli.atomicwrite import Write, WriteError, why, write_all
 from schemacli.contracts.levels import Level
-from schemacli.errors import ConfigError, InputError, Location, SchemacliError
+from schemacli.errors import ConfigError, InputError, Location
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.history import fetch_versions, registry_level
 
@@ -338,131 +337,47 @@ def _inside_store(path: Path, store: Path) -> None:
 
 
 def apply_pull(plan: PullPlan, levels: LevelsEdit | None = None) -> None:
-    """Write the plan's files (and then the config edit), or, if any write fails, nothing.
+    """Write the plan's files and the config edit, or, if any write fails, nothing.
 
-    Each file goes to a temporary file in its folder first; only when all of them are there are
-    they renamed into place (a rename replaces a symbolic link, never writes through it). A
-    failure undoes what this call did and raises InputError (exit 2) naming the path.
+    Through the one atomic writer (schemacli.atomicwrite): each file goes to a temporary file in
+    its folder and is renamed into place (a rename replaces a symbolic link in the store, never
+    writes through it; the config file, the user's own, is followed). A failure undoes what this
+    call did and raises InputError (exit 2) naming the path.
     """
-    txn = _Transaction()
-    try:
-        staged = [(target, txn.stage(target, content)) for target, content in plan.files]
-        for target, temp in staged:
-            txn.commit(target, temp)
-        if levels is not None:
-            _write_config(levels)
-    except BaseException as exc:
-        left = txn.rollback()
-        if left and isinstance(exc, SchemacliError):
-            shown = ", ".join(str(p) for p in left[:3]) + (" ..." if len(left) > 3 else "")
-            exc.message += (
-                f"; undoing the pull failed for {shown}, so the store may be half-written "
-                "(run the same pull again, with --force, or restore the store from git)"
-            )
-        raise
-
-
-class _Transaction:
-    """Temporary files, created folders and replaced files of one pull, to undo on failure."""
-
-    def __init__(self) -> None:
-        self.folders: list[Path] = []  # created by this pull, parents first
-        self.temps: list[Path] = []
-        self.done: list[tuple[Path, bytes | str | None]] = []  # target, what was there before
-        umask = os.umask(0)
-        os.umask(umask)
-        self.mode = 0o666 & ~umask  # what a plain open() would have given a new file
-
-    def stage(self, target: Path, content: str) -> Path:
-        directory = target.parent
-        missing = [p for p in (directory, *directory.parents) if not p.exists()]
-        for folder in reversed(missing):
-            try:
-                folder.mkdir()
-            except FileExistsError as err:
-                if folder.is_dir():  # another pull made it meanwhile: not ours to remove
-                    continue
-                raise _os_error(err, folder, "create the folder") from None
-            except OSError as err:
-                raise _os_error(err, folder, "create the folder") from None
-            self.folders.append(folder)
-        try:
-            fd, name = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
-        except OSError as err:
-            raise _os_error(err, target, "write") from None
-        temp = Path(name)
-        self.temps.append(temp)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-                handle.write(content)
-            os.chmod(temp, self.mode)
-        except OSError as err:
-            raise _os_error(err, target, "write") from None
-        except UnicodeEncodeError:
-            raise InputError(
-                "the registry's text for this file is not valid Unicode (an unpaired surrogate)",
-                location=Location(source=str(target)),
-                hint="fix the schema in the registry; nothing was written",
-            ) from None
-        return temp
-
-    def commit(self, target: Path, temp: Path) -> None:
-        before: bytes | str | None = None
-        try:
-            if target.is_symlink():
-                before = os.readlink(target)  # str: restore the link itself
-            elif target.is_file():
-                before = target.read_bytes()  # bytes: restore the file
-            os.replace(temp, target)
-        except OSError as err:
-            raise _os_error(err, target, "write") from None
-        self.temps.remove(temp)
-        self.done.append((target, before))
-
-    def rollback(self) -> list[Path]:
-        """Put back what was there, remove what this pull created; the paths that could not be
-        (empty when the store is as it was)."""
-        failed: list[Path] = []
-        for target, before in reversed(self.done):
-            try:
-                target.unlink(missing_ok=True)
-                if isinstance(before, str):
-                    os.symlink(before, target)
-                elif isinstance(before, bytes):
-                    target.write_bytes(before)
-            except OSError:
-                failed.append(target)
-        for temp in self.temps:
-            try:
-                temp.unlink(missing_ok=True)
-            except OSError:
-                failed.append(temp)
-        for folder in reversed(self.folders):
-            try:
-                folder.rmdir()
-            except OSError:
-                failed.append(folder)
-        return failed
-
-
-_WHY = {
-    errno.EROFS: "the file system is read-only",
-    errno.EACCES: "permission denied",
-    errno.EPERM: "permission denied",
-    errno.ENOSPC: "no space left on the device",
-    errno.EDQUOT: "the disk quota is exceeded",
-    errno.ENAMETOOLONG: "the name is too long for the file system",
-}
+    writes = [
+        Write(target, _encoded(target, content), replace=True, follow_link=False)
+        for target, content in plan.files
+    ]
+    if levels is not None:
+        writes.append(
+            Write(levels.config_file, _encoded(levels.config_file, levels.text), replace=True)
+        )
+    write_all(writes, hint=_PULL_HINT)
 
 
 def _os_error(err: OSError, path: Path, doing: str) -> InputError:
-    why = _WHY.get(err.errno or 0) or err.strerror or str(err)
     return InputError(
-        f"cannot {doing}: {why}",
+        f"cannot {doing}: {why(err)}",
         location=Location(source=str(path)),
-        hint='pull into a folder you can write (--store DIR, or store = "..." in the config); '
-        "nothing was written — pull undoes what it wrote when a write fails",
+        hint=_PULL_HINT + "; nothing was written",
     )
+
+
+_PULL_HINT = (
+    'pull into a folder you can write (--store DIR, or store = "..." in the config); '
+    "pull undoes what it wrote when a write fails"
+)
+
+
+def _encoded(target: Path, content: str) -> bytes:
+    try:
+        return content.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(
+            "the registry's text for this file is not valid Unicode (an unpaired surrogate)",
+            location=Location(source=str(target)),
+            hint="fix the schema in the registry; nothing was written",
+        ) from None
 
 
 # -- levels into the config file -----------------------------------------------------------
@@ -529,32 +444,17 @@ def plan_levels(config_file: Path, levels: Mapping[str, Level]) -> LevelsEdit | 
 def _write_config(edit: LevelsEdit) -> None:
     # The config file is the user's own: a symbolic link to it is followed (the file it names is
     # replaced), unlike a link in the store.
-    target = edit.config_file.resolve()
     try:
-        mode = target.stat().st_mode & 0o7777 if target.exists() else None
-        fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    except OSError as err:
-        raise _config_error(err, edit) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(edit.text)
-        if mode is None:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(name, mode)
-        os.replace(name, target)
-    except OSError as err:
-        Path(name).unlink(missing_ok=True)
-        raise _config_error(err, edit) from None
-
-
-def _config_error(err: OSError, edit: LevelsEdit) -> ConfigError:
-    why = _WHY.get(err.errno or 0) or err.strerror or str(err)
-    return ConfigError(
-        f"cannot write the pulled levels to {edit.config_file}: {why}",
-        hint="make the config file writable, or pass --no-levels; nothing was written",
-    )
+        write_all(
+            [Write(edit.config_file, _encoded(edit.config_file, edit.text), replace=True)],
+            hint="make the config file writable, or pass --no-levels; nothing was written",
+        )
+    except WriteError as err:
+        raise ConfigError(
+            f"cannot write the pulled levels to {edit.config_file}: {err.message}",
+            location=err.location,
+            hint=err.hint,
+        ) from None
 
 
 _TOML_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f"}

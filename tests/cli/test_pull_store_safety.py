@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from schemacli import atomicwrite
 from schemacli.app import app
-from schemacli.registry import snapshot
+from tests.folderstate import folder_state
 
 ROOT = Path(__file__).resolve().parents[2]
 V1 = ROOT / "schemas" / "subjects" / "taxi-rides-value" / "v1.avsc"
@@ -203,11 +204,31 @@ def test_pull_on_a_read_only_file_system_exits_2_and_leaves_nothing(
     def read_only(*args, **kwargs):
         raise OSError(errno.EROFS, "Read-only file system")
 
-    monkeypatch.setattr(snapshot.tempfile, "mkstemp", read_only)
+    monkeypatch.setattr(atomicwrite.tempfile, "mkstemp", read_only)
     fake.add("taxi-rides-value", V1.read_text())
     result = cli("pull", "--store", tmp_path / "project" / "schemas")
     assert_clean_error(result, "the file system is read-only", "v1.avsc")
     assert not (tmp_path / "project" / "schemas").exists()
+
+
+def test_pull_into_a_read_only_store_is_refused_before_anything_is_written(cli, fake, tmp_path):
+    """The shared writer checks every file first: a read-only subject folder (its mode, which
+    even root is held to) stops the pull before the first file, and the config edit, is written."""
+    store = tmp_path / "project" / "schemas"
+    (store / "subjects/b-value").mkdir(parents=True)
+    (store / "subjects/b-value").chmod(0o555)
+    fake.add("a-value", V1.read_text())
+    fake.add("b-value", V1.read_text())
+    fake.configs["a-value"] = "FULL"
+    before = folder_state(tmp_path)
+    try:
+        result = cli("pull", "--store", store)
+    finally:
+        (store / "subjects/b-value").chmod(0o755)
+    assert_clean_error(result, "b-value is read-only", "nothing was written")
+    assert folder_state(tmp_path) == before | {
+        "project/schemas/subjects/b-value": ("folder", 0o755, None)
+    }
 
 
 def test_a_write_failing_half_way_undoes_what_pull_already_wrote(cli, fake, tmp_path, monkeypatch):
@@ -223,7 +244,7 @@ def test_a_write_failing_half_way_undoes_what_pull_already_wrote(cli, fake, tmp_
             raise OSError(errno.ENOSPC, "No space left on device")
         real_replace(src, dst)
 
-    monkeypatch.setattr(snapshot.os, "replace", fail_for_b)
+    monkeypatch.setattr(atomicwrite.os, "replace", fail_for_b)
     fake.add("a-value", V1.read_text())
     fake.add("b-value", V1.read_text())
     result = cli("pull", "--store", store, "--force")
@@ -239,21 +260,21 @@ def test_an_undo_that_fails_too_says_the_store_may_be_half_written(
     forced.parent.mkdir(parents=True)
     forced.write_text(V2.read_text())
     real_replace = os.replace
+    broken: list[str] = []
 
     def fail_for_b(src, dst):
-        if "b-value" in str(dst):
-            monkeypatch.setattr(Path, "write_bytes", refuse)  # and the undo cannot write either
+        if "b-value" in str(dst) or broken:  # and from then on, the undo cannot write either
+            broken.append(str(dst))
             raise OSError(errno.ENOSPC, "No space left on device")
         real_replace(src, dst)
 
-    def refuse(self, data):
-        raise OSError(errno.EIO, "I/O error")
-
-    monkeypatch.setattr(snapshot.os, "replace", fail_for_b)
+    monkeypatch.setattr(atomicwrite.os, "replace", fail_for_b)
     fake.add("a-value", V1.read_text())
     fake.add("b-value", V1.read_text())
     result = cli("pull", "--store", store, "--force")
-    assert_clean_error(result, "undoing the pull failed for", "a-value/v1.avsc", "half-written")
+    assert_clean_error(
+        result, "undoing the earlier writes failed for", "a-value/v1.avsc", "half-written"
+    )
 
 
 # ---- levels in the config file --------------------------------------------------------------
@@ -290,7 +311,7 @@ def test_a_config_file_that_cannot_be_written_undoes_the_store_writes(
             raise OSError(errno.EACCES, "Permission denied")
         real_replace(src, dst)
 
-    monkeypatch.setattr(snapshot.os, "replace", config_read_only)
+    monkeypatch.setattr(atomicwrite.os, "replace", config_read_only)
     fake.add("taxi-rides-value", V1.read_text())
     fake.configs["taxi-rides-value"] = "FULL"
     result = cli("pull", "--store", tmp_path / "project" / "schemas")
