@@ -161,3 +161,29 @@ def test_an_interrupt_between_two_writes_undoes_the_first(tmp_path, monkeypatch)
     with pytest.raises(KeyboardInterrupt):
         write_all([Write(tmp_path / "a/1", b"1"), Write(tmp_path / "a/2", b"2")], hint=HINT)
     assert folder_state(tmp_path) == before
+
+
+def test_a_link_not_to_be_followed_is_replaced_and_comes_back_on_undo(tmp_path, monkeypatch):
+    """A store pulled from a registry never writes through a link: the link itself is replaced,
+    the file it named is untouched, and an undo puts the link back."""
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not yours")
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / "v1.avsc").symlink_to(outside)
+    write_all([Write(store / "v1.avsc", b"{}", replace=True, follow_link=False)], hint=HINT)
+    assert not (store / "v1.avsc").is_symlink() and (store / "v1.avsc").read_bytes() == b"{}"
+    assert outside.read_text() == "not yours"
+
+    (store / "v2.avsc").symlink_to(outside)
+    before = folder_state(tmp_path)
+    _fail_on(monkeypatch, "link", "v3.avsc")
+    with pytest.raises(WriteError):
+        write_all(
+            [
+                Write(store / "v2.avsc", b"{}", replace=True, follow_link=False),
+                Write(store / "v3.avsc", b"{}"),
+            ],
+            hint=HINT,
+        )
+    assert folder_state(tmp_path) == before
