@@ -96,6 +96,7 @@ def load(path: str | Path | None, *, files: bool = True) -> dict[str, str]:
     InputError naming the line when librdkafka refuses its share (``files=False`` leaves out the
     settings naming a file, for a driver on another machine, which opens its own). Nothing is
     connected to. Values are never logged."""
+    from schemacli import redact
     from schemacli.errors import InputError, Location
     from schemacli.textfile import SETTINGS_LIMIT, read_utf8
 
@@ -111,6 +112,7 @@ def load(path: str | Path | None, *, files: bool = True) -> dict[str, str]:
     )
     entries = _entries(text)
     properties = {key: value for key, value, _ in entries}
+    redact.remember_properties(properties)  # masked in all we print, librdkafka's words too
     refused = librdkafka_refuses(properties, files=files)
     if refused is not None:
         reason, name = refused

@@ -27,8 +27,9 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
+import logging
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import PurePath
@@ -86,6 +87,26 @@ def remember_basic(user: str | None, password: str | None) -> None:
     remember(password, credential)
 
 
+# Kafka client settings whose value is a secret (Java and librdkafka names), and the secrets
+# inside a JAAS or OAUTHBEARER config line.
+_SECRET_PROPERTY = re.compile(
+    r"password|secret|jaas\.config$|oauthbearer\.config$|key\.pem$|keystore\.key$", re.I
+)
+_QUOTED_SECRET = re.compile(
+    r"\b(?:password|clientSecret|secret)\s*=\s*(?:\"((?:[^\"\\]|\\.)*)\"|([^\s\";]+))", re.I
+)
+
+
+def remember_properties(properties: Mapping[str, str]) -> None:
+    """Remember the secrets of a Kafka properties file: ``sasl.password``, ``ssl.key.password``,
+    ``ssl.truststore.password``, a private key's PEM, a ``sasl.jaas.config`` line whole and the
+    password quoted in it (keys with or without the ``kafka.`` prefix)."""
+    for key, value in properties.items():
+        if _SECRET_PROPERTY.search(key):
+            inner = [m.group(1) or m.group(2) for m in _QUOTED_SECRET.finditer(value)]
+            remember(value, *inner, *(v.replace('\\"', '"') for v in inner))
+
+
 def secrets() -> frozenset[str]:
     """The secrets remembered in the current scope (each with its escaped forms)."""
     return frozenset(_scopes[-1])
@@ -137,6 +158,13 @@ def scrub(value: T) -> T:
     (rebuilt with ``dataclasses.replace``), tuples, lists, dicts (keys too) and paths. Enums
     and numbers are left as they are."""
     return _scrub(value)  # type: ignore[no-any-return]
+
+
+class Formatter(logging.Formatter):
+    """A logging formatter whose every line is redacted (``--verbose`` logs of HTTP calls)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))
 
 
 def _scrub(value: Any) -> Any:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import click
 import typer
 
+from schemacli import redact
 from schemacli.output import OutputFormat
 from schemacli.registry.settings import (  # stdlib only: cheap at start-up, unlike the client
     DEFAULT_RETRIES,
@@ -260,7 +261,7 @@ def _log_to_stderr() -> None:
     handler = next((h for h in logger.handlers if getattr(h, "_schemacli", False)), None)
     if handler is None:
         handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("registry: %(message)s"))
+        handler.setFormatter(redact.Formatter("registry: %(message)s"))
         handler._schemacli = True  # type: ignore[attr-defined]
         logger.addHandler(handler)
     else:
@@ -286,7 +287,8 @@ def progress(items: Iterable[T], total: int, label: str, *, threshold: int = 5) 
 def emit_json(data: Any, *, indent: int | None = 2) -> None:
     """Write ``data`` (dataclasses and tuples allowed) as JSON to stdout (``indent=None``: one
     line, for a stream of documents)."""
-    click.echo(json.dumps(data, indent=indent, default=_default, ensure_ascii=False))
+    plain = json.loads(json.dumps(data, default=_default))  # then every string is redacted
+    click.echo(json.dumps(redact.scrub(plain), indent=indent, ensure_ascii=False))
 
 
 def _default(value: Any) -> Any:

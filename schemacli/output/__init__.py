@@ -68,7 +68,13 @@ class Report:
 
 
 def render(report: Report, fmt: OutputFormat | str, *, color: bool = False) -> str:
-    """The report in ``fmt`` (``color`` applies to text); every renderer ends with a newline."""
+    """The report in ``fmt`` (``color`` applies to text); every renderer ends with a newline.
+
+    Every string of the report is redacted first (``schemacli.redact.scrub``: URL user info and
+    the secrets the process was given), before any format serialises or escapes it."""
+    from schemacli.redact import scrub
+
+    report = scrub(report)
     name = OutputFormat(fmt).value
     module = import_module(f"schemacli.output.{'json_out' if name == 'json' else name}")
     return module.render(report, color=color) if name == "text" else module.render(report)

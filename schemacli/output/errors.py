@@ -1,17 +1,39 @@
 """Turn a SchemacliError into words for stderr (and, in a machine format, a document for stdout).
-The one place errors become text."""
+The one place errors become text.
+
+Every renderer here (and the SARIF and GitLab error documents) reads the error through
+:func:`shown`: its message, hint, location and the server's words with secrets and URL user info
+masked (``schemacli.redact``), before any format escapes them.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 
+from schemacli import redact
 from schemacli.errors import Location, RegistryError, SchemacliError
 from schemacli.output.terminal import printable
 
 
+def shown(err: SchemacliError) -> SchemacliError:
+    """A copy of ``err`` as it may be shown: every text in it redacted. The type, exit code,
+    status and registry error code are kept."""
+    clone = type(err).__new__(type(err))  # no __init__: subclasses take other arguments
+    clone.__dict__.update(err.__dict__)
+    clone.args = tuple(redact.scrub(a) for a in err.args)
+    clone.__cause__ = err.__cause__  # a parse error's kind may come from its cause
+    clone.message = redact.redact(err.message)
+    clone.hint = None if err.hint is None else redact.redact(err.hint)
+    clone.location = None if err.location is None else redact.scrub(err.location)
+    if isinstance(clone, RegistryError) and clone.server_message is not None:
+        clone.server_message = redact.redact(clone.server_message)
+    return clone
+
+
 def error_text(err: SchemacliError) -> str:
     """``error: <where>: <what>`` then an optional ``hint:`` line. Never a traceback."""
+    err = shown(err)
     where = f"{err.location}: " if err.location is not None else ""
     lines = [f"error: {where}{err.message}"]
     server = err.server_message if isinstance(err, RegistryError) else None
@@ -26,6 +48,7 @@ def error_text(err: SchemacliError) -> str:
 
 
 def error_json(err: SchemacliError) -> str:
+    err = shown(err)
     loc = err.location
     payload = {
         "error": {
@@ -48,6 +71,10 @@ def error_junit(err: SchemacliError, command: str) -> str:
     the command could not run (an unreadable schema, an unreachable registry)."""
     import xml.etree.ElementTree as ET
 
+    from schemacli.output.junit import xml_document
+
+    text = error_text(err)
+    err = shown(err)
     counts = {"tests": "1", "failures": "0", "errors": "1"}
     root = ET.Element("testsuites", name=f"schemacli {command}", **counts)
     suite = ET.SubElement(root, "testsuite", name=f"schemacli {command}", skipped="0", **counts)
@@ -56,15 +83,15 @@ def error_junit(err: SchemacliError, command: str) -> str:
         attrs["file"] = err.location.source
     case = ET.SubElement(suite, "testcase", attrs)
     element = ET.SubElement(case, "error", message=err.message, type=type(err).__name__)
-    element.text = error_text(err)
-    ET.indent(root, space="  ")
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode")
+    element.text = text
+    return xml_document(root).rstrip("\n")
 
 
 def error_github(err: SchemacliError) -> str:
     """A GitHub Actions ``::error`` annotation, on the file and line when the error has them."""
     from schemacli.output.github import command
 
+    err = shown(err)
     location = err.location or Location()
     message = err.message
     if location.pointer:

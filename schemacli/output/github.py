@@ -2,7 +2,9 @@
 
 ``::error file=F,line=L,col=C,title=T::message``. The message escapes ``%``, CR and LF; property
 values escape those and also ``:`` and ``,`` (the runner's rules, as in actions/toolkit's
-``command.ts``). Warnings are ``::warning``; a diff's changes are ``::notice``.
+``command.ts``). Any other control character (an ESC in a file or schema name) is written as a
+visible escape (``\\x1b``), as on a terminal: the runner's log would interpret it. Warnings are
+``::warning``; a diff's changes are ``::notice``.
 """
 
 from __future__ import annotations
@@ -10,10 +12,14 @@ from __future__ import annotations
 from schemacli.contracts.findings import Finding, Severity
 from schemacli.errors import Location
 from schemacli.output import Report
+from schemacli.output.terminal import printable
 from schemacli.output.text import summary
 
 
 def escape_data(text: str) -> str:
+    """A workflow command's message: ``%``, CR and LF percent-encoded, other control characters
+    as visible escapes."""
+    text = printable(text, keep="\r\n\t")
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
@@ -46,9 +52,12 @@ def annotation(finding: Finding) -> str:
 
 def step_summary(report: Report) -> str:
     """Markdown for ``$GITHUB_STEP_SUMMARY``: the summary table and every problem, once."""
+    from schemacli.redact import scrub
+
+    report = scrub(report)
 
     def cell(text: object) -> str:
-        return str(text).replace("|", "\\|").replace("\n", " ")
+        return printable(str(text).replace("|", "\\|").replace("\n", " "))
 
     from schemacli.output.text import cell as value_cell  # "v1, v2" for version lists
 
@@ -72,10 +81,10 @@ def step_summary(report: Report) -> str:
 
 
 def render(report: Report) -> str:
-    """One workflow command per finding (and per diff change), then a plain summary line."""
+    """One workflow command per finding (and per diff change), then a plain summary line.
+    ``report`` is already redacted (``schemacli.output.render``)."""
     lines = [
-        command("notice", change.message, change.location, change.kind)
-        for change in report.changes
+        command("notice", change.message, change.location, change.kind) for change in report.changes
     ]
     lines += [annotation(f) for f in report.findings]
     lines.append(summary(report))

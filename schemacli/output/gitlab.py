@@ -4,7 +4,12 @@ GitLab reads a subset of the Code Climate issue format: ``description``, ``check
 kind), ``fingerprint`` (stable across runs: kind, place and message, not the line, so an
 unrelated edit above a finding does not make it "new"), ``severity`` (error -> major, warning ->
 minor, a diff's change -> info) and ``location`` (``path`` and ``positions.begin`` line/column;
-``lines.begin`` 1 where a finding has no line). GitLab publishes no JSON schema for it: the tests
+``lines.begin`` 1 where a finding has no line). ``path`` is the file's path as it stands in the
+repository (``\\`` as ``/``), not a percent-encoded URI: GitLab matches it literally against the
+merge request's file paths, so ``my schema.avsc`` must stay so to be annotated. A control
+character (a newline, an ESC) or a bidi override, which no diff view can match and a page would
+render, is written as a visible escape (``\\n``, ``\\x1b``), as on a terminal. GitLab
+publishes no JSON schema for it: the tests
 validate against one written from GitLab's documentation (tests/fixtures/gitlab-codequality.json).
 """
 
@@ -17,10 +22,11 @@ from typing import Any
 from schemacli.contracts.findings import Finding, Severity
 from schemacli.errors import Location, SchemacliError
 from schemacli.output import Report
+from schemacli.output.terminal import printable
 
 
 def _location(location: Location) -> dict[str, Any]:
-    path = (location.source or ".").replace("\\", "/")
+    path = printable((location.source or ".").replace("\\", "/"))
     if location.line is None:
         return {"path": path, "lines": {"begin": 1}}
     begin = {"line": location.line}
@@ -30,7 +36,9 @@ def _location(location: Location) -> dict[str, Any]:
 
 
 def _fingerprint(*parts: str | None) -> str:
-    return hashlib.sha256("\0".join(p or "" for p in parts).encode()).hexdigest()[:32]
+    text = "\0".join(p or "" for p in parts)
+    # surrogatepass: a file name with an undecodable byte holds a lone surrogate
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def _issue(description: str, kind: str, severity: str, location: Location, *extra: str | None):
@@ -63,7 +71,8 @@ def render(report: Report) -> str:
 
 def error_document(err: SchemacliError) -> str:
     """A one-issue report (severity blocker) for a command that could not run at all."""
-    from schemacli.output.errors import error_text
+    from schemacli.output.errors import error_text, shown
 
-    issue = _issue(error_text(err), type(err).__name__, "blocker", err.location or Location())
+    text = error_text(err)
+    issue = _issue(text, type(err).__name__, "blocker", shown(err).location or Location())
     return json.dumps([issue], indent=2, ensure_ascii=False) + "\n"

@@ -14,9 +14,18 @@ from schemacli.contracts.findings import Severity
 from schemacli.output import Report
 from schemacli.output.text import finding_lines
 
-# Characters XML 1.0 cannot hold, even escaped (control characters, lone surrogates); a name or a
-# default in a schema may contain them (Java reads "\u0001" in a name's JSON string).
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+# Characters XML 1.0 cannot hold, even escaped (control characters, lone surrogates), and DEL
+# and the C1 controls it discourages; a name or a default in a schema may contain them (Java reads
+# "\u0001" in a name's JSON string), and so may a file name.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_document(root: ET.Element) -> str:
+    """``root`` as a well-formed XML 1.0 document ending with a newline: each character XML
+    cannot hold is written as a visible escape (``\\u0001``), in text and attributes alike."""
+    ET.indent(root, space="  ")
+    body = _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", ET.tostring(root, encoding="unicode"))
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
 
 
 def render(report: Report) -> str:
@@ -61,6 +70,4 @@ def render(report: Report) -> str:
     if report.changes:
         out = ET.SubElement(suite, "system-out")
         out.text = "\n".join(f"{c.location}: {c.kind}: {c.message}" for c in report.changes)
-    ET.indent(root, space="  ")
-    body = _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", ET.tostring(root, encoding="unicode"))
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
+    return xml_document(root)

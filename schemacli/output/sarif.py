@@ -3,14 +3,17 @@
 One run, tool ``schemacli``; one rule per finding kind that occurs (rule id = our kind); each
 result at the file and line:col of the finding, with the JSON pointer as a logical location. A
 source that is not a file (a registry's ``subject:version``, ``<stdin>``) has only the logical
-location. A diff's changes are ``note`` results. Validated against the OASIS schema in
-tests/cli/test_sarif_gitlab_cli.py.
+location. A diff's changes are ``note`` results. A file's ``uri`` is a relative (or, for an
+absolute path, path-absolute) URI reference, percent-encoded as RFC 3986 asks (a space, ``,``,
+``:``, ``#``, ``?``, ``%``, a newline or any non-ASCII character; ``/`` kept). Validated against the
+OASIS schema in tests/cli/test_sarif_gitlab_cli.py.
 """
 
 from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import quote
 
 from schemacli.contracts.findings import Finding, Severity
 from schemacli.errors import Location, SchemacliError
@@ -26,12 +29,21 @@ def is_file(source: str | None) -> bool:
     return "/" in source or source.endswith((".avsc", ".json", ".yaml", ".yml"))
 
 
+def file_uri(path: str) -> str:
+    """``path`` as an RFC 3986 URI reference: ``\\`` as ``/``, every character but unreserved
+    ones and ``/`` percent-encoded as UTF-8 (the bytes of an undecodable file name as they were
+    on disk). A ``:`` is encoded too, so ``a:b.avsc`` is not read as scheme ``a``."""
+    text = path.replace("\\", "/")
+    try:
+        return quote(text, safe="/", errors="surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate that is not an escaped byte
+        return quote(text, safe="/", errors="backslashreplace")
+
+
 def _locations(location: Location) -> list[dict[str, Any]]:
     where: dict[str, Any] = {}
-    if is_file(location.source):
-        physical: dict[str, Any] = {
-            "artifactLocation": {"uri": location.source.replace("\\", "/")}  # type: ignore[union-attr]
-        }
+    if location.source is not None and is_file(location.source):
+        physical: dict[str, Any] = {"artifactLocation": {"uri": file_uri(location.source)}}
         if location.line is not None:
             region: dict[str, Any] = {"startLine": location.line}
             if location.column is not None:
@@ -126,11 +138,14 @@ def render(report: Report) -> str:
 
 def error_document(err: SchemacliError) -> str:
     """A SARIF log for a command that could not run: no results, the error as a notification."""
-    from schemacli.output.errors import error_text
+    from schemacli.output.errors import error_text, shown
+
+    text = error_text(err)
+    err = shown(err)
 
     notification: dict[str, Any] = {
         "level": "error",
-        "message": {"text": error_text(err)},
+        "message": {"text": text},
         "descriptor": {"id": type(err).__name__},
     }
     locations = _locations(err.location) if err.location is not None else []

@@ -4,6 +4,9 @@ Names and messages can come from outside: a registry's subjects and error messag
 schema names. A control character among them (ESC, BEL, C1 such as CSI) or a bidi override
 could retitle, recolour or rewrite the user's terminal, so text output shows them as visible
 escapes like ``\\x1b``. JSON output needs none of this: JSON escapes them itself.
+
+Safe also means without secrets: :func:`printable` first masks URL user info and every secret
+the process was given (``schemacli.redact``), so whatever prints through it cannot show one.
 """
 
 from __future__ import annotations
@@ -15,7 +18,11 @@ _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 def printable(text: str, *, keep: str = "") -> str:
-    """``text`` with control characters and bidi overrides (except those in ``keep``) escaped."""
+    """``text`` redacted (``schemacli.redact``), then with control characters and bidi
+    overrides (except those in ``keep``) escaped."""
+    from schemacli.redact import redact
+
+    text = redact(text)
 
     def safe(char: str) -> str:
         if char in keep:

@@ -198,3 +198,28 @@ def test_a_secret_is_remembered_even_from_a_source_that_loses_and_before_a_refus
         )
     for secret in ("flag-password", "env-token-xyz", "file-password"):
         assert redact.redact(secret) == "***"
+
+
+def test_a_kafka_properties_files_secrets_are_remembered_when_it_is_loaded(tmp_path):
+    from converters import kafkaprops
+
+    path = tmp_path / "client.properties"
+    path.write_text(
+        "security.protocol=SASL_SSL\n"
+        "sasl.mechanism=PLAIN\n"
+        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
+        'username="ci" password="sasl-SECRET-1";\n'
+        "ssl.key.password=key-SECRET-2\n"
+        "librdkafka.sasl.password=sasl-SECRET-3\n"
+    )
+    kafkaprops.load(path, files=False)
+    said = redact.redact("sasl-SECRET-1 key-SECRET-2 sasl-SECRET-3 SASL_SSL PLAIN ci")
+    assert said == "*** *** *** SASL_SSL PLAIN ci"
+
+
+def test_verbose_registry_logs_are_redacted():
+    import logging
+
+    redact.remember(SECRET)
+    record = logging.LogRecord("schemacli.registry", logging.DEBUG, "", 0, "%s", (SECRET,), None)
+    assert redact.Formatter("registry: %(message)s").format(record) == "registry: ***"
