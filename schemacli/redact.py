@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import functools
 import json
 import logging
 import re
@@ -54,6 +55,7 @@ _LEAD = re.compile(rf"\b{_SCHEME}(?::/*|//+)|//")
 _URL_INFO = re.compile(rf"\s*(?:{_SCHEME}(?::/*|//+)|//)?(?P<info>.*)@", re.DOTALL)
 
 _scopes: list[set[str]] = [set()]
+_ordered: dict[int, tuple[str, ...]] = {}  # id of a scope's set -> its secrets, longest first
 
 
 def remember(*values: str | None) -> None:
@@ -62,6 +64,7 @@ def remember(*values: str | None) -> None:
     for value in values:
         if value:
             _scopes[-1].update(_forms(value))
+            _ordered.pop(id(_scopes[-1]), None)
 
 
 def remember_url(url: str | None) -> None:
@@ -119,7 +122,7 @@ def scope() -> Iterator[None]:
     try:
         yield
     finally:
-        _scopes.pop()
+        _ordered.pop(id(_scopes.pop()), None)
 
 
 def redact(text: str, extra: Iterable[str | None] = ()) -> str:
@@ -127,11 +130,11 @@ def redact(text: str, extra: Iterable[str | None] = ()) -> str:
 
     A secret of SHORT_SECRET characters or more is masked wherever it occurs; a shorter one only
     as a whole word (not inside a longer run of letters and digits)."""
-    known = set(_scopes[-1])
-    for value in extra:
-        if value:
-            known.update(_forms(value))
-    for secret in sorted(known, key=len, reverse=True):  # the longest first: no half-masked rest
+    known = _longest_first(_scopes[-1])
+    more = {form for value in extra if value for form in _forms(value)}
+    if more:
+        known = _longest_first(more | _scopes[-1], cache=False)
+    for secret in known:  # the longest first: no half-masked rest
         if secret not in text:
             continue
         if len(secret) >= SHORT_SECRET:
@@ -140,6 +143,15 @@ def redact(text: str, extra: Iterable[str | None] = ()) -> str:
             text = re.sub(rf"(?<!\w){re.escape(secret)}(?!\w)", MASK, text)
     # Secrets first: a password holding an '@' is then masked whole, not cut at its '@'.
     return mask_userinfo(text)
+
+
+def _longest_first(secrets: set[str], *, cache: bool = True) -> tuple[str, ...]:
+    ordered = _ordered.get(id(secrets)) if cache else None
+    if ordered is None:
+        ordered = tuple(sorted(secrets, key=len, reverse=True))
+        if cache:
+            _ordered[id(secrets)] = ordered
+    return ordered
 
 
 def mask_userinfo(text: str) -> str:
@@ -167,27 +179,45 @@ class Formatter(logging.Formatter):
         return redact(super().format(record))
 
 
+_ATOMS = (type(None), bool, int, float)
+
+
 def _scrub(value: Any) -> Any:
-    if isinstance(value, Enum) or value is None or isinstance(value, bool | int | float):
+    # Returns ``value`` itself when nothing in it changed (the usual case: no secret, no '@'),
+    # so a report of 100,000 findings is walked, not rebuilt.
+    kind = type(value)
+    if kind is str:
+        return redact(value)
+    if kind in _ATOMS or isinstance(value, Enum):
         return value
-    if isinstance(value, str):
+    if isinstance(value, str):  # a str subclass
         return redact(value)
     if isinstance(value, PurePath):
         cleaned = redact(str(value))
         return value if cleaned == str(value) else type(value)(cleaned)
     if isinstance(value, tuple):
         items = tuple(_scrub(v) for v in value)
+        if all(a is b for a, b in zip(items, value, strict=True)):
+            return value
         return type(value)(*items) if hasattr(value, "_fields") else items
     if isinstance(value, list):
         return [_scrub(v) for v in value]
     if isinstance(value, dict):
         return {_scrub(k): _scrub(v) for k, v in value.items()}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        changes = {
-            f.name: _scrub(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init
-        }
-        return dataclasses.replace(value, **changes)
+        changes = {}
+        for name in _init_fields(kind):
+            old = getattr(value, name)
+            new = _scrub(old)
+            if new is not old:
+                changes[name] = new
+        return dataclasses.replace(value, **changes) if changes else value
     return value
+
+
+@functools.cache
+def _init_fields(kind: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(kind) if f.init)
 
 
 def _mask_run(run: str) -> str:

@@ -223,3 +223,9 @@ def test_verbose_registry_logs_are_redacted():
     redact.remember(SECRET)
     record = logging.LogRecord("schemacli.registry", logging.DEBUG, "", 0, "%s", (SECRET,), None)
     assert redact.Formatter("registry: %(message)s").format(record) == "registry: ***"
+
+
+def test_scrub_returns_a_report_without_secrets_as_it_is_not_a_copy():
+    # the usual case: a big report is walked, not rebuilt (cost grows with the report only)
+    row = _Row(name="subject", where=Location(source="a.avsc"), values=(1, "x"), path=Path("p"))
+    assert redact.scrub(row) is row
