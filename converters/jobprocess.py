@@ -57,8 +57,9 @@ def read_pid(path: Path) -> int | None:
         raise InputError(
             f"cannot read the pid file: {exc.message}",
             location=exc.location,
-            hint=exc.hint if exc.reason != "permission" else "Check the state directory's "
-            "permissions (--state-dir).",
+            hint="Check the state directory's permissions (--state-dir)."
+            if exc.reason == "permission"
+            else exc.hint,
         ) from exc
     text = raw.decode("ascii", errors="replace").strip()
     if not text.isdigit() or len(text) > 10 or not 2 <= int(text) <= PID_MAX:

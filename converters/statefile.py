@@ -57,8 +57,9 @@ def read_state(path: Path) -> dict[str, Any]:
         raise InputError(
             f"cannot read converter state: {exc.message}",
             location=exc.location,
-            hint=exc.hint if exc.reason != "permission" else "Check the state directory's "
-            "permissions (--state-dir).",
+            hint="Check the state directory's permissions (--state-dir)."
+            if exc.reason == "permission"
+            else exc.hint,
         ) from exc
     try:
         data = loads(text)

@@ -53,7 +53,11 @@ class UnreadableInput(InputError):
     kind = "UNREADABLE_FILE"
 
     def __init__(
-        self, message: str, *, location: Location | None = None, hint: str | None = None,
+        self,
+        message: str,
+        *,
+        location: Location | None = None,
+        hint: str | None = None,
         reason: str = "other",
     ) -> None:
         super().__init__(message, location=location, hint=hint)
@@ -126,7 +130,10 @@ def read_input(
 
 
 def read_stdin(
-    *, limit: int, what: str = "input", source: str = STDIN_SOURCE,
+    *,
+    limit: int,
+    what: str = "input",
+    source: str = STDIN_SOURCE,
     stream: BinaryIO | None = None,
 ) -> bytes:
     """Standard input's bytes, at most ``limit``: an endless stream (``</dev/zero``) stops at
@@ -168,9 +175,7 @@ def _kinded(message: str, where: Location, hint: str, reason: str) -> Unreadable
     return UnreadableInput(message, location=where, hint=hint, reason=reason)
 
 
-def _unreadable(
-    reason: str, words: str, where: Location, what: str
-) -> UnreadableInput:
+def _unreadable(reason: str, words: str, where: Location, what: str) -> UnreadableInput:
     if reason == "directory":
         words = f"is a directory, not {_a(what)}"
         hint = f"name the {what} itself"
