@@ -215,9 +215,20 @@ def _line_of(text: str, pattern: str) -> int | None:
 
 
 def _schemacli_line(text: str) -> int | None:
-    return _line_of(text, r"^[ \t]*[\"']?schemacli[\"']?[ \t]*=") or _line_of(
-        text, r"tool[ \t]*\.[ \t]*schemacli[ \t]*="
+    """The line of a ``tool.schemacli = ...`` key, or of ``schemacli = ...`` under ``[tool]``
+    (not one under another table, such as [project.scripts])."""
+    dotted = _line_of(text, r"^[ \t]*[\"']?tool[\"']?[ \t]*\.[ \t]*[\"']?schemacli[\"']?[ \t]*=")
+    if dotted is not None:
+        return dotted
+    header = re.search(r"^[ \t]*\[[ \t]*[\"']?tool[\"']?[ \t]*\][ \t]*(#.*)?$", text, re.MULTILINE)
+    if header is None:
+        return None
+    section = text[header.end() :]
+    section = (
+        section[: m.start()] if (m := re.search(r"^[ \t]*\[", section, re.MULTILINE)) else section
     )
+    line = _line_of(section, r"^[ \t]*[\"']?schemacli[\"']?[ \t]*=")
+    return None if line is None else text.count("\n", 0, header.end()) + line
 
 
 def _read_pyproject(path: Path) -> tuple[str, bool]:

@@ -112,6 +112,10 @@ def test_init_reports_what_it_wrote_as_json(empty):
         (b'[project]\ntool = "x"\n', None),  # project.tool is not ours: init adds the table
         (b'tool = "x"\n', "pyproject.toml:1: cannot add [tool.schemacli]: `tool` is a string"),
         (b"[tool]\nschemacli = 3\n", "pyproject.toml:2: `tool.schemacli` is an integer"),
+        (
+            b'[project.scripts]\nschemacli = "x:main"\n\n[tool]\nschemacli = 3\n',
+            "pyproject.toml:5: `tool.schemacli` is an integer",
+        ),
         (b'[x]\ntool.schemacli = "s"\n', None),  # x.tool.schemacli: someone else's key
         (b'a = 1\ntool.schemacli = "s"\n', "pyproject.toml:2: `tool.schemacli` is a string"),
         (b"[project]\nname = = 1\n", "pyproject.toml:2:8: cannot add [tool.schemacli]: the file"),
@@ -124,6 +128,7 @@ def test_init_reports_what_it_wrote_as_json(empty):
         "project-tool",
         "tool-string",
         "schemacli-int",
+        "schemacli-int-after-scripts",
         "nested-dotted",
         "dotted-string",
         "invalid-toml",
