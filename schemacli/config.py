@@ -308,7 +308,8 @@ def _read_table(path: Path) -> tuple[dict[str, Any], str]:
             hint="a schemacli config is a few flat tables; remove the deep nesting",
         ) from None
     if path.name == PYPROJECT:
-        table = data.get("tool", {}).get("schemacli", {})
+        tool = data.get("tool", {})  # `tool = 1` parses: a value, not the [tool] table
+        table = tool.get("schemacli", {}) if isinstance(tool, dict) else tool
     else:
         table = data
     if not isinstance(table, dict):

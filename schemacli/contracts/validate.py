@@ -138,9 +138,22 @@ def expand_paths(paths: Iterable[Path | str]) -> tuple[list[Path], list[Finding]
     problems: list[Finding] = []
     for raw in paths:
         path = Path(raw)
+        try:
+            is_dir = not is_stdin(path) and path.is_dir()
+            exists = is_dir or path.exists() or path.is_symlink()
+        except OSError as exc:  # a name longer than the filesystem allows (ENAMETOOLONG), ...
+            problems.append(
+                Finding(
+                    kind=PATH_NOT_FOUND,
+                    message=f"cannot look at this path: {exc.strerror}",
+                    location=Location(source=str(path)),
+                    hint="check the path; each name in it must be shorter than 256 bytes",
+                )
+            )
+            continue
         if is_stdin(path):
             files.setdefault(path)  # read once, named <stdin>
-        elif path.is_dir():
+        elif is_dir:
             found, unreadable = _walk(path)
             for folder in unreadable:
                 problems.append(
@@ -162,7 +175,7 @@ def expand_paths(paths: Iterable[Path | str]) -> tuple[list[Path], list[Finding]
                 )
             for file in found:
                 files.setdefault(file)
-        elif path.exists() or path.is_symlink():
+        elif exists:
             files.setdefault(path)  # a file named explicitly is read whatever its suffix
         else:
             problems.append(

@@ -1,0 +1,31 @@
+"""What the fuzz harness found beyond issue 26's list, each pinned by a test named for the
+behaviour (the harness itself keeps looking: test_fuzz_cli.py)."""
+
+from __future__ import annotations
+
+from typer.testing import CliRunner
+
+from schemacli.app import app
+
+runner = CliRunner()
+TOO_LONG = "x" * 300 + ".avsc"  # longer than NAME_MAX: stat() fails with ENAMETOOLONG
+
+
+def test_a_pyproject_whose_tool_is_a_value_is_a_config_error(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("tool = 1\n")
+    result = runner.invoke(
+        app,
+        ["subjects", "list", "-r", "http://127.0.0.1:9"],
+        env={"SCHEMACLI_CONFIG": "pyproject.toml"},
+    )
+    assert result.exit_code == 2, result.output
+    assert "pyproject.toml" in result.stderr and "must be a table" in result.stderr
+
+
+def test_validate_names_a_path_too_long_to_look_at_and_exits_2(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["validate", TOO_LONG])
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "File name too long" in result.stdout + result.stderr
