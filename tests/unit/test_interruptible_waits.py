@@ -180,3 +180,63 @@ def test_ctrl_c_inside_a_librdkafka_callback_is_a_keyboard_interrupt():
     with pytest.raises(KeyboardInterrupt):
         kafkawait.interruptible(callback_interrupted)
 
+
+def test_a_transaction_call_that_timed_out_is_called_again_in_slices():
+    require("confluent_kafka", "kafka")
+    from confluent_kafka import KafkaError, KafkaException
+
+    from converters import kafkawait
+
+    timeouts = []
+
+    def commit_transaction(timeout):
+        timeouts.append(timeout)
+        if len(timeouts) < 3:  # librdkafka: a timed-out commit is retriable, call it again
+            raise KafkaException(KafkaError(KafkaError.REQUEST_TIMED_OUT, retriable=True))
+
+    kafkawait.sliced(commit_transaction, 120)
+    assert len(timeouts) == 3 and max(timeouts) <= kafkawait.SLICE
+
+
+def test_a_transaction_that_must_be_aborted_is_not_retried():
+    require("confluent_kafka", "kafka")
+    from confluent_kafka import KafkaError, KafkaException
+
+    from converters import kafkawait
+
+    calls = []
+
+    def commit_transaction(timeout):
+        calls.append(timeout)
+        raise KafkaException(KafkaError(KafkaError._FENCED, txn_requires_abort=True))
+
+    with pytest.raises(KafkaException):
+        kafkawait.sliced(commit_transaction, 120)
+    assert len(calls) == 1
+
+
+class _Queue:
+    """A producer whose queue empties after a few flushes; a consumer that records its wait."""
+
+    def __init__(self, flushes: int) -> None:
+        self.left, self.waits = flushes, []
+
+    def flush(self, timeout):
+        self.waits.append(timeout)
+        self.left -= 1
+        return max(self.left, 0)
+
+    def consume(self, count, timeout):
+        self.waits.append(timeout)
+        return []
+
+
+def test_flush_and_consume_wait_at_most_half_a_second_at_a_time():
+    from converters import kafkawait
+
+    producer = _Queue(flushes=4)
+    assert kafkawait.flush(producer, 10) == 0
+    assert len(producer.waits) == 4 and max(producer.waits) <= kafkawait.SLICE
+    consumer = _Queue(flushes=0)
+    kafkawait.consume(consumer, 500, timeout=30)
+    assert consumer.waits == [kafkawait.SLICE]
