@@ -83,7 +83,8 @@ def register(app: typer.Typer) -> None:
             raise WriteError(
                 "init cannot write: " + "; ".join(map(str, blocked)) + " (nothing was written)",
                 location=Location(source=str(blocked[0].path)),
-                hint="Make those folders and files writable, or move what is in the way; then run init again.",
+                hint="Make those folders and files writable, or move what is in the way; "
+                "then run init again.",
             )
         write_all(writes, hint="Run it in a folder you can write; init undoes a partial write.")
         if TextOrJson(output) is TextOrJson.json:
