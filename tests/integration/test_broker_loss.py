@@ -38,12 +38,17 @@ def _totals(s: Setup) -> dict[str, int]:
         return {}  # not written yet, or read while being replaced
 
 
-def _await_count(s: Setup, at_least: int, job: threading.Thread, outcome: dict) -> int:
+def _await_count(
+    s: Setup, at_least: int, job: threading.Thread, outcome: dict, seen: list[tuple[float, int]]
+) -> int:
     """Until progress.json counts ``at_least`` v2 messages; the count then. Fails if the job
-    ends first (with its stderr) or nothing comes before HANG."""
+    ends first (with its stderr) or nothing comes before HANG. Each new count goes to ``seen``
+    with its time (the printed timeline)."""
     deadline = time.monotonic() + HANG
     while time.monotonic() < deadline:
         done = _totals(s).get("in", 0)
+        if not seen or seen[-1][1] != done:
+            seen.append((time.monotonic(), done))
         if done >= at_least:
             return done
         if not job.is_alive():
@@ -61,7 +66,7 @@ def test_exactly_once_converter_loses_and_duplicates_nothing_when_a_broker_is_ki
     began = time.monotonic()
     # every topic of the run has 3 replicas (with 1, acks=all would be refused: min ISR is 2)
     s = prepare(cluster.bootstrap, registry, tmp_path, n=N, replication_factor=3)
-    from confluent_kafka.admin import AdminClient
+    from confluent_kafka.admin import AdminClient, ConfigResource
 
     topics = AdminClient({"bootstrap.servers": cluster.bootstrap}).list_topics(timeout=30).topics
     for name in (s.v2_topic, s.v1_topic, s.dlq):
@@ -86,17 +91,22 @@ def test_exactly_once_converter_loses_and_duplicates_nothing_when_a_broker_is_ki
     job.start()
     deployed = time.monotonic()
 
-    killed_at = _await_count(s, KILL_AT, job, outcome)
+    seen: list[tuple[float, int]] = []
+    killed_at = _await_count(s, KILL_AT, job, outcome, seen)
     t_kill = time.monotonic() - deployed
     victim = cluster.leader(s.v1_topic, 0)
     cluster.kill(victim)
     # the whole second stretch is written with one node down: 2 replicas in sync, the minimum
-    restarted_at = _await_count(s, RESTART_AT, job, outcome)
+    seen.append((time.monotonic(), -victim))  # the kill, in the timeline
+    restarted_at = _await_count(s, RESTART_AT, job, outcome, seen)
     t_restart = time.monotonic() - deployed
     assert killed_at < N and restarted_at < N, "the faults did not land mid-run"
+    seen.append((time.monotonic(), -victim))  # the restart begins
     cluster.restart(victim)
     back_at = _totals(s).get("in", 0)
     t_back = time.monotonic() - deployed
+    seen.append((time.monotonic(), back_at))
+    _await_count(s, N, job, outcome, seen)  # the rest, with all three nodes again
 
     job.join(HANG)
     assert not job.is_alive(), f"the converter did not finish in {HANG:.0f} s"
@@ -107,6 +117,14 @@ def test_exactly_once_converter_loses_and_duplicates_nothing_when_a_broker_is_ki
 
     counts = check_outputs(s)  # every converted and dead-lettered message there, none extra
     assert counts["duplicates"] == 0, counts
+    # the run's topics and the internal ones: 3 replicas each, 2 needed in sync
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    topics = admin.list_topics(timeout=30).topics
+    for name in ("__transaction_state", "__consumer_offsets"):
+        assert {len(p.replicas) for p in topics[name].partitions.values()} == {3}, name
+    resource = ConfigResource(ConfigResource.Type.TOPIC, s.v1_topic)
+    described = admin.describe_configs([resource])[resource].result(30)
+    assert described["min.insync.replicas"].value == "2"
     assert counts["in"] == N == counts["converted"] + counts["dead_letter"] + counts["skipped"]
     totals = _totals(s)
     assert totals == {
@@ -121,4 +139,8 @@ def test_exactly_once_converter_loses_and_duplicates_nothing_when_a_broker_is_ki
         f"deploy), restarted from {restarted_at} ({t_restart:.0f} s), serving again at "
         f"{back_at} ({t_back:.0f} s), job done at {t_end:.0f} s; {counts}; "
         f"test {time.monotonic() - began:.0f} s"
+    )
+    print(
+        "timeline (s after deploy: count, or -node at its kill and restart): "
+        + ", ".join(f"{at - deployed:.0f}: {count}" for at, count in seen)
     )
