@@ -327,3 +327,31 @@ def test_gate_shows_an_absolute_store_as_given(project, tmp_path_factory, monkey
     r = run("gate", "--store", store)
     assert r.exit_code == 0, r.output
     assert r.stdout.startswith(f"gate {store}\n")
+
+
+def test_commands_that_need_an_extra_say_which_and_how_to_install_it(tmp_path, monkeypatch):
+    import sys
+
+    state = _deployment(tmp_path)
+    props = tmp_path / "kafka.properties"
+    props.write_text("security.protocol=SASL_SSL\n")
+    s = ["--state-dir", state]
+    cases = [
+        (["migrate", "status", *s, "-b", "h:1"], ["kafka"]),
+        (["migrate", "status", *s, "--kafka-properties", props], ["kafka"]),
+        (["migrate", "finish", EXAMPLE, *s, "-b", "h:1"], ["kafka"]),
+        (["migrate", "replay", EXAMPLE, *s, "-b", "h:1"], ["kafka", "spark"]),
+        (["migrate", "validate", EXAMPLE, "--spark"], ["spark"]),
+        (["migrate", "validate", EXAMPLE, "--sample", "3", "-b", "h:1"], ["kafka"]),
+        (["migrate", "deploy", EXAMPLE, "-b", "h:1", "--dry-run", "--state-dir", tmp_path / "d",
+          "--kafka-properties", props], ["kafka"]),
+    ]  # fmt: skip
+    for module in ("confluent_kafka", "pyspark"):
+        monkeypatch.setitem(sys.modules, module, None)  # the base install: neither extra
+    for args, extras in cases:
+        r = run(*args)
+        assert r.exit_code == 2, (args, r.output)
+        assert f"needs the {' and '.join(extras)} extra" in r.output, r.output
+        assert "scripts/bootstrap --all" in r.output, r.output
+        assert f"pip install 'schemacli[{','.join(extras)}]'" in r.output, r.output
+        assert r.exception is None or isinstance(r.exception, SystemExit), r.exception

@@ -98,6 +98,25 @@ Window = Annotated[
 ]
 
 
+EXTRAS = {"kafka": "confluent_kafka", "spark": "pyspark"}  # extra -> the module it brings
+
+
+def require_extras(what: str, *extras: str) -> None:
+    """A UsageError (exit 2) naming the extras ``what`` needs that are not installed, and how to
+    install them; checked with the local checks, before anything is read from Kafka."""
+    import importlib.util
+
+    missing = [extra for extra in extras if importlib.util.find_spec(EXTRAS[extra]) is None]
+    if missing:
+        plural = "s" if len(missing) > 1 else ""
+        raise UsageError(
+            f"{what} needs the {' and '.join(missing)} extra{plural}, which the base install "
+            "leaves out",
+            hint=f"Install {'them' if plural else 'it'}: `scripts/bootstrap --all` in a "
+            f"checkout, or `pip install 'schemacli[{','.join(missing)}]'`.",
+        )
+
+
 def load_mapping(conn: Connection, mapping_file: Path) -> Any:
     """The mapping with every side's schema: from its file, inline, or (a side naming only a
     ``subject``) from the registry."""
@@ -130,6 +149,8 @@ def kafka_client_settings(path: Path | None) -> dict[str, str]:
     checked (an InputError naming the line) and translated; ``{}`` for none."""
     from converters.kafkaprops import librdkafka_properties, load
 
+    if path is not None:
+        require_extras("--kafka-properties", "kafka")  # librdkafka judges the file
     return librdkafka_properties(load(path))
 
 

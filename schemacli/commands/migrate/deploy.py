@@ -12,6 +12,7 @@ from schemacli.commands.migrate.common import (
     RequiredBootstrap,
     StateDir,
     load_mapping,
+    require_extras,
 )
 from schemacli.commands.options import DAY, JsonOutput, count, seconds
 from schemacli.commands.registry_options import (
@@ -150,6 +151,8 @@ def deploy_command(
             extra_env=reg.connection_env(),  # the job connects as we do, secrets off argv
         )
         # every local check (settings, properties file, spark-submit) before the registry
+        if kafka_properties is not None:
+            require_extras("--kafka-properties", "kafka")  # librdkafka judges the file
         cfg.check()
         deploy.find_spark_submit(cfg.spark_submit)
         mapping = load_mapping(conn, mapping_file)

@@ -13,6 +13,7 @@ from schemacli.commands.migrate.common import (
     StateDir,
     Window,
     kafka_client_settings,
+    require_extras,
     state_of,
 )
 from schemacli.commands.options import DAY, JsonOutput, seconds
@@ -62,6 +63,7 @@ def finish_command(
 
     # every local check (the mapping, the deployment, the properties file) before Kafka is asked
     sdir, mapping = state_of(mapping_file, state_dir, deployed=True)
+    require_extras("finish", "kafka")
     properties = kafka_client_settings(kafka_properties)
     report = finish(
         sdir,

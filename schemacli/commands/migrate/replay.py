@@ -14,6 +14,7 @@ from schemacli.commands.migrate.common import (
     StateDir,
     StateMappingArg,
     load_mapping,
+    require_extras,
     state_of,
 )
 from schemacli.commands.options import JsonOutput, count
@@ -108,6 +109,7 @@ def replay_command(
             )
         if fixed is not None:
             load(fixed, load_schemas=False)
+        require_extras("replay", "kafka", "spark")  # it reads Kafka, converts in a local Spark
         properties = kafkaprops.load(kafka_properties)
         deployed = load_mapping(conn, deployed_file)
         mapping = same_target(load_mapping(conn, fixed), deployed) if fixed else deployed

@@ -17,6 +17,7 @@ from schemacli.commands.migrate.common import (
     StateMappingArg,
     Window,
     kafka_client_settings,
+    require_extras,
     state_of,
 )
 from schemacli.commands.options import JsonOutput, seconds
@@ -67,6 +68,8 @@ def status_command(
     with _errors_as_json_lines() if watch and is_json(output) else nullcontext():
         # every local check (the mapping, the deployment, the properties file) before Kafka
         sdir, mapping = state_of(mapping_file, state_dir, deployed=True)
+        if bootstrap:
+            require_extras("status with --bootstrap", "kafka")
         kafka = kafka_client_settings(kafka_properties)
         _show(mapping, sdir, bootstrap, window, kafka, watch, every, count, output)
     raise typer.Exit(ExitCode.OK)

@@ -5,7 +5,7 @@ from typing import Annotated
 import click
 import typer
 
-from schemacli.commands.migrate.common import Bootstrap, MappingArg, load_mapping
+from schemacli.commands.migrate.common import Bootstrap, MappingArg, load_mapping, require_extras
 from schemacli.commands.options import Output, count
 from schemacli.commands.registry_options import (
     NO_FLAGS,
@@ -71,6 +71,10 @@ def validate_command(
 
         if sample is not None and not bootstrap:  # before the registry is asked anything
             raise UsageError("--sample reads the v2 topic: give --bootstrap too")
+        if sample is not None:
+            require_extras("--sample", "kafka")
+        if spark:
+            require_extras("--spark", "spark")
         mapping = load_mapping(conn, mapping_file)
         samples = origin = None
         if sample is not None:
