@@ -91,6 +91,7 @@ class SchemacliGroup(TyperGroup):
             reconfigure = getattr(stream, "reconfigure", None)
             if reconfigure is not None:
                 reconfigure(errors="backslashreplace")
+        words = [*ctx._protected_args, *ctx.args]  # before click clears them: see _usage_error
         try:
             with deep(), warnings.catch_warnings():  # deep: schemas as nested as Java reads
                 warnings.simplefilter("default", SchemacliWarning)  # each one once
@@ -99,6 +100,9 @@ class SchemacliGroup(TyperGroup):
         except SchemacliError as err:
             _report(ctx, err)
             ctx.exit(int(err.exit_code))
+        except click.UsageError as err:  # a subcommand's arguments do not parse
+            _usage_error(ctx, err, words)
+            ctx.exit(err.exit_code)
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             ctx.exit(130)
@@ -118,10 +122,51 @@ _python_showwarning = warnings.showwarning
 
 
 def _report(ctx: click.Context, err: SchemacliError) -> None:
-    from schemacli.output.errors import error_github, error_json, error_junit, error_text
+    from schemacli.output.errors import error_text
 
     click.echo(error_text(err), err=True)
-    output = ctx.meta.get(OUTPUT_META_KEY)
+    _document(ctx, err, ctx.meta.get(OUTPUT_META_KEY))
+
+
+def _usage_error(ctx: click.Context, err: click.UsageError, words: list[str]) -> None:
+    """Click's own words on stderr, as ever; and, when the command line asks for a machine
+    format the command has, that format's error document on stdout: a CI step that reads the
+    report still finds one when an option is misspelt or an argument is missing."""
+    from schemacli.errors import UsageError
+
+    err.show()
+    output = ctx.meta.get(OUTPUT_META_KEY) or _asked_output(err.ctx, words)
+    if output is None:
+        return
+    path = err.ctx.command_path if err.ctx is not None else ctx.command_path
+    problem = UsageError(err.format_message(), hint=f"See '{path} --help'.")
+    _document(ctx, problem, output)
+
+
+def _asked_output(command_ctx: click.Context | None, words: list[str]) -> str | None:
+    """The -o/--output value in ``words`` (the last one given), if the command takes it."""
+    command = command_ctx.command if command_ctx is not None else None
+    option = next((p for p in getattr(command, "params", ()) if "--output" in p.opts), None)
+    if option is None:
+        return None
+    asked = None
+    for i, word in enumerate(words):
+        if word == "--":
+            break
+        if word in option.opts and i + 1 < len(words):
+            asked = words[i + 1]
+        elif word.startswith("--output="):
+            asked = word.partition("=")[2]
+        elif word.startswith("-o") and len(word) > 2 and "-o" in option.opts:
+            asked = word[2:]
+    choices = [str(c) for c in getattr(option.type, "choices", ())]
+    return asked if asked in choices else None
+
+
+def _document(ctx: click.Context, err: SchemacliError, output: str | None) -> None:
+    """``err`` as one document of ``output`` on stdout (nothing for text)."""
+    from schemacli.output.errors import error_github, error_json, error_junit
+
     if output == "json":
         click.echo(error_json(err))
     elif output == "junit":

@@ -7,7 +7,8 @@ error paths (a missing file; an unreachable registry): stdout is one valid JSON,
 2.1.0, GitLab code quality or GitHub workflow-command document, a file's SARIF ``uri`` decodes
 back to its path, GitHub's ``file=`` unescapes back to it, GitLab's ``path`` is the path itself
 (GitLab matches it literally) — and a secret planted in the registry URL shows in neither stdout
-nor stderr.
+nor stderr. A command line that does not parse (a misspelt option, a missing argument, a bad
+number) still writes the asked format's error document, click's words staying on stderr.
 """
 
 from __future__ import annotations
@@ -149,3 +150,25 @@ def test_an_unreachable_registry_still_writes_one_valid_document_without_the_sec
     assert result.exit_code == 3, result.stderr
     parse(fmt, result.stdout)
     assert "127.0.0.1" in result.stderr  # the URL is named, without its user info
+
+
+USAGE_ERRORS = {
+    "misspelt-option": ["gate", "--storr", "schemas"],
+    "missing-argument": ["check", "--subject", "s"],
+    "bad-number": ["gate", "--registry", "http://127.0.0.1:1", "--retries", "many"],
+    "nested-command": ["migrate", "validate", "--bogus"],
+}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("args", USAGE_ERRORS.values(), ids=USAGE_ERRORS.keys())
+def test_a_command_line_that_does_not_parse_still_writes_one_valid_document(run, args, fmt):
+    result = run(*args, "-o", fmt)
+    assert result.exit_code == 2, result.output
+    assert "Try 'schemacli" in result.stderr  # click's own words stay on stderr
+    parse(fmt, result.stdout)
+
+
+def test_a_usage_error_writes_no_document_for_a_format_the_command_does_not_have(run):
+    result = run("subjects", "list", "-o", "junit")
+    assert result.exit_code == 2 and result.stdout == ""
