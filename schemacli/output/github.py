@@ -77,7 +77,9 @@ def step_summary(report: Report) -> str:
             lines.append(f"- `{cell(f.location)}` **{f.kind}**: {cell(f.message)}")
     lines.append("")
     lines.append(summary(report))
-    return "\n".join(lines) + "\n"
+    # Written to a file, not a terminal: a lone surrogate (a file name's undecodable byte) as an
+    # escape, so the UTF-8 file can hold it.
+    return ("\n".join(lines) + "\n").encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def render(report: Report) -> str:

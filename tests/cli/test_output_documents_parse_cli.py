@@ -172,3 +172,20 @@ def test_a_command_line_that_does_not_parse_still_writes_one_valid_document(run,
 def test_a_usage_error_writes_no_document_for_a_format_the_command_does_not_have(run):
     result = run("subjects", "list", "-o", "junit")
     assert result.exit_code == 2 and result.stdout == ""
+
+
+@pytest.mark.parametrize("name", NAMES.values(), ids=NAMES.keys())
+def test_the_github_step_summary_of_oddly_named_subjects_is_utf8_text_without_controls(
+    run, tmp_path, monkeypatch, name
+):
+    subject = tmp_path / "store/subjects" / name
+    subject.mkdir(parents=True)
+    shutil.copy(V1, subject / "v1.avsc")
+    shutil.copy(BREAKING, subject / "v2.avsc")
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    result = run("gate", "--store", "store", "-q", "--no-cache", "-o", "github")
+    assert result.exit_code == 1, result.stderr
+    text = summary.read_bytes().decode("utf-8")  # strict: the file is UTF-8
+    assert not any(ord(c) < 32 and c != "\n" for c in text)
+    assert "| incompatible |" in text
