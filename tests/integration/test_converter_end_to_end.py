@@ -52,6 +52,8 @@ class Setup:
     dlq: str
     v1_id: int
     produced: dict[str, dict]  # "topic/partition/offset" -> what was sent and what must happen
+    v2_id: int = 0
+    key_ids: tuple[int, int] | None = None  # (v1, v2) key schema ids when keys are Avro
 
 
 def _url(registry) -> str:
@@ -62,11 +64,19 @@ def _bootstrap(kafka) -> str:
     return str(getattr(kafka, "bootstrap", kafka))
 
 
-def prepare(bootstrap: str, registry_url: str, tmp: Path, n: int, keyed: bool = False) -> Setup:
-    """Topics, subjects, n v2 messages and a planned mapping. ``keyed``: keys are Avro too (v2
-    string ids, v1 int ids: key subjects registered, a ``key:`` section planned); every tenth
-    key (i % 10 == 9) is not a number, so its record goes to the dead letter."""
-    from confluent_kafka import Producer
+def prepare(
+    bootstrap: str,
+    registry_url: str,
+    tmp: Path,
+    n: int,
+    keyed: bool = False,
+    *,
+    replication_factor: int = 1,
+) -> Setup:
+    """Topics, subjects, n v2 messages (``produce``; 0 leaves producing to the test) and a planned
+    mapping. ``keyed``: keys are Avro too (v2 string ids, v1 int ids: key subjects registered, a
+    ``key:`` section planned); every tenth key (i % 10 == 9) is not a number, so its record goes
+    to the dead letter."""
     from confluent_kafka.admin import AdminClient, NewTopic
 
     from schemacli.registry.client import RegistryClient
@@ -76,61 +86,21 @@ def prepare(bootstrap: str, registry_url: str, tmp: Path, n: int, keyed: bool = 
     v2_topic, v1_topic, dlq = f"rides-v2-{run}", f"rides-{run}", f"rides-v2-{run}.dead-letter"
     admin = AdminClient({"bootstrap.servers": bootstrap})
     for f in admin.create_topics(
-        [NewTopic(t, num_partitions=2, replication_factor=1) for t in (v2_topic, v1_topic, dlq)]
+        [
+            NewTopic(t, num_partitions=2, replication_factor=replication_factor)
+            for t in (v2_topic, v1_topic, dlq)
+        ]
     ).values():
         f.result(30)
+    key_ids = None
     with RegistryClient(RegistrySettings.build(url=registry_url, env={})) as client:
         v1_id = client.register(f"{v1_topic}-value", json.dumps(V1)).id
         v2_id = client.register(f"{v2_topic}-value", json.dumps(V2)).id
         if keyed:
-            v1_key_id = client.register(f"{v1_topic}-key", json.dumps(V1_KEY)).id
-            v2_key_id = client.register(f"{v2_topic}-key", json.dumps(V2_KEY)).id
-    parsed = fastavro.parse_schema(V2)
-    produced: dict[str, dict] = {}
-    pending: dict[int, dict] = {}
-    producer = Producer({"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": 5})
-
-    def delivered(err, msg, i=None):
-        assert err is None, err
-        produced[f"{msg.topic()}/{msg.partition()}/{msg.offset()}"] = pending.pop(i)
-
-    for i in range(n):
-        ride = {
-            "vendorId": i,
-            "passenger_count": i % 5,
-            "trip_distance": i / 4,
-            "payment_type": i % 3,
-            "total_amount": f"{i}.25",
-        }
-        headers = [("trace-id", f"t{i}".encode())]
-        expect = "converted"
-        if i % 10 == 3:
-            ride["total_amount"] = "n/a"
-            expect = "dead_letter"
-        buf = io.BytesIO()
-        fastavro.schemaless_writer(buf, parsed, ride)
-        value = b"\x00" + v2_id.to_bytes(4, "big") + buf.getvalue()
-        if i % 10 == 7:
-            value, expect = b"not avro at all", "dead_letter"
-        if i == 5:
-            headers.append((MARKER, b"elsewhere/1"))
-            expect = "skipped"
-        key = out_key = f"k{i}".encode()
-        if keyed:
-            key = framed(V2_KEY, {"vendorId": str(i) if i % 10 != 9 else f"v{i}"}, v2_key_id)
-            if i % 10 == 9 and expect == "converted":
-                expect = "dead_letter"
-            out_key = framed(V1_KEY, {"vendorId": i}, v1_key_id) if expect == "converted" else key
-        # "key": what the converter must write (the v1 key; the original one in a dead letter)
-        pending[i] = {"ride": ride, "value": value, "expect": expect, "key": out_key}
-        producer.produce(
-            v2_topic,
-            key=key,
-            value=value,
-            headers=headers,
-            on_delivery=lambda err, msg, i=i: delivered(err, msg, i),
-        )
-    assert producer.flush(60) == 0
+            key_ids = (
+                client.register(f"{v1_topic}-key", json.dumps(V1_KEY)).id,
+                client.register(f"{v2_topic}-key", json.dumps(V2_KEY)).id,
+            )
     mapping = tmp / "mapping.yaml"
     key_options = []
     if keyed:  # outside the store's layout, so the key subjects follow the value's (-key)
@@ -165,9 +135,80 @@ def prepare(bootstrap: str, registry_url: str, tmp: Path, n: int, keyed: bool = 
         cwd=ROOT,
     )
     assert out.returncode == 0, out.stderr
-    return Setup(
-        bootstrap, registry_url, mapping, tmp / "state", v2_topic, v1_topic, dlq, v1_id, produced
-    )
+    s = Setup(
+        bootstrap, registry_url, mapping, tmp / "state", v2_topic, v1_topic, dlq, v1_id, {},
+        v2_id=v2_id, key_ids=key_ids,
+    )  # fmt: skip
+    produce(s, 0, n)
+    return s
+
+
+def produce(s: Setup, start: int, stop: int) -> None:
+    """Produce rides ``start`` .. ``stop - 1`` to v2 (acks=all, flushed), each recorded in
+    ``s.produced`` under its offset with what the converter must do with it: one in ten is not
+    a number (dead letter), one in ten not Avro at all (dead letter), ride 5 already carries
+    the converted marker (skipped)."""
+    from confluent_kafka import Producer
+
+    if stop <= start:
+        return
+    parsed = fastavro.parse_schema(V2)
+    pending: dict[int, dict] = {}
+    failures: list = []
+    producer = Producer({"bootstrap.servers": s.bootstrap, "acks": "all", "linger.ms": 5})
+
+    def delivered(err, msg, i=None):
+        if err is not None:
+            failures.append(err)
+            return
+        s.produced[f"{msg.topic()}/{msg.partition()}/{msg.offset()}"] = pending.pop(i)
+
+    for i in range(start, stop):
+        ride = {
+            "vendorId": i,
+            "passenger_count": i % 5,
+            "trip_distance": i / 4,
+            "payment_type": i % 3,
+            "total_amount": f"{i}.25",
+        }
+        headers = [("trace-id", f"t{i}".encode())]
+        expect = "converted"
+        if i % 10 == 3:
+            ride["total_amount"] = "n/a"
+            expect = "dead_letter"
+        buf = io.BytesIO()
+        fastavro.schemaless_writer(buf, parsed, ride)
+        value = b"\x00" + s.v2_id.to_bytes(4, "big") + buf.getvalue()
+        if i % 10 == 7:
+            value, expect = b"not avro at all", "dead_letter"
+        if i == 5:
+            headers.append((MARKER, b"elsewhere/1"))
+            expect = "skipped"
+        key = out_key = f"k{i}".encode()
+        if s.key_ids is not None:
+            v1_key_id, v2_key_id = s.key_ids
+            key = framed(V2_KEY, {"vendorId": str(i) if i % 10 != 9 else f"v{i}"}, v2_key_id)
+            if i % 10 == 9 and expect == "converted":
+                expect = "dead_letter"
+            out_key = framed(V1_KEY, {"vendorId": i}, v1_key_id) if expect == "converted" else key
+        # "key": what the converter must write (the v1 key; the original one in a dead letter)
+        pending[i] = {"ride": ride, "value": value, "expect": expect, "key": out_key}
+        while True:
+            try:
+                producer.produce(
+                    s.v2_topic,
+                    key=key,
+                    value=value,
+                    headers=headers,
+                    on_delivery=lambda err, msg, i=i: delivered(err, msg, i),
+                )
+                break
+            except BufferError:  # the local queue is full: let deliveries drain it
+                producer.poll(0.1)
+        producer.poll(0)
+    assert producer.flush(120) == 0, "rides still undelivered after 120 s"
+    assert not failures, failures[:3]
+    assert not pending
 
 
 def deploy(s: Setup, *extra: str, detach: bool = False) -> subprocess.CompletedProcess:
@@ -203,31 +244,69 @@ def deploy(s: Setup, *extra: str, detach: bool = False) -> subprocess.CompletedP
     return subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=900)
 
 
-def consume(bootstrap: str, topic: str, expected: int, idle: float = 20.0) -> list:
-    from confluent_kafka import Consumer
+def consume(bootstrap: str, topic: str, expected: int = 0, idle: float | None = None) -> list:
+    """Every committed record of ``topic``, read from the beginning to the end of each partition
+    (``read_committed``: the end is the last stable offset). Ends on the event that every
+    partition is read to its end, not after a quiet spell; ``expected`` and ``idle`` are kept for
+    callers and not needed. Bounded by a deadline that only a hang reaches."""
+    from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition
 
+    del expected, idle
     c = Consumer(
         {
             "bootstrap.servers": bootstrap,
             "group.id": f"check-{uuid.uuid4().hex}",
-            "auto.offset.reset": "earliest",
             "enable.auto.commit": False,
+            "enable.partition.eof": True,
+            "isolation.level": "read_committed",
         }
     )
-    c.subscribe([topic])
-    got, last = [], time.monotonic()
+    got: list = []
+    deadline = time.monotonic() + 300
     try:
-        while time.monotonic() - last < idle:
+        partitions = c.list_topics(topic, timeout=60).topics[topic].partitions
+        c.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in partitions])
+        # the end of each partition as it is now: every writer that matters has finished
+        ends = {p: c.get_watermark_offsets(TopicPartition(topic, p), timeout=60)[1]
+                for p in partitions}  # fmt: skip
+        done: set[int] = set()
+        while len(done) < len(partitions):
+            assert time.monotonic() < deadline, f"{topic} not read to its end in 300 s"
             msg = c.poll(0.5)
-            if msg is None or msg.error() is not None:
-                if len(got) >= expected and time.monotonic() - last > 3:
-                    break
+            if msg is None:
+                continue
+            if msg.error() is not None:
+                if (
+                    msg.error().code() == KafkaError._PARTITION_EOF
+                    and msg.offset() >= ends[msg.partition()]
+                ):
+                    done.add(msg.partition())
                 continue
             got.append(msg)
-            last = time.monotonic()
     finally:
         c.close()
     return got
+
+
+def wait_group_gone(group: int, bound: float = 120.0) -> None:
+    """Until no live process is left in process group ``group`` (a killed driver's JVM and
+    Python), bounded by a deadline only a hang reaches."""
+    deadline = time.monotonic() + bound
+    while True:
+        alive = []
+        for proc in Path("/proc").iterdir():
+            if not proc.name.isdigit():
+                continue
+            try:
+                fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == group and fields[0] != "Z":
+                alive.append(proc.name)
+        if not alive:
+            return
+        assert time.monotonic() < deadline, f"processes {alive} of group {group} did not end"
+        time.sleep(0.05)
 
 
 def headers_of(msg) -> dict[str, bytes]:
@@ -410,7 +489,7 @@ def test_sigkill_mid_stream_then_restart_loses_nothing_and_duplicates_nothing_wh
         time.sleep(0.5)
     assert 300 <= done < 2000, f"the job did not get mid-stream (processed {done})"
     os.killpg(pid, signal.SIGKILL)  # no goodbye: whatever batch was in flight is cut
-    time.sleep(2)
+    wait_group_gone(pid)
     restarted = deploy(s, "--available-now", "--delivery", delivery)
     assert restarted.returncode == 0, restarted.stderr[-3000:]
     counts = check_outputs(s)  # asserts nothing lost, nothing extra

@@ -51,13 +51,11 @@ def status(s, window: int) -> dict:
 
 def active_v1_groups(report: dict) -> list[str]:
     groups = report["dependents"]["v1_groups"]
-    return [
-        g["group_id"] for g in groups if g["members"] or any(p["lag"] for p in g["partitions"])
-    ]
+    return [g["group_id"] for g in groups if g["members"] or any(p["lag"] for p in g["partitions"])]
 
 
 def test_status_names_v1_dependents_and_finish_waits_for_them_to_go(kafka, registry, tmp_path):
-    from confluent_kafka import Consumer, Producer
+    from confluent_kafka import Consumer, KafkaError, Producer
 
     s = prepare(_bootstrap(kafka), _url(registry), tmp_path, n=40)
     ran = deploy(s, "--available-now")
@@ -71,14 +69,20 @@ def test_status_names_v1_dependents_and_finish_waits_for_them_to_go(kafka, regis
     billing = Consumer(
         {"bootstrap.servers": s.bootstrap, "group.id": f"billing-{uuid.uuid4().hex[:6]}",
          "auto.offset.reset": "earliest", "client.id": "billing-app",
-         "enable.auto.commit": False}
+         "enable.auto.commit": False, "enable.partition.eof": True}
     )  # fmt: skip
     billing.subscribe([s.v1_topic])
-    read, last, deadline = 0, time.monotonic(), time.monotonic() + 60
-    while time.monotonic() < deadline and not (read and time.monotonic() - last > 3):
+    # read v1 to the end of both partitions (the event), bounded by a deadline only a hang meets
+    read, at_end, deadline = 0, set(), time.monotonic() + 120
+    while len(at_end) < 2:
+        assert time.monotonic() < deadline, f"billing did not read v1 to its end ({read} read)"
         msg = billing.poll(0.5)
-        if msg is not None and msg.error() is None:
-            read, last = read + 1, time.monotonic()
+        if msg is None:
+            continue
+        if msg.error() is None:
+            read += 1
+        elif msg.error().code() == KafkaError._PARTITION_EOF:
+            at_end.add(msg.partition())
     assert read > 1
     billing.commit(asynchronous=False)
 
@@ -101,10 +105,13 @@ def test_status_names_v1_dependents_and_finish_waits_for_them_to_go(kafka, regis
     assert not (s.state / "final-report.json").exists()
 
     billing.close()  # billing moves to v2; the direct write ages out of a 2 s window
-    time.sleep(3)
-    gone = status(s, window=2)
-    assert active_v1_groups(gone) == []
-    assert sum(d["messages"] for d in gone["dependents"]["direct_writes"]) == 0
+    deadline = time.monotonic() + 120  # only a hang reaches it
+    while True:  # until status sees the group gone and the write older than the window
+        gone = status(s, window=2)
+        aged_out = sum(d["messages"] for d in gone["dependents"]["direct_writes"]) == 0
+        if active_v1_groups(gone) == [] and aged_out:
+            break
+        assert time.monotonic() < deadline, gone["dependents"]
 
     finished = migrate(
         "finish", str(s.mapping), "--state-dir", str(s.state), "-b", s.bootstrap,
