@@ -1099,3 +1099,39 @@ def violations(case: Case, out: Outcome, ws: Workspace, before: dict, after: dic
             ):
                 found.append(f"wrote {rel!r} without saying so")
     return found
+
+
+def run_and_check(
+    case: Case,
+    scratch: Path,
+    *,
+    subprocess_stdin: str | None = None,
+    fifo: bool = False,
+    in_process: bool = True,
+    hang_limit: float = 120.0,
+    inspect: Any = None,
+) -> Outcome:
+    """Run ``case`` in a fresh workspace under ``scratch`` and assert every invariant;
+    ``inspect(ws, out)`` may look at the folder before it is removed."""
+    import tempfile
+
+    ws = Workspace(Path(tempfile.mkdtemp(dir=scratch)))
+    try:
+        ws.populate(case, fifo=fifo)
+        before = ws.snapshots()
+        if in_process:
+            out = run_in_process(case, ws)
+        else:
+            out = run_subprocess(case, ws, subprocess_stdin, hang_limit)
+        after = ws.snapshots()
+        problems = violations(case, out, ws, before, after)
+        assert not problems, (
+            f"schemacli {' '.join(map(repr, case.args))}\n  env={case.env}\n"
+            f"  exit={out.exit_code}\n  violations: {problems}\n"
+            f"  stdout: {out.stdout[:1500]!r}\n  stderr: {out.stderr[:1500]!r}"
+        )
+        if inspect is not None:
+            inspect(ws, out)
+        return out
+    finally:
+        shutil.rmtree(ws.base, ignore_errors=True)

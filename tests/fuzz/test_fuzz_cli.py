@@ -57,14 +57,11 @@ from fuzzkit import (
     FileSpec,
     Outcome,
     Secrets,
-    Workspace,
     cases,
     closed_port,
     command_tree,
     fuzz_settings,
-    run_in_process,
-    run_subprocess,
-    violations,
+    run_and_check,
 )
 from hypothesis import given
 from hypothesis import strategies as st
@@ -95,32 +92,8 @@ def scratch():
     shutil.rmtree(base, ignore_errors=True)
 
 
-def check(
-    case: Case,
-    scratch: Path,
-    *,
-    subprocess_stdin: str | None = None,
-    fifo: bool = False,
-    in_process: bool = True,
-) -> Outcome:
-    ws = Workspace(Path(tempfile.mkdtemp(dir=scratch)))
-    try:
-        ws.populate(case, fifo=fifo)
-        before = ws.snapshots()
-        if in_process:
-            out = run_in_process(case, ws)
-        else:
-            out = run_subprocess(case, ws, subprocess_stdin, HANG_LIMIT)
-        after = ws.snapshots()
-        problems = violations(case, out, ws, before, after)
-        assert not problems, (
-            f"schemacli {' '.join(map(repr, case.args))}\n  env={case.env}\n"
-            f"  exit={out.exit_code}\n  violations: {problems}\n"
-            f"  stdout: {out.stdout[:1500]!r}\n  stderr: {out.stderr[:1500]!r}"
-        )
-        return out
-    finally:
-        shutil.rmtree(ws.base, ignore_errors=True)
+def check(case: Case, scratch: Path, **how) -> Outcome:
+    return run_and_check(case, scratch, hang_limit=HANG_LIMIT, **how)
 
 
 def test_the_harness_covers_every_command_of_the_cli():
