@@ -159,7 +159,12 @@ def register_all(
             if done:
                 err.message += (
                     f" ({len(done)} schema(s) were registered before this failure: "
-                    + ", ".join(f"{r.subject} v{r.version}" for r in done)
+                    + ", ".join(
+                        f"{r.subject} v{r.version}"
+                        if r.version is not None
+                        else f"{r.subject} id {r.id}"
+                        for r in done
+                    )
                     + ")"
                 )
             raise
