@@ -194,7 +194,7 @@ class RegistrySettings:
             )
         ca = pick(ca_bundle, ENV_CA, "ca")[0]
         for label, value in (("CA bundle", ca), ("client certificate", cert), ("client key", key)):
-            if value and not Path(str(value)).is_file():
+            if value and not _is_file(Path(str(value))):
                 raise UsageError(
                     f"The registry {label} {value} does not exist or is not a file.",
                     hint="Give the path of a PEM file.",
@@ -455,6 +455,15 @@ def _check_url(raw: str, source: _Source | None) -> SplitResult:
             "give the registry's base URL only; schemacli appends the API paths",
         )
     return parts
+
+
+def _is_file(path: Path) -> bool:
+    """Whether ``path`` is a regular file; False, not an OSError, for a name too long or
+    otherwise impossible (``Path.is_file`` raises on ENAMETOOLONG)."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):  # ValueError: an embedded NUL
+        return False
 
 
 def _host_part_error(raw: str) -> str | None:

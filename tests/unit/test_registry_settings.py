@@ -333,3 +333,10 @@ def test_connection_env_carries_tls_files_and_non_default_time_outs_to_the_job(t
     }
     assert RegistryFlags(url=given.url).settings(env=env) == given
     assert RegistrySettings.build(env={}).connection_env() == {}
+
+
+@pytest.mark.parametrize("name", ["x" * 5000 + ".pem", "nul\x00.pem"])
+def test_an_impossible_tls_file_name_is_a_usage_error_not_an_oserror(name):
+    with pytest.raises(UsageError) as caught:
+        RegistrySettings.build(url="http://h:1", ca_bundle=name, env={})
+    assert "does not exist or is not a file" in caught.value.message
