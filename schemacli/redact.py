@@ -46,8 +46,8 @@ SHORT_SECRET = 4
 
 # A scheme, bounded so that a long run of letters and dots cannot make the search quadratic.
 _SCHEME = r"[A-Za-z][A-Za-z0-9+.-]{0,31}"
-# What ends a URL-ish run in prose: white space, quotes, brackets.
-_DELIMITERS = re.compile(r"([\s'\"`<>()\[\]{}]+)")
+# What ends a URL-ish run in prose: white space, quotes, brackets (not braces: see _mask_run).
+_DELIMITERS = re.compile(r"([\s'\"`<>()\[\]]+)")
 # The lead of user info in a run: a scheme and a colon with any slashes, a scheme and two or more
 # slashes (a lost colon), or a bare '//'.
 _LEAD = re.compile(rf"\b{_SCHEME}(?::/*|//+)|//")
@@ -225,6 +225,8 @@ def _mask_run(run: str) -> str:
     that stands between the lead (``scheme:``, ``scheme//``, ``//``) and the run's last '@', or
     the whole ``name:secret`` before it when there is no lead. Linear in the run's length."""
     at = run.rfind("@")
+    if run.startswith("{", at + 1):  # git's reflog selector (git:HEAD@{1}), not user info
+        return run
     head = run[:at]
     lead = _LEAD.search(head)
     if lead is not None:

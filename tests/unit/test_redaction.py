@@ -48,6 +48,8 @@ def test_user_info_is_masked_whether_or_not_the_text_parses_as_a_url(text, shown
         "schemas/subjects/a@b/v1.avsc:3:5: error",
         "http://[::1]:8081",
         "error: schemas/a.avsc:1:2: field 'x' (at /fields/0)",
+        "--against git:HEAD@{1}: no such ref",  # git's reflog selector
+        "git:origin/main@{yesterday}",
     ],
 )
 def test_text_without_user_info_or_secrets_is_left_as_it_is(text):
