@@ -4,9 +4,10 @@ Two things are masked as ``***``:
 
 * anything shaped like the user info of a URL, whether or not the text parses as one:
   ``scheme://user:pass@``, ``scheme:/user@``, ``scheme//user@``, ``//user@`` and a bare
-  ``user:pass@`` (a registry URL given without its scheme). A bare ``name@host`` without a colon
-  is an e-mail address as often as a credential, so it is masked only when it is a secret given
-  to this process (below);
+  ``user:pass@`` (a registry URL given without its scheme: ``alice:***@host:1``, the name
+  before the colon reads as a scheme and stays). A bare ``name@host`` without a colon is an
+  e-mail address as often as a credential, so it is masked only when it is a secret given to
+  this process (below); so is git's ``HEAD@{1}``, never;
 * every secret value given to this process: registry passwords, bearer tokens, the user info of
   a registry URL from any source, the Basic credential as it travels, Kafka SASL and TLS
   passwords. Whoever reads a secret from a flag, the environment or a file hands it to
@@ -14,8 +15,9 @@ Two things are masked as ``***``:
 
 Why one process-wide set rather than secrets passed down: the renderers, the error renderer, the
 warning printer and the log formatter are the last line of defence, and a secret must be masked
-there even when the code that raised the error never held it. The CLI opens one :func:`scope`
-per invocation, so nothing outlives the command (in-process test runs stay independent).
+there even when the code that raised the error never held it. A process runs one command, so
+the set lives as long as the process; :func:`scope` gives a part of one its own set (the test
+suite opens one per test, so a password one test plants is never masked in another's output).
 
 :func:`redact` takes text; :func:`scrub` walks a report (dataclasses, tuples, lists, dicts) and
 redacts every string in it, so machine formats redact values *before* they are serialised: an
