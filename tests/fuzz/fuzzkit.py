@@ -320,6 +320,8 @@ def mapping_contents() -> st.SearchStrategy[bytes]:
         good.replace("version: 1\nsource", "version: 1e300\nsource"),
         good.replace("topic: taxi-rides-v2\n", "topic: 'bad topic/../x'\n"),
         good.replace("topic: taxi-rides\n", "topic: ''\n"),
+        good.replace("schemas/migration/taxi-ride-v2-breaking.avsc", "gen.avsc"),
+        good.replace("schemas/subjects/taxi-rides-value/v1.avsc", "gen.avsc"),
         good.replace("schemas/migration/taxi-ride-v2-breaking.avsc", "schemas"),
         good.replace("schemas/migration/taxi-ride-v2-breaking.avsc", "loop.avsc"),
         good.replace("schemas/migration/taxi-ride-v2-breaking.avsc", "/dev/null"),
@@ -449,6 +451,8 @@ PATH_POOL = [
     MAPPING,
     "schemas",
     "bad.avsc",
+    "gen.avsc",
+    "gen.avsc",
     "loop.avsc",
     "dangling.avsc",
     "adir",
@@ -547,6 +551,7 @@ def _layout(draw: st.DrawFn, secrets: Secrets, ports: dict[str, int]) -> list[Fi
         FileSpec("dangling.avsc", kind="symlink", target="nowhere/x.avsc"),
         FileSpec("adir", kind="dir"),
         FileSpec("ca.pem", content=b"-----BEGIN CERTIFICATE-----\nnot base64\n"),
+        FileSpec("gen.avsc", content=draw(schema_contents())),
     ]
     if draw(st.integers(0, 3)) == 0:
         files.append(FileSpec("schemacli.toml", content=draw(config_contents(secrets, url))))

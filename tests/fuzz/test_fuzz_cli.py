@@ -144,7 +144,10 @@ def process_cases(draw, ports):
     files: list[FileSpec] = [f for f in base.files if not f.path.startswith("schemas/")]
     files = [f for f in files if f.path not in ("schemacli.toml", "pyproject.toml", MAPPING)]
     files.append(FileSpec(MAPPING, content=GOOD_MAPPING))
-    env: dict[str, str] = {}
+    # a terminal that cannot encode what we print (names in the store are Unicode)
+    env: dict[str, str] = dict(
+        draw(st.sampled_from([{}, {"PYTHONIOENCODING": "ascii"}, {"LC_ALL": "C", "LANG": "C"}]))
+    )
     stdin = None
     expect, why = 2, f"{special} is not a regular file: refused by name, never read"
     if where == "input":
