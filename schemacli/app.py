@@ -140,7 +140,8 @@ def _usage_error(ctx: click.Context, err: click.UsageError, words: list[str]) ->
         return
     path = err.ctx.command_path if err.ctx is not None else ctx.command_path
     problem = UsageError(err.format_message(), hint=f"See '{path} --help'.")
-    _document(ctx, problem, output)
+    # a --watch writes one JSON document per line: its refusal is one line too
+    _document(ctx, problem, output, compact=bool({"--watch", "-w"} & set(words)))
 
 
 def _asked_output(command_ctx: click.Context | None, words: list[str]) -> str | None:
@@ -163,12 +164,15 @@ def _asked_output(command_ctx: click.Context | None, words: list[str]) -> str | 
     return asked if asked in choices else None
 
 
-def _document(ctx: click.Context, err: SchemacliError, output: str | None) -> None:
-    """``err`` as one document of ``output`` on stdout (nothing for text)."""
+def _document(
+    ctx: click.Context, err: SchemacliError, output: str | None, *, compact: bool = False
+) -> None:
+    """``err`` as one document of ``output`` on stdout (nothing for text); ``compact``: JSON on
+    one line."""
     from schemacli.output.errors import error_github, error_json, error_junit
 
     if output == "json":
-        click.echo(error_json(err))
+        click.echo(error_json(err, compact=compact))
     elif output == "junit":
         click.echo(error_junit(err, ctx.invoked_subcommand or "schemacli"))
     elif output == "github":

@@ -47,7 +47,9 @@ def error_text(err: SchemacliError) -> str:
     return printable("\n".join(lines), keep="\n")
 
 
-def error_json(err: SchemacliError) -> str:
+def error_json(err: SchemacliError, *, compact: bool = False) -> str:
+    """``err`` as a JSON document; ``compact``: on one line, as a stream of documents (a
+    ``--watch``) needs."""
     err = shown(err)
     loc = err.location
     payload = {
@@ -63,7 +65,7 @@ def error_json(err: SchemacliError) -> str:
         payload["error"].update(
             status=err.status, error_code=err.error_code, server_message=err.server_message
         )
-    return json.dumps(payload, indent=2)
+    return json.dumps(payload, separators=(",", ":")) if compact else json.dumps(payload, indent=2)
 
 
 def error_junit(err: SchemacliError, command: str) -> str:

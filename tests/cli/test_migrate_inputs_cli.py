@@ -233,6 +233,15 @@ def test_watch_json_reports_a_missing_deployment_as_one_line(tmp_path):
     assert doc["error"]["exit_code"] == 2 and "no converter state" in doc["error"]["message"]
 
 
+@pytest.mark.parametrize("every", ["nan", "inf", "-1", "1e300"])
+@pytest.mark.parametrize("watch", ["--watch", "-w"])
+def test_watch_json_refuses_a_bad_number_as_one_line(tmp_path, every, watch):
+    r = run("migrate", "status", "--state-dir", tmp_path, watch, "--every", every, "-o", "json")
+    assert r.exit_code == 2
+    (doc,) = _json_lines(r.stdout)
+    assert doc["error"]["type"] == "UsageError" and "--every" in doc["error"]["message"]
+
+
 def test_watch_json_reports_a_corrupt_state_file_as_one_line(tmp_path):
     state = _deployment(tmp_path)
     (state / "progress.json").write_text('{"totals": {"in": "many\\nlines"}}')
