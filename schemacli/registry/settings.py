@@ -344,9 +344,11 @@ def _capital(text: str) -> str:
 def _file_line(path: Path, key: str) -> int | None:
     """The line that sets ``key`` of the registry table in ``path``, if it can be found
     (tomllib keeps no positions: the first plausible line is close enough)."""
+    from schemacli.textfile import SETTINGS_LIMIT, UnreadableInput, read_input
+
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeError):
+        lines = read_input(path, limit=SETTINGS_LIMIT, what="config file").decode().splitlines()
+    except (UnreadableInput, UnicodeError):
         return None
     prefix = r"tool\s*\.\s*schemacli\s*\.\s*" if path.name == "pyproject.toml" else ""
     header = re.compile(rf"^\s*\[\s*{prefix}registry\s*\]")

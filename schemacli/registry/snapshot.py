@@ -28,11 +28,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from schemacli.atomicwrite import Write, WriteError, why, write_all
+from schemacli.atomicwrite import Write, WriteError, write_all
 from schemacli.contracts.levels import Level
 from schemacli.errors import ConfigError, InputError, Location
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.history import fetch_versions, registry_level
+from schemacli.textfile import SCHEMA_LIMIT, SETTINGS_LIMIT, UnreadableInput, read_input
 
 SNAPSHOT_FILE = "registry.json"
 SIDECAR_SUFFIX = ".references.json"  # as schemacli.contracts.store reads references
@@ -265,9 +266,9 @@ def _local_text(path: Path) -> str | None:
         if not path.is_file():  # dangling, a folder, a pipe (reading one could block forever)
             return ""  # differs, so a conflict unless --force
         try:
-            return path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            return ""  # unreadable: differs too
+            return read_input(path, limit=SCHEMA_LIMIT, what="store file").decode("utf-8")
+        except (UnreadableInput, UnicodeDecodeError):
+            return ""  # unreadable or too large: differs too
     if path.is_dir():
         raise InputError(
             f"{path.name} is a directory, but pull writes a file there",
@@ -284,11 +285,9 @@ def _local_text(path: Path) -> str | None:
             hint="remove it from the store (or pass another --store); nothing was written",
         )
     try:
-        return path.read_text(encoding="utf-8")
+        return read_input(path, limit=SCHEMA_LIMIT, what="store file").decode("utf-8")
     except UnicodeDecodeError:
         return ""
-    except OSError as err:
-        raise _os_error(err, path, "read") from None
 
 
 def _check_store_root(store: Path) -> None:
@@ -355,14 +354,6 @@ def apply_pull(plan: PullPlan, levels: LevelsEdit | None = None) -> None:
     write_all(writes, hint=_PULL_HINT)
 
 
-def _os_error(err: OSError, path: Path, doing: str) -> InputError:
-    return InputError(
-        f"cannot {doing}: {why(err)}",
-        location=Location(source=str(path)),
-        hint=_PULL_HINT + "; nothing was written",
-    )
-
-
 _PULL_HINT = (
     'pull into a folder you can write (--store DIR, or store = "..." in the config); '
     "pull undoes what it wrote when a write fails"
@@ -404,10 +395,15 @@ def plan_levels(config_file: Path, levels: Mapping[str, Level]) -> LevelsEdit | 
     say what was meant (an inline ``subjects`` table, say).
     """
     try:
-        text = config_file.read_text(encoding="utf-8") if config_file.exists() else ""
-    except (OSError, UnicodeDecodeError) as err:
+        text = (
+            read_input(config_file, limit=SETTINGS_LIMIT, what="config file").decode("utf-8")
+            if config_file.exists() or config_file.is_symlink()
+            else ""
+        )
+    except (UnreadableInput, UnicodeDecodeError) as err:
+        reason = err.message if isinstance(err, UnreadableInput) else str(err)
         raise ConfigError(
-            f"cannot read {config_file} to add the pulled levels ({err})",
+            f"cannot read {config_file} to add the pulled levels ({reason})",
             hint="make it a readable UTF-8 file, or pass --no-levels",
         ) from None
     prefix = "tool.schemacli." if config_file.name == "pyproject.toml" else ""
