@@ -349,7 +349,7 @@ def test_a_folder_another_pull_creates_meanwhile_is_used_not_an_error(
     assert (tmp_path / "project/schemas/subjects/taxi-rides-value/v1.avsc").is_file()
 
 
-def test_pull_reads_a_huge_local_version_only_up_to_its_cap_and_calls_it_a_conflict(
+def test_pull_reads_a_huge_local_version_only_up_to_its_cap_and_refuses_naming_it(
     cli, fake, tmp_path
 ):
     fake.add("taxi-rides-value", V1.read_text())
@@ -358,7 +358,7 @@ def test_pull_reads_a_huge_local_version_only_up_to_its_cap_and_calls_it_a_confl
     huge = subject_dir / "v1.avsc"
     with huge.open("wb") as handle:  # sparse: 65 MiB on paper, nothing on disk
         handle.truncate(65 * 1024 * 1024)
+    before = folder_state(tmp_path)
     result = cli("pull", "--store", tmp_path / "project" / "schemas")
-    assert result.exit_code == 1, result.output  # differs: a conflict, left alone
-    assert "Traceback" not in result.output
-    assert huge.stat().st_size == 65 * 1024 * 1024
+    assert_clean_error(result, "v1.avsc: is larger than 64 MiB")
+    assert folder_state(tmp_path) == before  # nothing written
