@@ -564,7 +564,10 @@ def watch(query: Any, progress: ProgressFile) -> int:
         failure = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     follow(query, progress)  # the batches that ended with the query: counted before we exit
     if failure is not None:
-        print(f"converter failed: {failure}", file=sys.stderr, flush=True)
+        from schemacli.redact import redact
+
+        # Spark's or Kafka's words may quote a JAAS line or a URL with its credentials
+        print(f"converter failed: {redact(failure)}", file=sys.stderr, flush=True)
         return 1
     print("converter stopped", file=sys.stderr, flush=True)
     return 0

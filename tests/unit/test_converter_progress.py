@@ -112,3 +112,16 @@ def test_a_failed_query_still_counts_what_it_finished_and_exits_1(tmp_path, caps
     assert totals(path)["in"] == 3
     err = capsys.readouterr().err
     assert "converter failed: Kafka went away" in err and "at ..." not in err
+
+
+def test_a_failed_query_names_no_credential_from_the_error_it_quotes(tmp_path, capsys):
+    from schemacli import redact
+
+    redact.remember("kafka-s3cret")  # as loading the properties file does
+    query = FakeQuery(
+        [], fails="SASL failed: PlainLoginModule password=\"kafka-s3cret\" at sasl://u:pw@b:9"
+    )
+    assert watch(query, ProgressFile(tmp_path / "progress.json")) == 1
+    err = capsys.readouterr().err
+    assert "converter failed: SASL failed" in err
+    assert "kafka-s3cret" not in err and "u:pw@" not in err
