@@ -184,7 +184,7 @@ ODD_TEXT = [
     "../../etc",
     "%0A%25",
     "\u202etxt",
-    "\ud800",
+    "\udcff",  # a byte that is not UTF-8, as Python hands it over from argv (surrogateescape)
     "$(id)",
     "{{x}}",
     "[bold]x[/bold]",
@@ -220,6 +220,7 @@ SUBJECT_NAMES = [
     "x" * 250,
     "%2F",
     "-dash",
+    "not-utf8-\udcff",
 ]
 VERSION_NAMES = [
     "v3.avsc",
@@ -904,6 +905,8 @@ NEVER_EXIT_1 = {
     "migrate stop",
     "migrate deploy",
 }
+CONFIGS = {"schemacli.toml", "pyproject.toml"}
+EDITS = {("init", n) for n in (*CONFIGS, ".pre-commit-config.yaml")}
 # Commands that write into the working folder when they succeed; all others write nothing there.
 WRITERS = {"init", "pull", "spark codegen", "migrate plan", "migrate stop"}
 
@@ -1087,6 +1090,18 @@ def violations(case: Case, out: Outcome, ws: Workspace, before: dict, after: dic
             f"exit {out.exit_code} but the folder changed: {(work_changes + home_changes)[:8]}"
         )
     if out.exit_code == 0:
+        # an existing file is edited only where that is the command's job (init's config
+        # files, pull's store and levels); --out never overwrites silently
+        edited = [
+            p
+            for p in work_changes
+            if p in before["work"] and p in after["work"] and before["work"][p][0] == "file"
+        ]
+        for rel in edited:
+            if (case.command, rel) not in EDITS and not (
+                case.command == "pull" and (rel.startswith("schemas/") or rel in CONFIGS)
+            ):
+                found.append(f"{case.command} succeeded and overwrote the existing {rel!r}")
         if work_changes and case.command not in WRITERS:
             found.append(f"{case.command} succeeded and wrote {work_changes[:8]}")
         for rel in work_changes:
