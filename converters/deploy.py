@@ -31,7 +31,7 @@ from typing import Any
 
 from converters import jobprocess, jvmjar
 from converters.mapping import Mapping, to_dict
-from converters.statefile import loads, local_checkpoint, read_state, whole
+from converters.statefile import loads, local_checkpoint, read_state, whole, write_text
 from converters.stop import stop
 from schemacli.errors import InputError, Location, UsageError
 
@@ -258,7 +258,7 @@ def prepare(cfg: DeployConfig, mapping: Mapping, *, write: bool = True) -> dict[
     root = Path(__file__).resolve().parent.parent
     try:
         cfg.state_dir.mkdir(parents=True, exist_ok=True)
-        resolved.write_text(text)
+        write_text(resolved, text)
         with zipfile.ZipFile(bundle, "w", zipfile.ZIP_DEFLATED) as zf:
             for package in BUNDLED:
                 for path in sorted((root / package).rglob("*.py")):
@@ -409,14 +409,14 @@ def launch(cfg: DeployConfig, cmd: list[str], *, detach: bool) -> Launched:
         "detached": detach,
     }
     deploy_json = cfg.state_dir / "deploy.json"
-    deploy_json.write_text(json.dumps(info, indent=2))
+    write_text(deploy_json, json.dumps(info, indent=2))
     (cfg.state_dir / jobprocess.DRIVER_PID).unlink(missing_ok=True)  # the job writes its own
 
     def started(proc: subprocess.Popen) -> None:
         # who spark-submit is: `stop` signals the pid only while it still names this process
-        pid_file.write_text(str(proc.pid))
+        write_text(pid_file, str(proc.pid))
         info["submit"] = {"pid": proc.pid, "start_time": jobprocess.start_time(proc.pid)}
-        deploy_json.write_text(json.dumps(info, indent=2))
+        write_text(deploy_json, json.dumps(info, indent=2))
 
     if detach:
         log = cfg.state_dir / "job.log"

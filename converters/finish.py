@@ -129,7 +129,7 @@ def finish(
 ) -> FinalReport:
     """Close the window (see the module docstring). Raises CheckFailed (exit 1) listing the
     reasons while v1 has dependents (unless ``force``), or when the converter cannot drain."""
-    from converters.statefile import write_state
+    from converters.statefile import write_state, write_text
     from converters.status import dependents_of, status
     from converters.stop import stop
     from converters.window import advance, read_window
@@ -193,5 +193,5 @@ def finish(
         overridden=blockers,
     )
     write_state(state_dir / "final-report.json", asdict(report))
-    (state_dir / "final-report.txt").write_text(report.text() + "\n")
+    write_text(state_dir / "final-report.txt", report.text() + "\n")
     return report

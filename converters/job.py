@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 from converters import kafkaprops
 from converters.progress import KINDS, METRICS, ProgressFile, follow
 from converters.provenance import MARKER_HEADER, TOMBSTONE
+from converters.statefile import write_text
 from converters.txsink import (
     SinkConfig,
     WriterMissing,
@@ -412,7 +413,7 @@ def run(
     from pyspark.sql import SparkSession
 
     state = progress.path.parent
-    (state / "driver.pid").write_text(str(os.getpid()))  # `migrate stop` sends SIGTERM here
+    write_text(state / "driver.pid", str(os.getpid()))  # `migrate stop` sends SIGTERM here
     spark = SparkSession.builder.appName(
         f"schemacli-migrate {mapping.source.topic}->{mapping.target.topic}"
     ).getOrCreate()
@@ -473,8 +474,11 @@ def run(
         else writer.trigger(processingTime=f"{args.trigger_seconds} seconds")
     )
     query = writer.start()
-    (state / "query.json").write_text(
-        json.dumps({"id": str(query.id), "run_id": str(query.runId), "checkpoint": args.checkpoint})
+    write_text(
+        state / "query.json",
+        json.dumps(
+            {"id": str(query.id), "run_id": str(query.runId), "checkpoint": args.checkpoint}
+        ),
     )
     print(f"converter started: query {query.id}", file=sys.stderr, flush=True)
     return watch(query, progress)

@@ -119,8 +119,16 @@ def whole(value: Any) -> bool:
 def write_state(path: Path, data: Any) -> None:
     """Write a JSON state file atomically (a reader never sees half of it)."""
     import json
+
+    write_text(path, json.dumps(data, indent=2, default=str))
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write one of the converter's own state files (a pid, the resolved mapping, a report)
+    through a temporary file and a rename: a reader, or a run killed mid-write, never leaves
+    half of it."""
     import os
 
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(data, indent=2, default=str))
+    tmp.write_text(text)
     os.replace(tmp, path)
