@@ -144,24 +144,12 @@ class Run:
 
 
 def freeze_executors(cluster) -> list[int]:
-    """SIGSTOP every executor JVM on the cluster's workers (they are in their worker's process
-    group); the pids frozen."""
-    groups = {w.pid for w in cluster.workers if w is not None}
+    """SIGSTOP every executor JVM on the cluster's workers; the pids frozen."""
     frozen = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            cmdline = (proc / "cmdline").read_bytes()
-            pgid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[2])
-        except (OSError, ValueError, IndexError):
-            continue
-        if pgid in groups and b"CoarseGrainedExecutorBackend" in cmdline:
-            try:
-                os.kill(int(proc.name), signal.SIGSTOP)
-            except ProcessLookupError:
-                continue
-            frozen.append(int(proc.name))
+    for pid in cluster.executors():
+        with contextlib.suppress(ProcessLookupError):  # it ended meanwhile: nothing to freeze
+            os.kill(pid, signal.SIGSTOP)
+            frozen.append(pid)
     for pid in frozen:  # stopped for sure before the broker is asked (state T in /proc)
         deadline = time.monotonic() + 60
         while _state(pid) not in ("T", "t", "Z", None):

@@ -29,7 +29,7 @@ from tests.integration.test_spark_reader import (
     expected_rows,
     produce,
 )
-from tests.stack.sparkcluster import SparkCluster, wait_for_app
+from tests.stack.sparkcluster import SparkCluster, executors_of, wait_for_app
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 
@@ -207,22 +207,6 @@ spark.sparkContext.parallelize(range(4), 4).map(lambda x: x).collect()
 print("ready", flush=True)
 time.sleep(float(sys.argv[1]))
 """
-
-
-def executors_of(group: int) -> list[int]:
-    """Pids of executor JVMs in process group ``group``."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            cmdline = (proc / "cmdline").read_bytes()
-            pgid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[2])
-        except (OSError, ValueError, IndexError):
-            continue
-        if pgid == group and b"CoarseGrainedExecutorBackend" in cmdline:
-            found.append(int(proc.name))
-    return found
 
 
 def test_a_killed_worker_takes_its_executors_and_a_new_worker_joins(spark_cluster, tmp_path):

@@ -177,6 +177,11 @@ class SparkCluster:
         process.stop(timeout=1)  # unregisters it; the group is already gone
         self.workers[index] = None
 
+    def executors(self) -> list[int]:
+        """Pids of the executor JVMs on this cluster's live workers (each is in its worker's
+        process group)."""
+        return [pid for w in self.workers if w is not None for pid in executors_of(w.pid)]
+
     def stop(self) -> None:
         """Stop every worker (executors included), then the master: TERM, then KILL. Idempotent."""
         for index, process in enumerate(self.workers):
@@ -184,6 +189,22 @@ class SparkCluster:
                 process.stop(timeout=10)
                 self.workers[index] = None
         self.master.stop(timeout=10)
+
+
+def executors_of(group: int) -> list[int]:
+    """Pids of executor JVMs in process group ``group``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes()
+            pgid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[2])
+        except (OSError, ValueError, IndexError):
+            continue
+        if pgid == group and b"CoarseGrainedExecutorBackend" in cmdline:
+            found.append(int(proc.name))
+    return found
 
 
 def start_spark_cluster(
