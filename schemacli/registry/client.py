@@ -107,7 +107,16 @@ def _subject(subject: str) -> str:
             f"The subject name {subject!r} is empty.",
             hint="Give a subject name, e.g. taxi-rides-value (<topic>-value or <topic>-key).",
         )
-    return quote(subject, safe="")
+    try:
+        return quote(subject, safe="")
+    except UnicodeEncodeError:
+        # bytes that are not UTF-8 on the command line reach us as lone surrogates (PEP 383):
+        # no registry can hold such a name, and it cannot go into a URL
+        raise UsageError(
+            f"The subject name {subject!r} is not valid UTF-8 text.",
+            hint="Check the terminal's encoding; subject names are Unicode text "
+            "(e.g. taxi-rides-value).",
+        ) from None
 
 
 def _reads_answer(method: Callable[..., Any]) -> Callable[..., Any]:

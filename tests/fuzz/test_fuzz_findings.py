@@ -29,3 +29,14 @@ def test_validate_names_a_path_too_long_to_look_at_and_exits_2(tmp_path, monkeyp
     assert result.exit_code == 2, result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert "File name too long" in result.stdout + result.stderr
+
+
+def test_a_subject_name_that_is_not_utf8_is_a_usage_error_before_the_registry_is_asked(
+    tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    # b"bad\xff" on a command line reaches Python as "bad\udcff" (PEP 383)
+    for args in (["subjects", "show"], ["config", "get"]):
+        result = runner.invoke(app, [*args, "bad\udcff", "-r", "http://127.0.0.1:9"])
+        assert result.exit_code == 2, result.output
+        assert "not valid UTF-8" in result.stderr
