@@ -151,6 +151,7 @@ class Case:
     secrets: Secrets
     output: str | None  # the effective -o value, if given
     base_env: dict[str, str] = field(default_factory=dict)  # under the generated variables
+    answers: list[tuple[int, Any]] = field(default_factory=list)  # the fake registry's next
     expect: int | None = None  # the exit code the input's class calls for, when known
     why: str = ""  # why that code
 
@@ -281,6 +282,9 @@ def config_contents(secrets: Secrets, url: str) -> st.SearchStrategy[bytes]:
             b'bogus = "x"\n',
             b'default-level = "nope"\n',
             b'store = "schemas"\n[subjects]\n"taxi-rides-value" = "NONE"\n',
+            b'[subjects]\n"\xc3\xbc\\u0000" = "FULL"\n"a b" = "nope"\n',
+            b'[subjects]\n"taxi-rides-value" = 1\n',
+            b"subjects = 1\n",
             b"store = [\n",
             b"\xff\xfe not utf-8",
             b'cache-dir = "/dev/null"\n',
@@ -438,6 +442,32 @@ def bootstrap_forms(secret: str, port: int) -> list[str]:
     ]
 
 
+def registry_answers(secret: str) -> st.SearchStrategy[list[tuple[int, Any]]]:
+    """What a misbehaving registry (or a proxy before it) answers next: wrong shapes, HTML,
+    bytes that are not UTF-8, huge numbers, messages quoting a URL with user info."""
+    bodies = st.sampled_from(
+        [
+            {"error_code": 40401, "message": "Subject 'taxi-rides-value' not found."},
+            {"error_code": 50001, "message": f"store failed at http://bob:{secret}@127.0.0.1:1/x"},
+            {"error_code": 42201, "message": "Invalid schema \x1b[31m <x>&amp; \u202e"},
+            {"error_code": "x", "message": None},
+            {"id": 10**30},
+            {"compatibility": 1},
+            {"is_compatible": "yes", "messages": [1, None]},
+            [1, "two", None],
+            b"<html><body>502 Bad Gateway</body></html>",
+            b"",
+            b"null",
+            b'{"id": 1e999}',
+            b"\xff\xfe",
+            b"[" * 3000,
+            {"message": "x" * 20000},
+        ]
+    )
+    status = st.sampled_from([200, 401, 403, 404, 409, 422, 429, 500, 503])
+    return st.lists(st.tuples(status, bodies), max_size=3)
+
+
 # ---- the generator ------------------------------------------------------------------------
 
 REGISTRY_OPTS = {"--registry", "-r"}
@@ -590,9 +620,11 @@ def _env(draw: st.DrawFn, secrets: Secrets, ports: dict[str, int]) -> dict[str, 
     port = draw(st.sampled_from([ports["closed"], ports["fake"]]))
     choices: dict[str, st.SearchStrategy[str]] = {
         "SCHEMACLI_STORE": st.sampled_from(
-            ["schemas", "", "missing", "bad.avsc", "loop.avsc", "adir", 'my"store']
+            ["schemas", "", "missing", "bad.avsc", "loop.avsc", "adir", 'my"store', "st\udcffore"]
         ),
-        "SCHEMACLI_DEFAULT_LEVEL": st.sampled_from(["BACKWARD", "nope", "", "none", "FULL"]),
+        "SCHEMACLI_DEFAULT_LEVEL": st.sampled_from(
+            ["BACKWARD", "nope", "", "none", "FULL", "\udcff"]
+        ),
         "SCHEMACLI_NAMING_STRATEGY": st.sampled_from(["topic", "record", "bogus", ""]),
         "SCHEMACLI_CONFIG": st.sampled_from(
             ["schemacli.toml", "missing.toml", "adir", "loop.avsc", "pyproject.toml", "/dev/null"]
@@ -737,6 +769,8 @@ def cases(draw: st.DrawFn, command: str, cmd: click.Command, ports: dict[str, in
     if unreadable:
         case.expect, case.why = 2, f"input {unreadable[0]!r} cannot be read (an input error)"
     case.output = effective_output(case.args)
+    if draw(st.integers(0, 2)) == 0:
+        case.answers = draw(registry_answers(secrets.values[0]))
     return case
 
 
