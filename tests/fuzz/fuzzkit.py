@@ -13,6 +13,7 @@ properties file's sasl.password / JAAS config / key password).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -60,6 +61,7 @@ def fuzz_settings(ci_examples: int) -> settings:
 # ---- the command tree ---------------------------------------------------------------------
 
 
+@functools.cache
 def command_tree() -> dict[str, click.Command]:
     """Every leaf command of ``schemacli.app``, by its words ("migrate status")."""
     from schemacli.app import app
@@ -75,6 +77,13 @@ def command_tree() -> dict[str, click.Command]:
 
     walk(typer.main.get_command(app), [])
     return out
+
+
+def output_choices(command: str) -> tuple[str, ...]:
+    """The -o values ``command`` takes (none for the root)."""
+    cmd = command_tree().get(command) if command else None
+    option = next((p for p in getattr(cmd, "params", ()) if p.name == "output"), None)
+    return tuple(option.type.choices) if option is not None else ()
 
 
 def closed_port() -> int:
@@ -1101,8 +1110,13 @@ def violations(case: Case, out: Outcome, ws: Workspace, before: dict, after: dic
         found.append(f"{case.command} exited 1 (check failed), but it checks nothing")
     if case.expect is not None and out.exit_code is not None and out.exit_code != case.expect:
         found.append(f"exit {out.exit_code}, expected {case.expect}: {case.why}")
-    # one document of the format asked for (click usage errors come before any format is known)
-    if case.output in DOC_FORMATS and not is_usage and out.exit_code in (0, 1, 2, 3):
+    # one document of the format asked for, also when the command line does not parse (the
+    # format is one the command has)
+    if (
+        case.output in DOC_FORMATS
+        and case.output in output_choices(case.command)
+        and (out.exit_code in (0, 1, 2, 3))
+    ):
         problem = document_problem(case.output, out.stdout)
         if problem:
             found.append(f"-o {case.output}: {problem}")
