@@ -513,6 +513,10 @@ PATH_POOL = [
 ]
 
 
+# Where a secret is planted in a file (a properties file, a config file) the file is named only
+# where it belongs: a properties file handed over as a schema is data, and an error may quote its
+# first line (see /work/notes/fuzz-findings.md, item 5).
+INPUT_POOL = [p for p in PATH_POOL if p not in ("kafka.properties", "schemacli.toml")]
 # Inputs that cannot be read as a file: whatever else the run holds, it is an input error (2).
 UNREADABLE = {
     "missing.avsc",
@@ -563,16 +567,16 @@ def _option_value(
             return draw(st.sampled_from(ODD_TEXT))
         return draw(st.sampled_from(list(ptype.choices)))
     if isinstance(ptype, click.Path):
-        return draw(st.sampled_from(PATH_POOL))
+        return draw(st.sampled_from(PATH_POOL if param.name == "kafka_properties" else INPUT_POOL))
     if isinstance(ptype, (click.types.FloatParamType, click.FloatRange)):
         return draw(st.sampled_from(ODD_FLOATS))
     if isinstance(ptype, (click.types.IntParamType, click.IntRange)):
         return draw(st.sampled_from(ODD_INTS))
-    return draw(st.one_of(st.sampled_from(ODD_TEXT), st.sampled_from(PATH_POOL)))
+    return draw(st.one_of(st.sampled_from(ODD_TEXT), st.sampled_from(INPUT_POOL)))
 
 
 def _positional_values(draw: st.DrawFn, param: click.Argument) -> list[str]:
-    pool = PATH_POOL if isinstance(param.type, click.Path) else ODD_TEXT + SUBJECT_NAMES
+    pool = INPUT_POOL if isinstance(param.type, click.Path) else ODD_TEXT + SUBJECT_NAMES
     if param.nargs == -1:
         return draw(st.lists(st.sampled_from(pool), min_size=0, max_size=3))
     if not param.required and draw(st.booleans()):
@@ -709,7 +713,7 @@ def cases(draw: st.DrawFn, command: str, cmd: click.Command, ports: dict[str, in
         ]
         if filled and draw(st.booleans()):  # one part of the working run made hostile
             i = draw(st.integers(0, len(filled) - 1))
-            hostile = draw(st.sampled_from(PATH_POOL + ODD_TEXT))
+            hostile = draw(st.sampled_from(INPUT_POOL + ODD_TEXT))
             if filled[i].startswith("http://"):
                 hostile = draw(st.sampled_from(url_forms(secrets.values[0], ports["closed"])))
             elif filled[i].startswith("127.0.0.1"):
