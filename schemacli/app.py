@@ -128,12 +128,29 @@ def _report(ctx: click.Context, err: SchemacliError) -> None:
     _document(ctx, err, ctx.meta.get(OUTPUT_META_KEY))
 
 
+SECRET_FLAGS = ("--password", "--token")
+URL_FLAGS = ("--registry", "-r")
+
+
 def _usage_error(ctx: click.Context, err: click.UsageError, words: list[str]) -> None:
     """Click's own words on stderr, as ever; and, when the command line asks for a machine
     format the command has, that format's error document on stdout: a CI step that reads the
     report still finds one when an option is misspelt or an argument is missing."""
+    from schemacli import redact
     from schemacli.errors import UsageError
 
+    # click quotes the words it could not place ("Got unexpected extra arguments (...)"): the
+    # command never ran, so no secret was remembered yet; remember the credential flags' values
+    # and mask the message like everything else we print
+    for i, word in enumerate(words):
+        name, eq, value = word.partition("=")
+        if name in SECRET_FLAGS:
+            redact.remember(value if eq else (words[i + 1] if i + 1 < len(words) else None))
+        elif name in URL_FLAGS and not eq and i + 1 < len(words):
+            redact.remember_url(words[i + 1])
+        elif name in URL_FLAGS:
+            redact.remember_url(value)
+    err.message = redact.redact(err.message)
     err.show()
     output = ctx.meta.get(OUTPUT_META_KEY) or _asked_output(err.ctx, words)
     if output is None:

@@ -40,3 +40,19 @@ def test_a_subject_name_that_is_not_utf8_is_a_usage_error_before_the_registry_is
         result = runner.invoke(app, [*args, "bad\udcff", "-r", "http://127.0.0.1:9"])
         assert result.exit_code == 2, result.output
         assert "not valid UTF-8" in result.stderr
+
+
+SECRET = "Sx0123456789"
+
+
+def test_a_command_line_that_does_not_parse_never_echoes_a_secret(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for args in (
+        ["config", "delete", "a", "--registry", "--", f"ftp://alice:{SECRET}@127.0.0.1:9"],
+        ["config", "get", "--", "--password", SECRET],
+        ["subjects", "show", "--", "x", "-r", f"http://alice:{SECRET}@127.0.0.1:9"],
+    ):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2, result.output
+        assert SECRET not in result.stdout + result.stderr
+        assert "unexpected extra argument" in result.stderr
