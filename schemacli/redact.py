@@ -144,7 +144,22 @@ def redact(text: str, extra: Iterable[str | None] = ()) -> str:
         else:
             text = re.sub(rf"(?<!\w){re.escape(secret)}(?!\w)", MASK, text)
     # Secrets first: a password holding an '@' is then masked whole, not cut at its '@'.
-    return mask_userinfo(text)
+    return _mask_query_secrets(mask_userinfo(text))
+
+
+# A URL's query parameter that carries a credential (?password=..., &access_token=...): its
+# value is masked whatever the URL, as its user info is.
+_QUERY_SECRET = re.compile(
+    r"([?&;][\w.-]{0,40}?(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key)"
+    r"[\w.-]{0,40}=)[^&#;\s'\"<>]+",
+    re.I,
+)
+
+
+def _mask_query_secrets(text: str) -> str:
+    if "=" not in text:
+        return text
+    return _QUERY_SECRET.sub(lambda m: m.group(1) + MASK, text)
 
 
 def _longest_first(secrets: set[str], *, cache: bool = True) -> tuple[str, ...]:

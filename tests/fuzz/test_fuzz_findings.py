@@ -56,3 +56,11 @@ def test_a_command_line_that_does_not_parse_never_echoes_a_secret(tmp_path, monk
         assert result.exit_code == 2, result.output
         assert SECRET not in result.stdout + result.stderr
         assert "unexpected extra argument" in result.stderr
+
+
+def test_a_credential_in_a_registry_urls_query_is_masked(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["config", "get", "-r", f"http://127.0.0.1:9?password={SECRET}"])
+    assert result.exit_code == 2, result.output
+    assert SECRET not in result.stdout + result.stderr
+    assert "query or fragment" in result.stderr
