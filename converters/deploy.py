@@ -36,6 +36,8 @@ from converters.stop import stop
 from schemacli.errors import InputError, Location, UsageError
 
 SPARK_VERSION = "4.0.1"
+# Spark's default spark.redaction.regex: the confs whose values Spark masks in its UI and logs
+SPARK_REDACTION = re.compile(r"(?i)secret|password|token|access[.]?key")
 PACKAGES = (
     f"org.apache.spark:spark-avro_2.13:{SPARK_VERSION}",
     f"org.apache.spark:spark-sql-kafka-0-10_2.13:{SPARK_VERSION}",
@@ -137,11 +139,15 @@ class DeployConfig:
                 hint="Use local[2], yarn, k8s://https://host:port or spark://host:port.",
             )
         for item in self.conf:
-            key = item.partition("=")[0]
+            key, _, value = item.partition("=")
             if "=" not in item or not key.strip() or key != key.strip():
                 raise UsageError(
                     f"--conf {item!r} is not key=value", hint="e.g. --conf spark.executor.memory=2g"
                 )
+            if SPARK_REDACTION.search(key):  # masked wherever we print it, as Spark does
+                from schemacli import redact
+
+                redact.remember(value)
         if self.kafka_properties is not None:
             from converters import kafkaprops
 

@@ -64,3 +64,35 @@ def test_a_credential_in_a_registry_urls_query_is_masked(tmp_path, monkeypatch):
     assert result.exit_code == 2, result.output
     assert SECRET not in result.stdout + result.stderr
     assert "query or fragment" in result.stderr
+
+
+def test_a_secret_spark_conf_is_masked_in_the_dry_run(tmp_path, monkeypatch):
+    import shutil
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(root / "schemas", tmp_path / "schemas")
+    mapping = (root / "examples/mappings/taxi-ride-v2-to-v1.yaml").read_text()
+    (tmp_path / "m.yaml").write_text(mapping.replace("../../schemas/", "schemas/"))
+    for output in ("text", "json"):
+        result = runner.invoke(
+            app,
+            [
+                "migrate",
+                "deploy",
+                "m.yaml",
+                "-b",
+                "127.0.0.1:9",
+                "--dry-run",
+                "-o",
+                output,
+                "--conf",
+                f"spark.ssl.keyPassword={SECRET}",
+                "--conf",
+                "spark.executor.memory=2g",
+            ],
+        )
+        assert result.exit_code == 0, result.output
+        assert SECRET not in result.stdout + result.stderr
+        assert "spark.executor.memory=2g" in result.stdout

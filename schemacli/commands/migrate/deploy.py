@@ -162,11 +162,13 @@ def deploy_command(
         if is_json(output):
             emit_json(deploy_json(deployment, cfg, watch))
         else:
+            from schemacli.redact import redact
+
             out, err = deploy_lines(deployment, cfg, watch=watch)
             for line in out:
-                click.echo(line)
+                click.echo(redact(line))  # a --conf secret in the dry run's command
             for line in err:
-                click.echo(line, err=True)
+                click.echo(redact(line), err=True)
         launched = deployment.launched
         failed = launched is not None and launched.returncode not in (None, 0)
         raise typer.Exit(ExitCode.CHECK_FAILED if failed else ExitCode.OK)
