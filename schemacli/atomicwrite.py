@@ -111,6 +111,13 @@ def refusals(writes: Sequence[Write]) -> list[Refusal]:
 
 def _refusal(write: Write) -> Refusal | None:
     try:
+        return _look(write)
+    except OSError as err:  # a name longer than the file system allows (ENAMETOOLONG), ...
+        return Refusal(write.path, f"cannot be written: {why(err)}")
+
+
+def _look(write: Write) -> Refusal | None:
+    try:
         target = _target(write)
     except (OSError, RuntimeError):
         return Refusal(write.path, "is a symbolic link that loops or names nothing")

@@ -96,3 +96,28 @@ def test_a_secret_spark_conf_is_masked_in_the_dry_run(tmp_path, monkeypatch):
         assert result.exit_code == 0, result.output
         assert SECRET not in result.stdout + result.stderr
         assert "spark.executor.memory=2g" in result.stdout
+
+
+def test_an_out_path_too_long_to_write_is_refused_with_exit_2(tmp_path, monkeypatch):
+    import shutil
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(root / "schemas", tmp_path / "schemas")
+    result = runner.invoke(
+        app,
+        [
+            "migrate",
+            "plan",
+            "--from",
+            "schemas/migration/taxi-ride-v2-breaking.avsc",
+            "--to",
+            "schemas/subjects/taxi-rides-value/v1.avsc",
+            "--out",
+            TOO_LONG,
+        ],
+    )
+    assert result.exit_code == 2, result.output
+    assert "too long" in result.stderr and "nothing was written" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["schemas"]
