@@ -35,7 +35,9 @@ Addresses: every registry URL and bootstrap server is 127.0.0.1, on a port bound
 the in-process fake registry (tests/registry_fake.py). Nothing launches Spark (deploy always has
 --dry-run; --spark and --watch are never generated) and no pid but junk is ever planted.
 
-CI runs a fixed, derandomized set (FUZZ_EXAMPLES per command and the counts below). A long
+CI runs a fixed, derandomized set: FUZZ_EXAMPLES (12) per command for the 22 commands, 12 at the
+root, SUBPROCESS_EXAMPLES (10) through a real process, and test_fuzz_seeded.py's 62 runs (12 of
+them real processes): about 350 runs, 20-60 s on 2 shared cores. A long
 random run: ``SCHEMACLI_FUZZ_EXAMPLES=5000 .venv/bin/python -m pytest tests/fuzz -p
 no:cacheprovider`` (that many examples per test); ``-m "not fuzz"`` leaves the harness out.
 """
