@@ -11,6 +11,7 @@ record goes to the dead-letter topic); ``on_error: default`` replaces the value 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from dataclasses import dataclass
@@ -254,11 +255,11 @@ class _Compiler:
     def _default(self, rule: Rule, f: AvroField, default: Any) -> str:
         """The literal of ``default`` for v1 field ``f``; a default that is no value of its
         type is a BAD_DEFAULT finding at the rule's ``default`` (line:col), never a crash."""
-        try:
+        # a value literal() cannot render either (too deep, an odd shape) is as wrong as one
+        # that does not fit: both fall through to the BAD_DEFAULT finding below
+        with contextlib.suppress(ValueError, TypeError, AttributeError, RecursionError):
             if fits(default, f.type):
                 return literal(default, f.type)
-        except (ValueError, TypeError, AttributeError, RecursionError):
-            pass
         shown = json.dumps(default, ensure_ascii=False, default=str)
         shown = shown if len(shown) <= 60 else shown[:57] + "..."
         where = "the rule's" if rule.has_default else "v1's"

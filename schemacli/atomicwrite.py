@@ -15,6 +15,7 @@ Pure plumbing: no typer, no rich. Errors are :class:`WriteError` (an InputError:
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -255,9 +256,8 @@ class _Transaction:
             except OSError:
                 continue
             try:
-                os.fsync(fd)
-            except OSError:
-                pass
+                with contextlib.suppress(OSError):  # some file systems refuse to fsync a folder
+                    os.fsync(fd)
             finally:
                 os.close(fd)
 

@@ -13,6 +13,7 @@ properties file's sasl.password / JAAS config / key password).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -836,11 +837,9 @@ def written_texts(root: Path, paths: list[str]) -> list[tuple[str, str]]:
     out = []
     for rel in paths:
         path = root / rel
-        try:
+        with contextlib.suppress(OSError):  # gone or unreadable: nothing of it to search
             if path.is_file() and not path.is_symlink():
                 out.append((rel, path.read_bytes().decode("utf-8", "replace")))
-        except OSError:
-            pass
     return out
 
 

@@ -152,18 +152,13 @@ class CutProxy:
                 self._conns.discard(client)
 
     def _relay(self, upstream: socket.socket, client: socket.socket, swallow: threading.Event):
-        try:
-            while True:
-                data = upstream.recv(65536)
-                if not data:
-                    break
+        with contextlib.suppress(OSError):  # either side hung up: the copy just ends
+            while data := upstream.recv(65536):
                 if swallow.is_set():
                     # the server answered, so it has done the work: the client never hears
                     _reset(client)
                     return
                 client.sendall(data)
-        except OSError:
-            pass
         with contextlib.suppress(OSError):
             client.shutdown(socket.SHUT_WR)
 
