@@ -48,27 +48,20 @@ class BootstrapServers(click.ParamType):
         return text.strip()
 
 
-_BOOTSTRAP_HELP = "Kafka bootstrap servers, HOST:PORT[,HOST:PORT...]."
-Bootstrap = Annotated[
-    str | None,
-    typer.Option(
+def _bootstrap_option() -> Any:
+    """--bootstrap/-b, parsed by BootstrapServers: one declaration for the optional and the
+    required form."""
+    return typer.Option(
         "--bootstrap",
         "-b",
         metavar="HOST:PORT",
         click_type=BootstrapServers(),
-        help=_BOOTSTRAP_HELP,
-    ),
-]
-RequiredBootstrap = Annotated[
-    str,
-    typer.Option(
-        "--bootstrap",
-        "-b",
-        metavar="HOST:PORT",
-        click_type=BootstrapServers(),
-        help=_BOOTSTRAP_HELP,
-    ),
-]
+        help="Kafka bootstrap servers, HOST:PORT[,HOST:PORT...].",
+    )
+
+
+Bootstrap = Annotated[str | None, _bootstrap_option()]
+RequiredBootstrap = Annotated[str, _bootstrap_option()]
 StateDir = Annotated[
     Path | None,
     typer.Option(
