@@ -81,12 +81,15 @@ def cluster_id() -> str:
             return text
 
 
-def server_properties(*, port: int, controller_port: int, data_dir: Path) -> str:
-    """server.properties for one combined broker+controller node on 127.0.0.1."""
-    settings = {
+def kraft_node_settings(
+    *, node_id: int, port: int, controller_port: int, voters: str, data_dir: Path
+) -> dict[str, str]:
+    """What every KRaft node of the test stack has: broker and controller in one process on
+    127.0.0.1, PLAINTEXT, few threads for a small machine, a stop that is a kill."""
+    return {
         "process.roles": "broker,controller",
-        "node.id": "1",
-        "controller.quorum.voters": f"1@127.0.0.1:{controller_port}",
+        "node.id": str(node_id),
+        "controller.quorum.voters": voters,
         "listeners": f"PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}",
         "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",
         "controller.listener.names": "CONTROLLER",
@@ -95,22 +98,39 @@ def server_properties(*, port: int, controller_port: int, data_dir: Path) -> str
         "log.dirs": str(data_dir),
         "num.partitions": "1",
         "auto.create.topics.enable": "true",
-        # one node: every internal topic has a single replica
-        "offsets.topic.replication.factor": "1",
-        "offsets.topic.num.partitions": "1",
-        "transaction.state.log.replication.factor": "1",
-        "transaction.state.log.min.isr": "1",
-        "share.coordinator.state.topic.replication.factor": "1",
-        "share.coordinator.state.topic.min.isr": "1",
         "group.initial.rebalance.delay.ms": "0",
-        # small machine: few threads, quick shutdown
         "num.network.threads": "2",
         "num.io.threads": "2",
         "background.threads": "2",
         "log.cleaner.enable": "false",
         "controlled.shutdown.enable": "false",
     }
+
+
+def properties_text(settings: dict[str, str]) -> str:
     return "".join(f"{key}={value}\n" for key, value in settings.items())
+
+
+def server_properties(*, port: int, controller_port: int, data_dir: Path) -> str:
+    """server.properties for the single node: every internal topic has one replica."""
+    settings = kraft_node_settings(
+        node_id=1,
+        port=port,
+        controller_port=controller_port,
+        voters=f"1@127.0.0.1:{controller_port}",
+        data_dir=data_dir,
+    )
+    settings.update(
+        {
+            "offsets.topic.replication.factor": "1",
+            "offsets.topic.num.partitions": "1",
+            "transaction.state.log.replication.factor": "1",
+            "transaction.state.log.min.isr": "1",
+            "share.coordinator.state.topic.replication.factor": "1",
+            "share.coordinator.state.topic.min.isr": "1",
+        }
+    )
+    return properties_text(settings)
 
 
 def start_kafka(workdir: Path, *, detach: bool = False, port: int | None = None) -> KafkaBroker:

@@ -33,7 +33,16 @@ from .common import (
     tail,
     wait_until,
 )
-from .kafka import HEAP, LOG4J2, START_TIMEOUT, check_round_trip, cluster_id, kafka_jars
+from .kafka import (
+    HEAP,
+    LOG4J2,
+    START_TIMEOUT,
+    check_round_trip,
+    cluster_id,
+    kafka_jars,
+    kraft_node_settings,
+    properties_text,
+)
 
 NODES = 3
 REPLICAS = 3
@@ -43,41 +52,28 @@ MIN_ISR = 2
 def node_properties(
     *, node_id: int, port: int, controller_port: int, voters: str, data_dir: Path
 ) -> str:
-    """server.properties of one combined broker+controller node of the three."""
-    settings = {
-        "process.roles": "broker,controller",
-        "node.id": str(node_id),
-        "controller.quorum.voters": voters,
-        "listeners": f"PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}",
-        "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",
-        "controller.listener.names": "CONTROLLER",
-        "inter.broker.listener.name": "PLAINTEXT",
-        "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
-        "log.dirs": str(data_dir),
-        "num.partitions": "1",
-        "auto.create.topics.enable": "true",
-        # three replicas of everything, two of them needed for a write: one node may be lost
-        "default.replication.factor": str(REPLICAS),
-        "min.insync.replicas": str(MIN_ISR),
-        "offsets.topic.replication.factor": str(REPLICAS),
-        "offsets.topic.num.partitions": "3",
-        "transaction.state.log.replication.factor": str(REPLICAS),
-        "transaction.state.log.min.isr": str(MIN_ISR),
-        "transaction.state.log.num.partitions": "3",
-        "share.coordinator.state.topic.replication.factor": str(REPLICAS),
-        "share.coordinator.state.topic.min.isr": str(MIN_ISR),
-        "unclean.leader.election.enable": "false",
-        "group.initial.rebalance.delay.ms": "0",
-        # small machine: few threads
-        "num.network.threads": "2",
-        "num.io.threads": "2",
-        "background.threads": "2",
-        "num.replica.fetchers": "1",
-        "log.cleaner.enable": "false",
-        # a stop is a kill in these tests; a clean stop at session end need not hand over leaders
-        "controlled.shutdown.enable": "false",
-    }
-    return "".join(f"{key}={value}\n" for key, value in settings.items())
+    """server.properties of one node of the three: three replicas of everything, two of them
+    needed for a write, so one node may be lost."""
+    settings = kraft_node_settings(
+        node_id=node_id, port=port, controller_port=controller_port, voters=voters,
+        data_dir=data_dir,
+    )  # fmt: skip
+    settings.update(
+        {
+            "default.replication.factor": str(REPLICAS),
+            "min.insync.replicas": str(MIN_ISR),
+            "offsets.topic.replication.factor": str(REPLICAS),
+            "offsets.topic.num.partitions": "3",
+            "transaction.state.log.replication.factor": str(REPLICAS),
+            "transaction.state.log.min.isr": str(MIN_ISR),
+            "transaction.state.log.num.partitions": "3",
+            "share.coordinator.state.topic.replication.factor": str(REPLICAS),
+            "share.coordinator.state.topic.min.isr": str(MIN_ISR),
+            "unclean.leader.election.enable": "false",
+            "num.replica.fetchers": "1",
+        }
+    )
+    return properties_text(settings)
 
 
 @dataclass
