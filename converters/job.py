@@ -374,8 +374,7 @@ def apply_sql_defaults(spark: Any) -> dict[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     from converters.mapping import load
-    from schemacli.errors import SchemacliError
-    from schemacli.output.errors import error_text
+    from schemacli.errors import SchemacliError, error_text
 
     args = _args(sys.argv[1:] if argv is None else argv)
     try:
@@ -457,8 +456,7 @@ def run(
     except (AnalysisException, ParseException) as exc:
         # A `convert: sql` expression Spark refuses (an unknown column, a syntax error): the
         # light check of `migrate validate` without --spark cannot see it.
-        from schemacli.errors import CheckFailed
-        from schemacli.output.errors import error_text
+        from schemacli.errors import CheckFailed, error_text
 
         err = CheckFailed(
             f"Spark refuses the compiled mapping: {exc.getMessage() or exc}",
@@ -499,8 +497,7 @@ def sink_config(args: argparse.Namespace, mapping: Any, kafka: dict[str, str]) -
 
 
 def writer_missing(exc: WriterMissing) -> str:
-    from schemacli.errors import UsageError
-    from schemacli.output.errors import error_text
+    from schemacli.errors import UsageError, error_text
 
     return error_text(
         UsageError(
@@ -515,8 +512,7 @@ def start_counts(sink: SinkConfig, progress: ProgressFile) -> str | None:
     """Fence earlier runs' writers and load what they committed into progress.json
     (``txsink.take_over``); the error text when Kafka cannot say (the job then exits 3 before
     Spark starts a query)."""
-    from schemacli.errors import NetworkError
-    from schemacli.output.errors import error_text
+    from schemacli.errors import NetworkError, error_text
 
     try:
         found = take_over(sink)

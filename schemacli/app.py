@@ -111,7 +111,7 @@ class SchemacliGroup(TyperGroup):
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     """Our warnings as one ``warning:`` line on stderr; anything else as Python prints it."""
     if issubclass(category, SchemacliWarning):
-        from schemacli.output.terminal import printable
+        from schemacli.redact import printable
 
         click.echo(f"warning: {printable(str(message))}", err=True)
     else:
@@ -122,7 +122,7 @@ _python_showwarning = warnings.showwarning
 
 
 def _report(ctx: click.Context, err: SchemacliError) -> None:
-    from schemacli.output.errors import error_text
+    from schemacli.errors import error_text
 
     click.echo(error_text(err), err=True)
     _document(ctx, err, ctx.meta.get(OUTPUT_META_KEY))

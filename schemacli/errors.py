@@ -1,13 +1,16 @@
 """The exception hierarchy. Core code raises these; only the CLI layer renders them and exits.
 
 Every error carries where it happened (file, line:col, JSON pointer) and what to do about it,
-so the single renderer in ``schemacli.output.errors`` can say all of it without a traceback.
+so :func:`error_text` (the one place an error becomes words) can say all of it without a
+traceback; ``schemacli.output.errors`` makes the machine formats' documents from :func:`shown`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
+
+from schemacli import redact
 
 
 class ExitCode(IntEnum):
@@ -142,6 +145,37 @@ class RegistryError(SchemacliError):
 
 class NetworkError(RegistryError):
     """No answer: connection refused, DNS failure, TLS failure, timeout."""
+
+
+def shown(err: SchemacliError) -> SchemacliError:
+    """A copy of ``err`` as it may be shown: every text in it redacted. The type, exit code,
+    status and registry error code are kept."""
+    clone = type(err).__new__(type(err))  # no __init__: subclasses take other arguments
+    clone.__dict__.update(err.__dict__)
+    clone.args = tuple(redact.scrub(a) for a in err.args)
+    clone.__cause__ = err.__cause__  # a parse error's kind may come from its cause
+    clone.message = redact.redact(err.message)
+    clone.hint = None if err.hint is None else redact.redact(err.hint)
+    clone.location = None if err.location is None else redact.scrub(err.location)
+    if isinstance(clone, RegistryError) and clone.server_message is not None:
+        clone.server_message = redact.redact(clone.server_message)
+    return clone
+
+
+def error_text(err: SchemacliError) -> str:
+    """``error: <where>: <what>`` then an optional ``hint:`` line. Never a traceback."""
+    err = shown(err)
+    where = f"{err.location}: " if err.location is not None else ""
+    lines = [f"error: {where}{err.message}"]
+    server = err.server_message if isinstance(err, RegistryError) else None
+    if server and server not in err.message:
+        code = f" {err.error_code}" if err.error_code is not None else ""
+        status = f"HTTP {err.status}" if err.status is not None else "registry"
+        lines.append(f"  {status}{code}: {server}")
+    if err.hint:
+        lines.append(f"  hint: {err.hint}")
+    # Messages may quote a registry's answer or a file name: nothing in them may drive the terminal.
+    return redact.printable("\n".join(lines), keep="\n")
 
 
 class SchemacliWarning(UserWarning):

@@ -32,6 +32,7 @@ import functools
 import json
 import logging
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from enum import Enum
@@ -260,3 +261,26 @@ def _forms(secret: str) -> set[str]:
     forms.add(json.dumps(secret, ensure_ascii=False)[1:-1])
     forms.add(secret.encode("unicode_escape", "backslashreplace").decode("ascii"))
     return {form for form in forms if form}
+
+
+# Text that is safe to print on a terminal. Names and messages can come from outside: a registry's
+# subjects and error messages, file names, schema names. A control character among them (ESC,
+# BEL, C1 such as CSI) or a bidi override could retitle, recolour or rewrite the user's terminal,
+# so text output shows them as visible escapes like ``\\x1b``. JSON needs none of this: JSON
+# escapes them itself. Safe also means without secrets: printable() masks first.
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def printable(text: str, *, keep: str = "") -> str:
+    """``text`` redacted (``schemacli.redact``), then with control characters and bidi
+    overrides (except those in ``keep``) escaped."""
+    text = redact(text)
+
+    def safe(char: str) -> str:
+        if char in keep:
+            return char
+        if unicodedata.category(char) == "Cc" or char in _BIDI:
+            return char.encode("unicode_escape").decode("ascii")
+        return char
+
+    return "".join(map(safe, text))

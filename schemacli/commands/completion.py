@@ -123,8 +123,7 @@ def guard_install(params: list[click.Parameter]) -> None:
 
 
 def _fail(message: str, *, hint: str) -> NoReturn:
-    from schemacli.errors import ExitCode, UsageError
-    from schemacli.output.errors import error_text
+    from schemacli.errors import ExitCode, UsageError, error_text
 
     click.echo(error_text(UsageError(message, hint=hint)), err=True)
     sys.exit(int(ExitCode.INPUT_ERROR))

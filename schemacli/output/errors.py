@@ -1,9 +1,9 @@
-"""Turn a SchemacliError into words for stderr (and, in a machine format, a document for stdout).
-The one place errors become text.
+"""A SchemacliError as a document for stdout in a machine format. Its words for stderr are
+:func:`schemacli.errors.error_text`, the one place an error becomes text.
 
 Every renderer here (and the SARIF and GitLab error documents) reads the error through
-:func:`shown`: its message, hint, location and the server's words with secrets and URL user info
-masked (``schemacli.redact``), before any format escapes them.
+:func:`schemacli.errors.shown`: its message, hint, location and the server's words with secrets
+and URL user info masked (``schemacli.redact``), before any format escapes them.
 """
 
 from __future__ import annotations
@@ -11,40 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from schemacli import redact
-from schemacli.errors import Location, RegistryError, SchemacliError
-from schemacli.output.terminal import printable
-
-
-def shown(err: SchemacliError) -> SchemacliError:
-    """A copy of ``err`` as it may be shown: every text in it redacted. The type, exit code,
-    status and registry error code are kept."""
-    clone = type(err).__new__(type(err))  # no __init__: subclasses take other arguments
-    clone.__dict__.update(err.__dict__)
-    clone.args = tuple(redact.scrub(a) for a in err.args)
-    clone.__cause__ = err.__cause__  # a parse error's kind may come from its cause
-    clone.message = redact.redact(err.message)
-    clone.hint = None if err.hint is None else redact.redact(err.hint)
-    clone.location = None if err.location is None else redact.scrub(err.location)
-    if isinstance(clone, RegistryError) and clone.server_message is not None:
-        clone.server_message = redact.redact(clone.server_message)
-    return clone
-
-
-def error_text(err: SchemacliError) -> str:
-    """``error: <where>: <what>`` then an optional ``hint:`` line. Never a traceback."""
-    err = shown(err)
-    where = f"{err.location}: " if err.location is not None else ""
-    lines = [f"error: {where}{err.message}"]
-    server = err.server_message if isinstance(err, RegistryError) else None
-    if server and server not in err.message:
-        code = f" {err.error_code}" if err.error_code is not None else ""
-        status = f"HTTP {err.status}" if err.status is not None else "registry"
-        lines.append(f"  {status}{code}: {server}")
-    if err.hint:
-        lines.append(f"  hint: {err.hint}")
-    # Messages may quote a registry's answer or a file name: nothing in them may drive the terminal.
-    return printable("\n".join(lines), keep="\n")
+from schemacli.errors import Location, RegistryError, SchemacliError, error_text, shown
 
 
 def error_json(err: SchemacliError, *, compact: bool = False) -> str:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from schemacli.contracts.findings import Finding, Severity
 from schemacli.errors import Location
 from schemacli.output import Report
-from schemacli.output.terminal import printable
 from schemacli.output.text import summary
+from schemacli.redact import printable
 
 
 def escape_data(text: str) -> str:

@@ -22,7 +22,7 @@ from typing import Any
 from schemacli.contracts.findings import Finding, Severity
 from schemacli.errors import Location, SchemacliError
 from schemacli.output import Report
-from schemacli.output.terminal import printable
+from schemacli.redact import printable
 
 
 def _location(location: Location) -> dict[str, Any]:
@@ -71,7 +71,7 @@ def render(report: Report) -> str:
 
 def error_document(err: SchemacliError) -> str:
     """A one-issue report (severity blocker) for a command that could not run at all."""
-    from schemacli.output.errors import error_text, shown
+    from schemacli.errors import error_text, shown
 
     text = error_text(err)
     issue = _issue(text, type(err).__name__, "blocker", shown(err).location or Location())

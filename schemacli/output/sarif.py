@@ -138,7 +138,7 @@ def render(report: Report) -> str:
 
 def error_document(err: SchemacliError) -> str:
     """A SARIF log for a command that could not run: no results, the error as a notification."""
-    from schemacli.output.errors import error_text, shown
+    from schemacli.errors import error_text, shown
 
     text = error_text(err)
     err = shown(err)

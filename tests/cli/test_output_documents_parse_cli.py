@@ -23,7 +23,7 @@ import pytest
 from typer.testing import CliRunner
 
 from schemacli.app import app
-from schemacli.output.terminal import printable
+from schemacli.redact import printable
 from tests.output_documents import FORMATS, parse
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -164,7 +164,8 @@ def _look_or_error(look: Any) -> Any:
 def _error_document(err: Any) -> Any:
     import json
 
-    from schemacli.output.errors import error_json, error_text
+    from schemacli.errors import error_text
+    from schemacli.output.errors import error_json
 
     click.echo(error_text(err), err=True)
     return json.loads(error_json(err))  # the one error renderer's document, to put on one line
