@@ -33,15 +33,13 @@ from typing import Any
 from schemacli.contracts import nesting
 from schemacli.contracts.findings import Finding
 from schemacli.contracts.levels import BACKWARD, FORWARD, Level, comparisons
+from schemacli.contracts.parse import SELF_COMPATIBLE, clear_parse_cache, parse_schema
 from schemacli.contracts.schema import (
-    SELF_COMPATIBLE,
     NamedSchema,
     PrimitiveSchema,
     RecordSchema,
     Schema,
     UnionSchema,
-    clear_parse_cache,
-    parse_schema,
 )
 from schemacli.errors import Location
 

@@ -5,15 +5,14 @@ from pathlib import Path
 
 import pytest
 
+from schemacli.contracts.canonical import canonical_form, fingerprint
+from schemacli.contracts.parse import parse_schema
 from schemacli.contracts.schema import (
     ArraySchema,
     EnumSchema,
     Names,
     RecordSchema,
     UnionSchema,
-    canonical_form,
-    fingerprint,
-    parse_schema,
 )
 from schemacli.errors import SchemaParseError
 
