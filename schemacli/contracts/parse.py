@@ -16,8 +16,6 @@ The nodes it builds are the model of ``schemacli.contracts.schema``.
 
 from __future__ import annotations
 
-import functools
-import gc
 import json
 import re
 import unicodedata
@@ -63,7 +61,7 @@ _ARRAY_RESERVED = _RESERVED["array"]
 _MAP_RESERVED = _RESERVED["map"]
 _MISSING = object()
 _INDEXES = tuple(str(i) for i in range(4096))  # field positions as pointer tokens
-SELF_COMPATIBLE = "_self_compatible"  # a private mark on a parsed root; see _parse
+SELF_COMPATIBLE = "_self_compatible"  # a private mark on a parsed root; see _build
 
 # SchemaParseError.kind: which rule a refused schema breaks (the finding kind `validate` shows).
 UNDEFINED_NAME = "UNDEFINED_NAME"
@@ -88,39 +86,14 @@ def parse_schema(obj: Any, *, names: Names | None = None) -> Schema:
 
     ``obj`` is parsed JSON (dict, list, or a str naming a type) or JSON text: a str is read as
     JSON text unless it is a bare primitive or type name. ``names`` are named types defined
-    elsewhere that references may use. Returns the root node (the same node for the same text:
-    parses of text are cached); raises :class:`SchemaParseError` with ``Location(pointer=...)``
-    and a hint for anything Java refuses.
+    elsewhere that references may use. Returns the root node of a new tree (nothing is kept
+    between calls: a caller that parses the same text again and again keeps its own memo, as
+    ``verdicts.VerdictCache`` does); raises :class:`SchemaParseError` with
+    ``Location(pointer=...)`` and a hint for anything Java refuses.
     """
-    if isinstance(obj, str) and names is None:
-        return _parse_text(obj)
-    return _parse(obj, names)
-
-
-@functools.lru_cache(maxsize=1024)
-def _parse_text(text: str) -> Schema:
-    # Nodes are immutable, so the same text can share one parsed tree (the gate and the levels
-    # parse each history version again and again). Errors are not cached.
-    return _parse(text, None)
-
-
-def clear_parse_cache() -> None:
-    """Forget the schemas parsed from text (for benchmarks measuring cold parses)."""
-    _parse_text.cache_clear()
-
-
-def _parse(obj: Any, names: Names | None) -> Schema:
-    # A parse allocates many small objects and frees none: the cyclic GC would only scan them
-    # again and again (it costs ~half the time on a 2,000-field schema), so it waits.
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        if isinstance(obj, str):
-            obj = _json_text(obj)
-        return nesting.call_deep(_build, obj, names)
-    finally:
-        if was_enabled:
-            gc.enable()
+    if isinstance(obj, str):
+        obj = _json_text(obj)
+    return nesting.call_deep(_build, obj, names)
 
 
 def _build(obj: Any, names: Names | None) -> Schema:
