@@ -162,8 +162,8 @@ def _valid_value(schema: Schema, value: Any, building: Set[int] = _NO_RECORDS) -
         return value is None
     if t == "array":
         return isinstance(value, list) and all(
-            _valid_value(schema.items, v, building)
-            for v in value  # type: ignore[attr-defined]
+            _valid_value(schema.items, v, building)  # type: ignore[attr-defined]
+            for v in value
         )
     if t == "map":
         return isinstance(value, dict) and all(

@@ -21,7 +21,7 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
 from schemacli.contracts import nesting
 from schemacli.contracts.defaults import check_default, check_enum_default
@@ -205,6 +205,8 @@ class _Placeholder(Schema):
     Java validates defaults against it as if it were a record without fields.
     """
 
+    ref: str  # the full name referred to
+
     def __init__(self, ref: str, pointer: str) -> None:
         self.__dict__.update(type="record", pointer=pointer, ref=ref)
 
@@ -214,7 +216,7 @@ class _Placeholder(Schema):
 
 
 # The two container types: class, child attribute, reserved keys, what the child types.
-_CONTAINERS = {
+_CONTAINERS: dict[str, tuple[type[Schema], str, frozenset[str], str]] = {
     "array": (ArraySchema, "items", _ARRAY_RESERVED, "elements"),
     "map": (MapSchema, "values", _MAP_RESERVED, "values"),
 }
@@ -302,10 +304,10 @@ class _Parser:
             return False
         if isinstance(existing, RecordSchema):
             return id(existing) in self.building
-        if isinstance(existing, EnumSchema):
-            return existing.symbols == new.symbols  # type: ignore[attr-defined]
-        if isinstance(existing, FixedSchema):
-            return existing.size == new.size  # type: ignore[attr-defined]
+        if isinstance(existing, EnumSchema) and isinstance(new, EnumSchema):
+            return existing.symbols == new.symbols
+        if isinstance(existing, FixedSchema) and isinstance(new, FixedSchema):
+            return existing.size == new.size
         return False
 
     def valid_name(self, name: Any, pointer: str, what: str) -> str:
@@ -318,7 +320,7 @@ class _Parser:
                 "A name starts with a letter or _ and continues with letters, digits or _ "
                 "(no dots, dashes or spaces).",
             )
-        return name
+        return cast(str, name)  # name_error refuses anything but a str
 
     # -- the schema grammar ---------------------------------------------------------------------
 
@@ -347,10 +349,11 @@ class _Parser:
             'Write a type name ("string"), a type object ({"type": ...}) or a union ([...]).',
         )
 
-    def parse_union(self, node: list, pointer: str, namespace: str | None) -> Schema:
+    def parse_union(self, node: list[Any], pointer: str, namespace: str | None) -> Schema:
         branches: list[Schema] = []
         seen: dict[str, int] = {}
         index = 0
+        branch: Schema
         for item in node:
             branch_pointer = f"{pointer}/{index}"
             if item.__class__ is str and item in PRIMITIVE_TYPES:
@@ -382,7 +385,8 @@ class _Parser:
         _set(union, "__dict__", {"type": "union", "pointer": pointer, "types": tuple(branches)})
         return union
 
-    def parse_object(self, node: dict, pointer: str, namespace: str | None) -> Schema:
+    def parse_object(self, node: dict[str, Any], pointer: str, namespace: str | None) -> Schema:
+        schema: Schema
         kind = node.get("type")
         if kind.__class__ is not str and not isinstance(kind, str):
             raise self.fail(
@@ -434,7 +438,7 @@ class _Parser:
         return self.find(kind, namespace, pointer)
 
     def parse_named(
-        self, node: dict, kind: str, pointer: str, namespace: str | None
+        self, node: dict[str, Any], kind: str, pointer: str, namespace: str | None
     ) -> NamedSchema:
         raw_name = node.get("name")
         if raw_name.__class__ is not str and not isinstance(raw_name, str):
@@ -516,7 +520,9 @@ class _Parser:
         self.define(schema, fullname, pointer)
         return schema
 
-    def named_aliases(self, node: dict, pointer: str, space: str | None) -> tuple[str, ...]:
+    def named_aliases(
+        self, node: dict[str, Any], pointer: str, space: str | None
+    ) -> tuple[str, ...]:
         """The aliases as Java's ``NamedSchema.getAliases()`` spells them.
 
         An alias without a dot takes the type's own namespace (not the enclosing one); a dotted
@@ -535,7 +541,7 @@ class _Parser:
                 out.append(f".{simple}" if space else simple)
         return tuple(dict.fromkeys(out))
 
-    def aliases_of(self, node: dict, pointer: str) -> list[str]:
+    def aliases_of(self, node: dict[str, Any], pointer: str) -> list[str]:
         if "aliases" not in node:
             return []
         raw = node["aliases"]
@@ -556,7 +562,17 @@ class _Parser:
                 )
         return raw
 
-    def parse_enum(self, node, pointer, simple, space, fullname, aliases, doc, props):
+    def parse_enum(
+        self,
+        node: dict[str, Any],
+        pointer: str,
+        simple: str,
+        space: str | None,
+        fullname: str,
+        aliases: tuple[str, ...],
+        doc: str | None,
+        props: Mapping[str, Any],
+    ) -> EnumSchema:
         symbols = node.get("symbols")
         if not isinstance(symbols, list):
             raise self.fail(
@@ -592,7 +608,7 @@ class _Parser:
         self.define(schema, fullname, pointer)
         return schema
 
-    def check_symbols(self, symbols: list, pointer: str) -> set[str]:
+    def check_symbols(self, symbols: list[Any], pointer: str) -> set[str]:
         """Validate enum symbols one by one (names, duplicates); the set of symbols."""
         seen: set[str] = set()
         for index, symbol in enumerate(symbols):
@@ -610,7 +626,18 @@ class _Parser:
             seen.add(symbol)
         return seen
 
-    def parse_record(self, node, kind, pointer, simple, space, fullname, aliases, doc, props):
+    def parse_record(
+        self,
+        node: dict[str, Any],
+        kind: str,
+        pointer: str,
+        simple: str,
+        space: str | None,
+        fullname: str,
+        aliases: tuple[str, ...],
+        doc: str | None,
+        props: Mapping[str, Any],
+    ) -> RecordSchema:
         raw_fields = node.get("fields")
         if raw_fields.__class__ is not list and not isinstance(raw_fields, list):
             raise self.fail(
@@ -620,7 +647,7 @@ class _Parser:
                 'Add "fields": an array of {"name": ..., "type": ...} objects ([] for none).',
             )
         record = _new(RecordSchema)
-        attrs = {
+        attrs: dict[str, Any] = {
             "type": "record",
             "fields": (),
             "pointer": pointer,
@@ -643,6 +670,7 @@ class _Parser:
         indexes = _INDEXES
         prefix = pointer + "/fields/"
         position = 0
+        ftype_node: Schema
         for raw in raw_fields:
             fpointer = prefix + (indexes[position] if position < 4096 else str(position))
             # One field (written out here: this loop is the hottest part of a parse).
@@ -723,7 +751,7 @@ class _Parser:
         )
 
     def field_extras(
-        self, raw: dict, name: str, ftype: Schema, pointer: str, attrs: dict[str, Any]
+        self, raw: dict[str, Any], name: str, ftype: Schema, pointer: str, attrs: dict[str, Any]
     ) -> None:
         """doc, order, default, aliases and other properties of a field, into ``attrs``."""
         if len(raw) == 3 and "default" in raw:  # the common case: name, type and default
@@ -816,7 +844,7 @@ def _split_name(name: str, space: str | None) -> tuple[str, str | None]:
     return name, space or None
 
 
-def _props(node: dict, kind: str) -> Mapping[str, Any]:
+def _props(node: dict[str, Any], kind: str) -> Mapping[str, Any]:
     reserved = _RESERVED[kind]
     props = {k: v for k, v in node.items() if k not in reserved}
     return MappingProxyType(props) if props else EMPTY_PROPS

@@ -137,13 +137,13 @@ class UnionSchema(Schema):
     types: tuple[Schema, ...] = ()
 
 
-# The parser builds nodes by filling the instance dict in one step (object.__new__ and
-# object.__setattr__ of __dict__): a frozen
-# dataclass __init__ costs ~8x more, and a 2,000-field schema must parse in a few ms. Attributes
-# left out fall back to these class-level defaults (and to the dataclass defaults above).
-Schema.props = EMPTY_PROPS  # type: ignore[misc]
-Field.props = EMPTY_PROPS  # type: ignore[misc]
-RecordSchema.field_map = EMPTY_PROPS  # type: ignore[misc]
+# The parser builds a node by filling its instance dict in one step (object.__new__, then
+# object.__setattr__ of __dict__): a frozen dataclass __init__ costs ~8x more, and a
+# 2,000-field schema must parse in a few ms. Attributes left out fall back to these
+# class-level defaults (and to the dataclass defaults above).
+Schema.props = EMPTY_PROPS
+Field.props = EMPTY_PROPS
+RecordSchema.field_map = EMPTY_PROPS
 
 _new = object.__new__
 _set = object.__setattr__
@@ -158,11 +158,13 @@ class _PrimitiveFieldType:
     same node is returned every time) and is exactly what the parser would have built.
     """
 
-    def __get__(self, field: Any, owner: type | None = None) -> Any:
+    def __get__(
+        self, field: Field | None, owner: type[Field] | None = None
+    ) -> Schema | _PrimitiveFieldType:
         if field is None:
             return self
         attrs = field.__dict__
-        node = attrs.get("type")
+        node: Schema | None = attrs.get("type")
         if node is None:
             try:
                 name = attrs["_ptype"]
@@ -174,7 +176,7 @@ class _PrimitiveFieldType:
         return node
 
 
-Field.type = _PrimitiveFieldType()  # type: ignore[assignment,misc]
+Field.type = _PrimitiveFieldType()  # type: ignore[assignment]
 
 
 # --------------------------------------------------------------------------------------------
