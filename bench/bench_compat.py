@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from schemacli.contracts.compat import check, clear_caches  # noqa: E402
-from schemacli.contracts.schema import parse_schema  # noqa: E402
+from schemacli.contracts.parse import parse_schema  # noqa: E402
 from schemacli.errors import SchemaParseError  # noqa: E402
 from tests.oracle.generator import pairs  # noqa: E402
 from tests.oracle.oracle import Oracle  # noqa: E402

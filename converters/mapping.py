@@ -718,7 +718,7 @@ def _schema_file(mapping: Mapping, side: str, path: Path) -> Any:
 
 
 def _inline_schema(mapping: Mapping, side: str, js: Any) -> Any:
-    from schemacli.contracts.schema import parse_schema
+    from schemacli.contracts.parse import parse_schema
     from schemacli.errors import SchemaParseError
 
     label = side_label(mapping, side)

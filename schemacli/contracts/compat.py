@@ -33,15 +33,13 @@ from typing import Any
 from schemacli.contracts import nesting
 from schemacli.contracts.findings import Finding
 from schemacli.contracts.levels import BACKWARD, FORWARD, Level, comparisons
+from schemacli.contracts.parse import SELF_COMPATIBLE, parse_schema
 from schemacli.contracts.schema import (
-    SELF_COMPATIBLE,
     NamedSchema,
     PrimitiveSchema,
     RecordSchema,
     Schema,
     UnionSchema,
-    clear_parse_cache,
-    parse_schema,
 )
 from schemacli.errors import Location
 
@@ -442,12 +440,14 @@ def check(reader: Schema | str | dict | list, writer: Schema | str | dict | list
 
 def _check(reader: Schema | str | dict | list, writer: Schema | str | dict | list) -> CompatResult:
     # Parsing and checking allocate many small objects that all stay alive until the end:
-    # the cyclic GC would rescan them repeatedly for nothing (see schema._parse).
+    # the cyclic GC would rescan them repeatedly for nothing.
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
         reader_schema = _as_schema(reader)
-        writer_schema = _as_schema(writer)
+        # The same text read by itself: one tree, so the self-check below can answer at once.
+        same_text = writer.__class__ is str and writer == reader
+        writer_schema = reader_schema if same_text else _as_schema(writer)
         if reader_schema is writer_schema and _self_compatible(reader_schema):
             return _COMPATIBLE
         return nesting.call_deep(_verdict, reader_schema, writer_schema)
@@ -473,9 +473,8 @@ _RESULTS_MAX = 4096
 
 
 def clear_caches() -> None:
-    """Forget parsed schema texts and check results (for benchmarks measuring cold checks)."""
+    """Forget the check results (for benchmarks measuring cold checks)."""
     _RESULTS.clear()
-    clear_parse_cache()
 
 
 _COMPATIBLE = CompatResult(True)

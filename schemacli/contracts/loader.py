@@ -43,13 +43,13 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from schemacli.contracts.parse import parse_schema
 from schemacli.contracts.schema import (
     PRIMITIVE_TYPES,
     NamedSchema,
     Names,
     Schema,
     named_types,
-    parse_schema,
 )
 from schemacli.contracts.source import Document, join_pointer, load_json, parse_text
 from schemacli.errors import InputError, Location, SchemacliError, SchemaParseError

@@ -36,7 +36,8 @@ from schemacli.contracts.loader import (
     load_schema_document,
     scan_names,
 )
-from schemacli.contracts.schema import UNDEFINED_NAME, Names
+from schemacli.contracts.parse import UNDEFINED_NAME
+from schemacli.contracts.schema import Names
 from schemacli.contracts.source import Document, decode_bytes, parse_text, read_text
 from schemacli.errors import InputError, Location, SchemacliError, SchemaParseError, UsageError
 from schemacli.textfile import resolved

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from schemacli.contracts.canonical import Fingerprints, fingerprints
+from schemacli.contracts.defaults import is_valid_default
 from schemacli.contracts.findings import Finding, Severity
 from schemacli.contracts.loader import LoadedSchema, Loader, scan_names
 from schemacli.contracts.nesting import call_deep
@@ -47,7 +48,6 @@ from schemacli.contracts.schema import (
     RecordSchema,
     Schema,
     UnionSchema,
-    is_valid_default,
 )
 from schemacli.contracts.source import is_stdin, source_name
 from schemacli.errors import Location, SchemacliError, SchemaParseError

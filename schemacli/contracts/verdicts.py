@@ -43,6 +43,7 @@ from schemacli.contracts.compat import CompatResult
 from schemacli.contracts.findings import Finding, Severity
 from schemacli.contracts.levels import BACKWARD, Level, comparisons
 from schemacli.contracts.loader import LoadedSchema
+from schemacli.contracts.parse import parse_schema
 from schemacli.contracts.schema import (
     ArraySchema,
     MapSchema,
@@ -81,6 +82,7 @@ def _source_digest() -> str:
 _FIELD_JSON = json.JSONEncoder(ensure_ascii=False)  # built once, used per field
 _MEMO_MAX = 1 << 14  # pairs kept in memory; the memo is emptied when it is full
 _SCHEMAS_MAX = 1024  # schemas whose fields and digests are kept (a history's worth)
+_ONE_FIELDS_MAX = 4096  # parsed one-field records kept (tiny; emptied when full)
 _MIN_COST = 0.002  # reading an entry costs ~0.2 ms, writing one ~1 ms
 _COMPATIBLE = CompatResult(True)
 
@@ -115,6 +117,9 @@ class VerdictCache:
         self.min_cost = min_cost
         self._pairs: dict[tuple, CompatResult] = {}
         self._fields: dict[tuple, tuple[Finding, ...]] = {}
+        # One-field records by text, parsed once: the same text recurs in the checks of many
+        # version pairs (see _one_field).
+        self._one_fields: dict[str, Schema] = {}
         # Per schema: its fields (by the schema's id, the schema kept alive while its id is a
         # key) and the digest of its content (by content). Both are bounded: a history's
         # versions fit, a whole store need not.
@@ -203,8 +208,19 @@ class VerdictCache:
             writer = _one_field_record(
                 w.fullname, w.raws[name] if writer_text is not None else None
             )
-            found = self._fields[key] = compat.check(reader, writer).findings
+            found = self._fields[key] = compat.check(
+                self._one_field(reader), self._one_field(writer)
+            ).findings
         return found
+
+    def _one_field(self, text: str) -> Schema:
+        """The one-field record ``text`` (see :func:`_one_field_record`), parsed once."""
+        schema = self._one_fields.get(text)
+        if schema is None:
+            if len(self._one_fields) >= _ONE_FIELDS_MAX:
+                self._one_fields.clear()
+            schema = self._one_fields[text] = parse_schema(text)
+        return schema
 
     def _record(self, loaded: LoadedSchema) -> _Record | None:
         schema = loaded.schema

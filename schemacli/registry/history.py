@@ -103,7 +103,8 @@ def resolve_references(
     client: RegistryClient, references: Sequence[Reference], *, _depth: int = 0
 ) -> Any:
     """The named types defined by ``references`` (and theirs, recursively) as ``Names``."""
-    from schemacli.contracts.schema import Names, parse_schema
+    from schemacli.contracts.parse import parse_schema
+    from schemacli.contracts.schema import Names
 
     if _depth > 32:
         raise RegistryError(

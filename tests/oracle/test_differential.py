@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
+from schemacli.contracts.canonical import canonical_form
 from schemacli.contracts.compat import AMBIGUOUS_FIELD_MATCH, check
-from schemacli.contracts.schema import canonical_form, parse_schema
+from schemacli.contracts.parse import parse_schema
 from schemacli.errors import SchemaParseError
 
 from .generator import broken_schemas, named_pairs, pairs

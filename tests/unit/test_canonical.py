@@ -13,7 +13,7 @@ import pytest
 
 from schemacli.contracts.canonical import fingerprints
 from schemacli.contracts.loader import load_schema_file
-from schemacli.contracts.schema import parse_schema
+from schemacli.contracts.parse import parse_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 PRIMITIVES = ["null", "boolean", "int", "long", "float", "double", "bytes", "string"]

@@ -144,7 +144,7 @@ def test_recursive_types_terminate_and_compare_structurally():
 
 
 def test_schemas_are_accepted_as_json_text_parsed_json_or_schema():
-    from schemacli.contracts.schema import parse_schema
+    from schemacli.contracts.parse import parse_schema
 
     text = '{"type": "record", "name": "R", "fields": []}'
     assert check(text, parse_schema(text)).compatible

@@ -9,7 +9,8 @@ import pytest
 
 from schemacli.contracts.canonical import fingerprints
 from schemacli.contracts.inline import definitions, self_contained
-from schemacli.contracts.schema import Names, parse_schema
+from schemacli.contracts.parse import parse_schema
+from schemacli.contracts.schema import Names
 from schemacli.errors import InputError
 
 ADDRESS = {

@@ -1,19 +1,19 @@
 """The schema parser accepts and refuses what Apache Avro Java 1.12's Schema.Parser does."""
 
+import gc
 import json
 from pathlib import Path
 
 import pytest
 
+from schemacli.contracts.canonical import canonical_form, fingerprint
+from schemacli.contracts.parse import parse_schema
 from schemacli.contracts.schema import (
     ArraySchema,
     EnumSchema,
     Names,
     RecordSchema,
     UnionSchema,
-    canonical_form,
-    fingerprint,
-    parse_schema,
 )
 from schemacli.errors import SchemaParseError
 
@@ -208,12 +208,25 @@ def test_enum_symbols_and_default_are_kept():
     assert (schema.symbols, schema.default) == (("A", "B"), "A")
 
 
-def test_same_text_parses_to_the_same_immutable_tree():
+def test_each_parse_builds_its_own_immutable_tree():
+    # The parser keeps nothing between calls: a caller that wants one tree per text memoises.
     text = '{"type": "record", "name": "R", "fields": [{"name": "a", "type": "int"}]}'
     first = parse_schema(text)
-    assert parse_schema(text) is first
+    again = parse_schema(text)
+    assert again is not first
+    assert canonical_form(again) == canonical_form(first)
     with pytest.raises(AttributeError):
         first.fields[0].name = "b"  # frozen
+
+
+def test_parsing_never_switches_the_garbage_collector_off(monkeypatch):
+    # Process-wide switches belong to the command that owns the process, not to a library call.
+    def refuse() -> None:
+        raise AssertionError("parse_schema called gc.disable()")
+
+    monkeypatch.setattr(gc, "disable", refuse)
+    schema = parse_schema(record(*({"name": f"f{i}", "type": "long"} for i in range(50))))
+    assert len(schema.fields) == 50
 
 
 def test_names_including_collects_every_named_type_once():

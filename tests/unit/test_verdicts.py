@@ -24,6 +24,7 @@ from schemacli.contracts.check import check_candidate
 from schemacli.contracts.gate import gate
 from schemacli.contracts.levels import BACKWARD, Level, SubjectLevels
 from schemacli.contracts.loader import load_schema_text
+from schemacli.contracts.parse import parse_schema
 from schemacli.contracts.store import FileTree
 from schemacli.contracts.verdicts import DiskCache, VerdictCache
 from schemacli.errors import SchemacliError, SchemacliWarning
@@ -170,6 +171,25 @@ def test_field_by_field_comparison_gives_the_engines_findings_on_plain_records()
                 shortcut += cache._record(reader) is not None
                 incompatible += not expected.compatible
     assert shortcut > 3000 and incompatible > 500  # the fast road, and findings, were exercised
+
+
+def test_the_memo_parses_each_one_field_record_once(monkeypatch):
+    # The parser keeps no cache of its own: the memo owns the one for the texts it builds.
+    parsed: list[str] = []
+
+    def counting_parse(text):
+        parsed.append(text)
+        return parse_schema(text)
+
+    monkeypatch.setattr(verdicts, "parse_schema", counting_parse)
+    v1 = {"type": "record", "name": "Rec", "fields": [{"name": "a", "type": "int"}]}
+    v3 = {**v1, "fields": v1["fields"] + [
+        {"name": "b", "type": "int"}, {"name": "c", "type": "long"},
+    ]}
+    result = VerdictCache().check(loaded(v3), loaded(v1))  # b and c have no default
+    assert not result.compatible
+    assert parsed and len(parsed) == len(set(parsed))
+    assert '{"type":"record","name":"Rec","fields":[]}' in parsed  # the writer, asked for twice
 
 
 @pytest.mark.parametrize("level", [Level.FULL_TRANSITIVE, Level.BACKWARD, Level.FORWARD])
