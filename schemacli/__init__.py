@@ -3,10 +3,12 @@
 Compatibility checks, Spark readers, migration converters.
 """
 
+from types import ModuleType
+
 __version__ = "0.1.0"
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> ModuleType:
     # `from schemacli import compat` works without importing the engine at CLI start-up.
     if name == "compat":
         from schemacli.contracts import compat

@@ -168,7 +168,7 @@ def error_text(err: SchemacliError) -> str:
     where = f"{err.location}: " if err.location is not None else ""
     lines = [f"error: {where}{err.message}"]
     server = err.server_message if isinstance(err, RegistryError) else None
-    if server and server not in err.message:
+    if server and server not in err.message and isinstance(err, RegistryError):
         code = f" {err.error_code}" if err.error_code is not None else ""
         status = f"HTTP {err.status}" if err.status is not None else "registry"
         lines.append(f"  {status}{code}: {server}")

@@ -144,9 +144,9 @@ def read_stdin(
     except OSError as err:
         raise _os_error(err, Location(source=source), what) from err
     if data is None:
-        err = _too_large(Location(source=source), what, limit)
-        err.hint = f"send one {what} on standard input, not an endless stream"
-        raise err
+        endless = _too_large(Location(source=source), what, limit)
+        endless.hint = f"send one {what} on standard input, not an endless stream"
+        raise endless
     return data
 
 

@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from schemacli.errors import RegistryError, UsageError
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
     from pyspark.sql.streaming import StreamingQuery
+
+    from schemacli.registry.client import RegistryClient
 
 MAGIC_BYTE = 0
 MAX_ID = 2**31 - 1
@@ -89,7 +91,7 @@ def subject_schema(
     the registry does not hold it and ``register`` is False."""
     from spark_avro.registry import self_contained_text, with_client
 
-    def find(client: Any) -> SubjectSchema:
+    def find(client: RegistryClient) -> SubjectSchema:
         if schema is None:
             latest = client.get_version(subject, "latest")
             text = self_contained_text(client, latest.schema, latest.references, subject)

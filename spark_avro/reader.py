@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from schemacli.errors import InputError, RegistryError, UsageError
 from spark_avro import registry
@@ -68,6 +68,7 @@ def resolve_schemas(
         else:
             result = ReaderSchemas(writers, _schema_text(reader_schema, "reader schema"))
     else:
+        assert registry_url is not None  # exactly one source, checked above
         if subject is None:
             raise UsageError("subject is required to fetch schemas from the registry")
         versions = registry.subject_schemas(registry_url, subject)
@@ -84,7 +85,7 @@ def resolve_schemas(
     return result
 
 
-def _schema_text(schema: Any, what: str) -> str:
+def _schema_text(schema: object, what: str) -> str:
     if not isinstance(schema, str):
         return json.dumps(schema)
     try:

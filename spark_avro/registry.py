@@ -12,14 +12,18 @@ NetworkError, keeping the HTTP status and the registry's error code.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 
 from schemacli.errors import InputError, NetworkError, RegistryError
 
 if TYPE_CHECKING:
     from schemacli.registry.client import RegistryClient
+    from schemacli.registry.models import Reference
+
+T = TypeVar("T")
 
 MAX_REFERENCE_DEPTH = 32  # as schemacli.registry.history: deeper is a cycle or a mistake
 
@@ -45,7 +49,7 @@ def _client(registry_url: str) -> RegistryClient:
     return RegistryClient(RegistryFlags(url=registry_url).settings())
 
 
-def with_client(registry_url: str, fetch: Any) -> Any:
+def with_client(registry_url: str, fetch: Callable[[RegistryClient], T]) -> T:
     """``fetch(client)`` with the registry's client; a network failure says it is the registry."""
     try:
         return fetch(_client(registry_url))
@@ -76,7 +80,11 @@ def _avro_text(text: str, schema_type: str, what: str) -> str:
 
 
 def self_contained_text(
-    client: RegistryClient, text: str, references: Any, what: str, depth: int = 0
+    client: RegistryClient,
+    text: str,
+    references: Sequence[Reference],
+    what: str,
+    depth: int = 0,
 ) -> str:
     """``text`` with the named types of ``references`` (and theirs) defined inline."""
     if not references:

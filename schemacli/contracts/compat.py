@@ -26,15 +26,20 @@ from __future__ import annotations
 import dataclasses
 import gc
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from schemacli.contracts import nesting
 from schemacli.contracts.findings import Finding
 from schemacli.contracts.levels import BACKWARD, FORWARD, Level, comparisons
 from schemacli.contracts.parse import SELF_COMPATIBLE, parse_schema
 from schemacli.contracts.schema import (
+    ArraySchema,
+    EnumSchema,
+    Field,
+    FixedSchema,
+    MapSchema,
     NamedSchema,
     PrimitiveSchema,
     RecordSchema,
@@ -42,6 +47,9 @@ from schemacli.contracts.schema import (
     UnionSchema,
 )
 from schemacli.errors import Location
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 # Incompatibility kinds: Java's SchemaIncompatibilityType names, plus our own for the case
 # where Java throws instead of answering.
@@ -121,7 +129,9 @@ class _Incompatibility:
 
     __slots__ = ("kind", "reader", "writer", "detail", "location")
 
-    def __init__(self, kind: str, reader: Schema, writer: Schema, detail: Any, location: list):
+    def __init__(
+        self, kind: str, reader: Schema, writer: Schema, detail: _Detail, location: _Path
+    ) -> None:
         self.kind = kind
         self.reader = reader
         self.writer = writer
@@ -136,16 +146,29 @@ class _Incompatibility:
         )
 
 
+# The location while the checker walks: Java's tokens ("" for the root, "fields", "3", "type").
+_Path = list[str]
+# An incompatibility's detail: the writer's symbols the reader lacks (MISSING_ENUM_SYMBOLS), the
+# reader field with no default (READER_FIELD_MISSING_DEFAULT_VALUE), the writer branch no reader
+# branch reads (MISSING_UNION_BRANCH), None for the others.
+_Detail = list[str] | Field | Schema | None
+_Found = tuple[_Incompatibility, ...]
+
+# What the checks accept for a schema: a parsed Schema, JSON text, or parsed JSON.
+SchemaInput = Schema | str | dict[str, Any] | list[Any]
+
+
 class _Ambiguous(Exception):
-    def __init__(self, field: Any, matches: list[str], location: list) -> None:
+    def __init__(self, field: Field, matches: list[str], location: _Path) -> None:
         super().__init__(field.name)
         self.field = field
         self.matches = matches
         self.location = tuple(location)
 
 
-_IN_PROGRESS: tuple = ("in progress",)
-_OK: tuple = ()
+# A sentinel in the memo, compared by identity and never read as findings.
+_IN_PROGRESS = cast(_Found, ("in progress",))
+_OK: _Found = ()
 
 
 class _Checker:
@@ -159,14 +182,14 @@ class _Checker:
     __slots__ = ("memo", "unions", "leaves", "trials")
 
     def __init__(self) -> None:
-        self.memo: dict[tuple[int, int], tuple] = {}
+        self.memo: dict[tuple[int, int], _Found] = {}
         self.unions: dict[int, _UnionIndex] = {}  # id(reader union) -> its index
         self.leaves: dict[int, bool] = {}  # id(named node) -> whether it is a leaf
         # id(writer) -> (reader union index, how many of its branches Java tried): the trials
         # whose name-mismatched leaf branches were skipped (see union_reads).
         self.trials: dict[int, list[tuple[_UnionIndex, int]]] = {}
 
-    def get(self, token: str, reader: Schema, writer: Schema, location: list) -> tuple:
+    def get(self, token: str, reader: Schema, writer: Schema, location: _Path) -> _Found:
         if reader.__class__ is PrimitiveSchema and writer.__class__ is PrimitiveSchema:
             rtype = reader.type
             wtype = writer.type
@@ -194,29 +217,35 @@ class _Checker:
         location.pop()
         return result
 
-    def calculate(self, reader: Schema, writer: Schema, location: list) -> tuple:
+    def calculate(self, reader: Schema, writer: Schema, location: _Path) -> _Found:
+        # The type names say which Schema subclass both are: the casts only tell mypy so.
         rtype = reader.type
         wtype = writer.type
         if rtype == wtype:
             if rtype == "record":
-                if reader.simple_name == writer.simple_name:  # type: ignore[attr-defined]
-                    return self.fields(reader, writer, location)  # type: ignore[arg-type]
-                return self.names(reader, writer, location) + self.fields(
-                    reader, writer, location  # type: ignore[arg-type]
+                r_record, w_record = cast(RecordSchema, reader), cast(RecordSchema, writer)
+                if r_record.simple_name == w_record.simple_name:
+                    return self.fields(r_record, w_record, location)
+                return self.names(r_record, w_record, location) + self.fields(
+                    r_record, w_record, location
                 )
             if rtype in _PRIMITIVES:
                 return _OK
             if rtype == "array":
-                return self.get("items", reader.items, writer.items, location)  # type: ignore
+                r_items, w_items = cast(ArraySchema, reader).items, cast(ArraySchema, writer).items
+                return self.get("items", r_items, w_items, location)
             if rtype == "map":
-                return self.get("values", reader.values, writer.values, location)  # type: ignore
+                r_values, w_values = cast(MapSchema, reader).values, cast(MapSchema, writer).values
+                return self.get("values", r_values, w_values, location)
             if rtype == "enum":
-                return self.names(reader, writer, location) + self.symbols(
-                    reader, writer, location
+                r_enum, w_enum = cast(EnumSchema, reader), cast(EnumSchema, writer)
+                return self.names(r_enum, w_enum, location) + self.symbols(
+                    r_enum, w_enum, location
                 )
             if rtype == "fixed":
-                result = self.names(reader, writer, location)
-                if reader.size != writer.size:  # type: ignore[attr-defined]
+                r_fixed, w_fixed = cast(FixedSchema, reader), cast(FixedSchema, writer)
+                result = self.names(r_fixed, w_fixed, location)
+                if r_fixed.size != w_fixed.size:
                     location.append("size")
                     result += (_Incompatibility(
                         FIXED_SIZE_MISMATCH, reader, writer, None, location
@@ -224,8 +253,8 @@ class _Checker:
                     location.pop()
                 return result
             # union vs union: every writer branch must be readable by the reader union
-            out: tuple = _OK
-            for index, branch in enumerate(writer.types):  # type: ignore[attr-defined]
+            out: _Found = _OK
+            for index, branch in enumerate(cast(UnionSchema, writer).types):
                 location.append(str(index))
                 if self.get("", reader, branch, []):
                     out += (_Incompatibility(
@@ -235,13 +264,13 @@ class _Checker:
             return out
         if wtype == "union":
             out = _OK
-            for index, branch in enumerate(writer.types):  # type: ignore[attr-defined]
+            for index, branch in enumerate(cast(UnionSchema, writer).types):
                 out += self.get(str(index), reader, branch, location)
             return out
         if wtype in _PROMOTIONS.get(rtype, _NO_PROMOTION):
             return _OK
         if rtype == "union":
-            if self.union_reads(reader, writer):  # type: ignore[arg-type]
+            if self.union_reads(cast(UnionSchema, reader), writer):
                 return _OK
             return (_Incompatibility(MISSING_UNION_BRANCH, reader, writer, writer, location),)
         return (_Incompatibility(TYPE_MISMATCH, reader, writer, None, location),)
@@ -294,12 +323,12 @@ class _Checker:
                 not field.aliases and (
                     "_ptype" in field.__dict__ or _no_named_types(field.type)
                 )
-                for field in schema.fields  # type: ignore[attr-defined]
+                for field in schema.fields
             )
         return leaf
 
     @staticmethod
-    def names(reader: Any, writer: Any, location: list) -> tuple:
+    def names(reader: NamedSchema, writer: NamedSchema, location: _Path) -> _Found:
         if reader.simple_name == writer.simple_name or writer.fullname in reader.aliases:
             return _OK
         location.append("name")
@@ -308,11 +337,10 @@ class _Checker:
         return found
 
     @staticmethod
-    def symbols(reader: Any, writer: Any, location: list) -> tuple:
-        reader_symbols = reader.symbols
-        if reader.default is not None or reader_symbols == writer.symbols:
+    def symbols(reader: EnumSchema, writer: EnumSchema, location: _Path) -> _Found:
+        if reader.default is not None or reader.symbols == writer.symbols:
             return _OK
-        reader_symbols = set(reader_symbols)
+        reader_symbols = set(reader.symbols)
         missing = sorted(s for s in writer.symbols if s not in reader_symbols)
         if not missing:
             return _OK
@@ -321,8 +349,8 @@ class _Checker:
         location.pop()
         return found
 
-    def fields(self, reader: RecordSchema, writer: RecordSchema, location: list) -> tuple:
-        out: tuple = _OK
+    def fields(self, reader: RecordSchema, writer: RecordSchema, location: _Path) -> _Found:
+        out: _Found = _OK
         writer_fields = writer.field_map
         get = self.get
         location.append("fields")
@@ -357,7 +385,7 @@ class _Checker:
             elif not field.has_default:
                 location.append(str(field.position))
                 ftype = field.type
-                if ftype.type == "enum" and ftype.default is not None:  # type: ignore
+                if isinstance(ftype, EnumSchema) and ftype.default is not None:
                     # Java compares the enum with the writer *record* here (a TYPE_MISMATCH).
                     out += get("type", ftype, writer, location)
                 else:
@@ -409,17 +437,17 @@ def _no_named_types(schema: Schema) -> bool:
     if isinstance(schema, UnionSchema):
         return all(_no_named_types(branch) for branch in schema.types)
     if schema.type == "array":
-        return _no_named_types(schema.items)  # type: ignore[attr-defined]
+        return _no_named_types(cast(ArraySchema, schema).items)
     if schema.type == "map":
-        return _no_named_types(schema.values)  # type: ignore[attr-defined]
+        return _no_named_types(cast(MapSchema, schema).values)
     return True
 
 
-def _as_schema(value: Schema | str | dict | list) -> Schema:
+def _as_schema(value: SchemaInput) -> Schema:
     return value if isinstance(value, Schema) else parse_schema(value)
 
 
-def check(reader: Schema | str | dict | list, writer: Schema | str | dict | list) -> CompatResult:
+def check(reader: SchemaInput, writer: SchemaInput) -> CompatResult:
     """Can ``reader`` read everything written with ``writer``? Java's verdict and findings.
 
     Both are JSON text, parsed JSON or a parsed :class:`Schema`. Returns a :class:`CompatResult`
@@ -438,7 +466,7 @@ def check(reader: Schema | str | dict | list, writer: Schema | str | dict | list
     return _check(reader, writer)
 
 
-def _check(reader: Schema | str | dict | list, writer: Schema | str | dict | list) -> CompatResult:
+def _check(reader: SchemaInput, writer: SchemaInput) -> CompatResult:
     # Parsing and checking allocate many small objects that all stay alive until the end:
     # the cyclic GC would rescan them repeatedly for nothing.
     gc_was_enabled = gc.isenabled()
@@ -489,10 +517,10 @@ def _self_compatible(schema: Schema) -> bool:
     same symbols, fixed types the same size, and a union reads each of its own branches with
     that same branch. Pinned against Java by tests/oracle (every generated schema vs itself).
     """
-    return schema.__dict__.get(SELF_COMPATIBLE, False)
+    return bool(schema.__dict__.get(SELF_COMPATIBLE, False))
 
 
-def is_compatible(reader: Schema | str | dict | list, writer: Schema | str | dict | list) -> bool:
+def is_compatible(reader: SchemaInput, writer: SchemaInput) -> bool:
     """Just the verdict of :func:`check` (the same work, without building messages)."""
     reader_schema = _as_schema(reader)
     writer_schema = _as_schema(writer)
@@ -558,22 +586,27 @@ def _finding(inc: _Incompatibility, root: Schema) -> Finding:
     kind = inc.kind
     reader, writer = inc.reader, inc.writer
     name = getattr(reader, "fullname", reader.type)
-    values: dict[str, Any] = {"name": name, "extra": ""}
+    values: dict[str, object] = {"name": name, "extra": ""}
+    # The kind says which Schema subclasses the pair are and what the detail is (_Detail): the
+    # casts only tell mypy so.
+    old: object
+    new: object
     if kind == TYPE_MISMATCH:
         old, new = _type_name(writer), _type_name(reader)
     elif kind == NAME_MISMATCH:
-        old, new = writer.fullname, reader.fullname
+        old, new = cast(NamedSchema, writer).fullname, cast(NamedSchema, reader).fullname
         values["extra"] = reader.type
     elif kind == FIXED_SIZE_MISMATCH:
-        old, new = writer.size, reader.size  # type: ignore[attr-defined]
+        old, new = cast(FixedSchema, writer).size, cast(FixedSchema, reader).size
     elif kind == MISSING_ENUM_SYMBOLS:
-        old, new = list(inc.detail), list(reader.symbols)  # type: ignore[attr-defined]
-        values["extra"] = ", ".join(inc.detail)
+        missing = cast(list[str], inc.detail)
+        old, new = list(missing), list(cast(EnumSchema, reader).symbols)
+        values["extra"] = ", ".join(missing)
     elif kind == READER_FIELD_MISSING_DEFAULT_VALUE:
-        old, new = None, inc.detail.name
-        values["name"] = writer.fullname
+        old, new = None, cast(Field, inc.detail).name
+        values["name"] = cast(RecordSchema, writer).fullname
     else:  # MISSING_UNION_BRANCH: detail is the writer's branch (or the writer itself)
-        old, new = _type_name(inc.detail), _type_name(reader)
+        old, new = _type_name(cast(Schema, inc.detail)), _type_name(reader)
     template, hint = CATALOGUE[kind]
     values.update(where=_where(root, inc.location), reader=new, writer=old)
     return _make_finding(
@@ -586,7 +619,10 @@ def _finding(inc: _Incompatibility, root: Schema) -> Finding:
     )
 
 
-def _fast_constructor(cls: type) -> Any:
+_T = TypeVar("_T", bound="DataclassInstance")
+
+
+def _fast_constructor(cls: type[_T]) -> Callable[..., _T]:
     """``cls(**values)`` for a frozen dataclass, filling the instance dict in one step.
 
     The generated ``__init__`` of a frozen dataclass sets each field with ``object.__setattr__``;
@@ -605,7 +641,7 @@ def _fast_constructor(cls: type) -> Any:
     new = object.__new__
     set_attr = object.__setattr__
 
-    def make(**values: Any) -> Any:
+    def make(**values: object) -> _T:
         instance = new(cls)
         set_attr(instance, "__dict__", {**defaults, **values})
         return instance
@@ -664,8 +700,8 @@ class PairResult:
 
 def check_pairs(
     level: Level | str,
-    candidate: Schema | str | dict | list,
-    history: Sequence[Schema | str | dict | list],
+    candidate: SchemaInput,
+    history: Sequence[SchemaInput],
     *,
     labels: Sequence[str] | None = None,
 ) -> tuple[PairResult, ...]:
@@ -704,8 +740,8 @@ def check_pairs(
 
 def check_level(
     level: Level | str,
-    candidate: Schema | str | dict | list,
-    history: Sequence[Schema | str | dict | list],
+    candidate: SchemaInput,
+    history: Sequence[SchemaInput],
     *,
     labels: Sequence[str] | None = None,
 ) -> CompatResult:

@@ -116,7 +116,7 @@ class _Walker:
 
     # -- type descriptions -------------------------------------------------------------------
     @staticmethod
-    def full_name(node: dict, namespace: str | None) -> str:
+    def full_name(node: dict[str, Any], namespace: str | None) -> str:
         name = str(node.get("name", ""))
         if "." in name:
             return name
@@ -212,11 +212,13 @@ class _Walker:
                 new_ns,
             )
 
-    def aliases(self, node: dict, namespace: str | None) -> set[str]:
+    def aliases(self, node: dict[str, Any], namespace: str | None) -> set[str]:
         ns = self.full_name(node, namespace).rpartition(".")[0]
         return {a if "." in a or not ns else f"{ns}.{a}" for a in node.get("aliases") or ()}
 
-    def attributes(self, old: dict, new: dict, np: str, keys: tuple[str, ...]) -> Iterator[Change]:
+    def attributes(
+        self, old: dict[str, Any], new: dict[str, Any], np: str, keys: tuple[str, ...]
+    ) -> Iterator[Change]:
         for key in keys:
             if old.get(key) != new.get(key):
                 what = "doc" if key == "doc" else key
@@ -246,7 +248,13 @@ class _Walker:
                     )
 
     def record(
-        self, old: dict, new: dict, op: str, np: str, old_ns: str | None, new_ns: str | None
+        self,
+        old: dict[str, Any],
+        new: dict[str, Any],
+        op: str,
+        np: str,
+        old_ns: str | None,
+        new_ns: str | None,
     ) -> Iterator[Change]:
         old_fields = [f for f in old.get("fields") or () if isinstance(f, dict)]
         new_fields = [f for f in new.get("fields") or () if isinstance(f, dict)]
@@ -311,7 +319,9 @@ class _Walker:
                 )
             yield from self.field_attributes(of, nf, fp, name)
 
-    def field_attributes(self, of: dict, nf: dict, fp: str, name: str) -> Iterator[Change]:
+    def field_attributes(
+        self, of: dict[str, Any], nf: dict[str, Any], fp: str, name: object
+    ) -> Iterator[Change]:
         for key, label in (("default", "default"), ("doc", "doc"), ("aliases", "aliases"),
                            ("order", "order")):
             if of.get(key, _MISSING) == nf.get(key, _MISSING):
@@ -333,7 +343,7 @@ class _Walker:
                 nf.get(key),
             )
 
-    def enum(self, old: dict, new: dict, np: str) -> Iterator[Change]:
+    def enum(self, old: dict[str, Any], new: dict[str, Any], np: str) -> Iterator[Change]:
         old_symbols = list(old.get("symbols") or ())
         new_symbols = list(new.get("symbols") or ())
         added = [s for s in new_symbols if s not in old_symbols]
@@ -357,7 +367,13 @@ class _Walker:
         yield from self.attributes(old, new, np, ("default",))
 
     def union(
-        self, old: list, new: list, op: str, np: str, old_ns: str | None, new_ns: str | None
+        self,
+        old: list[Any],
+        new: list[Any],
+        op: str,
+        np: str,
+        old_ns: str | None,
+        new_ns: str | None,
     ) -> Iterator[Change]:
         old_desc = [self.branch_key(b, old_ns) for b in old]
         new_desc = [self.branch_key(b, new_ns) for b in new]

@@ -27,6 +27,7 @@ from schemacli.contracts.findings import Finding, Severity
 from schemacli.contracts.levels import Level, SubjectLevels
 from schemacli.contracts.loader import LoadedSchema
 from schemacli.contracts.store import (
+    ParseMemo,
     References,
     StoreLayoutError,
     StoreLayoutErrors,
@@ -218,7 +219,7 @@ def _store_error_row(levels: SubjectLevels, err: SchemacliError | None) -> Subje
 
 
 def parse_versions(
-    files: Sequence[VersionFile], resolver: References, memo: dict | None = None
+    files: Sequence[VersionFile], resolver: References, memo: ParseMemo | None = None
 ) -> tuple[list[LoadedSchema], list[Finding]]:
     """Parse every version; the ones that fail become INVALID_SCHEMA findings."""
     loaded, problems = [], []
@@ -259,8 +260,8 @@ def _gate_subject(
         row = _decode_row(subject, level, cached) if cached is not None else None
         if row is not None:
             return row
-        if cached is not None:
-            verdicts.disk.corrupt(key, "is not a gate row")  # type: ignore[union-attr]
+        if cached is not None and verdicts.disk is not None:  # a key means a disk
+            verdicts.disk.corrupt(key, "is not a gate row")
     started = time.process_time()
     from_store = _from_store(head_refs, base_refs)
     row = _check_subject(subject, level, head_files, head_refs, base_files, base_refs, verdicts)
@@ -327,7 +328,7 @@ def _check_subject(
     verdicts: VerdictCache,
 ) -> SubjectReport:
     findings: list[Finding] = []
-    memo: dict = {}
+    memo: ParseMemo = {}
     base_loaded, base_problems = (
         parse_versions(base_files, base, memo) if base is not None else ([], [])
     )

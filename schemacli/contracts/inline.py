@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from schemacli.errors import InputError, Location
+
+if TYPE_CHECKING:
+    from schemacli.contracts.loader import LoadedSchema
 
 PRIMITIVES = frozenset({"null", "boolean", "int", "long", "float", "double", "bytes", "string"})
 NAMED = frozenset({"record", "error", "enum", "fixed"})
@@ -148,7 +151,7 @@ def self_contained(schema: Any, referenced: Iterable[Any], *, source: str = "<sc
     return walk(schema, None, "")
 
 
-def inlined(loaded: Any) -> Any:
+def inlined(loaded: LoadedSchema) -> Any:
     """A loaded schema's value made self-contained: the named types it takes from other files
     (references, ``vN.references.json``, the name index — and theirs) defined inline."""
     referenced, seen, queue = [], set(), list(loaded.references)

@@ -339,6 +339,7 @@ class Loader:
                     hint="a reference's \"name\" is the full name (namespace.Name) of a record, "
                     "enum or fixed defined in the referenced schema",
                 )
+            assert dep.path is not None  # loaded from declared.path, a file
             deps.setdefault(resolved(dep.path), dep)
         for dep in deps.values():
             known.update(dep.names.types)
@@ -519,14 +520,14 @@ class Loader:
                 location=location,
                 hint=hint,
             )
-        target = _store_file(sidecar, subject, version)
-        if target is None:
+        stored = _store_file(sidecar, subject, version)
+        if stored is None:
             raise SchemaReferenceError(
                 f"subject {subject!r} version {version} is not in the local store",
                 location=location,
                 hint="add it as <store>/subjects/<subject>/v<version>.avsc, or give a \"path\"",
             )
-        return _Declared(entry["name"], target, location)
+        return _Declared(entry["name"], stored, location)
 
 
 def _store_file(sidecar: Path, subject: str, version: int | str) -> Path | None:

@@ -91,7 +91,7 @@ def subject_for_file(path: Path, value: Any, strategy: NamingStrategy) -> str:
 def _full_name(value: Any) -> str | None:
     if not isinstance(value, dict) or not isinstance(value.get("name"), str):
         return None
-    name = value["name"]
+    name: str = value["name"]
     namespace = value.get("namespace")
     if "." in name or not namespace:
         return name

@@ -19,6 +19,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from itertools import accumulate
+from types import FrameType
 from typing import Any, TypeVar
 
 from schemacli.contracts.numberlength import NumberTooLong, number_too_long
@@ -165,7 +166,8 @@ def deep() -> Iterator[None]:
 
 
 def _stack_depth() -> int:
-    frame, depth = sys._getframe(), 0
+    frame: FrameType | None = sys._getframe()
+    depth = 0
     while frame is not None:
         frame, depth = frame.f_back, depth + 1
     return depth

@@ -27,9 +27,10 @@ from __future__ import annotations
 import bisect
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from schemacli.contracts.findings import Finding, Severity
 from schemacli.contracts.nesting import TOO_DEEP_HINT, TooDeep, read
@@ -215,6 +216,9 @@ class Document:
 
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
+# The end of the white space at ``pos``: the pattern matches the empty string, so match() never
+# gives None (the cast says so once, outside the scanning loops).
+_skip_ws = cast("Callable[[str, int], re.Match[str]]", _WHITESPACE.match)
 _SKIPPER = json.JSONDecoder()
 
 
@@ -235,7 +239,7 @@ def _navigate(
     member gives the offset of its nearest existing ancestor. With ``last_wins``, a repeated key
     resolves to its last occurrence, as the parsed value does.
     """
-    pos = _WHITESPACE.match(text, 0).end()
+    pos = _skip_ws(text, 0).end()
     if not pointer:
         return pos, True
     if children is None:
@@ -266,9 +270,9 @@ def _navigate(
 
 def _object_members(text: str, pos: int, last_wins: bool) -> dict[str, int]:
     """Key -> offset of its value, for the object starting at ``pos`` (first or last repeat)."""
-    ws = _WHITESPACE.match
+    ws = _skip_ws
     skip = _SKIPPER.raw_decode
-    scan = json.decoder.scanstring
+    scan = json.decoder.scanstring  # type: ignore[attr-defined]  # in CPython, not in typeshed
     members: dict[str, int] = {}
     cursor = ws(text, pos + 1).end()
     while text[cursor] == '"':
@@ -284,7 +288,7 @@ def _object_members(text: str, pos: int, last_wins: bool) -> dict[str, int]:
 
 def _array_members(text: str, pos: int) -> list[int]:
     """The offset of each element of the array starting at ``pos``."""
-    ws = _WHITESPACE.match
+    ws = _skip_ws
     skip = _SKIPPER.raw_decode
     members: list[int] = []
     cursor = ws(text, pos + 1).end()

@@ -101,7 +101,9 @@ class Tree(Protocol):
         ...
 
 
-def _index_names(names: Iterable[tuple[str, str]], where: Callable[[str], str]) -> dict:
+def _index_names(
+    names: Iterable[tuple[str, str]], where: Callable[[str], str]
+) -> dict[str, dict[int, str]]:
     """Group (subject, file name) pairs into subject -> {version: relative path}.
 
     Raises StoreLayoutErrors listing every badly named file (with the index of the rest).
@@ -157,7 +159,7 @@ def _name_problem(
     return None
 
 
-def _is(entry: os.DirEntry, *, dir: bool) -> bool:
+def _is(entry: os.DirEntry[str], *, dir: bool) -> bool:
     """``entry.is_dir()`` / ``entry.is_file()``, False where the answer is an error (a link
     loop: ELOOP; no permission): reading the file then says what it is, naming it."""
     try:
@@ -390,7 +392,7 @@ def _git(cwd: Path, *args: str) -> str:
     return _run_git(cwd, list(args), None).stdout.decode("utf-8", "replace")
 
 
-def _run_git(cwd: Path, args: list[str], stdin: bytes | None) -> subprocess.CompletedProcess:
+def _run_git(cwd: Path, args: list[str], stdin: bytes | None) -> subprocess.CompletedProcess[bytes]:
     try:
         result = subprocess.run(
             ["git", "-C", str(cwd), *args], input=stdin, capture_output=True, check=False
@@ -544,7 +546,13 @@ def _value_at(value: Any, pointer: str) -> Any:
 _NEEDS_STORE = "\0needs the store's names"  # a memo key no (text, references) pair can be
 
 
-def _content(loaded: LoadedSchema) -> tuple:
+# Parses shared between trees (References.load and parse): (text, references) -> (Document,
+# Schema); (_NEEDS_STORE, text) -> True once the text was found to need the store's names;
+# (that key, its found types' contents) -> the Schema parsed with them.
+ParseMemo = dict[tuple[object, ...], Any]
+
+
+def _content(loaded: LoadedSchema) -> tuple[object, ...]:
     """A schema's JSON (layout and key order aside) and its references', recursively."""
     return (loaded.identity, tuple(_content(r) for r in loaded.references))
 
@@ -596,7 +604,7 @@ class References:
         # their own texts.
         self.resolved_from_store = 0
 
-    def load(self, version: VersionFile, memo: dict | None = None) -> LoadedSchema:
+    def load(self, version: VersionFile, memo: ParseMemo | None = None) -> LoadedSchema:
         """Parse one version. ``memo`` shares parses between trees: with ``--against``, most
         versions have the same text at the ref and in the working tree, parsed once. A version
         with references keeps the referenced schemas in ``references`` (its content, for the
@@ -606,7 +614,8 @@ class References:
             document, schema = memo[key]
             return LoadedSchema(version.source, document, schema, version.version)
         path = self.index[version.subject][version.version]
-        names, refs = None, ()
+        names: Names | None = None
+        refs: tuple[LoadedSchema, ...] = ()
         if version.references is not None:
             names, refs = self.resolve(sidecar_path(path), version.references)
         consulted = self.resolved_from_store
@@ -637,7 +646,7 @@ class References:
         refs: tuple[LoadedSchema, ...],
         *,
         version: int | None = None,
-        memo: dict | None = None,
+        memo: ParseMemo | None = None,
     ) -> LoadedSchema:
         """Parse the file ``path`` (its ``text``) knowing ``names`` (from ``refs``); a name it
         still lacks is taken from the store's names (counted in ``resolved_from_store``).
@@ -768,7 +777,7 @@ class References:
                 )
         return names, tuple(refs)
 
-    def target(self, sidecar: str, entry: dict, where: Location, hint: str) -> str:
+    def target(self, sidecar: str, entry: dict[str, Any], where: Location, hint: str) -> str:
         if isinstance(entry.get("path"), str):
             folder = posixpath.dirname(sidecar)
             target = posixpath.normpath(posixpath.join(folder, entry["path"]))

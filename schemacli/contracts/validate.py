@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,7 @@ from schemacli.contracts.nesting import call_deep
 from schemacli.contracts.schema import (
     ArraySchema,
     EnumSchema,
+    Field,
     FixedSchema,
     MapSchema,
     NamedSchema,
@@ -49,7 +50,7 @@ from schemacli.contracts.schema import (
     Schema,
     UnionSchema,
 )
-from schemacli.contracts.source import is_stdin, source_name
+from schemacli.contracts.source import Document, is_stdin, source_name
 from schemacli.errors import Location, SchemacliError, SchemaParseError
 
 # Kinds of errors that are not about one schema's Avro (paths given on the command line).
@@ -219,12 +220,12 @@ def validate_file(path: Path, *, loader: Loader | None = None, strict: bool = Fa
     except SchemacliError as err:
         return FileResult(source=source, findings=(error_finding(err, source),))
     except RecursionError:
-        err = SchemaParseError(
+        too_deep = SchemaParseError(
             "the schema is nested too deeply to process",
             location=Location(source=source),
             hint="define deep records once by name and refer to them",
         )
-        return FileResult(source=source, findings=(error_finding(err, source),))
+        return FileResult(source=source, findings=(error_finding(too_deep, source),))
     if strict:
         findings = [replace(f, severity=Severity.ERROR) for f in findings]
     return FileResult(
@@ -318,7 +319,13 @@ def _non_ascii(name: str) -> bool:
     return not name.isascii()
 
 
-def _named_warnings(node: NamedSchema, defined_at: dict[str, str], at, doc) -> Iterator[Finding]:
+# Where a JSON pointer into the file being linted is: its line:col.
+_At = Callable[[str], Location]
+
+
+def _named_warnings(
+    node: NamedSchema, defined_at: dict[str, str], at: _At, doc: Document
+) -> Iterator[Finding]:
     full = node.fullname
     if full in defined_at:
         yield _warning(
@@ -364,7 +371,7 @@ def _named_warnings(node: NamedSchema, defined_at: dict[str, str], at, doc) -> I
                 )
 
 
-def _field_warnings(fld, at) -> Iterator[Finding]:
+def _field_warnings(fld: Field, at: _At) -> Iterator[Finding]:
     if _non_ascii(fld.name):
         yield _warning(
             "NON_ASCII_NAME",
@@ -389,7 +396,7 @@ def _field_warnings(fld, at) -> Iterator[Finding]:
         yield from _default_warnings(fld.type, fld.default, fld.pointer + "/default", at)
 
 
-def _default_warnings(schema: Schema, value: Any, pointer: str, at) -> Iterator[Finding]:
+def _default_warnings(schema: Schema, value: Any, pointer: str, at: _At) -> Iterator[Finding]:
     """Defaults Java's parser accepts but readers disagree about."""
     if isinstance(schema, UnionSchema):
         first = schema.types[0] if schema.types else None
@@ -466,7 +473,7 @@ def _default_warnings(schema: Schema, value: Any, pointer: str, at) -> Iterator[
             yield from _default_warnings(schema.values, item, f"{pointer}/{key}", at)
 
 
-def _logical_warnings(node: Schema, at) -> Iterator[Finding]:
+def _logical_warnings(node: Schema, at: _At) -> Iterator[Finding]:
     logical = node.logical_type
     if logical is None or not isinstance(node, PrimitiveSchema | FixedSchema):
         return
@@ -495,7 +502,7 @@ def _logical_warnings(node: Schema, at) -> Iterator[Finding]:
         yield from _decimal_warnings(node, at)
 
 
-def _decimal_warnings(node: Schema, at) -> Iterator[Finding]:
+def _decimal_warnings(node: Schema, at: _At) -> Iterator[Finding]:
     props = node.props
     base = node.pointer
     precision, scale = props.get("precision"), props.get("scale", 0)

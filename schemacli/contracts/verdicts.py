@@ -36,7 +36,7 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from schemacli.contracts import compat
 from schemacli.contracts.compat import CompatResult
@@ -87,7 +87,8 @@ _MIN_COST = 0.002  # reading an entry costs ~0.2 ms, writing one ~1 ms
 _COMPATIBLE = CompatResult(True)
 
 
-class RawPair(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class RawPair:
     """One comparison a level makes: earlier version ``index``, ``direction``, the engine's
     findings (placed by JSON pointer only, into the reader)."""
 
@@ -115,8 +116,10 @@ class VerdictCache:
         self.disk = DiskCache(directory) if directory is not None else None
         self.by_content = by_content
         self.min_cost = min_cost
-        self._pairs: dict[tuple, CompatResult] = {}
-        self._fields: dict[tuple, tuple[Finding, ...]] = {}
+        # (reader, writer) by content key, or by identity: (id, id, schema, schema)
+        self._pairs: dict[tuple[object, ...], CompatResult] = {}
+        # (reader name, writer name, reader field's text, writer field's text or None)
+        self._fields: dict[tuple[str, str, str, str | None], tuple[Finding, ...]] = {}
         # One-field records by text, parsed once: the same text recurs in the checks of many
         # version pairs (see _one_field).
         self._one_fields: dict[str, Schema] = {}
@@ -134,7 +137,7 @@ class VerdictCache:
         """The engine's result for ``reader`` reading ``writer`` (findings placed by pointer)."""
         rkey, wkey = self.content_key(reader), self.content_key(writer)
         if rkey is not None and wkey is not None:
-            key: tuple = (rkey, wkey)
+            key: tuple[object, ...] = (rkey, wkey)
         else:  # known by identity only: keep both alive while their ids are keys
             key = (id(reader.schema), id(writer.schema), reader.schema, writer.schema)
         result = self._pairs.get(key)
@@ -195,7 +198,9 @@ class VerdictCache:
             return found
         moved = f"/fields/{position}"
         return tuple(
-            _with_pointer(f, moved + f.location.pointer[len("/fields/0") :]) for f in found
+            # the engine's findings always carry a pointer
+            _with_pointer(f, moved + (f.location.pointer or "")[len("/fields/0") :])
+            for f in found
         )
 
     def _field_findings(
@@ -333,7 +338,7 @@ class _Record:
     simple_name: str
     fullname: str
     texts: dict[str, str]  # field name -> the field's JSON value, as Python writes it
-    raws: dict[str, dict]  # field name -> the field's JSON value
+    raws: dict[str, dict[str, Any]]  # field name -> the field's JSON value
     positions: dict[str, int]
     name_ids: dict[str, int]
     item_names: dict[int, str]  # the number of a (name, JSON) pair -> the name
@@ -345,14 +350,14 @@ class _Record:
     @classmethod
     def of(cls, loaded: LoadedSchema, ids: dict[Any, int]) -> _Record | None:
         schema = loaded.schema
-        if schema.__class__ is not RecordSchema or schema.is_error:  # type: ignore[attr-defined]
+        if schema.__class__ is not RecordSchema or schema.is_error:
             return None
         value = loaded.value
         fields = value.get("fields") if isinstance(value, dict) else None
-        if not isinstance(fields, list) or len(fields) != len(schema.fields):  # type: ignore
+        if not isinstance(fields, list) or len(fields) != len(schema.fields):
             return None
         texts, raws, positions = {}, {}, {}
-        for position, (model, raw) in enumerate(zip(schema.fields, fields, strict=True)):  # type: ignore
+        for position, (model, raw) in enumerate(zip(schema.fields, fields, strict=True)):
             if model.aliases or not isinstance(raw, dict) or not _plain(model):
                 return None
             # repr, not JSON: equal texts mean equal values; unequal ones (keys in another
@@ -363,7 +368,7 @@ class _Record:
         name_ids = {name: ids.setdefault(name, len(ids)) for name in texts}
         item_names = {ids.setdefault(item, len(ids)): item[0] for item in texts.items()}
         return cls(
-            simple_name=schema.simple_name,  # type: ignore[attr-defined]
+            simple_name=schema.simple_name,
             fullname=schema.fullname,
             texts=texts,
             raws=raws,
@@ -396,7 +401,7 @@ def _plain(model: Any) -> bool:
     return True
 
 
-def _one_field_record(fullname: str, field: dict | None) -> str:
+def _one_field_record(fullname: str, field: dict[str, Any] | None) -> str:
     fields = f"[{_FIELD_JSON.encode(field)}]" if field is not None else "[]"
     return f'{{"type":"record","name":{json.dumps(fullname)},"fields":{fields}}}'
 
@@ -420,7 +425,7 @@ _FINDING_KEYS = ("kind", "message", "hint", "severity", "old", "new", "subject")
 _LOCATION_KEYS = ("source", "pointer", "line", "column")
 
 
-def encode_finding(finding: Finding) -> dict:
+def encode_finding(finding: Finding) -> dict[str, Any]:
     out = {k: getattr(finding, k) for k in _FINDING_KEYS}
     out["severity"] = finding.severity.value
     out["location"] = [getattr(finding.location, k) for k in _LOCATION_KEYS]
@@ -437,7 +442,7 @@ def decode_finding(data: Any) -> Finding:
     return Finding(location=location, **values)
 
 
-def encodable(findings: Sequence[Finding]) -> list | None:
+def encodable(findings: Sequence[Finding]) -> list[dict[str, Any]] | None:
     """``findings`` as JSON, or None when a value would not come back identical (a tuple)."""
     encoded = _encode_findings(findings)
     decoded = json.loads(json.dumps(encoded, ensure_ascii=False))
@@ -446,7 +451,7 @@ def encodable(findings: Sequence[Finding]) -> list | None:
     return encoded
 
 
-def _encode_findings(findings: Sequence[Finding]) -> list:
+def _encode_findings(findings: Sequence[Finding]) -> list[dict[str, Any]]:
     return [encode_finding(f) for f in findings]
 
 

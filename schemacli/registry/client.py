@@ -530,13 +530,13 @@ class RegistryClient:
         if body is not None:
             headers["Content-Type"] = CONTENT_TYPE
             data = json.dumps(body)
-        auth: Any = None
+        auth: requests.auth.AuthBase | None = None
         if s.token:
             auth = _Bearer(s.token)  # as an auth object, so ~/.netrc can never replace it
         elif s.username:
             auth = _Basic(s.username, s.password or "")
         verify: bool | str = False if s.insecure else (str(s.ca_bundle) if s.ca_bundle else True)
-        cert: Any = None
+        cert: str | tuple[str, str] | None = None
         if s.client_cert:
             cert = (str(s.client_cert), str(s.client_key)) if s.client_key else str(s.client_cert)
 
@@ -626,12 +626,12 @@ class RegistryClient:
         self,
         method: str,
         url: str,
-        params: Any,
-        data: Any,
+        params: Mapping[str, Any] | None,
+        data: str | None,
         headers: dict[str, str],
-        auth: Any,
+        auth: requests.auth.AuthBase | None,
         verify: bool | str,
-        cert: Any,
+        cert: str | tuple[str, str] | None,
     ) -> requests.Response:
         timeout = self.settings.timeout
         return self._session.request(
@@ -797,7 +797,7 @@ def _failure_kind(exc: requests.exceptions.RequestException) -> str:
 
 def _describe(exc: requests.exceptions.RequestException) -> str:
     """The innermost reason of a transport failure ("[Errno 111] Connection refused")."""
-    reason: Any = exc
+    reason: BaseException = exc
     for _ in range(6):  # requests -> urllib3 MaxRetryError -> NewConnectionError -> OSError
         inner = getattr(reason, "reason", None)  # ssl errors have a *str* reason: not followed
         if not isinstance(inner, BaseException):

@@ -11,13 +11,18 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from schemacli.contracts.levels import Level
 from schemacli.errors import RegistryError
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.history import is_missing_subject, registry_history, registry_level
 from schemacli.registry.models import CompatibilityAnswer, Reference
+
+if TYPE_CHECKING:  # the engine is imported when a check runs, not at CLI start-up
+    from schemacli.contracts.check import CheckReport
+    from schemacli.contracts.findings import Finding
+    from schemacli.contracts.loader import LoadedSchema
 
 
 @dataclass(frozen=True)
@@ -27,7 +32,7 @@ class RegistryCheck:
     subject: str
     level: Level
     level_source: str  # "subject", "global" or "flag"
-    local: Any  # schemacli.contracts.check.CheckReport
+    local: CheckReport
     registry: CompatibilityAnswer | None  # None when the registry could not be asked meaningfully
     registry_note: str | None = None  # why the registry was not asked, or what it deviates in
 
@@ -47,12 +52,12 @@ class RegistryCheck:
 
 def check_against_registry(
     client: RegistryClient,
-    candidate: Any,
+    candidate: LoadedSchema,
     subject: str,
     *,
     level: Level | None = None,
     references: Sequence[Reference] = (),
-    history: Sequence[Any] | None = None,
+    history: Sequence[LoadedSchema] | None = None,
 ) -> RegistryCheck:
     """Check ``candidate`` (a ``LoadedSchema``) against ``subject``'s history in the registry.
 
@@ -93,7 +98,7 @@ def check_against_registry(
     return RegistryCheck(subject, chosen, source, local, answer)
 
 
-def schema_text(candidate: Any) -> str:
+def schema_text(candidate: LoadedSchema) -> str:
     """The JSON we send for a loaded schema: its value, compact (comments and layout dropped)."""
     return json.dumps(candidate.value, separators=(",", ":"), ensure_ascii=False)
 
@@ -104,7 +109,7 @@ REGISTRY_INCOMPATIBLE = "REGISTRY_INCOMPATIBLE"  # the registry's own verdict an
 REGISTRY_DISAGREEMENT = "REGISTRY_DISAGREEMENT"  # registry and local engine differ: loud
 
 
-def registry_findings(check: RegistryCheck) -> tuple[Any, ...]:
+def registry_findings(check: RegistryCheck) -> tuple[Finding, ...]:
     """The registry's side of ``check`` as findings, placed at the candidate's file.
 
     An incompatible registry verdict is an error finding carrying the registry's messages; a
@@ -114,7 +119,7 @@ def registry_findings(check: RegistryCheck) -> tuple[Any, ...]:
     from schemacli.errors import Location
 
     where = Location(source=check.local.candidate, line=1, column=1)
-    found: list[Any] = []
+    found: list[Finding] = []
     if check.registry is None:
         if check.registry_note:
             found.append(
@@ -160,7 +165,7 @@ def registry_findings(check: RegistryCheck) -> tuple[Any, ...]:
     return tuple(found)
 
 
-def merged_report(check: RegistryCheck) -> Any:
+def merged_report(check: RegistryCheck) -> CheckReport:
     """The local CheckReport with the registry's findings added (its verdict then covers both)."""
     from dataclasses import replace
 
@@ -169,12 +174,12 @@ def merged_report(check: RegistryCheck) -> Any:
 
 def check_with_registry(
     client: RegistryClient,
-    candidate: Any,
+    candidate: LoadedSchema,
     subject: str,
     *,
     level: Level | None = None,
     references: Sequence[Reference] = (),
-) -> tuple[Any, str]:
+) -> tuple[CheckReport, str]:
     """``schemacli check --registry URL``: (a CheckReport covering both verdicts, a summary line).
 
     ``client`` is built at the edge from the registry flags, environment and config file.

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from schemacli.contracts.levels import Level
 from schemacli.errors import Location, RegistryError, SchemacliError
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.errors import RegistryErrorCode
 from schemacli.registry.models import Reference, SubjectVersion
+
+if TYPE_CHECKING:  # the engine is imported when a schema is parsed, not at CLI start-up
+    from schemacli.contracts.loader import LoadedSchema
+    from schemacli.contracts.schema import Names
 
 _NO_SUBJECT = (RegistryErrorCode.SUBJECT_NOT_FOUND, RegistryErrorCode.SUBJECT_SOFT_DELETED)
 _NO_SUBJECT_LEVEL = (
@@ -40,7 +44,7 @@ def fetch_versions(client: RegistryClient, subject: str) -> list[SubjectVersion]
     return [client.get_version(subject, n) for n in numbers]
 
 
-def registry_history(client: RegistryClient, subject: str) -> tuple[Any, ...]:
+def registry_history(client: RegistryClient, subject: str) -> tuple[LoadedSchema, ...]:
     """The subject's versions as ``LoadedSchema`` (oldest first, source ``subject:vN``).
 
     Raises RegistryError / NetworkError — also when the registry holds a schema our parser
@@ -49,7 +53,7 @@ def registry_history(client: RegistryClient, subject: str) -> tuple[Any, ...]:
     return tuple(load_version(client, v) for v in fetch_versions(client, subject))
 
 
-def load_version(client: RegistryClient, version: SubjectVersion) -> Any:
+def load_version(client: RegistryClient, version: SubjectVersion) -> LoadedSchema:
     """Parse one registry version into a ``LoadedSchema``, resolving its references."""
     from schemacli.contracts.loader import load_schema_text
 
@@ -83,7 +87,7 @@ def unreadable_registry_schema(
 
 def load_candidate(
     client: RegistryClient, text: str, source: str, references: Sequence[Reference] = ()
-) -> Any:
+) -> LoadedSchema:
     """Parse a candidate schema whose named-type references live in the registry."""
     from schemacli.contracts.loader import load_schema_text
 
@@ -93,7 +97,7 @@ def load_candidate(
     return _load_with_names(text, source, names, None)
 
 
-def _load_with_names(text: str, source: str, names: Any, version: int | None) -> Any:
+def _load_with_names(text: str, source: str, names: Names, version: int | None) -> LoadedSchema:
     from schemacli.contracts.loader import load_schema_text
 
     return load_schema_text(text, source, version=version, names=names)
@@ -101,7 +105,7 @@ def _load_with_names(text: str, source: str, names: Any, version: int | None) ->
 
 def resolve_references(
     client: RegistryClient, references: Sequence[Reference], *, _depth: int = 0
-) -> Any:
+) -> Names:
     """The named types defined by ``references`` (and theirs, recursively) as ``Names``."""
     from schemacli.contracts.parse import parse_schema
     from schemacli.contracts.schema import Names

@@ -332,8 +332,8 @@ def decode_confluent(
             f"passthrough columns {clashes} clash with the columns the reader uses; "
             "rename them first"
         )
-    passthrough = [name for name in KAFKA_COLUMNS if name in df.columns]
-    passthrough += [name for name in extra if name not in passthrough]
+    passthrough = tuple(name for name in KAFKA_COLUMNS if name in df.columns)
+    passthrough += tuple(name for name in extra if name not in passthrough)
     if flatten:
         reserved = {*passthrough, *added}
         clashes = sorted(reserved.intersection(fields))
@@ -360,12 +360,13 @@ def decode_confluent(
     # Stage 1: one column per writer id, decoded only for records with that id. Stage 2 picks
     # the record. Two projections, so each from_avro runs once per record however often its
     # result is referenced.
-    writer_columns, record = [], None
-    for schema_id in ids:
-        if schema_id in unreadable:
+    writer_columns: list[Column] = []
+    record: Column | None = None
+    for writer_id in ids:
+        if writer_id in unreadable:
             continue  # never decoded: its records are reported as incompatible
-        writer = writer_schemas[schema_id]
-        name = f"_writer_{schema_id}".replace("-", "n")
+        writer = writer_schemas[writer_id]
+        name = f"_writer_{writer_id}".replace("-", "n")
         plan = None if probe is None else defaults_plan(json.loads(writer), reader_json)
         if probe is not None and json.loads(writer) == reader_json:
             options = avro_options  # writer is the reader: no resolution needed
@@ -373,7 +374,7 @@ def decode_confluent(
             options = avro_options  # decoded as written; defaults added below
         else:
             options = {**avro_options, "avroSchema": target}
-        condition = F.col("_schema_id") == schema_id
+        condition = F.col("_schema_id") == writer_id
         writer_columns.append(F.when(condition, from_avro(payload, writer, options)).alias(name))
         branch = F.col(name) if plan is None else resolved_with_defaults(F.col(name), *plan)
         record = F.when(condition, branch) if record is None else record.when(condition, branch)
@@ -483,7 +484,7 @@ def decode_confluent(
         data = [F.col("_record").dropFields(DECODED_MARKER).alias(RECORD_COLUMN)]
     else:
         data = [F.col("_record").alias(RECORD_COLUMN)]
-    columns = [
+    columns: list[Column | str] = [
         *data,
         *passthrough,
         SCHEMA_ID_COLUMN,
