@@ -26,8 +26,8 @@ from collections.abc import Mapping as AnyMapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from converters import kafkawait
-from converters.clientlog import KAFKA_LOGGER
+from converters.kafka import waits
+from converters.kafka.log import KAFKA_LOGGER
 from converters.provenance import MARKER_HEADER
 from schemacli.errors import InputError, NetworkError, UsageError
 
@@ -145,7 +145,7 @@ def _network(bootstrap: str, exc: Exception) -> NetworkError:
 
 
 def _partitions(admin: Any, topic: str, bootstrap: str) -> list[int]:
-    meta = kafkawait.list_topics(admin, topic, TIMEOUT)
+    meta = waits.list_topics(admin, topic, TIMEOUT)
     found = meta.topics.get(topic)
     if found is None or found.error is not None:
         raise InputError(
@@ -296,7 +296,7 @@ def _direct_writes(
         consumer.assign([TopicPartition(topic, p, s) for p, s in todo.items()])
         pending, deadline = set(todo), time.monotonic() + 60
         while pending and time.monotonic() < deadline:
-            for msg in kafkawait.consume(consumer, 500):
+            for msg in waits.consume(consumer, 500):
                 if msg.error() is not None:
                     if msg.error().code() == KafkaError._PARTITION_EOF:
                         pending.discard(msg.partition())

@@ -31,17 +31,13 @@ from typing import Any
 
 from converters import jobprocess, jvmjar
 from converters.mapping import Mapping, to_dict
-from converters.statefile import loads, local_checkpoint, read_state, whole, write_text
+from converters.spark import PACKAGES
+from converters.state import loads, local_checkpoint, read_state, whole, write_text
 from converters.stop import stop
 from schemacli.errors import InputError, Location, UsageError
 
-SPARK_VERSION = "4.0.1"
 # Spark's default spark.redaction.regex: the confs whose values Spark masks in its UI and logs
 SPARK_REDACTION = re.compile(r"(?i)secret|password|token|access[.]?key")
-PACKAGES = (
-    f"org.apache.spark:spark-avro_2.13:{SPARK_VERSION}",
-    f"org.apache.spark:spark-sql-kafka-0-10_2.13:{SPARK_VERSION}",
-)
 BUNDLED = ("converters", "spark_avro", "schemacli")
 SECRET_ENV_PREFIXES = ("SCHEMACLI_REGISTRY_",)
 MASTER = re.compile(r"^(local(\[(\d+|\*)(,\d+)?\])?|yarn|(k8s|spark|mesos)://\S+)$")
@@ -149,12 +145,12 @@ class DeployConfig:
 
                 redact.remember(value)
         if self.kafka_properties is not None:
-            from converters import kafkaprops
+            from converters.kafka import settings
 
             # read by the bounded reader (a missing file, a directory, a device or a FIFO is
             # named as what it is, at once), readable UTF-8 and librdkafka's share accepted,
             # before spark-submit; a driver on the cluster opens the files it names there
-            kafkaprops.load(self.kafka_properties, files=driver_runs_here(self))
+            settings.load(self.kafka_properties, files=driver_runs_here(self))
         if "@" in self.bootstrap:
             raise UsageError(
                 "the bootstrap servers must not carry credentials",

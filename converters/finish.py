@@ -19,8 +19,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from converters import kafkawait
-from converters.clientlog import KAFKA_LOGGER
+from converters.kafka import waits
+from converters.kafka.log import KAFKA_LOGGER
 from schemacli.errors import CheckFailed
 
 ERROR_HEADER = "schemacli.error"  # as converters.job writes it on each dead letter
@@ -88,17 +88,17 @@ def dead_letters_by_error(
     )
     counts: Counter[str] = Counter()
     try:
-        meta = kafkawait.list_topics(consumer, topic, 10).topics.get(topic)
+        meta = waits.list_topics(consumer, topic, 10).topics.get(topic)
         if meta is None or meta.error is not None:
             return {}
         ends = {
-            p: kafkawait.watermarks(consumer, TopicPartition(topic, p), 10) for p in meta.partitions
+            p: waits.watermarks(consumer, TopicPartition(topic, p), 10) for p in meta.partitions
         }
         todo = {p: (low, high) for p, (low, high) in ends.items() if high > low}
         consumer.assign([TopicPartition(topic, p, low) for p, (low, _) in todo.items()])
         left, read, deadline = set(todo), 0, time.monotonic() + 120
         while left and read < limit and time.monotonic() < deadline:
-            for msg in kafkawait.consume(consumer, 1000):
+            for msg in waits.consume(consumer, 1000):
                 if msg.error() is not None:
                     if msg.error().code() == KafkaError._PARTITION_EOF:
                         left.discard(msg.partition())
@@ -129,7 +129,7 @@ def finish(
 ) -> FinalReport:
     """Close the window (see the module docstring). Raises CheckFailed (exit 1) listing the
     reasons while v1 has dependents (unless ``force``), or when the converter cannot drain."""
-    from converters.statefile import write_state, write_text
+    from converters.state import write_state, write_text
     from converters.status import dependents_of, status
     from converters.stop import stop
     from converters.window import advance, read_window

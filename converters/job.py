@@ -38,10 +38,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from converters import kafkaprops
+from converters.kafka import settings
 from converters.progress import KINDS, METRICS, ProgressFile, follow
 from converters.provenance import MARKER_HEADER, TOMBSTONE
-from converters.statefile import write_text
+from converters.state import write_text
 from converters.txsink import (
     SinkConfig,
     WriterMissing,
@@ -395,7 +395,7 @@ def main(argv: list[str] | None = None) -> int:
         state.mkdir(parents=True, exist_ok=True)
         counted_by = "transactions" if args.delivery == "exactly-once" else "observed-metrics"
         progress = ProgressFile(state / "progress.json", counted_by=counted_by)
-        kafka = kafkaprops.load(args.kafka_properties)
+        kafka = settings.load(args.kafka_properties)
     except SchemacliError as err:
         print(error_text(err), file=sys.stderr)
         return int(err.exit_code)
@@ -427,7 +427,7 @@ def run(
     )
     if args.max_offsets_per_trigger:
         reader = reader.option("maxOffsetsPerTrigger", str(args.max_offsets_per_trigger))
-    from converters.kafkaprops import spark_options
+    from converters.kafka.settings import spark_options
 
     for k, v in {**SOURCE_DEFAULTS, **spark_options(kafka)}.items():
         reader = reader.option(k, v)
@@ -484,8 +484,9 @@ def run(
 
 def sink_config(args: argparse.Namespace, mapping: Any, kafka: dict[str, str]) -> SinkConfig:
     """The exactly-once writer's settings: the Spark source's Kafka properties, as they are for
-    the JVM writer and in librdkafka's names for the driver's reads (``converters.kafkaprops``)."""
-    from converters.kafkaprops import librdkafka_properties, spark_options
+    the JVM writer and in librdkafka's names for the driver's reads
+    (``converters.kafka.settings``)."""
+    from converters.kafka.settings import librdkafka_properties, spark_options
 
     return SinkConfig(
         bootstrap=args.bootstrap,

@@ -426,26 +426,3 @@ def _row_dict(row: Any) -> Any:
     if isinstance(row, bytearray):
         return bytes(row)
     return row
-
-
-def local_spark(app: str = "schemacli-migrate-validate") -> Any:
-    """A local Spark session named ``app`` with spark-avro (jars from SCHEMACLI_SPARK_JARS or
-    Maven), for ``validate(..., spark=...)`` and replay."""
-    import os
-
-    from pyspark.sql import SparkSession
-
-    jars = os.environ.get("SCHEMACLI_SPARK_JARS")
-    builder = (
-        SparkSession.builder.master("local[1]")
-        .appName(app)
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.session.timeZone", "UTC")
-    )
-    if jars:
-        builder = builder.config("spark.jars", jars)
-    else:
-        from converters.deploy import PACKAGES
-
-        builder = builder.config("spark.jars.packages", PACKAGES[0])
-    return builder.getOrCreate()

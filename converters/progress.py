@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from converters.statefile import read_state
+from converters.state import read_state
 
 METRICS = "schemacli_converter"  # the name of the job's observed metrics
 KINDS = ("converted", "dead_letter", "skipped", "tombstone")

@@ -29,9 +29,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from converters import kafkawait
-from converters.clientlog import KAFKA_LOGGER
 from converters.job import ERROR_HEADER, SOURCE_HEADER, STAGE_HEADER, TIMESTAMP_HEADER
+from converters.kafka import waits
+from converters.kafka.log import KAFKA_LOGGER
 from converters.provenance import MARKER_HEADER, parse_marker
 from schemacli.errors import CheckFailed, InputError, NetworkError, UsageError
 
@@ -238,8 +238,8 @@ def convert(spark: Any, rows: list[SourceRow], mapping: Any, reg: Any) -> Outcom
 
 def kafka_config(bootstrap: str, properties: AnyMapping[str, str] | None) -> dict[str, Any]:
     """The client settings: bootstrap, the silent logger, and the properties file's entries in
-    librdkafka's names (the same file as deploy's: ``converters.kafkaprops``)."""
-    from converters.kafkaprops import librdkafka_properties
+    librdkafka's names (the same file as deploy's: ``converters.kafka.settings``)."""
+    from converters.kafka.settings import librdkafka_properties
 
     extra = librdkafka_properties(properties or {})
     return {"bootstrap.servers": bootstrap, "logger": KAFKA_LOGGER, **extra}
@@ -280,7 +280,7 @@ def read_topic(
             "properties: `librdkafka.<name>` lines are for this client alone).",
         ) from exc
     try:
-        meta = kafkawait.list_topics(consumer, topic, 10).topics.get(topic)
+        meta = waits.list_topics(consumer, topic, 10).topics.get(topic)
         if meta is None or meta.error is not None:
             raise InputError(
                 f"topic {topic!r} not found on {bootstrap}",
@@ -288,7 +288,7 @@ def read_topic(
             )
         todo = {}
         for p in sorted(meta.partitions):
-            low, high = kafkawait.watermarks(consumer, TopicPartition(topic, p), 10)
+            low, high = waits.watermarks(consumer, TopicPartition(topic, p), 10)
             if high > low:
                 todo[p] = (low, high)
         total = sum(high - low for low, high in todo.values())
@@ -312,7 +312,7 @@ def read_topic(
                     hint="Check the broker; a transaction left open on the topic holds "
                     "read_committed readers back until it times out.",
                 )
-            for msg in kafkawait.consume(consumer, 1000):
+            for msg in waits.consume(consumer, 1000):
                 err = msg.error()
                 if err is not None:
                     if err.code() == KafkaError._PARTITION_EOF:
@@ -398,7 +398,7 @@ def fenced_producer(conf: dict[str, Any], v1_topic: str) -> Any:
                 "partitioner": "murmur2_random",
             }
         )
-        kafkawait.sliced(producer.init_transactions, 30)
+        waits.sliced(producer.init_transactions, 30)
     except KafkaException as exc:
         raise _unreachable(conf["bootstrap.servers"], exc) from exc
     return producer
@@ -419,10 +419,10 @@ def write_once(producer: Any, v1_topic: str, rows: list[dict[str, Any]], bootstr
                     break
                 except BufferError:  # the local queue is full: let it drain
                     producer.poll(0.5)
-        kafkawait.sliced(producer.commit_transaction, 120)
+        waits.sliced(producer.commit_transaction, 120)
     except KafkaException as exc:
         try:
-            kafkawait.sliced(producer.abort_transaction, 30)
+            waits.sliced(producer.abort_transaction, 30)
         except KafkaException:
             pass  # fenced or gone: the broker aborts it when the transaction times out
         raise NetworkError(
@@ -480,7 +480,7 @@ def replay(
         raise
     finally:
         if producer is not None:
-            kafkawait.flush(producer, 10)
+            waits.flush(producer, 10)
     return ReplayReport(
         dead_letter_topic=dead_letter_topic,
         v1_topic=v1,
@@ -500,7 +500,7 @@ def replay(
 
 def record(state_dir: Path, report: ReplayReport) -> None:
     """Append the replay's time and counts to ``<state-dir>/replays.json`` (not for a dry run)."""
-    from converters.statefile import read_state, write_state
+    from converters.state import read_state, write_state
 
     path = state_dir / FILE
     entries = read_state(path).get("replays")

@@ -12,8 +12,8 @@ import io
 import time
 from typing import Any
 
-from converters import kafkawait
-from converters.clientlog import KAFKA_LOGGER
+from converters.kafka import waits
+from converters.kafka.log import KAFKA_LOGGER
 from schemacli.errors import NetworkError, UsageError
 
 
@@ -44,7 +44,7 @@ def read_samples(
     )
     records: list[dict] = []
     try:
-        meta = kafkawait.list_topics(consumer, topic, min(timeout, 10))
+        meta = waits.list_topics(consumer, topic, min(timeout, 10))
         tmeta = meta.topics.get(topic)
         if tmeta is None or tmeta.error is not None:
             raise UsageError(

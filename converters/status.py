@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from converters import jobprocess, kafkawait
-from converters.clientlog import KAFKA_LOGGER
-from converters.statefile import has_state, loads, local_checkpoint, no_state, read_state, whole
+from converters import jobprocess
+from converters.kafka import waits
+from converters.kafka.log import KAFKA_LOGGER
+from converters.state import has_state, loads, local_checkpoint, no_state, read_state, whole
 from schemacli.errors import InputError, Location, UsageError
 from schemacli.textfile import UnreadableInput, read_utf8
 
@@ -124,7 +125,7 @@ def end_offsets(
     }
     consumer = Consumer(conf)
     try:
-        meta = kafkawait.list_topics(consumer, topic, 10)
+        meta = waits.list_topics(consumer, topic, 10)
         tmeta = meta.topics.get(topic)
         if tmeta is None or tmeta.error is not None:
             raise InputError(
@@ -132,7 +133,7 @@ def end_offsets(
                 hint="Check the mapping's source.topic and --bootstrap.",
             )
         return {
-            p: kafkawait.watermarks(consumer, TopicPartition(topic, p), 10)[1]
+            p: waits.watermarks(consumer, TopicPartition(topic, p), 10)[1]
             for p in sorted(tmeta.partitions)
         }
     except KafkaException as exc:
@@ -262,7 +263,7 @@ def dependents_of(
 ) -> Any:
     """v1's dependents now, compared with the previous look (kept in the state directory)."""
     from converters.dependents import look
-    from converters.statefile import write_state
+    from converters.state import write_state
 
     path = state_dir / SNAPSHOT
     previous = read_state(path).get("groups")

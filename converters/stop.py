@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from converters import jobprocess
-from converters.statefile import has_state, no_state, read_state
+from converters.state import has_state, no_state, read_state
 from schemacli.errors import InputError, Location
 
 

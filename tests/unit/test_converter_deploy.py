@@ -12,7 +12,7 @@ import pytest
 from converters.deploy import DeployConfig, build_command, child_env, prepare, secret_env_names
 from converters.jvmjar import JAR
 from converters.mapping import load
-from converters.statefile import local_checkpoint
+from converters.state import local_checkpoint
 from converters.status import checkpoint_offsets, status
 from converters.stop import stop
 from schemacli.errors import InputError, UsageError

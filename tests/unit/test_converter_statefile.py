@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from converters.progress import ProgressFile
-from converters.statefile import read_state
+from converters.state import read_state
 from converters.status import status
 from schemacli.errors import ExitCode, InputError
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from converters.kafkaprops import librdkafka_refuses, load
+from converters.kafka.settings import librdkafka_refuses, load
 from schemacli.errors import ExitCode, InputError
 
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from converters.kafkaprops import librdkafka_properties, spark_options
+from converters.kafka.settings import librdkafka_properties, spark_options
 from converters.progress import ProgressFile
 from converters.txsink import Counts, progress_group, totals, transactional_id
 

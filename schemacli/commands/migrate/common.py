@@ -138,9 +138,9 @@ def load_mapping(conn: Connection, mapping_file: Path) -> Any:
 
 
 def kafka_client_settings(path: Path | None) -> dict[str, str]:
-    """The --kafka-properties file as librdkafka settings (``converters.kafkaprops``): read,
+    """The --kafka-properties file as librdkafka settings (``converters.kafka.settings``): read,
     checked (an InputError naming the line) and translated; ``{}`` for none."""
-    from converters.kafkaprops import librdkafka_properties, load
+    from converters.kafka.settings import librdkafka_properties, load
 
     if path is not None:
         require_extras("--kafka-properties", "kafka")  # librdkafka judges the file
@@ -155,7 +155,7 @@ def state_of(
     must hold a deployment's state (an InputError, exit 2, naming it) — checked here, before
     a command asks Kafka or the registry anything."""
     from converters.mapping import load
-    from converters.statefile import default_state_dir, has_state, no_state
+    from converters.state import default_state_dir, has_state, no_state
 
     if mapping_file is None and state_dir is None:
         raise UsageError("give the mapping file or --state-dir")

@@ -129,7 +129,7 @@ def deploy_command(
     with connect(flags) as conn:
         from converters import deploy
         from converters.mapping import load
-        from converters.statefile import default_state_dir
+        from converters.state import default_state_dir
         from schemacli.output.migrate import deploy_json, deploy_lines
 
         reg = conn.registry

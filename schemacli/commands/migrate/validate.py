@@ -66,7 +66,8 @@ def validate_command(
     3 registry or network error.
     """
     with connect(flags) as conn:
-        from converters.mapcheck import local_spark, validate
+        from converters.mapcheck import validate
+        from converters.spark import local_spark
         from schemacli.output import migrate as render
 
         if sample is not None and not bootstrap:  # before the registry is asked anything

@@ -146,7 +146,7 @@ def librdkafka_refuses(
     :func:`librdkafka_properties`; None when it will. The client is made and closed at once."""
     from confluent_kafka import Consumer, KafkaError, KafkaException
 
-    from converters.clientlog import KAFKA_LOGGER
+    from converters.kafka.log import KAFKA_LOGGER
 
     conf = librdkafka_properties(properties)
     if not files:
