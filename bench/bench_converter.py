@@ -286,7 +286,7 @@ def main() -> int:
         from confluent_kafka.admin import AdminClient, NewTopic
 
         from converters.job import build_output, build_records, resolve_registry
-        from converters.mapping import load
+        from converters.mapping.reader import load
         from schemacli.registry.client import RegistryClient
         from schemacli.registry.settings import RegistrySettings
 

@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from converters import jobprocess, jvmjar
-from converters.mapping import Mapping, to_dict
+from converters.mapping.dump import to_dict
+from converters.mapping.model import Mapping
 from converters.spark import PACKAGES
 from converters.state import loads, local_checkpoint, read_state, whole, write_text
 from converters.stop import stop

@@ -373,7 +373,7 @@ def apply_sql_defaults(spark: Any) -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from converters.mapping import load
+    from converters.mapping.reader import load
     from schemacli.errors import SchemacliError, error_text
 
     args = _args(sys.argv[1:] if argv is None else argv)

@@ -12,7 +12,7 @@ from schemacli.errors import InputError, Location, UsageError
 from schemacli.textfile import UnreadableInput, read_utf8
 
 if TYPE_CHECKING:
-    from converters.mapping import Mapping
+    from converters.mapping.model import Mapping
 
 
 def default_state_dir(mapping: Mapping, base: Path | None = None) -> Path:

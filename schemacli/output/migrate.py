@@ -29,7 +29,7 @@ def plan_header(request: Any) -> str:
 def plan_summary(mapping: Any, out: Path | None) -> list[str]:
     """Lines for stderr: the count of rules by conversion (the key's too), each ``unresolved``
     marker with its reason."""
-    from converters.mapping import Conversion
+    from converters.mapping.model import Conversion
 
     lines = []
     sections = [("", mapping)] + ([("key ", mapping.key)] if mapping.key else [])
@@ -51,7 +51,7 @@ def plan_json(mapping: Any, text: str | None, out: Path | None) -> dict[str, Any
     would have gone to stdout), the rules by conversion, the unresolved markers."""
     import yaml
 
-    from converters.mapping import Conversion
+    from converters.mapping.model import Conversion
 
     sections = [("value", mapping)] + ([("key", mapping.key)] if mapping.key else [])
     summary = {}

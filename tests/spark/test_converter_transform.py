@@ -13,9 +13,10 @@ import fastavro
 import pytest
 
 from converters.job import SOURCE_HEADER, RegistryPlan, build_output
-from converters.mapcheck import validate
-from converters.mapping import Endpoint, loads
-from converters.plan import plan
+from converters.mapping.check import validate
+from converters.mapping.model import Endpoint
+from converters.mapping.plan import plan
+from converters.mapping.reader import loads
 from converters.provenance import MARKER_HEADER, parse_marker
 from converters.transform import ERROR, STAGE, V1, convert
 
@@ -250,7 +251,7 @@ V2_KEY_ID, V1_KEY_ID = 22, 8
 
 
 def keyed_mapping():
-    from converters.plan import plan_key
+    from converters.mapping.plan import plan_key
 
     return plan_key(
         taxi_mapping(),
@@ -311,7 +312,7 @@ def test_the_job_refuses_sql_spark_cannot_resolve_with_one_clear_error(spark, tm
     from dataclasses import replace
 
     from converters.job import ProgressFile, _args, run
-    from converters.mapping import Conversion
+    from converters.mapping.model import Conversion
 
     m = taxi_mapping().with_schemas(V2, V1_SCHEMA)
     rules = tuple(

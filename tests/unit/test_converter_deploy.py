@@ -11,7 +11,7 @@ import pytest
 
 from converters.deploy import DeployConfig, build_command, child_env, prepare, secret_env_names
 from converters.jvmjar import JAR
-from converters.mapping import load
+from converters.mapping.reader import load
 from converters.state import local_checkpoint
 from converters.status import checkpoint_offsets, status
 from converters.stop import stop

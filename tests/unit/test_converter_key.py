@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from converters.mapcheck import validate
-from converters.mapping import Conversion, dumps, load, loads
-from converters.plan import plan, plan_key
+from converters.mapping.check import validate
+from converters.mapping.dump import dumps
+from converters.mapping.model import Conversion
+from converters.mapping.plan import plan, plan_key
+from converters.mapping.reader import load, loads
 from schemacli.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -113,7 +113,8 @@ def require_extras(what: str, *extras: str) -> None:
 def load_mapping(conn: Connection, mapping_file: Path) -> Any:
     """The mapping with every side's schema: from its file, inline, or (a side naming only a
     ``subject``) from the registry."""
-    from converters.mapping import load, missing_schemas, with_registry_schemas
+    from converters.mapping.reader import load
+    from converters.mapping.schemas import missing_schemas, with_registry_schemas
     from schemacli.errors import RegistryError
 
     mapping = load(mapping_file)
@@ -154,7 +155,7 @@ def state_of(
     (None when only the directory is given), both read locally. ``deployed``: the directory
     must hold a deployment's state (an InputError, exit 2, naming it) — checked here, before
     a command asks Kafka or the registry anything."""
-    from converters.mapping import load
+    from converters.mapping.reader import load
     from converters.state import default_state_dir, has_state, no_state
 
     if mapping_file is None and state_dir is None:

@@ -128,7 +128,7 @@ def deploy_command(
     """
     with connect(flags) as conn:
         from converters import deploy
-        from converters.mapping import load
+        from converters.mapping.reader import load
         from converters.state import default_state_dir
         from schemacli.output.migrate import deploy_json, deploy_lines
 

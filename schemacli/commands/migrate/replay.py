@@ -93,7 +93,7 @@ def replay_command(
         from converters.deploy import check_deployable
         from converters.job import resolve_registry
         from converters.kafka import settings
-        from converters.mapping import load
+        from converters.mapping.reader import load
         from converters.replay import record, replay, same_target
         from converters.spark import local_spark
         from schemacli.output.migrate import replay_text

@@ -3,7 +3,7 @@
 Three checks, cheapest first:
 
 1. static - every v1 field is produced, by a conversion that fits the two types, no
-   ``unresolved`` markers (``converters.sql.compile_mapping`` reports these as findings);
+   ``unresolved`` markers (``converters.mapping.sql.compile_mapping`` reports these as findings);
 2. SQL syntax - without Spark, a light check of hand-written ``convert: sql`` expressions
    (balanced brackets, closed quotes and backticks, a single expression); with ``spark`` every
    compiled expression is parsed and analysed by Spark itself against the v2 record's columns;
@@ -20,10 +20,10 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from converters.mapping import Conversion, Mapping, Policy
-from converters.preview import NeedsSpark, Outcome, convert_record
-from converters.sql import Compiled, compile_mapping, field_at
-from converters.sqlnames import column_names
+from converters.mapping.model import Conversion, Mapping, Policy
+from converters.mapping.preview import NeedsSpark, Outcome, convert_record
+from converters.mapping.sql import Compiled, compile_mapping, field_at
+from converters.mapping.sqlnames import column_names
 from schemacli.contracts.findings import Finding, Severity
 
 
@@ -199,7 +199,9 @@ def validate(
             for key, text in (("expr", r.expr), ("error_when", r.error_when)):
                 problem = light_sql_check(text) if text is not None else None
                 if problem is None and text is not None and spark is None:
-                    from converters.sqlsyntax import parse_problem  # --spark: Spark's parser
+                    from converters.mapping.sqlsyntax import (
+                        parse_problem,  # --spark: Spark's parser
+                    )
 
                     problem = parse_problem(text)
                 if problem:

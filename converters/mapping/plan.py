@@ -15,9 +15,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from converters.mapping import FORMAT_VERSION, Conversion, Endpoint, Mapping, Policy, Rule
-from converters.schemaview import AvroField, AvroType, same_type, view
-from converters.sql import PROMOTIONS
+from converters.mapping.model import FORMAT_VERSION, Conversion, Endpoint, Mapping, Policy, Rule
+from converters.mapping.schemaview import AvroField, AvroType, same_type, view
+from converters.mapping.sql import PROMOTIONS
 from schemacli.errors import InputError, Location
 
 NUMERIC = ("int", "long", "float", "double")
