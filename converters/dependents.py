@@ -28,7 +28,7 @@ from typing import Any
 
 from converters.kafka import waits
 from converters.kafka.log import KAFKA_LOGGER
-from converters.provenance import MARKER_HEADER
+from converters.pipeline.headers import MARKER_HEADER
 from schemacli.errors import InputError, NetworkError, UsageError
 
 WINDOW_SECONDS = 900

@@ -29,9 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from converters import jobprocess, jvmjar
+from converters import jobprocess
 from converters.mapping.dump import to_dict
 from converters.mapping.model import Mapping
+from converters.pipeline import jvmjar
 from converters.spark import PACKAGES
 from converters.state import loads, local_checkpoint, read_state, whole, write_text
 from converters.stop import stop
@@ -62,7 +63,7 @@ class DeployConfig:
     trigger_seconds: float = 1.0
     max_offsets_per_trigger: int | None = None
     available_now: bool = False
-    delivery: str = "exactly-once"  # or "at-least-once" (converters.job.DELIVERIES)
+    delivery: str = "exactly-once"  # or "at-least-once" (converters.pipeline.stream.DELIVERIES)
     spark_submit: str | None = None
     extra_env: AnyMapping[str, str] = field(default_factory=dict, repr=False)
 
@@ -290,7 +291,7 @@ def build_command(cfg: DeployConfig, files: AnyMapping[str, Path]) -> list[str]:
     ]
     if not cfg.jars:
         cmd += ["--packages", ",".join(cfg.packages)]
-    # the exactly-once writer runs on the executors' JVMs: our jar (converters.jvmjar)
+    # the exactly-once writer runs on the executors' JVMs: our jar (converters.pipeline.jvmjar)
     ours = (str(jvmjar.JAR),) if cfg.delivery == "exactly-once" else ()
     if cfg.jars or ours:
         cmd += ["--jars", ",".join((*cfg.jars, *ours))]
@@ -477,7 +478,7 @@ def _refuse_if_running(state_dir: Path) -> None:
 def check_deployable(mapping: Mapping) -> None:
     """Raise UsageError when a side of ``mapping`` lacks the ``topic`` or ``subject`` the job
     needs, CheckFailed when the mapping (or its key's) does not compile to deployable SQL."""
-    from converters.transform import compiled_or_fail
+    from converters.pipeline.transform import compiled_or_fail
 
     for side in ("source", "target"):
         ep = getattr(mapping, side)
@@ -510,7 +511,7 @@ def deploy(
     InputError for settings, CheckFailed when v1 is not registered, RegistryError."""
     cfg.check()
     if not dry_run:
-        from converters.job import resolve_registry
+        from converters.pipeline.records import resolve_registry
 
         resolve_registry(mapping, client)  # fails now, clearly, if v1 is not registered
     files = prepare(cfg, mapping, write=not dry_run)  # a dry run writes nothing

@@ -21,9 +21,9 @@ from typing import Any
 
 from converters.kafka import waits
 from converters.kafka.log import KAFKA_LOGGER
+from converters.pipeline.headers import ERROR_HEADER
 from schemacli.errors import CheckFailed
 
-ERROR_HEADER = "schemacli.error"  # as converters.job writes it on each dead letter
 DEAD_LETTER_SCAN = 100_000
 
 

@@ -29,14 +29,20 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from converters.job import ERROR_HEADER, SOURCE_HEADER, STAGE_HEADER, TIMESTAMP_HEADER
 from converters.kafka import waits
 from converters.kafka.log import KAFKA_LOGGER
-from converters.provenance import MARKER_HEADER, parse_marker
+from converters.pipeline.headers import (
+    DEAD_LETTER_HEADERS,
+    ERROR_HEADER,
+    MARKER_HEADER,
+    SOURCE_HEADER,
+    STAGE_HEADER,
+    TIMESTAMP_HEADER,
+    parse_marker,
+)
 from schemacli.errors import CheckFailed, InputError, NetworkError, UsageError
 
 LIMIT = 100_000  # dead letters converted on the driver: more is a job, not a repair
-REPLAY_HEADERS = (ERROR_HEADER, STAGE_HEADER, SOURCE_HEADER, TIMESTAMP_HEADER)
 READ_TIMEOUT = 300.0  # seconds to read a topic to its end offsets
 FILE = "replays.json"  # one entry per replay that wrote, in the state directory
 
@@ -109,7 +115,7 @@ def source_row(key: bytes | None, value: bytes | None, headers: Headers) -> Sour
     timestamp header is missing or not one the job writes."""
     own = list(headers)
     found: dict[str, bytes] = {}
-    for name in REPLAY_HEADERS:
+    for name in DEAD_LETTER_HEADERS:
         for i in range(len(own) - 1, -1, -1):
             if own[i][0] == name:
                 found[name] = own.pop(i)[1]
@@ -188,10 +194,10 @@ def _position_order(position: str) -> tuple[str, int, int]:
 
 
 def convert(spark: Any, rows: list[SourceRow], mapping: Any, reg: Any) -> Outcome:
-    """``rows`` through ``converters.job.build_output`` in ``spark``, collected on the driver."""
+    """``rows`` through ``pipeline.records.build_output`` in ``spark``, collected on the driver."""
     from pyspark.sql import functions as F
 
-    from converters.job import build_output
+    from converters.pipeline.records import build_output
 
     schema = (
         "key binary, value binary, topic string, partition int, offset long, timestamp_ms long, "

@@ -384,7 +384,7 @@ def _jsonable(value: Any) -> Any:
 def spark_dry_run(
     spark: Any, mapping: Mapping, compiled: Compiled, records: list[dict]
 ) -> tuple[list[Outcome] | None, str | None]:
-    """Run the real conversion (``converters.transform.convert``) on ``records`` in ``spark``.
+    """Run the real conversion (``pipeline.transform.convert``) on ``records`` in ``spark``.
 
     The records are Avro-encoded with fastavro and decoded by ``from_avro`` (spark-avro), so the
     input has exactly the Spark types the job sees. Returns (outcomes in input order, None) or
@@ -396,7 +396,7 @@ def spark_dry_run(
     from pyspark.sql import functions as F
     from pyspark.sql.avro.functions import from_avro
 
-    from converters.transform import ERROR, V1, convert
+    from converters.pipeline.transform import ERROR, V1, convert
 
     parsed = fastavro.parse_schema(mapping.source.schema_json)
     rows = []

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from converters.deploy import DeployConfig, build_command, child_env, prepare, secret_env_names
-from converters.jvmjar import JAR
 from converters.mapping.reader import load
+from converters.pipeline.jvmjar import JAR
 from converters.state import local_checkpoint
 from converters.status import checkpoint_offsets, status
 from converters.stop import stop
@@ -336,7 +336,7 @@ def test_status_with_a_remote_checkpoint_shows_counts_without_offsets(tmp_path: 
 def test_an_installation_without_the_writers_jar_is_refused_before_spark_submit(
     tmp_path: Path, monkeypatch
 ):
-    from converters import jvmjar
+    from converters.pipeline import jvmjar
 
     monkeypatch.setattr(jvmjar, "JAR", tmp_path / "gone.jar")
     with pytest.raises(InputError) as missing:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from converters.progress import ProgressFile
+from converters.pipeline.progress import ProgressFile
 from converters.state import read_state
 from converters.status import status
 from schemacli.errors import ExitCode, InputError

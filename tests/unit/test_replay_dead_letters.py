@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from converters.provenance import MARKER_HEADER, marker_value
+from converters.pipeline.headers import MARKER_HEADER, marker_value
 from converters.replay import (
     Failure,
     ReplayReport,

@@ -28,7 +28,7 @@ from schemacli.output import TextOrJson
 
 
 class Delivery(StrEnum):
-    """How the converter writes: ``converters.job.DELIVERIES``."""
+    """How the converter writes: ``converters.pipeline.stream.DELIVERIES``."""
 
     exactly_once = "exactly-once"
     at_least_once = "at-least-once"

@@ -91,9 +91,9 @@ def replay_command(
         raise UsageError("replay needs Kafka: give --bootstrap/-b HOST:PORT")
     with connect(flags) as conn:
         from converters.deploy import check_deployable
-        from converters.job import resolve_registry
         from converters.kafka import settings
         from converters.mapping.reader import load
+        from converters.pipeline.records import resolve_registry
         from converters.replay import record, replay, same_target
         from converters.spark import local_spark
         from schemacli.output.migrate import replay_text

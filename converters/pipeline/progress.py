@@ -54,7 +54,7 @@ class ProgressFile:
     def committed(self, batch: int, partitions: Mapping[int, Any]) -> None:
         """Take the cumulative counts the writer committed (v2 partition -> ``txsink.Counts``)
         after ``batch`` (-1: read at start) and print the progress line."""
-        from converters.txsink import Counts, totals
+        from converters.pipeline.txsink import Counts, totals
 
         with self._lock:
             # at start (-1) the broker's word replaces the file's; after a batch it adds to it
