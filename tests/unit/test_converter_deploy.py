@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from converters.deploy import DeployConfig, build_command, child_env, prepare, secret_env_names
 from converters.mapping.reader import load
+from converters.ops.deploy import DeployConfig, build_command, child_env, prepare, secret_env_names
+from converters.ops.status import checkpoint_offsets, status
+from converters.ops.stop import stop
 from converters.pipeline.jvmjar import JAR
 from converters.state import local_checkpoint
-from converters.status import checkpoint_offsets, status
-from converters.stop import stop
 from schemacli.errors import InputError, UsageError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,7 +110,7 @@ def test_a_client_mode_driver_opens_the_mapping_and_properties_where_they_are(
 
 
 def test_the_last_deploy_mode_conf_decides_where_the_driver_runs(tmp_path: Path):
-    from converters.deploy import deploy_mode, driver_runs_here
+    from converters.ops.deploy import deploy_mode, driver_runs_here
 
     client = cfg(tmp_path, master="spark://h:7077")
     cluster = cfg(

@@ -27,7 +27,7 @@ class BootstrapServers(click.ParamType):
     name = "bootstrap"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        from converters.deploy import bootstrap_problem
+        from converters.ops.deploy import bootstrap_problem
 
         text = str(value)
         if "@" in text:
@@ -78,7 +78,8 @@ KafkaProperties = Annotated[
         "TLS): the same file for deploy, status, finish and replay (docs/migration.md).",
     ),
 ]
-WINDOW_SECONDS = 900.0  # as converters.dependents.WINDOW_SECONDS (not imported: --help stays fast)
+# as converters.ops.dependents.WINDOW_SECONDS (not imported: --help stays fast)
+WINDOW_SECONDS = 900.0
 Window = Annotated[
     float,
     typer.Option(

@@ -127,8 +127,8 @@ def deploy_command(
     2 usage or input error, 3 registry error.
     """
     with connect(flags) as conn:
-        from converters import deploy
         from converters.mapping.reader import load
+        from converters.ops import deploy
         from converters.state import default_state_dir
         from schemacli.output.migrate import deploy_json, deploy_lines
 

@@ -29,7 +29,7 @@ from schemacli.commands.registry_options import (
 from schemacli.errors import ExitCode, InputError, UsageError
 from schemacli.output import TextOrJson
 
-LIMIT = 100_000  # as converters.replay.LIMIT (not imported: --help stays fast)
+LIMIT = 100_000  # as converters.ops.replay.LIMIT (not imported: --help stays fast)
 
 
 @registry_flags()
@@ -90,11 +90,11 @@ def replay_command(
     if bootstrap is None:
         raise UsageError("replay needs Kafka: give --bootstrap/-b HOST:PORT")
     with connect(flags) as conn:
-        from converters.deploy import check_deployable
         from converters.kafka import settings
         from converters.mapping.reader import load
+        from converters.ops.deploy import check_deployable
+        from converters.ops.replay import record, replay, same_target
         from converters.pipeline.records import resolve_registry
-        from converters.replay import record, replay, same_target
         from converters.spark import local_spark
         from schemacli.output.migrate import replay_text
 

@@ -88,7 +88,7 @@ def _show(
 ) -> None:
     from dataclasses import replace
 
-    from converters.status import dependents_of, status
+    from converters.ops.status import dependents_of, status
 
     def look() -> Any:
         topic = mapping.source.topic if mapping else None

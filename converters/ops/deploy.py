@@ -1,6 +1,6 @@
 """Deploy the converter job: check its settings, build and run the spark-submit command.
 
-Stopping it is ``converters.stop``, its status ``converters.status``.
+Stopping it is ``converters.ops.stop``, its status ``converters.ops.status``.
 
 The state of one deployment lives in a state directory (default
 ``.schemacli/migrate/<v2 topic>--<v1 topic>``): the resolved mapping (schemas inline, so the
@@ -29,18 +29,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from converters import jobprocess
 from converters.mapping.dump import to_dict
 from converters.mapping.model import Mapping
+from converters.ops import process
+from converters.ops.stop import stop
 from converters.pipeline import jvmjar
 from converters.spark import PACKAGES
 from converters.state import loads, local_checkpoint, read_state, whole, write_text
-from converters.stop import stop
 from schemacli.errors import InputError, Location, UsageError
 
 # Spark's default spark.redaction.regex: the confs whose values Spark masks in its UI and logs
 SPARK_REDACTION = re.compile(r"(?i)secret|password|token|access[.]?key")
 BUNDLED = ("converters", "spark_avro", "schemacli")
+CONVERTERS = Path(__file__).resolve().parent.parent  # the package: spark-submit runs its job.py
 SECRET_ENV_PREFIXES = ("SCHEMACLI_REGISTRY_",)
 MASTER = re.compile(r"^(local(\[(\d+|\*)(,\d+)?\])?|yarn|(k8s|spark|mesos)://\S+)$")
 
@@ -255,11 +256,11 @@ def prepare(cfg: DeployConfig, mapping: Mapping, *, write: bool = True) -> dict[
     files = {
         "mapping": resolved,
         "bundle": bundle,
-        "job": Path(__file__).resolve().parent / "job.py",
+        "job": CONVERTERS / "job.py",
     }
     if not write:
         return files
-    root = Path(__file__).resolve().parent.parent
+    root = CONVERTERS.parent
     try:
         cfg.state_dir.mkdir(parents=True, exist_ok=True)
         write_text(resolved, text)
@@ -399,9 +400,9 @@ def launch(cfg: DeployConfig, cmd: list[str], *, detach: bool) -> Launched:
     returns at once. Foreground: the job's progress lines go to our stderr; returns its exit
     code."""
     env = child_env(cfg)
-    pid_file = cfg.state_dir / jobprocess.SUBMIT_PID
+    pid_file = cfg.state_dir / process.SUBMIT_PID
     _refuse_if_running(cfg.state_dir)
-    from converters.window import advance
+    from converters.ops.window import advance
 
     advance(cfg.state_dir, "running", planned_at=_mtime(cfg.mapping_path))
     info = {
@@ -414,12 +415,12 @@ def launch(cfg: DeployConfig, cmd: list[str], *, detach: bool) -> Launched:
     }
     deploy_json = cfg.state_dir / "deploy.json"
     write_text(deploy_json, json.dumps(info, indent=2))
-    (cfg.state_dir / jobprocess.DRIVER_PID).unlink(missing_ok=True)  # the job writes its own
+    (cfg.state_dir / process.DRIVER_PID).unlink(missing_ok=True)  # the job writes its own
 
     def started(proc: subprocess.Popen) -> None:
         # who spark-submit is: `stop` signals the pid only while it still names this process
         write_text(pid_file, str(proc.pid))
-        info["submit"] = {"pid": proc.pid, "start_time": jobprocess.start_time(proc.pid)}
+        info["submit"] = {"pid": proc.pid, "start_time": process.start_time(proc.pid)}
         write_text(deploy_json, json.dumps(info, indent=2))
 
     if detach:
@@ -467,7 +468,7 @@ def launch(cfg: DeployConfig, cmd: list[str], *, detach: bool) -> Launched:
 
 
 def _refuse_if_running(state_dir: Path) -> None:
-    proc = jobprocess.find(state_dir, read_state(state_dir / "deploy.json"))
+    proc = process.find(state_dir, read_state(state_dir / "deploy.json"))
     if proc.running:
         raise UsageError(
             f"a converter from {state_dir} is already running (pid {proc.submit})",

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from converters import jobprocess
 from converters.kafka import waits
 from converters.kafka.log import KAFKA_LOGGER
+from converters.ops import process
 from converters.state import has_state, loads, local_checkpoint, no_state, read_state, whole
 from schemacli.errors import InputError, Location, UsageError
 from schemacli.textfile import UnreadableInput, read_utf8
@@ -42,8 +42,8 @@ class Status:
     processed_rows_per_second: float | None
     updated: float | None
     stale: str | None = None  # submit.pid names a live process that is not the converter
-    window: Any = None  # converters.window.Window: planned/running/draining/finished, and when
-    dependents: Any = None  # converters.dependents.Dependents, with --bootstrap and a mapping
+    window: Any = None  # converters.ops.window.Window: planned/running/draining/finished, and when
+    dependents: Any = None  # converters.ops.dependents.Dependents, with --bootstrap and a mapping
 
 
 def checkpoint_offsets(checkpoint: Path) -> tuple[int | None, dict[str, dict[int, int]]]:
@@ -181,7 +181,7 @@ def status(
         key: _rate(progress, key, progress_path)
         for key in ("input_rows_per_second", "processed_rows_per_second", "updated")
     }
-    proc = jobprocess.find(state_dir, deploy_info)
+    proc = process.find(state_dir, deploy_info)
     if topic is None and len(committed) == 1:  # no mapping given: the checkpoint knows it
         topic = next(iter(committed))
     ends = end_offsets(bootstrap, topic, properties) if bootstrap and topic else {}
@@ -191,7 +191,7 @@ def status(
         end, com = ends.get(p), done.get(p)
         lag = None if end is None else end - (com or 0)
         parts.append(PartitionStatus(topic or "?", p, end, com, lag))
-    from converters.window import read_window
+    from converters.ops.window import read_window
 
     return Status(
         window=read_window(state_dir),
@@ -262,7 +262,7 @@ def dependents_of(
     properties: AnyMapping[str, str] | None = None,
 ) -> Any:
     """v1's dependents now, compared with the previous look (kept in the state directory)."""
-    from converters.dependents import look
+    from converters.ops.dependents import look
     from converters.state import write_state
 
     path = state_dir / SNAPSHOT

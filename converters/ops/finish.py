@@ -129,10 +129,10 @@ def finish(
 ) -> FinalReport:
     """Close the window (see the module docstring). Raises CheckFailed (exit 1) listing the
     reasons while v1 has dependents (unless ``force``), or when the converter cannot drain."""
+    from converters.ops.status import dependents_of, status
+    from converters.ops.stop import stop
+    from converters.ops.window import advance, read_window
     from converters.state import write_state, write_text
-    from converters.status import dependents_of, status
-    from converters.stop import stop
-    from converters.window import advance, read_window
 
     v1, v2 = mapping.target.topic, mapping.source.topic
     # the state files read as the converter writes them (else an InputError naming the file)
