@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 from converters.kafka import waits
-from converters.kafka.log import KAFKA_LOGGER
+from converters.kafka.settings import client_config
 from schemacli.errors import NetworkError, UsageError
 
 
@@ -34,13 +34,15 @@ def read_samples(
     reader = fastavro.parse_schema(mapping.source.schema_json)
     writers: dict[int, Any] = {}
     consumer = Consumer(
-        {
-            "bootstrap.servers": bootstrap,
-            "group.id": "schemacli-migrate-sample",
-            "enable.auto.commit": False,
-            "auto.offset.reset": "earliest",
-            "logger": KAFKA_LOGGER,
-        }
+        client_config(
+            bootstrap,
+            None,
+            {
+                "group.id": "schemacli-migrate-sample",
+                "enable.auto.commit": False,
+                "auto.offset.reset": "earliest",
+            },
+        )
     )
     records: list[dict] = []
     try:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from converters.kafka import waits
-from converters.kafka.log import KAFKA_LOGGER
+from converters.kafka.settings import client_config
 from converters.pipeline.headers import MARKER_HEADER
 from schemacli.errors import InputError, NetworkError, UsageError
 
@@ -132,9 +132,7 @@ def _admin(bootstrap: str, properties: AnyMapping[str, str] | None) -> Any:
         raise UsageError(
             "finding v1's dependents needs confluent-kafka", hint="pip install 'schemacli[kafka]'"
         ) from None
-    return AdminClient(
-        {"bootstrap.servers": bootstrap, "logger": KAFKA_LOGGER, **(properties or {})}
-    )
+    return AdminClient(client_config(bootstrap, properties))
 
 
 def _network(bootstrap: str, exc: Exception) -> NetworkError:
@@ -234,15 +232,16 @@ def _unread(
     if not todo:
         return {}
     consumer = Consumer(
-        {
-            "bootstrap.servers": bootstrap,
-            "group.id": f"schemacli-dependents-{uuid.uuid4().hex[:8]}",  # never commits
-            "enable.auto.commit": False,
-            "enable.partition.eof": True,
-            "isolation.level": "read_committed",
-            "logger": KAFKA_LOGGER,
-            **(properties or {}),
-        }
+        client_config(
+            bootstrap,
+            properties,
+            {
+                "group.id": f"schemacli-dependents-{uuid.uuid4().hex[:8]}",  # never commits
+                "enable.auto.commit": False,
+                "enable.partition.eof": True,
+                "isolation.level": "read_committed",
+            },
+        )
     )
     found: dict[tuple[str, int, int], int] = {}
     try:
@@ -278,17 +277,18 @@ def _direct_writes(
     if not todo:
         return tuple(DirectWrites(p, 0, 0, False) for p in sorted(ends))
     consumer = Consumer(
-        {
-            "bootstrap.servers": bootstrap,
-            "group.id": f"schemacli-dependents-{uuid.uuid4().hex[:8]}",  # never commits
-            "enable.auto.commit": False,
-            # the end of a partition written in transactions is a commit marker, an offset no
-            # record has: a partition is done at its end offset or at end of partition
-            "enable.partition.eof": True,
-            "isolation.level": "read_committed",
-            "logger": KAFKA_LOGGER,
-            **(properties or {}),
-        }
+        client_config(
+            bootstrap,
+            properties,
+            {
+                "group.id": f"schemacli-dependents-{uuid.uuid4().hex[:8]}",  # never commits
+                "enable.auto.commit": False,
+                # the end of a partition written in transactions is a commit marker, an offset
+                # no record has: a partition is done at its end offset or at end of partition
+                "enable.partition.eof": True,
+                "isolation.level": "read_committed",
+            },
+        )
     )
     stats = {p: {"n": 0, "scanned": 0, "keys": [], "headers": set()} for p in todo}
     stop = {p: min(ends[p], s + scan_limit) for p, s in todo.items()}

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from converters.kafka import waits
-from converters.kafka.log import KAFKA_LOGGER
+from converters.kafka.settings import client_config
 from converters.pipeline.headers import ERROR_HEADER
 from schemacli.errors import CheckFailed
 
@@ -74,17 +74,18 @@ def dead_letters_by_error(
     from confluent_kafka import Consumer, KafkaError, TopicPartition
 
     consumer = Consumer(
-        {
-            "bootstrap.servers": bootstrap,
-            "group.id": f"schemacli-finish-{uuid.uuid4().hex[:8]}",  # never commits
-            "enable.auto.commit": False,
-            # written in transactions: a partition may end in a commit marker, which is never
-            # delivered; its end of partition is
-            "enable.partition.eof": True,
-            "isolation.level": "read_committed",
-            "logger": KAFKA_LOGGER,
-            **(properties or {}),
-        }
+        client_config(
+            bootstrap,
+            properties,
+            {
+                "group.id": f"schemacli-finish-{uuid.uuid4().hex[:8]}",  # never commits
+                "enable.auto.commit": False,
+                # written in transactions: a partition may end in a commit marker, which is
+                # never delivered; its end of partition is
+                "enable.partition.eof": True,
+                "isolation.level": "read_committed",
+            },
+        )
     )
     counts: Counter[str] = Counter()
     try:

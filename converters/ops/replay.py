@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from converters.kafka import waits
-from converters.kafka.log import KAFKA_LOGGER
+from converters.kafka.settings import client_config, librdkafka_properties
 from converters.pipeline.headers import (
     DEAD_LETTER_HEADERS,
     ERROR_HEADER,
@@ -245,10 +245,7 @@ def convert(spark: Any, rows: list[SourceRow], mapping: Any, reg: Any) -> Outcom
 def kafka_config(bootstrap: str, properties: AnyMapping[str, str] | None) -> dict[str, Any]:
     """The client settings: bootstrap, the silent logger, and the properties file's entries in
     librdkafka's names (the same file as deploy's: ``converters.kafka.settings``)."""
-    from converters.kafka.settings import librdkafka_properties
-
-    extra = librdkafka_properties(properties or {})
-    return {"bootstrap.servers": bootstrap, "logger": KAFKA_LOGGER, **extra}
+    return client_config(bootstrap, librdkafka_properties(properties or {}))
 
 
 def _unreachable(bootstrap: str, exc: Exception) -> NetworkError:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from converters.kafka import waits
-from converters.kafka.log import KAFKA_LOGGER
+from converters.kafka.settings import client_config
 from converters.ops import process
 from converters.state import has_state, loads, local_checkpoint, no_state, read_state, whole
 from schemacli.errors import InputError, Location, UsageError
@@ -116,14 +116,13 @@ def end_offsets(
         raise UsageError(
             "status with --bootstrap needs confluent-kafka", hint="pip install 'schemacli[kafka]'"
         ) from None
-    conf = {
-        "bootstrap.servers": bootstrap,
-        "group.id": "schemacli-migrate-status",
-        "enable.auto.commit": False,
-        "logger": KAFKA_LOGGER,
-        **(properties or {}),
-    }
-    consumer = Consumer(conf)
+    consumer = Consumer(
+        client_config(
+            bootstrap,
+            properties,
+            {"group.id": "schemacli-migrate-status", "enable.auto.commit": False},
+        )
+    )
     try:
         meta = waits.list_topics(consumer, topic, 10)
         tmeta = meta.topics.get(topic)

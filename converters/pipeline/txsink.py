@@ -38,6 +38,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
+from converters.kafka.settings import client_config
+
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
@@ -140,7 +142,8 @@ class SinkConfig:
     timeout: float = TIMEOUT
 
     def base(self) -> dict[str, Any]:
-        return {"bootstrap.servers": self.bootstrap, **self.client}
+        # the driver's clients log to the job's stderr, as its Spark does
+        return client_config(self.bootstrap, self.client, logger=False)
 
     def jvm_options(self) -> dict[str, str]:
         """The options of ``dev.schemacli.converters.SinkConfig``: ``kafka.<name>`` for both of a
