@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from converters.kafka import waits
+from converters.kafka import topicend, waits
 from converters.kafka.settings import client_config, librdkafka_properties
 from converters.pipeline.headers import (
     DEAD_LETTER_HEADERS,
@@ -262,7 +262,7 @@ def read_topic(
     is done at its end offset, or at end of partition (a transaction's commit marker is the last
     offset of a partition and is never delivered). ``limit``: refuse (UsageError) when the topic
     holds more, before reading any."""
-    from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
+    from confluent_kafka import Consumer, KafkaException
 
     bootstrap = conf["bootstrap.servers"]
     try:
@@ -283,18 +283,13 @@ def read_topic(
             "properties: `librdkafka.<name>` lines are for this client alone).",
         ) from exc
     try:
-        meta = waits.list_topics(consumer, topic, 10).topics.get(topic)
-        if meta is None or meta.error is not None:
+        spans = topicend.ranges(consumer, topic)
+        if spans is None:
             raise InputError(
                 f"topic {topic!r} not found on {bootstrap}",
                 hint="Check the mapping's topics and --bootstrap.",
             )
-        todo = {}
-        for p in sorted(meta.partitions):
-            low, high = waits.watermarks(consumer, TopicPartition(topic, p), 10)
-            if high > low:
-                todo[p] = (low, high)
-        total = sum(high - low for low, high in todo.values())
+        total = sum(high - low for low, high in spans.values())
         if limit is not None and total > limit:
             raise UsageError(
                 # offsets, not records: a topic written in transactions has a commit marker
@@ -303,33 +298,15 @@ def read_topic(
                 hint="They are converted on this machine's driver: raise --limit if it has the "
                 "memory, or repair the bulk by redeploying the converter with the fixed mapping.",
             )
-        if not todo:
-            return
-        consumer.assign([TopicPartition(topic, p, low) for p, (low, _) in todo.items()])
-        left, deadline = set(todo), time.monotonic() + READ_TIMEOUT
-        while left:
-            if time.monotonic() > deadline:
-                raise NetworkError(
-                    f"reading {topic} to its end took more than {READ_TIMEOUT:g} s "
-                    f"(partitions {sorted(left)} unfinished)",
-                    hint="Check the broker; a transaction left open on the topic holds "
-                    "read_committed readers back until it times out.",
-                )
-            for msg in waits.consume(consumer, 1000):
-                err = msg.error()
-                if err is not None:
-                    if err.code() == KafkaError._PARTITION_EOF:
-                        left.discard(msg.partition())
-                        continue
-                    raise KafkaException(err)
-                if msg.partition() not in left:
-                    continue
-                if msg.offset() >= todo[msg.partition()][1]:
-                    left.discard(msg.partition())
-                    continue
-                yield msg
-                if msg.offset() + 1 >= todo[msg.partition()][1]:
-                    left.discard(msg.partition())
+        try:
+            yield from topicend.read_to_end(consumer, topic, spans, timeout=READ_TIMEOUT)
+        except topicend.EndNotReached as late:
+            raise NetworkError(
+                f"reading {topic} to its end took more than {READ_TIMEOUT:g} s "
+                f"(partitions {late.partitions} unfinished)",
+                hint="Check the broker; a transaction left open on the topic holds "
+                "read_committed readers back until it times out.",
+            ) from None
     except KafkaException as exc:
         raise _unreachable(bootstrap, exc) from exc
     finally:
