@@ -13,12 +13,15 @@ import os
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from converters.mapping.model import FORMAT_VERSION, Conversion, Endpoint, Mapping, Policy, Rule
 from converters.mapping.schemaview import AvroField, AvroType, same_type, view
 from converters.mapping.sql import PROMOTIONS
 from schemacli.errors import InputError, Location
+
+if TYPE_CHECKING:
+    from schemacli.registry.client import RegistryClient
 
 NUMERIC = ("int", "long", "float", "double")
 _STORE_PATH = re.compile(r"(?:^|/)subjects/(?P<subject>[^/]+)/v(?P<version>\d+)\.avsc$")
@@ -57,7 +60,7 @@ class _Side:
     inline: bool
 
 
-def plan_request(request: PlanRequest, out_dir: Path, client: Any) -> Planned:
+def plan_request(request: PlanRequest, out_dir: Path, client: RegistryClient | None) -> Planned:
     """Plan ``request``: schemas read from files (paths in the mapping relative to ``out_dir``,
     where it is written) or from the registry (``client.get_version``), subjects inferred from
     the store's layout (``schemas/subjects/<s>/vN.avsc``), topics and key subjects by
@@ -98,7 +101,9 @@ def plan_request(request: PlanRequest, out_dir: Path, client: Any) -> Planned:
     return Planned(mapping, (src.inline, tgt.inline), (ksrc.inline, ktgt.inline))
 
 
-def _side(client: Any, spec: str, out_dir: Path, subject: str | None = None) -> _Side:
+def _side(
+    client: RegistryClient | None, spec: str, out_dir: Path, subject: str | None = None
+) -> _Side:
     """Schema JSON and endpoint fields for ``--from``/``--to``: an .avsc file, or
     SUBJECT[:VERSION] in the registry; ``subject`` (given on the command line) wins."""
     from schemacli.contracts.inline import inlined

@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import io
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from converters.kafka import waits
 from converters.kafka.settings import client_config
+from converters.mapping.model import Mapping
 from schemacli.errors import NetworkError, UsageError
+
+if TYPE_CHECKING:
+    from schemacli.registry.client import RegistryClient
 
 
 def read_samples(
-    bootstrap: str, mapping: Any, client: Any, count: int, *, timeout: float = 15.0
+    bootstrap: str, mapping: Mapping, client: RegistryClient, count: int, *, timeout: float = 15.0
 ) -> list[dict]:
     """Up to ``count`` decoded records from the start of the v2 topic. Raises NetworkError when
     Kafka cannot be reached, UsageError when confluent-kafka is missing."""

@@ -27,7 +27,7 @@ import zipfile
 from collections.abc import Mapping as AnyMapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from converters.mapping.dump import to_dict
 from converters.mapping.model import Mapping
@@ -37,6 +37,9 @@ from converters.pipeline import jvmjar
 from converters.spark import PACKAGES
 from converters.state import loads, local_checkpoint, read_state, whole, write_text
 from schemacli.errors import InputError, Location, UsageError
+
+if TYPE_CHECKING:
+    from schemacli.registry.client import RegistryClient
 
 # Spark's default spark.redaction.regex: the confs whose values Spark masks in its UI and logs
 SPARK_REDACTION = re.compile(r"(?i)secret|password|token|access[.]?key")
@@ -505,7 +508,12 @@ class Deployment:
 
 
 def deploy(
-    cfg: DeployConfig, mapping: Mapping, client: Any, *, dry_run: bool = False, detach: bool = False
+    cfg: DeployConfig,
+    mapping: Mapping,
+    client: RegistryClient,
+    *,
+    dry_run: bool = False,
+    detach: bool = False,
 ) -> Deployment:
     """Check ``cfg``, check that v1 is registered (``client``; not for a dry run), write the state
     directory and run spark-submit (detached: returns once it started). Raises UsageError /

@@ -18,10 +18,10 @@ from collections.abc import Callable
 from collections.abc import Mapping as AnyMapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 from converters.kafka import topicend
 from converters.kafka.settings import client_config
+from converters.mapping.model import Mapping
 from converters.pipeline.headers import ERROR_HEADER
 from schemacli.errors import CheckFailed
 
@@ -110,7 +110,7 @@ def dead_letters_by_error(
 
 def finish(
     state_dir: Path,
-    mapping: Any,
+    mapping: Mapping,
     bootstrap: str,
     *,
     force: bool = False,

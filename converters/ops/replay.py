@@ -27,10 +27,11 @@ from collections.abc import Callable, Iterable, Iterator
 from collections.abc import Mapping as AnyMapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from converters.kafka import topicend, waits
 from converters.kafka.settings import client_config, librdkafka_properties
+from converters.mapping.model import Mapping
 from converters.pipeline.headers import (
     DEAD_LETTER_HEADERS,
     ERROR_HEADER,
@@ -40,7 +41,11 @@ from converters.pipeline.headers import (
     TIMESTAMP_HEADER,
     parse_marker,
 )
+from converters.pipeline.records import RegistryPlan, build_output
 from schemacli.errors import CheckFailed, InputError, NetworkError, UsageError
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 LIMIT = 100_000  # dead letters converted on the driver: more is a job, not a repair
 READ_TIMEOUT = 300.0  # seconds to read a topic to its end offsets
@@ -193,11 +198,11 @@ def _position_order(position: str) -> tuple[str, int, int]:
 # Spark: convert the rows through the job's build_output
 
 
-def convert(spark: Any, rows: list[SourceRow], mapping: Any, reg: Any) -> Outcome:
+def convert(
+    spark: SparkSession, rows: list[SourceRow], mapping: Mapping, reg: RegistryPlan
+) -> Outcome:
     """``rows`` through ``pipeline.records.build_output`` in ``spark``, collected on the driver."""
     from pyspark.sql import functions as F
-
-    from converters.pipeline.records import build_output
 
     schema = (
         "key binary, value binary, topic string, partition int, offset long, timestamp_ms long, "
@@ -420,10 +425,10 @@ def replay(
     *,
     bootstrap: str,
     dead_letter_topic: str,
-    mapping: Any,
+    mapping: Mapping,
     mapping_name: str,
-    reg: Any,
-    spark: Callable[[], Any],
+    reg: RegistryPlan,
+    spark: Callable[[], SparkSession],
     properties: AnyMapping[str, str] | None = None,
     limit: int = LIMIT,
     dry_run: bool = False,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import click
 import typer
@@ -25,6 +25,11 @@ from schemacli.commands.options import count as count_of
 from schemacli.commands.registry_options import emit_json, is_json
 from schemacli.errors import ExitCode
 from schemacli.output import TextOrJson
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from converters.mapping.model import Mapping
 
 
 def status_command(
@@ -76,8 +81,8 @@ def status_command(
 
 
 def _show(
-    mapping: Any,
-    sdir: Any,
+    mapping: Mapping | None,
+    sdir: Path,
     bootstrap: str | None,
     window: float,
     kafka: dict[str, str],
