@@ -28,6 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from converters.kafka.log import KAFKA_LOGGER
+from schemacli import redact
+from schemacli.errors import InputError, Location
+from schemacli.textfile import SETTINGS_LIMIT, read_utf8
 
 ONLY_LIBRDKAFKA = "librdkafka."
 SHARED_PREFIXES = ("security.", "sasl.", "ssl.", "socket.", "reconnect.", "metadata.max.age")
@@ -120,9 +123,6 @@ def load(path: str | Path | None, *, files: bool = True) -> dict[str, str]:
     InputError naming the line when librdkafka refuses its share (``files=False`` leaves out the
     settings naming a file, for a driver on another machine, which opens its own). Nothing is
     connected to. Values are never logged."""
-    from schemacli import redact
-    from schemacli.errors import InputError, Location
-    from schemacli.textfile import SETTINGS_LIMIT, read_utf8
 
     if not path:
         return {}

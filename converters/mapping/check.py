@@ -24,6 +24,9 @@ from converters.mapping.model import Conversion, Mapping, Policy
 from converters.mapping.preview import NeedsSpark, Outcome, convert_record
 from converters.mapping.sql import Compiled, compile_mapping, field_at
 from converters.mapping.sqlnames import column_names
+from converters.mapping.sqlsyntax import (
+    parse_problem,  # --spark: Spark's parser
+)
 from schemacli.contracts.findings import Finding, Severity
 
 
@@ -199,10 +202,6 @@ def validate(
             for key, text in (("expr", r.expr), ("error_when", r.error_when)):
                 problem = light_sql_check(text) if text is not None else None
                 if problem is None and text is not None and spark is None:
-                    from converters.mapping.sqlsyntax import (
-                        parse_problem,  # --spark: Spark's parser
-                    )
-
                     problem = parse_problem(text)
                 if problem:
                     findings.append(

@@ -18,7 +18,10 @@ from typing import TYPE_CHECKING, Any
 from converters.mapping.model import FORMAT_VERSION, Conversion, Endpoint, Mapping, Policy, Rule
 from converters.mapping.schemaview import AvroField, AvroType, same_type, view
 from converters.mapping.sql import PROMOTIONS
-from schemacli.errors import InputError, Location
+from schemacli.contracts.inline import inlined
+from schemacli.contracts.loader import load_schema_file, load_schema_text
+from schemacli.errors import InputError, Location, UsageError
+from spark_avro.registry import self_contained_text
 
 if TYPE_CHECKING:
     from schemacli.registry.client import RegistryClient
@@ -66,8 +69,6 @@ def plan_request(request: PlanRequest, out_dir: Path, client: RegistryClient | N
     the store's layout (``schemas/subjects/<s>/vN.avsc``), topics and key subjects by
     TopicNameStrategy. Raises UsageError for --key-from without --key-to (or the reverse),
     InputError for a schema that cannot be read, RegistryError from the registry."""
-    from schemacli.errors import UsageError
-
     if (request.key_source is None) != (request.key_target is None):
         raise UsageError(
             "--key-from and --key-to go together",
@@ -106,9 +107,6 @@ def _side(
 ) -> _Side:
     """Schema JSON and endpoint fields for ``--from``/``--to``: an .avsc file, or
     SUBJECT[:VERSION] in the registry; ``subject`` (given on the command line) wins."""
-    from schemacli.contracts.inline import inlined
-    from schemacli.contracts.loader import load_schema_file, load_schema_text
-    from spark_avro.registry import self_contained_text
 
     path = Path(spec)
     if path.suffix in (".avsc", ".json") or path.exists():

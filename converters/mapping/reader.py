@@ -38,6 +38,7 @@ from converters.mapping.model import (
     Rule,
 )
 from converters.mapping.schemas import load_schema_files
+from schemacli.contracts.nesting import deep
 from schemacli.errors import InputError, Location
 from schemacli.textfile import DOCUMENT_LIMIT, UnreadableInput, read_utf8
 from schemacli.topics import TOPIC_HINT, topic_problem
@@ -77,8 +78,6 @@ def loads(text: str, *, source: str = "<mapping>") -> Mapping:
     null (a date stays the text it was written as); no other tags, at most :data:`MAX_NESTING`
     levels and :data:`MAX_NODES` nodes once aliases are expanded."""
     import yaml
-
-    from schemacli.contracts.nesting import deep
 
     try:
         with deep():

@@ -29,14 +29,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from converters.kafka import settings
 from converters.mapping.dump import to_dict
 from converters.mapping.model import Mapping
 from converters.ops import process
 from converters.ops.stop import stop
+from converters.ops.window import advance
 from converters.pipeline import jvmjar
+from converters.pipeline.records import resolve_registry
+from converters.pipeline.transform import compiled_or_fail
 from converters.spark import PACKAGES
 from converters.state import loads, local_checkpoint, read_state, whole, write_text
+from schemacli import redact
 from schemacli.errors import InputError, Location, UsageError
+from schemacli.registry.settings import RegistrySettings, strip_userinfo
 
 if TYPE_CHECKING:
     from schemacli.registry.client import RegistryClient
@@ -147,12 +153,8 @@ class DeployConfig:
                     f"--conf {item!r} is not key=value", hint="e.g. --conf spark.executor.memory=2g"
                 )
             if SPARK_REDACTION.search(key):  # masked wherever we print it, as Spark does
-                from schemacli import redact
-
                 redact.remember(value)
         if self.kafka_properties is not None:
-            from converters.kafka import settings
-
             # read by the bounded reader (a missing file, a directory, a device or a FIFO is
             # named as what it is, at once), readable UTF-8 and librdkafka's share accepted,
             # before spark-submit; a driver on the cluster opens the files it names there
@@ -284,8 +286,6 @@ def prepare(cfg: DeployConfig, mapping: Mapping, *, write: bool = True) -> dict[
 
 def build_command(cfg: DeployConfig, files: AnyMapping[str, Path]) -> list[str]:
     """The spark-submit argv. Holds no secret (see module docstring)."""
-    from schemacli.registry.settings import strip_userinfo
-
     cmd = [
         find_spark_submit(cfg.spark_submit),
         "--master",
@@ -378,7 +378,6 @@ def child_env(cfg: DeployConfig) -> dict[str, str]:
         env.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     # Credentials in the URL's user info reach the job as SCHEMACLI_REGISTRY_* (never argv),
     # through the same settings the job rebuilds from them.
-    from schemacli.registry.settings import RegistrySettings
 
     env.update(RegistrySettings.build(url=cfg.registry_url, env={}).credentials_env())
     return env
@@ -405,7 +404,6 @@ def launch(cfg: DeployConfig, cmd: list[str], *, detach: bool) -> Launched:
     env = child_env(cfg)
     pid_file = cfg.state_dir / process.SUBMIT_PID
     _refuse_if_running(cfg.state_dir)
-    from converters.ops.window import advance
 
     advance(cfg.state_dir, "running", planned_at=_mtime(cfg.mapping_path))
     info = {
@@ -482,8 +480,6 @@ def _refuse_if_running(state_dir: Path) -> None:
 def check_deployable(mapping: Mapping) -> None:
     """Raise UsageError when a side of ``mapping`` lacks the ``topic`` or ``subject`` the job
     needs, CheckFailed when the mapping (or its key's) does not compile to deployable SQL."""
-    from converters.pipeline.transform import compiled_or_fail
-
     for side in ("source", "target"):
         ep = getattr(mapping, side)
         if not ep.topic or not ep.subject:
@@ -520,8 +516,6 @@ def deploy(
     InputError for settings, CheckFailed when v1 is not registered, RegistryError."""
     cfg.check()
     if not dry_run:
-        from converters.pipeline.records import resolve_registry
-
         resolve_registry(mapping, client)  # fails now, clearly, if v1 is not registered
     files = prepare(cfg, mapping, write=not dry_run)  # a dry run writes nothing
     cmd = build_command(cfg, files)

@@ -22,7 +22,11 @@ from pathlib import Path
 from converters.kafka import topicend
 from converters.kafka.settings import client_config
 from converters.mapping.model import Mapping
+from converters.ops.status import dependents_of, status
+from converters.ops.stop import stop
+from converters.ops.window import advance, read_window
 from converters.pipeline.headers import ERROR_HEADER
+from converters.state import write_state, write_text
 from schemacli.errors import CheckFailed
 
 DEAD_LETTER_SCAN = 100_000
@@ -122,10 +126,6 @@ def finish(
 ) -> FinalReport:
     """Close the window (see the module docstring). Raises CheckFailed (exit 1) listing the
     reasons while v1 has dependents (unless ``force``), or when the converter cannot drain."""
-    from converters.ops.status import dependents_of, status
-    from converters.ops.stop import stop
-    from converters.ops.window import advance, read_window
-    from converters.state import write_state, write_text
 
     v1, v2 = mapping.target.topic, mapping.source.topic
     # the state files read as the converter writes them (else an InputError naming the file)

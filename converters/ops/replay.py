@@ -42,6 +42,7 @@ from converters.pipeline.headers import (
     parse_marker,
 )
 from converters.pipeline.records import RegistryPlan, build_output
+from converters.state import read_state, write_state
 from schemacli.errors import CheckFailed, InputError, NetworkError, UsageError
 
 if TYPE_CHECKING:
@@ -485,8 +486,6 @@ def replay(
 
 def record(state_dir: Path, report: ReplayReport) -> None:
     """Append the replay's time and counts to ``<state-dir>/replays.json`` (not for a dry run)."""
-    from converters.state import read_state, write_state
-
     path = state_dir / FILE
     entries = read_state(path).get("replays")
     entries = entries if isinstance(entries, list) else []

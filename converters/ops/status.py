@@ -15,8 +15,18 @@ from typing import Any
 from converters.kafka import waits
 from converters.kafka.settings import client_config
 from converters.ops import process
-from converters.state import has_state, loads, local_checkpoint, no_state, read_state, whole
-from schemacli.errors import InputError, Location, UsageError
+from converters.ops.dependents import look
+from converters.ops.window import read_window
+from converters.state import (
+    has_state,
+    loads,
+    local_checkpoint,
+    no_state,
+    read_state,
+    whole,
+    write_state,
+)
+from schemacli.errors import InputError, Location, NetworkError, UsageError
 from schemacli.textfile import UnreadableInput, read_utf8
 
 
@@ -136,8 +146,6 @@ def end_offsets(
             for p in sorted(tmeta.partitions)
         }
     except KafkaException as exc:
-        from schemacli.errors import NetworkError
-
         raise NetworkError(
             f"cannot reach Kafka at {bootstrap}: {exc}", hint="Check --bootstrap and the broker."
         ) from exc
@@ -190,7 +198,6 @@ def status(
         end, com = ends.get(p), done.get(p)
         lag = None if end is None else end - (com or 0)
         parts.append(PartitionStatus(topic or "?", p, end, com, lag))
-    from converters.ops.window import read_window
 
     return Status(
         window=read_window(state_dir),
@@ -261,8 +268,6 @@ def dependents_of(
     properties: AnyMapping[str, str] | None = None,
 ) -> Any:
     """v1's dependents now, compared with the previous look (kept in the state directory)."""
-    from converters.ops.dependents import look
-    from converters.state import write_state
 
     path = state_dir / SNAPSHOT
     previous = read_state(path).get("groups")

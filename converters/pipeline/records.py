@@ -30,6 +30,7 @@ from converters.pipeline.headers import (
 from converters.pipeline.progress import KINDS, METRICS
 from converters.pipeline.transform import ERROR, STAGE, V1, compiled_or_fail, convert_rows
 from schemacli.errors import CheckFailed, UsageError
+from spark_avro.encode import confluent_value
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -241,7 +242,6 @@ def convert_side(
     from pyspark.sql import functions as F
 
     from spark_avro.decode import RAW_COLUMN, decode_confluent
-    from spark_avro.encode import confluent_value
 
     compiled = compiled_or_fail(mapping)
     decoded = decode_confluent(

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from converters.kafka.settings import client_config
+from converters.pipeline.jvmjar import JAR, WRITER_CLASS
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -192,8 +193,6 @@ def jvm_writer(spark: Any) -> Any:
     """The JVM writer class (``jvmjar.WRITER_CLASS``) in ``spark``'s JVM; raises WriterMissing
     when its jar was not given to Spark."""
     from py4j.java_gateway import JavaClass
-
-    from converters.pipeline.jvmjar import JAR, WRITER_CLASS
 
     found = spark._jvm
     for part in WRITER_CLASS.split("."):
