@@ -4,7 +4,7 @@ registry when it names only a subject), finding a deployment's state directory."
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import click
 import typer
@@ -12,6 +12,9 @@ import typer
 from schemacli.commands.options import DAY, seconds
 from schemacli.commands.registry_options import Connection
 from schemacli.errors import UsageError
+
+if TYPE_CHECKING:
+    from converters.mapping.model import Mapping  # the mapping itself stays lazy: --help
 
 MappingArg = Annotated[Path, typer.Argument(help="The mapping file (YAML, `version: 1`).")]
 StateMappingArg = Annotated[
@@ -111,7 +114,7 @@ def require_extras(what: str, *extras: str) -> None:
         )
 
 
-def load_mapping(conn: Connection, mapping_file: Path) -> Any:
+def load_mapping(conn: Connection, mapping_file: Path) -> Mapping:
     """The mapping with every side's schema: from its file, inline, or (a side naming only a
     ``subject``) from the registry."""
     from converters.mapping.reader import load
@@ -151,7 +154,7 @@ def kafka_client_settings(path: Path | None) -> dict[str, str]:
 
 def state_of(
     mapping_file: Path | None, state_dir: Path | None, *, deployed: bool = False
-) -> tuple[Path, Any]:
+) -> tuple[Path, Mapping | None]:
     """The state directory of a deployment (given, or the mapping's default) and the mapping
     (None when only the directory is given), both read locally. ``deployed``: the directory
     must hold a deployment's state (an InputError, exit 2, naming it) — checked here, before
