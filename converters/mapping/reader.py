@@ -35,7 +35,9 @@ from converters.mapping.model import (
     Endpoint,
     Mapping,
     Policy,
+    Positions,
     Rule,
+    located,
 )
 from converters.mapping.schemas import load_schema_files
 from schemacli.contracts.nesting import deep
@@ -238,20 +240,14 @@ def _scalar(node: Any) -> Any:
 
 
 class _Ctx:
-    def __init__(self, positions: dict, source: str) -> None:
+    def __init__(self, positions: Positions, source: str) -> None:
         self.positions = positions
         self.source = source
         self.texts: dict[str, str] = {}  # pointer -> the YAML text of a scalar
 
     def error(self, pointer: str, message: str, hint: str) -> InputError:
-        probe = pointer
-        while probe and probe not in self.positions:
-            probe = probe.rsplit("/", 1)[0]
-        line, col = self.positions.get(probe, (None, None))
         return InputError(
-            message,
-            location=Location(source=self.source, pointer=pointer, line=line, column=col),
-            hint=hint,
+            message, location=located(self.positions, self.source, pointer), hint=hint
         )
 
     def keys(self, obj: dict, pointer: str, allowed: tuple[str, ...]) -> None:
