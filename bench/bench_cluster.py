@@ -3,8 +3,8 @@ how long it takes to recover when a worker dies mid-run.
 
     .venv/bin/python bench/bench_cluster.py [--messages N] [--rounds 2] [--bootstrap HOST:PORT]
 
-The same pipeline as bench_converter.py's (b') (``converters.job.build_records`` through the
-job's ``foreachBatch`` into its JVM writer, ``converters.txsink.write_batch``), N taxi rides
+The same pipeline as bench_converter.py's (b') (``pipeline.records.build_records`` through the
+job's ``foreachBatch`` into its JVM writer, ``pipeline.txsink.write_batch``), N taxi rides
 (default 500,000), in one SparkSession per master: ``local[2]``, then ``spark://`` on a cluster
 started from tests/stack/sparkcluster.py (a master and two 1-core, 1g workers; executors 512m).
 Each master
@@ -41,7 +41,7 @@ from bench_converter import V1, V2, count, machine, produce, source  # noqa: E40
 def session(master: str):
     from pyspark.sql import SparkSession
 
-    from converters.jvmjar import JAR
+    from converters.pipeline.jvmjar import JAR
     from tests.stack.spark import spark_jars
 
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
@@ -58,7 +58,7 @@ def session(master: str):
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
-    from converters.job import apply_sql_defaults
+    from converters.pipeline.stream import apply_sql_defaults
 
     apply_sql_defaults(spark)
     return spark
@@ -66,9 +66,10 @@ def session(master: str):
 
 def run(spark, bootstrap, mapping, reg, work: Path, *, stream_batch: int | None = None):
     """One exactly-once run into fresh topics; returns (seconds, the query, progress path)."""
-    from converters.job import build_records, transactional_batches
-    from converters.progress import ProgressFile
-    from converters.txsink import SinkConfig, progress_group
+    from converters.pipeline.progress import ProgressFile
+    from converters.pipeline.records import build_records
+    from converters.pipeline.stream import transactional_batches
+    from converters.pipeline.txsink import SinkConfig, progress_group
 
     sink = SinkConfig(
         bootstrap, mapping.source.topic, progress_group(mapping.source.topic, mapping.target.topic)
@@ -127,8 +128,8 @@ def main() -> int:
     try:
         from confluent_kafka.admin import AdminClient, NewTopic
 
-        from converters.job import resolve_registry
-        from converters.mapping import load
+        from converters.mapping.reader import load
+        from converters.pipeline.records import resolve_registry
         from schemacli.registry.client import RegistryClient
         from schemacli.registry.settings import RegistrySettings
 

@@ -7,16 +7,16 @@ Three ways to get a v2 topic into a v1 topic, on the same broker, the same messa
 (a') passthrough + header - (a) plus the header every converted message gets
     (``schemacli.converted-from``: origin, position, timestamp): not a target, it shows what the
     header alone costs, since Spark's Kafka sink handles headers slowly;
-(b) the converter, at-least-once - the job's own pipeline (``converters.job.build_output``):
+(b) the converter, at-least-once - the job's own pipeline (``pipeline.records.build_output``):
     header split, from_avro with the writer schema, the mapping's Spark SQL, to_avro, framing,
     headers, into Spark's Kafka sink (``--delivery at-least-once``);
 (b') the converter, exactly-once (the default) - the same rows (``build_records``) through the
-    job's ``foreachBatch`` into its JVM writer (``converters.txsink.write_batch``: a Kafka
+    job's ``foreachBatch`` into its JVM writer (``converters.pipeline.txsink.write_batch``: a Kafka
     transaction per v2 partition, offsets and counts committed with the records);
 (c) plain Python - confluent-kafka consumer, fastavro decode / convert / encode, producer.
 
 Both Spark runs are ``trigger(availableNow)`` queries in one local[2] session, with the job's
-client settings (``converters.job.SOURCE_DEFAULTS`` / ``SINK_DEFAULTS``); each run's clock starts
+client settings (``pipeline.stream.SOURCE_DEFAULTS`` / ``SINK_DEFAULTS``); each run's clock starts
 when the query starts and stops when every message is written. A converter runs for days, so
 what counts is the warm rate: JVM start is not timed, and each Spark pipeline runs once untimed
 first (the first query in a JVM is 2-3x slower while the JIT compiles Spark's and Kafka's code).
@@ -124,7 +124,7 @@ def run_query(spark, df, bootstrap: str, checkpoint: Path, topic: str | None = N
     )
     if topic:
         writer = writer.option("topic", topic)
-    from converters.job import SINK_DEFAULTS
+    from converters.pipeline.stream import SINK_DEFAULTS
 
     for k, v in SINK_DEFAULTS.items():  # the job's producer settings, for both Spark runs
         writer = writer.option(k, v)
@@ -136,9 +136,9 @@ def run_query(spark, df, bootstrap: str, checkpoint: Path, topic: str | None = N
 
 def run_exactly_once(spark, df, bootstrap: str, checkpoint: Path, mapping) -> float:
     """(b'): the job's exactly-once road, timed like run_query."""
-    from converters.job import transactional_batches
-    from converters.progress import ProgressFile
-    from converters.txsink import SinkConfig, progress_group
+    from converters.pipeline.progress import ProgressFile
+    from converters.pipeline.stream import transactional_batches
+    from converters.pipeline.txsink import SinkConfig, progress_group
 
     sink = SinkConfig(
         bootstrap, mapping.source.topic, progress_group(mapping.source.topic, mapping.target.topic)
@@ -156,7 +156,7 @@ def run_exactly_once(spark, df, bootstrap: str, checkpoint: Path, mapping) -> fl
 
 
 def source(spark, bootstrap: str, topic: str):
-    from converters.job import SOURCE_DEFAULTS
+    from converters.pipeline.stream import SOURCE_DEFAULTS
 
     reader = (
         spark.readStream.format("kafka")
@@ -174,8 +174,8 @@ def with_converter_headers(df, reg):
     """(a'): the source rows, bytes untouched, with the header of a converted message."""
     from pyspark.sql import functions as F
 
-    from converters.job import _header, _with_headers
-    from converters.provenance import MARKER_HEADER
+    from converters.pipeline.headers import MARKER_HEADER
+    from converters.pipeline.records import _header, _with_headers
 
     (version,) = reg.writer_versions.values()
     source = F.concat_ws(
@@ -197,8 +197,14 @@ def python_converter(
     import fastavro
     from confluent_kafka import Consumer, Producer
 
-    from converters.job import ERROR_HEADER, SOURCE_HEADER, STAGE_HEADER, TIMESTAMP_HEADER
-    from converters.provenance import MARKER_HEADER, marker_value
+    from converters.pipeline.headers import (
+        ERROR_HEADER,
+        MARKER_HEADER,
+        SOURCE_HEADER,
+        STAGE_HEADER,
+        TIMESTAMP_HEADER,
+        marker_value,
+    )
 
     reader, target = fastavro.parse_schema(V2), fastavro.parse_schema(V1)
     parsed = {i: fastavro.parse_schema(json.loads(s)) for i, s in writers.items()}
@@ -285,8 +291,8 @@ def main() -> int:
     try:
         from confluent_kafka.admin import AdminClient, NewTopic
 
-        from converters.job import build_output, build_records, resolve_registry
-        from converters.mapping import load
+        from converters.mapping.reader import load
+        from converters.pipeline.records import build_output, build_records, resolve_registry
         from schemacli.registry.client import RegistryClient
         from schemacli.registry.settings import RegistrySettings
 
@@ -320,7 +326,7 @@ def main() -> int:
 
         spark = make_spark_session("bench-converter")
         spark.sparkContext.setLogLevel("ERROR")
-        from converters.job import apply_sql_defaults
+        from converters.pipeline.stream import apply_sql_defaults
 
         apply_sql_defaults(spark)  # as the job does (no effect on the taxi mapping's stages)
         timings: dict[str, list[float]] = {

@@ -9,6 +9,8 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from converters.mapping.model import Conversion, Mapping
+
 # ---------------------------------------------------------------------------------------------
 # plan
 
@@ -26,11 +28,9 @@ def plan_header(request: Any) -> str:
     )
 
 
-def plan_summary(mapping: Any, out: Path | None) -> list[str]:
+def plan_summary(mapping: Mapping, out: Path | None) -> list[str]:
     """Lines for stderr: the count of rules by conversion (the key's too), each ``unresolved``
     marker with its reason."""
-    from converters.mapping import Conversion
-
     lines = []
     sections = [("", mapping)] + ([("key ", mapping.key)] if mapping.key else [])
     for what, section in sections:
@@ -46,12 +46,10 @@ def plan_summary(mapping: Any, out: Path | None) -> list[str]:
     return lines
 
 
-def plan_json(mapping: Any, text: str | None, out: Path | None) -> dict[str, Any]:
+def plan_json(mapping: Mapping, text: str | None, out: Path | None) -> dict[str, Any]:
     """The plan for machines: where it went (or the mapping itself, parsed from the YAML that
     would have gone to stdout), the rules by conversion, the unresolved markers."""
     import yaml
-
-    from converters.mapping import Conversion
 
     sections = [("value", mapping)] + ([("key", mapping.key)] if mapping.key else [])
     summary = {}

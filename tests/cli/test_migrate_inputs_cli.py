@@ -252,11 +252,11 @@ def test_watch_json_reports_a_corrupt_state_file_as_one_line(tmp_path):
 
 
 def test_watch_json_keeps_watching_while_kafka_is_out_of_reach(tmp_path, monkeypatch):
-    import converters.status
+    import converters.ops.status
     from schemacli.errors import NetworkError
 
     state = _deployment(tmp_path)
-    real, calls = converters.status.status, []
+    real, calls = converters.ops.status.status, []
 
     def flaky(*args, **kwargs):
         calls.append(1)
@@ -264,7 +264,7 @@ def test_watch_json_keeps_watching_while_kafka_is_out_of_reach(tmp_path, monkeyp
             raise NetworkError("cannot reach Kafka at h:1: down\nfor now", hint="Check it.")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(converters.status, "status", flaky)
+    monkeypatch.setattr(converters.ops.status, "status", flaky)
     r = run("migrate", "status", "--state-dir", state, "-w", "--every", "0.2", "--count", "3",
             "-o", "json")  # fmt: skip
     assert r.exit_code == 0, r.output
@@ -274,13 +274,13 @@ def test_watch_json_keeps_watching_while_kafka_is_out_of_reach(tmp_path, monkeyp
 
 
 def test_watch_json_that_ends_on_an_error_exits_with_its_code(tmp_path, monkeypatch):
-    import converters.status
+    import converters.ops.status
     from schemacli.errors import NetworkError
 
     def down(*args, **kwargs):
         raise NetworkError("cannot reach Kafka at h:1")
 
-    monkeypatch.setattr(converters.status, "status", down)
+    monkeypatch.setattr(converters.ops.status, "status", down)
     state = _deployment(tmp_path)
     r = run("migrate", "status", "--state-dir", state, "-w", "--every", "0.2", "--count", "1",
             "-o", "json")  # fmt: skip

@@ -70,7 +70,7 @@ def test_stop_as_json_says_not_running(tmp_path):
 
 
 def test_status_shows_the_migration_window_state_with_its_times(tmp_path):
-    from converters.window import advance
+    from converters.ops.window import advance
 
     state = tmp_path / "s"
     state.mkdir()
@@ -121,8 +121,8 @@ def test_watch_as_json_is_one_document_per_line(tmp_path):
 def test_the_dashboard_shows_rates_lag_counts_and_state(tmp_path):
     from rich.console import Console
 
-    from converters.status import status
-    from converters.window import advance
+    from converters.ops.status import status
+    from converters.ops.window import advance
     from schemacli.output.migrate import status_dashboard
 
     state = _deployment(tmp_path)

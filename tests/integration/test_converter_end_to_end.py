@@ -23,7 +23,7 @@ from pathlib import Path
 import fastavro
 import pytest
 
-from converters.provenance import parse_marker
+from converters.pipeline.headers import parse_marker
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 

@@ -20,7 +20,7 @@ import fastavro
 import pytest
 import yaml
 
-from converters.provenance import parse_marker
+from converters.pipeline.headers import parse_marker
 from tests.integration.test_converter_end_to_end import (
     MARKER,
     ROOT,

@@ -146,7 +146,7 @@ def test_a_generated_reader_runs_on_the_cluster(kafka, registry, spark_cluster, 
     from confluent_kafka.schema_registry.avro import AvroSerializer
     from confluent_kafka.serialization import MessageField, SerializationContext
 
-    from converters.deploy import find_spark_submit
+    from converters.ops.deploy import find_spark_submit
     from tests.stack.spark import spark_jars
 
     bootstrap, url = _bootstrap(kafka), _url(registry)

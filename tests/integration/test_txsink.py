@@ -1,4 +1,4 @@
-"""The exactly-once writer (the JVM writer behind converters.txsink) against a real broker: a
+"""The exactly-once writer (the JVM writer behind pipeline.txsink) against a real broker: a
 re-run batch writes nothing twice, a zombie is fenced, counts ride in the committed offsets."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from converters.txsink import (
+from converters.pipeline.txsink import (
     ROW_COLUMNS,
     Counts,
     SinkConfig,

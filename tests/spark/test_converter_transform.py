@@ -12,12 +12,13 @@ from pathlib import Path
 import fastavro
 import pytest
 
-from converters.job import SOURCE_HEADER, RegistryPlan, build_output
-from converters.mapcheck import validate
-from converters.mapping import Endpoint, loads
-from converters.plan import plan
-from converters.provenance import MARKER_HEADER, parse_marker
-from converters.transform import ERROR, STAGE, V1, convert
+from converters.mapping.check import validate
+from converters.mapping.model import Endpoint
+from converters.mapping.plan import plan
+from converters.mapping.reader import loads
+from converters.pipeline.headers import MARKER_HEADER, SOURCE_HEADER, parse_marker
+from converters.pipeline.records import RegistryPlan, build_output
+from converters.pipeline.transform import ERROR, STAGE, V1, convert
 
 pytestmark = pytest.mark.spark
 
@@ -250,7 +251,7 @@ V2_KEY_ID, V1_KEY_ID = 22, 8
 
 
 def keyed_mapping():
-    from converters.plan import plan_key
+    from converters.mapping.plan import plan_key
 
     return plan_key(
         taxi_mapping(),
@@ -307,11 +308,14 @@ def test_job_pipeline_converts_keys_and_dead_letters_a_record_whose_key_fails(sp
     assert unframe(bytes(delete["key"]), V1_KEY) == (V1_KEY_ID, {"vendorId": 2})
 
 
-def test_the_job_refuses_sql_spark_cannot_resolve_with_one_clear_error(spark, tmp_path, capsys):
+def test_the_job_refuses_sql_spark_cannot_resolve_with_one_clear_error(spark, tmp_path):
     from dataclasses import replace
 
-    from converters.job import ProgressFile, _args, run
-    from converters.mapping import Conversion
+    from converters.job import _args
+    from converters.mapping.model import Conversion
+    from converters.pipeline.progress import ProgressFile
+    from converters.pipeline.stream import run
+    from schemacli.errors import CheckFailed, error_text
 
     m = taxi_mapping().with_schemas(V2, V1_SCHEMA)
     rules = tuple(
@@ -327,15 +331,16 @@ def test_the_job_refuses_sql_spark_cannot_resolve_with_one_clear_error(spark, tm
     reg = RegistryPlan(
         V1_ID, json.dumps(V1_SCHEMA), {V2_ID: json.dumps(V2)}, {V2_ID: "taxi-rides-v2-value/1"}
     )
-    code = run(args, replace(m, rules=rules), reg, ProgressFile(tmp_path / "progress.json"), {})
-    err = capsys.readouterr().err
-    assert code == 1
+    with pytest.raises(CheckFailed) as refused:  # the job's main() says it, and exits 1
+        run(args, replace(m, rules=rules), reg, ProgressFile(tmp_path / "progress.json"), {})
+    err = error_text(refused.value)
+    assert refused.value.exit_code == 1
     assert "Spark refuses the compiled mapping" in err and "no_such_col" in err
     assert "--spark" in err and "Traceback" not in err
 
 
 def test_the_job_sets_its_sql_defaults_unless_given_with_conf(spark):
-    from converters.job import SQL_DEFAULTS, apply_sql_defaults
+    from converters.pipeline.stream import SQL_DEFAULTS, apply_sql_defaults
 
     (key,) = SQL_DEFAULTS
     try:

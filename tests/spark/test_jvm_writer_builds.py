@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from converters import jvmjar
+from converters.pipeline import jvmjar
 
 
 def test_the_writer_sources_compile_against_pinned_spark_and_kafka_into_the_shipped_classes(

@@ -74,7 +74,7 @@ def make_spark_session(app_name: str = "schemacli-tests") -> SparkSession:
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     # Python workers (a test's UDFs) run this interpreter, not the first python3 on PATH
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    from converters.jvmjar import JAR
+    from converters.pipeline.jvmjar import JAR
 
     # and the converter's exactly-once writer, as `migrate deploy` gives it to spark-submit
     jars = ",".join(str(p) for p in [*spark_jars(), JAR])

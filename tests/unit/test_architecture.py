@@ -51,7 +51,16 @@ RULES = [
     # the one writer of users' files: plain file-system plumbing under everything
     ("schemacli.atomicwrite", (*UI, *HEAVY, "schemacli.commands", "schemacli.registry")),
     ("spark_avro", (*UI, "schemacli.commands", "schemacli.config", "schemacli.output")),
-    ("converters", (*UI, "schemacli.commands", "schemacli.app")),
+    ("converters", (*UI, "schemacli.commands", "schemacli.app", "schemacli.output")),
+    # the converter's rooms: the mapping language, the pipeline, the operations; the CLI's
+    # renderers import the mapping's model, which loads no YAML, Spark or Kafka
+    ("converters.mapping.model", (*HEAVY, "yaml", "requests", "converters.pipeline")),
+    ("converters.mapping", ("converters.ops", "converters.job")),
+    ("converters.pipeline", ("converters.ops", "converters.job")),
+    # the plumbing every room shares sits below them all
+    ("converters.kafka", ("converters.mapping", "converters.pipeline", "converters.ops")),
+    ("converters.spark", ("converters.mapping", "converters.pipeline", "converters.ops")),
+    ("converters.state", ("converters.pipeline", "converters.ops", "converters.job")),
     ("schemacli.output", (*HEAVY, "schemacli.commands", "schemacli.config")),
 ]
 

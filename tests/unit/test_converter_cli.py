@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from converters.mapping import load
+from converters.mapping.reader import load
 from schemacli.app import app
 from tests.extras import require
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from converters.deploy import DeployConfig, build_command, child_env, prepare, secret_env_names
-from converters.jvmjar import JAR
-from converters.mapping import load
-from converters.statefile import local_checkpoint
-from converters.status import checkpoint_offsets, status
-from converters.stop import stop
+from converters.mapping.reader import load
+from converters.ops.deploy import DeployConfig, build_command, child_env, prepare, secret_env_names
+from converters.ops.status import checkpoint_offsets, status
+from converters.ops.stop import stop
+from converters.pipeline.jvmjar import JAR
+from converters.state import local_checkpoint
 from schemacli.errors import InputError, UsageError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,7 +110,7 @@ def test_a_client_mode_driver_opens_the_mapping_and_properties_where_they_are(
 
 
 def test_the_last_deploy_mode_conf_decides_where_the_driver_runs(tmp_path: Path):
-    from converters.deploy import deploy_mode, driver_runs_here
+    from converters.ops.deploy import deploy_mode, driver_runs_here
 
     client = cfg(tmp_path, master="spark://h:7077")
     cluster = cfg(
@@ -336,7 +336,7 @@ def test_status_with_a_remote_checkpoint_shows_counts_without_offsets(tmp_path: 
 def test_an_installation_without_the_writers_jar_is_refused_before_spark_submit(
     tmp_path: Path, monkeypatch
 ):
-    from converters import jvmjar
+    from converters.pipeline import jvmjar
 
     monkeypatch.setattr(jvmjar, "JAR", tmp_path / "gone.jar")
     with pytest.raises(InputError) as missing:

@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from converters.mapcheck import validate
-from converters.mapping import Conversion, dumps, load, loads
-from converters.plan import plan, plan_key
+from converters.mapping.check import validate
+from converters.mapping.dump import dumps
+from converters.mapping.model import Conversion
+from converters.mapping.plan import plan, plan_key
+from converters.mapping.reader import load, loads
 from schemacli.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -155,7 +157,7 @@ class FakeRegistry:
 
 
 def test_the_job_looks_up_the_v1_key_id_and_every_v2_key_writer():
-    from converters.job import resolve_registry
+    from converters.pipeline.records import resolve_registry
 
     registry = FakeRegistry(
         {
@@ -172,7 +174,7 @@ def test_the_job_looks_up_the_v1_key_id_and_every_v2_key_writer():
 
 
 def test_the_job_refuses_to_start_when_the_v1_key_schema_is_not_registered():
-    from converters.job import resolve_registry
+    from converters.pipeline.records import resolve_registry
     from schemacli.errors import CheckFailed
 
     registry = FakeRegistry(

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from converters.mapping import Conversion, Endpoint, Policy, dumps, load, loads
-from converters.plan import plan
+from converters.mapping.dump import dumps
+from converters.mapping.model import Conversion, Endpoint, Policy
+from converters.mapping.plan import plan
+from converters.mapping.reader import load, loads
 from schemacli.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]

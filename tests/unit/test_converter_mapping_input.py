@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from converters.mapping import load, loads
+from converters.mapping.reader import load, loads
 from schemacli.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]

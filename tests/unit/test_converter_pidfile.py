@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from converters import jobprocess
-from converters.status import status
-from converters.stop import StalePidFile, stop
+from converters.ops import process
+from converters.ops.status import status
+from converters.ops.stop import StalePidFile, stop
 from schemacli.errors import ExitCode, InputError
 from tests.unit.test_converter_deploy import fake_spark_submit
 
@@ -83,7 +83,7 @@ def test_a_pid_started_later_than_the_recorded_start_time_is_stale(tmp_path: Pat
     proc = fake_spark_submit(tmp_path)
     try:
         (tmp_path / "submit.pid").write_text(str(proc.pid))
-        real = jobprocess.start_time(proc.pid)
+        real = process.start_time(proc.pid)
         (tmp_path / "deploy.json").write_text(
             json.dumps({"submit": {"pid": proc.pid, "start_time": real - 1}})
         )

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from converters.mapping import Conversion, Endpoint, Policy
-from converters.plan import plan
+from converters.mapping.model import Conversion, Endpoint, Policy
+from converters.mapping.plan import plan
 from schemacli.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]

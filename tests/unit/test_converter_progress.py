@@ -5,8 +5,8 @@ from __future__ import annotations
 import io
 import json
 
-from converters.job import watch
-from converters.progress import METRICS, ProgressFile, follow
+from converters.pipeline.progress import METRICS, ProgressFile, follow
+from converters.pipeline.stream import watch
 
 
 def report(batch: int, *, rows: int = 0, converted: int = 0, dead: int = 0) -> dict:

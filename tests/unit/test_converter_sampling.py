@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from converters.mapping import load
-from converters.sampling import read_samples
+from converters.mapping.reader import load
+from converters.mapping.sampling import read_samples
 from schemacli.errors import ExitCode, NetworkError
 from tests.extras import require
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from converters.mapping import load
+from converters.mapping.reader import load
 from schemacli.app import app
 from schemacli.errors import ExitCode, InputError, SchemaParseError
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from converters.mapcheck import light_sql_check
-from converters.mapping import loads
-from converters.schemaview import view
-from converters.sql import compile_mapping, literal
+from converters.mapping.check import light_sql_check
+from converters.mapping.reader import loads
+from converters.mapping.schemaview import view
+from converters.mapping.sql import compile_mapping, literal
 
 V2 = {
     "type": "record",

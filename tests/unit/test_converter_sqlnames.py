@@ -2,7 +2,7 @@
 
 import pytest
 
-from converters.sqlnames import column_names
+from converters.mapping.sqlnames import column_names
 
 
 @pytest.mark.parametrize(

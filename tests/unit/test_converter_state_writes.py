@@ -7,13 +7,13 @@ import os
 
 import pytest
 
-from converters import statefile
+from converters import state
 
 
 def test_a_state_file_is_replaced_whole_and_leaves_no_temporary_file(tmp_path):
     target = tmp_path / "deploy.json"
     target.write_text('{"old": true}')
-    statefile.write_text(target, '{"new": true}')
+    state.write_text(target, '{"new": true}')
     assert target.read_text() == '{"new": true}'
     assert sorted(p.name for p in tmp_path.iterdir()) == ["deploy.json"]
 
@@ -27,5 +27,5 @@ def test_a_write_cut_before_its_rename_keeps_the_old_file_whole(tmp_path, monkey
 
     monkeypatch.setattr(os, "replace", killed)
     with pytest.raises(KeyboardInterrupt):
-        statefile.write_text(target, "5151")
+        state.write_text(target, "5151")
     assert target.read_text() == "4242"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from converters.progress import ProgressFile
-from converters.statefile import read_state
-from converters.status import status
+from converters.ops.status import status
+from converters.pipeline.progress import ProgressFile
+from converters.state import read_state
 from schemacli.errors import ExitCode, InputError
 
 

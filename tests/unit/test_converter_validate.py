@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from converters.mapcheck import validate
-from converters.mapping import load, loads
-from converters.plan import plan
-from converters.preview import _Failed, parse_number, to_string
+from converters.mapping.check import validate
+from converters.mapping.plan import plan
+from converters.mapping.preview import _Failed, parse_number, to_string
+from converters.mapping.reader import load, loads
 from schemacli.contracts.findings import Severity
 
 ROOT = Path(__file__).resolve().parents[2]

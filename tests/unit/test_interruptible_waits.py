@@ -2,7 +2,7 @@
 every local check.
 
 librdkafka's blocking calls hold SIGINT back until they return, so each goes through
-``converters.kafkawait`` in slices of at most half a second. The subprocess tests use a
+``converters.kafka.waits`` in slices of at most half a second. The subprocess tests use a
 "blackhole" broker: a socket on 127.0.0.1 that accepts connections and never answers, so the
 command waits on Kafka for as long as its timeout allows (15 s for v1's dependents); the test
 waits for the command's connection (an event, not a sleep), sends SIGINT, and expects a clean
@@ -138,22 +138,22 @@ class _SlowClient:
 
 def test_a_long_kafka_wait_is_made_of_slices_of_at_most_half_a_second():
     require("confluent_kafka", "kafka")
-    from converters import kafkawait
+    from converters.kafka import waits
 
     client = _SlowClient(misses=5)
-    assert kafkawait.list_topics(client, "t", 10) == "metadata"
-    assert len(client.timeouts) == 6 and max(client.timeouts) <= kafkawait.SLICE
+    assert waits.list_topics(client, "t", 10) == "metadata"
+    assert len(client.timeouts) == 6 and max(client.timeouts) <= waits.SLICE
 
 
 def test_an_error_that_is_not_a_timeout_is_raised_at_once():
     require("confluent_kafka", "kafka")
     from confluent_kafka import KafkaError, KafkaException
 
-    from converters import kafkawait
+    from converters.kafka import waits
 
     client = _SlowClient(misses=5, code=KafkaError._AUTHENTICATION)
     with pytest.raises(KafkaException):
-        kafkawait.list_topics(client, "t", 10)
+        waits.list_topics(client, "t", 10)
     assert len(client.timeouts) == 1
 
 
@@ -161,15 +161,15 @@ def test_a_wait_that_never_answers_raises_its_last_error_at_the_deadline():
     require("confluent_kafka", "kafka")
     from confluent_kafka import KafkaException
 
-    from converters import kafkawait
+    from converters.kafka import waits
 
     client = _SlowClient(misses=10**9)
     with pytest.raises(KafkaException):
-        kafkawait.list_topics(client, "t", 0.2)  # a short deadline: ends after a slice or two
+        waits.list_topics(client, "t", 0.2)  # a short deadline: ends after a slice or two
 
 
 def test_ctrl_c_inside_a_librdkafka_callback_is_a_keyboard_interrupt():
-    from converters import kafkawait
+    from converters.kafka import waits
 
     def callback_interrupted(*_):
         try:
@@ -178,14 +178,14 @@ def test_ctrl_c_inside_a_librdkafka_callback_is_a_keyboard_interrupt():
             raise SystemError("consume returned a result with an exception set") from exc
 
     with pytest.raises(KeyboardInterrupt):
-        kafkawait.interruptible(callback_interrupted)
+        waits.interruptible(callback_interrupted)
 
 
 def test_a_transaction_call_that_timed_out_is_called_again_in_slices():
     require("confluent_kafka", "kafka")
     from confluent_kafka import KafkaError, KafkaException
 
-    from converters import kafkawait
+    from converters.kafka import waits
 
     timeouts = []
 
@@ -194,15 +194,15 @@ def test_a_transaction_call_that_timed_out_is_called_again_in_slices():
         if len(timeouts) < 3:  # librdkafka: a timed-out commit is retriable, call it again
             raise KafkaException(KafkaError(KafkaError.REQUEST_TIMED_OUT, retriable=True))
 
-    kafkawait.sliced(commit_transaction, 120)
-    assert len(timeouts) == 3 and max(timeouts) <= kafkawait.SLICE
+    waits.sliced(commit_transaction, 120)
+    assert len(timeouts) == 3 and max(timeouts) <= waits.SLICE
 
 
 def test_a_transaction_that_must_be_aborted_is_not_retried():
     require("confluent_kafka", "kafka")
     from confluent_kafka import KafkaError, KafkaException
 
-    from converters import kafkawait
+    from converters.kafka import waits
 
     calls = []
 
@@ -211,7 +211,7 @@ def test_a_transaction_that_must_be_aborted_is_not_retried():
         raise KafkaException(KafkaError(KafkaError._FENCED, txn_requires_abort=True))
 
     with pytest.raises(KafkaException):
-        kafkawait.sliced(commit_transaction, 120)
+        waits.sliced(commit_transaction, 120)
     assert len(calls) == 1
 
 
@@ -232,11 +232,11 @@ class _Queue:
 
 
 def test_flush_and_consume_wait_at_most_half_a_second_at_a_time():
-    from converters import kafkawait
+    from converters.kafka import waits
 
     producer = _Queue(flushes=4)
-    assert kafkawait.flush(producer, 10) == 0
-    assert len(producer.waits) == 4 and max(producer.waits) <= kafkawait.SLICE
+    assert waits.flush(producer, 10) == 0
+    assert len(producer.waits) == 4 and max(producer.waits) <= waits.SLICE
     consumer = _Queue(flushes=0)
-    kafkawait.consume(consumer, 500, timeout=30)
-    assert consumer.waits == [kafkawait.SLICE]
+    waits.consume(consumer, 500, timeout=30)
+    assert consumer.waits == [waits.SLICE]

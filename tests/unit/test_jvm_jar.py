@@ -1,4 +1,4 @@
-"""The exactly-once writer's jar (converters/jvm) is the one its sources build, and ships."""
+"""The exactly-once writer's jar (pipeline/jvm) is the one its sources build, and ships."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from converters import jvmjar
+from converters.pipeline import jvmjar
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_committed_jar_was_built_from_the_sources_in_the_tree():
-    # a change to converters/jvm/src needs scripts/build-jvm, and the new jar committed with it
+    # a change to pipeline/jvm/src needs scripts/build-jvm, and the new jar committed with it
     assert jvmjar.jar_digest() == jvmjar.source_digest(), "run scripts/build-jvm and commit the jar"
 
 
@@ -53,4 +53,4 @@ def test_the_wheel_ships_the_jar(tmp_path):
     assert out.returncode == 0, out.stderr[-2000:]
     (wheel,) = tmp_path.glob("schemacli-*.whl")
     with zipfile.ZipFile(wheel) as z:
-        assert "converters/jvm/schemacli-converters.jar" in z.namelist()
+        assert "converters/pipeline/jvm/schemacli-converters.jar" in z.namelist()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from converters.kafkaprops import librdkafka_refuses, load
+from converters.kafka.settings import librdkafka_refuses, load
 from schemacli.errors import ExitCode, InputError
 
 
@@ -68,3 +68,19 @@ def test_a_missing_ca_file_is_refused_here_but_left_to_a_driver_on_another_machi
 
 def test_no_file_is_no_settings():
     assert load(None) == {}
+
+
+def test_every_client_gets_bootstrap_its_role_the_silent_logger_and_the_file_winning_last():
+    from converters.kafka.log import KAFKA_LOGGER
+    from converters.kafka.settings import client_config
+
+    role = {"group.id": "g", "isolation.level": "read_committed"}
+    conf = client_config("b:9092", {"isolation.level": "read_uncommitted"}, role)
+    assert conf == {
+        "bootstrap.servers": "b:9092",
+        "group.id": "g",
+        "isolation.level": "read_uncommitted",  # the properties file's word is the last
+        "logger": KAFKA_LOGGER,
+    }
+    assert "logger" not in client_config("b:9092", {}, logger=False)  # the job's driver
+    assert "bootstrap.servers" not in client_config(None, {"client.id": "c"})

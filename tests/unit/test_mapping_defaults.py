@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from converters.mapcheck import validate
-from converters.mapping import loads
-from converters.schemaview import view
-from converters.sql import fits
+from converters.mapping.check import validate
+from converters.mapping.reader import loads
+from converters.mapping.schemaview import view
+from converters.mapping.sql import fits
 from schemacli.app import app
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from converters.provenance import MARKER_HEADER, Provenance, marker_value, parse_marker
+from converters.pipeline.headers import MARKER_HEADER, Provenance, marker_value, parse_marker
 
 
 def test_a_marker_value_reads_back_to_what_was_written():

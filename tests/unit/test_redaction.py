@@ -203,7 +203,7 @@ def test_a_secret_is_remembered_even_from_a_source_that_loses_and_before_a_refus
 
 
 def test_a_kafka_properties_files_secrets_are_remembered_when_it_is_loaded(tmp_path):
-    from converters import kafkaprops
+    from converters.kafka import settings
 
     path = tmp_path / "client.properties"
     path.write_text(
@@ -214,7 +214,7 @@ def test_a_kafka_properties_files_secrets_are_remembered_when_it_is_loaded(tmp_p
         "ssl.key.password=key-SECRET-2\n"
         "librdkafka.sasl.password=sasl-SECRET-3\n"
     )
-    kafkaprops.load(path, files=False)
+    settings.load(path, files=False)
     said = redact.redact("sasl-SECRET-1 key-SECRET-2 sasl-SECRET-3 SASL_SSL PLAIN ci")
     assert said == "*** *** *** SASL_SSL PLAIN ci"
 

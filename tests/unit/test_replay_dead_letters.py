@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from converters.provenance import MARKER_HEADER, marker_value
-from converters.replay import (
+from converters.ops.replay import (
     Failure,
     ReplayReport,
     outcome,
@@ -20,6 +19,7 @@ from converters.replay import (
     transactional_id,
     unique_rows,
 )
+from converters.pipeline.headers import MARKER_HEADER, marker_value
 from schemacli.app import app
 from schemacli.output.migrate import replay_text
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from converters.mapcheck import validate
-from converters.mapping import loads
-from converters.sqlsyntax import parse_problem
+from converters.mapping.check import validate
+from converters.mapping.reader import loads
+from converters.mapping.sqlsyntax import parse_problem
 
 ROOT = Path(__file__).resolve().parents[2]
 V2 = json.loads((ROOT / "schemas/migration/taxi-ride-v2-breaking.avsc").read_text())

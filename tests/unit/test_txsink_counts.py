@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from converters.kafkaprops import librdkafka_properties, spark_options
-from converters.progress import ProgressFile
-from converters.txsink import Counts, progress_group, totals, transactional_id
+from converters.kafka.settings import librdkafka_properties, spark_options
+from converters.pipeline.progress import ProgressFile
+from converters.pipeline.txsink import Counts, progress_group, totals, transactional_id
 
 
 def test_counts_are_read_from_offset_metadata_as_the_jvm_writer_encodes_them_and_add_up():
@@ -91,8 +91,8 @@ def test_progress_counted_by_transactions_takes_the_brokers_word_at_start_and_ad
 
 
 def test_a_spark_without_the_writers_jar_is_told_which_jar_to_give_it():
-    from converters.jvmjar import JAR
-    from converters.txsink import WriterMissing, jvm_writer
+    from converters.pipeline.jvmjar import JAR
+    from converters.pipeline.txsink import WriterMissing, jvm_writer
 
     class Package:  # py4j's view of a JVM without the class: packages all the way down
         def __getattr__(self, name: str) -> Package:
@@ -107,7 +107,7 @@ def test_a_spark_without_the_writers_jar_is_told_which_jar_to_give_it():
 
 
 def test_the_writers_options_put_a_properties_files_producer_settings_over_the_defaults():
-    from converters.txsink import SinkConfig
+    from converters.pipeline.txsink import SinkConfig
 
     cfg = SinkConfig(
         "b:9092",

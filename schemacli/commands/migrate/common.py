@@ -4,7 +4,7 @@ registry when it names only a subject), finding a deployment's state directory."
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import click
 import typer
@@ -12,6 +12,9 @@ import typer
 from schemacli.commands.options import DAY, seconds
 from schemacli.commands.registry_options import Connection
 from schemacli.errors import UsageError
+
+if TYPE_CHECKING:
+    from converters.mapping.model import Mapping  # the mapping itself stays lazy: --help
 
 MappingArg = Annotated[Path, typer.Argument(help="The mapping file (YAML, `version: 1`).")]
 StateMappingArg = Annotated[
@@ -27,7 +30,7 @@ class BootstrapServers(click.ParamType):
     name = "bootstrap"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        from converters.deploy import bootstrap_problem
+        from converters.ops.deploy import bootstrap_problem
 
         text = str(value)
         if "@" in text:
@@ -78,7 +81,8 @@ KafkaProperties = Annotated[
         "TLS): the same file for deploy, status, finish and replay (docs/migration.md).",
     ),
 ]
-WINDOW_SECONDS = 900.0  # as converters.dependents.WINDOW_SECONDS (not imported: --help stays fast)
+# as converters.ops.dependents.WINDOW_SECONDS (not imported: --help stays fast)
+WINDOW_SECONDS = 900.0
 Window = Annotated[
     float,
     typer.Option(
@@ -110,10 +114,11 @@ def require_extras(what: str, *extras: str) -> None:
         )
 
 
-def load_mapping(conn: Connection, mapping_file: Path) -> Any:
+def load_mapping(conn: Connection, mapping_file: Path) -> Mapping:
     """The mapping with every side's schema: from its file, inline, or (a side naming only a
     ``subject``) from the registry."""
-    from converters.mapping import load, missing_schemas, with_registry_schemas
+    from converters.mapping.reader import load
+    from converters.mapping.schemas import missing_schemas, with_registry_schemas
     from schemacli.errors import RegistryError
 
     mapping = load(mapping_file)
@@ -138,9 +143,9 @@ def load_mapping(conn: Connection, mapping_file: Path) -> Any:
 
 
 def kafka_client_settings(path: Path | None) -> dict[str, str]:
-    """The --kafka-properties file as librdkafka settings (``converters.kafkaprops``): read,
+    """The --kafka-properties file as librdkafka settings (``converters.kafka.settings``): read,
     checked (an InputError naming the line) and translated; ``{}`` for none."""
-    from converters.kafkaprops import librdkafka_properties, load
+    from converters.kafka.settings import librdkafka_properties, load
 
     if path is not None:
         require_extras("--kafka-properties", "kafka")  # librdkafka judges the file
@@ -149,13 +154,13 @@ def kafka_client_settings(path: Path | None) -> dict[str, str]:
 
 def state_of(
     mapping_file: Path | None, state_dir: Path | None, *, deployed: bool = False
-) -> tuple[Path, Any]:
+) -> tuple[Path, Mapping | None]:
     """The state directory of a deployment (given, or the mapping's default) and the mapping
     (None when only the directory is given), both read locally. ``deployed``: the directory
     must hold a deployment's state (an InputError, exit 2, naming it) — checked here, before
     a command asks Kafka or the registry anything."""
-    from converters.mapping import load
-    from converters.statefile import default_state_dir, has_state, no_state
+    from converters.mapping.reader import load
+    from converters.state import default_state_dir, has_state, no_state
 
     if mapping_file is None and state_dir is None:
         raise UsageError("give the mapping file or --state-dir")

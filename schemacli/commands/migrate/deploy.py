@@ -28,7 +28,7 @@ from schemacli.output import TextOrJson
 
 
 class Delivery(StrEnum):
-    """How the converter writes: ``converters.job.DELIVERIES``."""
+    """How the converter writes: ``converters.pipeline.stream.DELIVERIES``."""
 
     exactly_once = "exactly-once"
     at_least_once = "at-least-once"
@@ -127,9 +127,9 @@ def deploy_command(
     2 usage or input error, 3 registry error.
     """
     with connect(flags) as conn:
-        from converters import deploy
-        from converters.mapping import load
-        from converters.statefile import default_state_dir
+        from converters.mapping.reader import load
+        from converters.ops import deploy
+        from converters.state import default_state_dir
         from schemacli.output.migrate import deploy_json, deploy_lines
 
         reg = conn.registry

@@ -59,7 +59,7 @@ def finish_command(
     Exit codes: 0 finished, 1 v1 still has dependents (nothing changed) or the converter cannot
     drain, 2 usage error or no deployment, 3 Kafka unreachable.
     """
-    from converters.finish import finish
+    from converters.ops.finish import finish
 
     # every local check (the mapping, the deployment, the properties file) before Kafka is asked
     sdir, mapping = state_of(mapping_file, state_dir, deployed=True)

@@ -96,8 +96,8 @@ def plan_command(
     """
     check_out(out, force=force)  # before any registry call: a refusal costs nothing
     with connect(flags) as conn:
-        from converters.mapping import dumps
-        from converters.plan import PlanRequest, plan_request
+        from converters.mapping.dump import dumps
+        from converters.mapping.plan import PlanRequest, plan_request
         from schemacli.output.migrate import plan_header, plan_json, plan_summary
 
         request = PlanRequest(

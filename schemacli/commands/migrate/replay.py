@@ -29,7 +29,7 @@ from schemacli.commands.registry_options import (
 from schemacli.errors import ExitCode, InputError, UsageError
 from schemacli.output import TextOrJson
 
-LIMIT = 100_000  # as converters.replay.LIMIT (not imported: --help stays fast)
+LIMIT = 100_000  # as converters.ops.replay.LIMIT (not imported: --help stays fast)
 
 
 @registry_flags()
@@ -90,12 +90,12 @@ def replay_command(
     if bootstrap is None:
         raise UsageError("replay needs Kafka: give --bootstrap/-b HOST:PORT")
     with connect(flags) as conn:
-        from converters import kafkaprops
-        from converters.deploy import check_deployable
-        from converters.job import resolve_registry
-        from converters.mapcheck import local_spark
-        from converters.mapping import load
-        from converters.replay import record, replay, same_target
+        from converters.kafka import settings
+        from converters.mapping.reader import load
+        from converters.ops.deploy import check_deployable
+        from converters.ops.replay import record, replay, same_target
+        from converters.pipeline.records import resolve_registry
+        from converters.spark import local_spark
         from schemacli.output.migrate import replay_text
 
         # every local check first (the deployment, its mapping, the fixed one, the properties
@@ -110,7 +110,7 @@ def replay_command(
         if fixed is not None:
             load(fixed, load_schemas=False)
         require_extras("replay", "kafka", "spark")  # it reads Kafka, converts in a local Spark
-        properties = kafkaprops.load(kafka_properties)
+        properties = settings.load(kafka_properties)
         deployed = load_mapping(conn, deployed_file)
         mapping = same_target(load_mapping(conn, fixed), deployed) if fixed else deployed
         check_deployable(mapping)
@@ -144,7 +144,7 @@ def _asdict(report: object) -> dict:
 
 def _deployed_mapping(state_dir: Path | None) -> Path:
     """The resolved mapping ``deploy`` left in the state directory (schemas inline)."""
-    from converters.statefile import has_state, no_state
+    from converters.state import has_state, no_state
 
     if state_dir is None:
         raise UsageError("give the mapping file or --state-dir")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import click
 import typer
@@ -23,8 +23,13 @@ from schemacli.commands.migrate.common import (
 from schemacli.commands.options import JsonOutput, seconds
 from schemacli.commands.options import count as count_of
 from schemacli.commands.registry_options import emit_json, is_json
-from schemacli.errors import ExitCode
+from schemacli.errors import ExitCode, NetworkError, SchemacliError, error_text
 from schemacli.output import TextOrJson
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from converters.mapping.model import Mapping
 
 
 def status_command(
@@ -76,8 +81,8 @@ def status_command(
 
 
 def _show(
-    mapping: Any,
-    sdir: Any,
+    mapping: Mapping | None,
+    sdir: Path,
     bootstrap: str | None,
     window: float,
     kafka: dict[str, str],
@@ -88,7 +93,7 @@ def _show(
 ) -> None:
     from dataclasses import replace
 
-    from converters.status import dependents_of, status
+    from converters.ops.status import dependents_of, status
 
     def look() -> Any:
         topic = mapping.source.topic if mapping else None
@@ -153,7 +158,6 @@ def _watch(look: Any, sdir: Any, *, every: float, count: int | None, as_json: bo
 def _look_or_error(look: Any) -> Any:
     """A snapshot, or the error document of Kafka out of reach (its words on stderr); any other
     error ends the watch (``_errors_as_json_lines``)."""
-    from schemacli.errors import NetworkError
 
     try:
         return look()
@@ -161,10 +165,9 @@ def _look_or_error(look: Any) -> Any:
         return _error_document(err)  # Kafka may come back: keep watching
 
 
-def _error_document(err: Any) -> Any:
+def _error_document(err: SchemacliError) -> dict[str, Any]:
     import json
 
-    from schemacli.errors import error_text
     from schemacli.output.errors import error_json
 
     click.echo(error_text(err), err=True)
@@ -175,7 +178,6 @@ def _error_document(err: Any) -> Any:
 def _errors_as_json_lines() -> Iterator[None]:
     """An error (a missing deployment, a corrupt state file) as one compact JSON line on
     stdout, like the snapshots before it, and the error's exit code."""
-    from schemacli.errors import SchemacliError
     from schemacli.output.migrate import json_line
 
     try:

@@ -38,7 +38,7 @@ def stop_command(
     """
     from dataclasses import asdict
 
-    from converters.stop import stop
+    from converters.ops.stop import stop
     from schemacli.output.migrate import stop_text
 
     sdir, _ = state_of(mapping_file, state_dir)

@@ -66,7 +66,8 @@ def validate_command(
     3 registry or network error.
     """
     with connect(flags) as conn:
-        from converters.mapcheck import local_spark, validate
+        from converters.mapping.check import validate
+        from converters.spark import local_spark
         from schemacli.output import migrate as render
 
         if sample is not None and not bootstrap:  # before the registry is asked anything
@@ -78,7 +79,7 @@ def validate_command(
         mapping = load_mapping(conn, mapping_file)
         samples = origin = None
         if sample is not None:
-            from converters.sampling import read_samples
+            from converters.mapping.sampling import read_samples
 
             samples = read_samples(bootstrap, mapping, conn.client, sample)
             origin = f"{len(samples)} record(s) read from topic {mapping.source.topic}"

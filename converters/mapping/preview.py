@@ -1,6 +1,6 @@
 """A Python preview of the catalogue conversions, for ``validate``'s fast dry run without Spark.
 
-Each function mirrors the Spark SQL that ``converters.sql`` writes for the same conversion
+Each function mirrors the Spark SQL that ``converters.mapping.sql`` writes for the same conversion
 (``try_cast`` under ANSI rules: a value that does not fit is a failure, not a wrap-around), so a
 dry run on sample records shows what each field becomes in milliseconds. It is a preview: the
 job runs the Spark SQL, and ``validate --spark`` runs that same SQL on the same samples and
@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from converters.mapping import Conversion, Mapping, Policy, Rule
-from converters.schemaview import AvroField, AvroType
-from converters.sql import FLOAT_MAX, field_at
+from converters.mapping.model import Conversion, Mapping, Policy, Rule
+from converters.mapping.schemaview import AvroField, AvroType
+from converters.mapping.sql import FLOAT_MAX, field_at
 
 _INT = re.compile(r"^[+-]?\d+$")
 _FLOAT = re.compile(

@@ -25,6 +25,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
+
+from converters.kafka.log import KAFKA_LOGGER
+from schemacli import redact
+from schemacli.errors import InputError, Location
+from schemacli.textfile import SETTINGS_LIMIT, read_utf8
 
 ONLY_LIBRDKAFKA = "librdkafka."
 SHARED_PREFIXES = ("security.", "sasl.", "ssl.", "socket.", "reconnect.", "metadata.max.age")
@@ -50,6 +56,27 @@ JAVA_ONLY = {
     "socket.connection.setup.timeout.max.ms",
 }
 _JAAS = re.compile(r'\b(username|password)\s*=\s*"((?:[^"\\]|\\.)*)"')
+
+
+def client_config(
+    bootstrap: str | None,
+    properties: Mapping[str, Any] | None = None,
+    role: Mapping[str, Any] | None = None,
+    *,
+    logger: bool = True,
+) -> dict[str, Any]:
+    """One librdkafka client's settings, built the same way for every consumer, producer and
+    admin client: ``bootstrap.servers`` (when given), the client's own ``role`` settings (its
+    group, isolation level, ...), the silent logger (``converters.kafka.log``), then the
+    ``properties`` (already librdkafka's names, :func:`librdkafka_properties`), which win over
+    the role's. A caller whose settings must win puts them on top of the result. ``logger=False``
+    leaves librdkafka's log on stderr (the job's driver: its log is the job's)."""
+    return {
+        **({"bootstrap.servers": bootstrap} if bootstrap is not None else {}),
+        **(role or {}),
+        **({"logger": KAFKA_LOGGER} if logger else {}),
+        **(properties or {}),
+    }
 
 
 def spark_options(properties: Mapping[str, str]) -> dict[str, str]:
@@ -96,9 +123,6 @@ def load(path: str | Path | None, *, files: bool = True) -> dict[str, str]:
     InputError naming the line when librdkafka refuses its share (``files=False`` leaves out the
     settings naming a file, for a driver on another machine, which opens its own). Nothing is
     connected to. Values are never logged."""
-    from schemacli import redact
-    from schemacli.errors import InputError, Location
-    from schemacli.textfile import SETTINGS_LIMIT, read_utf8
 
     if not path:
         return {}
@@ -146,13 +170,11 @@ def librdkafka_refuses(
     :func:`librdkafka_properties`; None when it will. The client is made and closed at once."""
     from confluent_kafka import Consumer, KafkaError, KafkaException
 
-    from converters.clientlog import KAFKA_LOGGER
-
     conf = librdkafka_properties(properties)
     if not files:
         conf = {k: v for k, v in conf.items() if k not in FILE_SETTINGS}
     try:
-        Consumer({"group.id": "schemacli-check", "logger": KAFKA_LOGGER, **conf}).close()
+        Consumer(client_config(None, conf, {"group.id": "schemacli-check"})).close()
     except KafkaException as exc:
         error = exc.args[0]
         if error.code() != KafkaError._INVALID_ARG:

@@ -1,4 +1,5 @@
-"""The one header a converted message carries: what it was converted from, and where it was.
+"""The headers the converter writes, named once: the one a converted message carries (what it
+was converted from, and where it was), and a dead letter's.
 
 ``schemacli.converted-from: <origin> <topic>/<partition>/<offset> <timestamp-ms>``, where
 
@@ -24,6 +25,12 @@ from dataclasses import dataclass
 
 MARKER_HEADER = "schemacli.converted-from"
 TOMBSTONE = "tombstone"
+# A dead letter's headers (beside the v2 message's own): why and where it failed, and where it was
+ERROR_HEADER = "schemacli.error"
+STAGE_HEADER = "schemacli.error-stage"  # decode, convert, key-decode, key-convert
+SOURCE_HEADER = "schemacli.source"  # its v2 position (a converted message's is in the marker)
+TIMESTAMP_HEADER = "schemacli.source-timestamp"  # its v2 timestamp
+DEAD_LETTER_HEADERS = (ERROR_HEADER, STAGE_HEADER, SOURCE_HEADER, TIMESTAMP_HEADER)
 
 
 @dataclass(frozen=True)

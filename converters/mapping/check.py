@@ -3,7 +3,7 @@
 Three checks, cheapest first:
 
 1. static - every v1 field is produced, by a conversion that fits the two types, no
-   ``unresolved`` markers (``converters.sql.compile_mapping`` reports these as findings);
+   ``unresolved`` markers (``converters.mapping.sql.compile_mapping`` reports these as findings);
 2. SQL syntax - without Spark, a light check of hand-written ``convert: sql`` expressions
    (balanced brackets, closed quotes and backticks, a single expression); with ``spark`` every
    compiled expression is parsed and analysed by Spark itself against the v2 record's columns;
@@ -20,10 +20,13 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from converters.mapping import Conversion, Mapping, Policy
-from converters.preview import NeedsSpark, Outcome, convert_record
-from converters.sql import Compiled, compile_mapping, field_at
-from converters.sqlnames import column_names
+from converters.mapping.model import Conversion, Mapping, Policy
+from converters.mapping.preview import NeedsSpark, Outcome, convert_record
+from converters.mapping.sql import Compiled, compile_mapping, field_at
+from converters.mapping.sqlnames import column_names
+from converters.mapping.sqlsyntax import (
+    parse_problem,  # --spark: Spark's parser
+)
 from schemacli.contracts.findings import Finding, Severity
 
 
@@ -199,8 +202,6 @@ def validate(
             for key, text in (("expr", r.expr), ("error_when", r.error_when)):
                 problem = light_sql_check(text) if text is not None else None
                 if problem is None and text is not None and spark is None:
-                    from converters.sqlsyntax import parse_problem  # --spark: Spark's parser
-
                     problem = parse_problem(text)
                 if problem:
                     findings.append(
@@ -382,7 +383,7 @@ def _jsonable(value: Any) -> Any:
 def spark_dry_run(
     spark: Any, mapping: Mapping, compiled: Compiled, records: list[dict]
 ) -> tuple[list[Outcome] | None, str | None]:
-    """Run the real conversion (``converters.transform.convert``) on ``records`` in ``spark``.
+    """Run the real conversion (``pipeline.transform.convert``) on ``records`` in ``spark``.
 
     The records are Avro-encoded with fastavro and decoded by ``from_avro`` (spark-avro), so the
     input has exactly the Spark types the job sees. Returns (outcomes in input order, None) or
@@ -394,7 +395,7 @@ def spark_dry_run(
     from pyspark.sql import functions as F
     from pyspark.sql.avro.functions import from_avro
 
-    from converters.transform import ERROR, V1, convert
+    from converters.pipeline.transform import ERROR, V1, convert
 
     parsed = fastavro.parse_schema(mapping.source.schema_json)
     rows = []
@@ -426,26 +427,3 @@ def _row_dict(row: Any) -> Any:
     if isinstance(row, bytearray):
         return bytes(row)
     return row
-
-
-def local_spark(app: str = "schemacli-migrate-validate") -> Any:
-    """A local Spark session named ``app`` with spark-avro (jars from SCHEMACLI_SPARK_JARS or
-    Maven), for ``validate(..., spark=...)`` and replay."""
-    import os
-
-    from pyspark.sql import SparkSession
-
-    jars = os.environ.get("SCHEMACLI_SPARK_JARS")
-    builder = (
-        SparkSession.builder.master("local[1]")
-        .appName(app)
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.session.timeZone", "UTC")
-    )
-    if jars:
-        builder = builder.config("spark.jars", jars)
-    else:
-        from converters.deploy import PACKAGES
-
-        builder = builder.config("spark.jars.packages", PACKAGES[0])
-    return builder.getOrCreate()

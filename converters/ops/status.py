@@ -12,10 +12,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from converters import jobprocess, kafkawait
-from converters.clientlog import KAFKA_LOGGER
-from converters.statefile import has_state, loads, local_checkpoint, no_state, read_state, whole
-from schemacli.errors import InputError, Location, UsageError
+from converters.kafka import waits
+from converters.kafka.settings import client_config
+from converters.ops import process
+from converters.ops.dependents import look
+from converters.ops.window import read_window
+from converters.state import (
+    has_state,
+    loads,
+    local_checkpoint,
+    no_state,
+    read_state,
+    whole,
+    write_state,
+)
+from schemacli.errors import InputError, Location, NetworkError, UsageError
 from schemacli.textfile import UnreadableInput, read_utf8
 
 
@@ -41,8 +52,8 @@ class Status:
     processed_rows_per_second: float | None
     updated: float | None
     stale: str | None = None  # submit.pid names a live process that is not the converter
-    window: Any = None  # converters.window.Window: planned/running/draining/finished, and when
-    dependents: Any = None  # converters.dependents.Dependents, with --bootstrap and a mapping
+    window: Any = None  # converters.ops.window.Window: planned/running/draining/finished, and when
+    dependents: Any = None  # converters.ops.dependents.Dependents, with --bootstrap and a mapping
 
 
 def checkpoint_offsets(checkpoint: Path) -> tuple[int | None, dict[str, dict[int, int]]]:
@@ -115,16 +126,15 @@ def end_offsets(
         raise UsageError(
             "status with --bootstrap needs confluent-kafka", hint="pip install 'schemacli[kafka]'"
         ) from None
-    conf = {
-        "bootstrap.servers": bootstrap,
-        "group.id": "schemacli-migrate-status",
-        "enable.auto.commit": False,
-        "logger": KAFKA_LOGGER,
-        **(properties or {}),
-    }
-    consumer = Consumer(conf)
+    consumer = Consumer(
+        client_config(
+            bootstrap,
+            properties,
+            {"group.id": "schemacli-migrate-status", "enable.auto.commit": False},
+        )
+    )
     try:
-        meta = kafkawait.list_topics(consumer, topic, 10)
+        meta = waits.list_topics(consumer, topic, 10)
         tmeta = meta.topics.get(topic)
         if tmeta is None or tmeta.error is not None:
             raise InputError(
@@ -132,12 +142,10 @@ def end_offsets(
                 hint="Check the mapping's source.topic and --bootstrap.",
             )
         return {
-            p: kafkawait.watermarks(consumer, TopicPartition(topic, p), 10)[1]
+            p: waits.watermarks(consumer, TopicPartition(topic, p), 10)[1]
             for p in sorted(tmeta.partitions)
         }
     except KafkaException as exc:
-        from schemacli.errors import NetworkError
-
         raise NetworkError(
             f"cannot reach Kafka at {bootstrap}: {exc}", hint="Check --bootstrap and the broker."
         ) from exc
@@ -180,7 +188,7 @@ def status(
         key: _rate(progress, key, progress_path)
         for key in ("input_rows_per_second", "processed_rows_per_second", "updated")
     }
-    proc = jobprocess.find(state_dir, deploy_info)
+    proc = process.find(state_dir, deploy_info)
     if topic is None and len(committed) == 1:  # no mapping given: the checkpoint knows it
         topic = next(iter(committed))
     ends = end_offsets(bootstrap, topic, properties) if bootstrap and topic else {}
@@ -190,7 +198,6 @@ def status(
         end, com = ends.get(p), done.get(p)
         lag = None if end is None else end - (com or 0)
         parts.append(PartitionStatus(topic or "?", p, end, com, lag))
-    from converters.window import read_window
 
     return Status(
         window=read_window(state_dir),
@@ -261,8 +268,6 @@ def dependents_of(
     properties: AnyMapping[str, str] | None = None,
 ) -> Any:
     """v1's dependents now, compared with the previous look (kept in the state directory)."""
-    from converters.dependents import look
-    from converters.statefile import write_state
 
     path = state_dir / SNAPSHOT
     previous = read_state(path).get("groups")

@@ -20,7 +20,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from converters.statefile import read_state
+from converters.pipeline.txsink import Counts, totals
+from converters.state import read_state
 
 METRICS = "schemacli_converter"  # the name of the job's observed metrics
 KINDS = ("converted", "dead_letter", "skipped", "tombstone")
@@ -54,8 +55,6 @@ class ProgressFile:
     def committed(self, batch: int, partitions: Mapping[int, Any]) -> None:
         """Take the cumulative counts the writer committed (v2 partition -> ``txsink.Counts``)
         after ``batch`` (-1: read at start) and print the progress line."""
-        from converters.txsink import Counts, totals
-
         with self._lock:
             # at start (-1) the broker's word replaces the file's; after a batch it adds to it
             before = {} if batch < 0 else self.data.get("partitions") or {}

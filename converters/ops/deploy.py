@@ -1,6 +1,6 @@
 """Deploy the converter job: check its settings, build and run the spark-submit command.
 
-Stopping it is ``converters.stop``, its status ``converters.status``.
+Stopping it is ``converters.ops.stop``, its status ``converters.ops.status``.
 
 The state of one deployment lives in a state directory (default
 ``.schemacli/migrate/<v2 topic>--<v1 topic>``): the resolved mapping (schemas inline, so the
@@ -27,22 +27,30 @@ import zipfile
 from collections.abc import Mapping as AnyMapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from converters import jobprocess, jvmjar
-from converters.mapping import Mapping, to_dict
-from converters.statefile import loads, local_checkpoint, read_state, whole, write_text
-from converters.stop import stop
+from converters.kafka import settings
+from converters.mapping.dump import to_dict
+from converters.mapping.model import Mapping
+from converters.ops import process
+from converters.ops.stop import stop
+from converters.ops.window import advance
+from converters.pipeline import jvmjar
+from converters.pipeline.records import resolve_registry
+from converters.pipeline.transform import compiled_or_fail
+from converters.spark import PACKAGES
+from converters.state import loads, local_checkpoint, read_state, whole, write_text
+from schemacli import redact
 from schemacli.errors import InputError, Location, UsageError
+from schemacli.registry.settings import RegistrySettings, strip_userinfo
 
-SPARK_VERSION = "4.0.1"
+if TYPE_CHECKING:
+    from schemacli.registry.client import RegistryClient
+
 # Spark's default spark.redaction.regex: the confs whose values Spark masks in its UI and logs
 SPARK_REDACTION = re.compile(r"(?i)secret|password|token|access[.]?key")
-PACKAGES = (
-    f"org.apache.spark:spark-avro_2.13:{SPARK_VERSION}",
-    f"org.apache.spark:spark-sql-kafka-0-10_2.13:{SPARK_VERSION}",
-)
 BUNDLED = ("converters", "spark_avro", "schemacli")
+CONVERTERS = Path(__file__).resolve().parent.parent  # the package: spark-submit runs its job.py
 SECRET_ENV_PREFIXES = ("SCHEMACLI_REGISTRY_",)
 MASTER = re.compile(r"^(local(\[(\d+|\*)(,\d+)?\])?|yarn|(k8s|spark|mesos)://\S+)$")
 
@@ -65,7 +73,7 @@ class DeployConfig:
     trigger_seconds: float = 1.0
     max_offsets_per_trigger: int | None = None
     available_now: bool = False
-    delivery: str = "exactly-once"  # or "at-least-once" (converters.job.DELIVERIES)
+    delivery: str = "exactly-once"  # or "at-least-once" (converters.pipeline.stream.DELIVERIES)
     spark_submit: str | None = None
     extra_env: AnyMapping[str, str] = field(default_factory=dict, repr=False)
 
@@ -145,16 +153,12 @@ class DeployConfig:
                     f"--conf {item!r} is not key=value", hint="e.g. --conf spark.executor.memory=2g"
                 )
             if SPARK_REDACTION.search(key):  # masked wherever we print it, as Spark does
-                from schemacli import redact
-
                 redact.remember(value)
         if self.kafka_properties is not None:
-            from converters import kafkaprops
-
             # read by the bounded reader (a missing file, a directory, a device or a FIFO is
             # named as what it is, at once), readable UTF-8 and librdkafka's share accepted,
             # before spark-submit; a driver on the cluster opens the files it names there
-            kafkaprops.load(self.kafka_properties, files=driver_runs_here(self))
+            settings.load(self.kafka_properties, files=driver_runs_here(self))
         if "@" in self.bootstrap:
             raise UsageError(
                 "the bootstrap servers must not carry credentials",
@@ -257,11 +261,11 @@ def prepare(cfg: DeployConfig, mapping: Mapping, *, write: bool = True) -> dict[
     files = {
         "mapping": resolved,
         "bundle": bundle,
-        "job": Path(__file__).resolve().parent / "job.py",
+        "job": CONVERTERS / "job.py",
     }
     if not write:
         return files
-    root = Path(__file__).resolve().parent.parent
+    root = CONVERTERS.parent
     try:
         cfg.state_dir.mkdir(parents=True, exist_ok=True)
         write_text(resolved, text)
@@ -282,8 +286,6 @@ def prepare(cfg: DeployConfig, mapping: Mapping, *, write: bool = True) -> dict[
 
 def build_command(cfg: DeployConfig, files: AnyMapping[str, Path]) -> list[str]:
     """The spark-submit argv. Holds no secret (see module docstring)."""
-    from schemacli.registry.settings import strip_userinfo
-
     cmd = [
         find_spark_submit(cfg.spark_submit),
         "--master",
@@ -293,7 +295,7 @@ def build_command(cfg: DeployConfig, files: AnyMapping[str, Path]) -> list[str]:
     ]
     if not cfg.jars:
         cmd += ["--packages", ",".join(cfg.packages)]
-    # the exactly-once writer runs on the executors' JVMs: our jar (converters.jvmjar)
+    # the exactly-once writer runs on the executors' JVMs: our jar (converters.pipeline.jvmjar)
     ours = (str(jvmjar.JAR),) if cfg.delivery == "exactly-once" else ()
     if cfg.jars or ours:
         cmd += ["--jars", ",".join((*cfg.jars, *ours))]
@@ -376,7 +378,6 @@ def child_env(cfg: DeployConfig) -> dict[str, str]:
         env.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     # Credentials in the URL's user info reach the job as SCHEMACLI_REGISTRY_* (never argv),
     # through the same settings the job rebuilds from them.
-    from schemacli.registry.settings import RegistrySettings
 
     env.update(RegistrySettings.build(url=cfg.registry_url, env={}).credentials_env())
     return env
@@ -401,9 +402,8 @@ def launch(cfg: DeployConfig, cmd: list[str], *, detach: bool) -> Launched:
     returns at once. Foreground: the job's progress lines go to our stderr; returns its exit
     code."""
     env = child_env(cfg)
-    pid_file = cfg.state_dir / jobprocess.SUBMIT_PID
+    pid_file = cfg.state_dir / process.SUBMIT_PID
     _refuse_if_running(cfg.state_dir)
-    from converters.window import advance
 
     advance(cfg.state_dir, "running", planned_at=_mtime(cfg.mapping_path))
     info = {
@@ -416,12 +416,12 @@ def launch(cfg: DeployConfig, cmd: list[str], *, detach: bool) -> Launched:
     }
     deploy_json = cfg.state_dir / "deploy.json"
     write_text(deploy_json, json.dumps(info, indent=2))
-    (cfg.state_dir / jobprocess.DRIVER_PID).unlink(missing_ok=True)  # the job writes its own
+    (cfg.state_dir / process.DRIVER_PID).unlink(missing_ok=True)  # the job writes its own
 
     def started(proc: subprocess.Popen) -> None:
         # who spark-submit is: `stop` signals the pid only while it still names this process
         write_text(pid_file, str(proc.pid))
-        info["submit"] = {"pid": proc.pid, "start_time": jobprocess.start_time(proc.pid)}
+        info["submit"] = {"pid": proc.pid, "start_time": process.start_time(proc.pid)}
         write_text(deploy_json, json.dumps(info, indent=2))
 
     if detach:
@@ -469,7 +469,7 @@ def launch(cfg: DeployConfig, cmd: list[str], *, detach: bool) -> Launched:
 
 
 def _refuse_if_running(state_dir: Path) -> None:
-    proc = jobprocess.find(state_dir, read_state(state_dir / "deploy.json"))
+    proc = process.find(state_dir, read_state(state_dir / "deploy.json"))
     if proc.running:
         raise UsageError(
             f"a converter from {state_dir} is already running (pid {proc.submit})",
@@ -480,8 +480,6 @@ def _refuse_if_running(state_dir: Path) -> None:
 def check_deployable(mapping: Mapping) -> None:
     """Raise UsageError when a side of ``mapping`` lacks the ``topic`` or ``subject`` the job
     needs, CheckFailed when the mapping (or its key's) does not compile to deployable SQL."""
-    from converters.transform import compiled_or_fail
-
     for side in ("source", "target"):
         ep = getattr(mapping, side)
         if not ep.topic or not ep.subject:
@@ -506,15 +504,18 @@ class Deployment:
 
 
 def deploy(
-    cfg: DeployConfig, mapping: Mapping, client: Any, *, dry_run: bool = False, detach: bool = False
+    cfg: DeployConfig,
+    mapping: Mapping,
+    client: RegistryClient,
+    *,
+    dry_run: bool = False,
+    detach: bool = False,
 ) -> Deployment:
     """Check ``cfg``, check that v1 is registered (``client``; not for a dry run), write the state
     directory and run spark-submit (detached: returns once it started). Raises UsageError /
     InputError for settings, CheckFailed when v1 is not registered, RegistryError."""
     cfg.check()
     if not dry_run:
-        from converters.job import resolve_registry
-
         resolve_registry(mapping, client)  # fails now, clearly, if v1 is not registered
     files = prepare(cfg, mapping, write=not dry_run)  # a dry run writes nothing
     cmd = build_command(cfg, files)

@@ -20,15 +20,16 @@ group that reads from one that merely has old offsets.
 
 from __future__ import annotations
 
+import contextlib
 import time
 import uuid
 from collections.abc import Mapping as AnyMapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from converters import kafkawait
-from converters.clientlog import KAFKA_LOGGER
-from converters.provenance import MARKER_HEADER
+from converters.kafka import topicend, waits
+from converters.kafka.settings import client_config
+from converters.pipeline.headers import MARKER_HEADER
 from schemacli.errors import InputError, NetworkError, UsageError
 
 WINDOW_SECONDS = 900
@@ -132,9 +133,7 @@ def _admin(bootstrap: str, properties: AnyMapping[str, str] | None) -> Any:
         raise UsageError(
             "finding v1's dependents needs confluent-kafka", hint="pip install 'schemacli[kafka]'"
         ) from None
-    return AdminClient(
-        {"bootstrap.servers": bootstrap, "logger": KAFKA_LOGGER, **(properties or {})}
-    )
+    return AdminClient(client_config(bootstrap, properties))
 
 
 def _network(bootstrap: str, exc: Exception) -> NetworkError:
@@ -145,7 +144,7 @@ def _network(bootstrap: str, exc: Exception) -> NetworkError:
 
 
 def _partitions(admin: Any, topic: str, bootstrap: str) -> list[int]:
-    meta = kafkawait.list_topics(admin, topic, TIMEOUT)
+    meta = waits.list_topics(admin, topic, TIMEOUT)
     found = meta.topics.get(topic)
     if found is None or found.error is not None:
         raise InputError(
@@ -234,15 +233,16 @@ def _unread(
     if not todo:
         return {}
     consumer = Consumer(
-        {
-            "bootstrap.servers": bootstrap,
-            "group.id": f"schemacli-dependents-{uuid.uuid4().hex[:8]}",  # never commits
-            "enable.auto.commit": False,
-            "enable.partition.eof": True,
-            "isolation.level": "read_committed",
-            "logger": KAFKA_LOGGER,
-            **(properties or {}),
-        }
+        client_config(
+            bootstrap,
+            properties,
+            {
+                "group.id": f"schemacli-dependents-{uuid.uuid4().hex[:8]}",  # never commits
+                "enable.auto.commit": False,
+                "enable.partition.eof": True,
+                "isolation.level": "read_committed",
+            },
+        )
     )
     found: dict[tuple[str, int, int], int] = {}
     try:
@@ -272,39 +272,35 @@ def _direct_writes(
     scan_limit: int,
     properties: AnyMapping[str, str] | None,
 ) -> tuple[DirectWrites, ...]:
-    from confluent_kafka import Consumer, KafkaError, TopicPartition
+    from confluent_kafka import Consumer
 
     todo = {p: s for p, s in starts.items() if 0 <= s < ends.get(p, 0)}
     if not todo:
         return tuple(DirectWrites(p, 0, 0, False) for p in sorted(ends))
     consumer = Consumer(
-        {
-            "bootstrap.servers": bootstrap,
-            "group.id": f"schemacli-dependents-{uuid.uuid4().hex[:8]}",  # never commits
-            "enable.auto.commit": False,
-            # the end of a partition written in transactions is a commit marker, an offset no
-            # record has: a partition is done at its end offset or at end of partition
-            "enable.partition.eof": True,
-            "isolation.level": "read_committed",
-            "logger": KAFKA_LOGGER,
-            **(properties or {}),
-        }
+        client_config(
+            bootstrap,
+            properties,
+            {
+                "group.id": f"schemacli-dependents-{uuid.uuid4().hex[:8]}",  # never commits
+                "enable.auto.commit": False,
+                # the end of a partition written in transactions is a commit marker, an offset
+                # no record has: a partition is done at its end offset or at end of partition
+                "enable.partition.eof": True,
+                "isolation.level": "read_committed",
+            },
+        )
     )
     stats = {p: {"n": 0, "scanned": 0, "keys": [], "headers": set()} for p in todo}
     stop = {p: min(ends[p], s + scan_limit) for p, s in todo.items()}
+    spans = {p: (s, stop[p]) for p, s in todo.items()}
     try:
-        consumer.assign([TopicPartition(topic, p, s) for p, s in todo.items()])
-        pending, deadline = set(todo), time.monotonic() + 60
-        while pending and time.monotonic() < deadline:
-            for msg in kafkawait.consume(consumer, 500):
-                if msg.error() is not None:
-                    if msg.error().code() == KafkaError._PARTITION_EOF:
-                        pending.discard(msg.partition())
-                    continue
-                p, offset = msg.partition(), msg.offset()
-                if p not in pending or offset >= stop[p]:
-                    continue
-                st = stats[p]
+        # a look, not a proof: what a minute's read shows is what is said
+        with contextlib.suppress(topicend.EndNotReached):
+            for msg in topicend.read_to_end(
+                consumer, topic, spans, timeout=60, batch=500, errors="skip"
+            ):
+                st = stats[msg.partition()]
                 st["scanned"] += 1
                 names = [name for name, _ in (msg.headers() or ())]
                 if MARKER_HEADER not in names:
@@ -312,8 +308,6 @@ def _direct_writes(
                     if len(st["keys"]) < 3 and msg.key() is not None:
                         st["keys"].append(repr(msg.key()[:40]))
                     st["headers"].update(n for n in names if not n.startswith("schemacli."))
-                if offset + 1 >= stop[p]:
-                    pending.discard(p)
     finally:
         consumer.close()
     return tuple(

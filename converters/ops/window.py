@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from converters.statefile import read_state, write_state
+from converters.state import read_state, write_state
 from schemacli.errors import InputError, Location
 
 STATES = ("planned", "running", "draining", "finished")

@@ -10,15 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 from schemacli.errors import InputError, Location, UsageError
 from schemacli.textfile import UnreadableInput, read_utf8
+from schemacli.topics import TOPIC_HINT, topic_problem
 
 if TYPE_CHECKING:
-    from converters.mapping import Mapping
+    from converters.mapping.model import Mapping
 
 
 def default_state_dir(mapping: Mapping, base: Path | None = None) -> Path:
     """``<base>/<v2 topic>--<v1 topic>``; topics are checked first (a path is built of them)."""
-    from schemacli.topics import TOPIC_HINT, topic_problem
-
     for topic in (mapping.source.topic, mapping.target.topic):
         problem = topic_problem(topic) if topic is not None else None
         if problem is not None:

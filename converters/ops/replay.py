@@ -27,16 +27,28 @@ from collections.abc import Callable, Iterable, Iterator
 from collections.abc import Mapping as AnyMapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from converters import kafkawait
-from converters.clientlog import KAFKA_LOGGER
-from converters.job import ERROR_HEADER, SOURCE_HEADER, STAGE_HEADER, TIMESTAMP_HEADER
-from converters.provenance import MARKER_HEADER, parse_marker
+from converters.kafka import topicend, waits
+from converters.kafka.settings import client_config, librdkafka_properties
+from converters.mapping.model import Mapping
+from converters.pipeline.headers import (
+    DEAD_LETTER_HEADERS,
+    ERROR_HEADER,
+    MARKER_HEADER,
+    SOURCE_HEADER,
+    STAGE_HEADER,
+    TIMESTAMP_HEADER,
+    parse_marker,
+)
+from converters.pipeline.records import RegistryPlan, build_output
+from converters.state import read_state, write_state
 from schemacli.errors import CheckFailed, InputError, NetworkError, UsageError
 
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
 LIMIT = 100_000  # dead letters converted on the driver: more is a job, not a repair
-REPLAY_HEADERS = (ERROR_HEADER, STAGE_HEADER, SOURCE_HEADER, TIMESTAMP_HEADER)
 READ_TIMEOUT = 300.0  # seconds to read a topic to its end offsets
 FILE = "replays.json"  # one entry per replay that wrote, in the state directory
 
@@ -109,7 +121,7 @@ def source_row(key: bytes | None, value: bytes | None, headers: Headers) -> Sour
     timestamp header is missing or not one the job writes."""
     own = list(headers)
     found: dict[str, bytes] = {}
-    for name in REPLAY_HEADERS:
+    for name in DEAD_LETTER_HEADERS:
         for i in range(len(own) - 1, -1, -1):
             if own[i][0] == name:
                 found[name] = own.pop(i)[1]
@@ -187,11 +199,11 @@ def _position_order(position: str) -> tuple[str, int, int]:
 # Spark: convert the rows through the job's build_output
 
 
-def convert(spark: Any, rows: list[SourceRow], mapping: Any, reg: Any) -> Outcome:
-    """``rows`` through ``converters.job.build_output`` in ``spark``, collected on the driver."""
+def convert(
+    spark: SparkSession, rows: list[SourceRow], mapping: Mapping, reg: RegistryPlan
+) -> Outcome:
+    """``rows`` through ``pipeline.records.build_output`` in ``spark``, collected on the driver."""
     from pyspark.sql import functions as F
-
-    from converters.job import build_output
 
     schema = (
         "key binary, value binary, topic string, partition int, offset long, timestamp_ms long, "
@@ -238,11 +250,8 @@ def convert(spark: Any, rows: list[SourceRow], mapping: Any, reg: Any) -> Outcom
 
 def kafka_config(bootstrap: str, properties: AnyMapping[str, str] | None) -> dict[str, Any]:
     """The client settings: bootstrap, the silent logger, and the properties file's entries in
-    librdkafka's names (the same file as deploy's: ``converters.kafkaprops``)."""
-    from converters.kafkaprops import librdkafka_properties
-
-    extra = librdkafka_properties(properties or {})
-    return {"bootstrap.servers": bootstrap, "logger": KAFKA_LOGGER, **extra}
+    librdkafka's names (the same file as deploy's: ``converters.kafka.settings``)."""
+    return client_config(bootstrap, librdkafka_properties(properties or {}))
 
 
 def _unreachable(bootstrap: str, exc: Exception) -> NetworkError:
@@ -259,7 +268,7 @@ def read_topic(
     is done at its end offset, or at end of partition (a transaction's commit marker is the last
     offset of a partition and is never delivered). ``limit``: refuse (UsageError) when the topic
     holds more, before reading any."""
-    from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
+    from confluent_kafka import Consumer, KafkaException
 
     bootstrap = conf["bootstrap.servers"]
     try:
@@ -280,18 +289,13 @@ def read_topic(
             "properties: `librdkafka.<name>` lines are for this client alone).",
         ) from exc
     try:
-        meta = kafkawait.list_topics(consumer, topic, 10).topics.get(topic)
-        if meta is None or meta.error is not None:
+        spans = topicend.ranges(consumer, topic)
+        if spans is None:
             raise InputError(
                 f"topic {topic!r} not found on {bootstrap}",
                 hint="Check the mapping's topics and --bootstrap.",
             )
-        todo = {}
-        for p in sorted(meta.partitions):
-            low, high = kafkawait.watermarks(consumer, TopicPartition(topic, p), 10)
-            if high > low:
-                todo[p] = (low, high)
-        total = sum(high - low for low, high in todo.values())
+        total = sum(high - low for low, high in spans.values())
         if limit is not None and total > limit:
             raise UsageError(
                 # offsets, not records: a topic written in transactions has a commit marker
@@ -300,33 +304,15 @@ def read_topic(
                 hint="They are converted on this machine's driver: raise --limit if it has the "
                 "memory, or repair the bulk by redeploying the converter with the fixed mapping.",
             )
-        if not todo:
-            return
-        consumer.assign([TopicPartition(topic, p, low) for p, (low, _) in todo.items()])
-        left, deadline = set(todo), time.monotonic() + READ_TIMEOUT
-        while left:
-            if time.monotonic() > deadline:
-                raise NetworkError(
-                    f"reading {topic} to its end took more than {READ_TIMEOUT:g} s "
-                    f"(partitions {sorted(left)} unfinished)",
-                    hint="Check the broker; a transaction left open on the topic holds "
-                    "read_committed readers back until it times out.",
-                )
-            for msg in kafkawait.consume(consumer, 1000):
-                err = msg.error()
-                if err is not None:
-                    if err.code() == KafkaError._PARTITION_EOF:
-                        left.discard(msg.partition())
-                        continue
-                    raise KafkaException(err)
-                if msg.partition() not in left:
-                    continue
-                if msg.offset() >= todo[msg.partition()][1]:
-                    left.discard(msg.partition())
-                    continue
-                yield msg
-                if msg.offset() + 1 >= todo[msg.partition()][1]:
-                    left.discard(msg.partition())
+        try:
+            yield from topicend.read_to_end(consumer, topic, spans, timeout=READ_TIMEOUT)
+        except topicend.EndNotReached as late:
+            raise NetworkError(
+                f"reading {topic} to its end took more than {READ_TIMEOUT:g} s "
+                f"(partitions {late.partitions} unfinished)",
+                hint="Check the broker; a transaction left open on the topic holds "
+                "read_committed readers back until it times out.",
+            ) from None
     except KafkaException as exc:
         raise _unreachable(bootstrap, exc) from exc
     finally:
@@ -398,7 +384,7 @@ def fenced_producer(conf: dict[str, Any], v1_topic: str) -> Any:
                 "partitioner": "murmur2_random",
             }
         )
-        kafkawait.sliced(producer.init_transactions, 30)
+        waits.sliced(producer.init_transactions, 30)
     except KafkaException as exc:
         raise _unreachable(conf["bootstrap.servers"], exc) from exc
     return producer
@@ -419,10 +405,10 @@ def write_once(producer: Any, v1_topic: str, rows: list[dict[str, Any]], bootstr
                     break
                 except BufferError:  # the local queue is full: let it drain
                     producer.poll(0.5)
-        kafkawait.sliced(producer.commit_transaction, 120)
+        waits.sliced(producer.commit_transaction, 120)
     except KafkaException as exc:
         try:
-            kafkawait.sliced(producer.abort_transaction, 30)
+            waits.sliced(producer.abort_transaction, 30)
         except KafkaException:
             pass  # fenced or gone: the broker aborts it when the transaction times out
         raise NetworkError(
@@ -440,10 +426,10 @@ def replay(
     *,
     bootstrap: str,
     dead_letter_topic: str,
-    mapping: Any,
+    mapping: Mapping,
     mapping_name: str,
-    reg: Any,
-    spark: Callable[[], Any],
+    reg: RegistryPlan,
+    spark: Callable[[], SparkSession],
     properties: AnyMapping[str, str] | None = None,
     limit: int = LIMIT,
     dry_run: bool = False,
@@ -480,7 +466,7 @@ def replay(
         raise
     finally:
         if producer is not None:
-            kafkawait.flush(producer, 10)
+            waits.flush(producer, 10)
     return ReplayReport(
         dead_letter_topic=dead_letter_topic,
         v1_topic=v1,
@@ -500,8 +486,6 @@ def replay(
 
 def record(state_dir: Path, report: ReplayReport) -> None:
     """Append the replay's time and counts to ``<state-dir>/replays.json`` (not for a dry run)."""
-    from converters.statefile import read_state, write_state
-
     path = state_dir / FILE
     entries = read_state(path).get("replays")
     entries = entries if isinstance(entries, list) else []

@@ -4,10 +4,10 @@ Spark's own Kafka sink is at-least-once: a batch re-run after a driver crash, or
 after a lost executor, writes its records again. This writer makes every write idempotent by the
 v2 message's position, and atomic with a record of that position:
 
-* The rows of a micro-batch (``converters.job.build_records``) reach the executors one Spark
+* The rows of a micro-batch (``pipeline.records.build_records``) reach the executors one Spark
   partition per v2 topic partition, in offset order (the Kafka source's own partitioning), and
-  are written there by the JVM writer (``converters/jvm``: ``dev.schemacli.converters.TxSink``,
-  its jar ``converters.jvmjar.JAR``), reading Spark's internal rows as Spark's own Kafka sink
+  are written there by the JVM writer (``pipeline/jvm``: ``dev.schemacli.converters.TxSink``,
+  its jar ``pipeline.jvmjar.JAR``), reading Spark's internal rows as Spark's own Kafka sink
   does: no row crosses into Python.
 * For each v2 partition a task opens a transactional producer whose ``transactional.id`` is
   derived from the converter and the partition (:func:`transactional_id`), never from the batch
@@ -38,15 +38,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
+from converters.kafka.settings import client_config
+from converters.pipeline.jvmjar import JAR, WRITER_CLASS
+
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 KINDS = ("converted", "dead_letter", "skipped", "tombstone")
-# The columns of a row to write (converters.job.build_records), as the JVM writer reads them
+# The columns of a row to write (pipeline.records.build_records), as the JVM writer reads them
 # (dev.schemacli.converters.TxSink.COLUMNS)
 ROW_COLUMNS = ("topic", "key", "value", "headers", "kind", "source_partition", "source_offset")
 # Producer settings of the writer (the Java client's names), under a --kafka-properties file's:
-# the batching of the at-least-once sink (converters.job.SINK_DEFAULTS), and transactions.
+# the batching of the at-least-once sink (pipeline.stream.SINK_DEFAULTS), and transactions.
 PRODUCER_DEFAULTS = {
     "linger.ms": "100",
     "batch.size": "1048576",
@@ -140,7 +143,8 @@ class SinkConfig:
     timeout: float = TIMEOUT
 
     def base(self) -> dict[str, Any]:
-        return {"bootstrap.servers": self.bootstrap, **self.client}
+        # the driver's clients log to the job's stderr, as its Spark does
+        return client_config(self.bootstrap, self.client, logger=False)
 
     def jvm_options(self) -> dict[str, str]:
         """The options of ``dev.schemacli.converters.SinkConfig``: ``kafka.<name>`` for both of a
@@ -189,8 +193,6 @@ def jvm_writer(spark: Any) -> Any:
     """The JVM writer class (``jvmjar.WRITER_CLASS``) in ``spark``'s JVM; raises WriterMissing
     when its jar was not given to Spark."""
     from py4j.java_gateway import JavaClass
-
-    from converters.jvmjar import JAR, WRITER_CLASS
 
     found = spark._jvm
     for part in WRITER_CLASS.split("."):

@@ -17,8 +17,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from converters.mapping import Conversion, Mapping, Policy, Rule
-from converters.schemaview import SPARK_TYPES, AvroField, AvroType, view
+from converters.mapping.model import Conversion, Mapping, Policy, Rule
+from converters.mapping.schemaview import SPARK_TYPES, AvroField, AvroType, same_type, view
 from schemacli.contracts.findings import Finding
 
 # Avro's own promotions (what a v1 reader would accept from a v2 writer): copy with a cast.
@@ -370,8 +370,6 @@ class _Compiler:
         numeric = ("int", "long", "float", "double")
         if conv is Conversion.COPY:
             if sk == tk and (sk != "enum" or set(st.symbols) <= set(target_t.symbols)):
-                from converters.schemaview import same_type
-
                 if sk in ("record", "array", "map", "union") and not same_type(st, target_t):
                     self.finding("TYPE_MISMATCH", rule, *mismatch)
                 return s, None

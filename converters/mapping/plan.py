@@ -13,12 +13,18 @@ import os
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from converters.mapping import FORMAT_VERSION, Conversion, Endpoint, Mapping, Policy, Rule
-from converters.schemaview import AvroField, AvroType, same_type, view
-from converters.sql import PROMOTIONS
-from schemacli.errors import InputError, Location
+from converters.mapping.model import FORMAT_VERSION, Conversion, Endpoint, Mapping, Policy, Rule
+from converters.mapping.schemaview import AvroField, AvroType, same_type, view
+from converters.mapping.sql import PROMOTIONS
+from schemacli.contracts.inline import inlined
+from schemacli.contracts.loader import load_schema_file, load_schema_text
+from schemacli.errors import InputError, Location, UsageError
+from spark_avro.registry import self_contained_text
+
+if TYPE_CHECKING:
+    from schemacli.registry.client import RegistryClient
 
 NUMERIC = ("int", "long", "float", "double")
 _STORE_PATH = re.compile(r"(?:^|/)subjects/(?P<subject>[^/]+)/v(?P<version>\d+)\.avsc$")
@@ -57,14 +63,12 @@ class _Side:
     inline: bool
 
 
-def plan_request(request: PlanRequest, out_dir: Path, client: Any) -> Planned:
+def plan_request(request: PlanRequest, out_dir: Path, client: RegistryClient | None) -> Planned:
     """Plan ``request``: schemas read from files (paths in the mapping relative to ``out_dir``,
     where it is written) or from the registry (``client.get_version``), subjects inferred from
     the store's layout (``schemas/subjects/<s>/vN.avsc``), topics and key subjects by
     TopicNameStrategy. Raises UsageError for --key-from without --key-to (or the reverse),
     InputError for a schema that cannot be read, RegistryError from the registry."""
-    from schemacli.errors import UsageError
-
     if (request.key_source is None) != (request.key_target is None):
         raise UsageError(
             "--key-from and --key-to go together",
@@ -98,12 +102,11 @@ def plan_request(request: PlanRequest, out_dir: Path, client: Any) -> Planned:
     return Planned(mapping, (src.inline, tgt.inline), (ksrc.inline, ktgt.inline))
 
 
-def _side(client: Any, spec: str, out_dir: Path, subject: str | None = None) -> _Side:
+def _side(
+    client: RegistryClient | None, spec: str, out_dir: Path, subject: str | None = None
+) -> _Side:
     """Schema JSON and endpoint fields for ``--from``/``--to``: an .avsc file, or
     SUBJECT[:VERSION] in the registry; ``subject`` (given on the command line) wins."""
-    from schemacli.contracts.inline import inlined
-    from schemacli.contracts.loader import load_schema_file, load_schema_text
-    from spark_avro.registry import self_contained_text
 
     path = Path(spec)
     if path.suffix in (".avsc", ".json") or path.exists():

@@ -10,6 +10,7 @@ error, marks the window *finished* and writes ``final-report.json`` and ``final-
 
 from __future__ import annotations
 
+import contextlib
 import time
 import uuid
 from collections import Counter
@@ -17,13 +18,17 @@ from collections.abc import Callable
 from collections.abc import Mapping as AnyMapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
-from converters import kafkawait
-from converters.clientlog import KAFKA_LOGGER
+from converters.kafka import topicend
+from converters.kafka.settings import client_config
+from converters.mapping.model import Mapping
+from converters.ops.status import dependents_of, status
+from converters.ops.stop import stop
+from converters.ops.window import advance, read_window
+from converters.pipeline.headers import ERROR_HEADER
+from converters.state import write_state, write_text
 from schemacli.errors import CheckFailed
 
-ERROR_HEADER = "schemacli.error"  # as converters.job writes it on each dead letter
 DEAD_LETTER_SCAN = 100_000
 
 
@@ -71,45 +76,37 @@ def dead_letters_by_error(
 ) -> dict:
     """How many dead letters the topic holds for each error (the ``schemacli.error`` header,
     its first line, cut at 120 characters), reading at most ``limit`` messages."""
-    from confluent_kafka import Consumer, KafkaError, TopicPartition
+    from confluent_kafka import Consumer
 
     consumer = Consumer(
-        {
-            "bootstrap.servers": bootstrap,
-            "group.id": f"schemacli-finish-{uuid.uuid4().hex[:8]}",  # never commits
-            "enable.auto.commit": False,
-            # written in transactions: a partition may end in a commit marker, which is never
-            # delivered; its end of partition is
-            "enable.partition.eof": True,
-            "isolation.level": "read_committed",
-            "logger": KAFKA_LOGGER,
-            **(properties or {}),
-        }
+        client_config(
+            bootstrap,
+            properties,
+            {
+                "group.id": f"schemacli-finish-{uuid.uuid4().hex[:8]}",  # never commits
+                "enable.auto.commit": False,
+                # written in transactions: a partition may end in a commit marker, which is
+                # never delivered; its end of partition is
+                "enable.partition.eof": True,
+                "isolation.level": "read_committed",
+            },
+        )
     )
     counts: Counter[str] = Counter()
     try:
-        meta = kafkawait.list_topics(consumer, topic, 10).topics.get(topic)
-        if meta is None or meta.error is not None:
+        spans = topicend.ranges(consumer, topic)
+        if spans is None:
             return {}
-        ends = {
-            p: kafkawait.watermarks(consumer, TopicPartition(topic, p), 10) for p in meta.partitions
-        }
-        todo = {p: (low, high) for p, (low, high) in ends.items() if high > low}
-        consumer.assign([TopicPartition(topic, p, low) for p, (low, _) in todo.items()])
-        left, read, deadline = set(todo), 0, time.monotonic() + 120
-        while left and read < limit and time.monotonic() < deadline:
-            for msg in kafkawait.consume(consumer, 1000):
-                if msg.error() is not None:
-                    if msg.error().code() == KafkaError._PARTITION_EOF:
-                        left.discard(msg.partition())
-                    continue
-                read += 1
+        # a scan, not a proof: what two minutes or ``limit`` messages show is what is said
+        with contextlib.suppress(topicend.EndNotReached):
+            dead = topicend.read_to_end(consumer, topic, spans, timeout=120, errors="skip")
+            for read, msg in enumerate(dead, 1):
                 headers = dict(msg.headers() or ())
                 error = headers.get(ERROR_HEADER, b"(no error header)")
                 text = error.decode("utf-8", "replace") if isinstance(error, bytes) else str(error)
                 counts[text.splitlines()[0][:120] if text else "(empty)"] += 1
-                if msg.offset() + 1 >= todo[msg.partition()][1]:
-                    left.discard(msg.partition())
+                if read >= limit:
+                    break
     finally:
         consumer.close()
     return dict(counts)
@@ -117,7 +114,7 @@ def dead_letters_by_error(
 
 def finish(
     state_dir: Path,
-    mapping: Any,
+    mapping: Mapping,
     bootstrap: str,
     *,
     force: bool = False,
@@ -129,10 +126,6 @@ def finish(
 ) -> FinalReport:
     """Close the window (see the module docstring). Raises CheckFailed (exit 1) listing the
     reasons while v1 has dependents (unless ``force``), or when the converter cannot drain."""
-    from converters.statefile import write_state, write_text
-    from converters.status import dependents_of, status
-    from converters.stop import stop
-    from converters.window import advance, read_window
 
     v1, v2 = mapping.target.topic, mapping.source.topic
     # the state files read as the converter writes them (else an InputError naming the file)

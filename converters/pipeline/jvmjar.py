@@ -1,8 +1,8 @@
-"""The converter's JVM writer (``converters/jvm``): the jar shipped beside its Java sources.
+"""The converter's JVM writer (``pipeline/jvm``): the jar shipped beside its Java sources.
 
 The exactly-once writer runs on the executors' JVMs (``dev.schemacli.converters.TxSink``, called
-from ``converters.txsink``), so the job needs our jar on Spark's classpath: ``migrate deploy``
-passes it with ``--jars``. It is built from ``converters/jvm/src`` by ``scripts/build-jvm`` (javac
+from ``pipeline.txsink``), so the job needs our jar on Spark's classpath: ``migrate deploy``
+passes it with ``--jars``. It is built from ``pipeline/jvm/src`` by ``scripts/build-jvm`` (javac
 against pyspark's jars and kafka-clients) and committed, so that users need no JDK nor Maven;
 its manifest records the SHA-256 of the sources it was built from, which a unit test compares
 with the sources in the tree.

@@ -23,173 +23,27 @@ Loading keeps every key's line:col, so every error names ``file:line:col`` and t
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, field, fields, replace
-from enum import StrEnum
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from converters.mapping.model import (
+    FORMAT_VERSION,
+    MAX_VERSION,
+    NO_DEFAULT,
+    Conversion,
+    Endpoint,
+    Mapping,
+    Policy,
+    Positions,
+    Rule,
+    located,
+)
+from converters.mapping.schemas import load_schema_files
+from schemacli.contracts.nesting import deep
 from schemacli.errors import InputError, Location
 from schemacli.textfile import DOCUMENT_LIMIT, UnreadableInput, read_utf8
 from schemacli.topics import TOPIC_HINT, topic_problem
-
-FORMAT_VERSION = 1
-MAX_VERSION = 2**31 - 1  # registry versions are Java ints
-
-
-class Policy(StrEnum):
-    """What a field does when its conversion fails for a record."""
-
-    FAIL = "fail"  # the whole record goes to the dead-letter topic, with the reason in a header
-    DEFAULT = "default"  # the field takes its default (the rule's ``default``, else v1's default)
-
-
-class Conversion(StrEnum):
-    """The catalogue of conversions. Each becomes a Spark SQL expression (``converters.sql``)."""
-
-    COPY = "copy"  # same type (or an Avro promotion: int->long/float/double, float->double ...)
-    PARSE_NUMBER = "parse_number"  # string -> int/long/float/double; fails on non-numbers
-    NARROW = "narrow"  # long -> int (fails on overflow), double -> float (fails on overflow)
-    TO_STRING = "to_string"  # enum/boolean/number -> string
-    TO_ENUM = "to_enum"  # string/enum -> enum; fails when the value is not a v1 symbol
-    BYTES_TO_STRING = "bytes_to_string"  # UTF-8 decode; fails on invalid UTF-8
-    STRING_TO_BYTES = "string_to_bytes"  # UTF-8 encode
-    RECORD = "record"  # a nested record built field by field (its fields are ``path.sub`` rules)
-    DEFAULT = "default"  # v2 has no such field: the default value
-    SQL = "sql"  # a hand-written Spark SQL expression (``expr``, optional ``error_when``)
-    UNRESOLVED = "unresolved"  # no safe conversion: the mapping is not deployable until resolved
-
-
-_MISSING = object()
-
-
-def _written(
-    key: str | None = None,
-    *,
-    when: Callable[[Any], bool] | None = None,
-    inline: bool = False,
-    top_only: bool = False,
-) -> dict[str, Any]:
-    """A field's place in the mapping file (``dump``): its key there (default: the field's name),
-    when it is written (``when(owner)``; default: when its value is not None), ``inline`` for an
-    embedded schema (written only when asked for), ``top_only`` for what a ``key:`` section does
-    not repeat. Fields are written in their declaration order."""
-    return {"key": key, "when": when, "inline": inline, "top_only": top_only}
-
-
-_SKIP: dict[str, Any] = {"skip": True}  # not part of the file format
-
-
-def _resolved(when: Callable[[Rule], bool]) -> Callable[[Rule], bool]:
-    # an `unresolved` marker is written as from + unresolved (+ note): nothing else applies
-    return lambda r: r.convert is not Conversion.UNRESOLVED and when(r)
-
-
-_POLICY_IMPLIED = (Conversion.COPY, Conversion.DEFAULT, Conversion.RECORD)  # cannot fail
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    """One side of the migration: where its schema comes from and which topic carries it."""
-
-    subject: str | None = None
-    version: int | str | None = None  # registry version or "latest"
-    schema: str | None = None  # path of an .avsc file, relative to the mapping file
-    topic: str | None = None
-    schema_json: Any = field(  # loaded schema (file or inline)
-        default=None, compare=False, metadata=_written(inline=True)
-    )
-
-
-@dataclass(frozen=True, kw_only=True)
-class Rule:
-    """How one v1 (target) field is produced. ``target`` and ``source`` are dotted paths.
-
-    Fields are declared in the order the mapping file writes a rule's keys."""
-
-    target: str = field(metadata=_SKIP)  # the rule's key under `fields:`
-    source: str | None = field(default=None, metadata=_written("from"))
-    convert: Conversion = field(
-        metadata=_written(when=lambda r: r.convert is not Conversion.UNRESOLVED)
-    )
-    # convert=unresolved: why no safe conversion exists
-    reason: str | None = field(
-        default=None,
-        metadata=_written("unresolved", when=lambda r: r.convert is Conversion.UNRESOLVED),
-    )
-    expr: str | None = field(  # convert=sql only
-        default=None, metadata=_written(when=_resolved(lambda r: r.expr is not None))
-    )
-    error_when: str | None = field(  # convert=sql only: SQL condition meaning "conversion failed"
-        default=None, metadata=_written(when=_resolved(lambda r: r.error_when is not None))
-    )
-    # written where a conversion can fail, or when it is not the default policy
-    on_error: Policy = field(
-        default=Policy.FAIL,
-        metadata=_written(
-            when=_resolved(
-                lambda r: r.convert not in _POLICY_IMPLIED or r.on_error is Policy.DEFAULT
-            )
-        ),
-    )
-    # explicit default for policy=default / convert=default
-    default: Any = field(
-        default=_MISSING, metadata=_written(when=_resolved(lambda r: r.has_default))
-    )
-    note: str | None = field(  # planner's remark (lossy, alias used, ...)
-        default=None, metadata=_written(when=lambda r: bool(r.note))
-    )
-
-    @property
-    def has_default(self) -> bool:
-        return self.default is not _MISSING
-
-
-@dataclass(frozen=True, kw_only=True)
-class Mapping:
-    """A mapping file's content; fields are declared in the order the file writes them."""
-
-    version: int = field(metadata=_written(top_only=True))
-    source: Endpoint
-    target: Endpoint
-    dead_letter_topic: str | None = field(
-        default=None, metadata=_written(when=lambda m: bool(m.dead_letter_topic), top_only=True)
-    )
-    rules: tuple[Rule, ...] = field(metadata=_written("fields"))
-    origin: str | None = field(default=None, compare=False, metadata=_SKIP)  # the file it came from
-    positions: dict[str, tuple[int, int]] = field(
-        default_factory=dict, compare=False, repr=False, metadata=_SKIP
-    )
-    key: Mapping | None = None  # the key's own mapping; None: the key is copied byte for byte
-    prefix: str = field(default="", metadata=_SKIP)  # "/key" for the key's mapping
-
-    def rule(self, target: str) -> Rule | None:
-        return next((r for r in self.rules if r.target == target), None)
-
-    @property
-    def unresolved(self) -> tuple[Rule, ...]:
-        return tuple(r for r in self.rules if r.convert is Conversion.UNRESOLVED)
-
-    def location(self, pointer: str) -> Location:
-        """Location of a key path (``/fields/total_amount/convert``) in the mapping file."""
-        pointer = self.prefix + pointer
-        probe = pointer
-        while probe and probe not in self.positions:
-            probe = probe.rsplit("/", 1)[0]
-        line, col = self.positions.get(probe, (None, None))
-        return Location(source=self.origin, pointer=pointer, line=line, column=col)
-
-    def with_schemas(self, source_json: Any, target_json: Any) -> Mapping:
-        return replace(
-            self,
-            source=replace(self.source, schema_json=source_json),
-            target=replace(self.target, schema_json=target_json),
-        )
-
-
-# ---------------------------------------------------------------------------------------------
-# YAML -> Mapping
 
 
 def load(path: str | Path, *, load_schemas: bool = True) -> Mapping:
@@ -208,7 +62,7 @@ def load(path: str | Path, *, load_schemas: bool = True) -> Mapping:
         raise
     mapping = loads(text, source=str(p))
     if load_schemas:
-        mapping = _load_schema_files(mapping, p.parent)
+        mapping = load_schema_files(mapping, p.parent)
     return mapping
 
 
@@ -226,8 +80,6 @@ def loads(text: str, *, source: str = "<mapping>") -> Mapping:
     null (a date stays the text it was written as); no other tags, at most :data:`MAX_NESTING`
     levels and :data:`MAX_NODES` nodes once aliases are expanded."""
     import yaml
-
-    from schemacli.contracts.nesting import deep
 
     try:
         with deep():
@@ -388,20 +240,14 @@ def _scalar(node: Any) -> Any:
 
 
 class _Ctx:
-    def __init__(self, positions: dict, source: str) -> None:
+    def __init__(self, positions: Positions, source: str) -> None:
         self.positions = positions
         self.source = source
         self.texts: dict[str, str] = {}  # pointer -> the YAML text of a scalar
 
     def error(self, pointer: str, message: str, hint: str) -> InputError:
-        probe = pointer
-        while probe and probe not in self.positions:
-            probe = probe.rsplit("/", 1)[0]
-        line, col = self.positions.get(probe, (None, None))
         return InputError(
-            message,
-            location=Location(source=self.source, pointer=pointer, line=line, column=col),
-            hint=hint,
+            message, location=located(self.positions, self.source, pointer), hint=hint
         )
 
     def keys(self, obj: dict, pointer: str, allowed: tuple[str, ...]) -> None:
@@ -651,241 +497,8 @@ def _rule(ctx: _Ctx, target: str, spec: Any, pointer: str) -> Rule:
         convert=conv,
         source=source,
         on_error=policy,
-        default=spec["default"] if "default" in spec else _MISSING,
+        default=spec["default"] if "default" in spec else NO_DEFAULT,
         expr=expr,
         error_when=ctx.string(spec, "error_when", pointer),
         note=spec.get("note"),
     )
-
-
-def _load_schema_files(mapping: Mapping, base: Path) -> Mapping:
-    """Each side's schema, read (``schema``) or taken inline (``schema_json``) and checked as
-    Avro (``schemacli.contracts``) and as a record the converter supports. A side naming only
-    a ``subject`` keeps ``schema_json=None``: see :func:`with_registry_schemas`."""
-    if mapping.key is not None:
-        mapping = replace(mapping, key=_load_schema_files(mapping.key, base))
-    loaded = []
-    for side, ep in (("source", mapping.source), ("target", mapping.target)):
-        js = ep.schema_json
-        if js is not None:
-            js = _inline_schema(mapping, side, js)
-        elif ep.schema is not None:
-            path = (base / ep.schema) if not Path(ep.schema).is_absolute() else Path(ep.schema)
-            js = _schema_file(mapping, side, path)
-        loaded.append(js)
-    return mapping.with_schemas(*loaded)
-
-
-def side_label(mapping: Mapping, side: str) -> str:
-    """ "v2" / "v1" (what the converter reads / writes), "v2 key" / "v1 key" in a key section."""
-    return ("v2" if side == "source" else "v1") + (" key" if mapping.prefix else "")
-
-
-def _schema_file(mapping: Mapping, side: str, path: Path) -> Any:
-    from schemacli.contracts.loader import load_schema_file
-    from schemacli.contracts.source import UnreadableFile
-    from schemacli.errors import SchemaParseError
-
-    label = side_label(mapping, side)
-    try:
-        loaded = load_schema_file(path)
-    except UnreadableFile as err:
-        if err.location is not None and err.location.line is not None:  # bad bytes: in the file
-            raise
-        raise InputError(
-            f"cannot read the {mapping.prefix[1:]}{' ' if mapping.prefix else ''}{side} "
-            f"schema {str(path)!r} ({label}): {err.message}",
-            location=mapping.location(f"/{side}/schema"),
-            hint="Paths are relative to the mapping file.",
-        ) from err
-    except SchemaParseError as err:
-        raise SchemaParseError(
-            f"{label} schema: {err.message}",
-            location=err.location,
-            hint=err.hint or "Check it with `schemacli validate`.",
-        ) from err
-    except InputError as err:  # not JSON, ...: where in the schema file
-        raise InputError(
-            f"{label} schema: {err.message}",
-            location=err.location,
-            hint=err.hint or "Check it with `schemacli validate`.",
-        ) from err
-    from schemacli.contracts.inline import inlined
-
-    value = inlined(loaded)  # named types from other files travel inline, as the job needs
-    _supported(mapping, side, value, loaded.location)
-    return value
-
-
-def _inline_schema(mapping: Mapping, side: str, js: Any) -> Any:
-    from schemacli.contracts.parse import parse_schema
-    from schemacli.errors import SchemaParseError
-
-    label = side_label(mapping, side)
-    pointer = f"/{side}/schema_json"
-    if isinstance(js, str) and js.lstrip()[:1] in ("{", "[", '"'):
-        raise InputError(
-            f"{label} schema_json is JSON text in a string, not a schema",
-            location=mapping.location(pointer),
-            hint="Write the schema itself under `schema_json:` (YAML or JSON, unquoted), or "
-            "save it as an .avsc file and name it with `schema:`.",
-        )
-    try:
-        parse_schema(js)
-    except SchemaParseError as err:
-        inner = err.location.pointer if err.location and err.location.pointer else ""
-        raise SchemaParseError(
-            f"{label} schema_json: {err.message}",
-            location=mapping.location(pointer + inner),
-            hint=err.hint or "Fix the inline schema; `schemacli validate` checks an .avsc file.",
-        ) from err
-
-    def where(inner: str | None = None) -> Location:
-        return mapping.location(pointer + (inner or ""))
-
-    _supported(mapping, side, js, where)
-    return js
-
-
-def _supported(mapping: Mapping, side: str, js: Any, where: Any) -> None:
-    """The schema is a record the converter can handle (not a primitive, not recursive)."""
-    from converters.schemaview import view
-
-    label = side_label(mapping, side)
-    try:
-        kind = view(js).kind
-    except InputError as err:  # valid Avro the converter does not support (recursion)
-        inner = err.location.pointer if err.location else None
-        raise InputError(
-            f"{label} schema: {err.message}", location=where(inner), hint=err.hint
-        ) from err
-    if kind != "record":
-        raise InputError(
-            f"{label} schema is a{'n' if kind[0] in 'aeiou' else ''} {kind}, not a record",
-            location=where(None),
-            hint="A mapping converts records field by field; both schemas must be records.",
-        )
-
-
-def with_registry_schemas(mapping: Mapping, fetch: Any) -> Mapping:
-    """``mapping`` with the schema of each side that names only a ``subject`` (no ``schema``,
-    no ``schema_json``) taken from the registry: ``fetch(subject, version)`` returns
-    ``(schema text, "subject:version")``. Checked like a schema file; sides with a schema are
-    left alone."""
-    from schemacli.contracts.loader import load_schema_text
-    from schemacli.errors import SchemaParseError
-
-    if mapping.key is not None:
-        mapping = replace(mapping, key=with_registry_schemas(mapping.key, fetch))
-    loaded = []
-    for side, ep in (("source", mapping.source), ("target", mapping.target)):
-        js = ep.schema_json
-        if js is None and ep.subject is not None:
-            text, label = fetch(ep.subject, ep.version or "latest")
-            try:
-                schema = load_schema_text(text, label)
-            except SchemaParseError as err:
-                raise SchemaParseError(
-                    f"{side_label(mapping, side)} schema: {err.message}",
-                    location=err.location,
-                    hint=err.hint,
-                ) from err
-            js = schema.value
-            _supported(mapping, side, js, schema.location)
-        loaded.append(js)
-    return mapping.with_schemas(*loaded)
-
-
-def missing_schemas(mapping: Mapping) -> list[str]:
-    """JSON pointers of the sides (the key's too) whose schema is not loaded."""
-    missing = [
-        mapping.prefix + f"/{side}"
-        for side, ep in (("source", mapping.source), ("target", mapping.target))
-        if ep.schema_json is None
-    ]
-    return missing + (missing_schemas(mapping.key) if mapping.key is not None else [])
-
-
-# ---------------------------------------------------------------------------------------------
-# Mapping -> YAML
-
-
-def to_dict(
-    mapping: Mapping,
-    *,
-    inline_schemas: bool = False,
-    inline: tuple[bool, bool] = (False, False),
-    key_inline: tuple[bool, bool] = (False, False),
-) -> dict[str, Any]:
-    """The mapping as plain data in the file format, derived from the dataclasses' fields (see
-    ``_written``). ``inline_schemas`` embeds ``schema_json`` for every side; ``inline`` /
-    ``key_inline`` per side of the value / key, for schemas that came from the registry."""
-    embed = {
-        "/source": inline[0],
-        "/target": inline[1],
-        "/key/source": key_inline[0],
-        "/key/target": key_inline[1],
-    }
-    return _dump(mapping, "", lambda pointer: inline_schemas or embed.get(pointer, False))
-
-
-def _dump(obj: Any, pointer: str, embed: Callable[[str], bool]) -> Any:
-    """A dataclass of the mapping as file data: each written field under its key, rules as
-    ``{target: rule}``, enums as their value."""
-    if isinstance(obj, tuple) and all(isinstance(r, Rule) for r in obj):  # the rules
-        return {r.target: _dump(r, f"{pointer}/{r.target}", embed) for r in obj}
-    if isinstance(obj, StrEnum):
-        return obj.value
-    if not isinstance(obj, (Mapping, Endpoint, Rule)):
-        return obj
-    out: dict[str, Any] = {}
-    for f in fields(obj):
-        spec = f.metadata or _written()
-        value = getattr(obj, f.name)
-        if spec.get("skip") or (spec["top_only"] and pointer):
-            continue
-        written = spec["when"](obj) if spec["when"] else value is not None
-        if not written or (spec["inline"] and not embed(pointer)):
-            continue
-        key = spec["key"] or f.name
-        out[key] = _dump(value, f"{pointer}/{key}", embed)
-    return out
-
-
-def dumps(
-    mapping: Mapping,
-    *,
-    header: str | None = None,
-    inline: tuple[bool, bool] = (False, False),
-    key_inline: tuple[bool, bool] = (False, False),
-) -> str:
-    """YAML text of ``mapping``: block style, but one flow line per field rule, in v1 field order
-    (the key's last)."""
-    import yaml
-
-    def block(data: dict[str, Any], indent: str) -> list[str]:
-        rules = data.pop("fields")
-        text = yaml.safe_dump(data, sort_keys=False, default_flow_style=False, width=100)
-        return [indent + line for line in text.rstrip().splitlines()] + [
-            f"{indent}fields:",
-            *_rule_lines(rules, indent + "  "),
-        ]
-
-    data = to_dict(mapping, inline=inline, key_inline=key_inline)
-    key = data.pop("key", None)
-    lines = [f"# {line}".rstrip() for line in (header or "").splitlines()]
-    lines += block(data, "")
-    if key is not None:
-        lines += ["key:", *block(key, "  ")]
-    return "\n".join(lines) + "\n"
-
-
-def _rule_lines(rules: dict[str, Any], indent: str) -> list[str]:
-    import yaml
-
-    lines = []
-    for target, spec in rules.items():
-        flow = yaml.safe_dump(spec, default_flow_style=True, sort_keys=False, width=10_000).strip()
-        key = yaml.safe_dump(target, default_flow_style=True).strip().removesuffix("\n...").strip()
-        lines.append(f"{indent}{key}: {flow}")
-    return lines

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from schemacli.errors import InputError, Location
+from schemacli.textfile import UnreadableInput, read_input
 
 PID_MAX = 4_194_304  # Linux's PID_MAX_LIMIT; other systems stay far below it
 SUBMIT_PID = "submit.pid"
@@ -47,7 +48,6 @@ def read_pid(path: Path) -> int | None:
         f"Delete {path}: the converter writes it when it starts. If a converter still runs, "
         "find it with `ps` and stop it by hand."
     )
-    from schemacli.textfile import UnreadableInput, read_input
 
     try:  # the bounded reader: a FIFO or a device put there is named, never read (or waited on)
         raw = read_input(path, limit=_PID_FILE_LIMIT, what="pid file")

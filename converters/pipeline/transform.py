@@ -5,8 +5,8 @@ Assumptions, said out loud:
 * the input is what ``spark_avro.decode_confluent(..., mode="PERMISSIVE", flatten=False)`` returns:
   the v2 record as one struct column ``record``, ``decode_error`` (null when it decoded) and any
   other columns, which are carried through untouched (Kafka metadata, raw bytes, headers);
-* every v1 field is computed by the Spark SQL the mapping compiles to (``converters.sql``), over
-  the v2 record's fields; nothing runs in Python;
+* every v1 field is computed by the Spark SQL the mapping compiles to
+  (``converters.mapping.sql``), over the v2 record's fields; nothing runs in Python;
 * a record that failed to decode, or whose conversion failed for a field with ``on_error: fail``,
   goes to the dead-letter frame with its reason; no record is dropped.
 """
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from converters.mapping import Mapping
-from converters.sql import Compiled, compile_mapping, ident, select_sql
+from converters.mapping.model import Mapping
+from converters.mapping.sql import Compiled, compile_mapping, ident, select_sql
 from schemacli.errors import CheckFailed
 
 if TYPE_CHECKING:

@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import io
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from converters import kafkawait
-from converters.clientlog import KAFKA_LOGGER
+from converters.kafka import waits
+from converters.kafka.settings import client_config
+from converters.mapping.model import Mapping
 from schemacli.errors import NetworkError, UsageError
+
+if TYPE_CHECKING:
+    from schemacli.registry.client import RegistryClient
 
 
 def read_samples(
-    bootstrap: str, mapping: Any, client: Any, count: int, *, timeout: float = 15.0
+    bootstrap: str, mapping: Mapping, client: RegistryClient, count: int, *, timeout: float = 15.0
 ) -> list[dict]:
     """Up to ``count`` decoded records from the start of the v2 topic. Raises NetworkError when
     Kafka cannot be reached, UsageError when confluent-kafka is missing."""
@@ -34,17 +38,19 @@ def read_samples(
     reader = fastavro.parse_schema(mapping.source.schema_json)
     writers: dict[int, Any] = {}
     consumer = Consumer(
-        {
-            "bootstrap.servers": bootstrap,
-            "group.id": "schemacli-migrate-sample",
-            "enable.auto.commit": False,
-            "auto.offset.reset": "earliest",
-            "logger": KAFKA_LOGGER,
-        }
+        client_config(
+            bootstrap,
+            None,
+            {
+                "group.id": "schemacli-migrate-sample",
+                "enable.auto.commit": False,
+                "auto.offset.reset": "earliest",
+            },
+        )
     )
     records: list[dict] = []
     try:
-        meta = kafkawait.list_topics(consumer, topic, min(timeout, 10))
+        meta = waits.list_topics(consumer, topic, min(timeout, 10))
         tmeta = meta.topics.get(topic)
         if tmeta is None or tmeta.error is not None:
             raise UsageError(
