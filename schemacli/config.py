@@ -24,17 +24,22 @@ from schemacli.errors import ConfigError, Location, SchemacliError, SchemacliWar
 from schemacli.origin import Kind, Origin
 from schemacli.textfile import SETTINGS_LIMIT, UnreadableInput, read_input, resolved
 from schemacli.tomlfile import (
+    CACHE_DIR,
     CONFIG_FILE,
     FILE_KEYS,
+    LEVEL,
+    NAMING_STRATEGY,
     PYPROJECT,
     REGISTRY,
     REGISTRY_KEYS,
+    STORE,
     SUBJECT_KEYS,
     SUBJECTS,
     Table,
     TomlFile,
     read,
 )
+from schemacli.tomlfile import DEFAULT_LEVEL as DEFAULT_LEVEL_KEY
 
 __all__ = ["Level", "NamingStrategy", "Settings", "load_settings", "parse_level"]
 
@@ -46,10 +51,10 @@ __all__ = ["Level", "NamingStrategy", "Settings", "load_settings", "parse_level"
 ENV_PREFIX = "SCHEMACLI_"
 ENV_CONFIG = "SCHEMACLI_CONFIG"
 ENV_KEYS = {  # environment variable -> file key
-    "SCHEMACLI_STORE": "store",
-    "SCHEMACLI_DEFAULT_LEVEL": "default-level",
-    "SCHEMACLI_NAMING_STRATEGY": "naming-strategy",
-    "SCHEMACLI_CACHE_DIR": "cache-dir",
+    "SCHEMACLI_STORE": STORE,
+    "SCHEMACLI_DEFAULT_LEVEL": DEFAULT_LEVEL_KEY,
+    "SCHEMACLI_NAMING_STRATEGY": NAMING_STRATEGY,
+    "SCHEMACLI_CACHE_DIR": CACHE_DIR,
 }
 
 DEFAULT_STORE = "schemas"
@@ -136,12 +141,12 @@ def load_settings(
         return base / (Path(value).expanduser() if expand else Path(value))
 
     default_store = (config_file.parent if config_file else cwd) / DEFAULT_STORE
-    store = path("store", '"schemas"') or default_store
-    picked = pick("default-level")
+    store = path(STORE, '"schemas"') or default_store
+    picked = pick(DEFAULT_LEVEL_KEY)
     default_level = _level(*picked) if picked is not None else DEFAULT_LEVEL
-    picked = pick("naming-strategy")
+    picked = pick(NAMING_STRATEGY)
     strategy = _strategy(*picked) if picked is not None else DEFAULT_STRATEGY
-    cache_dir = path("cache-dir", '".cache/schemacli"', expand=True)
+    cache_dir = path(CACHE_DIR, '".cache/schemacli"', expand=True)
     registry = _registry_table(file, table)
     subject_levels = _subject_levels(file, table)
     return Settings(
@@ -203,9 +208,9 @@ def _subject_levels(file: TomlFile | None, table: Mapping[str, Any]) -> dict[str
                     location=where,
                     hint=f"allowed keys: {', '.join(SUBJECT_KEYS)}",
                 )
-        if "level" in entry:
+        if LEVEL in entry:
             levels[subject] = _level(
-                entry["level"], Origin.file(f"subjects.{subject}.level", where)
+                entry[LEVEL], Origin.file(f"{SUBJECTS}.{subject}.{LEVEL}", where)
             )
     return levels
 

@@ -29,11 +29,15 @@ CONFIG_FILE = "schemacli.toml"
 PYPROJECT = "pyproject.toml"
 TOOL_TABLE = ("tool", "schemacli")  # where pyproject.toml keeps our table
 
+STORE = "store"
+DEFAULT_LEVEL = "default-level"
+NAMING_STRATEGY = "naming-strategy"
+CACHE_DIR = "cache-dir"
 SUBJECTS = "subjects"
 REGISTRY = "registry"
 LEVEL = "level"
 # Every key our table may hold; anything else is a typo and rejected.
-FILE_KEYS = ("store", "default-level", "naming-strategy", SUBJECTS, REGISTRY, "cache-dir")
+FILE_KEYS = (STORE, DEFAULT_LEVEL, NAMING_STRATEGY, SUBJECTS, REGISTRY, CACHE_DIR)
 SUBJECT_KEYS = (LEVEL,)
 REGISTRY_KEYS = ("url", "user", "password", "token", "ca", "cert", "key", "timeout", "retries")
 
@@ -369,6 +373,13 @@ def set_value(text: str, keys: KeyPath, value: str) -> str:
         new_text = new_text[:-1]  # the blank line goes between tables, not at the end
     _check_reads_back(new_text, before, keys, value)
     return new_text
+
+
+def dumps(values: Mapping[str, str]) -> str:
+    """A new settings file holding ``values`` (keys and values escaped by tomlkit)."""
+    import tomlkit
+
+    return tomlkit.dumps(dict(values))
 
 
 def add_table(text: str, keys: KeyPath, values: Mapping[str, str]) -> str:
