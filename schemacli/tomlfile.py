@@ -97,11 +97,12 @@ def _line_column(where: str) -> tuple[int | None, int | None]:
 
 @dataclass(frozen=True)
 class TomlFile:
-    """A settings file read once: its path, text and data, and where each key is written."""
+    """A settings file read once: its path, text and data, and where each key is written.
+    Text and data stay out of ``repr`` (the registry table may hold secrets)."""
 
     path: Path
-    text: str
-    data: dict[str, Any]
+    text: str = field(repr=False)
+    data: dict[str, Any] = field(repr=False)
 
     @cached_property
     def positions(self) -> dict[KeyPath, tuple[int, int]]:
@@ -142,7 +143,7 @@ class Table(Mapping[str, Any]):
 
     values: Mapping[str, Any] = field(default_factory=dict, repr=False)
     file: TomlFile | None = None
-    keys: KeyPath = ()  # the table's keys in our table, e.g. ("registry",)
+    key_path: KeyPath = ()  # where the table is in ours, e.g. ("registry",)
 
     def __getitem__(self, key: str) -> Any:
         return self.values[key]
@@ -155,7 +156,7 @@ class Table(Mapping[str, Any]):
 
     def location(self, key: str) -> Location | None:
         """Where ``key`` of this table is written; None when the file is not known."""
-        return None if self.file is None else self.file.settings_location(*self.keys, key)
+        return None if self.file is None else self.file.settings_location(*self.key_path, key)
 
 
 def read(path: Path) -> TomlFile:
