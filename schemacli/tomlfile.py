@@ -350,6 +350,8 @@ def set_value(text: str, keys: KeyPath, value: str) -> str:
     from tomlkit.items import InlineTable, SingleKey
 
     before = parse(text, "<settings>")
+    if text and not text.endswith("\n"):
+        text += "\n"  # the last line ends before a table is added after it
     try:
         doc = tomlkit.parse(text)
         container: Any = doc

@@ -153,3 +153,8 @@ def test_the_settings_engine_imports_neither_config_nor_the_registry():
         assert not {
             m for m in imported if m and m.startswith(("schemacli.config", "schemacli.registry"))
         }
+
+
+def test_a_table_added_after_a_last_line_without_newline_is_set_apart_by_a_blank_line():
+    edited = set_value('store = "s"', ("subjects", "orders-value", "level"), "FULL")
+    assert edited == 'store = "s"\n\n[subjects."orders-value"]\nlevel = "FULL"\n'
