@@ -7,13 +7,14 @@ A key's line:col comes from one scan of the (already valid) text that records wh
 key path is first written: a header, a dotted key, a key in an inline table. Edits go through
 tomlkit, so comments and layout survive, and are parsed back before they are handed out.
 
-Imports neither ``schemacli.config`` nor ``schemacli.registry``: both build on it.
+Imports neither ``schemacli.config`` nor ``schemacli.registry``: both build on it. It is imported
+when ``schemacli --help`` starts (through the registry settings the options name), so tomllib,
+the bounded reader and tomlkit are imported where a file is read or edited, not here.
 """
 
 from __future__ import annotations
 
 import bisect
-import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -21,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from schemacli.errors import ConfigError, Location
-from schemacli.textfile import SETTINGS_LIMIT, UnreadableInput, read_utf8
 
 # -- the layout ---------------------------------------------------------------------------------
 
@@ -76,6 +76,8 @@ class TomlError(ConfigError):
 
 def parse(text: str, source: str) -> dict[str, Any]:
     """``text`` as TOML data; TomlError (file, line:col) when it is not TOML."""
+    import tomllib
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
@@ -165,6 +167,8 @@ def read(path: Path) -> TomlFile:
     Raises ConfigError for a file that cannot be read (too large, not a regular file, ...) or
     is not UTF-8 (line:col of the bad byte), TomlError when it is not TOML.
     """
+    from schemacli.textfile import SETTINGS_LIMIT, UnreadableInput, read_utf8
+
     try:
         text = read_utf8(
             path,
@@ -245,7 +249,7 @@ class _Scanner:
             ch = self.peek()
             if ch in "\"'":
                 end = self.string_end(start)
-                part = str(tomllib.loads(f"k = {self.text[start:end]}")["k"])
+                part = str(parse(f"k = {self.text[start:end]}", "<key>")["k"])
                 self.i = end
             else:
                 self.skip(_BARE)
@@ -432,9 +436,9 @@ def _key(name: str, single_key: Any) -> Any:
 
 def _check_reads_back(new_text: str, before: dict[str, Any], keys: KeyPath, value: str) -> None:
     try:
-        after = tomllib.loads(new_text)
-    except (tomllib.TOMLDecodeError, RecursionError) as err:
-        raise TomlEditError(f"the edit would break the file ({err})") from None
+        after = parse(new_text, "<edited>")
+    except TomlError as err:
+        raise TomlEditError(f"the edit would break the file ({err.message})") from None
     expected = before  # changed in place into what the file must now say
     table: Any = expected
     for key in keys[:-1]:
