@@ -10,7 +10,6 @@ file's directory; from a flag or the environment it is relative to the current d
 from __future__ import annotations
 
 import os
-import re
 import tomllib
 import warnings
 from collections.abc import Mapping
@@ -21,31 +20,41 @@ from typing import Any
 
 from schemacli.contracts.levels import Level, SubjectLevels
 from schemacli.contracts.naming import NamingStrategy
-from schemacli.errors import ConfigError, Location, SchemacliWarning, UsageError
-from schemacli.textfile import SETTINGS_LIMIT, UnreadableInput, read_input, read_utf8, resolved
+from schemacli.errors import ConfigError, Location, SchemacliError, SchemacliWarning
+from schemacli.origin import Kind, Origin
+from schemacli.textfile import SETTINGS_LIMIT, UnreadableInput, read_input, resolved
+from schemacli.tomlfile import (
+    CACHE_DIR,
+    CONFIG_FILE,
+    FILE_KEYS,
+    LEVEL,
+    NAMING_STRATEGY,
+    PYPROJECT,
+    REGISTRY,
+    REGISTRY_KEYS,
+    STORE,
+    SUBJECT_KEYS,
+    SUBJECTS,
+    Table,
+    TomlFile,
+    read,
+)
+from schemacli.tomlfile import DEFAULT_LEVEL as DEFAULT_LEVEL_KEY
 
 __all__ = ["Level", "NamingStrategy", "Settings", "load_settings", "parse_level"]
 
 
-CONFIG_FILE = "schemacli.toml"
-PYPROJECT = "pyproject.toml"
-
-# Every key the file may hold; anything else is a typo and rejected.
-FILE_KEYS = (
-    "store", "default-level", "naming-strategy", "subjects", "registry", "cache-dir"
-)
-SUBJECT_KEYS = ("level",)
-# The [registry] table is validated here by key name only and handed, raw, to
+# The file's layout (CONFIG_FILE, PYPROJECT, FILE_KEYS, ...) is schemacli.tomlfile's. The
+# [registry] table is validated here by key name only and handed, raw, to
 # schemacli.registry.settings.RegistrySettings.build(file_values=...), which checks the values.
-REGISTRY_KEYS = ("url", "user", "password", "token", "ca", "cert", "key", "timeout", "retries")
 
 ENV_PREFIX = "SCHEMACLI_"
 ENV_CONFIG = "SCHEMACLI_CONFIG"
 ENV_KEYS = {  # environment variable -> file key
-    "SCHEMACLI_STORE": "store",
-    "SCHEMACLI_DEFAULT_LEVEL": "default-level",
-    "SCHEMACLI_NAMING_STRATEGY": "naming-strategy",
-    "SCHEMACLI_CACHE_DIR": "cache-dir",
+    "SCHEMACLI_STORE": STORE,
+    "SCHEMACLI_DEFAULT_LEVEL": DEFAULT_LEVEL_KEY,
+    "SCHEMACLI_NAMING_STRATEGY": NAMING_STRATEGY,
+    "SCHEMACLI_CACHE_DIR": CACHE_DIR,
 }
 
 DEFAULT_STORE = "schemas"
@@ -62,9 +71,8 @@ class Settings:
     subject_levels: Mapping[str, Level] = field(default_factory=lambda: MappingProxyType({}))
     naming_strategy: NamingStrategy = DEFAULT_STRATEGY
     # Raw [registry] values of the file (secrets possible): never printed, never in repr.
-    registry: Mapping[str, Any] = field(
-        default_factory=lambda: MappingProxyType({}), repr=False
-    )
+    # a Table: it knows where each key is written, for the registry settings' errors.
+    registry: Table = field(default_factory=Table, repr=False)
     config_file: Path | None = None
     # Where verdicts are cached between runs (cache-dir / SCHEMACLI_CACHE_DIR; None: the
     # platform's user cache directory, contracts.cachedir.default_cache_dir()).
@@ -100,113 +108,131 @@ def load_settings(
     flags = {k: v for k, v in (flags or {}).items() if v is not None}
 
     config_file = _find_config(cwd, env)
-    table, text = _read_table(config_file) if config_file else ({}, "")
-    file_origin = _FileOrigin(config_file, text) if config_file else None
+    file = read(config_file) if config_file else None
+    table = file.settings() if file else {}
     for key in table:
         if key not in FILE_KEYS:
+            assert file is not None
             raise ConfigError(
                 f"unknown key {key!r}",
-                location=file_origin.at(key) if file_origin else None,
+                location=file.settings_location(key),
                 hint=f"allowed keys: {', '.join(FILE_KEYS)}",
             )
 
-    def pick(key: str) -> tuple[Any, _Origin] | None:
+    def pick(key: str) -> tuple[Any, Origin] | None:
         if key in flags:
-            return flags[key], _FlagOrigin(key)
+            return flags[key], Origin.flag(key)
         env_name = next((e for e, k in ENV_KEYS.items() if k == key), None)
         if env_name and env.get(env_name):
-            return env[env_name], _EnvOrigin(env_name)
+            return env[env_name], Origin.env(env_name)
         if key in table:
-            assert file_origin is not None
-            return table[key], file_origin.keyed(key)
+            assert file is not None
+            return table[key], Origin.file(key, file.settings_location(key))
         return None
 
-    store = (config_file.parent if config_file else cwd) / DEFAULT_STORE
-    if (picked := pick("store")) is not None:
+    def path(key: str, example: str, *, expand: bool = False) -> Path | None:
+        """A directory path: relative to the file's folder when the file gives it."""
+        if (picked := pick(key)) is None:
+            return None
         value, origin = picked
         if not isinstance(value, str | Path) or not str(value).strip():
-            raise origin.error("store", value, "a directory path, e.g. \"schemas\"")
-        base = config_file.parent if isinstance(origin, _FileOrigin) and config_file else cwd
-        store = base / Path(value)
+            raise _invalid(origin, value, f"a directory path, e.g. {example}")
+        base = config_file.parent if origin.kind is Kind.FILE and config_file else cwd
+        return base / (Path(value).expanduser() if expand else Path(value))
 
-    default_level = DEFAULT_LEVEL
-    if (picked := pick("default-level")) is not None:
-        default_level = _level(*picked, key="default-level")
-
-    strategy = DEFAULT_STRATEGY
-    if (picked := pick("naming-strategy")) is not None:
-        strategy = _strategy(*picked)
-
-    cache_dir = None
-    if (picked := pick("cache-dir")) is not None:
-        value, origin = picked
-        if not isinstance(value, str | Path) or not str(value).strip():
-            raise origin.error("cache-dir", value, "a directory path, e.g. \".cache/schemacli\"")
-        base = config_file.parent if isinstance(origin, _FileOrigin) and config_file else cwd
-        cache_dir = base / Path(value).expanduser()
-
-    registry = table.get("registry", {})
-    if file_origin is not None and not isinstance(registry, dict):
-        raise file_origin.keyed("registry").error(
-            "registry", "...", 'a table, e.g. [tool.schemacli.registry] url = "http://host:8081"'
-        )
-    for key in registry:
-        if key not in REGISTRY_KEYS:
-            assert file_origin is not None
-            raise ConfigError(
-                f"unknown key {key!r} in the registry table",
-                location=file_origin.at(key),
-                hint=f"allowed keys: {', '.join(REGISTRY_KEYS)}",
-            )
-
-    subject_levels: dict[str, Level] = {}
-    subjects = table.get("subjects", {})
-    if file_origin is not None and not isinstance(subjects, dict):
-        raise file_origin.keyed("subjects").error(
-            "subjects", subjects, 'a table, e.g. [tool.schemacli.subjects."orders-value"]'
-        )
-    for subject, entry in subjects.items():
-        assert file_origin is not None
-        origin = file_origin.keyed(subject)
-        if not isinstance(entry, dict):
-            raise origin.error(f"subjects.{subject}", entry, 'a table such as { level = "FULL" }')
-        for key in entry:
-            if key not in SUBJECT_KEYS:
-                raise ConfigError(
-                    f"unknown key {key!r} for subject {subject!r}",
-                    location=origin.location(),
-                    hint=f"allowed keys: {', '.join(SUBJECT_KEYS)}",
-                )
-        if "level" in entry:
-            subject_levels[subject] = _level(
-                entry["level"], file_origin.keyed(subject), key=f"subjects.{subject}.level"
-            )
-
+    default_store = (config_file.parent if config_file else cwd) / DEFAULT_STORE
+    store = path(STORE, '"schemas"') or default_store
+    picked = pick(DEFAULT_LEVEL_KEY)
+    default_level = _level(*picked) if picked is not None else DEFAULT_LEVEL
+    picked = pick(NAMING_STRATEGY)
+    strategy = _strategy(*picked) if picked is not None else DEFAULT_STRATEGY
+    cache_dir = path(CACHE_DIR, '".cache/schemacli"', expand=True)
+    registry = _registry_table(file, table)
+    subject_levels = _subject_levels(file, table)
     return Settings(
         store=store,
         default_level=default_level,
         subject_levels=MappingProxyType(subject_levels),
         naming_strategy=strategy,
-        registry=MappingProxyType(dict(registry)),
+        registry=Table(MappingProxyType(dict(registry)), file, (REGISTRY,)),
         config_file=config_file,
         cache_dir=cache_dir,
     )
 
 
+def _registry_table(file: TomlFile | None, table: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The [registry] table, its keys checked (its values are the registry settings')."""
+    registry = table.get(REGISTRY, {})
+    if file is None:
+        return registry
+    if not isinstance(registry, dict):
+        raise _invalid(
+            Origin.file(REGISTRY, file.settings_location(REGISTRY)),
+            "...",
+            'a table, e.g. [tool.schemacli.registry] url = "http://host:8081"',
+        )
+    for key in registry:
+        if key not in REGISTRY_KEYS:
+            raise ConfigError(
+                f"unknown key {key!r} in the registry table",
+                location=file.settings_location(REGISTRY, key),
+                hint=f"allowed keys: {', '.join(REGISTRY_KEYS)}",
+            )
+    return registry
+
+
+def _subject_levels(file: TomlFile | None, table: Mapping[str, Any]) -> dict[str, Level]:
+    """The [subjects."<name>"] tables' levels, checked; an error points at the subject."""
+    if file is None:
+        return {}
+    subjects = table.get(SUBJECTS, {})
+    if not isinstance(subjects, dict):
+        raise _invalid(
+            Origin.file(SUBJECTS, file.settings_location(SUBJECTS)),
+            subjects,
+            'a table, e.g. [tool.schemacli.subjects."orders-value"]',
+        )
+    levels: dict[str, Level] = {}
+    for subject, entry in subjects.items():
+        where = file.settings_location(SUBJECTS, subject)
+        if not isinstance(entry, dict):
+            raise _invalid(
+                Origin.file(f"subjects.{subject}", where),
+                entry,
+                'a table such as { level = "FULL" }',
+            )
+        for key in entry:
+            if key not in SUBJECT_KEYS:
+                raise ConfigError(
+                    f"unknown key {key!r} for subject {subject!r}",
+                    location=where,
+                    hint=f"allowed keys: {', '.join(SUBJECT_KEYS)}",
+                )
+        if LEVEL in entry:
+            levels[subject] = _level(
+                entry[LEVEL], Origin.file(f"{SUBJECTS}.{subject}.{LEVEL}", where)
+            )
+    return levels
+
+
 def parse_level(value: str, *, what: str = "--level") -> Level:
     """A level name from the command line (case-insensitive); UsageError if unknown."""
-    return _level(value, _FlagOrigin(what), key=what)
+    return _level(value, Origin.flag(what))
 
 
-def _level(value: Any, origin: _Origin, *, key: str) -> Level:
+def _invalid(origin: Origin, value: Any, allowed: str) -> SchemacliError:
+    return origin.error(f"{value!r} is not valid", f"allowed: {allowed}")
+
+
+def _level(value: Any, origin: Origin) -> Level:
     if isinstance(value, Level):
         return value
     if isinstance(value, str) and value.strip().upper() in Level.__members__:
         return Level[value.strip().upper()]
-    raise origin.error(key, value, ", ".join(level.value for level in Level))
+    raise _invalid(origin, value, ", ".join(level.value for level in Level))
 
 
-def _strategy(value: Any, origin: _Origin) -> NamingStrategy:
+def _strategy(value: Any, origin: Origin) -> NamingStrategy:
     if isinstance(value, NamingStrategy):
         return value
     if isinstance(value, str):
@@ -215,7 +241,7 @@ def _strategy(value: Any, origin: _Origin) -> NamingStrategy:
         for strategy in NamingStrategy:
             if strategy.value.lower() == short.lower():
                 return strategy
-    raise origin.error("naming-strategy", value, ", ".join(s.value for s in NamingStrategy))
+    raise _invalid(origin, value, ", ".join(s.value for s in NamingStrategy))
 
 
 def _find_config(cwd: Path, env: Mapping[str, str]) -> Path | None:
@@ -277,108 +303,3 @@ def _has_tool_table(pyproject: Path) -> bool:
     except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
         return True
     return isinstance(tool, dict) and "schemacli" in tool
-
-
-def _read_table(path: Path) -> tuple[dict[str, Any], str]:
-    try:
-        text = read_utf8(
-            path,
-            hint="save it as UTF-8 (TOML files are UTF-8)",
-            error=ConfigError,
-            limit=SETTINGS_LIMIT,
-            what="config file",
-        )
-    except UnreadableInput as err:
-        raise ConfigError(
-            f"cannot read the config file: {err.message}", location=err.location, hint=err.hint
-        ) from err
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        line, column = _toml_position(str(err))
-        raise ConfigError(
-            f"invalid TOML: {str(err).split(' (at ')[0]}",
-            location=Location(source=str(path), line=line, column=column),
-            hint="fix the TOML syntax (https://toml.io)",
-        ) from err
-    except RecursionError:
-        raise ConfigError(
-            "the TOML is nested too deeply to read (arrays or inline tables inside each other)",
-            location=Location(source=str(path)),
-            hint="a schemacli config is a few flat tables; remove the deep nesting",
-        ) from None
-    if path.name == PYPROJECT:
-        tool = data.get("tool", {})  # `tool = 1` parses: a value, not the [tool] table
-        table = tool.get("schemacli", {}) if isinstance(tool, dict) else tool
-    else:
-        table = data
-    if not isinstance(table, dict):
-        raise ConfigError(
-            "the schemacli settings must be a table",
-            location=Location(source=str(path)),
-            hint="write [tool.schemacli] followed by key = value lines",
-        )
-    return table, text
-
-
-def _toml_position(message: str) -> tuple[int | None, int | None]:
-    match = re.search(r"line (\d+), column (\d+)", message)
-    return (int(match.group(1)), int(match.group(2))) if match else (None, None)
-
-
-class _Origin:
-    """Where a value came from, so the error can point at it."""
-
-    def error(self, key: str, value: Any, allowed: str) -> ConfigError | UsageError:
-        raise NotImplementedError
-
-
-@dataclass(frozen=True)
-class _FlagOrigin(_Origin):
-    flag: str
-
-    def error(self, key: str, value: Any, allowed: str) -> UsageError:
-        positional = self.flag.isupper()  # a metavar such as LEVEL, not an option name
-        name = self.flag if self.flag.startswith("-") or positional else f"--{self.flag}"
-        return UsageError(f"{name}: {value!r} is not valid", hint=f"allowed: {allowed}")
-
-
-@dataclass(frozen=True)
-class _EnvOrigin(_Origin):
-    variable: str
-
-    def error(self, key: str, value: Any, allowed: str) -> ConfigError:
-        return ConfigError(
-            f"environment variable {self.variable}: {value!r} is not valid",
-            hint=f"allowed: {allowed}",
-        )
-
-
-@dataclass(frozen=True)
-class _FileOrigin(_Origin):
-    path: Path
-    text: str
-    key: str | None = None
-
-    def keyed(self, key: str) -> _FileOrigin:
-        return _FileOrigin(self.path, self.text, key)
-
-    def at(self, key: str) -> Location:
-        return self.keyed(key).location()
-
-    def location(self) -> Location:
-        line = None
-        if self.key is not None:
-            # tomllib keeps no positions; the first line that sets or opens the key is close enough.
-            pattern = re.compile(
-                rf'^\s*(\[[^\]]*)?["\']?{re.escape(self.key)}["\']?\s*(=|\]|\.)', re.MULTILINE
-            )
-            match = pattern.search(self.text)
-            if match:
-                line = self.text.count("\n", 0, match.start()) + 1
-        return Location(source=str(self.path), line=line)
-
-    def error(self, key: str, value: Any, allowed: str) -> ConfigError:
-        return ConfigError(
-            f"{key}: {value!r} is not valid", location=self.location(), hint=f"allowed: {allowed}"
-        )

@@ -3,16 +3,15 @@
 Pure planning: :func:`plan` reads what it must (pyproject.toml), validates the options and
 returns every file with its full new content — nothing is written here. The command hands the
 plan to :mod:`schemacli.atomicwrite`, which refuses before writing anything and writes all or
-nothing. The configuration is edited with tomlkit (comments and layout survive) and parsed back
-with tomllib to make sure the file says exactly what it said plus our table; the workflow is
-emitted by a YAML emitter and read back, so no option value can add YAML of its own.
+nothing. The configuration is edited through ``schemacli.tomlfile`` (tomlkit: comments and
+layout survive) and parsed back to make sure the file says exactly what it said plus our table;
+the workflow is emitted by a YAML emitter and read back, so no option value can add YAML of its
+own.
 """
 
 from __future__ import annotations
 
 import copy
-import re
-import tomllib
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,10 +19,22 @@ from typing import Any
 
 import yaml
 
-from schemacli.atomicwrite import Write
+from schemacli.atomicwrite import Write, why
 from schemacli.contracts.levels import Level
 from schemacli.errors import ConfigError, InputError, Location, UsageError
 from schemacli.textfile import UTF8_BOM, decode_utf8
+from schemacli.tomlfile import (
+    DEFAULT_LEVEL,
+    STORE,
+    TOOL_TABLE,
+    KeyPath,
+    TomlEditError,
+    TomlError,
+    add_table,
+    dumps,
+    key_positions,
+    parse,
+)
 
 # A pyproject.toml is a few kilobytes; anything past this is not one (and not read whole).
 MAX_PYPROJECT_BYTES = 4 * 1024 * 1024
@@ -106,14 +117,12 @@ def workflow_text(install: str) -> str:
 
 
 def config_values(store: str, level: Level) -> dict[str, str]:
-    return {"store": store, "default-level": level.value}
+    return {STORE: store, DEFAULT_LEVEL: level.value}
 
 
 def config_text(store: str, level: Level) -> str:
     """schemacli.toml: the two settings, written (and escaped) by tomlkit."""
-    import tomlkit
-
-    return tomlkit.dumps(config_values(store, level))
+    return dumps(config_values(store, level))
 
 
 def _control_characters(value: str) -> list[str]:
@@ -208,27 +217,10 @@ def _type_name(value: object) -> str:
     return _TYPE_NAMES.get(type(value), f"a {type(value).__name__}")
 
 
-def _line_of(text: str, pattern: str) -> int | None:
-    """The 1-based line of the first match of ``pattern`` (a multi-line regex), if any."""
-    match = re.search(pattern, text, re.MULTILINE)
-    return text.count("\n", 0, match.start()) + 1 if match else None
-
-
-def _schemacli_line(text: str) -> int | None:
-    """The line of a ``tool.schemacli = ...`` key, or of ``schemacli = ...`` under ``[tool]``
-    (not one under another table, such as [project.scripts])."""
-    dotted = _line_of(text, r"^[ \t]*[\"']?tool[\"']?[ \t]*\.[ \t]*[\"']?schemacli[\"']?[ \t]*=")
-    if dotted is not None:
-        return dotted
-    header = re.search(r"^[ \t]*\[[ \t]*[\"']?tool[\"']?[ \t]*\][ \t]*(#.*)?$", text, re.MULTILINE)
-    if header is None:
-        return None
-    section = text[header.end() :]
-    section = (
-        section[: m.start()] if (m := re.search(r"^[ \t]*\[", section, re.MULTILINE)) else section
-    )
-    line = _line_of(section, r"^[ \t]*[\"']?schemacli[\"']?[ \t]*=")
-    return None if line is None else text.count("\n", 0, header.end()) + line
+def _line(text: str, keys: KeyPath) -> int | None:
+    """The line where the key path ``keys`` is first written in ``text`` (valid TOML)."""
+    found = key_positions(text).get(keys)
+    return found[0] if found else None
 
 
 def _read_pyproject(path: Path) -> tuple[str, bool]:
@@ -240,8 +232,6 @@ def _read_pyproject(path: Path) -> tuple[str, bool]:
         with open(path, "rb") as handle:
             data = handle.read(MAX_PYPROJECT_BYTES + 1)
     except OSError as err:
-        from schemacli.atomicwrite import why
-
         raise InputError(
             f"cannot read it: {why(err)}", location=Location(source=str(path)), hint=fix
         ) from None
@@ -264,52 +254,54 @@ def _add_table(path: Path, store: str, level: Level) -> str | None:
     text, bom = _read_pyproject(path)
     source = str(path)
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        match = re.search(r"line (\d+), column (\d+)", str(err))
+        data = parse(text, source)
+    except TomlError as err:
+        if err.reason is None:
+            raise ConfigError(
+                "cannot add [tool.schemacli]: the TOML is nested too deeply to read",
+                location=Location(source),
+                hint="Remove the deep nesting, then run schemacli init again.",
+            ) from None
         raise ConfigError(
-            f"cannot add [tool.schemacli]: the file is not valid TOML "
-            f"({str(err).split(' (at ')[0]})",
-            location=Location(
-                source,
-                line=int(match.group(1)) if match else None,
-                column=int(match.group(2)) if match else None,
-            ),
+            f"cannot add [tool.schemacli]: the file is not valid TOML ({err.reason})",
+            location=err.location,
             hint="Fix the TOML syntax (https://toml.io), then run schemacli init again.",
-        ) from None
-    except RecursionError:
-        raise ConfigError(
-            "cannot add [tool.schemacli]: the TOML is nested too deeply to read",
-            location=Location(source),
-            hint="Remove the deep nesting, then run schemacli init again.",
         ) from None
     values = config_values(store, level)
     by_hand = "add by hand: [tool.schemacli] " + ", ".join(
         f"{k} = {v!r}" for k, v in values.items()
     )
-    tool = data.get("tool")
+    tool_key, ours = TOOL_TABLE
+    tool = data.get(tool_key)
     if tool is not None and not isinstance(tool, dict):
         raise ConfigError(
             f"cannot add [tool.schemacli]: `tool` is {_type_name(tool)}, not a table",
-            location=Location(source, line=_line_of(text, r"^[ \t]*[\"']?tool[\"']?[ \t]*=")),
+            location=Location(source, line=_line(text, TOOL_TABLE[:1])),
             hint="In pyproject.toml `tool` holds the tools' tables ([tool.NAME]); "
             "rename that key, then run schemacli init again.",
         )
-    if tool is not None and "schemacli" in tool:
-        if isinstance(tool["schemacli"], dict):
+    if tool is not None and ours in tool:
+        if isinstance(tool[ours], dict):
             return None
         raise ConfigError(
-            f"`tool.schemacli` is {_type_name(tool['schemacli'])}, not a table",
-            location=Location(source, line=_schemacli_line(text)),
+            f"`tool.schemacli` is {_type_name(tool[ours])}, not a table",
+            location=Location(source, line=_line(text, TOOL_TABLE)),
             hint="Replace it with a [tool.schemacli] table (store = ..., default-level = ...), "
             "or remove it and run schemacli init again.",
         )
-    new_text = _tomlkit_add(text, values, path, by_hand)
+    try:  # tomlkit: comments and layout survive
+        new_text = add_table(text, TOOL_TABLE, values)
+    except TomlEditError as err:
+        raise ConfigError(
+            f"cannot add [tool.schemacli] to this file's layout ({err.message})",
+            location=Location(source),
+            hint=by_hand,
+        ) from None
     expected = copy.deepcopy(data)
-    expected.setdefault("tool", {})["schemacli"] = values
+    expected.setdefault(tool_key, {})[ours] = values
     try:
-        reread = tomllib.loads(new_text)
-    except (tomllib.TOMLDecodeError, RecursionError):
+        reread = parse(new_text, source)
+    except TomlError:
         reread = None
     if reread != expected:
         raise ConfigError(
@@ -319,35 +311,3 @@ def _add_table(path: Path, store: str, level: Level) -> str | None:
             hint=by_hand,
         )
     return ("\ufeff" if bom else "") + new_text
-
-
-def _tomlkit_add(text: str, values: dict[str, str], path: Path, by_hand: str) -> str:
-    import tomlkit
-    from tomlkit.exceptions import TOMLKitError
-    from tomlkit.items import InlineTable
-
-    try:
-        doc = tomlkit.parse(text)
-        tool = doc.get("tool")
-        if tool is None:
-            table = tomlkit.table()
-            table.update(values)
-            tools = tomlkit.table(is_super_table=True)
-            tools.add("schemacli", table)
-            doc.add("tool", tools)
-        else:  # the same style as the user's: an inline `tool = {...}` gets an inline table
-            table = tomlkit.inline_table() if isinstance(tool, InlineTable) else tomlkit.table()
-            table.update(values)
-            if not isinstance(tool, InlineTable):
-                table.add(tomlkit.nl())  # a blank line before whatever table follows
-            tool.add("schemacli", table)
-        new_text = tomlkit.dumps(doc)
-        if new_text.endswith("\n\n") and not text.endswith("\n\n"):
-            new_text = new_text[:-1]  # ... but none added at the end of the file
-        return new_text
-    except (TOMLKitError, ValueError, TypeError, RecursionError) as err:
-        raise ConfigError(
-            f"cannot add [tool.schemacli] to this file's layout ({err})",
-            location=Location(str(path)),
-            hint=by_hand,
-        ) from None

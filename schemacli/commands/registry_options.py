@@ -37,6 +37,7 @@ from schemacli.registry.settings import (  # stdlib only: cheap at start-up, unl
 )
 
 if TYPE_CHECKING:  # requests costs ~90 ms to import: only when a registry command runs
+    from schemacli.config import Settings  # ~30 ms (contracts.naming): only when one runs
     from schemacli.registry.client import RegistryClient
     from schemacli.registry.settings import RegistrySettings
 
@@ -212,7 +213,7 @@ class Connection:
     """
 
     registry: RegistrySettings
-    store_settings: Any  # schemacli.config.Settings
+    store_settings: Settings
     _client: RegistryClient | None = field(default=None, repr=False)
 
     @property
@@ -236,7 +237,9 @@ class Connection:
             self._client = None
 
 
-def connect(flags: RegistryFlags, *, store: Path | None = None, settings: Any = None) -> Connection:
+def connect(
+    flags: RegistryFlags, *, store: Path | None = None, settings: Settings | None = None
+) -> Connection:
     """Build the settings once (flag > env > file > default). Raises UsageError/ConfigError.
 
     ``settings`` is the already loaded config (``schemacli.config.Settings``), else it is

@@ -13,13 +13,19 @@ with the commands that delete it.
 
 from __future__ import annotations
 
+import json
 import shlex
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Protocol
 
+from schemacli.contracts.check import Verdict, check_candidate
 from schemacli.contracts.findings import Finding, Severity
-from schemacli.errors import CheckFailed, Location, RegistryError, SchemacliError
+from schemacli.contracts.gate import GateReport, SubjectReport, input_error_row, parse_versions
+from schemacli.contracts.levels import Level
+from schemacli.contracts.loader import LoadedSchema
+from schemacli.contracts.store import References, Tree, VersionFile, read_versions
+from schemacli.errors import CheckFailed, InputError, Location, RegistryError, SchemacliError
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.compare import RegistryCheck, registry_findings, schema_text
 from schemacli.registry.history import is_missing_subject, registry_history, registry_level
@@ -34,13 +40,20 @@ from schemacli.registry.publish import (
 LEVEL_DIFFERS = "LEVEL_DIFFERS"  # the config's level for a subject is not the registry's
 
 
+class ConfiguredLevels(Protocol):
+    """The configured level of each subject: ``schemacli.config.Settings`` (which the registry
+    package does not import) or ``contracts.levels.SubjectLevels``."""
+
+    def level_for(self, subject: str) -> Level: ...
+
+
 @dataclass(frozen=True)
 class Candidate:
     """A local version the registry does not hold yet."""
 
     subject: str
     version: int  # the local store's number
-    loaded: Any  # LoadedSchema
+    loaded: LoadedSchema
     references: tuple[Reference, ...] = ()  # from v<N>.references.json (subject/version form)
 
     @property
@@ -52,28 +65,22 @@ class Candidate:
 class RegistryGate:
     """The gate's report (renderable like the offline gate's) and what would be registered."""
 
-    report: Any  # schemacli.contracts.gate.GateReport
+    report: GateReport
     candidates: tuple[Candidate, ...]
 
     @property
     def passed(self) -> bool:
-        from schemacli.contracts.check import Verdict
-
         return self.report.verdict is Verdict.COMPATIBLE
 
 
 def gate_against_registry(
     client: RegistryClient,
-    head: Any,
-    settings: Any,
+    head: Tree,
+    settings: ConfiguredLevels,
     *,
     each: Callable[[Sequence[str]], Iterable[str]] = lambda names: names,
 ) -> RegistryGate:
     """Check every subject of the store ``head`` (a store Tree) against the registry."""
-    from schemacli.contracts.gate import GateReport, input_error_row
-    from schemacli.contracts.store import References, read_versions
-    from schemacli.errors import InputError
-
     label = f"{head.label} against {client.settings.display_url}"
     try:
         index = head.subjects()
@@ -99,11 +106,12 @@ def gate_against_registry(
 
 
 def _gate_subject(
-    client: RegistryClient, subject: str, files: Sequence[Any], settings: Any, resolver: Any
-) -> tuple[Any, list[Candidate]]:
-    from schemacli.contracts.check import check_candidate
-    from schemacli.contracts.gate import SubjectReport, parse_versions
-
+    client: RegistryClient,
+    subject: str,
+    files: Sequence[VersionFile],
+    settings: ConfiguredLevels,
+    resolver: References,
+) -> tuple[SubjectReport, list[Candidate]]:
     loaded, problems = parse_versions(files, resolver)
     level = registry_level(client, subject)
     if problems:
@@ -159,7 +167,7 @@ def _gate_subject(
 REGISTRY_HISTORY_DIVERGES = "REGISTRY_HISTORY_DIVERGES"
 
 
-def _diverges(subject: str, number: int, version: Any, theirs: Any) -> Finding:
+def _diverges(subject: str, number: int, version: LoadedSchema, theirs: LoadedSchema) -> Finding:
     return Finding(
         kind=REGISTRY_HISTORY_DIVERGES,
         message=f"{subject} v{number} differs from the registry's version at that place "
@@ -172,7 +180,7 @@ def _diverges(subject: str, number: int, version: Any, theirs: Any) -> Finding:
 
 
 def _registry_references(
-    sidecar: str | None, version: Any, subject: str
+    sidecar: str | None, version: LoadedSchema, subject: str
 ) -> tuple[tuple[Reference, ...], Finding | None]:
     """The sidecar's subject/version references as registry references.
 
@@ -180,8 +188,6 @@ def _registry_references(
     subjects' latest versions (docs/store.md): an error finding, since the registry could not
     parse the schema without them.
     """
-    import json
-
     entries = json.loads(sidecar) if sidecar else []
     refs, unusable = [], []
     for entry in entries:
@@ -371,8 +377,8 @@ def _roll_back(client: RegistryClient, created: Sequence[RegisterResult]) -> Rol
 
 def registry_gate(
     client: RegistryClient,
-    settings: Any,
-    head: Any,
+    settings: ConfiguredLevels,
+    head: Tree,
     *,
     register: bool = False,
     each: Callable[[Sequence[str]], Iterable[str]] = lambda names: names,

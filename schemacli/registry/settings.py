@@ -18,7 +18,10 @@ from pathlib import Path
 from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
 from schemacli import redact
-from schemacli.errors import ConfigError, Location, UsageError
+from schemacli.errors import ConfigError, Location, SchemacliError, UsageError
+from schemacli.origin import Kind, Origin
+from schemacli.tomlfile import REGISTRY, Table, TomlFile, dotted, settings_path
+from schemacli.tomlfile import read as read_settings_file
 
 DEFAULT_URL = "http://localhost:8081"
 DEFAULT_TIMEOUT = 10.0
@@ -107,33 +110,36 @@ class RegistrySettings:
         """Combine flags > environment (``SCHEMACLI_REGISTRY_*``) > config file > defaults.
 
         ``file_values`` holds the registry keys of the config file (``url``, ``user``,
-        ``timeout``, ``retries``, ``ca``...), ``file_source`` that file (errors name it and the
-        key's line). Raises UsageError (a flag) or ConfigError (environment, config file) naming
-        where the bad value came from; never echoes a secret.
+        ``timeout``, ``retries``, ``ca``...): ``Settings.registry``, a ``tomlfile.Table`` that
+        knows each key's line:col, or a plain mapping with ``file_source`` the file it came
+        from (read again only to find the lines). Raises UsageError (a flag) or ConfigError
+        (environment, config file) naming where the bad value came from; never echoes a secret.
         """
         env = os.environ if env is None else env
         file_values = file_values or {}
+        file = None if isinstance(file_values, Table) else _read_quietly(file_source)
         _remember_secrets(url, user, password, token, env, file_values)
         for key, value in file_values.items():
             if key in _FILE_STRINGS and not isinstance(value, str):
                 # A secret's value is never echoed, so no key's is: its TOML type says enough.
-                raise _Source("file", key, file_source).error(
+                raise _error(
+                    _file_origin(key, file_values, file),
                     f"must be a string, not {_toml_type(value)}",
                     f'write it in quotes, e.g. {key} = "{_FILE_STRINGS[key]}"',
                 )
 
-        def pick(flag: object, env_key: str, file_key: str) -> tuple[object, _Source | None]:
+        def pick(flag: object, env_key: str, file_key: str) -> tuple[object, Origin | None]:
             if flag is not None:
-                return flag, _Source("flag", _FLAGS[file_key])
+                return flag, Origin.flag(_FLAGS[file_key])
             if env.get(env_key):
-                return env[env_key], _Source("env", env_key)
+                return env[env_key], Origin.env(env_key)
             if file_key in file_values:
-                return file_values[file_key], _Source("file", file_key, file_source)
+                return file_values[file_key], _file_origin(file_key, file_values, file)
             return None, None
 
         # An explicitly empty URL is a mistake (an unset CI variable), not a wish for the default.
         if url is None and env.get(ENV_URL) == "":
-            raw_url, url_source = "", _Source("env", ENV_URL)
+            raw_url, url_source = "", Origin.env(ENV_URL)
         else:
             picked, url_source = pick(url, ENV_URL, "url")
             raw_url = DEFAULT_URL if url_source is None else str(picked)
@@ -143,7 +149,7 @@ class RegistrySettings:
 
         username = user or None
         secret = password or None
-        user_source = _Source("flag", "--user") if username else None
+        user_source = Origin.flag("--user") if username else None
         if username is None and secret is None:
             basic = env.get(ENV_BASIC_AUTH)
             if basic:
@@ -157,9 +163,9 @@ class RegistrySettings:
                 username = env.get(ENV_USER) or url_user or _str(file_values.get("user"))
                 secret = env.get(ENV_PASSWORD) or url_password or _str(file_values.get("password"))
                 if env.get(ENV_USER):
-                    user_source = _Source("env", ENV_USER)
+                    user_source = Origin.env(ENV_USER)
                 elif not url_user and file_values.get("user"):
-                    user_source = _Source("file", "user", file_source)
+                    user_source = _file_origin("user", file_values, file)
         elif secret is None:
             secret = env.get(ENV_PASSWORD) or url_password
         bearer_value, token_source = pick(token or None, ENV_TOKEN, "token")
@@ -177,7 +183,8 @@ class RegistrySettings:
         if username and ":" in username and user_source is not None:
             # RFC 7617: the user-id ends at the first colon, so the registry would see another user.
             # Not echoed: "alice:hunter2" is a password typed where the user goes.
-            raise user_source.error(
+            raise _error(
+                user_source,
                 "the user contains ':', which basic auth cannot carry",
                 "give the user without ':' and the password apart (the password may contain one)",
             )
@@ -302,72 +309,46 @@ _FLAGS = {
 }
 
 
-@dataclass(frozen=True)
-class _Source:
-    """Where a setting came from — a flag, an environment variable or the config file — so an
-    error can name it: UsageError for a flag, ConfigError (with file:line) otherwise."""
-
-    kind: str  # "flag", "env" or "file"
-    name: str  # "--timeout", "SCHEMACLI_REGISTRY_TIMEOUT" or the config key "timeout"
-    file: Path | None = None
-
-    def example(self, value: str, toml: str | None = None) -> str:
-        if self.kind == "flag":
-            return f"{self.name} {value}"
-        if self.kind == "env":
-            return f"{self.name}={value}"
-        pyproject = self.file is not None and self.file.name == "pyproject.toml"
-        table = "tool.schemacli.registry" if pyproject else "registry"
-        return f"{self.name} = {toml or value} in the [{table}] table"
-
-    def error(self, problem: str, hint: str) -> UsageError | ConfigError:
-        if self.kind == "flag":
-            return UsageError(f"{self.name}: {problem}.", hint=_capital(hint) + ".")
-        if self.kind == "env":
-            return ConfigError(
-                f"environment variable {self.name}: {problem}.",
-                hint=f"{_capital(hint)}, or unset {self.name}.",
-            )
-        location = None
-        if self.file is not None:
-            location = Location(source=str(self.file), line=_file_line(self.file, self.name))
-        where = "" if location else " (config file)"
-        return ConfigError(
-            f"registry.{self.name}{where}: {problem}.", location=location, hint=_capital(hint) + "."
-        )
+def _file_origin(
+    key: str, file_values: Mapping[str, object], file: TomlFile | Path | None
+) -> Origin:
+    """The config file's registry ``key``, at its line:col when the file is known."""
+    if isinstance(file_values, Table):
+        location = file_values.location(key)
+    elif isinstance(file, TomlFile):
+        location = file.settings_location(REGISTRY, key)
+    else:
+        location = Location(source=str(file)) if file is not None else None
+    return Origin.file(f"{REGISTRY}.{key}", location)
 
 
-def _capital(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-def _file_line(path: Path, key: str) -> int | None:
-    """The line that sets ``key`` of the registry table in ``path``, if it can be found
-    (tomllib keeps no positions: the first plausible line is close enough)."""
-    from schemacli.textfile import SETTINGS_LIMIT, UnreadableInput, read_input
-
-    try:
-        lines = read_input(path, limit=SETTINGS_LIMIT, what="config file").decode().splitlines()
-    except (UnreadableInput, UnicodeError):
+def _read_quietly(path: Path | None) -> TomlFile | Path | None:
+    """``path`` read only to find lines in it; the bare path when it cannot be read."""
+    if path is None:
         return None
-    prefix = r"tool\s*\.\s*schemacli\s*\.\s*" if path.name == "pyproject.toml" else ""
-    header = re.compile(rf"^\s*\[\s*{prefix}registry\s*\]")
-    assign = re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*=")
-    other = re.compile(
-        rf"^\s*(?:{prefix}registry\s*\.\s*[\"']?{re.escape(key)}[\"']?|registry)\s*=\s*[^=]"
-    )
-    in_table = False
-    fallback = None
-    for number, line in enumerate(lines, 1):
-        if header.match(line):
-            in_table = True
-        elif line.lstrip().startswith("["):
-            in_table = False
-        elif in_table and assign.match(line):
-            return number
-        elif fallback is None and other.match(line):  # a dotted key or an inline table
-            fallback = number
-    return fallback
+    try:
+        return read_settings_file(path)
+    except ConfigError:
+        return path
+
+
+def _example(origin: Origin, value: str, toml: str | None = None) -> str:
+    """How to give ``value`` where ``origin`` gave the bad one."""
+    if origin.kind in (Kind.FLAG, Kind.DEFAULT):
+        return f"{origin.name} {value}"
+    if origin.kind is Kind.ENV:
+        return f"{origin.name}={value}"
+    where = origin.location.source if origin.location and origin.location.source else ""
+    table = dotted(settings_path(Path(where), REGISTRY))
+    return f"{origin.name.removeprefix(REGISTRY + '.')} = {toml or value} in the [{table}] table"
+
+
+def _error(origin: Origin, problem: str, hint: str) -> SchemacliError:
+    """The error for a bad registry setting: sentences, and the way out of an environment
+    variable (unset it) said too."""
+    hint = hint[:1].upper() + hint[1:]
+    unset = f", or unset {origin.name}" if origin.kind is Kind.ENV else ""
+    return origin.error(f"{problem}.", f"{hint}{unset}.")
 
 
 def _toml_type(value: object) -> str:
@@ -415,15 +396,15 @@ def _remember_secrets(
             redact.remember(name, name.partition(":")[2])
 
 
-def _check_url(raw: str, source: _Source | None) -> SplitResult:
+def _check_url(raw: str, source: Origin | None) -> SplitResult:
     """The URL's parts, after checking its form: http(s), a valid host, an optional valid port,
     no query or fragment. Malformed is an input error (exit 2), not a network one (exit 3)."""
-    source = source or _Source("flag", "--registry")  # the default URL: never malformed
+    source = source or Origin.default("--registry")  # the default URL: never malformed
     shown = repr(redact.redact(strip_userinfo(raw)))  # masks what does not parse as user info
     form = "give it as http://host:8081 or https://host/path (IPv6 in brackets: http://[::1]:8081)"
     if not raw.strip():
-        example = source.example(DEFAULT_URL, repr(DEFAULT_URL))
-        raise source.error("the registry URL is empty", f"give one, e.g. {example}")
+        example = _example(source, DEFAULT_URL, repr(DEFAULT_URL))
+        raise _error(source, "the registry URL is empty", f"give one, e.g. {example}")
     try:
         parts = urlsplit(raw)
         port = parts.port  # raises ValueError on a bad port
@@ -432,27 +413,32 @@ def _check_url(raw: str, source: _Source | None) -> SplitResult:
         if reason is None:
             # The parser's reason would quote a piece of the password ("Port could not be cast
             # to integer value as 'hunt'" for http://alice:hunt/er2@host): say what to do.
-            raise source.error(
+            raise _error(
+                source,
                 f"{shown} is not a valid URL",
                 "percent-encode '/', '?', '#', '@' and ':' in its user and password (e.g. %2F "
                 "for '/'), or give them apart (user, password); " + form,
             ) from None
-        raise source.error(f"{shown} is not a valid URL ({redact.redact(reason)})", form) from None
+        raise _error(
+            source, f"{shown} is not a valid URL ({redact.redact(reason)})", form
+        ) from None
     if parts.scheme not in ("http", "https"):
         lacks = "" if "://" in raw else " (it has no http:// or https:// in front)"
-        raise source.error(f"{shown} is not an http(s) URL{lacks}", form)
+        raise _error(source, f"{shown} is not an http(s) URL{lacks}", form)
     host = parts.hostname
     if not host:
-        raise source.error(f"{shown} has no host", form)
+        raise _error(source, f"{shown} has no host", form)
     if not _valid_host(host):
-        raise source.error(
+        raise _error(
+            source,
             f"{shown} has an invalid host {redact.redact(host)!r}",
             "a host is a name (letters, digits, '-', '.') or an IP address; " + form,
         )
     if port == 0:
-        raise source.error(f"{shown} has port 0", "give a port from 1 to 65535")
+        raise _error(source, f"{shown} has port 0", "give a port from 1 to 65535")
     if parts.query or parts.fragment or raw.rstrip().endswith(("?", "#")):
-        raise source.error(
+        raise _error(
+            source,
             f"{shown} has a query or fragment",
             "give the registry's base URL only; schemacli appends the API paths",
         )
@@ -498,12 +484,13 @@ def _valid_host(host: str) -> bool:
     return all(_LABEL.fullmatch(label) for label in labels)
 
 
-def _check_token(token: str, source: _Source) -> None:
+def _check_token(token: str, source: Origin) -> None:
     # An HTTP header carries ASCII only, and RFC 6750 bearer tokens are printable ASCII; the
     # token itself is never echoed, not even the offending character.
     if all("!" <= ch <= "~" for ch in token):
         return
-    raise source.error(
+    raise _error(
+        source,
         "the bearer token contains a character an HTTP header cannot carry "
         "(non-ASCII, a space or a control character)",
         "copy the token again: bearer tokens are printable ASCII (RFC 6750); look for a "
@@ -515,25 +502,27 @@ def _str(value: object) -> str | None:
     return None if value is None else str(value)
 
 
-def _timeout(value: object, source: _Source | None) -> float:
+def _timeout(value: object, source: Origin | None) -> float:
     if source is None:
         return DEFAULT_TIMEOUT
-    example = source.example("10")
+    example = _example(source, "10")
     shown = value if isinstance(value, str) else f"{value:g}" if isinstance(value, float) else value
-    if isinstance(value, str) and source.kind != "file":
+    if isinstance(value, str) and source.kind is not Kind.FILE:
         try:
             value = float(value)
         except ValueError:
-            raise source.error(
-                f"{value!r} is not a number of seconds", f"give one, e.g. {example}"
+            raise _error(
+                source, f"{value!r} is not a number of seconds", f"give one, e.g. {example}"
             ) from None
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise source.error(
+        raise _error(
+            source,
             f"the timeout must be a number of seconds, not {_toml_type(value)}",
             f"give one, e.g. {example}",
         )
     if not 0 < value <= MAX_TIMEOUT:  # also false for nan; inf and huge ints are too big
-        raise source.error(
+        raise _error(
+            source,
             f"{shown} is not a valid timeout: it must be more than 0 and at most "
             f"{MAX_TIMEOUT:g} seconds",
             f"give e.g. {example} (the default is {DEFAULT_TIMEOUT:g})",
@@ -541,22 +530,25 @@ def _timeout(value: object, source: _Source | None) -> float:
     return float(value)
 
 
-def _retries(value: object, source: _Source | None) -> int:
+def _retries(value: object, source: Origin | None) -> int:
     if source is None:
         return DEFAULT_RETRIES
-    example = source.example("3")
-    if isinstance(value, str) and source.kind != "file":
+    example = _example(source, "3")
+    if isinstance(value, str) and source.kind is not Kind.FILE:
         if not re.fullmatch(r"-?[0-9]+", value.strip()):
-            raise source.error(
-                f"{value!r} is not a whole number of retries", f"give one, e.g. {example}"
+            raise _error(
+                source, f"{value!r} is not a whole number of retries", f"give one, e.g. {example}"
             )
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise source.error(
-            f"retries must be a whole number, not {_toml_type(value)}", f"give one, e.g. {example}"
+        raise _error(
+            source,
+            f"retries must be a whole number, not {_toml_type(value)}",
+            f"give one, e.g. {example}",
         )
     if not 0 <= value <= MAX_RETRIES:
-        raise source.error(
+        raise _error(
+            source,
             f"{value} retries is not between 0 and {MAX_RETRIES}",
             f"give e.g. {example} (the default is {DEFAULT_RETRIES}; 0 turns retries off)",
         )

@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import tomllib
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +32,17 @@ from schemacli.errors import ConfigError, InputError, Location
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.history import fetch_versions, registry_level
 from schemacli.textfile import SCHEMA_LIMIT, SETTINGS_LIMIT, UnreadableInput, read_input
+from schemacli.tomlfile import (
+    LEVEL,
+    SUBJECTS,
+    TomlEditError,
+    TomlError,
+    dotted,
+    parse,
+    set_value,
+    settings_path,
+    toml_key,
+)
 
 SNAPSHOT_FILE = "registry.json"
 SIDECAR_SUFFIX = ".references.json"  # as schemacli.contracts.store reads references
@@ -375,11 +384,11 @@ def _encoded(target: Path, content: str) -> bytes:
 
 
 def write_levels(config_file: Path, levels: Mapping[str, Level]) -> dict[str, str]:
-    """Set ``[<prefix>subjects."<s>"] level`` for each subject in the TOML config file.
+    """Set ``[subjects."<s>"] level`` for each subject in the TOML config file.
 
-    ``prefix`` is ``tool.schemacli.`` in pyproject.toml, empty in schemacli.toml. Edits the text
-    in place (comments and layout survive), then re-reads it to make sure the result says what
-    was meant; refuses (ConfigError) rather than write something else. Returns what changed.
+    In pyproject.toml under ``[tool.schemacli]``. Edited through ``schemacli.tomlfile``
+    (comments and layout survive), which reads the result back to make sure it says what was
+    meant; refuses (ConfigError) rather than write something else. Returns what changed.
     """
     edit = plan_levels(config_file, levels)
     if edit is None:
@@ -406,34 +415,29 @@ def plan_levels(config_file: Path, levels: Mapping[str, Level]) -> LevelsEdit | 
             f"cannot read {config_file} to add the pulled levels ({reason})",
             hint="make it a readable UTF-8 file, or pass --no-levels",
         ) from None
-    prefix = "tool.schemacli." if config_file.name == "pyproject.toml" else ""
+    table = dotted(settings_path(config_file, SUBJECTS))
+    by_hand = "; ".join(
+        f"[{table}.{toml_key(s)}] level = {toml_key(v.value)}" for s, v in sorted(levels.items())
+    )
+    cannot = f"could not add the pulled levels to {config_file} without breaking it"
+    hint = f"add them by hand, or pass --no-levels: {by_hand}"
+    try:
+        subjects = _get(parse(text, str(config_file)), settings_path(config_file, SUBJECTS))
+    except TomlError as err:
+        raise ConfigError(f"{cannot} ({err.__cause__ or err.message})", hint=hint) from None
     changed: dict[str, str] = {}
     for subject, level in sorted(levels.items()):
-        new_text = _set_level(text, prefix, subject, level.value)
-        if new_text != text:
-            changed[subject] = level.value
-            text = new_text
+        entry = subjects.get(subject) if isinstance(subjects, dict) else None
+        if isinstance(entry, dict) and entry.get(LEVEL) == level.value:
+            continue
+        path = settings_path(config_file, SUBJECTS, subject, LEVEL)
+        try:  # tomlkit: comments and layout survive; refused where the file's form forbids it
+            text = set_value(text, path, level.value)
+        except TomlEditError as err:
+            raise ConfigError(f"{cannot} ({err.message})", hint=hint) from None
+        changed[subject] = level.value
     if not changed:
         return None
-    by_hand = "; ".join(
-        f"[{prefix}subjects.{toml_key(s)}] level = {toml_key(v)}" for s, v in changed.items()
-    )
-    try:
-        parsed = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise ConfigError(
-            f"could not add the pulled levels to {config_file} without breaking it ({err})",
-            hint=f"add them by hand, or pass --no-levels: {by_hand}",
-        ) from None
-    table = parsed.get("tool", {}).get("schemacli", {}) if prefix else parsed
-    for subject, value in changed.items():
-        if table.get("subjects", {}).get(subject, {}).get("level") != value:
-            raise ConfigError(
-                f"could not set the level of {subject!r} in {config_file}: the file defines "
-                "its subjects in a form pull does not edit (an inline table?)",
-                hint=f"set it by hand: [{prefix}subjects.{toml_key(subject)}] "
-                f"level = {toml_key(value)}",
-            )
     return LevelsEdit(config_file, text, changed)
 
 
@@ -453,64 +457,12 @@ def _write_config(edit: LevelsEdit) -> None:
         ) from None
 
 
-_TOML_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f"}
-_TOML_ESCAPES["\r"] = "\\r"
-
-
-def toml_key(name: str) -> str:
-    """``name`` as a TOML basic string: any Unicode as itself (TOML files are UTF-8), escaping
-    only what TOML requires — the quote, the backslash and control characters.
-
-    (``json.dumps`` is not the same: it escapes characters beyond U+FFFF as surrogate pairs,
-    ``"\\ud83d\\ude80"``, which TOML refuses.)
-    """
-    out = []
-    for ch in name:
-        if ch in _TOML_ESCAPES:
-            out.append(_TOML_ESCAPES[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04X}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
-
-
-def _is_bare_key(name: str) -> bool:
-    return bool(name) and all(c.isascii() and (c.isalnum() or c in "-_") for c in name)
-
-
-# `level = "FULL"  # a comment`: the indentation, and the comment after the value.
-_LEVEL_LINE = re.compile(r"""^(\s*)level\s*=\s*(?:"(?:[^"\\]|\\.)*"|'[^']*')(\s*#.*)?$""")
-
-
-def _set_level(text: str, prefix: str, subject: str, level: str) -> str:
-    quoted = toml_key(subject)
-    headers = {f"[{prefix}subjects.{quoted}]", f"[{prefix}subjects.{json.dumps(subject)}]"}
-    if "'" not in subject:
-        headers.add(f"[{prefix}subjects.'{subject}']")  # a literal string
-    if _is_bare_key(subject):
-        headers.add(f"[{prefix}subjects.{subject}]")
-    lines = text.splitlines(keepends=True)
-    for i, line in enumerate(lines):
-        if line.strip() in headers:
-            end = next(
-                (j for j in range(i + 1, len(lines)) if lines[j].lstrip().startswith("[")),
-                len(lines),
-            )
-            for j in range(i + 1, end):
-                key = lines[j].split("=", 1)[0].strip()
-                if key == "level":
-                    old = _LEVEL_LINE.match(lines[j].rstrip("\r\n"))
-                    indent, comment = (old.group(1), old.group(2) or "") if old else ("", "")
-                    new = f'{indent}level = "{level}"{comment}\n'  # the line's comment survives
-                    if lines[j].strip() == new.strip():
-                        return text
-                    lines[j] = new
-                    return "".join(lines)
-            lines.insert(i + 1, f'level = "{level}"\n')
-            return "".join(lines)
-    sep = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
-    return f'{text}{sep}[{prefix}subjects.{quoted}]\nlevel = "{level}"\n'
+def _get(data: Mapping[str, object], keys: Sequence[str]) -> object:
+    """The value at the key path ``keys`` of ``data``, None where the path does not lead."""
+    value: object = data
+    for key in keys:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
 
 
 def _pretty(schema: str) -> str:

@@ -1,0 +1,73 @@
+"""Where a setting came from — a flag, an environment variable, the settings file (with its
+line:col) or the default — so that an error about its value can say so.
+
+One type for every setting: the project's (``schemacli.config``) and the registry's
+(``schemacli.registry.settings``). A value from a flag is a usage error (exit 2, UsageError);
+from the environment or the file a configuration error (ConfigError), the file's with its
+location. Imports neither config nor registry: both build on it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from schemacli.errors import ConfigError, Location, UsageError
+
+
+class Kind(Enum):
+    FLAG = "flag"
+    ENV = "env"
+    FILE = "file"
+    DEFAULT = "default"
+
+
+@dataclass(frozen=True)
+class Origin:
+    """``name`` is the flag (``--timeout``, or a metavar such as ``LEVEL``), the environment
+    variable, the key in our table (``registry.timeout``, ``subjects.orders.level``) or the
+    setting a default stands for; ``location`` the file and line:col of a file's key."""
+
+    kind: Kind
+    name: str
+    location: Location | None = None
+
+    @classmethod
+    def flag(cls, name: str) -> Origin:
+        """A flag, by its option name; a bare key (``store``) becomes ``--store``; a metavar
+        (``LEVEL``, an argument) stays as it is."""
+        if not (name.startswith("-") or name.isupper()):
+            name = f"--{name}"
+        return cls(Kind.FLAG, name)
+
+    @classmethod
+    def env(cls, variable: str) -> Origin:
+        return cls(Kind.ENV, variable)
+
+    @classmethod
+    def file(cls, key: str, location: Location | None) -> Origin:
+        """A key of the settings file; ``location`` None when the file is not known."""
+        return cls(Kind.FILE, key, location)
+
+    @classmethod
+    def default(cls, name: str) -> Origin:
+        return cls(Kind.DEFAULT, name)
+
+    @property
+    def label(self) -> str:
+        """How an error names the value's source."""
+        if self.kind is Kind.ENV:
+            return f"environment variable {self.name}"
+        if self.kind is Kind.FILE and self.location is None:
+            return f"{self.name} (config file)"
+        if self.kind is Kind.DEFAULT:
+            return f"the default {self.name}"
+        return self.name
+
+    def error(self, problem: str, hint: str) -> UsageError | ConfigError:
+        """``<label>: <problem>`` — a UsageError for a flag, else a ConfigError at the file's
+        key (when it came from the file)."""
+        message = f"{self.label}: {problem}"
+        if self.kind is Kind.FLAG:
+            return UsageError(message, hint=hint)
+        return ConfigError(message, location=self.location, hint=hint)
