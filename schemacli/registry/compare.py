@@ -100,9 +100,6 @@ def schema_text(candidate: Any) -> str:
 
 # -- as findings, for the check command's renderers ------------------------------------------
 
-REGISTRY_INCOMPATIBLE = "REGISTRY_INCOMPATIBLE"  # the registry's own verdict and reasons
-REGISTRY_DISAGREEMENT = "REGISTRY_DISAGREEMENT"  # registry and local engine differ: loud
-
 
 def registry_findings(check: RegistryCheck) -> tuple[Any, ...]:
     """The registry's side of ``check`` as findings, placed at the candidate's file.
@@ -110,7 +107,7 @@ def registry_findings(check: RegistryCheck) -> tuple[Any, ...]:
     An incompatible registry verdict is an error finding carrying the registry's messages; a
     disagreement with the local engine is an error too (fail closed), saying which side said what.
     """
-    from schemacli.contracts.findings import Finding, Severity
+    from schemacli.contracts.findings import Finding, Kind, Severity
     from schemacli.errors import Location
 
     where = Location(source=check.local.candidate, line=1, column=1)
@@ -119,7 +116,7 @@ def registry_findings(check: RegistryCheck) -> tuple[Any, ...]:
         if check.registry_note:
             found.append(
                 Finding(
-                    kind="REGISTRY_NOT_ASKED",
+                    kind=Kind.REGISTRY_NOT_ASKED,
                     message=check.registry_note,
                     location=where,
                     severity=Severity.WARNING,
@@ -133,7 +130,7 @@ def registry_findings(check: RegistryCheck) -> tuple[Any, ...]:
         )
         found.append(
             Finding(
-                kind=REGISTRY_INCOMPATIBLE,
+                kind=Kind.REGISTRY_INCOMPATIBLE,
                 message=f"the registry says incompatible at {check.level.value}: {reasons}",
                 location=where,
                 hint="the registry would refuse this schema with HTTP 409",
@@ -146,7 +143,7 @@ def registry_findings(check: RegistryCheck) -> tuple[Any, ...]:
         remote = "compatible" if check.registry.compatible else "incompatible"
         found.append(
             Finding(
-                kind=REGISTRY_DISAGREEMENT,
+                kind=Kind.REGISTRY_DISAGREEMENT,
                 message=f"DISAGREEMENT at {check.level.value}: the registry says {remote}, the "
                 f"local engine says {local}",
                 location=where,

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from schemacli.contracts.findings import Finding, Severity
+from schemacli.contracts.findings import Finding, Kind, Severity
 from schemacli.errors import CheckFailed, Location, RegistryError, SchemacliError
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.compare import RegistryCheck, registry_findings, schema_text
@@ -30,8 +30,6 @@ from schemacli.registry.publish import (
     may_have_registered,
     register_schema,
 )
-
-LEVEL_DIFFERS = "LEVEL_DIFFERS"  # the config's level for a subject is not the registry's
 
 
 @dataclass(frozen=True)
@@ -113,7 +111,7 @@ def _gate_subject(
     if configured != level.level:
         findings.append(
             Finding(
-                kind=LEVEL_DIFFERS,
+                kind=Kind.LEVEL_DIFFERS,
                 severity=Severity.WARNING,
                 message=f"the config says {configured.value} for {subject}, the registry applies "
                 f"{level.level.value} ({level.source}); checked at the registry's level",
@@ -156,12 +154,9 @@ def _gate_subject(
     return row, new
 
 
-REGISTRY_HISTORY_DIVERGES = "REGISTRY_HISTORY_DIVERGES"
-
-
 def _diverges(subject: str, number: int, version: Any, theirs: Any) -> Finding:
     return Finding(
-        kind=REGISTRY_HISTORY_DIVERGES,
+        kind=Kind.REGISTRY_HISTORY_DIVERGES,
         message=f"{subject} v{number} differs from the registry's version at that place "
         f"({theirs.source}): registered versions are immutable",
         location=version.location(),
@@ -194,7 +189,7 @@ def _registry_references(
     found = [dep.source for dep in version.references[len(entries) :]]
     if found and not unusable:
         return tuple(refs), Finding(
-            kind="REFERENCE_NOT_IN_REGISTRY",
+            kind=Kind.REFERENCE_NOT_IN_REGISTRY,
             message=f"{subject} v{version.version} takes types from {', '.join(found)} "
             "without declaring them: the registry needs a reference with a subject and a "
             "version number for each",
@@ -206,7 +201,7 @@ def _registry_references(
     if not unusable:
         return tuple(refs), None
     return tuple(refs), Finding(
-        kind="REFERENCE_NOT_IN_REGISTRY",
+        kind=Kind.REFERENCE_NOT_IN_REGISTRY,
         message=f"references {', '.join(unusable)} are given by path or as 'latest': the "
         "registry needs a subject and a version number for each",
         location=version.location(),
