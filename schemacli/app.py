@@ -17,6 +17,7 @@ import typer
 from typer.core import TyperGroup
 
 from schemacli.errors import ExitCode, SchemacliError, SchemacliWarning
+from schemacli.output import OutputFormat
 
 HELP = """Avro data contracts on Kafka: validate, check compatibility, gate CI,
 read with Spark, migrate.
@@ -186,17 +187,16 @@ def _document(
 ) -> None:
     """``err`` as one document of ``output`` on stdout (nothing for text); ``compact``: JSON on
     one line."""
-    from schemacli.output.errors import error_github, error_json, error_junit
+    if output is None:
+        return
+    # the one table of formats, as schemacli.output.render reads it; it imports every format
+    # (~14 ms), so only when an error is rendered
+    from schemacli.output.formats import FORMATS
 
-    if output == "json":
-        click.echo(error_json(err, compact=compact))
-    elif output == "junit":
-        click.echo(error_junit(err, ctx.invoked_subcommand or "schemacli"))
-    elif output == "github":
-        click.echo(error_github(err))
-    elif output in ("sarif", "gitlab"):
-        module = importlib.import_module(f"schemacli.output.{output}")
-        click.echo(module.error_document(err), nl=False)
+    command = ctx.invoked_subcommand or "schemacli"
+    document = FORMATS[OutputFormat(output)].render_error(err, command=command, compact=compact)
+    if document:
+        click.echo(document, nl=False)
 
 
 app = typer.Typer(

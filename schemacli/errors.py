@@ -2,7 +2,8 @@
 
 Every error carries where it happened (file, line:col, JSON pointer) and what to do about it,
 so :func:`error_text` (the one place an error becomes words) can say all of it without a
-traceback; ``schemacli.output.errors`` makes the machine formats' documents from :func:`shown`.
+traceback; each format's ``render_error`` (``schemacli.output.formats``) makes the
+machine formats' documents from :func:`shown`.
 """
 
 from __future__ import annotations

@@ -92,8 +92,9 @@ def _against_registry(
 ) -> Any:
     """`gate --registry URL [--register]`: the store against the registry's histories, then
     (all or nothing) registration. Returns the verdict; the client is built here, once."""
-    from schemacli.commands.registry_options import connect, progress
+    from schemacli.commands.registry_options import connect
     from schemacli.output import gate_report
+    from schemacli.output.terminal import progress
     from schemacli.registry.gate import registry_gate
 
     if against is not None:

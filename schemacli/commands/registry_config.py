@@ -5,16 +5,10 @@ from typing import Annotated
 import typer
 
 from schemacli.commands.options import JsonOutput
-from schemacli.commands.registry_options import (
-    NO_FLAGS,
-    RegistryFlags,
-    connect,
-    emit_json,
-    is_json,
-    registry_flags,
-)
+from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect, registry_flags
 from schemacli.errors import UsageError
 from schemacli.output import TextOrJson
+from schemacli.output.json_out import emit_json, is_json
 from schemacli.output.terminal import echo
 
 config_app = typer.Typer(

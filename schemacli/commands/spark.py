@@ -16,11 +16,11 @@ from schemacli.commands.registry_options import (
     Connection,
     RegistryFlags,
     connect,
-    emit_json,
     registry_flags,
 )
 from schemacli.errors import InputError, Location, UsageError
 from schemacli.output import OutputFormat, TextOrJson
+from schemacli.output.json_out import emit_json
 
 spark_app = typer.Typer(
     name="spark",

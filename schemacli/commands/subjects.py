@@ -5,18 +5,11 @@ from typing import Annotated
 import typer
 
 from schemacli.commands.options import JsonOutput
-from schemacli.commands.registry_options import (
-    NO_FLAGS,
-    RegistryFlags,
-    connect,
-    emit_json,
-    is_json,
-    progress,
-    registry_flags,
-)
+from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect, registry_flags
 from schemacli.errors import UsageError
 from schemacli.output import TextOrJson
-from schemacli.output.terminal import echo
+from schemacli.output.json_out import emit_json, is_json
+from schemacli.output.terminal import echo, progress
 
 subjects_app = typer.Typer(
     name="subjects",

@@ -22,9 +22,9 @@ from schemacli.commands.migrate.common import (
 )
 from schemacli.commands.options import JsonOutput, seconds
 from schemacli.commands.options import count as count_of
-from schemacli.commands.registry_options import emit_json, is_json
 from schemacli.errors import ExitCode
 from schemacli.output import TextOrJson
+from schemacli.output.json_out import emit_json, is_json
 
 
 def status_command(
@@ -165,7 +165,7 @@ def _error_document(err: Any) -> Any:
     import json
 
     from schemacli.errors import error_text
-    from schemacli.output.errors import error_json
+    from schemacli.output.json_out import error_json
 
     click.echo(error_text(err), err=True)
     return json.loads(error_json(err))  # the one error renderer's document, to put on one line
