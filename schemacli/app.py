@@ -1,13 +1,12 @@
 """The typer application: global wiring, and the one place errors become words and exit codes.
 
-Commands live one per module in ``schemacli.commands``; each module has ``register(app)``.
+Commands live one per module in ``schemacli.commands``, listed here statically.
 Heavy libraries (pyspark, confluent-kafka) are imported only inside the commands that need them,
 so ``schemacli --help`` starts fast.
 """
 
 from __future__ import annotations
 
-import importlib
 import sys
 import warnings
 from typing import Any
@@ -16,6 +15,19 @@ import click
 import typer
 from typer.core import TyperGroup
 
+from schemacli.commands import (
+    check,
+    diff,
+    gate,
+    init,
+    migrate,
+    pull,
+    register,
+    registry_config,
+    spark,
+    subjects,
+    validate,
+)
 from schemacli.errors import ExitCode, SchemacliError, SchemacliWarning
 from schemacli.output import OutputFormat
 
@@ -25,21 +37,6 @@ read with Spark, migrate.
 Exit codes: 0 ok · 1 incompatible / check failed · 2 usage or input error ·
 3 registry or network error.
 """
-
-# Modules under schemacli.commands, each exposing register(app). Order is the order in --help.
-COMMANDS: tuple[str, ...] = (
-    "init",
-    "validate",
-    "check",
-    "diff",
-    "gate",
-    "register",
-    "pull",
-    "subjects",
-    "registry_config",
-    "spark",
-    "migrate",
-)
 
 OUTPUT_META_KEY = "schemacli.output"
 
@@ -228,8 +225,18 @@ def _root(
     """Avro data contracts on Kafka."""
 
 
-for _name in COMMANDS:
-    importlib.import_module(f"schemacli.commands.{_name}").register(app)
+# The commands, in the order --help lists them.
+app.command("init")(init.init_command)
+app.command("validate")(validate.validate_command)
+app.command("check")(check.check_command)
+app.command("diff")(diff.diff_command)
+app.command("gate")(gate.gate_command)
+app.command("register")(register.register_command)
+app.command("pull")(pull.pull_command)
+app.add_typer(subjects.subjects_app)
+app.add_typer(registry_config.config_app)
+app.add_typer(spark.spark_app, name="spark")
+migrate.register(app)  # its subcommands onto its own typer, then that typer onto the app
 
 
 def main() -> None:

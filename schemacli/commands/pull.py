@@ -86,7 +86,3 @@ def pull_command(
             for path in conflicts:
                 echo(f"conflict: {path} differs from the registry; kept (use --force)", err=True)
         raise typer.Exit(ExitCode.CHECK_FAILED if conflicts else ExitCode.OK)
-
-
-def register(app: typer.Typer) -> None:
-    app.command("pull")(pull_command)

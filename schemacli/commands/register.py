@@ -85,7 +85,3 @@ def _asdict(result: object) -> dict:
     from dataclasses import asdict
 
     return asdict(result)  # type: ignore[call-overload]
-
-
-def register(app: typer.Typer) -> None:
-    app.command("register")(register_command)

@@ -103,7 +103,3 @@ def delete_command(
             return
         where = subject or "global"
         echo(f"{where}: level {previous or '(none)'} deleted")
-
-
-def register(app: typer.Typer) -> None:
-    app.add_typer(config_app)

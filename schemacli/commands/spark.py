@@ -29,10 +29,6 @@ spark_app = typer.Typer(
 )
 
 
-def register(app: typer.Typer) -> None:
-    app.add_typer(spark_app, name="spark")
-
-
 @spark_app.command("codegen")
 @registry_flags()
 def codegen(

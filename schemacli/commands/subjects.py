@@ -221,7 +221,3 @@ def _delete_version(client, subject: str, version: str, permanent: bool) -> int:
         if err.error_code != RegistryErrorCode.VERSION_SOFT_DELETED:
             raise
     return client.delete_version(subject, version, permanent=True)
-
-
-def register(app: typer.Typer) -> None:
-    app.add_typer(subjects_app)
