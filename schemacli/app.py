@@ -15,6 +15,7 @@ import click
 import typer
 from typer.core import TyperGroup
 
+from schemacli import __version__, redact
 from schemacli.commands import (
     check,
     diff,
@@ -28,8 +29,11 @@ from schemacli.commands import (
     subjects,
     validate,
 )
-from schemacli.errors import ExitCode, SchemacliError, SchemacliWarning
+from schemacli.commands.completion import complete_var_name, guard_install, run_completion
+from schemacli.contracts.nesting import deep
+from schemacli.errors import ExitCode, SchemacliError, SchemacliWarning, UsageError, error_text
 from schemacli.output import OutputFormat
+from schemacli.redact import printable
 
 HELP = """Avro data contracts on Kafka: validate, check compatibility, gate CI,
 read with Spark, migrate.
@@ -70,7 +74,6 @@ class SchemacliGroup(TyperGroup):
     ) -> None:
         """Runs first on every start: completion requests and --install-completion are served
         by schemacli.commands.completion, which turns their failures into an error and exit 2."""
-        from schemacli.commands.completion import complete_var_name, guard_install, run_completion
 
         guard_install(self.params)
         run_completion(
@@ -81,7 +84,6 @@ class SchemacliGroup(TyperGroup):
         )
 
     def invoke(self, ctx: click.Context) -> Any:
-        from schemacli.contracts.nesting import deep
 
         for stream in (sys.stdout, sys.stderr):
             # A schema may hold text UTF-8 cannot encode (a lone surrogate escape, "\ud800",
@@ -109,8 +111,6 @@ class SchemacliGroup(TyperGroup):
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     """Our warnings as one ``warning:`` line on stderr; anything else as Python prints it."""
     if issubclass(category, SchemacliWarning):
-        from schemacli.redact import printable
-
         click.echo(f"warning: {printable(str(message))}", err=True)
     else:
         _python_showwarning(message, category, filename, lineno, file, line)
@@ -120,7 +120,6 @@ _python_showwarning = warnings.showwarning
 
 
 def _report(ctx: click.Context, err: SchemacliError) -> None:
-    from schemacli.errors import error_text
 
     click.echo(error_text(err), err=True)
     _document(ctx, err, ctx.meta.get(OUTPUT_META_KEY))
@@ -134,8 +133,6 @@ def _usage_error(ctx: click.Context, err: click.UsageError, words: list[str]) ->
     """Click's own words on stderr, as ever; and, when the command line asks for a machine
     format the command has, that format's error document on stdout: a CI step that reads the
     report still finds one when an option is misspelt or an argument is missing."""
-    from schemacli import redact
-    from schemacli.errors import UsageError
 
     # click quotes the words it could not place ("Got unexpected extra arguments (...)"): the
     # command never ran, so no secret was remembered yet; remember the credential flags' values
@@ -210,8 +207,6 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        from schemacli import __version__
-
         typer.echo(f"schemacli {__version__}")
         raise typer.Exit(ExitCode.OK)
 

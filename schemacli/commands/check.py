@@ -12,9 +12,13 @@ from schemacli.commands.registry_options import (
     NO_FLAGS,
     RegistryFlags,
     RegistryMode,
+    connect,
     registry_flags,
 )
-from schemacli.output import OutputFormat
+from schemacli.contracts.cachedir import default_cache_dir
+from schemacli.errors import UsageError
+from schemacli.output import OutputFormat, check_report, render
+from schemacli.textfile import resolved
 
 Against = Annotated[
     str | None,
@@ -83,7 +87,6 @@ def check_command(
     from schemacli.contracts.loader import load_schema_file
     from schemacli.contracts.naming import subject_for_file
     from schemacli.contracts.store import git_tree, load_history, store_fallback
-    from schemacli.output import check_report, render
 
     settings = load_settings(flags={"store": store})
     tree = None
@@ -99,8 +102,6 @@ def check_command(
     )
     subject = subject_of(candidate.value)
     if flags.url is not None:
-        from schemacli.commands.registry_options import connect
-        from schemacli.errors import UsageError
         from schemacli.registry.compare import check_with_registry
 
         if against:
@@ -132,7 +133,6 @@ def _before_own_version(history: tuple, schema: Path, subject: str, store: Path)
     before it, not found identical to itself); ``history`` unchanged otherwise."""
     from schemacli.contracts.naming import store_version
     from schemacli.contracts.store import SUBJECTS_DIR
-    from schemacli.textfile import resolved
 
     found = store_version(schema)
     if found is None or found[0] != subject:
@@ -146,7 +146,6 @@ def _before_own_version(history: tuple, schema: Path, subject: str, store: Path)
 def verdict_cache(settings, no_cache: bool):  # -> schemacli.contracts.verdicts.VerdictCache
     """The verdict cache in the configured directory (else the user cache directory), or in
     memory only with --no-cache."""
-    from schemacli.contracts.cachedir import default_cache_dir
     from schemacli.contracts.verdicts import VerdictCache
 
     if no_cache:

@@ -9,7 +9,8 @@ from typing import Annotated
 import typer
 
 from schemacli.commands.options import Output
-from schemacli.output import OutputFormat
+from schemacli.errors import UsageError
+from schemacli.output import OutputFormat, diff_report, render
 
 
 def diff_command(
@@ -26,8 +27,6 @@ def diff_command(
     from schemacli.contracts.diff import diff as compute
     from schemacli.contracts.loader import load_schema_file
     from schemacli.contracts.source import is_stdin
-    from schemacli.errors import UsageError
-    from schemacli.output import diff_report, render
 
     if is_stdin(old) and is_stdin(new):
         raise UsageError(

@@ -7,16 +7,19 @@ from typing import Annotated, Any
 
 import typer
 
-from schemacli.commands.check import Against, NoCache, Store
+from schemacli.commands.check import Against, NoCache, Store, store_tree, verdict_cache
 from schemacli.commands.options import Output
 from schemacli.commands.registry_options import (
     NO_FLAGS,
     RegistryFlags,
     RegistryMode,
+    connect,
     registry_flags,
 )
 from schemacli.errors import UsageError
-from schemacli.output import OutputFormat
+from schemacli.output import OutputFormat, gate_report, render
+from schemacli.output.github import step_summary
+from schemacli.output.terminal import progress
 
 
 @registry_flags(RegistryMode)
@@ -48,11 +51,9 @@ def gate_command(
     $GITHUB_STEP_SUMMARY. Exit codes: 0 pass, 1 incompatible, 2 usage or input error (e.g.
     an invalid .avsc file).
     """
-    from schemacli.commands.check import store_tree, verdict_cache
     from schemacli.config import load_settings
     from schemacli.contracts.gate import gate as check_store
     from schemacli.contracts.store import git_tree
-    from schemacli.output import gate_report
 
     settings = load_settings(flags={"store": store})
     head = store_tree(settings.store)
@@ -74,13 +75,10 @@ def gate_command(
 def _emit(report: Any, output: OutputFormat) -> None:
     """The report on stdout; in GitHub Actions with --output github, also the summary table on
     the run's page ($GITHUB_STEP_SUMMARY)."""
-    from schemacli.output import render
 
     typer.echo(render(report, output, color=sys.stdout.isatty()), nl=False)
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
     if output is OutputFormat.github and summary_file:
-        from schemacli.output.github import step_summary
-
         with open(summary_file, "a", encoding="utf-8") as handle:
             handle.write(step_summary(report))
 
@@ -90,9 +88,6 @@ def _against_registry(
 ) -> Any:
     """`gate --registry URL [--register]`: the store against the registry's histories, then
     (all or nothing) registration. Returns the verdict; the client is built here, once."""
-    from schemacli.commands.registry_options import connect
-    from schemacli.output import gate_report
-    from schemacli.output.terminal import progress
     from schemacli.registry.gate import registry_gate
 
     if against is not None:

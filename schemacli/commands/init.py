@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from schemacli.atomicwrite import WriteError, refusals, write_all
 from schemacli.commands.completion import complete_level
 from schemacli.commands.options import JsonOutput
 from schemacli.errors import ExitCode, Location, UsageError
@@ -53,7 +54,6 @@ def init_command(
     (exit 2). Each file is written through a temporary file and a rename.
     Exit codes: 0 written, 2 usage or input error.
     """
-    from schemacli.atomicwrite import WriteError, refusals, write_all
     from schemacli.config import parse_level
     from schemacli.scaffold import plan
 

@@ -21,6 +21,7 @@ from schemacli.commands.registry_options import (
 from schemacli.errors import InputError, Location, UsageError
 from schemacli.output import OutputFormat, TextOrJson
 from schemacli.output.json_out import emit_json
+from schemacli.topics import TOPIC_HINT, topic_problem
 
 spark_app = typer.Typer(
     name="spark",
@@ -79,7 +80,6 @@ def codegen(
     """
     check_out(out, force=force)  # before any registry call: a refusal costs nothing
     with connect(flags, store=store) as conn:
-        from schemacli.topics import TOPIC_HINT, topic_problem
         from spark_avro.codegen import ReaderModuleSpec, render_reader_module
 
         problem = topic_problem(topic)

@@ -10,7 +10,7 @@ import typer
 
 from schemacli.commands.options import Output, Strict
 from schemacli.errors import ExitCode
-from schemacli.output import OutputFormat
+from schemacli.output import Case, OutputFormat, Report, render
 
 if TYPE_CHECKING:
     from schemacli.contracts.findings import Finding
@@ -58,8 +58,6 @@ def validate_command(
     elif fmt is OutputFormat.text:
         text = render_text(report, show_canonical=show_canonical)
     else:
-        from schemacli.output import render
-
         text = render(as_report(report), fmt)
     typer.echo(text, nl=False)
     raise typer.Exit(int(ExitCode.OK if report.ok else ExitCode.INPUT_ERROR))
@@ -153,7 +151,6 @@ def render_json(report: ValidationReport, *, show_canonical: bool = False) -> st
 
 def as_report(report: ValidationReport):  # -> schemacli.output.Report
     """The validation as the shared Report (one case per file) for junit / github output."""
-    from schemacli.output import Case, Report
 
     cases = [
         Case(name=f.location.source or "<input>", verdict="invalid", findings=(f,))

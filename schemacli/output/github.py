@@ -12,8 +12,9 @@ from __future__ import annotations
 from schemacli.contracts.findings import Finding, Severity
 from schemacli.errors import Location, SchemacliError, shown
 from schemacli.output import Report
+from schemacli.output.text import cell as value_cell
 from schemacli.output.text import summary
-from schemacli.redact import printable
+from schemacli.redact import printable, scrub
 
 
 def escape_data(text: str) -> str:
@@ -52,14 +53,11 @@ def annotation(finding: Finding) -> str:
 
 def step_summary(report: Report) -> str:
     """Markdown for ``$GITHUB_STEP_SUMMARY``: the summary table and every problem, once."""
-    from schemacli.redact import scrub
 
     report = scrub(report)
 
     def cell(text: object) -> str:
         return printable(str(text).replace("|", "\\|").replace("\n", " "))
-
-    from schemacli.output.text import cell as value_cell  # "v1, v2" for version lists
 
     first_columns = report.cases[0].columns if report.cases else ()
     columns = [name.replace("_", " ") for name, _ in first_columns]

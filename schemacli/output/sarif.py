@@ -15,6 +15,7 @@ import json
 from typing import Any
 from urllib.parse import quote
 
+from schemacli import __version__
 from schemacli.contracts.findings import Finding, Severity
 from schemacli.errors import Location, SchemacliError, error_text, shown
 from schemacli.output import Report, to_jsonable
@@ -99,7 +100,6 @@ def _document(run: dict[str, Any]) -> str:
 
 
 def _driver(rules: list[dict[str, Any]]) -> dict[str, Any]:
-    from schemacli import __version__
 
     return {
         "driver": {
