@@ -1,13 +1,12 @@
 """The typer application: global wiring, and the one place errors become words and exit codes.
 
-Commands live one per module in ``schemacli.commands``; each module has ``register(app)``.
+Commands live one per module in ``schemacli.commands``, listed here statically.
 Heavy libraries (pyspark, confluent-kafka) are imported only inside the commands that need them,
 so ``schemacli --help`` starts fast.
 """
 
 from __future__ import annotations
 
-import importlib
 import sys
 import warnings
 from typing import Any
@@ -16,7 +15,25 @@ import click
 import typer
 from typer.core import TyperGroup
 
-from schemacli.errors import ExitCode, SchemacliError, SchemacliWarning
+from schemacli import __version__, redact
+from schemacli.commands import (
+    check,
+    diff,
+    gate,
+    init,
+    migrate,
+    pull,
+    register,
+    registry_config,
+    spark,
+    subjects,
+    validate,
+)
+from schemacli.commands.completion import complete_var_name, guard_install, run_completion
+from schemacli.contracts.nesting import deep
+from schemacli.errors import ExitCode, SchemacliError, SchemacliWarning, UsageError, error_text
+from schemacli.output import OutputFormat
+from schemacli.redact import printable
 
 HELP = """Avro data contracts on Kafka: validate, check compatibility, gate CI,
 read with Spark, migrate.
@@ -24,21 +41,6 @@ read with Spark, migrate.
 Exit codes: 0 ok · 1 incompatible / check failed · 2 usage or input error ·
 3 registry or network error.
 """
-
-# Modules under schemacli.commands, each exposing register(app). Order is the order in --help.
-COMMANDS: tuple[str, ...] = (
-    "init",
-    "validate",
-    "check",
-    "diff",
-    "gate",
-    "register",
-    "pull",
-    "subjects",
-    "registry_config",
-    "spark",
-    "migrate",
-)
 
 OUTPUT_META_KEY = "schemacli.output"
 
@@ -72,7 +74,6 @@ class SchemacliGroup(TyperGroup):
     ) -> None:
         """Runs first on every start: completion requests and --install-completion are served
         by schemacli.commands.completion, which turns their failures into an error and exit 2."""
-        from schemacli.commands.completion import complete_var_name, guard_install, run_completion
 
         guard_install(self.params)
         run_completion(
@@ -83,7 +84,6 @@ class SchemacliGroup(TyperGroup):
         )
 
     def invoke(self, ctx: click.Context) -> Any:
-        from schemacli.contracts.nesting import deep
 
         for stream in (sys.stdout, sys.stderr):
             # A schema may hold text UTF-8 cannot encode (a lone surrogate escape, "\ud800",
@@ -111,8 +111,6 @@ class SchemacliGroup(TyperGroup):
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     """Our warnings as one ``warning:`` line on stderr; anything else as Python prints it."""
     if issubclass(category, SchemacliWarning):
-        from schemacli.redact import printable
-
         click.echo(f"warning: {printable(str(message))}", err=True)
     else:
         _python_showwarning(message, category, filename, lineno, file, line)
@@ -122,7 +120,6 @@ _python_showwarning = warnings.showwarning
 
 
 def _report(ctx: click.Context, err: SchemacliError) -> None:
-    from schemacli.errors import error_text
 
     click.echo(error_text(err), err=True)
     _document(ctx, err, ctx.meta.get(OUTPUT_META_KEY))
@@ -136,8 +133,6 @@ def _usage_error(ctx: click.Context, err: click.UsageError, words: list[str]) ->
     """Click's own words on stderr, as ever; and, when the command line asks for a machine
     format the command has, that format's error document on stdout: a CI step that reads the
     report still finds one when an option is misspelt or an argument is missing."""
-    from schemacli import redact
-    from schemacli.errors import UsageError
 
     # click quotes the words it could not place ("Got unexpected extra arguments (...)"): the
     # command never ran, so no secret was remembered yet; remember the credential flags' values
@@ -186,17 +181,16 @@ def _document(
 ) -> None:
     """``err`` as one document of ``output`` on stdout (nothing for text); ``compact``: JSON on
     one line."""
-    from schemacli.output.errors import error_github, error_json, error_junit
+    if output is None:
+        return
+    # the one table of formats, as schemacli.output.render reads it; it imports every format
+    # (~14 ms), so only when an error is rendered
+    from schemacli.output.formats import FORMATS
 
-    if output == "json":
-        click.echo(error_json(err, compact=compact))
-    elif output == "junit":
-        click.echo(error_junit(err, ctx.invoked_subcommand or "schemacli"))
-    elif output == "github":
-        click.echo(error_github(err))
-    elif output in ("sarif", "gitlab"):
-        module = importlib.import_module(f"schemacli.output.{output}")
-        click.echo(module.error_document(err), nl=False)
+    command = ctx.invoked_subcommand or "schemacli"
+    document = FORMATS[OutputFormat(output)].render_error(err, command=command, compact=compact)
+    if document:
+        click.echo(document, nl=False)
 
 
 app = typer.Typer(
@@ -213,8 +207,6 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        from schemacli import __version__
-
         typer.echo(f"schemacli {__version__}")
         raise typer.Exit(ExitCode.OK)
 
@@ -228,8 +220,18 @@ def _root(
     """Avro data contracts on Kafka."""
 
 
-for _name in COMMANDS:
-    importlib.import_module(f"schemacli.commands.{_name}").register(app)
+# The commands, in the order --help lists them.
+app.command("init")(init.init_command)
+app.command("validate")(validate.validate_command)
+app.command("check")(check.check_command)
+app.command("diff")(diff.diff_command)
+app.command("gate")(gate.gate_command)
+app.command("register")(register.register_command)
+app.command("pull")(pull.pull_command)
+app.add_typer(subjects.subjects_app)
+app.add_typer(registry_config.config_app)
+app.add_typer(spark.spark_app, name="spark")
+migrate.register(app)  # its subcommands onto its own typer, then that typer onto the app
 
 
 def main() -> None:

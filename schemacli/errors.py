@@ -2,7 +2,8 @@
 
 Every error carries where it happened (file, line:col, JSON pointer) and what to do about it,
 so :func:`error_text` (the one place an error becomes words) can say all of it without a
-traceback; ``schemacli.output.errors`` makes the machine formats' documents from :func:`shown`.
+traceback; each format's ``render_error`` (``schemacli.output.formats``) makes the
+machine formats' documents from :func:`shown`.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from schemacli import redact
+from schemacli.contracts.kinds import Kind
 
 
 class ExitCode(IntEnum):
@@ -89,22 +91,22 @@ class SchemaParseError(InputError):
         *,
         location: Location | None = None,
         hint: str | None = None,
-        kind: str | None = None,
+        kind: Kind | None = None,
     ) -> None:
         super().__init__(message, location=location, hint=hint)
         self._kind = kind
 
     @property
-    def kind(self) -> str:
+    def kind(self) -> Kind:
         if self._kind is not None:
             return self._kind
         cause = self.__cause__
         if isinstance(cause, SchemaParseError):
             return cause.kind
-        return "INVALID_SCHEMA"
+        return Kind.INVALID_SCHEMA
 
     @kind.setter
-    def kind(self, value: str) -> None:
+    def kind(self, value: Kind) -> None:
         self._kind = value
 
 

@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 from typing import BinaryIO
 
+from schemacli.contracts.kinds import Kind
 from schemacli.errors import InputError, Location
 
 UTF8_BOM = b"\xef\xbb\xbf"
@@ -39,9 +40,7 @@ SETTINGS_LIMIT = 1 * MiB  # schemacli.toml, pyproject.toml, Kafka properties fil
 
 STDIN_SOURCE = "<stdin>"
 # Non-blocking, so that opening a FIFO never waits for a writer; no controlling terminal.
-_OPEN_FLAGS = (
-    os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
-)
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 class UnreadableInput(InputError):
@@ -50,7 +49,7 @@ class UnreadableInput(InputError):
     ``"device"``, ``"socket"``, ``"loop"``, ``"too-large"``, ``"permission"``,
     ``"not-a-directory"``, ``"other"``)."""
 
-    kind = "UNREADABLE_FILE"
+    kind = Kind.UNREADABLE_FILE
 
     def __init__(
         self,

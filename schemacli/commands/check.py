@@ -12,9 +12,13 @@ from schemacli.commands.registry_options import (
     NO_FLAGS,
     RegistryFlags,
     RegistryMode,
+    connect,
     registry_flags,
 )
-from schemacli.output import OutputFormat
+from schemacli.contracts.cachedir import default_cache_dir
+from schemacli.errors import UsageError
+from schemacli.output import OutputFormat, check_report, render
+from schemacli.textfile import resolved
 
 Against = Annotated[
     str | None,
@@ -39,95 +43,88 @@ NoCache = Annotated[
 ]
 
 
-def register(app: typer.Typer) -> None:
-    @app.command("check")
-    @registry_flags(RegistryMode)
-    def check(
-        schema: Annotated[Path, typer.Argument(help="The .avsc file to check (- for stdin).")],
-        subject: Annotated[
-            str | None,
-            typer.Option(
-                "--subject",
-                "-s",
-                help="The subject it would be registered under (default: from the file name "
-                "or record name, by the configured naming strategy).",
-                autocompletion=complete_subject,
-            ),
-        ] = None,
-        level: Annotated[
-            str | None,
-            typer.Option(
-                "--level",
-                "-l",
-                help="NONE, BACKWARD, FORWARD, FULL or *_TRANSITIVE (default: the subject's "
-                "configured level, else default-level, else BACKWARD).",
-                autocompletion=complete_level,
-            ),
-        ] = None,
-        against: Against = None,
-        store: Store = None,
-        no_cache: NoCache = False,
-        output: Output = OutputFormat.text,
-        flags: RegistryFlags = NO_FLAGS,
-    ) -> None:
-        """Check SCHEMA against its subject's history in the local store.
+@registry_flags(RegistryMode)
+def check_command(
+    schema: Annotated[Path, typer.Argument(help="The .avsc file to check (- for stdin).")],
+    subject: Annotated[
+        str | None,
+        typer.Option(
+            "--subject",
+            "-s",
+            help="The subject it would be registered under (default: from the file name "
+            "or record name, by the configured naming strategy).",
+            autocompletion=complete_subject,
+        ),
+    ] = None,
+    level: Annotated[
+        str | None,
+        typer.Option(
+            "--level",
+            "-l",
+            help="NONE, BACKWARD, FORWARD, FULL or *_TRANSITIVE (default: the subject's "
+            "configured level, else default-level, else BACKWARD).",
+            autocompletion=complete_level,
+        ),
+    ] = None,
+    against: Against = None,
+    store: Store = None,
+    no_cache: NoCache = False,
+    output: Output = OutputFormat.text,
+    flags: RegistryFlags = NO_FLAGS,
+) -> None:
+    """Check SCHEMA against its subject's history in the local store.
 
-        With --registry URL: against the subject's history in that registry, at the level the
-        registry applies; the registry (verbose) and the local engine both answer, and a
-        disagreement is reported loudly and fails the check. The registry options (credentials,
-        TLS, --timeout, --retries) apply only with --registry.
+    With --registry URL: against the subject's history in that registry, at the level the
+    registry applies; the registry (verbose) and the local engine both answer, and a
+    disagreement is reported loudly and fails the check. The registry options (credentials,
+    TLS, --timeout, --retries) apply only with --registry.
 
-        Exit codes: 0 compatible (or identical to an existing version), 1 incompatible,
-        2 usage or input error, 3 registry or network error.
-        """
-        from schemacli.config import load_settings, parse_level
-        from schemacli.contracts.check import check_candidate
-        from schemacli.contracts.loader import load_schema_file
-        from schemacli.contracts.naming import subject_for_file
-        from schemacli.contracts.store import git_tree, load_history, store_fallback
-        from schemacli.output import check_report, render
+    Exit codes: 0 compatible (or identical to an existing version), 1 incompatible,
+    2 usage or input error, 3 registry or network error.
+    """
+    from schemacli.config import load_settings, parse_level
+    from schemacli.contracts.check import check_candidate
+    from schemacli.contracts.loader import load_schema_file
+    from schemacli.contracts.naming import subject_for_file
+    from schemacli.contracts.store import git_tree, load_history, store_fallback
 
-        settings = load_settings(flags={"store": store})
-        tree = None
-        if flags.url is None:
-            tree = git_tree(against, settings.store) if against else store_tree(settings.store)
+    settings = load_settings(flags={"store": store})
+    tree = None
+    if flags.url is None:
+        tree = git_tree(against, settings.store) if against else store_tree(settings.store)
 
-        def subject_of(value) -> str:
-            return subject or subject_for_file(schema, value, settings.naming_strategy)
+    def subject_of(value) -> str:
+        return subject or subject_for_file(schema, value, settings.naming_strategy)
 
-        candidate = load_schema_file(  # names no file defines: from the store, as its versions
-            schema,
-            fallback=store_fallback(tree, subject_of) if tree is not None else None,
-        )
-        subject = subject_of(candidate.value)
-        if flags.url is not None:
-            from schemacli.commands.registry_options import connect
-            from schemacli.errors import UsageError
-            from schemacli.registry.compare import check_with_registry
+    candidate = load_schema_file(  # names no file defines: from the store, as its versions
+        schema,
+        fallback=store_fallback(tree, subject_of) if tree is not None else None,
+    )
+    subject = subject_of(candidate.value)
+    if flags.url is not None:
+        from schemacli.registry.compare import check_with_registry
 
-            if against:
-                raise UsageError("--against and --registry are two histories; give one.")
-            chosen_level = parse_level(level) if level is not None else None
-            with connect(flags, settings=settings) as conn:
-                result, both = check_with_registry(
-                    conn.client, candidate, subject, level=chosen_level
-                )
-            typer.echo(both, err=True)
-            typer.echo(render(check_report(result), output, color=sys.stdout.isatty()), nl=False)
-            raise typer.Exit(int(result.verdict.exit_code))
-        chosen = parse_level(level) if level is not None else settings.level_for(subject)
-        history = load_history(tree, subject)
-        if not against:  # the store's own vN: checked against the versions before it
-            history = _before_own_version(history, schema, subject, settings.store)
-        result = check_candidate(
-            candidate,
-            history,
-            subject=subject,
-            level=chosen,
-            verdicts=verdict_cache(settings, no_cache),
-        )
+        if against:
+            raise UsageError("--against and --registry are two histories; give one.")
+        chosen_level = parse_level(level) if level is not None else None
+        with connect(flags, settings=settings) as conn:
+            result, both = check_with_registry(conn.client, candidate, subject, level=chosen_level)
+        typer.echo(both, err=True)
         typer.echo(render(check_report(result), output, color=sys.stdout.isatty()), nl=False)
         raise typer.Exit(int(result.verdict.exit_code))
+    chosen = parse_level(level) if level is not None else settings.level_for(subject)
+    history = load_history(tree, subject)
+    if not against:  # the store's own vN: checked against the versions before it
+        history = _before_own_version(history, schema, subject, settings.store)
+    result = check_candidate(
+        candidate,
+        history,
+        subject=subject,
+        level=chosen,
+        verdicts=verdict_cache(settings, no_cache),
+    )
+    typer.echo(render(check_report(result), output, color=sys.stdout.isatty()), nl=False)
+    raise typer.Exit(int(result.verdict.exit_code))
 
 
 def _before_own_version(history: tuple, schema: Path, subject: str, store: Path) -> tuple:
@@ -136,7 +133,6 @@ def _before_own_version(history: tuple, schema: Path, subject: str, store: Path)
     before it, not found identical to itself); ``history`` unchanged otherwise."""
     from schemacli.contracts.naming import store_version
     from schemacli.contracts.store import SUBJECTS_DIR
-    from schemacli.textfile import resolved
 
     found = store_version(schema)
     if found is None or found[0] != subject:
@@ -150,7 +146,6 @@ def _before_own_version(history: tuple, schema: Path, subject: str, store: Path)
 def verdict_cache(settings, no_cache: bool):  # -> schemacli.contracts.verdicts.VerdictCache
     """The verdict cache in the configured directory (else the user cache directory), or in
     memory only with --no-cache."""
-    from schemacli.contracts.cachedir import default_cache_dir
     from schemacli.contracts.verdicts import VerdictCache
 
     if no_cache:

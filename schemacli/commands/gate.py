@@ -7,82 +7,78 @@ from typing import Annotated, Any
 
 import typer
 
-from schemacli.commands.check import Against, NoCache, Store
+from schemacli.commands.check import Against, NoCache, Store, store_tree, verdict_cache
 from schemacli.commands.options import Output
 from schemacli.commands.registry_options import (
     NO_FLAGS,
     RegistryFlags,
     RegistryMode,
+    connect,
     registry_flags,
 )
 from schemacli.errors import UsageError
-from schemacli.output import OutputFormat
+from schemacli.output import OutputFormat, gate_report, render
+from schemacli.output.github import step_summary
+from schemacli.output.terminal import progress
 
 
-def register(app: typer.Typer) -> None:
-    @app.command("gate")
-    @registry_flags(RegistryMode)
-    def gate(
-        store: Store = None,
-        against: Against = None,
-        no_cache: NoCache = False,
-        output: Output = OutputFormat.text,
-        quiet: Annotated[
-            bool, typer.Option("--quiet", "-q", help="No progress messages on stderr.")
-        ] = False,
-        register_: Annotated[
-            bool,
-            typer.Option(
-                "--register",
-                help="With --registry: register every new version, only if every check passed "
-                "(all or nothing).",
-            ),
-        ] = False,
-        flags: RegistryFlags = NO_FLAGS,
-    ) -> None:
-        """Check every subject's versions at the subject's compatibility level.
+@registry_flags(RegistryMode)
+def gate_command(
+    store: Store = None,
+    against: Against = None,
+    no_cache: NoCache = False,
+    output: Output = OutputFormat.text,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress messages on stderr.")
+    ] = False,
+    register_: Annotated[
+        bool,
+        typer.Option(
+            "--register",
+            help="With --registry: register every new version, only if every check passed "
+            "(all or nothing).",
+        ),
+    ] = False,
+    flags: RegistryFlags = NO_FLAGS,
+) -> None:
+    """Check every subject's versions at the subject's compatibility level.
 
-        Without --against: every version against the versions before it. With --against
-        git:REF: only versions new since REF, against the history at REF; an existing version
-        that changed or disappeared is a violation (history is immutable). Lists every
-        violation. Verdicts are cached by content (see --no-cache). With --output github
-        inside GitHub Actions, the summary table also goes to
-        $GITHUB_STEP_SUMMARY. Exit codes: 0 pass, 1 incompatible, 2 usage or input error (e.g.
-        an invalid .avsc file).
-        """
-        from schemacli.commands.check import store_tree, verdict_cache
-        from schemacli.config import load_settings
-        from schemacli.contracts.gate import gate as check_store
-        from schemacli.contracts.store import git_tree
-        from schemacli.output import gate_report
+    Without --against: every version against the versions before it. With --against
+    git:REF: only versions new since REF, against the history at REF; an existing version
+    that changed or disappeared is a violation (history is immutable). Lists every
+    violation. Verdicts are cached by content (see --no-cache). With --output github
+    inside GitHub Actions, the summary table also goes to
+    $GITHUB_STEP_SUMMARY. Exit codes: 0 pass, 1 incompatible, 2 usage or input error (e.g.
+    an invalid .avsc file).
+    """
+    from schemacli.config import load_settings
+    from schemacli.contracts.gate import gate as check_store
+    from schemacli.contracts.store import git_tree
 
-        settings = load_settings(flags={"store": store})
-        head = store_tree(settings.store)
-        if store is not None:  # messages name the store as the user wrote it
-            head = replace(head, display_root=str(store))
-        if flags.url is not None or register_:
-            verdict = _against_registry(flags, settings, head, against, register_, output, quiet)
-            raise typer.Exit(int(verdict.exit_code))
-        base = git_tree(against, settings.store) if against else None
-        if not quiet and output is not OutputFormat.text:  # the text report's title says it
-            where = f" against {base.label}" if base else ""
-            typer.echo(f"gate: checking {head.source('').rstrip('/')}{where}", err=True)
-        verdicts = verdict_cache(settings, no_cache)
-        result = check_store(head, settings.levels, base=base, verdicts=verdicts)
-        _emit(gate_report(result), output)
-        raise typer.Exit(int(result.verdict.exit_code))
+    settings = load_settings(flags={"store": store})
+    head = store_tree(settings.store)
+    if store is not None:  # messages name the store as the user wrote it
+        head = replace(head, display_root=str(store))
+    if flags.url is not None or register_:
+        verdict = _against_registry(flags, settings, head, against, register_, output, quiet)
+        raise typer.Exit(int(verdict.exit_code))
+    base = git_tree(against, settings.store) if against else None
+    if not quiet and output is not OutputFormat.text:  # the text report's title says it
+        where = f" against {base.label}" if base else ""
+        typer.echo(f"gate: checking {head.source('').rstrip('/')}{where}", err=True)
+    verdicts = verdict_cache(settings, no_cache)
+    result = check_store(head, settings.levels, base=base, verdicts=verdicts)
+    _emit(gate_report(result), output)
+    raise typer.Exit(int(result.verdict.exit_code))
 
 
 def _emit(report: Any, output: OutputFormat) -> None:
     """The report on stdout; in GitHub Actions with --output github, also the summary table on
     the run's page ($GITHUB_STEP_SUMMARY)."""
-    from schemacli.output import render
 
     typer.echo(render(report, output, color=sys.stdout.isatty()), nl=False)
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
     if output is OutputFormat.github and summary_file:
-        from schemacli.output.github import step_summary
-
         with open(summary_file, "a", encoding="utf-8") as handle:
             handle.write(step_summary(report))
 
@@ -92,8 +88,6 @@ def _against_registry(
 ) -> Any:
     """`gate --registry URL [--register]`: the store against the registry's histories, then
     (all or nothing) registration. Returns the verdict; the client is built here, once."""
-    from schemacli.commands.registry_options import connect, progress
-    from schemacli.output import gate_report
     from schemacli.registry.gate import registry_gate
 
     if against is not None:

@@ -6,18 +6,11 @@ from typing import Annotated
 import typer
 
 from schemacli.commands.options import JsonOutput
-from schemacli.commands.registry_options import (
-    NO_FLAGS,
-    RegistryFlags,
-    connect,
-    emit_json,
-    is_json,
-    progress,
-    registry_flags,
-)
+from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect, registry_flags
 from schemacli.errors import ExitCode
 from schemacli.output import TextOrJson
-from schemacli.output.terminal import echo
+from schemacli.output.json_out import emit_json, is_json
+from schemacli.output.terminal import echo, progress
 
 
 @registry_flags()
@@ -93,7 +86,3 @@ def pull_command(
             for path in conflicts:
                 echo(f"conflict: {path} differs from the registry; kept (use --force)", err=True)
         raise typer.Exit(ExitCode.CHECK_FAILED if conflicts else ExitCode.OK)
-
-
-def register(app: typer.Typer) -> None:
-    app.command("pull")(pull_command)

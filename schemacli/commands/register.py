@@ -6,16 +6,10 @@ from typing import Annotated
 import typer
 
 from schemacli.commands.options import JsonOutput
-from schemacli.commands.registry_options import (
-    NO_FLAGS,
-    RegistryFlags,
-    connect,
-    emit_json,
-    is_json,
-    registry_flags,
-)
+from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect, registry_flags
 from schemacli.errors import ExitCode, UsageError
 from schemacli.output import TextOrJson
+from schemacli.output.json_out import emit_json, is_json
 from schemacli.output.terminal import echo
 from schemacli.registry.models import Reference
 
@@ -91,7 +85,3 @@ def _asdict(result: object) -> dict:
     from dataclasses import asdict
 
     return asdict(result)  # type: ignore[call-overload]
-
-
-def register(app: typer.Typer) -> None:
-    app.command("register")(register_command)

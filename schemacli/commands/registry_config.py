@@ -5,16 +5,10 @@ from typing import Annotated
 import typer
 
 from schemacli.commands.options import JsonOutput
-from schemacli.commands.registry_options import (
-    NO_FLAGS,
-    RegistryFlags,
-    connect,
-    emit_json,
-    is_json,
-    registry_flags,
-)
+from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect, registry_flags
 from schemacli.errors import UsageError
 from schemacli.output import TextOrJson
+from schemacli.output.json_out import emit_json, is_json
 from schemacli.output.terminal import echo
 
 config_app = typer.Typer(
@@ -109,7 +103,3 @@ def delete_command(
             return
         where = subject or "global"
         echo(f"{where}: level {previous or '(none)'} deleted")
-
-
-def register(app: typer.Typer) -> None:
-    app.add_typer(config_app)

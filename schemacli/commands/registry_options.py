@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import functools
 import inspect
-import json
 import logging
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
@@ -27,7 +26,6 @@ import click
 import typer
 
 from schemacli import redact
-from schemacli.output import OutputFormat
 from schemacli.registry.settings import (  # stdlib only: cheap at start-up, unlike the client
     DEFAULT_RETRIES,
     DEFAULT_TIMEOUT,
@@ -270,41 +268,3 @@ def _log_to_stderr() -> None:
     else:
         handler.setStream(sys.stderr)  # type: ignore[attr-defined]  # stderr may be replaced
     logger.setLevel(logging.DEBUG)
-
-
-T = TypeVar("T")
-
-
-def progress(items: Iterable[T], total: int, label: str, *, threshold: int = 5) -> Iterator[T]:
-    """Yield ``items``, showing a progress bar on stderr when there are ``threshold`` or more.
-
-    Results go to stdout; the bar goes to stderr, and is drawn only on a terminal.
-    """
-    if total < threshold:
-        yield from items
-        return
-    with click.progressbar(items, length=total, label=label, file=sys.stderr, show_pos=True) as bar:
-        yield from bar
-
-
-def emit_json(data: Any, *, indent: int | None = 2) -> None:
-    """Write ``data`` (dataclasses and tuples allowed) as JSON to stdout (``indent=None``: one
-    line, for a stream of documents)."""
-    plain = json.loads(json.dumps(data, default=_default))  # then every string is redacted
-    click.echo(json.dumps(redact.scrub(plain), indent=indent, ensure_ascii=False))
-
-
-def _default(value: Any) -> Any:
-    from dataclasses import asdict, is_dataclass
-
-    if is_dataclass(value) and not isinstance(value, type):
-        return asdict(value)
-    if isinstance(value, Path):
-        return str(value)
-    raise TypeError(f"not JSON-serialisable: {type(value).__name__}")
-
-
-def is_json(output: OutputFormat | str | None) -> bool:
-    """JSON for machines; every other format (text, and junit/github meant for check/gate)
-    prints the text form."""
-    return output is not None and OutputFormat(output) is OutputFormat.json

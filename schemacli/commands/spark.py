@@ -16,21 +16,18 @@ from schemacli.commands.registry_options import (
     Connection,
     RegistryFlags,
     connect,
-    emit_json,
     registry_flags,
 )
 from schemacli.errors import InputError, Location, UsageError
 from schemacli.output import OutputFormat, TextOrJson
+from schemacli.output.json_out import emit_json
+from schemacli.topics import TOPIC_HINT, topic_problem
 
 spark_app = typer.Typer(
     name="spark",
     help="Spark readers for Confluent-framed Avro topics: generate one, or show a Spark schema.",
     no_args_is_help=True,
 )
-
-
-def register(app: typer.Typer) -> None:
-    app.add_typer(spark_app, name="spark")
 
 
 @spark_app.command("codegen")
@@ -83,7 +80,6 @@ def codegen(
     """
     check_out(out, force=force)  # before any registry call: a refusal costs nothing
     with connect(flags, store=store) as conn:
-        from schemacli.topics import TOPIC_HINT, topic_problem
         from spark_avro.codegen import ReaderModuleSpec, render_reader_module
 
         problem = topic_problem(topic)

@@ -5,18 +5,12 @@ from typing import Annotated
 import typer
 
 from schemacli.commands.options import JsonOutput
-from schemacli.commands.registry_options import (
-    NO_FLAGS,
-    RegistryFlags,
-    connect,
-    emit_json,
-    is_json,
-    progress,
-    registry_flags,
-)
-from schemacli.errors import UsageError
+from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect, registry_flags
+from schemacli.errors import RegistryError, UsageError
 from schemacli.output import TextOrJson
-from schemacli.output.terminal import echo
+from schemacli.output.json_out import emit_json, is_json
+from schemacli.output.terminal import echo, progress
+from schemacli.registry.models import parse_version
 
 subjects_app = typer.Typer(
     name="subjects",
@@ -78,7 +72,6 @@ def show_command(
     """Show a subject: its versions and ids, its level, its mode and one version's schema."""
     with connect(flags) as conn:
         from schemacli.registry.history import registry_level
-        from schemacli.registry.models import parse_version
 
         _check_subject(subject, "show")
         wanted = parse_version(version)
@@ -129,7 +122,6 @@ def _check_subject(subject: str, verb: str) -> None:
 
 
 def _mode(client) -> str:
-    from schemacli.errors import RegistryError
 
     try:
         return client.get_mode()
@@ -169,8 +161,6 @@ def delete_command(
 ) -> None:
     """Delete a subject (or one version). Soft by default; nothing happens without --yes."""
     with connect(flags) as conn:
-        from schemacli.registry.models import parse_version
-
         _check_subject(subject, "delete")
         if version is not None:
             version = str(parse_version(version))
@@ -201,7 +191,6 @@ def delete_command(
 
 
 def _delete_subject(client, subject: str, permanent: bool) -> list[int]:
-    from schemacli.errors import RegistryError
     from schemacli.registry.errors import RegistryErrorCode
 
     if not permanent:
@@ -215,7 +204,6 @@ def _delete_subject(client, subject: str, permanent: bool) -> list[int]:
 
 
 def _delete_version(client, subject: str, version: str, permanent: bool) -> int:
-    from schemacli.errors import RegistryError
     from schemacli.registry.errors import RegistryErrorCode
 
     if not permanent:
@@ -228,7 +216,3 @@ def _delete_version(client, subject: str, version: str, permanent: bool) -> int:
         if err.error_code != RegistryErrorCode.VERSION_SOFT_DELETED:
             raise
     return client.delete_version(subject, version, permanent=True)
-
-
-def register(app: typer.Typer) -> None:
-    app.add_typer(subjects_app)

@@ -10,61 +10,57 @@ import typer
 
 from schemacli.commands.options import Output, Strict
 from schemacli.errors import ExitCode
-from schemacli.output import OutputFormat
+from schemacli.output import Case, OutputFormat, Report, render
 
 if TYPE_CHECKING:
     from schemacli.contracts.findings import Finding
     from schemacli.contracts.validate import FileResult, ValidationReport
 
 
-def register(app: typer.Typer) -> None:
-    @app.command("validate")
-    def validate(
-        paths: Annotated[
-            list[Path],
-            typer.Argument(
-                help="Schema files, or folders searched recursively for *.avsc; - reads one "
-                "schema from standard input."
-            ),
-        ],
-        strict: Strict = False,
-        show_canonical: Annotated[
-            bool,
-            typer.Option("--show-canonical", help="Print each schema's Parsing Canonical Form."),
-        ] = False,
-        search_path: Annotated[
-            list[Path] | None,
-            typer.Option(
-                "--search-path",
-                "-I",
-                help="More folders where <namespace>.<Name>.avsc files define referenced types.",
-            ),
-        ] = None,
-        output: Output = OutputFormat.text,
-    ) -> None:
-        """Validate .avsc files: errors where Apache Avro Java (and so the registry) refuses,
-        warnings where the Avro specification or other readers (fastavro, Python avro) would.
+def validate_command(
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Schema files, or folders searched recursively for *.avsc; - reads one "
+            "schema from standard input."
+        ),
+    ],
+    strict: Strict = False,
+    show_canonical: Annotated[
+        bool,
+        typer.Option("--show-canonical", help="Print each schema's Parsing Canonical Form."),
+    ] = False,
+    search_path: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--search-path",
+            "-I",
+            help="More folders where <namespace>.<Name>.avsc files define referenced types.",
+        ),
+    ] = None,
+    output: Output = OutputFormat.text,
+) -> None:
+    """Validate .avsc files: errors where Apache Avro Java (and so the registry) refuses,
+    warnings where the Avro specification or other readers (fastavro, Python avro) would.
 
-        Prints each valid file with its CRC-64-AVRO fingerprint, and every problem as
-        file:line:col: error[KIND]: message, with a hint.
+    Prints each valid file with its CRC-64-AVRO fingerprint, and every problem as
+    file:line:col: error[KIND]: message, with a hint.
 
-        Exit codes: 0 all valid (warnings allowed unless --strict), 2 any file invalid or
-        missing.
-        """
-        from schemacli.contracts.validate import validate_paths
+    Exit codes: 0 all valid (warnings allowed unless --strict), 2 any file invalid or
+    missing.
+    """
+    from schemacli.contracts.validate import validate_paths
 
-        report = validate_paths(paths, strict=strict, search_paths=search_path or ())
-        fmt = OutputFormat(output)
-        if fmt is OutputFormat.json:
-            text = render_json(report, show_canonical=show_canonical)
-        elif fmt is OutputFormat.text:
-            text = render_text(report, show_canonical=show_canonical)
-        else:
-            from schemacli.output import render
-
-            text = render(as_report(report), fmt)
-        typer.echo(text, nl=False)
-        raise typer.Exit(int(ExitCode.OK if report.ok else ExitCode.INPUT_ERROR))
+    report = validate_paths(paths, strict=strict, search_paths=search_path or ())
+    fmt = OutputFormat(output)
+    if fmt is OutputFormat.json:
+        text = render_json(report, show_canonical=show_canonical)
+    elif fmt is OutputFormat.text:
+        text = render_text(report, show_canonical=show_canonical)
+    else:
+        text = render(as_report(report), fmt)
+    typer.echo(text, nl=False)
+    raise typer.Exit(int(ExitCode.OK if report.ok else ExitCode.INPUT_ERROR))
 
 
 def _finding_line(finding: Finding) -> list[str]:
@@ -155,7 +151,6 @@ def render_json(report: ValidationReport, *, show_canonical: bool = False) -> st
 
 def as_report(report: ValidationReport):  # -> schemacli.output.Report
     """The validation as the shared Report (one case per file) for junit / github output."""
-    from schemacli.output import Case, Report
 
     cases = [
         Case(name=f.location.source or "<input>", verdict="invalid", findings=(f,))

@@ -13,16 +13,14 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from schemacli.contracts.compat import _DIRECTION_WORDS
-from schemacli.contracts.findings import Finding, Severity
+from schemacli.contracts.findings import Finding, Kind, Severity
 from schemacli.contracts.levels import BACKWARD, Level, compared_versions
 from schemacli.contracts.loader import LoadedSchema
 from schemacli.contracts.verdicts import VerdictCache
 from schemacli.errors import ExitCode
 
 # Finding kinds that are input errors (exit 2), next to the engine's Avro incompatibility kinds.
-INVALID_SCHEMA = "INVALID_SCHEMA"  # a version does not parse
-STORE_LAYOUT = "STORE_LAYOUT"  # a badly named file or a gap in the versions
-INPUT_KINDS = frozenset({INVALID_SCHEMA, STORE_LAYOUT})
+INPUT_KINDS = frozenset({Kind.INVALID_SCHEMA, Kind.STORE_LAYOUT})
 
 
 class Verdict(StrEnum):

@@ -19,6 +19,7 @@ import re
 from collections.abc import Set
 from typing import Any
 
+from schemacli.contracts.kinds import Kind
 from schemacli.contracts.schema import (
     INT_MAX,
     INT_MIN,
@@ -34,7 +35,7 @@ from schemacli.contracts.schema import (
 from schemacli.errors import Location, SchemaParseError
 
 # SchemaParseError.kind of a refused default (the finding kind `validate` shows).
-INVALID_DEFAULT = "INVALID_DEFAULT"
+INVALID_DEFAULT = Kind.INVALID_DEFAULT
 
 _NO_RECORDS: frozenset[int] = frozenset()
 

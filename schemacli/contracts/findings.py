@@ -3,27 +3,25 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from enum import StrEnum
 from typing import Any
 
+from schemacli.contracts.kinds import Kind, Severity
 from schemacli.errors import Location
 
-
-class Severity(StrEnum):
-    ERROR = "error"
-    WARNING = "warning"
+__all__ = ["Finding", "Kind", "Severity"]
 
 
 @dataclass(frozen=True)
 class Finding:
     """One problem: what kind, where, the values involved and the way out.
 
-    ``kind`` uses Apache Avro's vocabulary for incompatibilities (TYPE_MISMATCH, NAME_MISMATCH,
-    ...) and our own rule ids for validation (e.g. ``DEFAULT_MISMATCH``). ``old`` / ``new`` are the
+    ``kind`` is an entry of the one catalogue (:class:`schemacli.contracts.kinds.Kind`): Apache
+    Avro's vocabulary for incompatibilities (TYPE_MISMATCH, NAME_MISMATCH, ...) and our own rule
+    ids for validation (e.g. ``INVALID_DEFAULT``). ``old`` / ``new`` are the
     writer / reader values (or before / after in a diff), as JSON-able values.
     """
 
-    kind: str
+    kind: Kind
     message: str
     location: Location = Location()
     hint: str | None = None

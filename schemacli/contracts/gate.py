@@ -16,14 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from schemacli.contracts.check import (
-    INPUT_KINDS,
-    INVALID_SCHEMA,
-    STORE_LAYOUT,
-    Verdict,
-    check_candidate,
-)
-from schemacli.contracts.findings import Finding, Severity
+from schemacli.contracts.check import INPUT_KINDS, Verdict, check_candidate
+from schemacli.contracts.findings import Finding, Kind, Severity
 from schemacli.contracts.levels import Level, SubjectLevels
 from schemacli.contracts.loader import LoadedSchema
 from schemacli.contracts.store import (
@@ -37,13 +31,6 @@ from schemacli.contracts.store import (
 )
 from schemacli.contracts.verdicts import VerdictCache, decode_finding, digest, encodable
 from schemacli.errors import InputError, Location, SchemacliError
-
-# Finding kinds only the gate reports (next to the input kinds and the engine's).
-HISTORY_REWRITTEN = "HISTORY_REWRITTEN"  # an existing version changed since the base ref
-VERSION_DELETED = "VERSION_DELETED"  # an existing version is gone since the base ref
-SUBJECT_DELETED = "SUBJECT_DELETED"  # a whole subject is gone (a warning: may be intended)
-UNKNOWN_SUBJECT = "UNKNOWN_SUBJECT"  # the config names a subject the store does not hold
-DUPLICATE_VERSION = "DUPLICATE_VERSION"  # identical to an earlier version: not a new version
 
 _GC_EVERY = 64  # subjects between two collections of the cyclic GC during a gate
 
@@ -181,7 +168,7 @@ def _unknown_subject_row(
     there would quietly leave the real subject at the default level)."""
     close = difflib.get_close_matches(subject, known, n=1)
     finding = Finding(
-        kind=UNKNOWN_SUBJECT,
+        kind=Kind.UNKNOWN_SUBJECT,
         severity=Severity.WARNING,
         message=f"the config sets level {level} for subject {subject!r}, which the store does "
         "not hold" + (f" (did you mean {close[0]!r}?)" if close else ""),
@@ -201,7 +188,7 @@ def input_error_row(
 
 def _input_finding(subject: str, err: SchemacliError) -> Finding:
     return Finding(
-        kind=STORE_LAYOUT if isinstance(err, StoreLayoutError) else INVALID_SCHEMA,
+        kind=Kind.STORE_LAYOUT if isinstance(err, StoreLayoutError) else Kind.INVALID_SCHEMA,
         message=err.message,
         location=err.location or Location(),
         hint=err.hint,
@@ -229,7 +216,7 @@ def parse_versions(
         except SchemacliError as err:
             problems.append(
                 Finding(
-                    kind=INVALID_SCHEMA,
+                    kind=Kind.INVALID_SCHEMA,
                     message=err.message,
                     location=err.location or Location(source=f.source),
                     hint=err.hint,
@@ -277,8 +264,9 @@ def _gate_subject(
     ):
         encoded = encodable(row.findings)
         if encoded is not None:
-            verdicts.store(key, {"versions": row.versions, "checked": list(row.checked),
-                                 "findings": encoded})
+            verdicts.store(
+                key, {"versions": row.versions, "checked": list(row.checked), "findings": encoded}
+            )
     return row
 
 
@@ -342,7 +330,7 @@ def _check_subject(
     if base is not None and base_files and not head_files:
         findings.append(
             Finding(
-                kind=SUBJECT_DELETED,
+                kind=Kind.SUBJECT_DELETED,
                 severity=Severity.WARNING,
                 message=f"subject {subject!r} ({len(base_files)} versions at {label}) is "
                 "gone from the store",
@@ -361,7 +349,7 @@ def _check_subject(
         if new is None:
             findings.append(
                 Finding(
-                    kind=VERSION_DELETED,
+                    kind=Kind.VERSION_DELETED,
                     message=f"{subject} v{n} exists at {label} but not any more: history is "
                     "immutable",
                     location=Location(source=old.source),
@@ -372,7 +360,7 @@ def _check_subject(
         elif new.identity != old.identity:
             findings.append(
                 Finding(
-                    kind=HISTORY_REWRITTEN,
+                    kind=Kind.HISTORY_REWRITTEN,
                     message=f"{subject} v{n} was changed since {label}: registered versions "
                     "are immutable",
                     location=_first_difference(new, old),
@@ -393,13 +381,11 @@ def _check_subject(
             continue
         checked.append(n)
         before = [effective[m] for m in order[: bisect.bisect_left(order, n)]]
-        report = check_candidate(
-            candidate, before, subject=subject, level=level, verdicts=verdicts
-        )
+        report = check_candidate(candidate, before, subject=subject, level=level, verdicts=verdicts)
         if report.identical_to is not None:
             findings.append(
                 Finding(
-                    kind=DUPLICATE_VERSION,
+                    kind=Kind.DUPLICATE_VERSION,
                     message=f"{subject} v{n} is identical to v{report.identical_to}: the registry "
                     f"would not register it as a new version (it returns v{report.identical_to})",
                     location=candidate.location(),

@@ -43,6 +43,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from schemacli.contracts.kinds import Kind
 from schemacli.contracts.parse import parse_schema
 from schemacli.contracts.schema import (
     PRIMITIVE_TYPES,
@@ -61,18 +62,19 @@ SIDECAR_SUFFIX = ".references.json"
 class SchemaReferenceError(InputError):
     """A declared or conventional reference to another schema file cannot be used."""
 
-    kind = "BAD_REFERENCE"
+    kind = Kind.BAD_REFERENCE
 
 
 class CircularReferenceError(SchemaReferenceError):
     """Schema files that need each other (Avro parses one file after another)."""
 
-    kind = "CIRCULAR_REFERENCE"
+    kind = Kind.CIRCULAR_REFERENCE
+
 
 class DuplicateDefinitionError(SchemaReferenceError):
     """A name this schema needs is defined in two different files: which one is meant?"""
 
-    kind = "DUPLICATE_DEFINITION"
+    kind = Kind.DUPLICATE_DEFINITION
 
 
 _VERSION_FILE = re.compile(r"v([1-9][0-9]*)\.avsc")
@@ -336,7 +338,7 @@ class Loader:
                 raise SchemaReferenceError(
                     f"{dep.source} does not define {declared.name}",
                     location=declared.location,
-                    hint="a reference's \"name\" is the full name (namespace.Name) of a record, "
+                    hint='a reference\'s "name" is the full name (namespace.Name) of a record, '
                     "enum or fixed defined in the referenced schema",
                 )
             assert dep.path is not None  # loaded from declared.path, a file
@@ -483,7 +485,7 @@ class Loader:
         )
         if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
             raise SchemaReferenceError(
-                "a reference needs a \"name\" (the full name of the type it provides)",
+                'a reference needs a "name" (the full name of the type it provides)',
                 location=doc.location(pointer),
                 hint=hint,
             )
@@ -512,9 +514,7 @@ class Loader:
                 )
             return _Declared(entry["name"], target, location)
         subject, version = entry.get("subject"), entry.get("version")
-        if not isinstance(subject, str) or not (
-            type(version) is int or version == "latest"
-        ):
+        if not isinstance(subject, str) or not (type(version) is int or version == "latest"):
             raise SchemaReferenceError(
                 'a reference needs "subject" and "version" (or a "path")',
                 location=location,
@@ -525,7 +525,7 @@ class Loader:
             raise SchemaReferenceError(
                 f"subject {subject!r} version {version} is not in the local store",
                 location=location,
-                hint="add it as <store>/subjects/<subject>/v<version>.avsc, or give a \"path\"",
+                hint='add it as <store>/subjects/<subject>/v<version>.avsc, or give a "path"',
             )
         return _Declared(entry["name"], stored, location)
 

@@ -25,6 +25,7 @@ from typing import Any, cast
 
 from schemacli.contracts import nesting
 from schemacli.contracts.defaults import check_default, check_enum_default
+from schemacli.contracts.kinds import Kind
 from schemacli.contracts.numberlength import NUMBER_TOO_LONG_HINT, NumberTooLong
 from schemacli.contracts.schema import (
     EMPTY_PROPS,
@@ -63,19 +64,20 @@ _MISSING = object()
 _INDEXES = tuple(str(i) for i in range(4096))  # field positions as pointer tokens
 SELF_COMPATIBLE = "_self_compatible"  # a private mark on a parsed root; see _build
 
-# SchemaParseError.kind: which rule a refused schema breaks (the finding kind `validate` shows).
-UNDEFINED_NAME = "UNDEFINED_NAME"
+# SchemaParseError.kind: which rule a refused schema breaks (the finding kind `validate` shows),
+# from the catalogue; bound to names once (an enum attribute costs ~0.7 us on 3.11).
+UNDEFINED_NAME = Kind.UNDEFINED_NAME
 # INVALID_DEFAULT (a default that does not fit its type) is defaults.INVALID_DEFAULT.
-DUPLICATE_FIELD = "DUPLICATE_FIELD"
-DUPLICATE_SYMBOL = "DUPLICATE_SYMBOL"
-INVALID_NAME = "INVALID_NAME"
-INVALID_FIXED_SIZE = "INVALID_FIXED_SIZE"
-DUPLICATE_UNION_BRANCH = "DUPLICATE_UNION_BRANCH"
-NESTED_UNION = "NESTED_UNION"
-REDEFINED_NAME = "REDEFINED_NAME"
-MISSING_ATTRIBUTE = "MISSING_ATTRIBUTE"
-INVALID_JSON = "INVALID_JSON"
-INVALID_SCHEMA = "INVALID_SCHEMA"  # anything else Java refuses
+DUPLICATE_FIELD = Kind.DUPLICATE_FIELD
+DUPLICATE_SYMBOL = Kind.DUPLICATE_SYMBOL
+INVALID_NAME = Kind.INVALID_NAME
+INVALID_FIXED_SIZE = Kind.INVALID_FIXED_SIZE
+DUPLICATE_UNION_BRANCH = Kind.DUPLICATE_UNION_BRANCH
+NESTED_UNION = Kind.NESTED_UNION
+REDEFINED_NAME = Kind.REDEFINED_NAME
+MISSING_ATTRIBUTE = Kind.MISSING_ATTRIBUTE
+INVALID_JSON = Kind.INVALID_JSON
+INVALID_SCHEMA = Kind.INVALID_SCHEMA  # anything else Java refuses
 
 _new = object.__new__
 _set = object.__setattr__

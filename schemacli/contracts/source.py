@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
-from schemacli.contracts.findings import Finding, Severity
+from schemacli.contracts.findings import Finding, Kind, Severity
 from schemacli.contracts.nesting import TOO_DEEP_HINT, TooDeep, read
 from schemacli.contracts.numberlength import NUMBER_TOO_LONG_HINT, NumberTooLong
 from schemacli.errors import InputError, Location
@@ -45,14 +45,13 @@ from schemacli.textfile import (
     read_stdin,
 )
 
-ENCODING_NOT_UTF8 = "ENCODING_NOT_UTF8"
 UTF8 = "UTF-8"
 
 
 class JsonSyntaxError(InputError):
     """The text is not JSON that Apache Avro Java would read."""
 
-    kind = "INVALID_JSON"
+    kind = Kind.INVALID_JSON
 
 
 # The file cannot be read (missing, a directory, a FIFO, no permission, too large) or is not
@@ -158,7 +157,7 @@ class Document:
         # Checked in tests/unit/test_source_encoding.py: fastavro.schema.load_schema and the
         # avro package's parse of the text read as UTF-8 both fail on these files.
         return Finding(
-            kind=ENCODING_NOT_UTF8,
+            kind=Kind.ENCODING_NOT_UTF8,
             severity=Severity.WARNING,
             message=f"the file is {self.encoding} encoded; Apache Avro Java reads it (it detects "
             "UTF-16 and UTF-32 as Jackson does), but fastavro and the Python avro package read "
@@ -185,14 +184,14 @@ class Document:
                 (
                     offset,
                     Finding(
-                        kind="JSON_COMMENT",
+                        kind=Kind.JSON_COMMENT,
                         severity=Severity.WARNING,
                         message="the file contains JSON comments"
                         + (f" ({more} more after this one)" if more else "")
                         + "; Apache Avro Java and the schema registry accept them, but fastavro, "
                         "the Python avro package and strict JSON parsers refuse the file",
                         location=Location(self.source, None, line, col),
-                        hint="move the remark into a \"doc\" attribute and delete the comment",
+                        hint='move the remark into a "doc" attribute and delete the comment',
                     ),
                 )
             )
@@ -202,7 +201,7 @@ class Document:
                 (
                     offset,
                     Finding(
-                        kind="DUPLICATE_KEY",
+                        kind=Kind.DUPLICATE_KEY,
                         severity=Severity.WARNING,
                         message=f"key {key!r} appears more than once in this object; Java, "
                         "fastavro and the Python avro package silently keep the last value and "
@@ -608,7 +607,7 @@ def _syntax_error(text: str, msg: str, pos: int, source: str) -> JsonSyntaxError
             return JsonSyntaxError(
                 "key in single quotes",
                 location=loc,
-                hint='JSON strings use double quotes: write "key" instead of \'key\'',
+                hint="JSON strings use double quotes: write \"key\" instead of 'key'",
             )
         return JsonSyntaxError(
             f"expected a key in double quotes, found {_found(text, pos)}",
@@ -631,8 +630,8 @@ def _syntax_error(text: str, msg: str, pos: int, source: str) -> JsonSyntaxError
         return JsonSyntaxError(
             f"expected a JSON value, found {_found(text, pos)}",
             location=loc,
-            hint="a value is a \"string\", a number, {...}, [...], true, false or null; "
-            "type names must be quoted (\"string\", not string)",
+            hint='a value is a "string", a number, {...}, [...], true, false or null; '
+            'type names must be quoted ("string", not string)',
         )
     if msg.startswith("Expecting ',' delimiter"):
         return JsonSyntaxError(

@@ -35,7 +35,7 @@ from typing import Any
 
 from schemacli.contracts.canonical import Fingerprints, fingerprints
 from schemacli.contracts.defaults import is_valid_default
-from schemacli.contracts.findings import Finding, Severity
+from schemacli.contracts.findings import Finding, Kind, Severity
 from schemacli.contracts.loader import LoadedSchema, Loader, scan_names
 from schemacli.contracts.nesting import call_deep
 from schemacli.contracts.schema import (
@@ -52,12 +52,6 @@ from schemacli.contracts.schema import (
 )
 from schemacli.contracts.source import Document, is_stdin, source_name
 from schemacli.errors import Location, SchemacliError, SchemaParseError
-
-# Kinds of errors that are not about one schema's Avro (paths given on the command line).
-PATH_NOT_FOUND = "PATH_NOT_FOUND"
-NO_SCHEMA_FILES = "NO_SCHEMA_FILES"
-INVALID_SCHEMA = "INVALID_SCHEMA"
-NULL_NAMESPACE_FALLBACK = "NULL_NAMESPACE_FALLBACK"
 
 # Logical types Java 1.12 knows, and the base types each one may annotate.
 _LOGICAL_BASES: dict[str, tuple[str, ...]] = {
@@ -145,7 +139,7 @@ def expand_paths(paths: Iterable[Path | str]) -> tuple[list[Path], list[Finding]
         except OSError as exc:  # a name longer than the filesystem allows (ENAMETOOLONG), ...
             problems.append(
                 Finding(
-                    kind=PATH_NOT_FOUND,
+                    kind=Kind.PATH_NOT_FOUND,
                     message=f"cannot look at this path: {exc.strerror}",
                     location=Location(source=str(path)),
                     hint="check the path; each name in it must be shorter than 256 bytes",
@@ -159,7 +153,7 @@ def expand_paths(paths: Iterable[Path | str]) -> tuple[list[Path], list[Finding]
             for folder in unreadable:
                 problems.append(
                     Finding(
-                        kind="UNREADABLE_FILE",
+                        kind=Kind.UNREADABLE_FILE,
                         message="permission denied while listing the folder",
                         location=Location(source=str(folder)),
                         hint="make the folder readable and listable (chmod +rx)",
@@ -168,7 +162,7 @@ def expand_paths(paths: Iterable[Path | str]) -> tuple[list[Path], list[Finding]
             if not found and not unreadable:
                 problems.append(
                     Finding(
-                        kind=NO_SCHEMA_FILES,
+                        kind=Kind.NO_SCHEMA_FILES,
                         message="no .avsc files in this folder (searched recursively)",
                         location=Location(source=str(path)),
                         hint="point at the folder holding your schemas, or name files directly",
@@ -181,7 +175,7 @@ def expand_paths(paths: Iterable[Path | str]) -> tuple[list[Path], list[Finding]
         else:
             problems.append(
                 Finding(
-                    kind=PATH_NOT_FOUND,
+                    kind=Kind.PATH_NOT_FOUND,
                     message="no such file or folder",
                     location=Location(source=str(path)),
                     hint="check the path; folders are searched for *.avsc recursively",
@@ -228,15 +222,13 @@ def validate_file(path: Path, *, loader: Loader | None = None, strict: bool = Fa
         return FileResult(source=source, findings=(error_finding(too_deep, source),))
     if strict:
         findings = [replace(f, severity=Severity.ERROR) for f in findings]
-    return FileResult(
-        source=source, findings=tuple(findings), loaded=loaded, fingerprints=prints
-    )
+    return FileResult(source=source, findings=tuple(findings), loaded=loaded, fingerprints=prints)
 
 
 def error_finding(err: SchemacliError, source: str) -> Finding:
     """A loading/parsing error as a finding (kind from the error class)."""
     kind = getattr(err, "kind", None) or (
-        INVALID_SCHEMA if isinstance(err, SchemaParseError) else "INVALID_INPUT"
+        Kind.INVALID_SCHEMA if isinstance(err, SchemaParseError) else Kind.INVALID_INPUT
     )
     location = err.location or Location(source=source)
     if location.source is None:
@@ -297,7 +289,7 @@ def _null_namespace_fallbacks(loaded: LoadedSchema) -> Iterator[Finding]:
         full, name = use.candidates
         if full not in loaded.names and name in loaded.names:
             yield _warning(
-                NULL_NAMESPACE_FALLBACK,
+                Kind.NULL_NAMESPACE_FALLBACK,
                 f"{name!r} is not {full!r}: Apache Avro Java finds it only by falling back to "
                 f"the type {name!r} in the null namespace; fastavro and the Python avro package "
                 f"look for {full!r} and refuse the schema",
@@ -307,7 +299,7 @@ def _null_namespace_fallbacks(loaded: LoadedSchema) -> Iterator[Finding]:
             )
 
 
-def _warning(kind: str, message: str, location: Location, hint: str, **kw: Any) -> Finding:
+def _warning(kind: Kind, message: str, location: Location, hint: str, **kw: Any) -> Finding:
     return Finding(
         kind=kind, message=message, location=location, hint=hint, severity=Severity.WARNING, **kw
     )
@@ -329,10 +321,10 @@ def _named_warnings(
     full = node.fullname
     if full in defined_at:
         yield _warning(
-            "REDEFINED_NAME",
+            Kind.REDEFINED_NAME,
             f"{node.type} {full} is defined a second time (first at {defined_at[full] or '/'}); "
             "Java accepts an identical redefinition, but fastavro and the Python avro package "
-            "refuse the schema (\"redefined named type\")",
+            'refuse the schema ("redefined named type")',
             at(node.pointer),
             f'refer to the first definition by name: "type": "{full}"',
         )
@@ -340,7 +332,7 @@ def _named_warnings(
         defined_at[full] = node.pointer
     if _non_ascii(node.simple_name):
         yield _warning(
-            "NON_ASCII_NAME",
+            Kind.NON_ASCII_NAME,
             f"{node.type} name {node.simple_name!r} is not ASCII; Java and fastavro accept it, "
             "but the Python avro package refuses it (InvalidName) and the Avro specification "
             "allows only [A-Za-z_][A-Za-z0-9_]*",
@@ -353,7 +345,7 @@ def _named_warnings(
         )
         if doc.pointer_exists(pointer):
             yield _warning(
-                "NON_ASCII_NAME",
+                Kind.NON_ASCII_NAME,
                 f"namespace {node.namespace!r} is not ASCII; Java and fastavro accept it, but "
                 "the Python avro package refuses it (InvalidName)",
                 at(pointer),
@@ -363,7 +355,7 @@ def _named_warnings(
         for i, symbol in enumerate(node.symbols):
             if _non_ascii(symbol):
                 yield _warning(
-                    "NON_ASCII_NAME",
+                    Kind.NON_ASCII_NAME,
                     f"enum symbol {symbol!r} is not ASCII; Java accepts it, but fastavro and "
                     "the Python avro package refuse the schema",
                     at(f"{node.pointer}/symbols/{i}"),
@@ -374,7 +366,7 @@ def _named_warnings(
 def _field_warnings(fld: Field, at: _At) -> Iterator[Finding]:
     if _non_ascii(fld.name):
         yield _warning(
-            "NON_ASCII_NAME",
+            Kind.NON_ASCII_NAME,
             f"field name {fld.name!r} is not ASCII; Java, fastavro and the Python avro package "
             "accept it, but the Avro specification allows only [A-Za-z_][A-Za-z0-9_]* and "
             "readers that follow it strictly (and generated code) may not",
@@ -385,7 +377,7 @@ def _field_warnings(fld: Field, at: _At) -> Iterator[Finding]:
     if logical is not None:
         inner = _json({"type": fld.type.type, "logicalType": logical})
         yield _warning(
-            "LOGICAL_TYPE_IGNORED",
+            Kind.LOGICAL_TYPE_IGNORED,
             f"logicalType {_json(logical)} is set on field {fld.name!r}, not on its type; Java "
             "(and so the registry and Spark) reads a logical type only on a type, so readers "
             f"see a plain {_describe(fld.type)}",
@@ -406,7 +398,7 @@ def _default_warnings(schema: Schema, value: Any, pointer: str, at: _At) -> Iter
         for index, branch in enumerate(schema.types):
             if is_valid_default(branch, value):
                 yield _warning(
-                    "UNION_DEFAULT_NOT_FIRST",
+                    Kind.UNION_DEFAULT_NOT_FIRST,
                     f"the default {_json(value)} fits branch {index} ({_describe(branch)}) of "
                     f"the union, not the first ({_describe(first)}); the Avro specification "
                     "requires the first branch. Java 1.12 and fastavro accept it, but the "
@@ -423,11 +415,11 @@ def _default_warnings(schema: Schema, value: Any, pointer: str, at: _At) -> Iter
     if isinstance(schema, EnumSchema) and isinstance(value, str):
         if value not in schema.symbols:
             yield _warning(
-                "ENUM_DEFAULT_NOT_SYMBOL",
+                Kind.ENUM_DEFAULT_NOT_SYMBOL,
                 f"the default {value!r} is not a symbol of enum {schema.fullname} "
                 f"{list(schema.symbols)}; Java's parser accepts it, but Java (and so Spark) "
-                "fails when it reads data without this field (\"enum value is not in the enum "
-                "symbol set\"), while fastavro and the Python avro package return the unknown "
+                'fails when it reads data without this field ("enum value is not in the enum '
+                'symbol set"), while fastavro and the Python avro package return the unknown '
                 "symbol",
                 at(pointer),
                 f"use one of the symbols: {', '.join(schema.symbols)}",
@@ -438,7 +430,7 @@ def _default_warnings(schema: Schema, value: Any, pointer: str, at: _At) -> Iter
         wide = next((ch for ch in value if ord(ch) > 0xFF), None)
         if wide is not None:
             yield _warning(
-                "BYTES_DEFAULT_NOT_LATIN1",
+                Kind.BYTES_DEFAULT_NOT_LATIN1,
                 f"the default contains {wide!r} (U+{ord(wide):04X}); a bytes/fixed default is a "
                 "string of code points \\u0000-\\u00ff, one per byte. Readers disagree on "
                 "anything above: Java turns it into '?', the Python avro package into its UTF-8 "
@@ -452,7 +444,7 @@ def _default_warnings(schema: Schema, value: Any, pointer: str, at: _At) -> Iter
         size = len(value)
         if size != schema.size:
             yield _warning(
-                "FIXED_DEFAULT_SIZE",
+                Kind.FIXED_DEFAULT_SIZE,
                 f"the default has {size} byte(s) but fixed {schema.fullname} has size "
                 f"{schema.size}; readers disagree on what it yields (Java cuts or pads it to "
                 f"{schema.size} bytes, fastavro and the Python avro package return all {size})",
@@ -481,21 +473,26 @@ def _logical_warnings(node: Schema, at: _At) -> Iterator[Finding]:
     bases = _LOGICAL_BASES.get(logical)
     if bases is None:
         return  # a custom logical type: every reader ignores it, by design
-    if node.type not in bases or (
-        logical == "uuid" and isinstance(node, FixedSchema) and node.size != 16
-    ) or (logical == "duration" and isinstance(node, FixedSchema) and node.size != 12):
+    if (
+        node.type not in bases
+        or (logical == "uuid" and isinstance(node, FixedSchema) and node.size != 16)
+        or (logical == "duration" and isinstance(node, FixedSchema) and node.size != 12)
+    ):
         need = " or ".join(
-            "fixed(16)" if (logical == "uuid" and b == "fixed")
-            else "fixed(12)" if logical == "duration" else b
+            "fixed(16)"
+            if (logical == "uuid" and b == "fixed")
+            else "fixed(12)"
+            if logical == "duration"
+            else b
             for b in bases
         )
         yield _warning(
-            "LOGICAL_TYPE_IGNORED",
+            Kind.LOGICAL_TYPE_IGNORED,
             f"logicalType {logical!r} does not apply to {_describe(node)} (it needs {need}); "
             "Java and the Python avro package ignore it, so readers see a plain "
             f"{node.type}",
             at(pointer),
-            f"use {need} as the type, or remove \"logicalType\"",
+            f'use {need} as the type, or remove "logicalType"',
         )
         return
     if logical == "decimal":
@@ -514,7 +511,7 @@ def _decimal_warnings(node: Schema, at: _At) -> Iterator[Finding]:
             else "fastavro accepts it"
         )
         yield _warning(
-            "INVALID_DECIMAL",
+            Kind.INVALID_DECIMAL,
             f"decimal precision {_json(precision)} is not a positive integer; {ignored}; "
             f"{refusers}",
             at(base + ("/precision" if "precision" in props else "")),
@@ -523,7 +520,7 @@ def _decimal_warnings(node: Schema, at: _At) -> Iterator[Finding]:
         return
     if type(scale) is not int or scale < 0:
         yield _warning(
-            "INVALID_DECIMAL",
+            Kind.INVALID_DECIMAL,
             f"decimal scale {_json(scale)} is not a non-negative integer; {ignored}; fastavro "
             "refuses the schema",
             at(base + "/scale"),
@@ -532,7 +529,7 @@ def _decimal_warnings(node: Schema, at: _At) -> Iterator[Finding]:
         return
     if scale > precision:
         yield _warning(
-            "INVALID_DECIMAL",
+            Kind.INVALID_DECIMAL,
             f"decimal scale {scale} is greater than precision {precision}; {ignored}; fastavro "
             "refuses the schema",
             at(base + "/scale"),
@@ -545,7 +542,7 @@ def _decimal_warnings(node: Schema, at: _At) -> Iterator[Finding]:
         most = _max_precision(node.size)
         if precision > most:
             yield _warning(
-                "INVALID_DECIMAL",
+                Kind.INVALID_DECIMAL,
                 f"fixed {node.fullname} of {node.size} byte(s) holds at most {most} decimal "
                 f"digits, not precision {precision}; {ignored.replace('bytes', 'fixed')}; "
                 "fastavro refuses the schema",

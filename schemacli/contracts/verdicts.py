@@ -40,7 +40,7 @@ from typing import Any
 
 from schemacli.contracts import compat
 from schemacli.contracts.compat import CompatResult
-from schemacli.contracts.findings import Finding, Severity
+from schemacli.contracts.findings import Finding, Kind, Severity
 from schemacli.contracts.levels import BACKWARD, Level, comparisons
 from schemacli.contracts.loader import LoadedSchema
 from schemacli.contracts.parse import parse_schema
@@ -439,6 +439,7 @@ def decode_finding(data: Any) -> Finding:
     values["severity"] = Severity(values["severity"])
     if not isinstance(values["kind"], str) or not isinstance(values["message"], str):
         raise ValueError("a finding needs a kind and a message")
+    values["kind"] = Kind(values["kind"])  # ValueError: a kind this engine does not know
     return Finding(location=location, **values)
 
 

@@ -1,8 +1,8 @@
 """Renderers: one per format (text, json, junit, github, sarif, gitlab) over the same findings.
 
 ``check``, ``diff`` and ``gate`` results are turned into one ``Report`` (cases with findings,
-plus a diff's changes); each renderer is a function ``render(report) -> str``. Errors that stop a
-command are rendered by ``schemacli.output.errors``.
+plus a diff's changes). Each format's module renders a report (``render``) and an error that
+stopped a command (``render_error``); ``schemacli.output.formats`` is the one table of them.
 
 This module is imported when the CLI starts (for ``OutputFormat``): keep it free of heavy imports.
 """
@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum, StrEnum
-from importlib import import_module
 from typing import TYPE_CHECKING, Any
+
+from schemacli.redact import scrub
 
 if TYPE_CHECKING:
     from schemacli.contracts.check import CheckReport
@@ -72,12 +73,9 @@ def render(report: Report, fmt: OutputFormat | str, *, color: bool = False) -> s
 
     Every string of the report is redacted first (``schemacli.redact.scrub``: URL user info and
     the secrets the process was given), before any format serialises or escapes it."""
-    from schemacli.redact import scrub
+    from schemacli.output.formats import FORMATS  # every format: imported when one renders
 
-    report = scrub(report)
-    name = OutputFormat(fmt).value
-    module = import_module(f"schemacli.output.{'json_out' if name == 'json' else name}")
-    return module.render(report, color=color) if name == "text" else module.render(report)
+    return FORMATS[OutputFormat(fmt)].render(scrub(report), color=color)
 
 
 # -- building reports from the core's results ------------------------------------------------

@@ -10,10 +10,11 @@ visible escape (``\\x1b``), as on a terminal: the runner's log would interpret i
 from __future__ import annotations
 
 from schemacli.contracts.findings import Finding, Severity
-from schemacli.errors import Location
+from schemacli.errors import Location, SchemacliError, shown
 from schemacli.output import Report
+from schemacli.output.text import cell as value_cell
 from schemacli.output.text import summary
-from schemacli.redact import printable
+from schemacli.redact import printable, scrub
 
 
 def escape_data(text: str) -> str:
@@ -27,7 +28,7 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def command(level: str, message: str, location: Location, title: str) -> str:
+def workflow_command(level: str, message: str, location: Location, title: str) -> str:
     props = []
     if location.source:
         props.append(f"file={escape_property(location.source)}")
@@ -47,19 +48,16 @@ def annotation(finding: Finding) -> str:
     if finding.hint:
         message += f"\nhint: {finding.hint}"
     title = f"{finding.subject}: {finding.kind}" if finding.subject else finding.kind
-    return command(level, message, finding.location, title)
+    return workflow_command(level, message, finding.location, title)
 
 
 def step_summary(report: Report) -> str:
     """Markdown for ``$GITHUB_STEP_SUMMARY``: the summary table and every problem, once."""
-    from schemacli.redact import scrub
 
     report = scrub(report)
 
     def cell(text: object) -> str:
         return printable(str(text).replace("|", "\\|").replace("\n", " "))
-
-    from schemacli.output.text import cell as value_cell  # "v1, v2" for version lists
 
     first_columns = report.cases[0].columns if report.cases else ()
     columns = [name.replace("_", " ") for name, _ in first_columns]
@@ -82,12 +80,25 @@ def step_summary(report: Report) -> str:
     return ("\n".join(lines) + "\n").encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def render(report: Report) -> str:
+def render(report: Report, *, color: bool = False) -> str:
     """One workflow command per finding (and per diff change), then a plain summary line.
     ``report`` is already redacted (``schemacli.output.render``)."""
     lines = [
-        command("notice", change.message, change.location, change.kind) for change in report.changes
+        workflow_command("notice", change.message, change.location, change.kind)
+        for change in report.changes
     ]
     lines += [annotation(f) for f in report.findings]
     lines.append(summary(report))
     return "\n".join(lines) + "\n"
+
+
+def render_error(err: SchemacliError, *, command: str, compact: bool = False) -> str:
+    """A GitHub Actions ``::error`` annotation, on the file and line when the error has them."""
+    err = shown(err)
+    location = err.location or Location()
+    message = err.message
+    if location.pointer:
+        message += f" (at {location.pointer})"
+    if err.hint:
+        message += f"\nhint: {err.hint}"
+    return workflow_command("error", message, location, f"schemacli: {type(err).__name__}") + "\n"

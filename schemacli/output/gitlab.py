@@ -20,7 +20,7 @@ import json
 from typing import Any
 
 from schemacli.contracts.findings import Finding, Severity
-from schemacli.errors import Location, SchemacliError
+from schemacli.errors import Location, SchemacliError, error_text, shown
 from schemacli.output import Report
 from schemacli.redact import printable
 
@@ -62,17 +62,15 @@ def _finding(finding: Finding) -> dict[str, Any]:
     )
 
 
-def render(report: Report) -> str:
+def render(report: Report, *, color: bool = False) -> str:
     """The report's findings (and a diff's changes, as info) as a code quality JSON array."""
     issues = [_finding(f) for f in dict.fromkeys(report.findings)]
     issues += [_issue(c.message, c.kind, "info", c.location) for c in report.changes]
     return json.dumps(issues, indent=2, ensure_ascii=False) + "\n"
 
 
-def error_document(err: SchemacliError) -> str:
+def render_error(err: SchemacliError, *, command: str, compact: bool = False) -> str:
     """A one-issue report (severity blocker) for a command that could not run at all."""
-    from schemacli.errors import error_text, shown
-
     text = error_text(err)
     issue = _issue(text, type(err).__name__, "blocker", shown(err).location or Location())
     return json.dumps([issue], indent=2, ensure_ascii=False) + "\n"

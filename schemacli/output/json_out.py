@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from pathlib import Path
 from typing import Any
 
+import click
+
+from schemacli import redact
 from schemacli.contracts.findings import Finding
-from schemacli.errors import Location
-from schemacli.output import Report, to_jsonable
+from schemacli.errors import Location, RegistryError, SchemacliError, shown
+from schemacli.output import OutputFormat, Report, to_jsonable
 
 
-def render(report: Report) -> str:
-    """The report as one JSON object (stable key order), ending with a newline."""
+def render(report: Report, *, color: bool = False) -> str:
+    """The report as one JSON object (stable key order), ending with a newline (``color``:
+    ignored, as by every machine format)."""
     payload: dict[str, Any] = {
         "command": report.command,
         "title": report.title,
@@ -57,3 +63,51 @@ def finding_json(finding: Finding) -> dict[str, Any]:
         "old": to_jsonable(finding.old),
         "new": to_jsonable(finding.new),
     }
+
+
+def render_error(err: SchemacliError, *, command: str, compact: bool = False) -> str:
+    """``err`` as a JSON document ending with a newline; ``compact``: on one line."""
+    return error_json(err, compact=compact) + "\n"
+
+
+def error_json(err: SchemacliError, *, compact: bool = False) -> str:
+    """``err`` as a JSON document (no newline); ``compact``: on one line, as a stream of
+    documents (a ``--watch``) needs. Reads the error through :func:`shown`: secrets and URL
+    user info masked before anything is serialised."""
+    err = shown(err)
+    loc = err.location
+    payload = {
+        "error": {
+            "type": type(err).__name__,
+            "message": err.message,
+            "hint": err.hint,
+            "exit_code": int(err.exit_code),
+            "location": None if loc is None else dataclasses.asdict(loc),
+        }
+    }
+    if isinstance(err, RegistryError):
+        payload["error"].update(
+            status=err.status, error_code=err.error_code, server_message=err.server_message
+        )
+    return json.dumps(payload, separators=(",", ":")) if compact else json.dumps(payload, indent=2)
+
+
+def emit_json(data: Any, *, indent: int | None = 2) -> None:
+    """Write ``data`` (dataclasses and tuples allowed) as JSON to stdout (``indent=None``: one
+    line, for a stream of documents)."""
+    plain = json.loads(json.dumps(data, default=_default))  # then every string is redacted
+    click.echo(json.dumps(redact.scrub(plain), indent=indent, ensure_ascii=False))
+
+
+def _default(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"not JSON-serialisable: {type(value).__name__}")
+
+
+def is_json(output: OutputFormat | str | None) -> bool:
+    """JSON for machines; every other format (text, and junit/github meant for check/gate)
+    prints the text form."""
+    return output is not None and OutputFormat(output) is OutputFormat.json

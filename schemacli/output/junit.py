@@ -11,6 +11,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from schemacli.contracts.findings import Severity
+from schemacli.errors import SchemacliError, error_text, shown
 from schemacli.output import Report
 from schemacli.output.text import finding_lines
 
@@ -28,7 +29,7 @@ def xml_document(root: ET.Element) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
 
 
-def render(report: Report) -> str:
+def render(report: Report, *, color: bool = False) -> str:
     """The report as a JUnit XML document, ending with a newline."""
     suite_name = f"schemacli {report.command}"
     failures = sum(1 for c in report.cases if c.verdict == "incompatible")
@@ -70,4 +71,22 @@ def render(report: Report) -> str:
     if report.changes:
         out = ET.SubElement(suite, "system-out")
         out.text = "\n".join(f"{c.location}: {c.kind}: {c.message}" for c in report.changes)
+    return xml_document(root)
+
+
+def render_error(err: SchemacliError, *, command: str, compact: bool = False) -> str:
+    """A JUnit document with one errored test case for ``command``: a CI report step still
+    finds its XML when the command could not run (an unreadable schema, an unreachable
+    registry)."""
+    text = error_text(err)
+    err = shown(err)
+    counts = {"tests": "1", "failures": "0", "errors": "1"}
+    root = ET.Element("testsuites", name=f"schemacli {command}", **counts)
+    suite = ET.SubElement(root, "testsuite", name=f"schemacli {command}", skipped="0", **counts)
+    attrs = {"classname": f"schemacli.{command}", "name": command}
+    if err.location is not None and err.location.source:
+        attrs["file"] = err.location.source
+    case = ET.SubElement(suite, "testcase", attrs)
+    element = ET.SubElement(case, "error", message=err.message, type=type(err).__name__)
+    element.text = text
     return xml_document(root)

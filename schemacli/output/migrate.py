@@ -10,6 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from converters.mapping.model import Conversion, Mapping
+from schemacli.output import Case, Report
+from schemacli.output.json_out import finding_json
+from schemacli.output.text import finding_lines
 
 # ---------------------------------------------------------------------------------------------
 # plan
@@ -81,8 +84,6 @@ def validate_json(report: Any) -> dict[str, Any]:
     """The validation as JSON data: the value's section, the SQL check, the key's section."""
     from dataclasses import asdict
 
-    from schemacli.output.json_out import finding_json
-
     def section(r: Any) -> dict[str, Any]:
         return {
             "source": r.source,
@@ -104,7 +105,6 @@ def validate_json(report: Any) -> dict[str, Any]:
 def validate_report(report: Any) -> Any:
     """The validation as the shared Report (one case for the value, one for the key) for the
     junit and github renderers."""
-    from schemacli.output import Case, Report
 
     def case(section: Any, what: str) -> Case:
         return Case(
@@ -125,7 +125,6 @@ def validate_report(report: Any) -> Any:
 
 def validate_text(report: Any) -> str:
     """The validation for people: each v1 field's conversion, the dry run, the findings."""
-    from schemacli.output.text import finding_lines
 
     lines = [f"mapping {report.mapping}: v2 {report.source} -> v1 {report.target}"]
     lines += _section_text(report, "v1 field")

@@ -15,8 +15,9 @@ import json
 from typing import Any
 from urllib.parse import quote
 
+from schemacli import __version__
 from schemacli.contracts.findings import Finding, Severity
-from schemacli.errors import Location, SchemacliError
+from schemacli.errors import Location, SchemacliError, error_text, shown
 from schemacli.output import Report, to_jsonable
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -99,7 +100,6 @@ def _document(run: dict[str, Any]) -> str:
 
 
 def _driver(rules: list[dict[str, Any]]) -> dict[str, Any]:
-    from schemacli import __version__
 
     return {
         "driver": {
@@ -110,7 +110,7 @@ def _driver(rules: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def render(report: Report) -> str:
+def render(report: Report, *, color: bool = False) -> str:
     """The report as one SARIF 2.1.0 log: findings as results, a diff's changes as notes."""
     entries: list[Finding] = list(dict.fromkeys(report.findings))
     kinds = list(dict.fromkeys([f.kind for f in entries] + [c.kind for c in report.changes]))
@@ -136,10 +136,8 @@ def render(report: Report) -> str:
     return _document(run)
 
 
-def error_document(err: SchemacliError) -> str:
+def render_error(err: SchemacliError, *, command: str, compact: bool = False) -> str:
     """A SARIF log for a command that could not run: no results, the error as a notification."""
-    from schemacli.errors import error_text, shown
-
     text = error_text(err)
     err = shown(err)
 

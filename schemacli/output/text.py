@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 
 from schemacli.contracts.findings import Finding, Severity
+from schemacli.errors import SchemacliError
 from schemacli.output import Report
 
 _MARK = {"compatible": "ok", "incompatible": "FAIL", "invalid": "ERROR"}
@@ -75,6 +76,12 @@ def render(report: Report, *, color: bool = False, width: int = 100) -> str:
         console.print(Text(f"note: {note}"), soft_wrap=True)
     console.print(Text(summary(report), style="bold"), soft_wrap=True)
     return "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())
+
+
+def render_error(err: SchemacliError, *, command: str, compact: bool = False) -> str:
+    """Nothing on stdout: a person reads the error on stderr
+    (:func:`schemacli.errors.error_text`)."""
+    return ""
 
 
 def cell(value: object) -> str:

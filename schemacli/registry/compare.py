@@ -105,9 +105,6 @@ def schema_text(candidate: LoadedSchema) -> str:
 
 # -- as findings, for the check command's renderers ------------------------------------------
 
-REGISTRY_INCOMPATIBLE = "REGISTRY_INCOMPATIBLE"  # the registry's own verdict and reasons
-REGISTRY_DISAGREEMENT = "REGISTRY_DISAGREEMENT"  # registry and local engine differ: loud
-
 
 def registry_findings(check: RegistryCheck) -> tuple[Finding, ...]:
     """The registry's side of ``check`` as findings, placed at the candidate's file.
@@ -115,7 +112,7 @@ def registry_findings(check: RegistryCheck) -> tuple[Finding, ...]:
     An incompatible registry verdict is an error finding carrying the registry's messages; a
     disagreement with the local engine is an error too (fail closed), saying which side said what.
     """
-    from schemacli.contracts.findings import Finding, Severity
+    from schemacli.contracts.findings import Finding, Kind, Severity
     from schemacli.errors import Location
 
     where = Location(source=check.local.candidate, line=1, column=1)
@@ -124,7 +121,7 @@ def registry_findings(check: RegistryCheck) -> tuple[Finding, ...]:
         if check.registry_note:
             found.append(
                 Finding(
-                    kind="REGISTRY_NOT_ASKED",
+                    kind=Kind.REGISTRY_NOT_ASKED,
                     message=check.registry_note,
                     location=where,
                     severity=Severity.WARNING,
@@ -138,7 +135,7 @@ def registry_findings(check: RegistryCheck) -> tuple[Finding, ...]:
         )
         found.append(
             Finding(
-                kind=REGISTRY_INCOMPATIBLE,
+                kind=Kind.REGISTRY_INCOMPATIBLE,
                 message=f"the registry says incompatible at {check.level.value}: {reasons}",
                 location=where,
                 hint="the registry would refuse this schema with HTTP 409",
@@ -151,7 +148,7 @@ def registry_findings(check: RegistryCheck) -> tuple[Finding, ...]:
         remote = "compatible" if check.registry.compatible else "incompatible"
         found.append(
             Finding(
-                kind=REGISTRY_DISAGREEMENT,
+                kind=Kind.REGISTRY_DISAGREEMENT,
                 message=f"DISAGREEMENT at {check.level.value}: the registry says {remote}, the "
                 f"local engine says {local}",
                 location=where,

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from schemacli.contracts.check import Verdict, check_candidate
-from schemacli.contracts.findings import Finding, Severity
+from schemacli.contracts.findings import Finding, Kind, Severity
 from schemacli.contracts.gate import GateReport, SubjectReport, input_error_row, parse_versions
 from schemacli.contracts.levels import Level
 from schemacli.contracts.loader import LoadedSchema
@@ -36,8 +36,6 @@ from schemacli.registry.publish import (
     may_have_registered,
     register_schema,
 )
-
-LEVEL_DIFFERS = "LEVEL_DIFFERS"  # the config's level for a subject is not the registry's
 
 
 class ConfiguredLevels(Protocol):
@@ -121,7 +119,7 @@ def _gate_subject(
     if configured != level.level:
         findings.append(
             Finding(
-                kind=LEVEL_DIFFERS,
+                kind=Kind.LEVEL_DIFFERS,
                 severity=Severity.WARNING,
                 message=f"the config says {configured.value} for {subject}, the registry applies "
                 f"{level.level.value} ({level.source}); checked at the registry's level",
@@ -164,12 +162,9 @@ def _gate_subject(
     return row, new
 
 
-REGISTRY_HISTORY_DIVERGES = "REGISTRY_HISTORY_DIVERGES"
-
-
 def _diverges(subject: str, number: int, version: LoadedSchema, theirs: LoadedSchema) -> Finding:
     return Finding(
-        kind=REGISTRY_HISTORY_DIVERGES,
+        kind=Kind.REGISTRY_HISTORY_DIVERGES,
         message=f"{subject} v{number} differs from the registry's version at that place "
         f"({theirs.source}): registered versions are immutable",
         location=version.location(),
@@ -200,7 +195,7 @@ def _registry_references(
     found = [dep.source for dep in version.references[len(entries) :]]
     if found and not unusable:
         return tuple(refs), Finding(
-            kind="REFERENCE_NOT_IN_REGISTRY",
+            kind=Kind.REFERENCE_NOT_IN_REGISTRY,
             message=f"{subject} v{version.version} takes types from {', '.join(found)} "
             "without declaring them: the registry needs a reference with a subject and a "
             "version number for each",
@@ -212,7 +207,7 @@ def _registry_references(
     if not unusable:
         return tuple(refs), None
     return tuple(refs), Finding(
-        kind="REFERENCE_NOT_IN_REGISTRY",
+        kind=Kind.REFERENCE_NOT_IN_REGISTRY,
         message=f"references {', '.join(unusable)} are given by path or as 'latest': the "
         "registry needs a subject and a version number for each",
         location=version.location(),

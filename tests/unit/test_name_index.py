@@ -12,13 +12,14 @@ import fastavro
 import pytest
 
 from schemacli.contracts import loader as loader_module
+from schemacli.contracts.kinds import Kind
 from schemacli.contracts.loader import (
     CircularReferenceError,
     DuplicateDefinitionError,
     Loader,
     load_schema_file,
 )
-from schemacli.contracts.validate import NULL_NAMESPACE_FALLBACK, validate_paths
+from schemacli.contracts.validate import validate_paths
 from schemacli.errors import SchemaParseError
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "avsc"
@@ -134,7 +135,7 @@ def test_a_name_found_only_in_the_null_namespace_is_a_warning_naming_fastavro() 
     report = validate_paths([FIXTURES / "fallback"])
     assert report.ok
     [warning] = report.findings
-    assert warning.kind == NULL_NAMESPACE_FALLBACK
+    assert warning.kind == Kind.NULL_NAMESPACE_FALLBACK
     assert (warning.location.line, warning.location.pointer) == (5, "/fields/0/type")
     assert "fastavro" in warning.message and "'com.acme.Money'" in warning.message
 
@@ -143,7 +144,7 @@ def test_the_null_namespace_fallback_in_one_file_is_warned_too(tmp_path: Path) -
     path = tmp_path / "one.avsc"
     path.write_text(json.dumps(_ONE_FILE))
     [warning] = validate_paths([path]).findings
-    assert warning.kind == NULL_NAMESPACE_FALLBACK and warning.location.pointer == (
+    assert warning.kind == Kind.NULL_NAMESPACE_FALLBACK and warning.location.pointer == (
         "/fields/1/type/fields/0/type"
     )
 

@@ -11,16 +11,12 @@ import pytest
 
 from schemacli.config import Level, load_settings
 from schemacli.contracts.check import Verdict
+from schemacli.contracts.kinds import Kind
 from schemacli.contracts.loader import load_schema_file
 from schemacli.contracts.store import FileTree
 from schemacli.errors import RegistryError, SchemacliError
 from schemacli.registry.client import RegistryClient
-from schemacli.registry.compare import (
-    REGISTRY_DISAGREEMENT,
-    REGISTRY_INCOMPATIBLE,
-    check_against_registry,
-    merged_report,
-)
+from schemacli.registry.compare import check_against_registry, merged_report
 from schemacli.registry.gate import gate_against_registry, register_candidates
 from schemacli.registry.settings import RegistrySettings
 
@@ -70,8 +66,8 @@ def test_check_incompatible_on_both_sides_carries_the_registry_reasons(fake, cli
     )
     assert report.verdict is Verdict.INCOMPATIBLE
     kinds = [f.kind for f in report.findings]
-    assert "TYPE_MISMATCH" in kinds and REGISTRY_INCOMPATIBLE in kinds
-    assert REGISTRY_DISAGREEMENT not in kinds
+    assert "TYPE_MISMATCH" in kinds and Kind.REGISTRY_INCOMPATIBLE in kinds
+    assert Kind.REGISTRY_DISAGREEMENT not in kinds
 
 
 def test_disagreement_between_registry_and_engine_fails_loudly(fake, client):
@@ -80,7 +76,7 @@ def test_disagreement_between_registry_and_engine_fails_loudly(fake, client):
     check = check_against_registry(client, load_schema_file(BREAKING), "taxi-rides-value")
     assert check.agree is False and not check.compatible
     report = merged_report(check)
-    disagreement = [f for f in report.findings if f.kind == REGISTRY_DISAGREEMENT]
+    disagreement = [f for f in report.findings if f.kind == Kind.REGISTRY_DISAGREEMENT]
     assert disagreement and "registry says compatible" in disagreement[0].message
 
 

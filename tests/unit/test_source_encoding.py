@@ -9,7 +9,8 @@ import avro.schema
 import fastavro.schema
 import pytest
 
-from schemacli.contracts.source import ENCODING_NOT_UTF8, detect_encoding, load_json
+from schemacli.contracts.kinds import Kind
+from schemacli.contracts.source import detect_encoding, load_json
 from schemacli.contracts.validate import validate_paths
 from schemacli.errors import InputError
 
@@ -34,7 +35,7 @@ def test_a_utf16_or_utf32_file_is_read_with_a_warning_naming_the_readers_that_re
     report = validate_paths([write(tmp_path, encoding, bom)])
     assert report.ok
     [finding] = report.findings
-    assert finding.kind == ENCODING_NOT_UTF8 and finding.severity.value == "warning"
+    assert finding.kind == Kind.ENCODING_NOT_UTF8 and finding.severity.value == "warning"
     assert encoding.upper().replace("-LE", "LE").replace("-BE", "BE") in finding.message
     assert "fastavro" in finding.message and "avro package" in finding.message
     assert (finding.location.line, finding.location.column) == (1, 1)

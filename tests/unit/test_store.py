@@ -10,14 +10,9 @@ from pathlib import Path
 import pytest
 
 from schemacli.config import Settings
-from schemacli.contracts.check import INVALID_SCHEMA, STORE_LAYOUT, Verdict, check_candidate
-from schemacli.contracts.gate import (
-    DUPLICATE_VERSION,
-    HISTORY_REWRITTEN,
-    SUBJECT_DELETED,
-    VERSION_DELETED,
-    gate,
-)
+from schemacli.contracts.check import Verdict, check_candidate
+from schemacli.contracts.gate import gate
+from schemacli.contracts.kinds import Kind
 from schemacli.contracts.levels import Level, SubjectLevels
 from schemacli.contracts.loader import load_schema_file, load_schema_text
 from schemacli.contracts.naming import NamingStrategy, subject_for_file
@@ -244,14 +239,14 @@ def test_gate_reports_every_invalid_file_as_an_input_error(tmp_path):
     )
     report = gate(FileTree(store), levels_for(store))
     assert report.verdict is Verdict.INVALID
-    assert [f.kind for f in report.findings] == [INVALID_SCHEMA, INVALID_SCHEMA]
+    assert [f.kind for f in report.findings] == [Kind.INVALID_SCHEMA, Kind.INVALID_SCHEMA]
     assert all(f.location.line is not None for f in report.findings)
 
 
 def test_gate_flags_a_version_identical_to_an_earlier_one(tmp_path):
     store = make_store(tmp_path, {"a-value": [ride(), ride(TIP), ride()]})
     report = gate(FileTree(store), levels_for(store))
-    assert [f.kind for f in report.findings] == [DUPLICATE_VERSION]
+    assert [f.kind for f in report.findings] == [Kind.DUPLICATE_VERSION]
 
 
 def test_gate_reports_a_gap_as_a_layout_problem_and_still_checks_other_subjects(tmp_path):
@@ -264,7 +259,7 @@ def test_gate_reports_a_gap_as_a_layout_problem_and_still_checks_other_subjects(
         "a-value": Verdict.INVALID,
         "b-value": Verdict.COMPATIBLE,
     }
-    assert report.findings[0].kind == STORE_LAYOUT
+    assert report.findings[0].kind == Kind.STORE_LAYOUT
 
 
 def test_gate_refuses_a_folder_named_like_a_version_instead_of_skipping_it(tmp_path):
@@ -327,8 +322,8 @@ def test_gate_against_a_ref_rejects_a_rewritten_version_and_warns_of_a_deleted_s
     shutil.rmtree(store / "subjects" / "old-value")
     report = gate(FileTree(store), levels_for(store), base=git_tree("git:base", store))
     assert [(f.kind, f.severity.value) for f in report.findings] == [
-        (SUBJECT_DELETED, "warning"),
-        (HISTORY_REWRITTEN, "error"),
+        (Kind.SUBJECT_DELETED, "warning"),
+        (Kind.HISTORY_REWRITTEN, "error"),
     ]
     assert report.verdict is Verdict.INCOMPATIBLE
 
@@ -340,7 +335,7 @@ def test_version_deleted_since_the_ref_is_a_violation(repo):
     git(repo, "commit", "-q", "-m", "v2")
     (store / "subjects" / "rides-value" / "v2.avsc").unlink()
     report = gate(FileTree(store), levels_for(store), base=git_tree("git:HEAD", store))
-    assert [f.kind for f in report.findings] == [VERSION_DELETED]
+    assert [f.kind for f in report.findings] == [Kind.VERSION_DELETED]
 
 
 def test_unknown_git_ref_is_an_input_error_with_a_hint(repo):
@@ -705,7 +700,7 @@ def test_an_undefined_name_stays_a_located_invalid_schema_in_the_gate(tmp_path):
     store = make_store(tmp_path, {"orders-value": [order()], "rides-value": [ride()]})
     report = gate(FileTree(store), levels_for(store))
     (finding,) = report.findings
-    assert finding.kind == INVALID_SCHEMA
+    assert finding.kind == Kind.INVALID_SCHEMA
     assert "Undefined name: com.acme.Position" in finding.message
     assert (finding.location.line, finding.location.pointer) == (12, "/fields/1/type")
 

@@ -15,16 +15,10 @@ from schemacli.commands.migrate.common import (
     require_extras,
 )
 from schemacli.commands.options import DAY, JsonOutput, count, seconds
-from schemacli.commands.registry_options import (
-    NO_FLAGS,
-    RegistryFlags,
-    connect,
-    emit_json,
-    is_json,
-    registry_flags,
-)
+from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect, registry_flags
 from schemacli.errors import ExitCode
 from schemacli.output import TextOrJson
+from schemacli.output.json_out import emit_json, is_json
 
 
 class Delivery(StrEnum):

@@ -17,9 +17,9 @@ from schemacli.commands.migrate.common import (
     state_of,
 )
 from schemacli.commands.options import DAY, JsonOutput, seconds
-from schemacli.commands.registry_options import emit_json, is_json
 from schemacli.errors import ExitCode
 from schemacli.output import TextOrJson
+from schemacli.output.json_out import emit_json, is_json
 
 
 def finish_command(

@@ -8,16 +8,10 @@ import typer
 
 from schemacli.commands.options import JsonOutput
 from schemacli.commands.outfile import Force, check_out, write_out
-from schemacli.commands.registry_options import (
-    NO_FLAGS,
-    RegistryFlags,
-    connect,
-    emit_json,
-    is_json,
-    registry_flags,
-)
+from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect, registry_flags
 from schemacli.errors import ExitCode
 from schemacli.output import TextOrJson
+from schemacli.output.json_out import emit_json, is_json
 
 
 @registry_flags()

@@ -18,16 +18,10 @@ from schemacli.commands.migrate.common import (
     state_of,
 )
 from schemacli.commands.options import JsonOutput, count
-from schemacli.commands.registry_options import (
-    NO_FLAGS,
-    RegistryFlags,
-    connect,
-    emit_json,
-    is_json,
-    registry_flags,
-)
+from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect, registry_flags
 from schemacli.errors import ExitCode, InputError, UsageError
 from schemacli.output import TextOrJson
+from schemacli.output.json_out import emit_json, is_json
 
 LIMIT = 100_000  # as converters.ops.replay.LIMIT (not imported: --help stays fast)
 

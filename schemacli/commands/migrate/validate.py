@@ -7,16 +7,10 @@ import typer
 
 from schemacli.commands.migrate.common import Bootstrap, MappingArg, load_mapping, require_extras
 from schemacli.commands.options import Output, count
-from schemacli.commands.registry_options import (
-    NO_FLAGS,
-    RegistryFlags,
-    connect,
-    emit_json,
-    is_json,
-    registry_flags,
-)
+from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect, registry_flags
 from schemacli.errors import ExitCode, UsageError
 from schemacli.output import OutputFormat
+from schemacli.output.json_out import emit_json, is_json
 
 SAMPLE_MAX = 100_000  # records a dry run reads or generates
 

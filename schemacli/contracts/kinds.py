@@ -1,0 +1,205 @@
+"""The catalogue of finding kinds: every kind any module reports, each one entry.
+
+A :class:`Kind` is a ``StrEnum``: its value is the id every output prints (``TYPE_MISMATCH``), so
+a kind compares, hashes, formats and serialises as that string. Each entry also says its default
+severity, the docs heading that explains it (``anchor``: a path under the repository and a
+GitHub heading slug, checked by ``tests/unit/test_kinds.py``), and, where the kind has a fixed
+message shape, the message template and hint; otherwise the caller builds the message and the
+entry carries ``None``.
+
+Adding a kind is one entry here. Imports nothing of the project: the contract core, the registry
+checks, the converters and the renderers all read it.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+ERROR = Severity.ERROR
+WARNING = Severity.WARNING
+
+# Where each family of kinds is described (a file and a heading's slug).
+COMPAT = "docs/compatibility.md#incompatibility-kinds"
+PARSE = "README.md#schemacli-validate-path"  # what validate reports, errors and warnings
+REFERENCES = "docs/store.md#references-between-schemas"
+STORE = "docs/store.md#finding-kinds-the-store-adds"
+REGISTRY_CHECK = "docs/registry.md#commands"
+REGISTRY_GATE = "docs/registry.md#gate---registry-what-is-checked-and-all-or-nothing"
+MAPPING = "docs/migration.md#validate-is-it-deployable-what-does-each-field-become"
+
+
+class Kind(StrEnum):
+    """A finding kind: ``Kind.TYPE_MISMATCH == "TYPE_MISMATCH"``, with its catalogue entry.
+
+    Compatibility templates' fields: where (a readable place), reader / writer (the values
+    involved), name (the named type), extra (kind-specific)."""
+
+    severity: Severity
+    anchor: str
+    template: str | None
+    hint: str | None
+
+    def __new__(
+        cls,
+        id: str,
+        anchor: str,
+        severity: Severity = ERROR,
+        template: str | None = None,
+        hint: str | None = None,
+    ) -> Kind:
+        member = str.__new__(cls, id)
+        member._value_ = id
+        member.severity = severity
+        member.anchor = anchor
+        member.template = template
+        member.hint = hint
+        return member
+
+    # -- compatibility: Java's SchemaIncompatibilityType names, plus AMBIGUOUS_FIELD_MATCH (ours,
+    # where Java throws instead of answering)
+    TYPE_MISMATCH = (
+        "TYPE_MISMATCH",
+        COMPAT,
+        ERROR,
+        "{where}: the reader's type {reader} cannot read the writer's {writer}.",
+        "Keep the type {writer} (or a promotion Avro allows: int -> long -> float -> double, "
+        "string <-> bytes); to change it, add a new field with a default and deprecate the old "
+        "one.",
+    )
+    NAME_MISMATCH = (
+        "NAME_MISMATCH",
+        COMPAT,
+        ERROR,
+        "{where}: the reader's {extra} is named {reader} but the writer's is {writer}.",
+        'Keep the name, or add the old full name to the reader\'s "aliases": ["{writer}"].',
+    )
+    FIXED_SIZE_MISMATCH = (
+        "FIXED_SIZE_MISMATCH",
+        COMPAT,
+        ERROR,
+        "{where}: fixed {name} has size {reader} in the reader but {writer} in the writer.",
+        "A fixed type's size cannot change; add a new field with a new fixed type instead.",
+    )
+    MISSING_ENUM_SYMBOLS = (
+        "MISSING_ENUM_SYMBOLS",
+        COMPAT,
+        ERROR,
+        "{where}: the reader's enum {name} lacks the writer's symbol(s) {extra}.",
+        'Keep every symbol the writer may send, or give the reader\'s enum a "default" symbol '
+        "to use for unknown ones.",
+    )
+    READER_FIELD_MISSING_DEFAULT_VALUE = (
+        "READER_FIELD_MISSING_DEFAULT_VALUE",
+        COMPAT,
+        ERROR,
+        "{where}: field '{reader}' is not in the writer's record {name} and has no default.",
+        'Give field \'{reader}\' a default (e.g. type ["null", ...] with "default": null), or '
+        "keep the field in the writer.",
+    )
+    MISSING_UNION_BRANCH = (
+        "MISSING_UNION_BRANCH",
+        COMPAT,
+        ERROR,
+        "{where}: the reader's union {reader} has no branch that can read the writer's {writer}.",
+        "Add a branch that can read {writer} to the reader's union, or keep the writer's type.",
+    )
+    AMBIGUOUS_FIELD_MATCH = (
+        "AMBIGUOUS_FIELD_MATCH",
+        COMPAT,
+        ERROR,
+        "{where}: the reader's field '{reader}' matches several writer fields by name and "
+        "aliases ({extra}); Apache Avro Java stops with an error, so the registry rejects it.",
+        "Remove the alias that names another field of the writer's record.",
+    )
+
+    # -- a schema Java's Schema.Parser refuses (SchemaParseError.kind)
+    INVALID_SCHEMA = "INVALID_SCHEMA", PARSE  # anything else Java refuses
+    INVALID_JSON = "INVALID_JSON", PARSE
+    UNDEFINED_NAME = "UNDEFINED_NAME", PARSE
+    INVALID_DEFAULT = "INVALID_DEFAULT", PARSE
+    DUPLICATE_FIELD = "DUPLICATE_FIELD", PARSE
+    DUPLICATE_SYMBOL = "DUPLICATE_SYMBOL", PARSE
+    INVALID_NAME = "INVALID_NAME", PARSE
+    INVALID_FIXED_SIZE = "INVALID_FIXED_SIZE", PARSE
+    DUPLICATE_UNION_BRANCH = "DUPLICATE_UNION_BRANCH", PARSE
+    NESTED_UNION = "NESTED_UNION", PARSE
+    MISSING_ATTRIBUTE = "MISSING_ATTRIBUTE", PARSE
+    # an error from the parser, a warning from validate when the definitions are identical
+    REDEFINED_NAME = "REDEFINED_NAME", PARSE
+    # -- the paths and files validate is given
+    PATH_NOT_FOUND = "PATH_NOT_FOUND", PARSE
+    NO_SCHEMA_FILES = "NO_SCHEMA_FILES", PARSE
+    UNREADABLE_FILE = "UNREADABLE_FILE", PARSE
+    INVALID_INPUT = "INVALID_INPUT", PARSE  # any other input error, as validate reports it
+    # -- references between schema files
+    BAD_REFERENCE = "BAD_REFERENCE", REFERENCES
+    CIRCULAR_REFERENCE = "CIRCULAR_REFERENCE", REFERENCES
+    DUPLICATE_DEFINITION = "DUPLICATE_DEFINITION", REFERENCES
+
+    # -- validate's warnings: Java accepts it, another common reader or the specification does not
+    UNION_DEFAULT_NOT_FIRST = "UNION_DEFAULT_NOT_FIRST", PARSE, WARNING
+    ENUM_DEFAULT_NOT_SYMBOL = "ENUM_DEFAULT_NOT_SYMBOL", PARSE, WARNING
+    FIXED_DEFAULT_SIZE = "FIXED_DEFAULT_SIZE", PARSE, WARNING
+    BYTES_DEFAULT_NOT_LATIN1 = "BYTES_DEFAULT_NOT_LATIN1", PARSE, WARNING
+    INVALID_DECIMAL = "INVALID_DECIMAL", PARSE, WARNING
+    LOGICAL_TYPE_IGNORED = "LOGICAL_TYPE_IGNORED", PARSE, WARNING
+    NON_ASCII_NAME = "NON_ASCII_NAME", PARSE, WARNING
+    JSON_COMMENT = "JSON_COMMENT", PARSE, WARNING
+    DUPLICATE_KEY = "DUPLICATE_KEY", PARSE, WARNING
+    ENCODING_NOT_UTF8 = "ENCODING_NOT_UTF8", PARSE, WARNING
+    NULL_NAMESPACE_FALLBACK = "NULL_NAMESPACE_FALLBACK", PARSE, WARNING
+
+    # -- the local store and the gate
+    STORE_LAYOUT = "STORE_LAYOUT", STORE  # a badly named file or a gap in the versions
+    HISTORY_REWRITTEN = "HISTORY_REWRITTEN", STORE  # an existing version changed since the ref
+    VERSION_DELETED = "VERSION_DELETED", STORE  # an existing version is gone since the ref
+    SUBJECT_DELETED = "SUBJECT_DELETED", STORE, WARNING  # a whole subject is gone: may be intended
+    UNKNOWN_SUBJECT = "UNKNOWN_SUBJECT", STORE, WARNING  # the config names a subject not stored
+    DUPLICATE_VERSION = "DUPLICATE_VERSION", STORE  # identical to an earlier version
+
+    # -- the registry's verdicts next to the engine's (check --registry)
+    REGISTRY_INCOMPATIBLE = "REGISTRY_INCOMPATIBLE", REGISTRY_CHECK  # the registry's own reasons
+    REGISTRY_DISAGREEMENT = "REGISTRY_DISAGREEMENT", REGISTRY_CHECK  # registry and engine differ
+    REGISTRY_NOT_ASKED = "REGISTRY_NOT_ASKED", REGISTRY_CHECK, WARNING
+    # -- gate --registry
+    LEVEL_DIFFERS = (
+        "LEVEL_DIFFERS",
+        REGISTRY_GATE,
+        WARNING,
+    )  # the config's level is not the registry's
+    REGISTRY_HISTORY_DIVERGES = "REGISTRY_HISTORY_DIVERGES", REGISTRY_GATE
+    REFERENCE_NOT_IN_REGISTRY = "REFERENCE_NOT_IN_REGISTRY", REGISTRY_GATE
+
+    # -- the migration mapping (converters/sql.py, converters/mapcheck.py); TYPE_MISMATCH above
+    # is reported there too, for a rule whose result the v1 field's type cannot hold
+    UNKNOWN_TARGET = "UNKNOWN_TARGET", MAPPING
+    MISSING_RULE = "MISSING_RULE", MAPPING
+    BAD_DEFAULT = "BAD_DEFAULT", MAPPING
+    UNKNOWN_SOURCE = "UNKNOWN_SOURCE", MAPPING
+    UNRESOLVED = "UNRESOLVED", MAPPING
+    NO_DEFAULT = "NO_DEFAULT", MAPPING
+    SQL_UNKNOWN_NAME = "SQL_UNKNOWN_NAME", MAPPING, WARNING
+    SQL_SYNTAX = "SQL_SYNTAX", MAPPING
+    SPARK_SQL = "SPARK_SQL", MAPPING
+    PREVIEW_MISMATCH = "PREVIEW_MISMATCH", MAPPING, WARNING
+    ENCODE_FAILED = "ENCODE_FAILED", MAPPING
+
+    def message(self, **values: object) -> str:
+        """The kind's template filled with ``values``; ValueError for a kind without one."""
+        if self.template is None:
+            raise ValueError(f"{self.value} has no message template: the caller writes it")
+        return self.template.format(**values)
+
+    def hint_for(self, **values: object) -> str | None:
+        """The kind's hint filled with ``values`` (None when it has none)."""
+        return None if self.hint is None else self.hint.format(**values)
+
+
+# The compatibility engine's kinds, in Java's order (one fixture each in the tests).
+INCOMPATIBILITIES: tuple[Kind, ...] = tuple(k for k in Kind if k.anchor == COMPAT)
