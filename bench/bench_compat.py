@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 from schemacli.contracts.compat import check, clear_caches  # noqa: E402
 from schemacli.contracts.parse import parse_schema  # noqa: E402
 from schemacli.errors import SchemaParseError  # noqa: E402
+from schemacli.gcpolicy import collect_rarely  # noqa: E402
 from tests.oracle.generator import pairs  # noqa: E402
 from tests.oracle.oracle import Oracle  # noqa: E402
 
@@ -142,6 +143,7 @@ def machine() -> dict[str, str]:
 
 
 def main() -> None:
+    collect_rarely()  # as the CLI's entry point does (schemacli.gcpolicy)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=2000, help="generated pairs (x2 directions)")
     parser.add_argument("--seed", type=int, default=20251122)

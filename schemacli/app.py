@@ -32,6 +32,7 @@ from schemacli.commands import (
 from schemacli.commands.completion import complete_var_name, guard_install, run_completion
 from schemacli.contracts.nesting import deep
 from schemacli.errors import ExitCode, SchemacliError, SchemacliWarning, UsageError, error_text
+from schemacli.gcpolicy import collect_rarely
 from schemacli.output import OutputFormat
 from schemacli.redact import printable
 
@@ -235,5 +236,6 @@ migrate.register(app)  # its subcommands onto its own typer, then that typer ont
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: the process is ours, so its collector runs rarely."""
+    collect_rarely()
     sys.exit(app())

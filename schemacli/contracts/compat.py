@@ -24,7 +24,6 @@ compatibility level to a candidate and a subject's history.
 from __future__ import annotations
 
 import dataclasses
-import gc
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -431,21 +430,13 @@ def check(reader: SchemaInput, writer: SchemaInput) -> CompatResult:
 
 
 def _check(reader: SchemaInput, writer: SchemaInput) -> CompatResult:
-    # Parsing and checking allocate many small objects that all stay alive until the end:
-    # the cyclic GC would rescan them repeatedly for nothing.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        reader_schema = _as_schema(reader)
-        # The same text read by itself: one tree, so the self-check below can answer at once.
-        same_text = writer.__class__ is str and writer == reader
-        writer_schema = reader_schema if same_text else _as_schema(writer)
-        if reader_schema is writer_schema and _self_compatible(reader_schema):
-            return _COMPATIBLE
-        return nesting.call_deep(_verdict, reader_schema, writer_schema)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
+    reader_schema = _as_schema(reader)
+    # The same text read by itself: one tree, so the self-check below can answer at once.
+    same_text = writer.__class__ is str and writer == reader
+    writer_schema = reader_schema if same_text else _as_schema(writer)
+    if reader_schema is writer_schema and _self_compatible(reader_schema):
+        return _COMPATIBLE
+    return nesting.call_deep(_verdict, reader_schema, writer_schema)
 
 
 def _verdict(reader: Schema, writer: Schema) -> CompatResult:

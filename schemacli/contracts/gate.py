@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import bisect
 import difflib
-import gc
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -31,8 +30,6 @@ from schemacli.contracts.store import (
 )
 from schemacli.contracts.verdicts import VerdictCache, decode_finding, digest, encodable
 from schemacli.errors import InputError, Location, SchemacliError
-
-_GC_EVERY = 64  # subjects between two collections of the cyclic GC during a gate
 
 
 @dataclass(frozen=True)
@@ -115,24 +112,13 @@ def gate(
     rows = []
     if "" in layout:
         rows.append(_with_findings(_store_error_row(levels, None), layout.pop("")))
-    # A subject's parsed history is many small objects that all live until the subject is
-    # done: the cyclic GC would rescan them again and again (it took half the gate's time on
-    # long histories). It runs once every _GC_EVERY subjects instead.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        for count, subject in enumerate(sorted(set(head_index) | set(base_index) | set(layout))):
-            level = levels.level_for(subject)
-            try:
-                row = _gate_subject(subject, level, head_refs, base_refs, verdicts)
-            except InputError as err:
-                row = input_error_row(subject, level, err, len(head_index.get(subject, {})))
-            rows.append(_with_findings(row, layout.get(subject, [])))
-            if count % _GC_EVERY == _GC_EVERY - 1:
-                gc.collect(1)  # the young objects only: cheap, and frees their cycles
-    finally:
-        if gc_was_enabled:
-            gc.enable()
+    for subject in sorted(set(head_index) | set(base_index) | set(layout)):
+        level = levels.level_for(subject)
+        try:
+            row = _gate_subject(subject, level, head_refs, base_refs, verdicts)
+        except InputError as err:
+            row = input_error_row(subject, level, err, len(head_index.get(subject, {})))
+        rows.append(_with_findings(row, layout.get(subject, [])))
     known = set(head_index) | set(base_index) | set(layout)
     rows += [
         _unknown_subject_row(subject, level, levels.source, sorted(known))
