@@ -30,6 +30,7 @@ from schemacli.commands import (
     validate,
 )
 from schemacli.commands.completion import complete_var_name, guard_install, run_completion
+from schemacli.commands.options import OUTPUT_META_KEY
 from schemacli.contracts.nesting import deep
 from schemacli.errors import ExitCode, SchemacliError, SchemacliWarning, UsageError, error_text
 from schemacli.gcpolicy import collect_rarely
@@ -43,7 +44,6 @@ Exit codes: 0 ok · 1 incompatible / check failed · 2 usage or input error ·
 3 registry or network error.
 """
 
-OUTPUT_META_KEY = "schemacli.output"
 
 
 def _keep_argument_help() -> None:

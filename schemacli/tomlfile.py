@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from schemacli.errors import ConfigError, Location
+from schemacli.textfile import SETTINGS_LIMIT, UnreadableInput, read_utf8
 
 # -- the layout ---------------------------------------------------------------------------------
 
@@ -167,8 +168,6 @@ def read(path: Path) -> TomlFile:
     Raises ConfigError for a file that cannot be read (too large, not a regular file, ...) or
     is not UTF-8 (line:col of the bad byte), TomlError when it is not TOML.
     """
-    from schemacli.textfile import SETTINGS_LIMIT, UnreadableInput, read_utf8
-
     try:
         text = read_utf8(
             path,

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from schemacli.errors import RegistryError, UsageError
+from spark_avro.registry import self_contained_text, with_client
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -89,8 +90,6 @@ def subject_schema(
     """The subject's latest schema and id, or ``schema``'s id under ``subject`` (looked up;
     registered only when ``register``). Raises RegistryError (exit 3) naming the subject when
     the registry does not hold it and ``register`` is False."""
-    from spark_avro.registry import self_contained_text, with_client
-
     def find(client: RegistryClient) -> SubjectSchema:
         if schema is None:
             latest = client.get_version(subject, "latest")

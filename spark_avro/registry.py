@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, TypeVar
 
+from schemacli.contracts.inline import self_contained
 from schemacli.errors import InputError, NetworkError, RegistryError
+from schemacli.registry.settings import RegistryFlags
 
 if TYPE_CHECKING:
     from schemacli.registry.client import RegistryClient
@@ -44,7 +46,6 @@ def _client(registry_url: str) -> RegistryClient:
     # one client (one HTTP session) per registry for the life of the process: a streaming
     # reader asks again in every micro-batch that brings an unseen id
     from schemacli.registry.client import RegistryClient
-    from schemacli.registry.settings import RegistryFlags
 
     return RegistryClient(RegistryFlags(url=registry_url).settings())
 
@@ -89,8 +90,6 @@ def self_contained_text(
     """``text`` with the named types of ``references`` (and theirs) defined inline."""
     if not references:
         return text
-    from schemacli.contracts.inline import self_contained
-
     if depth >= MAX_REFERENCE_DEPTH:
         raise RegistryError(
             f"the references of {what} nest deeper than {MAX_REFERENCE_DEPTH} levels "

@@ -10,14 +10,16 @@ import typer
 
 from schemacli.output import OutputFormat, TextOrJson
 
+# Where a command's --output is remembered in click's context, so the error edge (app.py) can
+# render an error in the format asked for even when the error comes before the value is parsed.
+OUTPUT_META_KEY = "schemacli.output"
+
 
 def _remember_output(
     ctx: click.Context, value: OutputFormat | TextOrJson | None
 ) -> OutputFormat | TextOrJson | None:
     # Errors raised later are rendered by SchemacliGroup; it reads the format from ctx.meta.
     if value is not None:
-        from schemacli.app import OUTPUT_META_KEY
-
         ctx.meta[OUTPUT_META_KEY] = value.value
     return value
 

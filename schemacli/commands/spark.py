@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from schemacli.commands.options import JsonOutput
+from schemacli.commands.options import OUTPUT_META_KEY, JsonOutput
 from schemacli.commands.outfile import Force, check_out, write_out
 from schemacli.commands.registry_options import (
     NO_FLAGS,
@@ -185,8 +185,6 @@ def _wants_json(output: OutputFormat | None) -> bool:
     # also records the format in ctx.meta, so read it there when the value was lost.
     if output is None:
         import click
-
-        from schemacli.app import OUTPUT_META_KEY
 
         return click.get_current_context().meta.get(OUTPUT_META_KEY) == OutputFormat.json.value
     return output == OutputFormat.json

@@ -32,6 +32,7 @@ from urllib3.exceptions import InsecureRequestWarning
 from schemacli.errors import RegistryError, UsageError
 from schemacli.registry.errors import (
     RegistryErrorCode,
+    TransportError,
     error_from_response,
     network_error,
     redact,
@@ -79,8 +80,6 @@ class _TooSlow(Exception):
     """The answer did not arrive in full before the deadline (see ``_read_body``)."""
 
     def error(self, url: str, method: str, path: str, timeout: float) -> RegistryError:
-        from schemacli.registry.errors import TransportError
-
         return TransportError(
             f"The registry at {url} did not finish answering {method} {path} within "
             f"{ANSWER_DEADLINE_FACTOR * timeout:g} s ({ANSWER_DEADLINE_FACTOR} x --timeout "

@@ -11,18 +11,15 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from schemacli.contracts.check import CheckReport, check_candidate
+from schemacli.contracts.findings import Finding, Kind, Severity
 from schemacli.contracts.levels import Level
-from schemacli.errors import RegistryError
+from schemacli.contracts.loader import LoadedSchema
+from schemacli.errors import Location, RegistryError
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.history import is_missing_subject, registry_history, registry_level
 from schemacli.registry.models import CompatibilityAnswer, Reference
-
-if TYPE_CHECKING:  # the engine is imported when a check runs, not at CLI start-up
-    from schemacli.contracts.check import CheckReport
-    from schemacli.contracts.findings import Finding
-    from schemacli.contracts.loader import LoadedSchema
 
 
 @dataclass(frozen=True)
@@ -65,8 +62,6 @@ def check_against_registry(
     the same question. With a different ``level`` only the local engine can answer (the registry
     always applies its own level); the registry is then not asked.
     """
-    from schemacli.contracts.check import check_candidate
-
     configured = registry_level(client, subject)
     chosen = level or configured.level
     source = "flag" if level is not None and level != configured.level else configured.source
@@ -112,9 +107,6 @@ def registry_findings(check: RegistryCheck) -> tuple[Finding, ...]:
     An incompatible registry verdict is an error finding carrying the registry's messages; a
     disagreement with the local engine is an error too (fail closed), saying which side said what.
     """
-    from schemacli.contracts.findings import Finding, Kind, Severity
-    from schemacli.errors import Location
-
     where = Location(source=check.local.candidate, line=1, column=1)
     found: list[Finding] = []
     if check.registry is None:

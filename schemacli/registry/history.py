@@ -9,17 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from schemacli.contracts.levels import Level
+from schemacli.contracts.loader import LoadedSchema, load_schema_text
+from schemacli.contracts.parse import parse_schema
+from schemacli.contracts.schema import Names
 from schemacli.errors import Location, RegistryError, SchemacliError
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.errors import RegistryErrorCode
 from schemacli.registry.models import Reference, SubjectVersion
-
-if TYPE_CHECKING:  # the engine is imported when a schema is parsed, not at CLI start-up
-    from schemacli.contracts.loader import LoadedSchema
-    from schemacli.contracts.schema import Names
 
 _NO_SUBJECT = (RegistryErrorCode.SUBJECT_NOT_FOUND, RegistryErrorCode.SUBJECT_SOFT_DELETED)
 _NO_SUBJECT_LEVEL = (
@@ -55,8 +53,6 @@ def registry_history(client: RegistryClient, subject: str) -> tuple[LoadedSchema
 
 def load_version(client: RegistryClient, version: SubjectVersion) -> LoadedSchema:
     """Parse one registry version into a ``LoadedSchema``, resolving its references."""
-    from schemacli.contracts.loader import load_schema_text
-
     source = f"{version.subject}:v{version.version}"
     try:
         if not version.references:
@@ -89,8 +85,6 @@ def load_candidate(
     client: RegistryClient, text: str, source: str, references: Sequence[Reference] = ()
 ) -> LoadedSchema:
     """Parse a candidate schema whose named-type references live in the registry."""
-    from schemacli.contracts.loader import load_schema_text
-
     if not references:
         return load_schema_text(text, source)
     names = resolve_references(client, references)
@@ -98,8 +92,6 @@ def load_candidate(
 
 
 def _load_with_names(text: str, source: str, names: Names, version: int | None) -> LoadedSchema:
-    from schemacli.contracts.loader import load_schema_text
-
     return load_schema_text(text, source, version=version, names=names)
 
 
@@ -107,9 +99,6 @@ def resolve_references(
     client: RegistryClient, references: Sequence[Reference], *, _depth: int = 0
 ) -> Names:
     """The named types defined by ``references`` (and theirs, recursively) as ``Names``."""
-    from schemacli.contracts.parse import parse_schema
-    from schemacli.contracts.schema import Names
-
     if _depth > 32:
         raise RegistryError(
             "Schema references nest deeper than 32 levels (a reference cycle?).",

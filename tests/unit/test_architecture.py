@@ -1,7 +1,9 @@
 """The direction of imports drawn in docs/architecture.md, checked on the source.
 
 Each rule is (package prefix, modules it must never import). Imports inside functions count
-too: a lazy import still ties the packages together.
+too: a lazy import still ties the packages together. Below the rules: the floor everything
+stands on (errors, redact, the kinds catalogue, the TOML module), the one model module the
+renderers may take from the converters, and where an import may wait inside a function.
 """
 
 from __future__ import annotations
@@ -62,7 +64,33 @@ RULES = [
     ("converters.spark", ("converters.mapping", "converters.pipeline", "converters.ops")),
     ("converters.state", ("converters.pipeline", "converters.ops", "converters.job")),
     ("schemacli.output", (*HEAVY, "schemacli.commands", "schemacli.config")),
+    # settings files' syntax and where a setting came from: below config and the registry
+    (
+        "schemacli.tomlfile",
+        (
+            *UI,
+            *HEAVY,
+            "schemacli.config",
+            "schemacli.registry",
+            "schemacli.commands",
+            "schemacli.output",
+        ),
+    ),
+    (
+        "schemacli.origin",
+        (
+            *UI,
+            *HEAVY,
+            "schemacli.config",
+            "schemacli.registry",
+            "schemacli.commands",
+            "schemacli.output",
+        ),
+    ),
 ]
+
+# Third-party modules slow enough to import that the CLI's start-up must not pay for them.
+SLOW = ("pyspark", "confluent_kafka", "requests", "rich", "yaml", "tomlkit", "fastavro", "sqlglot")
 
 
 def modules() -> dict[str, Path]:
@@ -74,6 +102,75 @@ def modules() -> dict[str, Path]:
                 parts = parts[:-1]
             found[".".join(parts)] = path
     return found
+
+
+def _runtime(node: ast.AST) -> bool:
+    """Not an ``if TYPE_CHECKING:`` block (imports there are for the type checker alone)."""
+    return not (
+        isinstance(node, ast.If)
+        and isinstance(node.test, ast.Name)
+        and node.test.id == "TYPE_CHECKING"
+    )
+
+
+def _imported(node: ast.AST) -> list[str]:
+    """The names an import statement binds, whole: ``from a.b import c`` gives a.b.c (a module,
+    or a name that :func:`owner` takes back to a.b)."""
+    if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        return [f"{node.module}.{alias.name}" for alias in node.names]
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    return []
+
+
+def top_level_imports(path: Path) -> set[str]:
+    """What a module imports when it is imported: at its top level, outside functions and
+    outside ``if TYPE_CHECKING:``."""
+    names: set[str] = set()
+    todo = list(ast.parse(path.read_text(encoding="utf-8")).body)
+    while todo:
+        node = todo.pop()
+        names.update(_imported(node))
+        if isinstance(node, (ast.If, ast.Try, ast.With)) and _runtime(node):
+            todo.extend(ast.iter_child_nodes(node))
+    return names
+
+
+def function_imports(path: Path) -> list[tuple[str, str]]:
+    """(function, module) for each import made inside a function."""
+    found = []
+    for fn in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(fn):
+                found += [(fn.name, name) for name in _imported(node)]
+    return found
+
+
+def owner(name: str, names: dict[str, Path]) -> str | None:
+    """The project module an imported name is (``from a.b import c``: a.b, or a.b.c if that is
+    a module), None for a third-party one."""
+    while name and name not in names:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def loaded_with(module: str, names: dict[str, Path]) -> set[str]:
+    """Every module, project or third-party, that importing ``module`` imports."""
+    seen: set[str] = set()
+    todo = [module]
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        parts = current.split(".")
+        for i in range(1, len(parts)):  # a package's __init__ runs first
+            if ".".join(parts[:i]) in names:
+                todo.append(".".join(parts[:i]))
+        if current in names:
+            for name in top_level_imports(names[current]):
+                todo.append(owner(name, names) or name)
+    return seen
 
 
 def imports(path: Path) -> set[str]:
@@ -105,3 +202,53 @@ def test_imports_point_one_way(package, forbidden):
 def test_every_rule_names_a_package_that_exists():
     names = modules()
     assert all(any(under(m, package) for m in names) for package, _ in RULES)
+
+
+def test_the_renderers_take_from_the_converters_only_the_mappings_model():
+    names = modules()
+    taken = {
+        f"{module} imports {name}"
+        for module, path in names.items()
+        if under(module, "schemacli.output")
+        for name in imports(path)
+        if under(name, "converters") and name != "converters.mapping.model"
+    }
+    assert taken == set()
+
+
+def test_an_import_waits_inside_a_function_only_for_start_up_time():
+    """A project module imported inside a function must be one that loads something slow
+    (pyspark, confluent_kafka, requests, ...), or be imported there by a module the CLI loads at
+    start-up from a module it does not; anything else belongs at the top of the file."""
+    names = modules()
+    start_up = loaded_with("schemacli.app", names)
+    slow = {}
+    needless = []
+    for module, path in names.items():
+        for function, name in function_imports(path):
+            target = owner(name, names)
+            if target is None:
+                continue  # third-party: lazy where it is slow is the point
+            if target not in slow:
+                slow[target] = any(under(m, s) for m in loaded_with(target, names) for s in SLOW)
+            if slow[target] or (module in start_up and target not in start_up):
+                continue
+            needless.append(f"{module}.{function} imports {name}")
+    assert needless == []
+
+
+FLOOR = ("schemacli.errors", "schemacli.redact", "schemacli.contracts.kinds")
+
+
+def test_the_floor_imports_nothing_of_the_project_but_the_floor():
+    """The error types and their words, redaction and the kinds catalogue sit under every
+    package: each imports, of the project, only another of them."""
+    names = modules()
+    above = {
+        f"{module} imports {name}"
+        for module in FLOOR
+        for name in top_level_imports(names[module])
+        | {n for _, n in function_imports(names[module])}
+        if (target := owner(name, names)) is not None and target not in FLOOR
+    }
+    assert above == set()
