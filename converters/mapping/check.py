@@ -22,7 +22,7 @@ from typing import Any
 
 from converters.mapping.model import Conversion, Endpoint, Mapping, Policy
 from converters.mapping.preview import NeedsSpark, Outcome, convert_record
-from converters.mapping.sql import Compiled, compile_mapping, field_at
+from converters.mapping.sql import Compiled, FieldSql, compile_mapping, field_at
 from converters.mapping.sqlnames import column_names
 from converters.mapping.sqlsyntax import (
     parse_problem,  # --spark: Spark's parser
@@ -260,7 +260,7 @@ def _side(ep: Endpoint) -> str:
     return ", ".join(parts) or "inline schema"
 
 
-def _field_report(mapping: Mapping, compiled: Compiled, fs: Any) -> FieldReport:
+def _field_report(mapping: Mapping, compiled: Compiled, fs: FieldSql) -> FieldReport:
     tf = field_at(compiled.target, fs.target)
     rule = fs.rule
     policy = None
