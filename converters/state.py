@@ -62,7 +62,7 @@ def read_state(path: Path) -> dict[str, Any]:
         ) from exc
     try:
         data = loads(text)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise InputError(
             f"corrupt converter state: {exc.msg}",
             location=Location(source=str(path), line=exc.lineno, column=exc.colno),

@@ -15,7 +15,7 @@ the bounded reader and tomlkit are imported where a file is read or edited, not 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -144,18 +144,19 @@ class Table(Mapping[str, Any]):
     """One table of our settings (``registry``, say) as a mapping of its values, which knows
     where each of its keys is written. ``values`` stay out of ``repr`` (secrets live there)."""
 
-    values: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    # not `values`: that is Mapping's method, which a field of that name would hide
+    entries: Mapping[str, Any] = field(default_factory=dict, repr=False)
     file: TomlFile | None = None
     key_path: KeyPath = ()  # where the table is in ours, e.g. ("registry",)
 
     def __getitem__(self, key: str) -> Any:
-        return self.values[key]
+        return self.entries[key]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.values)
+        return iter(self.entries)
 
     def __len__(self) -> int:
-        return len(self.values)
+        return len(self.entries)
 
     def location(self, key: str) -> Location | None:
         """Where ``key`` of this table is written; None when the file is not known."""
@@ -226,7 +227,7 @@ class _Scanner:
     def peek(self) -> str:
         return self.text[self.i] if self.i < len(self.text) else ""
 
-    def skip(self, chars: str) -> None:
+    def skip(self, chars: Container[str]) -> None:
         while self.i < len(self.text) and self.text[self.i] in chars:
             self.i += 1
 

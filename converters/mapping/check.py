@@ -20,9 +20,9 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from converters.mapping.model import Conversion, Mapping, Policy
+from converters.mapping.model import Conversion, Endpoint, Mapping, Policy
 from converters.mapping.preview import NeedsSpark, Outcome, convert_record
-from converters.mapping.sql import Compiled, compile_mapping, field_at
+from converters.mapping.sql import Compiled, FieldSql, compile_mapping, field_at
 from converters.mapping.sqlnames import column_names
 from converters.mapping.sqlsyntax import (
     parse_problem,  # --spark: Spark's parser
@@ -136,7 +136,9 @@ def _unknown_names(
     ]
 
 
-def generate_samples(mapping: Mapping, compiled: Compiled, count: int, seed: int) -> list[dict]:
+def generate_samples(
+    mapping: Mapping, compiled: Compiled, count: int, seed: int
+) -> list[dict[str, Any]]:
     """``count`` v2 records from fastavro's generator, seeded; every other record gets parseable
     values for string->number fields and v1 symbols for ->enum fields, so a dry run shows both
     the converted and the dead-lettered outcome."""
@@ -171,9 +173,9 @@ def generate_samples(mapping: Mapping, compiled: Compiled, count: int, seed: int
         random.setstate(state)
 
 
-def _set(record: dict, path: str, value: Any) -> None:
+def _set(record: dict[str, Any], path: str, value: Any) -> None:
     *parents, last = path.split(".")
-    cur = record
+    cur: Any = record
     for p in parents:
         cur = cur.get(p) if isinstance(cur, dict) else None
         if cur is None:
@@ -185,7 +187,7 @@ def _set(record: dict, path: str, value: Any) -> None:
 def validate(
     mapping: Mapping,
     *,
-    samples: list[dict] | None = None,
+    samples: list[dict[str, Any]] | None = None,
     sample_count: int = 20,
     seed: int = 0,
     origin: str | None = None,
@@ -232,9 +234,9 @@ def validate(
             dry = DryRun(origin or "generated", 0, 0, 0, (), "none", skipped_reason=reason)
             dry_findings = []
         findings += dry_findings
-    key = None
+    key_report = None
     if mapping.key is not None:
-        key = validate(mapping.key, sample_count=sample_count, seed=seed, spark=spark)
+        key_report = validate(mapping.key, sample_count=sample_count, seed=seed, spark=spark)
     return Report(
         mapping=mapping.origin,
         source=_side(mapping.source),
@@ -243,11 +245,11 @@ def validate(
         findings=tuple(findings),
         dry_run=dry,
         sql_check="Spark's parser and analyser" if spark is not None else NO_SPARK_SQL_CHECK,
-        key=key,
+        key=key_report,
     )
 
 
-def _side(ep: Any) -> str:
+def _side(ep: Endpoint) -> str:
     parts = []
     if ep.subject:
         parts.append(ep.subject + (f" v{ep.version}" if ep.version not in (None, "latest") else ""))
@@ -258,7 +260,7 @@ def _side(ep: Any) -> str:
     return ", ".join(parts) or "inline schema"
 
 
-def _field_report(mapping: Mapping, compiled: Compiled, fs: Any) -> FieldReport:
+def _field_report(mapping: Mapping, compiled: Compiled, fs: FieldSql) -> FieldReport:
     tf = field_at(compiled.target, fs.target)
     rule = fs.rule
     policy = None
@@ -278,7 +280,7 @@ def _field_report(mapping: Mapping, compiled: Compiled, fs: Any) -> FieldReport:
 
 
 def _dry_run(
-    mapping: Mapping, compiled: Compiled, records: list[dict], origin: str, spark: Any
+    mapping: Mapping, compiled: Compiled, records: list[dict[str, Any]], origin: str, spark: Any
 ) -> tuple[DryRun, list[Finding]]:
     import fastavro
 
@@ -367,7 +369,7 @@ def _close(a: Any, b: Any) -> bool:
         import math
 
         return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-6)
-    return a == b
+    return bool(a == b)
 
 
 def _jsonable(value: Any) -> Any:
@@ -381,7 +383,7 @@ def _jsonable(value: Any) -> Any:
 
 
 def spark_dry_run(
-    spark: Any, mapping: Mapping, compiled: Compiled, records: list[dict]
+    spark: Any, mapping: Mapping, compiled: Compiled, records: list[dict[str, Any]]
 ) -> tuple[list[Outcome] | None, str | None]:
     """Run the real conversion (``pipeline.transform.convert``) on ``records`` in ``spark``.
 

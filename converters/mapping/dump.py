@@ -27,7 +27,7 @@ def to_dict(
         "/key/source": key_inline[0],
         "/key/target": key_inline[1],
     }
-    return _dump(mapping, "", lambda pointer: inline_schemas or embed.get(pointer, False))
+    return _fields(mapping, "", lambda pointer: inline_schemas or embed.get(pointer, False))
 
 
 def _dump(obj: Any, pointer: str, embed: Callable[[str], bool]) -> Any:
@@ -39,6 +39,13 @@ def _dump(obj: Any, pointer: str, embed: Callable[[str], bool]) -> Any:
         return obj.value
     if not isinstance(obj, (Mapping, Endpoint, Rule)):
         return obj
+    return _fields(obj, pointer, embed)
+
+
+def _fields(
+    obj: Mapping | Endpoint | Rule, pointer: str, embed: Callable[[str], bool]
+) -> dict[str, Any]:
+    """One dataclass of the mapping: each written field under its key."""
     out: dict[str, Any] = {}
     for f in fields(obj):
         spec = f.metadata or _written()

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from schemacli.errors import Location
+from schemacli.errors import Location, UsageError
 
 FORMAT_VERSION = 1
 MAX_VERSION = 2**31 - 1  # registry versions are Java ints
@@ -161,6 +161,19 @@ class Mapping:
     @property
     def unresolved(self) -> tuple[Rule, ...]:
         return tuple(r for r in self.rules if r.convert is Conversion.UNRESOLVED)
+
+    def topics(self) -> tuple[str, str]:
+        """``(v2 topic, v1 topic)``: the topic the converter reads and the one it writes. Raises
+        UsageError when the mapping leaves either out (a plan may; the job needs both)."""
+        v2, v1 = self.source.topic, self.target.topic
+        if v2 is None or v1 is None:
+            side = "source" if v2 is None else "target"
+            raise UsageError(
+                f"the mapping's {side} needs `topic:` for the converter",
+                location=self.location(f"/{side}"),
+                hint="The converter reads source.topic and writes target.topic.",
+            )
+        return v2, v1
 
     def location(self, pointer: str) -> Location:
         """Location of a key path (``/fields/total_amount/convert``) in the mapping file."""

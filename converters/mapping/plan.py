@@ -63,7 +63,7 @@ class _Side:
     inline: bool
 
 
-def plan_request(request: PlanRequest, out_dir: Path, client: RegistryClient | None) -> Planned:
+def plan_request(request: PlanRequest, out_dir: Path, client: RegistryClient) -> Planned:
     """Plan ``request``: schemas read from files (paths in the mapping relative to ``out_dir``,
     where it is written) or from the registry (``client.get_version``), subjects inferred from
     the store's layout (``schemas/subjects/<s>/vN.avsc``), topics and key subjects by
@@ -102,9 +102,7 @@ def plan_request(request: PlanRequest, out_dir: Path, client: RegistryClient | N
     return Planned(mapping, (src.inline, tgt.inline), (ksrc.inline, ktgt.inline))
 
 
-def _side(
-    client: RegistryClient | None, spec: str, out_dir: Path, subject: str | None = None
-) -> _Side:
+def _side(client: RegistryClient, spec: str, out_dir: Path, subject: str | None = None) -> _Side:
     """Schema JSON and endpoint fields for ``--from``/``--to``: an .avsc file, or
     SUBJECT[:VERSION] in the registry; ``subject`` (given on the command line) wins."""
 
@@ -135,7 +133,7 @@ def _side(
 def _topic_of(side: _Side) -> str | None:
     # TopicNameStrategy: <topic>-value
     subject = side.fields.get("subject")
-    if subject and subject.endswith("-value"):
+    if isinstance(subject, str) and subject.endswith("-value"):
         return subject.removesuffix("-value")
     return None
 

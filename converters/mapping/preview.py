@@ -54,10 +54,10 @@ def parse_number(text: str, kind: str) -> Any:
         return v
     if not _FLOAT.match(s):
         raise _Failed
-    v = float(s.rstrip("dDfF").lower().replace("infinity", "inf"))
-    if kind == "float" and not math.isinf(v) and abs(v) > FLOAT_MAX:
-        return math.copysign(math.inf, v)
-    return v
+    x = float(s.rstrip("dDfF").lower().replace("infinity", "inf"))
+    if kind == "float" and not math.isinf(x) and abs(x) > FLOAT_MAX:
+        return math.copysign(math.inf, x)
+    return x
 
 
 def to_string(value: Any) -> str:
@@ -81,7 +81,9 @@ def _get(record: dict[str, Any] | None, path: str) -> Any:
     return cur
 
 
-def convert_record(mapping: Mapping, source: AvroType, target: AvroType, record: dict) -> Outcome:
+def convert_record(
+    mapping: Mapping, source: AvroType, target: AvroType, record: dict[str, Any]
+) -> Outcome:
     """Apply ``mapping`` to one v2 ``record`` (as fastavro reads it). Raises NeedsSpark for
     custom SQL rules."""
     errors: list[str] = []
@@ -89,7 +91,14 @@ def convert_record(mapping: Mapping, source: AvroType, target: AvroType, record:
     return Outcome(None if errors else value, tuple(errors))
 
 
-def _record(mapping, source, target, record, prefix, errors) -> dict[str, Any]:  # noqa: ANN001
+def _record(
+    mapping: Mapping,
+    source: AvroType,
+    target: AvroType,
+    record: dict[str, Any] | None,
+    prefix: str,
+    errors: list[str],
+) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for f in target.non_null().fields:
         out[f.name] = _field(mapping, source, f, record, prefix + f.name, errors)
@@ -104,7 +113,14 @@ def _default(rule: Rule | None, f: AvroField) -> Any:
     return value
 
 
-def _field(mapping, source, f: AvroField, record, path, errors) -> Any:  # noqa: ANN001
+def _field(
+    mapping: Mapping,
+    source: AvroType,
+    f: AvroField,
+    record: dict[str, Any] | None,
+    path: str,
+    errors: list[str],
+) -> Any:
     rule = mapping.rule(path)
     if rule is None or rule.convert is Conversion.RECORD:
         src = _get(record, rule.source) if rule is not None and rule.source else record

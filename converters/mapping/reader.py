@@ -128,7 +128,8 @@ def _loader() -> type:
             self._depth += 1
             try:
                 if self._depth > MAX_NESTING:
-                    mark = self.peek_event().start_mark
+                    # types-PyYAML leaves Parser.peek_event unannotated
+                    mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
                     raise _TooDeep(mark.line + 1, mark.column + 1)
                 return super().compose_node(parent, index)
             finally:
@@ -250,7 +251,7 @@ class _Ctx:
             message, location=located(self.positions, self.source, pointer), hint=hint
         )
 
-    def keys(self, obj: dict, pointer: str, allowed: tuple[str, ...]) -> None:
+    def keys(self, obj: dict[str, Any], pointer: str, allowed: tuple[str, ...]) -> None:
         for key in obj:
             if key not in allowed:
                 raise self.error(
@@ -259,7 +260,9 @@ class _Ctx:
                     f"Allowed keys here: {', '.join(allowed)}.",
                 )
 
-    def string(self, obj: dict, key: str, pointer: str, required: bool = False) -> str | None:
+    def string(
+        self, obj: dict[str, Any], key: str, pointer: str, required: bool = False
+    ) -> str | None:
         value = obj.get(key)
         if value is None:
             if required:
@@ -273,7 +276,7 @@ class _Ctx:
             )
         return value
 
-    def topic(self, obj: dict, pointer: str, key: str = "topic") -> str | None:
+    def topic(self, obj: dict[str, Any], pointer: str, key: str = "topic") -> str | None:
         name = self.string(obj, key, pointer)
         problem = topic_problem(name) if name is not None else None
         if problem is not None:
@@ -456,6 +459,8 @@ def _rule(ctx: _Ctx, target: str, spec: Any, pointer: str) -> Rule:
     if "expr" in spec and "convert" not in spec:
         raw = "sql"
     try:
+        if not isinstance(raw, str):
+            raise ValueError(raw)
         conv = Conversion(raw)
     except ValueError:
         raise ctx.error(

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 def read_samples(
     bootstrap: str, mapping: Mapping, client: RegistryClient, count: int, *, timeout: float = 15.0
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Up to ``count`` decoded records from the start of the v2 topic. Raises NetworkError when
     Kafka cannot be reached, UsageError when confluent-kafka is missing."""
     try:
@@ -35,6 +35,10 @@ def read_samples(
     import fastavro
 
     topic = mapping.source.topic
+    if topic is None:
+        raise UsageError(
+            "the mapping names no v2 topic to sample", hint="Add source.topic to the mapping."
+        )
     reader = fastavro.parse_schema(mapping.source.schema_json)
     writers: dict[int, Any] = {}
     consumer = Consumer(
@@ -48,7 +52,7 @@ def read_samples(
             },
         )
     )
-    records: list[dict] = []
+    records: list[dict[str, Any]] = []
     try:
         meta = waits.list_topics(consumer, topic, min(timeout, 10))
         tmeta = meta.topics.get(topic)
@@ -72,11 +76,11 @@ def read_samples(
                     __import__("json").loads(client.get_schema(sid).schema)
                 )
             try:
-                records.append(
-                    fastavro.schemaless_reader(io.BytesIO(value[5:]), writers[sid], reader)
-                )
+                record = fastavro.schemaless_reader(io.BytesIO(value[5:]), writers[sid], reader)
             except Exception:  # undecodable body: the job dead-letters it; not a sample
                 continue
+            if isinstance(record, dict):  # a v2 record schema reads as a dict
+                records.append(record)
     except KafkaException as exc:
         raise NetworkError(
             f"cannot read {topic!r} from {bootstrap}: {_kafka_reason(exc)}",

@@ -3,6 +3,7 @@ fetched from the registry, each checked as Avro and as a record the converter su
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -99,7 +100,9 @@ def _inline_schema(mapping: Mapping, side: str, js: Any) -> Any:
     return js
 
 
-def _supported(mapping: Mapping, side: str, js: Any, where: Any) -> None:
+def _supported(
+    mapping: Mapping, side: str, js: Any, where: Callable[[str | None], Location]
+) -> None:
     """The schema is a record the converter can handle (not a primitive, not recursive)."""
 
     label = side_label(mapping, side)
@@ -118,7 +121,9 @@ def _supported(mapping: Mapping, side: str, js: Any, where: Any) -> None:
         )
 
 
-def with_registry_schemas(mapping: Mapping, fetch: Any) -> Mapping:
+def with_registry_schemas(
+    mapping: Mapping, fetch: Callable[[str, int | str], tuple[str, str]]
+) -> Mapping:
     """``mapping`` with the schema of each side that names only a ``subject`` (no ``schema``,
     no ``schema_json``) taken from the registry: ``fetch(subject, version)`` returns
     ``(schema text, "subject:version")``. Checked like a schema file; sides with a schema are

@@ -57,6 +57,13 @@ class AvroType:
             return rest[0]
         return AvroType(kind="union", json=[b.json for b in rest], branches=rest)
 
+    @property
+    def element(self) -> AvroType:
+        """An array's items or a map's values. Raises ValueError for any other kind."""
+        if self.items is None:
+            raise ValueError(f"{self.describe()} has no items or values type")
+        return self.items
+
     def describe(self) -> str:
         """Short human form: ``string``, ``["null","string"]``, ``record TaxiRide``, ``enum
         Color``."""
@@ -97,7 +104,7 @@ class _Walker:
         # every named type's definition: (its JSON, pointer, enclosing namespace)
         self.definitions: dict[str, tuple[Any, str, str | None]] = {}
 
-    def _own_namespace(self, js: dict, namespace: str | None) -> str | None:
+    def _own_namespace(self, js: dict[str, Any], namespace: str | None) -> str | None:
         name = js["name"]
         return js.get("namespace", namespace) if "." not in name else name.rsplit(".", 1)[0]
 
@@ -213,7 +220,7 @@ def same_type(a: AvroType, b: AvroType) -> bool:
     if a.kind == "enum":
         return a.symbols == b.symbols
     if a.kind == "fixed":
-        return a.json.get("size") == b.json.get("size")
+        return bool(a.json.get("size") == b.json.get("size"))
     if a.kind in ("array", "map"):
         return a.items is not None and b.items is not None and same_type(a.items, b.items)
     if a.kind == "record":

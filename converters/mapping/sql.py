@@ -54,9 +54,9 @@ def spark_type(t: AvroType) -> str:
         inner = ", ".join(f"{ident(f.name)}: {spark_type(f.type)}" for f in t.fields)
         return f"STRUCT<{inner}>"
     if t.kind == "array":
-        return f"ARRAY<{spark_type(t.items)}>"  # type: ignore[arg-type]
+        return f"ARRAY<{spark_type(t.element)}>"
     if t.kind == "map":
-        return f"MAP<STRING, {spark_type(t.items)}>"  # type: ignore[arg-type]
+        return f"MAP<STRING, {spark_type(t.element)}>"
     if t.logical in ("timestamp-millis", "timestamp-micros"):
         return "TIMESTAMP"
     if t.logical == "date":
@@ -134,17 +134,19 @@ def literal(value: Any, t: AvroType) -> str:
     if k == "record":
         parts = []
         for f in t.fields:
-            v = value.get(f.name, f.default) if isinstance(value, dict) else None
-            parts.append(f"{string_literal(f.name)}, {literal(v, f.type)}")
+            fv = value.get(f.name, f.default) if isinstance(value, dict) else None
+            parts.append(f"{string_literal(f.name)}, {literal(fv, f.type)}")
         return f"named_struct({', '.join(parts)})"
     if k == "array":
         if not value:
             return f"CAST(array() AS {spark_type(t)})"
-        return f"array({', '.join(literal(v, t.items) for v in value)})"  # type: ignore[arg-type]
+        return f"array({', '.join(literal(v, t.element) for v in value)})"
     if k == "map":
         if not value:
             return f"CAST(map() AS {spark_type(t)})"
-        kv = ", ".join(f"{string_literal(k2)}, {literal(v, t.items)}" for k2, v in value.items())  # type: ignore[arg-type]
+        kv = ", ".join(
+            f"{string_literal(k2)}, {literal(v, t.element)}" for k2, v in value.items()
+        )
         return f"map({kv})"
     raise ValueError(f"no literal for {t.describe()}")
 

@@ -92,6 +92,17 @@ class DirectWrites:
     header_names: tuple[str, ...] = ()
 
 
+@dataclass
+class _Scan:
+    """What the scan of one v1 partition saw: records without the converter's marker, records
+    read, the first unmarked keys and the unmarked records' header names."""
+
+    unmarked: int = 0
+    scanned: int = 0
+    keys: list[str] = field(default_factory=list)
+    headers: set[str] = field(default_factory=set)
+
+
 @dataclass(frozen=True)
 class Dependents:
     v1_topic: str
@@ -253,8 +264,9 @@ def _unread(
                 msg = consumer.poll(0.5)
                 if msg is None:
                     continue
-                if msg.error() is not None:
-                    if msg.error().code() == KafkaError._PARTITION_EOF:
+                error = msg.error()
+                if error is not None:
+                    if error.code() == KafkaError._PARTITION_EOF:
                         found[(t, p, o)] = count
                         break
                     continue
@@ -291,7 +303,7 @@ def _direct_writes(
             },
         )
     )
-    stats = {p: {"n": 0, "scanned": 0, "keys": [], "headers": set()} for p in todo}
+    stats = {p: _Scan() for p in todo}
     stop = {p: min(ends[p], s + scan_limit) for p, s in todo.items()}
     spans = {p: (s, stop[p]) for p, s in todo.items()}
     try:
@@ -301,23 +313,24 @@ def _direct_writes(
                 consumer, topic, spans, timeout=60, batch=500, errors="skip"
             ):
                 st = stats[msg.partition()]
-                st["scanned"] += 1
+                st.scanned += 1
                 names = [name for name, _ in (msg.headers() or ())]
                 if MARKER_HEADER not in names:
-                    st["n"] += 1
-                    if len(st["keys"]) < 3 and msg.key() is not None:
-                        st["keys"].append(repr(msg.key()[:40]))
-                    st["headers"].update(n for n in names if not n.startswith("schemacli."))
+                    st.unmarked += 1
+                    key = msg.key()
+                    if len(st.keys) < 3 and key is not None:
+                        st.keys.append(repr(key[:40]))
+                    st.headers.update(n for n in names if not n.startswith("schemacli."))
     finally:
         consumer.close()
     return tuple(
         DirectWrites(
             p,
-            stats[p]["n"] if p in stats else 0,
-            stats[p]["scanned"] if p in stats else 0,
+            stats[p].unmarked if p in stats else 0,
+            stats[p].scanned if p in stats else 0,
             p in stop and stop[p] < ends[p],
-            tuple(stats[p]["keys"]) if p in stats else (),
-            tuple(sorted(stats[p]["headers"]))[:5] if p in stats else (),
+            tuple(stats[p].keys) if p in stats else (),
+            tuple(sorted(stats[p].headers))[:5] if p in stats else (),
         )
         for p in sorted(ends)
     )

@@ -198,7 +198,7 @@ def starting_offsets_problem(value: str) -> str | None:
         return "not earliest, latest or a JSON object"
     try:
         data = loads(value)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         return f"not valid JSON ({exc.msg} at character {exc.pos + 1})"
     if not isinstance(data, dict) or not data:
         return "the JSON must map topics to {partition: offset}"
@@ -418,7 +418,7 @@ def launch(cfg: DeployConfig, cmd: list[str], *, detach: bool) -> Launched:
     write_text(deploy_json, json.dumps(info, indent=2))
     (cfg.state_dir / process.DRIVER_PID).unlink(missing_ok=True)  # the job writes its own
 
-    def started(proc: subprocess.Popen) -> None:
+    def started(proc: subprocess.Popen[bytes] | subprocess.Popen[str]) -> None:
         # who spark-submit is: `stop` signals the pid only while it still names this process
         write_text(pid_file, str(proc.pid))
         info["submit"] = {"pid": proc.pid, "start_time": process.start_time(proc.pid)}
@@ -437,7 +437,7 @@ def launch(cfg: DeployConfig, cmd: list[str], *, detach: bool) -> Launched:
             )
         started(proc)
         return Launched(proc.pid, log)
-    proc = subprocess.Popen(
+    child = subprocess.Popen(
         cmd,
         env=env,
         stdin=subprocess.DEVNULL,
@@ -449,10 +449,10 @@ def launch(cfg: DeployConfig, cmd: list[str], *, detach: bool) -> Launched:
         text=True,
         errors="replace",
     )
-    started(proc)
+    started(child)
     try:
-        assert proc.stdout is not None
-        for line in proc.stdout:  # our progress lines pass; Spark's log noise is kept out
+        assert child.stdout is not None
+        for line in child.stdout:  # our progress lines pass; Spark's log noise is kept out
             if (
                 line.startswith(
                     ("batch ", "converter ", "SIGTERM", "error:", "  hint:", "Traceback")
@@ -460,10 +460,10 @@ def launch(cfg: DeployConfig, cmd: list[str], *, detach: bool) -> Launched:
                 or "Exception" in line
             ):
                 sys.stderr.write(line)
-        return Launched(proc.pid, None, proc.wait())
+        return Launched(child.pid, None, child.wait())
     except KeyboardInterrupt:
         stop(cfg.state_dir)
-        return Launched(proc.pid, None, proc.wait())
+        return Launched(child.pid, None, child.wait())
     finally:
         pid_file.unlink(missing_ok=True)
 

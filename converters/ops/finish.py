@@ -22,6 +22,7 @@ from pathlib import Path
 from converters.kafka import topicend
 from converters.kafka.settings import client_config
 from converters.mapping.model import Mapping
+from converters.ops.dependents import Dependents
 from converters.ops.status import dependents_of, status
 from converters.ops.stop import stop
 from converters.ops.window import advance, read_window
@@ -127,15 +128,20 @@ def finish(
     """Close the window (see the module docstring). Raises CheckFailed (exit 1) listing the
     reasons while v1 has dependents (unless ``force``), or when the converter cannot drain."""
 
-    v1, v2 = mapping.target.topic, mapping.source.topic
+    v2, v1 = mapping.topics()
     # the state files read as the converter writes them (else an InputError naming the file)
     # before Kafka is asked anything
     status(state_dir, topic=v2, bootstrap=None)
     read_window(state_dir)
-    settings = {"window_seconds": window_seconds, "properties": properties}
-    dependents_of(state_dir, bootstrap, v1, v2, **settings)
+
+    def look() -> Dependents:
+        return dependents_of(
+            state_dir, bootstrap, v1, v2, window_seconds=window_seconds, properties=properties
+        )
+
+    look()
     time.sleep(interval)  # the second look tells a reading group from one with old offsets
-    deps = dependents_of(state_dir, bootstrap, v1, v2, **settings)
+    deps = look()
     blockers = deps.blockers()
     if blockers and not force:
         raise CheckFailed(

@@ -46,7 +46,7 @@ from converters.state import read_state, write_state
 from schemacli.errors import CheckFailed, InputError, NetworkError, UsageError
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+    from pyspark.sql import Row, SparkSession
 
 LIMIT = 100_000  # dead letters converted on the driver: more is a job, not a repair
 READ_TIMEOUT = 300.0  # seconds to read a topic to its end offsets
@@ -156,7 +156,7 @@ class Outcome:
     failing: list[Failure]
 
 
-def outcome(sink_rows: Iterable[AnyMapping[str, Any]], v1_topic: str) -> Outcome:
+def outcome(sink_rows: Iterable[AnyMapping[str, Any] | Row], v1_topic: str) -> Outcome:
     """Sort ``build_output``'s rows: those for ``v1_topic`` by the position in their marker,
     the others (dead letters again) as failures with their error and stage."""
     to_v1: dict[str, dict[str, Any]] = {}
@@ -241,7 +241,7 @@ def convert(
             f"Spark refuses the compiled mapping: {exc.getMessage() or exc}",
             hint="Fix the expression; `schemacli migrate validate MAPPING --spark` shows it.",
         ) from exc
-    return outcome(sink_rows, mapping.target.topic)
+    return outcome(sink_rows, mapping.topics()[1])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -348,7 +348,7 @@ def positions_in(conf: dict[str, Any], topic: str) -> tuple[set[str], int]:
     return found, read
 
 
-def same_target(fixed: Any, deployed: Any) -> Any:
+def same_target(fixed: Mapping, deployed: Mapping) -> Mapping:
     """``fixed``, the corrected mapping, when it writes where the deployed one does (the v1
     topic the dedupe reads); UsageError at its ``/target/topic`` otherwise."""
     if fixed.target.topic != deployed.target.topic:
@@ -440,7 +440,7 @@ def replay(
     when there is something to convert. Raises UsageError (more than ``limit`` dead letters),
     InputError (a topic is missing), NetworkError (Kafka unreachable, the transaction failed)."""
     conf = kafka_config(bootstrap, properties)
-    v1 = mapping.target.topic
+    _, v1 = mapping.topics()
     rows, unreadable, read = dead_letters(conf, dead_letter_topic, limit)
     unique = unique_rows(rows)
     say(f"read {read} dead letter(s) from {dead_letter_topic}: {len(unique)} source position(s)")

@@ -15,8 +15,8 @@ from typing import Any
 from converters.kafka import waits
 from converters.kafka.settings import client_config
 from converters.ops import process
-from converters.ops.dependents import look
-from converters.ops.window import read_window
+from converters.ops.dependents import Dependents, look
+from converters.ops.window import Window, read_window
 from converters.state import (
     has_state,
     loads,
@@ -52,8 +52,8 @@ class Status:
     processed_rows_per_second: float | None
     updated: float | None
     stale: str | None = None  # submit.pid names a live process that is not the converter
-    window: Any = None  # converters.ops.window.Window: planned/running/draining/finished, and when
-    dependents: Any = None  # converters.ops.dependents.Dependents, with --bootstrap and a mapping
+    window: Window | None = None  # planned/running/draining/finished, and when
+    dependents: Dependents | None = None  # with --bootstrap and a mapping
 
 
 def checkpoint_offsets(checkpoint: Path) -> tuple[int | None, dict[str, dict[int, int]]]:
@@ -83,7 +83,7 @@ def checkpoint_offsets(checkpoint: Path) -> tuple[int | None, dict[str, dict[int
         where = Location(source=str(path), line=number, column=1)
         try:
             data = loads(line)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             raise InputError(
                 f"corrupt checkpoint offsets: {exc.msg}",
                 location=Location(source=str(path), line=number, column=exc.colno),
@@ -184,10 +184,10 @@ def status(
     progress_path = state_dir / "progress.json"
     progress = read_state(progress_path)
     totals = _totals(progress, progress_path)
-    rates = {
-        key: _rate(progress, key, progress_path)
-        for key in ("input_rows_per_second", "processed_rows_per_second", "updated")
-    }
+    # every state file is read (or refused) before Kafka is asked anything
+    input_rate = _rate(progress, "input_rows_per_second", progress_path)
+    processed_rate = _rate(progress, "processed_rows_per_second", progress_path)
+    updated = _rate(progress, "updated", progress_path)
     proc = process.find(state_dir, deploy_info)
     if topic is None and len(committed) == 1:  # no mapping given: the checkpoint knows it
         topic = next(iter(committed))
@@ -209,7 +209,9 @@ def status(
         partitions=tuple(parts),
         totals=totals,
         stale=proc.stale,
-        **rates,
+        input_rows_per_second=input_rate,
+        processed_rows_per_second=processed_rate,
+        updated=updated,
     )
 
 
@@ -266,7 +268,7 @@ def dependents_of(
     *,
     window_seconds: float,
     properties: AnyMapping[str, str] | None = None,
-) -> Any:
+) -> Dependents:
     """v1's dependents now, compared with the previous look (kept in the state directory)."""
 
     path = state_dir / SNAPSHOT

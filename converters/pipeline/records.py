@@ -193,7 +193,7 @@ def build_records(raw: DataFrame, mapping: Mapping, reg: RegistryPlan) -> DataFr
     staged = rows.select("*", kind.alias("kind"))
     k = F.col("kind")
     headers = F.col("headers")
-    source = F.concat_ws(
+    position = F.concat_ws(
         "/", F.col("topic"), F.col("partition").cast("string"), F.col("offset").cast("string")
     )
     ts = F.unix_millis(F.col("timestamp")).cast("string")
@@ -201,7 +201,7 @@ def build_records(raw: DataFrame, mapping: Mapping, reg: RegistryPlan) -> DataFr
     # Built once for converted rows and tombstones alike: every expression written twice is
     # generated twice in the stage's one method (see _with_headers).
     origin = F.when(k == "tombstone", F.lit(TOMBSTONE)).otherwise(F.coalesce(version, F.lit("?")))
-    marker = _with_headers(headers, _header(MARKER_HEADER, F.concat_ws(" ", origin, source, ts)))
+    marker = _with_headers(headers, _header(MARKER_HEADER, F.concat_ws(" ", origin, position, ts)))
     out = staged.select(
         F.when(k == "dead_letter", F.lit(mapping.dead_letter_topic))
         .otherwise(F.lit(mapping.target.topic))
@@ -216,7 +216,7 @@ def build_records(raw: DataFrame, mapping: Mapping, reg: RegistryPlan) -> DataFr
                 headers,
                 _header(ERROR_HEADER, F.coalesce(F.col(ERROR), F.col(KEY_ERROR))),
                 _header(STAGE_HEADER, F.coalesce(F.col(STAGE), F.col(KEY_STAGE))),
-                _header(SOURCE_HEADER, source),
+                _header(SOURCE_HEADER, position),
                 _header(TIMESTAMP_HEADER, ts),
             ),
         )

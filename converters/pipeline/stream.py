@@ -177,10 +177,11 @@ def sink_config(args: argparse.Namespace, mapping: Mapping, kafka: dict[str, str
     """The exactly-once writer's settings: the Spark source's Kafka properties, as they are for
     the JVM writer and in librdkafka's names for the driver's reads
     (``converters.kafka.settings``)."""
+    v2, v1 = mapping.topics()
     return SinkConfig(
         bootstrap=args.bootstrap,
-        source_topic=mapping.source.topic,
-        group=progress_group(mapping.source.topic, mapping.target.topic),
+        source_topic=v2,
+        group=progress_group(v2, v1),
         client=librdkafka_properties(kafka),
         spark=spark_options(kafka),
     )

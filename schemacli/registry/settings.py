@@ -138,6 +138,7 @@ class RegistrySettings:
             return None, None
 
         # An explicitly empty URL is a mistake (an unset CI variable), not a wish for the default.
+        url_source: Origin | None
         if url is None and env.get(ENV_URL) == "":
             raw_url, url_source = "", Origin.env(ENV_URL)
         else:
@@ -193,14 +194,18 @@ class RegistrySettings:
         redact.remember_basic(username, secret)  # the credential as it travels, base64
 
         cert = pick(client_cert, ENV_CERT, "cert")[0]
-        key = pick(client_key, ENV_KEY, "key")[0]
-        if key and not cert:
+        key_file = pick(client_key, ENV_KEY, "key")[0]
+        if key_file and not cert:
             raise UsageError(
                 "A client key was given without a client certificate.",
                 hint="Give --cert (SCHEMACLI_REGISTRY_CERT) as well.",
             )
         ca = pick(ca_bundle, ENV_CA, "ca")[0]
-        for label, value in (("CA bundle", ca), ("client certificate", cert), ("client key", key)):
+        for label, value in (
+            ("CA bundle", ca),
+            ("client certificate", cert),
+            ("client key", key_file),
+        ):
             if value and not _is_file(Path(str(value))):
                 raise UsageError(
                     f"The registry {label} {value} does not exist or is not a file.",
@@ -213,7 +218,7 @@ class RegistrySettings:
             token=bearer,
             ca_bundle=Path(str(ca)) if ca else None,
             client_cert=Path(str(cert)) if cert else None,
-            client_key=Path(str(key)) if key else None,
+            client_key=Path(str(key_file)) if key_file else None,
             insecure=bool(insecure),
             timeout=_timeout(*pick(timeout, ENV_TIMEOUT, "timeout")),
             retries=_retries(*pick(retries, ENV_RETRIES, "retries")),

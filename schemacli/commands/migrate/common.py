@@ -4,7 +4,7 @@ registry when it names only a subject), finding a deployment's state directory."
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, overload
 
 import click
 import typer
@@ -152,6 +152,14 @@ def kafka_client_settings(path: Path | None) -> dict[str, str]:
     return librdkafka_properties(load(path))
 
 
+@overload
+def state_of(
+    mapping_file: Path, state_dir: Path | None, *, deployed: bool = False
+) -> tuple[Path, Mapping]: ...
+@overload
+def state_of(
+    mapping_file: Path | None, state_dir: Path | None, *, deployed: bool = False
+) -> tuple[Path, Mapping | None]: ...
 def state_of(
     mapping_file: Path | None, state_dir: Path | None, *, deployed: bool = False
 ) -> tuple[Path, Mapping | None]:
@@ -162,10 +170,13 @@ def state_of(
     from converters.mapping.reader import load
     from converters.state import default_state_dir, has_state, no_state
 
-    if mapping_file is None and state_dir is None:
-        raise UsageError("give the mapping file or --state-dir")
     mapping = load(mapping_file, load_schemas=False) if mapping_file else None
-    sdir = state_dir or default_state_dir(mapping)
+    if state_dir is not None:
+        sdir = state_dir
+    elif mapping is not None:
+        sdir = default_state_dir(mapping)
+    else:
+        raise UsageError("give the mapping file or --state-dir")
     if deployed and not has_state(sdir):
         raise no_state(sdir)
     return sdir, mapping

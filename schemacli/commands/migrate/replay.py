@@ -111,7 +111,7 @@ def replay_command(
         reg = resolve_registry(mapping, conn.client)
         report = replay(
             bootstrap=bootstrap,
-            dead_letter_topic=deployed.dead_letter_topic,
+            dead_letter_topic=plain.dead_letter_topic,
             mapping=mapping,
             mapping_name=str(fixed or deployed_file),
             reg=reg,

@@ -99,7 +99,7 @@ def _show(
         topic = mapping.source.topic if mapping else None
         st = status(sdir, topic=topic, bootstrap=bootstrap, properties=kafka)
         if bootstrap and mapping is not None:
-            v1, v2 = mapping.target.topic, mapping.source.topic
+            v2, v1 = mapping.topics()
             deps = dependents_of(sdir, bootstrap, v1, v2, window_seconds=window, properties=kafka)
             st = replace(st, dependents=deps)
         return st

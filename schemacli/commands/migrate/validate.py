@@ -72,7 +72,7 @@ def validate_command(
             require_extras("--spark", "spark")
         mapping = load_mapping(conn, mapping_file)
         samples = origin = None
-        if sample is not None:
+        if sample is not None and bootstrap:  # checked above: --sample comes with --bootstrap
             from converters.mapping.sampling import read_samples
 
             samples = read_samples(bootstrap, mapping, conn.client, sample)
