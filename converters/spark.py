@@ -22,7 +22,7 @@ PACKAGES = (
 
 def local_spark(app: str = "schemacli-migrate-validate") -> SparkSession:
     """A local Spark session named ``app`` with spark-avro (jars from SCHEMACLI_SPARK_JARS or
-    Maven), for ``validate(..., spark=...)`` and replay."""
+    Maven), for ``validate(..., spark=SparkDryRun(...))`` and replay."""
     from pyspark.sql import SparkSession
 
     jars = os.environ.get("SCHEMACLI_SPARK_JARS")

@@ -146,7 +146,8 @@ def _usage_error(ctx: click.Context, err: click.UsageError, words: list[str]) ->
             redact.remember_url(words[i + 1])
         elif name in URL_FLAGS:
             redact.remember_url(value)
-    err.message = redact.redact(err.message)
+    # click declares message Final; the words it prints must be masked all the same
+    err.message = redact.redact(err.message)  # type: ignore[misc]
     err.show()
     output = ctx.meta.get(OUTPUT_META_KEY) or _asked_output(err.ctx, words)
     if output is None:

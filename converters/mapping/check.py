@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import io
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +29,7 @@ from converters.mapping.sqlsyntax import (
     parse_problem,  # --spark: Spark's parser
 )
 from schemacli.contracts.findings import Finding, Severity
+from schemacli.contracts.kinds import Kind
 
 
 @dataclass(frozen=True)
@@ -124,7 +126,7 @@ def _unknown_names(
     shown = ", ".join(names[:12]) + (f", … ({len(names)} in all)" if len(names) > 12 else "")
     return [
         Finding(
-            kind="SQL_UNKNOWN_NAME",
+            kind=Kind.SQL_UNKNOWN_NAME,
             message=f"{key} of {target!r} reads {name!r}, which is not a field of the v2 record",
             location=mapping.location(f"/fields/{target}/{key}"),
             hint=f"Fix the spelling (v2 fields: {shown}); `migrate validate --spark` runs "
@@ -184,6 +186,13 @@ def _set(record: dict[str, Any], path: str, value: Any) -> None:
         cur[last] = value
 
 
+# The real SQL check: runs the conversion the job runs on the records, in Spark; gives the
+# outcomes in input order, or Spark's refusal. converters.pipeline.dryrun.SparkDryRun is one.
+SparkRun = Callable[
+    [Mapping, Compiled, list[dict[str, Any]]], tuple[list[Outcome] | None, str | None]
+]
+
+
 def validate(
     mapping: Mapping,
     *,
@@ -191,10 +200,10 @@ def validate(
     sample_count: int = 20,
     seed: int = 0,
     origin: str | None = None,
-    spark: Any = None,
+    spark: SparkRun | None = None,
 ) -> Report:
     """Check ``mapping`` (schemas loaded) and dry-run it. Returns a Report; never raises for a bad
-    mapping (its problems are findings). ``spark``: a SparkSession for the real SQL check.
+    mapping (its problems are findings). ``spark``: the real SQL check in Spark (``SparkRun``).
     A ``key`` section is checked the same way, on keys generated from the v2 key schema, into
     ``Report.key``."""
     compiled = compile_mapping(mapping)
@@ -208,7 +217,7 @@ def validate(
                 if problem:
                     findings.append(
                         Finding(
-                            kind="SQL_SYNTAX",
+                            kind=Kind.SQL_SYNTAX,
                             message=f"{key} of {r.target!r}: {problem}",
                             location=mapping.location(f"/fields/{r.target}/{key}"),
                             hint="Write one Spark SQL expression over the v2 fields.",
@@ -280,7 +289,11 @@ def _field_report(mapping: Mapping, compiled: Compiled, fs: FieldSql) -> FieldRe
 
 
 def _dry_run(
-    mapping: Mapping, compiled: Compiled, records: list[dict[str, Any]], origin: str, spark: Any
+    mapping: Mapping,
+    compiled: Compiled,
+    records: list[dict[str, Any]],
+    origin: str,
+    spark: SparkRun | None,
 ) -> tuple[DryRun, list[Finding]]:
     import fastavro
 
@@ -303,11 +316,11 @@ def _dry_run(
         outcomes = []
         engine = "spark"
     if spark is not None:
-        spark_outcomes, problem = spark_dry_run(spark, mapping, compiled, records)
+        spark_outcomes, problem = spark(mapping, compiled, records)
         if problem:
             findings.append(
                 Finding(
-                    kind="SPARK_SQL",
+                    kind=Kind.SPARK_SQL,
                     message=problem,
                     location=mapping.location("/fields"),
                     hint="Fix the expression; the message is Spark's.",
@@ -319,7 +332,7 @@ def _dry_run(
                 if (a.value is None) != (b.value is None) or not _close(a.value, b.value):
                     findings.append(
                         Finding(
-                            kind="PREVIEW_MISMATCH",
+                            kind=Kind.PREVIEW_MISMATCH,
                             severity=Severity.WARNING,
                             message=f"sample {i}: Python preview gives {a.value or a.errors}, "
                             f"Spark gives {b.value or b.errors}",
@@ -340,7 +353,7 @@ def _dry_run(
             except Exception as exc:  # fastavro raises ValueError/TypeError/... by type
                 findings.append(
                     Finding(
-                        kind="ENCODE_FAILED",
+                        kind=Kind.ENCODE_FAILED,
                         message=f"a converted record does not encode with the v1 schema: {exc}",
                         location=mapping.location("/fields"),
                         old=_jsonable(rec),
@@ -380,52 +393,3 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, (bytes, bytearray)):
         return value.hex()
     return value
-
-
-def spark_dry_run(
-    spark: Any, mapping: Mapping, compiled: Compiled, records: list[dict[str, Any]]
-) -> tuple[list[Outcome] | None, str | None]:
-    """Run the real conversion (``pipeline.transform.convert``) on ``records`` in ``spark``.
-
-    The records are Avro-encoded with fastavro and decoded by ``from_avro`` (spark-avro), so the
-    input has exactly the Spark types the job sees. Returns (outcomes in input order, None) or
-    (None, Spark's error message) when an expression does not parse or analyse.
-    """
-    import json
-
-    import fastavro
-    from pyspark.sql import functions as F
-    from pyspark.sql.avro.functions import from_avro
-
-    from converters.pipeline.transform import ERROR, V1, convert
-
-    parsed = fastavro.parse_schema(mapping.source.schema_json)
-    rows = []
-    for i, rec in enumerate(records):
-        buf = io.BytesIO()
-        fastavro.schemaless_writer(buf, parsed, rec)
-        rows.append((i, bytearray(buf.getvalue())))
-    df = spark.createDataFrame(rows, "i int, body binary")
-    decoded = df.select(
-        "i", from_avro(F.col("body"), json.dumps(mapping.source.schema_json)).alias("record")
-    )
-    try:
-        good, bad = convert(decoded, mapping, compiled=compiled)
-        got = {r["i"]: Outcome(_row_dict(r[V1]), ()) for r in good.collect()}
-        got.update({r["i"]: Outcome(None, tuple(r[ERROR].split("; "))) for r in bad.collect()})
-    except Exception as exc:  # AnalysisException / ParseException: Spark's words are the message
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return None, f"Spark refuses the compiled mapping: {first}"
-    return [got[i] for i in range(len(records))], None
-
-
-def _row_dict(row: Any) -> Any:
-    from pyspark.sql import Row
-
-    if isinstance(row, Row):
-        return {k: _row_dict(v) for k, v in row.asDict(recursive=False).items()}
-    if isinstance(row, list):
-        return [_row_dict(v) for v in row]
-    if isinstance(row, bytearray):
-        return bytes(row)
-    return row

@@ -20,6 +20,7 @@ from typing import Any
 from converters.mapping.model import Conversion, Mapping, Policy, Rule
 from converters.mapping.schemaview import SPARK_TYPES, AvroField, AvroType, same_type, view
 from schemacli.contracts.findings import Finding
+from schemacli.contracts.kinds import Kind
 
 # Avro's own promotions (what a v1 reader would accept from a v2 writer): copy with a cast.
 PROMOTIONS = {
@@ -209,7 +210,7 @@ def compile_mapping(mapping: Mapping) -> Compiled:
     for r in mapping.rules:
         if r.target not in known:
             c.finding(
-                "UNKNOWN_TARGET",
+                Kind.UNKNOWN_TARGET,
                 r,
                 f"{r.target!r} is not a field of the v1 schema",
                 "Remove the rule or fix the path (nested fields are written a.b).",
@@ -227,7 +228,7 @@ class _Compiler:
         self.containers: set[str] = set()
 
     def finding(
-        self, kind: str, rule: Rule | None, message: str, hint: str, path: str = ""
+        self, kind: Kind, rule: Rule | None, message: str, hint: str, path: str = ""
     ) -> None:
         pointer = f"/fields/{rule.target if rule else path}"
         self.findings.append(
@@ -242,7 +243,7 @@ class _Compiler:
             if nn.kind == "record" and self._has_children(path):
                 return self._record(f, path, None)
             self.finding(
-                "MISSING_RULE",
+                Kind.MISSING_RULE,
                 None,
                 f"no rule produces v1 field {path!r} ({t.describe()})",
                 f"Add `{path}: {{from: <v2 field>}}` or `{{convert: default}}`.",
@@ -274,7 +275,7 @@ class _Compiler:
         )
         self.findings.append(
             Finding(
-                kind="BAD_DEFAULT",
+                kind=Kind.BAD_DEFAULT,
                 message=f"{where} default {shown} for {rule.target!r} is not a value of its "
                 f"type: it must be {_a(kind)}",
                 hint=f"Give `default:` {_a(kind)} (e.g. {_example(f.type)}), or {instead}.",
@@ -304,7 +305,7 @@ class _Compiler:
             src = field_at(self.source, rule.source)
             if src is None:
                 self.finding(
-                    "UNKNOWN_SOURCE",
+                    Kind.UNKNOWN_SOURCE,
                     rule,
                     f"v2 has no field {rule.source!r}",
                     "Fix `from:`; nested v2 fields are written a.b.",
@@ -329,7 +330,7 @@ class _Compiler:
         conv = rule.convert
         if conv is Conversion.UNRESOLVED:
             self.finding(
-                "UNRESOLVED",
+                Kind.UNRESOLVED,
                 rule,
                 f"v1 field {rule.target!r} is unresolved: {rule.reason}",
                 "Choose a conversion (see docs/migration.md), or `convert: default`, or "
@@ -340,7 +341,7 @@ class _Compiler:
             default = rule.default if rule.has_default else f.default
             if not rule.has_default and not f.has_default:
                 self.finding(
-                    "NO_DEFAULT",
+                    Kind.NO_DEFAULT,
                     rule,
                     f"v1 field {rule.target!r} has no default to fill in",
                     "Give `default: <value>` in the rule, or map it `from:` a v2 field.",
@@ -355,7 +356,7 @@ class _Compiler:
         src = field_at(self.source, rule.source or "")
         if src is None:
             self.finding(
-                "UNKNOWN_SOURCE",
+                Kind.UNKNOWN_SOURCE,
                 rule,
                 f"v2 has no field {rule.source!r}",
                 "Fix `from:`; nested v2 fields are written a.b.",
@@ -373,11 +374,11 @@ class _Compiler:
         if conv is Conversion.COPY:
             if sk == tk and (sk != "enum" or set(st.symbols) <= set(target_t.symbols)):
                 if sk in ("record", "array", "map", "union") and not same_type(st, target_t):
-                    self.finding("TYPE_MISMATCH", rule, *mismatch)
+                    self.finding(Kind.TYPE_MISMATCH, rule, *mismatch)
                 return s, None
             if (sk, tk) in PROMOTIONS:
                 return f"CAST({s} AS {T})", None
-            self.finding("TYPE_MISMATCH", rule, *mismatch)
+            self.finding(Kind.TYPE_MISMATCH, rule, *mismatch)
             return s, None
         if conv is Conversion.PARSE_NUMBER and sk == "string" and tk in numeric:
             return f"try_cast({s} AS {T})", f"try_cast({s} AS {T}) IS NULL"
@@ -401,7 +402,7 @@ class _Compiler:
             return f"CAST({s} AS STRING)", f"NOT is_valid_utf8(CAST({s} AS STRING))"
         if conv is Conversion.STRING_TO_BYTES and sk == "string" and tk == "bytes":
             return f"CAST({s} AS BINARY)", None
-        self.finding("TYPE_MISMATCH", rule, *mismatch)
+        self.finding(Kind.TYPE_MISMATCH, rule, *mismatch)
         return s, None
 
     def _finish(self, rule: Rule, f: AvroField, value: str, failed: str | None) -> str:
@@ -448,7 +449,7 @@ class _Compiler:
             default = rule.default if rule.has_default else f.default
             if not rule.has_default and not f.has_default:
                 self.finding(
-                    "NO_DEFAULT",
+                    Kind.NO_DEFAULT,
                     rule,
                     f"on_error: default, but v1 field {path!r} has no default",
                     "Give `default: <value>` in the rule, or use `on_error: fail`.",

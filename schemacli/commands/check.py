@@ -113,6 +113,7 @@ def check_command(
         typer.echo(render(check_report(result), output, color=sys.stdout.isatty()), nl=False)
         raise typer.Exit(int(result.verdict.exit_code))
     chosen = parse_level(level) if level is not None else settings.level_for(subject)
+    assert tree is not None  # without --registry the store's tree was opened above
     history = load_history(tree, subject)
     if not against:  # the store's own vN: checked against the versions before it
         history = _before_own_version(history, schema, subject, settings.store)

@@ -180,14 +180,14 @@ def ddl(
     typer.echo(f"DDL:\n{text}\n\nStructType JSON:\n{json.dumps(spark_type, indent=2)}")
 
 
-def _wants_json(output: OutputFormat | None) -> bool:
+def _wants_json(output: OutputFormat | TextOrJson | None) -> bool:
     # typer 0.24 turns the enum the shared --output callback returns into None; the callback
     # also records the format in ctx.meta, so read it there when the value was lost.
     if output is None:
         import click
 
         return click.get_current_context().meta.get(OUTPUT_META_KEY) == OutputFormat.json.value
-    return output == OutputFormat.json
+    return output is not None and output.value == OutputFormat.json.value
 
 
 _MAX_ID = 2**31 - 1  # the Confluent header holds a 4-byte id; registries give positive ints
@@ -252,9 +252,11 @@ def _store_versions(store: Path, subject: str, ids: dict[int, int]) -> list[Any]
             hint="Pass --schema-id VERSION=ID for every version (the ids the registry gave them),"
             " or read the versions from the registry with --registry URL.",
         )
-    return [
-        WriterVersion(ids[loaded.version], loaded.version, _embedded(loaded)) for loaded in history
-    ]
+    writers = []
+    for loaded in history:
+        assert loaded.version is not None  # a store's version file always has its number
+        writers.append(WriterVersion(ids[loaded.version], loaded.version, _embedded(loaded)))
+    return writers
 
 
 def _embedded(loaded: Any) -> Any:

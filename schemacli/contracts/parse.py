@@ -245,7 +245,7 @@ class _Parser:
     # -- errors -------------------------------------------------------------------------------
 
     @staticmethod
-    def fail(kind: str, message: str, pointer: str, hint: str) -> SchemaParseError:
+    def fail(kind: Kind, message: str, pointer: str, hint: str) -> SchemaParseError:
         return SchemaParseError(message, location=Location(pointer=pointer), hint=hint, kind=kind)
 
     # -- names --------------------------------------------------------------------------------

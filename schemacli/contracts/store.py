@@ -86,7 +86,10 @@ class VersionFile:
 class Tree(Protocol):
     """A read-only view of the store's files (the working tree, or a git commit)."""
 
-    label: str  # "working tree" or "git:REF"
+    @property
+    def label(self) -> str:
+        """"working tree" or "git:REF"."""
+        ...
 
     def subjects(self) -> dict[str, dict[int, str]]:
         """subject -> {version: relative path}; raises InputError for a badly named file."""

@@ -439,7 +439,7 @@ def decode_finding(data: Any) -> Finding:
     values["severity"] = Severity(values["severity"])
     if not isinstance(values["kind"], str) or not isinstance(values["message"], str):
         raise ValueError("a finding needs a kind and a message")
-    values["kind"] = Kind(values["kind"])  # ValueError: a kind this engine does not know
+    values["kind"] = Kind[values["kind"]]  # KeyError: a kind this engine does not know
     return Finding(location=location, **values)
 
 

@@ -81,8 +81,10 @@ def render_error(err: SchemacliError, *, command: str, compact: bool = False) ->
     text = error_text(err)
     err = shown(err)
     counts = {"tests": "1", "failures": "0", "errors": "1"}
-    root = ET.Element("testsuites", name=f"schemacli {command}", **counts)
-    suite = ET.SubElement(root, "testsuite", name=f"schemacli {command}", skipped="0", **counts)
+    root = ET.Element("testsuites", {"name": f"schemacli {command}", **counts})
+    suite = ET.SubElement(
+        root, "testsuite", {"name": f"schemacli {command}", "skipped": "0", **counts}
+    )
     attrs = {"classname": f"schemacli.{command}", "name": command}
     if err.location is not None and err.location.source:
         attrs["file"] = err.location.source

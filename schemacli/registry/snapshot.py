@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import os
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -159,7 +159,7 @@ def plan_pull(
     store: Path,
     *,
     force: bool = False,
-    each: Callable[[Sequence[str]], Sequence[str]] = lambda names: names,
+    each: Callable[[Sequence[str]], Iterable[str]] = lambda names: names,
 ) -> PullPlan:
     """Fetch ``subjects`` (all of the registry's when None) and work out what to write.
 
@@ -195,7 +195,7 @@ def pull(
     store: Path,
     *,
     force: bool = False,
-    each: Callable[[Sequence[str]], Sequence[str]] = lambda names: names,
+    each: Callable[[Sequence[str]], Iterable[str]] = lambda names: names,
 ) -> tuple[PulledSubject, ...]:
     """Pull ``subjects`` (all of the registry's when None): plan, then write all or nothing."""
     plan = plan_pull(client, subjects, store, force=force, each=each)

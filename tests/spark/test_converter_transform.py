@@ -16,6 +16,7 @@ from converters.mapping.check import validate
 from converters.mapping.model import Endpoint
 from converters.mapping.plan import plan
 from converters.mapping.reader import loads
+from converters.pipeline.dryrun import SparkDryRun
 from converters.pipeline.headers import MARKER_HEADER, SOURCE_HEADER, parse_marker
 from converters.pipeline.records import RegistryPlan, build_output
 from converters.pipeline.transform import ERROR, STAGE, V1, convert
@@ -209,7 +210,7 @@ def test_nested_records_enums_narrowing_and_nullable_bytes_encode_with_to_avro(s
         {"pickup": {"lat": "1", "zone": "MIDTOWN"}, "fare": 1.0, "count": 2**40, "note": None},
         {"pickup": {"lat": "1", "zone": "MIDTOWN"}, "fare": 1e300, "count": 1, "note": b"\xff"},
     ]
-    report = validate(mapping, samples=samples, spark=spark)
+    report = validate(mapping, samples=samples, spark=SparkDryRun(spark))
     assert report.ok, report.findings
     assert report.dry_run.engine == "spark"
     assert (report.dry_run.converted, report.dry_run.dead_lettered) == (1, 4)
@@ -227,7 +228,7 @@ def test_nested_records_enums_narrowing_and_nullable_bytes_encode_with_to_avro(s
 
 
 def test_spark_and_the_python_preview_agree_on_generated_taxi_rides(spark):
-    report = validate(taxi_mapping(), sample_count=40, seed=11, spark=spark)
+    report = validate(taxi_mapping(), sample_count=40, seed=11, spark=SparkDryRun(spark))
     assert report.ok and not [f for f in report.findings if f.kind == "PREVIEW_MISMATCH"]
     assert report.dry_run.converted == 20 and report.sql_check == "Spark's parser and analyser"
 
@@ -239,7 +240,7 @@ def test_spark_refuses_custom_sql_over_a_field_v2_does_not_have(spark):
         "  trip_distance: {from: trip_distance}\n  payment_type: {from: payment_type}\n"
         "  total_amount: {convert: sql, expr: 'try_cast(total AS FLOAT)'}\n"
     ).with_schemas(V2, V1_SCHEMA)
-    report = validate(m, sample_count=2, spark=spark)
+    report = validate(m, sample_count=2, spark=SparkDryRun(spark))
     assert not report.ok
     (f,) = [f for f in report.findings if f.kind == "SPARK_SQL"]
     assert "total" in f.message

@@ -11,7 +11,7 @@ import typer
 
 from schemacli.commands.options import DAY, seconds
 from schemacli.commands.registry_options import Connection
-from schemacli.errors import UsageError
+from schemacli.errors import RegistryError, UsageError
 
 if TYPE_CHECKING:
     from converters.mapping.model import Mapping  # the mapping itself stays lazy: --help
@@ -119,8 +119,6 @@ def load_mapping(conn: Connection, mapping_file: Path) -> Mapping:
     ``subject``) from the registry."""
     from converters.mapping.reader import load
     from converters.mapping.schemas import missing_schemas, with_registry_schemas
-    from schemacli.errors import RegistryError
-
     mapping = load(mapping_file)
     if not missing_schemas(mapping):
         return mapping

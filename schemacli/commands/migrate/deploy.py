@@ -19,6 +19,7 @@ from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect
 from schemacli.errors import ExitCode
 from schemacli.output import TextOrJson
 from schemacli.output.json_out import emit_json, is_json
+from schemacli.redact import redact
 
 
 class Delivery(StrEnum):
@@ -156,8 +157,6 @@ def deploy_command(
         if is_json(output):
             emit_json(deploy_json(deployment, cfg, watch))
         else:
-            from schemacli.redact import redact
-
             out, err = deploy_lines(deployment, cfg, watch=watch)
             for line in out:
                 click.echo(redact(line))  # a --conf secret in the dry run's command

@@ -24,7 +24,7 @@ from schemacli.commands.options import JsonOutput, seconds
 from schemacli.commands.options import count as count_of
 from schemacli.errors import ExitCode, NetworkError, SchemacliError, error_text
 from schemacli.output import TextOrJson
-from schemacli.output.json_out import emit_json, is_json
+from schemacli.output.json_out import emit_json, error_json, is_json
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -167,8 +167,6 @@ def _look_or_error(look: Any) -> Any:
 
 def _error_document(err: SchemacliError) -> dict[str, Any]:
     import json
-
-    from schemacli.output.json_out import error_json
 
     click.echo(error_text(err), err=True)
     return json.loads(error_json(err))  # the one error renderer's document, to put on one line

@@ -10,6 +10,7 @@ from schemacli.commands.options import Output, count
 from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect, registry_flags
 from schemacli.errors import ExitCode, UsageError
 from schemacli.output import OutputFormat
+from schemacli.output import render as render_report
 from schemacli.output.json_out import emit_json, is_json
 
 SAMPLE_MAX = 100_000  # records a dry run reads or generates
@@ -61,6 +62,7 @@ def validate_command(
     """
     with connect(flags) as conn:
         from converters.mapping.check import validate
+        from converters.pipeline.dryrun import SparkDryRun
         from converters.spark import local_spark
         from schemacli.output import migrate as render
 
@@ -83,14 +85,12 @@ def validate_command(
             sample_count=generate,
             seed=seed,
             origin=origin,
-            spark=local_spark() if spark else None,
+            spark=SparkDryRun(local_spark()) if spark else None,
         )
         if is_json(output):
             emit_json(render.validate_json(report))
         elif output is OutputFormat.text:
             click.echo(render.validate_text(report))
         else:  # junit, github, sarif, gitlab: the shared report of findings
-            from schemacli.output import render as render_report
-
             click.echo(render_report(render.validate_report(report), output), nl=False)
         raise typer.Exit(ExitCode.OK if report.ok else ExitCode.CHECK_FAILED)
