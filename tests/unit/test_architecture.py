@@ -57,7 +57,7 @@ RULES = [
     # the converter's rooms: the mapping language, the pipeline, the operations; the CLI's
     # renderers import the mapping's model, which loads no YAML, Spark or Kafka
     ("converters.mapping.model", (*HEAVY, "yaml", "requests", "converters.pipeline")),
-    ("converters.mapping", ("converters.ops", "converters.job")),
+    ("converters.mapping", ("converters.pipeline", "converters.ops", "converters.job")),
     ("converters.pipeline", ("converters.ops", "converters.job")),
     # the plumbing every room shares sits below them all
     ("converters.kafka", ("converters.mapping", "converters.pipeline", "converters.ops")),
