@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
+from schemacli.contracts.positions import Positions
 from schemacli.errors import Location, UsageError
 
 FORMAT_VERSION = 1
@@ -67,19 +68,6 @@ def _resolved(when: Callable[[Rule], bool]) -> Callable[[Rule], bool]:
 
 
 _POLICY_IMPLIED = (Conversion.COPY, Conversion.DEFAULT, Conversion.RECORD)  # cannot fail
-
-
-Positions = dict[str, tuple[int, int]]  # a key path (JSON pointer) -> its 1-based line, column
-
-
-def located(positions: Positions, source: str | None, pointer: str) -> Location:
-    """``pointer`` in the mapping file ``source``, at the line:col of the key path or of its
-    nearest ancestor the file has (a missing key is reported where its parent is)."""
-    probe = pointer
-    while probe and probe not in positions:
-        probe = probe.rsplit("/", 1)[0]
-    line, col = positions.get(probe, (None, None))
-    return Location(source=source, pointer=pointer, line=line, column=col)
 
 
 @dataclass(frozen=True)
@@ -151,7 +139,9 @@ class Mapping:
     )
     rules: tuple[Rule, ...] = field(metadata=_written("fields"))
     origin: str | None = field(default=None, compare=False, metadata=_SKIP)  # the file it came from
-    positions: Positions = field(default_factory=dict, compare=False, repr=False, metadata=_SKIP)
+    positions: Positions = field(
+        default_factory=Positions, compare=False, repr=False, metadata=_SKIP
+    )
     key: Mapping | None = None  # the key's own mapping; None: the key is copied byte for byte
     prefix: str = field(default="", metadata=_SKIP)  # "/key" for the key's mapping
 
@@ -177,7 +167,7 @@ class Mapping:
 
     def location(self, pointer: str) -> Location:
         """Location of a key path (``/fields/total_amount/convert``) in the mapping file."""
-        return located(self.positions, self.origin, self.prefix + pointer)
+        return self.positions.location(self.origin, self.prefix + pointer)
 
     def with_schemas(self, source_json: Any, target_json: Any) -> Mapping:
         return replace(

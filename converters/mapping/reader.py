@@ -35,12 +35,12 @@ from converters.mapping.model import (
     Endpoint,
     Mapping,
     Policy,
-    Positions,
     Rule,
-    located,
 )
 from converters.mapping.schemas import load_schema_files
 from schemacli.contracts.nesting import deep
+from schemacli.contracts.positions import Positions
+from schemacli.contracts.source import join_pointer
 from schemacli.errors import InputError, Location
 from schemacli.textfile import DOCUMENT_LIMIT, UnreadableInput, read_utf8
 from schemacli.topics import TOPIC_HINT, topic_problem
@@ -101,7 +101,7 @@ def loads(text: str, *, source: str = "<mapping>") -> Mapping:
             ),
             hint="Fix the YAML syntax; `schemacli migrate plan --out` writes a valid skeleton.",
         ) from exc
-    ctx = _Ctx({}, source)
+    ctx = _Ctx(Positions(), source)
     if node is None:
         return _build(None, ctx)
     with deep():
@@ -176,7 +176,7 @@ class _Reader:
         self.open.add(id(node))
         try:
             if isinstance(node, yaml.SequenceNode):
-                return [self.read(n, f"{pointer}/{i}") for i, n in enumerate(node.value)]
+                return [self.read(n, join_pointer(pointer, i)) for i, n in enumerate(node.value)]
             return self.mapping(node, pointer)
         finally:
             self.open.discard(id(node))
@@ -193,7 +193,7 @@ class _Reader:
                     hint="Write `name: value`; YAML's complex keys (`? [a, b]`) are not used.",
                 )
             key = key_node.value
-            child = f"{pointer}/{key}"
+            child = join_pointer(pointer, key, escape=False)  # printed as written: /fields/a/b
             if key in out:
                 raise InputError(
                     f"duplicate key {key!r}",
@@ -248,7 +248,7 @@ class _Ctx:
 
     def error(self, pointer: str, message: str, hint: str) -> InputError:
         return InputError(
-            message, location=located(self.positions, self.source, pointer), hint=hint
+            message, location=self.positions.location(self.source, pointer), hint=hint
         )
 
     def keys(self, obj: dict[str, Any], pointer: str, allowed: tuple[str, ...]) -> None:

@@ -35,6 +35,7 @@ from typing import Any, cast
 from schemacli.contracts.findings import Finding, Kind, Severity
 from schemacli.contracts.nesting import TOO_DEEP_HINT, TooDeep, read
 from schemacli.contracts.numberlength import NUMBER_TOO_LONG_HINT, NumberTooLong
+from schemacli.contracts.positions import Position, at, nearest
 from schemacli.errors import InputError, Location
 from schemacli.textfile import (
     SCHEMA_LIMIT,
@@ -73,8 +74,13 @@ def escape_pointer_token(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
 
-def join_pointer(pointer: str, *tokens: str | int) -> str:
-    """``join_pointer("/fields", 3, "type") == "/fields/3/type"``."""
+def join_pointer(pointer: str, *tokens: str | int, escape: bool = True) -> str:
+    """``join_pointer("/fields", 3, "type") == "/fields/3/type"``.
+
+    ``escape=False`` joins the tokens as written (a key ``a/b`` stays ``/a/b``): the mapping
+    file's key paths are printed that way."""
+    if not escape:
+        return pointer + "".join(f"/{t}" for t in tokens)
     return pointer + "".join("/" + escape_pointer_token(str(t)) for t in tokens)
 
 
@@ -141,13 +147,20 @@ class Document:
         line = bisect.bisect_right(starts, offset)
         return line, offset - starts[line - 1] + 1
 
-    def position(self, pointer: str) -> tuple[int, int]:
-        return self.line_col(self.offset(pointer))
+    def _exact(self, pointer: str) -> Position | None:
+        """The position of the value at ``pointer``; None when the text has no such value."""
+        offset, exists = self._locate(pointer)
+        return self.line_col(offset) if exists else None
+
+    def position(self, pointer: str) -> Position:
+        """Where ``pointer`` is, or its nearest ancestor (positions.nearest, as for a mapping
+        file); located lazily, one path at a time, so valid files cost nothing here."""
+        found = nearest(pointer, self._exact)
+        return found if found is not None else self.line_col(self.offset(""))
 
     def location(self, pointer: str) -> Location:
         """A Location for ``pointer`` in this document: source, pointer, line and column."""
-        line, column = self.position(pointer)
-        return Location(source=self.source, pointer=pointer, line=line, column=column)
+        return at(self.source, pointer, self.position(pointer))
 
     def pointer_exists(self, pointer: str) -> bool:
         return self._locate(pointer)[1]
