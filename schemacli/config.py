@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from schemacli.contracts.levels import Level, SubjectLevels
 from schemacli.contracts.naming import NamingStrategy
@@ -41,12 +41,15 @@ from schemacli.tomlfile import (
 )
 from schemacli.tomlfile import DEFAULT_LEVEL as DEFAULT_LEVEL_KEY
 
+if TYPE_CHECKING:  # a registry command hands in its flags; config calls their .settings()
+    from schemacli.registry.settings import RegistryFlags, RegistrySettings
+
 __all__ = ["Level", "NamingStrategy", "Settings", "load_settings", "parse_level"]
 
 
 # The file's layout (CONFIG_FILE, PYPROJECT, FILE_KEYS, ...) is schemacli.tomlfile's. The
-# [registry] table is validated here by key name only and handed, raw, to
-# schemacli.registry.settings.RegistrySettings.build(file_values=...), which checks the values.
+# [registry] table is validated here by key name only; for a registry command it is handed to
+# RegistryFlags.settings (registry.settings.RegistrySettings.build), which checks the values.
 
 ENV_PREFIX = "SCHEMACLI_"
 ENV_CONFIG = "SCHEMACLI_CONFIG"
@@ -70,9 +73,9 @@ class Settings:
     default_level: Level = DEFAULT_LEVEL
     subject_levels: Mapping[str, Level] = field(default_factory=lambda: MappingProxyType({}))
     naming_strategy: NamingStrategy = DEFAULT_STRATEGY
-    # Raw [registry] values of the file (secrets possible): never printed, never in repr.
-    # a Table: it knows where each key is written, for the registry settings' errors.
-    registry: Table = field(default_factory=Table, repr=False)
+    # A registry command's registry settings (flag > SCHEMACLI_REGISTRY_* > the file's
+    # [registry] table > default), built in the same pass; None for an offline command.
+    registry: RegistrySettings | None = field(default=None, repr=False)
     config_file: Path | None = None
     # Where verdicts are cached between runs (cache-dir / SCHEMACLI_CACHE_DIR; None: the
     # platform's user cache directory, contracts.cachedir.default_cache_dir()).
@@ -97,9 +100,12 @@ def load_settings(
     cwd: Path | None = None,
     env: Mapping[str, str] | None = None,
     flags: Mapping[str, Any] | None = None,
+    registry: RegistryFlags | None = None,
 ) -> Settings:
     """Build the settings from flags (file-key names, None = not given), env and the config file.
 
+    ``registry``: a registry command's flags; its registry settings are built too, else
+    ``Settings.registry`` is None and no SCHEMACLI_REGISTRY_* variable is read.
     Raises ConfigError (file or environment) or UsageError (flag) naming the key, the bad value
     and the allowed values.
     """
@@ -147,14 +153,16 @@ def load_settings(
     picked = pick(NAMING_STRATEGY)
     strategy = _strategy(*picked) if picked is not None else DEFAULT_STRATEGY
     cache_dir = path(CACHE_DIR, '".cache/schemacli"', expand=True)
-    registry = _registry_table(file, table)
+    registry_table = Table(MappingProxyType(dict(_registry_table(file, table))), file, (REGISTRY,))
     subject_levels = _subject_levels(file, table)
     return Settings(
         store=store,
         default_level=default_level,
         subject_levels=MappingProxyType(subject_levels),
         naming_strategy=strategy,
-        registry=Table(MappingProxyType(dict(registry)), file, (REGISTRY,)),
+        registry=(
+            registry.settings(registry_table, config_file, env) if registry is not None else None
+        ),
         config_file=config_file,
         cache_dir=cache_dir,
     )

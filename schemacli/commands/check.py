@@ -88,7 +88,8 @@ def check_command(
     from schemacli.contracts.naming import subject_for_file
     from schemacli.contracts.store import git_tree, load_history, store_fallback
 
-    settings = load_settings(flags={"store": store})
+    online = flags.url is not None  # offline, no registry setting is read (nor can fail)
+    settings = load_settings(flags={"store": store}, registry=flags if online else None)
     tree = None
     if flags.url is None:
         tree = git_tree(against, settings.store) if against else store_tree(settings.store)

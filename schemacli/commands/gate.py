@@ -55,7 +55,8 @@ def gate_command(
     from schemacli.contracts.gate import gate as check_store
     from schemacli.contracts.store import git_tree
 
-    settings = load_settings(flags={"store": store})
+    online = flags.url is not None  # offline, no registry setting is read (nor can fail)
+    settings = load_settings(flags={"store": store}, registry=flags if online else None)
     head = store_tree(settings.store)
     if store is not None:  # messages name the store as the user wrote it
         head = replace(head, display_root=str(store))

@@ -2,8 +2,9 @@
 
 Each flag is an ``Annotated`` alias. A command decorated with :func:`registry_flags` gets all
 of them, packed into one ``flags: RegistryFlags`` parameter, and calls ``connect(flags)``,
-which builds the settings once (flag > SCHEMACLI_REGISTRY_* > the ``[registry]`` table of the
-config file > http://localhost:8081) and hands back a ``Connection`` whose client the core
+which takes the settings ``load_settings(registry=flags)`` builds in one pass (flag >
+SCHEMACLI_REGISTRY_* > the ``[registry]`` table of the config file > http://localhost:8081)
+and hands back a ``Connection`` whose client the core
 receives.
 
 The modules whose commands take these aliases do without ``from __future__ import annotations``:
@@ -238,18 +239,23 @@ class Connection:
 def connect(
     flags: RegistryFlags, *, store: Path | None = None, settings: Settings | None = None
 ) -> Connection:
-    """Build the settings once (flag > env > file > default). Raises UsageError/ConfigError.
+    """The command's connection. Raises UsageError/ConfigError.
 
-    ``settings`` is the already loaded config (``schemacli.config.Settings``), else it is
-    loaded here (with ``store`` as the --store flag).
+    ``settings`` is the already loaded config (``schemacli.config.Settings``), loaded with these
+    flags (``load_settings(registry=flags)``), whose ``registry`` is the built registry
+    settings; else it is loaded here (with ``store`` as the --store flag).
     """
     if flags.verbose:
         _log_to_stderr()
     if settings is None:
         from schemacli.config import load_settings
 
-        settings = load_settings(flags={"store": store} if store is not None else None)
-    registry = flags.settings(settings.registry, settings.config_file)
+        settings = load_settings(
+            flags={"store": store} if store is not None else None, registry=flags
+        )
+    registry = settings.registry
+    if registry is None:
+        raise ValueError("connect() needs settings loaded with the registry flags")
     if registry.insecure:
         click.echo(
             f"warning: TLS verification is OFF for {registry.display_url} (--insecure)", err=True

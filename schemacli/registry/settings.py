@@ -110,7 +110,7 @@ class RegistrySettings:
         """Combine flags > environment (``SCHEMACLI_REGISTRY_*``) > config file > defaults.
 
         ``file_values`` holds the registry keys of the config file (``url``, ``user``,
-        ``timeout``, ``retries``, ``ca``...): ``Settings.registry``, a ``tomlfile.Table`` that
+        ``timeout``, ``retries``, ``ca``...): its [registry] table, a ``tomlfile.Table`` that
         knows each key's line:col, or a plain mapping with ``file_source`` the file it came
         from (read again only to find the lines). Raises UsageError (a flag) or ConfigError
         (environment, config file) naming where the bad value came from; never echoes a secret.

@@ -48,7 +48,25 @@ RULES = [
             "spark_avro",
         ),
     ),
-    ("schemacli.config", (*UI, *HEAVY, "requests", "schemacli.commands", "schemacli.registry")),
+    # of the registry, config takes only the pure settings module (no network, no requests)
+    (
+        "schemacli.config",
+        (
+            *UI,
+            *HEAVY,
+            "requests",
+            "schemacli.commands",
+            "schemacli.registry.client",
+            "schemacli.registry.publish",
+            "schemacli.registry.gate",
+            "schemacli.registry.snapshot",
+            "schemacli.registry.compare",
+            "schemacli.registry.history",
+            "schemacli.registry.apicurio",
+            "schemacli.registry.models",
+            "schemacli.registry.errors",
+        ),
+    ),
     ("schemacli.scaffold", (*UI, "schemacli.commands")),
     # the one writer of users' files: plain file-system plumbing under everything
     ("schemacli.atomicwrite", (*UI, *HEAVY, "schemacli.commands", "schemacli.registry")),
@@ -252,3 +270,10 @@ def test_the_floor_imports_nothing_of_the_project_but_the_floor():
         if (target := owner(name, names)) is not None and target not in FLOOR
     }
     assert above == set()
+
+
+def test_the_registry_settings_config_takes_load_no_network_code():
+    """config imports schemacli.registry.settings: it must load neither requests nor the client."""
+    loaded = loaded_with("schemacli.registry.settings", modules())
+    network = ("requests", "urllib3", "schemacli.registry.client", "schemacli.registry.publish")
+    assert sorted(m for m in loaded if any(under(m, n) for n in network)) == []

@@ -8,6 +8,7 @@ import pytest
 
 from schemacli.config import Level, NamingStrategy, load_settings, parse_level
 from schemacli.errors import ConfigError, UsageError
+from schemacli.registry.settings import RegistryFlags
 
 
 def write(path: Path, text: str) -> Path:
@@ -127,10 +128,11 @@ def test_invalid_toml_reports_file_line_and_column(tmp_path):
 def test_registry_table_keys_are_checked_and_values_kept_out_of_repr(tmp_path):
     write(
         tmp_path / "schemacli.toml",
-        '[registry]\nurl = "http://localhost:8081"\npassword = "s3cret"\n',
+        '[registry]\nurl = "http://localhost:8081"\nuser = "u"\npassword = "s3cret"\n',
     )
-    settings = load_settings(cwd=tmp_path, env={})
-    assert settings.registry["url"] == "http://localhost:8081"
+    settings = load_settings(cwd=tmp_path, env={}, registry=RegistryFlags())
+    assert settings.registry is not None
+    assert settings.registry.url == "http://localhost:8081"
     assert "s3cret" not in repr(settings)
     write(tmp_path / "schemacli.toml", '[registry]\nendpoint = "http://x"\n')
     with pytest.raises(ConfigError, match="endpoint"):
