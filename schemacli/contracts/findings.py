@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from schemacli.contracts.edits import Fix
 from schemacli.contracts.kinds import Kind, Severity
 from schemacli.errors import Location
 
@@ -18,7 +19,8 @@ class Finding:
     ``kind`` is an entry of the one catalogue (:class:`schemacli.contracts.kinds.Kind`): Apache
     Avro's vocabulary for incompatibilities (TYPE_MISMATCH, NAME_MISMATCH, ...) and our own rule
     ids for validation (e.g. ``INVALID_DEFAULT``). ``old`` / ``new`` are the
-    writer / reader values (or before / after in a diff), as JSON-able values.
+    writer / reader values (or before / after in a diff), as JSON-able values. ``fixes`` are
+    concrete edits of the file that resolve the finding, each safe, unsafe or display-only.
     """
 
     kind: Kind
@@ -29,6 +31,7 @@ class Finding:
     old: Any = None
     new: Any = None
     subject: str | None = None
+    fixes: tuple[Fix, ...] = ()  # ways out as edits of the file (contracts.edits); not hashed
 
     def __hash__(self) -> int:
         # ``old`` / ``new`` may be lists or objects (enum symbols, default values): unhashable,

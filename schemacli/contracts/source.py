@@ -124,6 +124,12 @@ class Document:
             clean = self._cache["clean"] = _blank_comments(self.text, self.source)
         return clean
 
+    @property
+    def scan_text(self) -> str:
+        """The text with comments blanked to spaces (same offsets, same line breaks): what
+        scanners of the JSON structure read (``contracts.edits``)."""
+        return self._clean_text()
+
     def _locate(self, pointer: str) -> tuple[int, bool]:
         found = self._cache.get(pointer)
         if found is None:
