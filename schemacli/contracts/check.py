@@ -16,6 +16,7 @@ from schemacli.contracts.compat import _DIRECTION_WORDS
 from schemacli.contracts.findings import Finding, Kind, Severity
 from schemacli.contracts.levels import BACKWARD, Level, compared_versions
 from schemacli.contracts.loader import LoadedSchema
+from schemacli.contracts.suggest import FixContext, fixes_for
 from schemacli.contracts.verdicts import VerdictCache
 from schemacli.errors import ExitCode
 
@@ -67,6 +68,7 @@ def check_candidate(
     subject: str,
     level: Level,
     verdicts: VerdictCache | None = None,
+    fixes: bool = True,
 ) -> CheckReport:
     """Check ``candidate`` against ``history`` (oldest first) at ``level``, Confluent-style.
 
@@ -75,7 +77,9 @@ def check_candidate(
     first version always passes. Every incompatibility with every compared version is a finding,
     placed (file, line:col) in the reader's text, as Java's location is the reader's: the
     candidate for BACKWARD, the old version for FORWARD. ``verdicts`` remembers verdicts
-    across calls (and runs, with a directory); without it, nothing is kept.
+    across calls (and runs, with a directory); without it, nothing is kept. With ``fixes``,
+    each incompatibility carries the edits of the candidate that resolve it at ``level``
+    (``suggest``), computed only for the findings there are.
     """
     numbers = tuple(h.version or i for i, h in enumerate(history, start=1))
     # Warnings about the JSON itself (comments, duplicate keys): reported, never failing.
@@ -88,7 +92,7 @@ def check_candidate(
     if verdicts is None:
         verdicts = VerdictCache(by_content=False)
     findings = _incompatibilities(
-        candidate, history, labels, subject=subject, level=level, verdicts=verdicts
+        candidate, history, labels, subject=subject, level=level, verdicts=verdicts, fixes=fixes
     )
     return CheckReport(subject, level, candidate.source, numbers, checked, notes + findings)
 
@@ -114,8 +118,10 @@ def _incompatibilities(
     subject: str,
     level: Level,
     verdicts: VerdictCache,
+    fixes: bool,
 ) -> tuple[Finding, ...]:
     pairs = [pair for pair in verdicts.pairs(level, candidate, history) if pair.result.findings]
+    context = FixContext(candidate, history, level) if fixes and pairs else None
     # All of one direction's findings together (BACKWARD first), each placed in its reader's
     # file, its message saying which version and direction (as compat.check_pairs words it).
     pairs.sort(key=lambda pair: level.directions.index(pair.direction))
@@ -129,6 +135,11 @@ def _incompatibilities(
                 message=f"{finding.message} ({words}.)",
                 location=reader.location(finding.location.pointer),
                 subject=subject or None,
+                fixes=(
+                    fixes_for(context, finding, pair.index, pair.direction)
+                    if context is not None
+                    else finding.fixes
+                ),
             )
             for finding in pair.result.findings
         )

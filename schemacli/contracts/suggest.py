@@ -26,13 +26,19 @@ Pure: no terminal, no settings, no files. Costs nothing when there are no findin
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from schemacli.contracts import compat
 from schemacli.contracts.compat import _PROMOTIONS
-from schemacli.contracts.edits import Applicability, Fix, JsonEditor, TextEdit, apply_edits
+from schemacli.contracts.edits import (
+    Applicability,
+    Fix,
+    JsonEditor,
+    TextEdit,
+    apply_edits,
+)
 from schemacli.contracts.findings import Finding, Kind
 from schemacli.contracts.levels import BACKWARD, Level, comparisons
 from schemacli.contracts.loader import LoadedSchema
@@ -68,6 +74,7 @@ MIGRATE_HINT = (
 #   ("replace", pointer, value)               replace the value at pointer
 #   ("append", array pointer, value)          add an element at the end
 #   ("remove", object pointer, key)           remove a member
+#   ("remove_element", array pointer, index)  remove an element
 Op = tuple[Any, ...]
 
 
@@ -401,10 +408,7 @@ def _default_plans(ctx: FixContext, f: Field, why: str) -> Iterator[Plan]:
             return
         types = ["null"] + [to_json(b, ctx.candidate_names()) for b in f.type.types]
     else:
-        types = ["null", ctx.candidate.document_value_at(f.type.pointer)] if False else [
-            "null",
-            _value_at(ctx.candidate.document, f.type.pointer),
-        ]
+        types = ["null", _value_at(ctx.candidate.document, f.pointer + "/type")]
     yield Plan(
         f"Make field '{f.name}' optional: type {_jsonable(types)} with default null",
         UNSAFE,
@@ -420,7 +424,7 @@ def _value_at(document: Document, pointer: str) -> Any:
     return node
 
 
-def _plans(ctx: FixContext, kind: Kind, direction: str, old: LoadedSchema, site: Site) -> Iterator[Plan]:
+def _plans(ctx: FixContext, kind: Kind, direction: str, site: Site) -> Iterator[Plan]:
     backward = direction == BACKWARD
     cand = site.reader if backward else site.writer
     other = site.writer if backward else site.reader
@@ -519,17 +523,12 @@ def _plans(ctx: FixContext, kind: Kind, direction: str, old: LoadedSchema, site:
             )
             return
         if not backward and isinstance(cand, UnionSchema) and site.branch is not None:
-            keep = [
-                _value_at(doc, b.pointer) if b.pointer and doc.pointer_exists(b.pointer)
-                else to_json(b, set())
-                for b in cand.types if b is not site.branch
-            ]
-            if keep:
+            if len(cand.types) > 1:
                 yield Plan(
                     f"Remove the new union branch {compat._type_name(site.branch)}: readers of "
                     "the earlier version cannot read it",
                     UNSAFE,
-                    (("replace", cand.pointer, keep if len(keep) > 1 else keep[0]),),
+                    (("remove_element", cand.pointer, cand.types.index(site.branch)),),
                 )
             yield from _split_field(ctx, site, backward)
             return
@@ -596,7 +595,7 @@ def _promotions(site: Site, backward: bool) -> Iterator[Plan]:
 def _revert(ctx: FixContext, site: Site, backward: bool) -> Iterator[Plan]:
     cand = site.reader if backward else site.writer
     other = site.writer if backward else site.reader
-    if cand is None or other is None or cand.pointer == "" and not isinstance(cand, Schema):
+    if cand is None or other is None:
         return
     for value in _spellings(ctx, other):
         yield Plan(
@@ -625,7 +624,11 @@ def _split_field(ctx: FixContext, site: Site, backward: bool) -> Iterator[Plan]:
     if record is None or not ctx.candidate.document.pointer_exists(cand_field.pointer):
         return
     names = ctx.candidate_names()
-    kept = field_json(old_field, set(names))
+    inside = cand_field.pointer + "/"
+    outside = {
+        n.fullname for n in named_types(ctx.candidate.schema) if not n.pointer.startswith(inside)
+    }
+    kept = field_json(old_field, outside)
     new_type = _value_at(ctx.candidate.document, cand_field.pointer + "/type")
     new_type = _renamed_copy(new_type, names)
     name = _new_field_name(record, cand_field.name, _suffix(cand_field.type))
@@ -660,16 +663,17 @@ def _edits(editor: JsonEditor, ops: Sequence[Op], document: Document) -> tuple[T
             out.append(editor.insert_element(op[1], len(array), op[2]))
         elif name == "remove":
             out.append(editor.remove_member(op[1], op[2]))
+        elif name == "remove_element":
+            out.append(editor.remove_element(op[1], op[2]))
         else:  # pragma: no cover - the plans above use only these
             raise ValueError(name)
     return tuple(out)
 
 
-def fixes_for(
-    ctx: FixContext, finding: Finding, index: int, direction: str, pointer: str
-) -> tuple[Fix, ...]:
+def fixes_for(ctx: FixContext, finding: Finding, index: int, direction: str) -> tuple[Fix, ...]:
     """Verified fixes for ``finding``, the engine's finding of the comparison with version
-    ``index`` in ``direction``; ``pointer`` is its location in the reader."""
+    ``index`` in ``direction`` (its pointer is Java's location in the reader)."""
+    pointer = finding.location.pointer or ""
     old = ctx.history[index]
     reader, writer = (
         (ctx.candidate.schema, old.schema) if direction == BACKWARD else (old.schema, ctx.candidate.schema)
@@ -679,7 +683,7 @@ def fixes_for(
     kept: list[Fix] = []
     advice: list[Fix] = []
     if site is not None and not _foreign(ctx, site, direction):
-        for plan in _plans(ctx, finding.kind, direction, old, site):
+        for plan in _plans(ctx, finding.kind, direction, site):
             if plan.applicability is DISPLAY:
                 advice.append(Fix(plan.title, DISPLAY))
                 continue
@@ -726,4 +730,3 @@ def _verified(ctx: FixContext, plan: Plan, key: FindingKey) -> Fix | None:
     return Fix(plan.title, plan.applicability, edits)
 
 
-Verify = Callable[[str], bool]
