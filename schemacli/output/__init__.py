@@ -9,6 +9,7 @@ This module is imported when the CLI starts (for ``OutputFormat``): keep it free
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from enum import Enum, StrEnum
 from typing import TYPE_CHECKING, Any
@@ -18,6 +19,7 @@ from schemacli.redact import scrub
 if TYPE_CHECKING:
     from schemacli.contracts.check import CheckReport
     from schemacli.contracts.diff import Change, SchemaDiff
+    from schemacli.contracts.edits import Fix, TextEdit
     from schemacli.contracts.findings import Finding
     from schemacli.contracts.gate import GateReport
 
@@ -164,6 +166,24 @@ def diff_report(result: SchemaDiff) -> Report:
         notes=(("no changes",) if not result.changes else ())
         + ("each *_TRANSITIVE level gives the same verdict as its base level for one pair",),
     )
+
+
+def fix_label(fix: Fix) -> str:
+    """``fix (safe): Add "default": null to field 'tip'``: a fix in one line, in every format."""
+    return f"fix ({fix.applicability.value}): {fix.title}"
+
+
+def edit_label(edit: TextEdit) -> str:
+    """``8:15-8:33 -> "double"``: where an edit goes (1-based, end exclusive) and what it puts
+    there (JSON-quoted, so white space and line breaks show)."""
+    (line, col), (end_line, end_col) = edit.start_pos, edit.end_pos
+    what = "delete" if not edit.text else f"-> {json.dumps(edit.text, ensure_ascii=False)}"
+    return f"{line}:{col}-{end_line}:{end_col} {what}"
+
+
+def fix_lines(fix: Fix) -> list[str]:
+    """A fix's label, then one indented line per edit."""
+    return [fix_label(fix), *(f"  {edit_label(edit)}" for edit in fix.edits)]
 
 
 def to_jsonable(value: Any) -> Any:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from schemacli.contracts.findings import Finding, Severity
 from schemacli.errors import Location, SchemacliError, shown
-from schemacli.output import Report
+from schemacli.output import Report, fix_lines
 from schemacli.output.text import cell as value_cell
 from schemacli.output.text import summary
 from schemacli.redact import printable, scrub
@@ -47,6 +47,8 @@ def annotation(finding: Finding) -> str:
         message += f" (at {finding.location.pointer})"
     if finding.hint:
         message += f"\nhint: {finding.hint}"
+    for fix in finding.fixes:  # the suggestion itself: what to write where
+        message += "".join(f"\n{line}" for line in fix_lines(fix))
     title = f"{finding.subject}: {finding.kind}" if finding.subject else finding.kind
     return workflow_command(level, message, finding.location, title)
 

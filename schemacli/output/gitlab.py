@@ -21,7 +21,7 @@ from typing import Any
 
 from schemacli.contracts.findings import Finding, Severity
 from schemacli.errors import Location, SchemacliError, error_text, shown
-from schemacli.output import Report
+from schemacli.output import Report, fix_label
 from schemacli.redact import printable
 
 
@@ -57,9 +57,12 @@ def _finding(finding: Finding) -> dict[str, Any]:
     where = f" (at {pointer or '/'})" if pointer is not None else ""
     hint = f"; hint: {finding.hint}" if finding.hint else ""
     severity = "major" if finding.severity is Severity.ERROR else "minor"
-    return _issue(
+    issue = _issue(
         f"{finding.message}{where}{hint}", finding.kind, severity, finding.location, finding.subject
     )
+    # The suggestions go into the description, not the fingerprint: a better fix is the same issue.
+    issue["description"] += "".join(f"; {fix_label(fix)}" for fix in finding.fixes)
+    return issue
 
 
 def render(report: Report, *, color: bool = False) -> str:

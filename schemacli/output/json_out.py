@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from schemacli import redact
+from schemacli.contracts.edits import Fix
 from schemacli.contracts.findings import Finding
 from schemacli.errors import Location, RegistryError, SchemacliError, shown
 from schemacli.output import OutputFormat, Report, to_jsonable
@@ -52,7 +53,25 @@ def location_json(loc: Location) -> dict[str, Any]:
     return {"source": loc.source, "pointer": loc.pointer, "line": loc.line, "column": loc.column}
 
 
+def fix_json(fix: Fix) -> dict[str, Any]:
+    """A fix: title, applicability, and its edits (1-based line:col, end exclusive)."""
+    return {
+        "title": fix.title,
+        "applicability": fix.applicability.value,
+        "edits": [
+            {
+                "start": {"line": e.start_pos[0], "column": e.start_pos[1]},
+                "end": {"line": e.end_pos[0], "column": e.end_pos[1]},
+                "text": e.text,
+            }
+            for e in fix.edits
+        ],
+    }
+
+
 def finding_json(finding: Finding) -> dict[str, Any]:
+    """A finding as JSON; ``fixes`` (a list of fix objects) only when it has any."""
+    fixes = {"fixes": [fix_json(fix) for fix in finding.fixes]} if finding.fixes else {}
     return {
         "kind": finding.kind,
         "severity": finding.severity.value,
@@ -62,6 +81,7 @@ def finding_json(finding: Finding) -> dict[str, Any]:
         "location": location_json(finding.location),
         "old": to_jsonable(finding.old),
         "new": to_jsonable(finding.new),
+        **fixes,
     }
 
 

@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 
 from schemacli.contracts.findings import Severity
 from schemacli.errors import SchemacliError, error_text, shown
-from schemacli.output import Report
+from schemacli.output import Report, fix_label
 from schemacli.output.text import finding_lines
 
 # Characters XML 1.0 cannot hold, even escaped (control characters, lone surrogates), and DEL
@@ -61,6 +61,7 @@ def render(report: Report, *, color: bool = False) -> str:
             tag = "error" if case.verdict == "invalid" else "failure"
             first = problems[0]
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            more += "".join(f"; {fix_label(fix)}" for fix in first.fixes)
             failure = ET.SubElement(
                 element, tag, message=f"{first.kind}: {first.message}{more}", type=first.kind
             )

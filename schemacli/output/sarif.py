@@ -16,9 +16,10 @@ from typing import Any
 from urllib.parse import quote
 
 from schemacli import __version__
+from schemacli.contracts.edits import Fix
 from schemacli.contracts.findings import Finding, Severity
 from schemacli.errors import Location, SchemacliError, error_text, shown
-from schemacli.output import Report, to_jsonable
+from schemacli.output import Report, fix_label, to_jsonable
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -70,8 +71,42 @@ def _rule(kind: str) -> dict[str, Any]:
     }
 
 
+def _fix(fix: Fix, source: str) -> dict[str, Any]:
+    """A SARIF ``fix``: its title, and one artifact change replacing each edited region."""
+    return {
+        "description": {"text": fix.title},
+        "artifactChanges": [
+            {
+                "artifactLocation": {"uri": file_uri(source)},
+                "replacements": [
+                    {
+                        "deletedRegion": {
+                            "startLine": edit.start_pos[0],
+                            "startColumn": edit.start_pos[1],
+                            "endLine": edit.end_pos[0],
+                            "endColumn": edit.end_pos[1],
+                        },
+                        "insertedContent": {"text": edit.text},
+                    }
+                    for edit in fix.edits
+                ],
+            }
+        ],
+        "properties": {"applicability": fix.applicability.value},
+    }
+
+
+def _fixes(finding: Finding) -> dict[str, Any]:
+    """A finding's fixes: those with edits in a file as SARIF ``fixes``; display advice (and
+    edits of a source that is not a file) in the message, as the only place a viewer shows."""
+    source = finding.location.source
+    fixes = [f for f in finding.fixes if f.edits and source is not None and is_file(source)]
+    return {"fixes": [_fix(f, source) for f in fixes]} if fixes and source else {}
+
+
 def _result(finding: Finding, rule_index: int) -> dict[str, Any]:
     message = finding.message + (f"\nhint: {finding.hint}" if finding.hint else "")
+    message += "".join(f"\n{fix_label(fix)}" for fix in finding.fixes)
     properties = {
         key: value
         for key, value in (
@@ -90,6 +125,7 @@ def _result(finding: Finding, rule_index: int) -> dict[str, Any]:
         "message": {"text": message},
         "locations": _locations(finding.location),
     }
+    result.update(_fixes(finding))
     if properties:
         result["properties"] = properties
     return result

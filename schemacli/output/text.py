@@ -10,7 +10,7 @@ import io
 
 from schemacli.contracts.findings import Finding, Severity
 from schemacli.errors import SchemacliError
-from schemacli.output import Report
+from schemacli.output import Report, fix_lines
 
 _MARK = {"compatible": "ok", "incompatible": "FAIL", "invalid": "ERROR"}
 _STYLE = {"compatible": "green", "incompatible": "red", "invalid": "red"}
@@ -92,11 +92,14 @@ def cell(value: object) -> str:
 
 
 def finding_lines(finding: Finding) -> list[str]:
-    """``<where>: <severity> <KIND>: <message>`` then ``hint:`` indented under it."""
+    """``<where>: <severity> <KIND>: <message>`` then ``hint:`` and each ``fix (<applicability>):``
+    with its edits, indented under it."""
     label = "error" if finding.severity is Severity.ERROR else "warning"
     lines = [f"{finding.location}: {label} {finding.kind}: {finding.message}"]
     if finding.hint:
         lines.append(f"    hint: {finding.hint}")
+    for fix in finding.fixes:
+        lines += [f"    {line}" for line in fix_lines(fix)]
     return lines
 
 

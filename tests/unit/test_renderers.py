@@ -16,6 +16,7 @@ import pytest
 from schemacli.config import Level
 from schemacli.contracts.check import CheckReport
 from schemacli.contracts.diff import Change, LevelVerdict, SchemaDiff
+from schemacli.contracts.edits import Applicability, Fix, TextEdit
 from schemacli.contracts.findings import Finding, Severity
 from schemacli.contracts.gate import GateReport, SubjectReport
 from schemacli.errors import Location
@@ -150,7 +151,43 @@ def diff_two_changes():
     )
 
 
+FIXED = Finding(
+    kind="READER_FIELD_MISSING_DEFAULT_VALUE",
+    message="new field 'tip' has no default",
+    location=Location(V3, "/fields/5", 9, 5),
+    hint='add a default, e.g. "default": null',
+    subject="taxi-rides-value",
+    fixes=(
+        Fix(
+            "Add \"default\": null to field 'tip'",
+            Applicability.SAFE,
+            (TextEdit(120, 120, ', "default": null', (9, 44), (9, 44)),),
+        ),
+        Fix(
+            "Replace the type of field 'tip' by [\"null\", \"double\"]",
+            Applicability.UNSAFE,
+            (TextEdit(100, 108, '["null", "double"]', (9, 24), (9, 32)),),
+        ),
+        Fix("Or start a new subject: schemacli migrate plan", Applicability.DISPLAY),
+    ),
+)
+
+
+def check_with_fixes():
+    return check_report(
+        CheckReport(
+            subject="taxi-rides-value",
+            level=Level.BACKWARD,
+            candidate=V3,
+            history=(1, 2),
+            checked_against=(2,),
+            findings=(FIXED,),
+        )
+    )
+
+
 REPORTS = {
+    "check_with_fixes": check_with_fixes,
     "gate_failing": gate_failing,
     "gate_passing": gate_passing,
     "check_identical": check_identical,
@@ -272,3 +309,78 @@ def test_github_step_summary_matches_its_golden_file():
     if os.environ.get("SCHEMACLI_UPDATE_GOLDEN"):
         golden.write_text(rendered, encoding="utf-8")
     assert rendered == golden.read_text(encoding="utf-8")
+
+
+# -- fixes travel in every format --------------------------------------------------------------
+
+
+def test_text_shows_each_fix_with_its_applicability_and_edits():
+    text = render(check_with_fixes(), "text")
+    assert "    fix (safe): Add \"default\": null to field 'tip'" in text
+    assert '      9:44-9:44 -> ", \\"default\\": null"' in text
+    assert "    fix (display): Or start a new subject: schemacli migrate plan" in text
+
+
+def test_json_fix_objects_hold_title_applicability_and_edits():
+    finding = json.loads(render(check_with_fixes(), "json"))["cases"][0]["findings"][0]
+    safe, unsafe, advice = finding["fixes"]
+    assert safe == {
+        "title": "Add \"default\": null to field 'tip'",
+        "applicability": "safe",
+        "edits": [
+            {"start": {"line": 9, "column": 44}, "end": {"line": 9, "column": 44},
+             "text": ', "default": null'}
+        ],
+    }
+    assert unsafe["applicability"] == "unsafe" and advice["edits"] == []
+
+
+def test_json_of_a_finding_without_fixes_has_no_fixes_key():
+    finding = json.loads(render(check_incompatible(), "json"))["cases"][0]["findings"][0]
+    assert "fixes" not in finding
+
+
+def test_sarif_fixes_are_valid_artifact_changes_and_display_advice_stays_in_the_message():
+    from tests.output_documents import parse
+
+    log = parse("sarif", render(check_with_fixes(), "sarif"))
+    result = log["runs"][0]["results"][0]
+    assert len(result["fixes"]) == 2  # the display advice has no edits
+    change = result["fixes"][0]["artifactChanges"][0]
+    assert change["artifactLocation"]["uri"] == V3
+    assert change["replacements"][0] == {
+        "deletedRegion": {"startLine": 9, "startColumn": 44, "endLine": 9, "endColumn": 44},
+        "insertedContent": {"text": ', "default": null'},
+    }
+    assert result["fixes"][1]["properties"] == {"applicability": "unsafe"}
+    assert "fix (display): Or start a new subject" in result["message"]["text"]
+
+
+def test_github_gitlab_and_junit_carry_the_suggestion():
+    from tests.output_documents import github_commands, parse
+
+    github = render(check_with_fixes(), "github")
+    (command,) = [c for c in github_commands(github) if c.get("level") == "error"]
+    assert "fix (safe): Add \"default\": null to field 'tip'" in command["message"]
+    assert '9:44-9:44 -> ", \\"default\\": null"' in command["message"]
+    (issue,) = parse("gitlab", render(check_with_fixes(), "gitlab"))
+    assert issue["description"].endswith("; fix (display): Or start a new subject: schemacli migrate plan")
+    plain = parse("gitlab", render(check_incompatible(), "gitlab"))[0]
+    failure = ET.fromstring(render(check_with_fixes(), "junit")).find("testsuite/testcase/failure")
+    assert "; fix (safe): Add" in failure.get("message")
+    assert "fix (unsafe): Replace the type" in failure.text
+    assert plain["fingerprint"]
+
+
+def test_a_fix_does_not_change_a_gitlab_fingerprint():
+    from dataclasses import replace
+
+    from tests.output_documents import parse
+
+    bare = check_report(
+        CheckReport("taxi-rides-value", Level.BACKWARD, V3, (1, 2), (2,), (replace(FIXED, fixes=()),))
+    )
+    assert (
+        parse("gitlab", render(bare, "gitlab"))[0]["fingerprint"]
+        == parse("gitlab", render(check_with_fixes(), "gitlab"))[0]["fingerprint"]
+    )
