@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from schemacli.atomicwrite import Write, write_all
 from schemacli.commands.completion import complete_level, complete_subject
 from schemacli.commands.options import Output
 from schemacli.commands.registry_options import (
@@ -16,6 +17,7 @@ from schemacli.commands.registry_options import (
     registry_flags,
 )
 from schemacli.contracts.cachedir import default_cache_dir
+from schemacli.contracts.edits import unified_diff
 from schemacli.errors import UsageError
 from schemacli.output import OutputFormat, check_report, render
 from schemacli.textfile import resolved
@@ -39,6 +41,31 @@ NoCache = Annotated[
         "--no-cache",
         help="Neither read nor write the verdict cache (cache-dir in the config, "
         "SCHEMACLI_CACHE_DIR, else the user cache directory).",
+    ),
+]
+
+Fix = Annotated[
+    bool,
+    typer.Option(
+        "--fix",
+        help="Apply the safe suggested fixes to SCHEMA (re-checked until nothing more applies) "
+        "and write it in place, atomically; the report is the check of the fixed file.",
+    ),
+]
+Diff = Annotated[
+    bool,
+    typer.Option(
+        "--diff",
+        help="Print the fixes --fix would make as a unified diff; write nothing. Exit 1 when "
+        "there is something to fix.",
+    ),
+]
+UnsafeFixes = Annotated[
+    bool,
+    typer.Option(
+        "--unsafe-fixes",
+        help="With --fix or --diff: apply unsafe fixes too (they change a type, a name or a "
+        "size, or revert a change; read them first).",
     ),
 ]
 
@@ -70,6 +97,9 @@ def check_command(
     store: Store = None,
     no_cache: NoCache = False,
     output: Output = OutputFormat.text,
+    fix: Fix = False,
+    diff: Diff = False,
+    unsafe_fixes: UnsafeFixes = False,
     flags: RegistryFlags = NO_FLAGS,
 ) -> None:
     """Check SCHEMA against its subject's history in the local store.
@@ -79,8 +109,12 @@ def check_command(
     disagreement is reported loudly and fails the check. The registry options (credentials,
     TLS, --timeout, --retries) apply only with --registry.
 
-    Exit codes: 0 compatible (or identical to an existing version), 1 incompatible,
-    2 usage or input error, 3 registry or network error.
+    Every incompatibility carries suggested fixes, each proven to remove it at the level
+    (safe, unsafe, or advice only). --fix applies the safe ones (with --unsafe-fixes, the
+    unsafe ones too) and writes SCHEMA; --diff shows the same as a diff and writes nothing.
+
+    Exit codes: 0 compatible (or identical to an existing version), 1 incompatible (or, with
+    --diff, something to fix), 2 usage or input error, 3 registry or network error.
     """
     from schemacli.config import load_settings, parse_level
     from schemacli.contracts.check import check_candidate
@@ -88,6 +122,24 @@ def check_command(
     from schemacli.contracts.naming import subject_for_file
     from schemacli.contracts.store import git_tree, load_history, store_fallback
 
+    from schemacli.contracts.source import is_stdin
+
+    fixing = fix or diff
+    if unsafe_fixes and not fixing:
+        raise UsageError(
+            "--unsafe-fixes only chooses which fixes --fix or --diff apply",
+            hint="add --fix (write the file) or --diff (show the change)",
+        )
+    if fixing and flags.url is not None:
+        raise UsageError(
+            "--fix and --diff check against the store's history, not a registry's",
+            hint="pull the subject first (schemacli pull), then check --fix without --registry",
+        )
+    if fix and not diff and is_stdin(schema):
+        raise UsageError(
+            "--fix writes the schema file in place, and standard input is not a file",
+            hint="give the file's path, or use --diff to see the fixes",
+        )
     online = flags.url is not None  # offline, no registry setting is read (nor can fail)
     settings = load_settings(flags={"store": store}, registry=flags if online else None)
     tree = None
@@ -118,6 +170,8 @@ def check_command(
     history = load_history(tree, subject)
     if not against:  # the store's own vN: checked against the versions before it
         history = _before_own_version(history, schema, subject, settings.store)
+    if fixing:
+        _fix(candidate, history, subject, chosen, schema, output, diff, unsafe_fixes)
     result = check_candidate(
         candidate,
         history,
@@ -127,6 +181,62 @@ def check_command(
     )
     typer.echo(render(check_report(result), output, color=sys.stdout.isatty()), nl=False)
     raise typer.Exit(int(result.verdict.exit_code))
+
+
+def _fix(candidate, history, subject, level, schema: Path, output, diff: bool, unsafe: bool):
+    """check --fix / --diff: apply the fixes, then write the file (or print the diff) and the
+    report of the fixed file; always exits."""
+    from schemacli.contracts.fixing import fix_candidate
+
+    fixed = fix_candidate(candidate, history, subject=subject, level=level, unsafe=unsafe)
+    result = fixed.report
+    if diff:
+        typer.echo(unified_diff(candidate.source, fixed.before, fixed.text), nl=False)
+        _say_fixed(fixed, written=None)
+        code = 1 if fixed.changed else int(result.verdict.exit_code)
+        raise typer.Exit(code)
+    if fixed.changed:
+        write_all(
+            [Write(schema, _encoded(fixed.text, candidate, schema), replace=True)],
+            hint="check that the file and its folder are writable",
+        )
+    _say_fixed(fixed, written=candidate.source if fixed.changed else None)
+    typer.echo(render(check_report(result), output, color=sys.stdout.isatty()), nl=False)
+    raise typer.Exit(int(result.verdict.exit_code))
+
+
+def _encoded(text: str, candidate, schema: Path) -> bytes:
+    """The fixed text in the file's own encoding, its byte-order mark kept."""
+    encoding = candidate.document.encoding
+    codec = "utf-8" if encoding.upper() in ("UTF-8", "UTF8") else encoding.lower()
+    data = text.encode(codec)
+    try:
+        with open(schema, "rb") as file:
+            original = file.read(4)
+    except OSError:  # the write itself will say why the file cannot be written
+        return data
+    for bom in (b"\xef\xbb\xbf", b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff", b"\xff\xfe", b"\xfe\xff"):
+        if original.startswith(bom) and not data.startswith(bom):
+            return bom + data if not text.startswith("\ufeff") else data
+    return data
+
+
+def _say_fixed(fixed, written: str | None) -> None:
+    """On stderr: how many fixes applied (and where written), and what is left."""
+    count = len(fixed.applied)
+    left = sum(1 for f in fixed.report.findings if f.fixes and f.severity == "error")
+    if count:
+        where = f"; wrote {written}" if written else ""
+        typer.echo(f"fixed {count} problem(s){where}", err=True)
+    else:
+        typer.echo("nothing to fix", err=True)
+    for fix in fixed.applied:
+        typer.echo(f"  applied ({fix.applicability.value}): {fix.title}", err=True)
+    if left and not fixed.report.compatible:
+        typer.echo(
+            f"{left} problem(s) left: see their fixes (unsafe ones apply with --unsafe-fixes)",
+            err=True,
+        )
 
 
 def _before_own_version(history: tuple, schema: Path, subject: str, store: Path) -> tuple:

@@ -71,15 +71,19 @@ def diff(old: LoadedSchema | str | Any, new: LoadedSchema | str | Any) -> Schema
 def _verdicts(old: LoadedSchema, new: LoadedSchema) -> tuple[LevelVerdict, ...]:
     """The verdict at each of DIFF_LEVELS, checking each direction once.
 
-    FULL is BACKWARD and FORWARD together (``levels``' table: BACKWARD's findings first), so it
-    reuses their findings instead of checking both directions again; NONE checks nothing and
-    keeps only the notes about the JSON text, which every level's report starts with.
+    FULL is BACKWARD and FORWARD together (``levels``' table: BACKWARD's findings first); when
+    both pass it reuses their (empty) verdicts, otherwise FULL is checked itself so that its
+    findings' fixes are proven in both directions. NONE checks nothing and keeps only the
+    notes about the JSON text, which every level's report starts with.
     """
     backward = check_candidate(new, [old], subject="", level=Level.BACKWARD)
     forward = check_candidate(new, [old], subject="", level=Level.FORWARD)
     none = check_candidate(new, [old], subject="", level=Level.NONE)
     notes = none.findings
-    full = notes + backward.findings[len(notes):] + forward.findings[len(notes):]
+    if backward.compatible and forward.compatible:
+        full = notes  # nothing to fix: the fast path stays one check per direction
+    else:  # each direction's fixes were proven for that direction: FULL's must hold for both
+        full = check_candidate(new, [old], subject="", level=Level.FULL).findings
     return (
         LevelVerdict(Level.NONE, none.compatible, notes),
         LevelVerdict(Level.BACKWARD, backward.compatible, backward.findings),

@@ -492,7 +492,7 @@ def _plans(ctx: FixContext, kind: Kind, direction: str, site: Site) -> Iterator[
             yield Plan(
                 f"Restore the symbol(s) {', '.join(missing)} in enum {cand.fullname}",
                 SAFE,
-                (("replace", cand.pointer + "/symbols", list(cand.symbols) + missing),),
+                tuple(("append", cand.pointer + "/symbols", symbol) for symbol in missing),
             )
         else:
             added = [s for s in cand.symbols if s not in other.symbols]

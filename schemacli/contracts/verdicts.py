@@ -40,6 +40,7 @@ from typing import Any
 
 from schemacli.contracts import compat
 from schemacli.contracts.compat import CompatResult
+from schemacli.contracts.edits import Applicability, Fix, TextEdit
 from schemacli.contracts.findings import Finding, Kind, Severity
 from schemacli.contracts.levels import BACKWARD, Level, comparisons
 from schemacli.contracts.loader import LoadedSchema
@@ -429,7 +430,28 @@ def encode_finding(finding: Finding) -> dict[str, Any]:
     out = {k: getattr(finding, k) for k in _FINDING_KEYS}
     out["severity"] = finding.severity.value
     out["location"] = [getattr(finding.location, k) for k in _LOCATION_KEYS]
+    if finding.fixes:
+        out["fixes"] = [_encode_fix(fix) for fix in finding.fixes]
     return out
+
+
+def _encode_fix(fix: Fix) -> list[Any]:
+    edits = [[e.start, e.end, e.text, *e.start_pos, *e.end_pos] for e in fix.edits]
+    return [fix.title, fix.applicability.value, edits]
+
+
+def _decode_fix(data: Any) -> Fix:
+    title, applicability, edits = data
+    if not isinstance(title, str):
+        raise ValueError("a fix needs a title")
+    return Fix(
+        title,
+        Applicability(applicability),
+        tuple(
+            TextEdit(int(a), int(b), str(text), (int(sl), int(sc)), (int(el), int(ec)))
+            for a, b, text, sl, sc, el, ec in edits
+        ),
+    )
 
 
 def decode_finding(data: Any) -> Finding:
@@ -440,7 +462,8 @@ def decode_finding(data: Any) -> Finding:
     if not isinstance(values["kind"], str) or not isinstance(values["message"], str):
         raise ValueError("a finding needs a kind and a message")
     values["kind"] = Kind[values["kind"]]  # KeyError: a kind this engine does not know
-    return Finding(location=location, **values)
+    fixes = tuple(_decode_fix(f) for f in data.get("fixes", ()))
+    return Finding(location=location, fixes=fixes, **values)
 
 
 def encodable(findings: Sequence[Finding]) -> list[dict[str, Any]] | None:
