@@ -69,6 +69,10 @@ MIGRATE_HINT = (
     "(`schemacli migrate plan --from NEW.avsc --to OLD.avsc`)"
 )
 
+# At most this many fixes are proven and offered per finding (each costs a parse and a check of
+# the candidate against every version the level compares); plans come best first.
+MAX_FIXES = 3
+
 # One edit of the candidate's JSON, before it becomes text:
 #   ("set", object pointer, key, value)       add or replace a member
 #   ("replace", pointer, value)               replace the value at pointer
@@ -300,6 +304,7 @@ class FixContext:
         self.ref_names = Names(names) if names else None
         self._before: frozenset[FindingKey] | None = None
         self._editor: JsonEditor | None = None
+        self._names: frozenset[str] | None = None
 
     @property
     def editor(self) -> JsonEditor:
@@ -323,14 +328,24 @@ class FixContext:
         return frozenset(out)
 
     def parse(self, text: str) -> Schema | None:
+        """The edited text as a schema, None when it is not one. Plain JSON (what the edits
+        write) is read by ``json`` directly; a file with comments or repeated keys as the
+        loader reads it."""
+        document = self.candidate.document
         try:
-            document = parse_text(text, self.candidate.source)
-            return parse_schema(document.value, names=self.ref_names)
-        except SchemacliError:
+            if document.has_comments or document.has_duplicates:
+                value = parse_text(text, self.candidate.source).value
+            else:
+                value = json.loads(text)
+            return parse_schema(value, names=self.ref_names)
+        except (SchemacliError, ValueError, RecursionError):
             return None
 
     def candidate_names(self) -> set[str]:
-        return {n.fullname for n in named_types(self.candidate.schema)}
+        """Full names of the candidate's named types (a copy: callers add to it)."""
+        if self._names is None:
+            self._names = frozenset(n.fullname for n in named_types(self.candidate.schema))
+        return set(self._names)
 
 
 # --------------------------------------------------------------------------------------------
@@ -625,9 +640,7 @@ def _split_field(ctx: FixContext, site: Site, backward: bool) -> Iterator[Plan]:
         return
     names = ctx.candidate_names()
     inside = cand_field.pointer + "/"
-    outside = {
-        n.fullname for n in named_types(ctx.candidate.schema) if not n.pointer.startswith(inside)
-    }
+    outside = names - {n.fullname for n in named_types(cand_field.type) if n.pointer.startswith(inside)}
     kept = field_json(old_field, outside)
     new_type = _value_at(ctx.candidate.document, cand_field.pointer + "/type")
     new_type = _renamed_copy(new_type, names)
@@ -686,6 +699,8 @@ def fixes_for(ctx: FixContext, finding: Finding, index: int, direction: str) -> 
         for plan in _plans(ctx, finding.kind, direction, site):
             if plan.applicability is DISPLAY:
                 advice.append(Fix(plan.title, DISPLAY))
+                continue
+            if len(kept) >= MAX_FIXES:
                 continue
             fix = _verified(ctx, plan, key)
             if fix is not None and all(fix.edits != k.edits for k in kept):
