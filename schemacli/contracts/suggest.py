@@ -488,10 +488,17 @@ def _plans(ctx: FixContext, kind: Kind, direction: str, site: Site) -> Iterator[
                 SAFE,
                 (("set", cand.pointer, "aliases", aliases),),
             )
+        renames: list[Op] = [("set", cand.pointer, "name", _renamed(
+            _value_at(doc, cand.pointer + "/name"), other.simple_name))]
+        renames += [
+            ("replace", pointer, _renamed(spelled, other.simple_name))
+            for pointer, spelled in _references(doc.value, cand)
+        ]
         yield Plan(
-            f"Keep the earlier name {other.simple_name!r} for {cand.type} {cand.fullname}",
+            f"Keep the earlier name {other.simple_name!r} for {cand.type} {cand.fullname}"
+            + (f" (and its {len(renames) - 1} reference(s))" if len(renames) > 1 else ""),
             UNSAFE,
-            (("set", cand.pointer, "name", other.simple_name),),
+            tuple(renames),
         )
         return
     if kind == Kind.MISSING_ENUM_SYMBOLS and isinstance(cand, EnumSchema) and isinstance(other, EnumSchema):
@@ -584,6 +591,47 @@ def _plans(ctx: FixContext, kind: Kind, direction: str, site: Site) -> Iterator[
             SAFE,
             ops,
         )
+
+
+def _renamed(spelled: Any, simple: str) -> str:
+    """``spelled`` (a name as the file writes it: simple, full, or with a leading dot) with its
+    simple name replaced by ``simple``."""
+    text = str(spelled)
+    return text.rsplit(".", 1)[0] + "." + simple if "." in text else simple
+
+
+def _references(value: Any, named: NamedSchema) -> list[tuple[str, str]]:
+    """(pointer, spelling) of every place the candidate's JSON refers to ``named`` by name (a
+    type slot holding its simple or full name; the check decides what a spelling resolves to)."""
+    spellings = {named.simple_name, named.fullname, "." + named.fullname}
+    found: list[tuple[str, str]] = []
+
+    def slot(node: Any, pointer: str) -> None:
+        if isinstance(node, str):
+            if node in spellings:
+                found.append((pointer, node))
+        elif isinstance(node, list):
+            for i, branch in enumerate(node):
+                slot(branch, f"{pointer}/{i}")
+        elif isinstance(node, dict):
+            walk(node, pointer)
+
+    def walk(node: dict[str, Any], pointer: str) -> None:
+        kind = node.get("type")
+        if kind in ("record", "error") and isinstance(node.get("fields"), list):
+            for i, f in enumerate(node["fields"]):
+                if isinstance(f, dict) and "type" in f:
+                    slot(f["type"], f"{pointer}/fields/{i}/type")
+        elif kind == "array" and "items" in node:
+            slot(node["items"], pointer + "/items")
+        elif kind == "map" and "values" in node:
+            slot(node["values"], pointer + "/values")
+        elif not isinstance(kind, str) or kind not in ("enum", "fixed"):
+            if "type" in node and not isinstance(kind, str):
+                slot(kind, pointer + "/type")
+
+    slot(value, "")
+    return found
 
 
 def _promotions(site: Site, backward: bool) -> Iterator[Plan]:
@@ -740,7 +788,15 @@ def _verified(ctx: FixContext, plan: Plan, key: FindingKey) -> Fix | None:
     if schema is None:
         return None
     after = ctx.findings_of(schema)
-    if key in after or not after <= ctx.before:
+    if key in after:
+        return None
+    # Java stops at an ambiguous field (no other finding of that comparison is known): once it
+    # is gone, that comparison's other findings may show; check --fix then fixes those too.
+    ambiguous = Kind.AMBIGUOUS_FIELD_MATCH.value
+    masked = {(k[0], k[1]) for k in ctx.before if k[2] == ambiguous}
+    if any(
+        k not in ctx.before and ((k[0], k[1]) not in masked or k[2] == ambiguous) for k in after
+    ):
         return None
     return Fix(plan.title, plan.applicability, edits)
 
