@@ -101,10 +101,13 @@ def main() -> None:
     )
     for n in (int(x) for x in args.fields.split(",")):
         old, new = wide(n, args.added)
-        best, median, applied = timed(lambda: fix_once([old], new, Level.FULL), args.runs)
+        best, median, applied = timed(
+            lambda old=old, new=new: fix_once([old], new, Level.FULL), args.runs
+        )
         check_best, check_median, _ = timed(
-            lambda: compat.check(load_schema_text(new, "n").schema,
-                                 load_schema_text(old, "o").schema),
+            lambda old=old, new=new: compat.check(
+                load_schema_text(new, "n").schema, load_schema_text(old, "o").schema
+            ),
             args.runs,
         )
         print(
@@ -123,9 +126,22 @@ def main() -> None:
             (folder / "wide.avsc").write_text(new)
             started = time.perf_counter()
             done = subprocess.run(
-                [sys.executable, "-m", "schemacli", "check", "wide.avsc", "-s", "wide-value",
-                 "--level", "FULL", "--fix", "--no-cache"],
-                cwd=folder, capture_output=True, text=True,
+                [
+                    sys.executable,
+                    "-m",
+                    "schemacli",
+                    "check",
+                    "wide.avsc",
+                    "-s",
+                    "wide-value",
+                    "--level",
+                    "FULL",
+                    "--fix",
+                    "--no-cache",
+                ],
+                cwd=folder,
+                capture_output=True,
+                text=True,
                 env={**os.environ, "PYTHONPATH": str(ROOT)},
             )
             times.append(time.perf_counter() - started)

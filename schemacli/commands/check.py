@@ -120,9 +120,8 @@ def check_command(
     from schemacli.contracts.check import check_candidate
     from schemacli.contracts.loader import load_schema_file
     from schemacli.contracts.naming import subject_for_file
-    from schemacli.contracts.store import git_tree, load_history, store_fallback
-
     from schemacli.contracts.source import is_stdin
+    from schemacli.contracts.store import git_tree, load_history, store_fallback
 
     fixing = fix or diff
     if unsafe_fixes and not fixing:
@@ -205,6 +204,9 @@ def _fix(candidate, history, subject, level, schema: Path, output, diff: bool, u
     raise typer.Exit(int(result.verdict.exit_code))
 
 
+_BOMS = (b"\xef\xbb\xbf", b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff", b"\xff\xfe", b"\xfe\xff")
+
+
 def _encoded(text: str, candidate, schema: Path) -> bytes:
     """The fixed text in the file's own encoding, its byte-order mark kept."""
     encoding = candidate.document.encoding
@@ -215,7 +217,7 @@ def _encoded(text: str, candidate, schema: Path) -> bytes:
             original = file.read(4)
     except OSError:  # the write itself will say why the file cannot be written
         return data
-    for bom in (b"\xef\xbb\xbf", b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff", b"\xff\xfe", b"\xfe\xff"):
+    for bom in _BOMS:
         if original.startswith(bom) and not data.startswith(bom):
             return bom + data if not text.startswith("\ufeff") else data
     return data

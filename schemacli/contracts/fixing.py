@@ -16,12 +16,11 @@ from schemacli.contracts.check import CheckReport, check_candidate
 from schemacli.contracts.edits import Applicability, Fix, apply_fixes
 from schemacli.contracts.levels import Level
 from schemacli.contracts.loader import LoadedSchema, load_schema_text
-from schemacli.contracts.schema import Names, NamedSchema, named_types
+from schemacli.contracts.schema import NamedSchema, Names, named_types
 from schemacli.contracts.verdicts import VerdictCache
 from schemacli.errors import SchemacliError
 
 __all__ = ["Fixed", "fix_candidate", "reloaded"]
-
 
 
 @dataclass(frozen=True)
@@ -70,10 +69,11 @@ def fix_candidate(
     current = candidate
     report = check_candidate(current, history, subject=subject, level=level, verdicts=verdicts)
     for _ in range(passes):
-        firsts = []
+        firsts: list[Fix] = []
         for finding in report.findings:
             usable = [
-                fix for fix in finding.fixes
+                fix
+                for fix in finding.fixes
                 if fix.applies and (fix.applicability is Applicability.SAFE or unsafe)
             ]
             # one fix may resolve findings of several comparisons: offered once

@@ -49,8 +49,8 @@ from schemacli.contracts.schema import (
     Field,
     FixedSchema,
     MapSchema,
-    Names,
     NamedSchema,
+    Names,
     PrimitiveSchema,
     RecordSchema,
     Schema,
@@ -147,7 +147,9 @@ def to_json(schema: Schema, defined: set[str]) -> Any:
             return schema.fullname
         defined.add(schema.fullname)
         out: dict[str, Any] = {
-            "type": "error" if isinstance(schema, RecordSchema) and schema.is_error else schema.type,
+            "type": "error"
+            if isinstance(schema, RecordSchema) and schema.is_error
+            else schema.type,
             "name": schema.simple_name,
             "namespace": schema.namespace or "",
         }
@@ -381,11 +383,16 @@ def _suffix(schema: Schema) -> str:
 
 def _renamed_copy(value: Any, taken: set[str]) -> Any:
     """A named type's JSON renamed so it cannot clash with a type of the same name."""
-    if isinstance(value, dict) and "name" in value and value.get("type") in (
-        "record",
-        "enum",
-        "fixed",
-        "error",
+    if (
+        isinstance(value, dict)
+        and "name" in value
+        and value.get("type")
+        in (
+            "record",
+            "enum",
+            "fixed",
+            "error",
+        )
     ):
         out = dict(value)
         base = str(value["name"])
@@ -407,8 +414,7 @@ def _default_plans(ctx: FixContext, f: Field, why: str) -> Iterator[Plan]:
     except NoDefault as no:
         yield Plan(
             f"Field '{f.name}' cannot get a default: its type {no} always contains itself, so "
-            f"no finite value exists ({why}); make it optional ([\"null\", ...]) or "
-            + MIGRATE_HINT,
+            f'no finite value exists ({why}); make it optional (["null", ...]) or ' + MIGRATE_HINT,
             DISPLAY,
             (),
         )
@@ -445,7 +451,9 @@ def _plans(ctx: FixContext, kind: Kind, direction: str, site: Site) -> Iterator[
     other = site.writer if backward else site.reader
     doc = ctx.candidate.document
     if kind == Kind.READER_FIELD_MISSING_DEFAULT_VALUE or (
-        kind == Kind.TYPE_MISMATCH and site.writer_field is None and site.reader_field is not None
+        kind == Kind.TYPE_MISMATCH
+        and site.writer_field is None
+        and site.reader_field is not None
         and not site.at_field
     ):
         rf = site.reader_field
@@ -479,7 +487,11 @@ def _plans(ctx: FixContext, kind: Kind, direction: str, site: Site) -> Iterator[
         return
     if cand is None or other is None:
         return
-    if kind == Kind.NAME_MISMATCH and isinstance(cand, NamedSchema) and isinstance(other, NamedSchema):
+    if (
+        kind == Kind.NAME_MISMATCH
+        and isinstance(cand, NamedSchema)
+        and isinstance(other, NamedSchema)
+    ):
         if backward:
             aliases = list(cand.aliases) + [other.fullname]
             yield Plan(
@@ -488,8 +500,14 @@ def _plans(ctx: FixContext, kind: Kind, direction: str, site: Site) -> Iterator[
                 SAFE,
                 (("set", cand.pointer, "aliases", aliases),),
             )
-        renames: list[Op] = [("set", cand.pointer, "name", _renamed(
-            _value_at(doc, cand.pointer + "/name"), other.simple_name))]
+        renames: list[Op] = [
+            (
+                "set",
+                cand.pointer,
+                "name",
+                _renamed(_value_at(doc, cand.pointer + "/name"), other.simple_name),
+            )
+        ]
         renames += [
             ("replace", pointer, _renamed(spelled, other.simple_name))
             for pointer, spelled in _references(doc.value, cand)
@@ -501,10 +519,16 @@ def _plans(ctx: FixContext, kind: Kind, direction: str, site: Site) -> Iterator[
             tuple(renames),
         )
         return
-    if kind == Kind.MISSING_ENUM_SYMBOLS and isinstance(cand, EnumSchema) and isinstance(other, EnumSchema):
+    if (
+        kind == Kind.MISSING_ENUM_SYMBOLS
+        and isinstance(cand, EnumSchema)
+        and isinstance(other, EnumSchema)
+    ):
         if backward:
             missing = [s for s in other.symbols if s not in cand.symbols]
-            pick = next((s for s in cand.symbols if s.upper() in ("UNKNOWN", "OTHER")), cand.symbols[0])
+            pick = next(
+                (s for s in cand.symbols if s.upper() in ("UNKNOWN", "OTHER")), cand.symbols[0]
+            )
             yield Plan(
                 f"Give enum {cand.fullname} the default {pick!r} (read for the symbols it lacks: "
                 f"{', '.join(missing)})",
@@ -518,15 +542,19 @@ def _plans(ctx: FixContext, kind: Kind, direction: str, site: Site) -> Iterator[
             )
         else:
             added = [s for s in cand.symbols if s not in other.symbols]
-            kept = [s for s in cand.symbols if s in other.symbols]
+            known = [s for s in cand.symbols if s in other.symbols]
             yield Plan(
                 f"Remove the new symbol(s) {', '.join(added)} from enum {cand.fullname}: readers "
                 "of the earlier version have no default for them",
                 UNSAFE,
-                (("replace", cand.pointer + "/symbols", kept),),
+                (("replace", cand.pointer + "/symbols", known),),
             )
         return
-    if kind == Kind.FIXED_SIZE_MISMATCH and isinstance(cand, FixedSchema) and isinstance(other, FixedSchema):
+    if (
+        kind == Kind.FIXED_SIZE_MISMATCH
+        and isinstance(cand, FixedSchema)
+        and isinstance(other, FixedSchema)
+    ):
         yield Plan(
             f"Keep the size {other.size} of fixed {cand.fullname}",
             UNSAFE,
@@ -536,10 +564,10 @@ def _plans(ctx: FixContext, kind: Kind, direction: str, site: Site) -> Iterator[
         return
     if kind == Kind.MISSING_UNION_BRANCH:
         if backward and isinstance(cand, UnionSchema):
-            missing = site.branch if site.branch is not None else other
-            branch = to_json(missing, ctx.candidate_names())
+            lacking = site.branch if site.branch is not None else other
+            branch = to_json(lacking, ctx.candidate_names())
             yield Plan(
-                f"Restore the union branch {compat._type_name(missing)}",
+                f"Restore the union branch {compat._type_name(lacking)}",
                 SAFE,
                 (("append", cand.pointer, branch),),
             )
@@ -561,8 +589,12 @@ def _plans(ctx: FixContext, kind: Kind, direction: str, site: Site) -> Iterator[
     if kind == Kind.TYPE_MISMATCH:
         yield from _promotions(site, backward)
         if backward and not isinstance(cand, UnionSchema) and site.reader_field is not None:
-            both = [_value_at(doc, cand.pointer) if doc.pointer_exists(cand.pointer) else to_json(cand, set()),
-                    to_json(other, ctx.candidate_names())]
+            both = [
+                _value_at(doc, cand.pointer)
+                if doc.pointer_exists(cand.pointer)
+                else to_json(cand, set()),
+                to_json(other, ctx.candidate_names()),
+            ]
             yield Plan(
                 f"Accept both: type {_jsonable(both)}",
                 UNSAFE,
@@ -575,15 +607,21 @@ def _plans(ctx: FixContext, kind: Kind, direction: str, site: Site) -> Iterator[
         rf, record = site.reader_field, site.writer_record
         assert record is not None
         names = set(record.field_map)
-        own = rf.name in names
-        kept: list[str] = []
+        # Keep the aliases that name no field of the writer; when the field's own name is not
+        # one of the writer's either, keep the first alias that is (the match it was meant for).
+        matched = rf.name in names
+        still: list[str] = []
         for alias in rf.aliases:
-            if alias in names and (own or kept and kept[-1] in names):
-                continue
-            kept.append(alias)
-        dropped = [a for a in rf.aliases if a not in kept]
+            if alias in names:
+                if matched:
+                    continue
+                matched = True
+            still.append(alias)
+        dropped = [a for a in rf.aliases if a not in still]
         ops: tuple[Op, ...] = (
-            (("set", rf.pointer, "aliases", kept),) if kept else (("remove", rf.pointer, "aliases"),)
+            (("set", rf.pointer, "aliases", still),)
+            if still
+            else (("remove", rf.pointer, "aliases"),)
         )
         yield Plan(
             f"Remove the alias(es) {', '.join(dropped)} of field '{rf.name}': they name other "
@@ -688,7 +726,9 @@ def _split_field(ctx: FixContext, site: Site, backward: bool) -> Iterator[Plan]:
         return
     names = ctx.candidate_names()
     inside = cand_field.pointer + "/"
-    outside = names - {n.fullname for n in named_types(cand_field.type) if n.pointer.startswith(inside)}
+    outside = names - {
+        n.fullname for n in named_types(cand_field.type) if n.pointer.startswith(inside)
+    }
     kept = field_json(old_field, outside)
     new_type = _value_at(ctx.candidate.document, cand_field.pointer + "/type")
     new_type = _renamed_copy(new_type, names)
@@ -737,7 +777,9 @@ def fixes_for(ctx: FixContext, finding: Finding, index: int, direction: str) -> 
     pointer = finding.location.pointer or ""
     old = ctx.history[index]
     reader, writer = (
-        (ctx.candidate.schema, old.schema) if direction == BACKWARD else (old.schema, ctx.candidate.schema)
+        (ctx.candidate.schema, old.schema)
+        if direction == BACKWARD
+        else (old.schema, ctx.candidate.schema)
     )
     site = locate(reader, writer, pointer)
     key: FindingKey = (index, direction, finding.kind.value, pointer)
@@ -756,8 +798,7 @@ def fixes_for(ctx: FixContext, finding: Finding, index: int, direction: str) -> 
     if not kept and not advice:
         advice.append(
             Fix(
-                f"No edit of this file makes it {ctx.level.value}-compatible here: "
-                + MIGRATE_HINT,
+                f"No edit of this file makes it {ctx.level.value}-compatible here: " + MIGRATE_HINT,
                 DISPLAY,
             )
         )
@@ -770,7 +811,8 @@ def _foreign(ctx: FixContext, site: Site, direction: str) -> bool:
     nodes = [site.reader if direction == BACKWARD else site.writer]
     nodes.append(site.reader_record if direction == BACKWARD else site.writer_record)
     return any(node is not None and id(node) in ctx.foreign for node in nodes) or (
-        ctx.candidate.references != () and any(
+        ctx.candidate.references != ()
+        and any(
             node is not None and not ctx.candidate.document.pointer_exists(node.pointer)
             for node in nodes
         )
@@ -799,5 +841,3 @@ def _verified(ctx: FixContext, plan: Plan, key: FindingKey) -> Fix | None:
     ):
         return None
     return Fix(plan.title, plan.applicability, edits)
-
-

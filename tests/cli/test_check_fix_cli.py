@@ -27,8 +27,8 @@ BROKEN = """{
     {"name": "trip_distance", "type": "float"},
     {"name": "payment_type", "type": "int"},
     {"name": "total_amount", "type": "float"},
-    {"name": "tip_amount", "type": "float", "default": 0.0, "doc": "Added in v2; 0.0 for rides written with v1."},
-    {"name": "store_and_fwd_flag", "type": ["null", "string"], "default": null, "doc": "Added in v2; null for rides written with v1."},
+    {"name": "tip_amount", "type": "float", "default": 0.0, "doc": "Added in v2."},
+    {"name": "store_and_fwd_flag", "type": ["null", "string"], "default": null},
     {"name": "zone", "type": "int"}
   ]
 }
@@ -53,8 +53,9 @@ def test_check_fix_writes_the_safe_fix_and_the_file_then_passes(broken):
     assert "fixed 1 problem(s); wrote" in result.stderr
     text = broken.read_text()
     # Only the edited span changed: the hand layout and every other line are kept.
-    assert text == BROKEN.replace('{"name": "zone", "type": "int"}',
-                                  '{"name": "zone", "type": "int", "default": 0}')
+    assert text == BROKEN.replace(
+        '{"name": "zone", "type": "int"}', '{"name": "zone", "type": "int", "default": 0}'
+    )
     assert run("check", str(broken), "-s", SUBJECT).exit_code == 0
 
 
@@ -79,9 +80,12 @@ def test_check_diff_of_a_compatible_file_is_empty_and_exits_0(project):
 
 def test_an_unsafe_fix_applies_only_with_unsafe_fixes(project):
     path = project / "v3.avsc"
-    path.write_text(VALUE_V2.read_text().replace(
-        '{"name": "total_amount", "type": "float"}', '{"name": "total_amount", "type": "string"}'
-    ))
+    path.write_text(
+        VALUE_V2.read_text().replace(
+            '{"name": "total_amount", "type": "float"}',
+            '{"name": "total_amount", "type": "string"}',
+        )
+    )
     before = path.read_text()
     safe_only = run("check", str(path), "-s", SUBJECT, "--fix")
     assert safe_only.exit_code == 1

@@ -49,6 +49,7 @@ PAIRS = int(os.environ.get("SCHEMACLI_FIX_PAIRS", "400"))
 SEED = int(os.environ.get("SCHEMACLI_ORACLE_SEED", "20251122"))
 LEVELS = (Level.BACKWARD, Level.FORWARD, Level.FULL)
 TRANSITIVE = (Level.BACKWARD_TRANSITIVE, Level.FORWARD_TRANSITIVE, Level.FULL_TRANSITIVE)
+SAFE, UNSAFE = Applicability.SAFE, Applicability.UNSAFE
 RATES_FILE = ROOT / ".cache" / "fix-rates.md"
 
 
@@ -181,7 +182,8 @@ def _touched_fields_kept(before: LoadedSchema, after_text: str, fix: Fix) -> boo
             if any(touched(*s) for s in uses):
                 continue
             same = [
-                now for now in (by_pointer.get(f.pointer), by_name.get((record.fullname, f.name)))
+                now
+                for now in (by_pointer.get(f.pointer), by_name.get((record.fullname, f.name)))
                 if now is not None and now.name == f.name and _canon(now.type) == _canon(f.type)
             ]
             if not same:
@@ -216,11 +218,11 @@ class Tally:
         ]
         for kind in INCOMPATIBILITIES:
             k = kind.value
+            safe = _rate(self.proven[SAFE][k], self.tried[SAFE][k])
+            unsafe = _rate(self.proven[UNSAFE][k], self.tried[UNSAFE][k])
             lines.append(
-                f"| {k} | {self.findings[k]} | {self.with_safe[k]} | "
-                f"{_rate(self.proven[Applicability.SAFE][k], self.tried[Applicability.SAFE][k])} | "
-                f"{_rate(self.proven[Applicability.UNSAFE][k], self.tried[Applicability.UNSAFE][k])}"
-                f" | {self.display_only[k]} |"
+                f"| {k} | {self.findings[k]} | {self.with_safe[k]} | {safe} | {unsafe} "
+                f"| {self.display_only[k]} |"
             )
         lines.append(
             f"\nWhole files fixed by `check --fix` (every finding had a safe fix): "
@@ -228,7 +230,6 @@ class Tally:
             f"{self._unmasked()}."
         )
         return "\n".join(lines)
-
 
     def _unmasked(self) -> str:
         out = ""
@@ -278,8 +279,15 @@ def test_every_suggested_fix_makes_the_engine_and_java_agree_it_is_compatible(or
                 for fix in usable:
                     tally.tried[fix.applicability][k] += 1
                     problem = _judge(
-                        oracle, level, history, history_texts, candidate, fix, finding,
-                        before, java_before,
+                        oracle,
+                        level,
+                        history,
+                        history_texts,
+                        candidate,
+                        fix,
+                        finding,
+                        before,
+                        java_before,
                     )
                     if problem is None:
                         tally.proven[fix.applicability][k] += 1
@@ -297,9 +305,13 @@ def test_every_suggested_fix_makes_the_engine_and_java_agree_it_is_compatible(or
                     # that version (a re-submission), whatever older versions say.
                     tally.whole_proven += 1
                     tally.whole_identical += 1
-                elif left and java_after and all(
-                    not any(f.applicability is Applicability.SAFE for f in x.fixes if f.applies)
-                    for x in left
+                elif (
+                    left
+                    and java_after
+                    and all(
+                        not any(f.applicability is Applicability.SAFE for f in x.fixes if f.applies)
+                        for x in left
+                    )
                 ):
                     # An ambiguous field hid the comparison's other findings, and one of them
                     # has no safe fix: --fix stops there, and Java agrees something is left.
@@ -317,8 +329,14 @@ def test_every_suggested_fix_makes_the_engine_and_java_agree_it_is_compatible(or
         print(table)
     assert not failures, f"{len(failures)} fix(es) not proven; first:\n" + "\n".join(failures[:8])
     assert sum(tally.tried[Applicability.SAFE].values()) > 50, "the corpus must exercise fixes"
-    for kind in ("READER_FIELD_MISSING_DEFAULT_VALUE", "NAME_MISMATCH", "MISSING_ENUM_SYMBOLS",
-                 "MISSING_UNION_BRANCH", "TYPE_MISMATCH", "FIXED_SIZE_MISMATCH"):
+    for kind in (
+        "READER_FIELD_MISSING_DEFAULT_VALUE",
+        "NAME_MISMATCH",
+        "MISSING_ENUM_SYMBOLS",
+        "MISSING_UNION_BRANCH",
+        "TYPE_MISMATCH",
+        "FIXED_SIZE_MISMATCH",
+    ):
         assert tally.tried[Applicability.SAFE][kind] + tally.tried[Applicability.UNSAFE][kind], kind
 
 
@@ -359,8 +377,7 @@ def _within(after: set[Key], before: set[Key]) -> bool:
     ambiguous field (its other incompatibilities were unknown, not absent)."""
     masked = {(k[0], k[1]) for k in before if k[2] == "AMBIGUOUS_FIELD_MATCH"}
     return all(
-        k in before or ((k[0], k[1]) in masked and k[2] != "AMBIGUOUS_FIELD_MATCH")
-        for k in after
+        k in before or ((k[0], k[1]) in masked and k[2] != "AMBIGUOUS_FIELD_MATCH") for k in after
     )
 
 

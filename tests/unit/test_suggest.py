@@ -21,7 +21,6 @@ from schemacli.contracts.levels import Level, SubjectLevels
 from schemacli.contracts.loader import load_schema_text
 from schemacli.contracts.parse import parse_schema
 from schemacli.contracts.store import FileTree
-
 from tests.unit.test_compat_kinds import KIND_FIXTURES
 
 SAFE, UNSAFE, DISPLAY = Applicability.SAFE, Applicability.UNSAFE, Applicability.DISPLAY
@@ -36,8 +35,10 @@ def record(*fields, name="R", **extra):
 
 
 def checked(old, new, level=Level.BACKWARD, *more_old):
-    history = [load_schema_text(text(o), f"v{i}.avsc", version=i)
-               for i, o in enumerate((old, *more_old), 1)]
+    history = [
+        load_schema_text(text(o), f"v{i}.avsc", version=i)
+        for i, o in enumerate((old, *more_old), 1)
+    ]
     candidate = load_schema_text(text(new), "new.avsc")
     return candidate, history, check_candidate(candidate, history, subject="s", level=level)
 
@@ -84,23 +85,30 @@ def test_a_new_field_without_default_gets_the_default_of_its_first_union_branch(
 
 
 def test_default_for_each_type_is_a_valid_avro_default():
-    schema = parse_schema(record(
-        {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["X", "Y"], "default": "Y"}},
-        {"name": "f", "type": {"type": "fixed", "name": "F", "size": 3}},
-        {"name": "u", "type": ["string", "null"]},
-        {"name": "m", "type": {"type": "map", "values": "int"}},
-        {"name": "d", "type": "double", "default": 1.5},
-    ))
-    assert suggest.default_for(schema) == {"e": "Y", "f": "\u0000" * 3, "u": "", "m": {},
-                                           "d": 1.5}
+    schema = parse_schema(
+        record(
+            {
+                "name": "e",
+                "type": {"type": "enum", "name": "E", "symbols": ["X", "Y"], "default": "Y"},
+            },
+            {"name": "f", "type": {"type": "fixed", "name": "F", "size": 3}},
+            {"name": "u", "type": ["string", "null"]},
+            {"name": "m", "type": {"type": "map", "values": "int"}},
+            {"name": "d", "type": "double", "default": 1.5},
+        )
+    )
+    assert suggest.default_for(schema) == {"e": "Y", "f": "\u0000" * 3, "u": "", "m": {}, "d": 1.5}
 
 
 def test_a_record_that_always_contains_itself_has_no_default_and_says_why():
     node = record({"name": "next", "type": "Node"}, name="Node")
     old = record({"name": "a", "type": "int"}, name="Top")
-    new = record({"name": "a", "type": "int"},
-                 {"name": "head", "type": {"type": "array", "items": "int"}},
-                 {"name": "node", "type": node}, name="Top")
+    new = record(
+        {"name": "a", "type": "int"},
+        {"name": "head", "type": {"type": "array", "items": "int"}},
+        {"name": "node", "type": node},
+        name="Top",
+    )
     _, _, report = checked(old, new)
     node_finding = next(f for f in report.findings if f.new == "node")
     assert [f.applicability for f in node_finding.fixes if not f.applies] == [DISPLAY]
@@ -140,15 +148,19 @@ def test_forward_removed_field_is_restored_as_deprecated_with_a_default():
     fix = report.findings[0].fixes[0]
     assert fix.applicability is SAFE
     assert applied(candidate, fix)["fields"][1] == {
-        "name": "b", "type": "string", "default": "",
+        "name": "b",
+        "type": "string",
+        "default": "",
         "doc": "Deprecated: kept for readers of earlier versions.",
     }
 
 
 def test_forward_added_enum_symbol_can_only_be_removed_and_that_is_unsafe():
     enum = {"type": "enum", "name": "E", "symbols": ["A"]}
-    old, new = record({"name": "e", "type": enum}), record({"name": "e", "type": dict(
-        enum, symbols=["A", "B"])})
+    old, new = (
+        record({"name": "e", "type": enum}),
+        record({"name": "e", "type": dict(enum, symbols=["A", "B"])}),
+    )
     _, _, report = checked(old, new, Level.FORWARD)
     assert [f.applicability for f in report.findings[0].fixes if f.applies] == [UNSAFE]
 
@@ -199,14 +211,16 @@ def test_gate_findings_carry_fixes_and_a_cached_row_keeps_them(tmp_path):
     subject = store / "subjects" / "s-value"
     subject.mkdir(parents=True)
     (subject / "v1.avsc").write_text(text(record({"name": "a", "type": "int"})))
-    (subject / "v2.avsc").write_text(text(record({"name": "a", "type": "int"},
-                                                 {"name": "b", "type": "int"})))
+    (subject / "v2.avsc").write_text(
+        text(record({"name": "a", "type": "int"}, {"name": "b", "type": "int"}))
+    )
     cache_dir = tmp_path / "cache"
     rows = []
     for _ in range(2):  # cold, then from the cache
         cache = VerdictCache(cache_dir, min_cost=0)
-        report = gate(FileTree(store, display_root="schemas"), SubjectLevels(Level.BACKWARD),
-                      verdicts=cache)
+        report = gate(
+            FileTree(store, display_root="schemas"), SubjectLevels(Level.BACKWARD), verdicts=cache
+        )
         rows.append(report.findings)
     assert rows[0] == rows[1]
     (finding,) = rows[1]
@@ -226,9 +240,8 @@ def test_edits_keep_the_layout_outside_the_edited_span(tmp_path):
     assert fixed.report.compatible
     (edit,) = fixed.applied[0].edits
     assert edit.start == edit.end  # an insertion: every byte of the file is still there
-    assert fixed.text[: edit.start] + fixed.text[edit.start + len(edit.text):] == layout
+    assert fixed.text[: edit.start] + fixed.text[edit.start + len(edit.text) :] == layout
     assert edit.text.lstrip(", ") == '"default": ""'
-
 
 
 def test_a_type_defined_in_a_referenced_file_is_not_edited_here(tmp_path: Path):
@@ -236,8 +249,9 @@ def test_a_type_defined_in_a_referenced_file_is_not_edited_here(tmp_path: Path):
 
     (tmp_path / "E.avsc").write_text(text({"type": "enum", "name": "E", "symbols": ["A"]}))
     (tmp_path / "new.avsc").write_text(text(record({"name": "e", "type": "E"})))
-    (tmp_path / "new.references.json").write_text(json.dumps(
-        [{"name": "E", "subject": "e", "version": 1, "path": "E.avsc"}]))
+    (tmp_path / "new.references.json").write_text(
+        json.dumps([{"name": "E", "subject": "e", "version": 1, "path": "E.avsc"}])
+    )
     candidate = load_schema_file(tmp_path / "new.avsc")
     old = record({"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A", "B"]}})
     history = [load_schema_text(text(old), "v1.avsc", version=1)]
