@@ -71,7 +71,7 @@ MIGRATE_HINT = (
 
 # At most this many fixes are proven and offered per finding (each costs a parse and a check of
 # the candidate against every version the level compares); plans come best first.
-MAX_FIXES = 3
+MAX_FIXES = 4
 
 # One edit of the candidate's JSON, before it becomes text:
 #   ("set", object pointer, key, value)       add or replace a member
@@ -587,7 +587,11 @@ def _plans(ctx: FixContext, kind: Kind, direction: str, site: Site) -> Iterator[
         yield from _split_field(ctx, site, backward)
         return
     if kind == Kind.TYPE_MISMATCH:
+        # The new type kept in a new field first (it keeps what the change meant), then the
+        # promotions Avro allows, the earlier type, a union of both.
+        yield from _split_field(ctx, site, backward)
         yield from _promotions(site, backward)
+        yield from _revert(ctx, site, backward)
         if backward and not isinstance(cand, UnionSchema) and site.reader_field is not None:
             both = [
                 _value_at(doc, cand.pointer)
@@ -600,8 +604,6 @@ def _plans(ctx: FixContext, kind: Kind, direction: str, site: Site) -> Iterator[
                 UNSAFE,
                 (("replace", cand.pointer, both),),
             )
-        yield from _revert(ctx, site, backward)
-        yield from _split_field(ctx, site, backward)
         return
     if kind == Kind.AMBIGUOUS_FIELD_MATCH and backward and site.reader_field is not None:
         rf, record = site.reader_field, site.writer_record
@@ -729,7 +731,12 @@ def _split_field(ctx: FixContext, site: Site, backward: bool) -> Iterator[Plan]:
     outside = names - {
         n.fullname for n in named_types(cand_field.type) if n.pointer.startswith(inside)
     }
-    kept = field_json(old_field, outside)
+    kept_type = to_json(old_field.type, outside)
+    ops: list[Op] = [("replace", cand_field.pointer + "/type", kept_type)]
+    if old_field.has_default:
+        ops.append(("set", cand_field.pointer, "default", old_field.default))
+    elif cand_field.has_default:
+        ops.append(("remove", cand_field.pointer, "default"))
     new_type = _value_at(ctx.candidate.document, cand_field.pointer + "/type")
     new_type = _renamed_copy(new_type, names)
     name = _new_field_name(record, cand_field.name, _suffix(cand_field.type))
@@ -739,10 +746,10 @@ def _split_field(ctx: FixContext, site: Site, backward: bool) -> Iterator[Plan]:
         branches = ["null", new_type]
     new_field = {"name": name, "type": branches, "default": None}
     yield Plan(
-        f"Keep field '{old_field.name}' as it was and add the new type as field '{name}' "
+        f"Keep field '{cand_field.name}' as it was and add the new type as field '{name}' "
         "(optional, default null)",
         UNSAFE,
-        (("replace", cand_field.pointer, kept), ("append", record.pointer + "/fields", new_field)),
+        (*ops, ("append", record.pointer + "/fields", new_field)),
     )
 
 
