@@ -21,6 +21,7 @@ from schemacli.commands import (
     diff,
     gate,
     init,
+    lint,
     migrate,
     pull,
     register,
@@ -225,6 +226,7 @@ def _root(
 # The commands, in the order --help lists them.
 app.command("init")(init.init_command)
 app.command("validate")(validate.validate_command)
+app.command("lint")(lint.lint_command)
 app.command("check")(check.check_command)
 app.command("diff")(diff.diff_command)
 app.command("gate")(gate.gate_command)

@@ -19,6 +19,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from schemacli.contracts.levels import Level, SubjectLevels
+from schemacli.contracts.lintrules import LintConfig, NameStyle, UnknownSelector, check_selectors
 from schemacli.contracts.naming import NamingStrategy
 from schemacli.errors import ConfigError, Location, SchemacliError, SchemacliWarning
 from schemacli.origin import Kind, Origin
@@ -28,6 +29,15 @@ from schemacli.tomlfile import (
     CONFIG_FILE,
     FILE_KEYS,
     LEVEL,
+    LINT,
+    LINT_FIELD_STYLE,
+    LINT_GATE,
+    LINT_IGNORE,
+    LINT_KEYS,
+    LINT_PER_FILE_IGNORES,
+    LINT_SELECT,
+    LINT_SYMBOL_STYLE,
+    LINT_TYPE_STYLE,
     NAMING_STRATEGY,
     PYPROJECT,
     REGISTRY,
@@ -38,6 +48,7 @@ from schemacli.tomlfile import (
     Table,
     TomlFile,
     read,
+    settings_path,
 )
 from schemacli.tomlfile import DEFAULT_LEVEL as DEFAULT_LEVEL_KEY
 
@@ -80,6 +91,8 @@ class Settings:
     # Where verdicts are cached between runs (cache-dir / SCHEMACLI_CACHE_DIR; None: the
     # platform's user cache directory, contracts.cachedir.default_cache_dir()).
     cache_dir: Path | None = None
+    # [lint]: the rules, per-file ignores, naming styles, and whether the gate lints.
+    lint: LintConfig = field(default_factory=LintConfig)
 
     @property
     def levels(self) -> SubjectLevels:
@@ -155,6 +168,7 @@ def load_settings(
     cache_dir = path(CACHE_DIR, '".cache/schemacli"', expand=True)
     registry_table = Table(MappingProxyType(dict(_registry_table(file, table))), file, (REGISTRY,))
     subject_levels = _subject_levels(file, table)
+    lint = _lint_table(file, table)
     return Settings(
         store=store,
         default_level=default_level,
@@ -165,6 +179,7 @@ def load_settings(
         ),
         config_file=config_file,
         cache_dir=cache_dir,
+        lint=lint,
     )
 
 
@@ -221,6 +236,82 @@ def _subject_levels(file: TomlFile | None, table: Mapping[str, Any]) -> dict[str
                 entry[LEVEL], Origin.file(f"{SUBJECTS}.{subject}.{LEVEL}", where)
             )
     return levels
+
+
+def _lint_table(file: TomlFile | None, table: Mapping[str, Any]) -> LintConfig:
+    """The [lint] table, checked: every error names the key with its line:col."""
+    if file is None or LINT not in table:
+        return LintConfig()
+    lint = table[LINT]
+
+    def where(*keys: str) -> Location:
+        found = file.position(settings_path(file.path, LINT, *keys))
+        line, column = found if found is not None else (None, None)
+        return Location(source=str(file.path), line=line, column=column)
+
+    def bad(keys: tuple[str, ...], value: Any, allowed: str) -> ConfigError:
+        return ConfigError(
+            f"lint.{'.'.join(keys)} = {value!r} is not valid",
+            location=where(*keys),
+            hint=f"allowed: {allowed}",
+        )
+
+    if not isinstance(lint, dict):
+        raise ConfigError(
+            "lint must be a table",
+            location=where(),
+            hint='write [tool.schemacli.lint] followed by e.g. select = ["ALL"]',
+        )
+    for key in lint:
+        if key not in LINT_KEYS:
+            raise ConfigError(
+                f"unknown key {key!r} in the lint table",
+                location=where(key),
+                hint=f"allowed keys: {', '.join(LINT_KEYS)}",
+            )
+
+    def selectors(keys: tuple[str, ...], value: Any) -> tuple[str, ...]:
+        allowed = 'a list of rule codes, prefixes or categories, e.g. ["E", "N001", "docs"]'
+        if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
+            raise bad(keys, value, allowed)
+        try:
+            check_selectors(value)
+        except UnknownSelector as err:
+            raise ConfigError(
+                f"lint.{'.'.join(keys)}: {err}", location=where(*keys), hint=allowed
+            ) from None
+        return tuple(value)
+
+    def style(key: str, default: NameStyle) -> NameStyle:
+        if key not in lint:
+            return default
+        value = lint[key]
+        try:
+            return NameStyle.parse(value) if isinstance(value, str) else NameStyle.parse("")
+        except ValueError:
+            raise bad((key,), value, ", ".join(s.value for s in NameStyle)) from None
+
+    select = selectors((LINT_SELECT,), lint[LINT_SELECT]) if LINT_SELECT in lint else None
+    ignore = selectors((LINT_IGNORE,), lint[LINT_IGNORE]) if LINT_IGNORE in lint else ()
+    per_file = lint.get(LINT_PER_FILE_IGNORES, {})
+    if not isinstance(per_file, dict):
+        raise bad((LINT_PER_FILE_IGNORES,), per_file, 'a table, e.g. { "legacy/*.avsc" = ["N"] }')
+    per_file_ignores = tuple(
+        (glob, selectors((LINT_PER_FILE_IGNORES, glob), codes)) for glob, codes in per_file.items()
+    )
+    gate = lint.get(LINT_GATE, False)
+    if not isinstance(gate, bool):
+        raise bad((LINT_GATE,), gate, "true or false")
+    defaults = LintConfig()
+    return LintConfig(
+        select=select,
+        ignore=ignore,
+        per_file_ignores=per_file_ignores,
+        type_style=style(LINT_TYPE_STYLE, defaults.type_style),
+        field_style=style(LINT_FIELD_STYLE, defaults.field_style),
+        symbol_style=style(LINT_SYMBOL_STYLE, defaults.symbol_style),
+        gate=gate,
+    )
 
 
 def parse_level(value: str, *, what: str = "--level") -> Level:

@@ -37,8 +37,26 @@ CACHE_DIR = "cache-dir"
 SUBJECTS = "subjects"
 REGISTRY = "registry"
 LEVEL = "level"
+LINT = "lint"
 # Every key our table may hold; anything else is a typo and rejected.
-FILE_KEYS = (STORE, DEFAULT_LEVEL, NAMING_STRATEGY, SUBJECTS, REGISTRY, CACHE_DIR)
+FILE_KEYS = (STORE, DEFAULT_LEVEL, NAMING_STRATEGY, SUBJECTS, REGISTRY, CACHE_DIR, LINT)
+# [lint]: ruff's selection keys, the naming styles, and whether the gate lints new versions.
+LINT_SELECT = "select"
+LINT_IGNORE = "ignore"
+LINT_PER_FILE_IGNORES = "per-file-ignores"
+LINT_TYPE_STYLE = "type-style"
+LINT_FIELD_STYLE = "field-style"
+LINT_SYMBOL_STYLE = "symbol-style"
+LINT_GATE = "gate"
+LINT_KEYS = (
+    LINT_SELECT,
+    LINT_IGNORE,
+    LINT_PER_FILE_IGNORES,
+    LINT_TYPE_STYLE,
+    LINT_FIELD_STYLE,
+    LINT_SYMBOL_STYLE,
+    LINT_GATE,
+)
 SUBJECT_KEYS = (LEVEL,)
 REGISTRY_KEYS = ("url", "user", "password", "token", "ca", "cert", "key", "timeout", "retries")
 

@@ -3,6 +3,7 @@
 import os
 import sys
 from dataclasses import replace
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -69,6 +70,17 @@ def gate_command(
         typer.echo(f"gate: checking {head.source('').rstrip('/')}{where}", err=True)
     verdicts = verdict_cache(settings, no_cache)
     result = check_store(head, settings.levels, base=base, verdicts=verdicts)
+    if settings.lint.gate:  # off: nothing more is loaded or read
+        from schemacli.contracts.lint import lint_gate
+
+        result = lint_gate(
+            result,
+            lambda subject, n: Path(head.source(f"subjects/{subject}/v{n}.avsc")),
+            settings.lint,
+            store=settings.store,
+            levels=settings.levels,
+            relative_to=settings.config_file.parent if settings.config_file else None,
+        )
     _emit(gate_report(result), output)
     raise typer.Exit(int(result.verdict.exit_code))
 

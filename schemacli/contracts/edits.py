@@ -136,14 +136,15 @@ def apply_fixes(
 
 def unified_diff(source: str, before: str, after: str) -> str:
     """A unified diff of ``before`` -> ``after`` with ``a/source`` and ``b/source`` headers
-    ("" when they are equal); a last line without a line break is marked as ``diff`` does."""
+    (an absolute path as it is; "" when they are equal); a last line without a line break is
+    marked as ``diff`` does."""
     if before == after:
         return ""
     lines = difflib.unified_diff(
         before.splitlines(keepends=True),
         after.splitlines(keepends=True),
-        fromfile=f"a/{source}",
-        tofile=f"b/{source}",
+        fromfile=source if source.startswith("/") else f"a/{source}",
+        tofile=source if source.startswith("/") else f"b/{source}",
     )
     out: list[str] = []
     for line in lines:
@@ -287,9 +288,11 @@ class JsonEditor:
 
     # -- values --------------------------------------------------------------------------------
     def _dump(self, value: object, base_indent: str, multiline: bool) -> str:
-        """``value`` as JSON: scalars and empty containers on one line; others laid out one
-        member a line in the file's indent unit when ``multiline``, else on one line."""
-        if not multiline or not isinstance(value, (dict, list)) or not value:
+        """``value`` as JSON: scalars, empty containers and arrays of scalars on one line;
+        others laid out one member a line in the file's indent unit when ``multiline``, else on
+        one line."""
+        flat = isinstance(value, list) and not any(isinstance(v, (dict, list)) for v in value)
+        if not multiline or not isinstance(value, (dict, list)) or not value or flat:
             return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
         unit = self._unit()
         text = json.dumps(value, ensure_ascii=False, indent=4, separators=(",", ": "))

@@ -32,6 +32,7 @@ STORE = "docs/store.md#finding-kinds-the-store-adds"
 REGISTRY_CHECK = "docs/registry.md#commands"
 REGISTRY_GATE = "docs/registry.md#gate---registry-what-is-checked-and-all-or-nothing"
 MAPPING = "docs/migration.md#validate-is-it-deployable-what-does-each-field-become"
+LINT = "docs/lint.md#"  # + the heading's slug: "### N001 record-name-style" -> n001-record-...
 
 
 class Kind(StrEnum):
@@ -189,6 +190,114 @@ class Kind(StrEnum):
     SPARK_SQL = "SPARK_SQL", MAPPING
     PREVIEW_MISMATCH = "PREVIEW_MISMATCH", MAPPING, WARNING
     ENCODE_FAILED = "ENCODE_FAILED", MAPPING
+
+    # -- lint rules (contracts/lintrules.py holds each one's name, category, default and fix)
+    N001 = (
+        "N001",
+        LINT + "n001-record-name-style",
+        WARNING,
+        "{type} name {name!r} is not {style}",
+        "rename it {suggestion!r} (the old full name stays readable as an alias)",
+    )
+    N002 = (
+        "N002",
+        LINT + "n002-field-name-style",
+        WARNING,
+        "field {name!r} is not {style}",
+        "rename it {suggestion!r} and keep {name!r} as an alias",
+    )
+    N003 = (
+        "N003",
+        LINT + "n003-enum-symbol-style",
+        WARNING,
+        "symbol {name!r} of enum {enum} is not {style}",
+        "name new symbols {style}; renaming an existing symbol breaks data already written",
+    )
+    N004 = (
+        "N004",
+        LINT + "n004-missing-namespace",
+        WARNING,
+        "{type} {name!r} has no namespace",
+        'add a "namespace" (e.g. "com.example.{lower}") so that its full name cannot clash',
+    )
+    N005 = (
+        "N005",
+        LINT + "n005-case-insensitive-duplicate",
+        ERROR,
+        "fields {name!r} and {other!r} of {record} differ only by case",
+        "rename one: Spark, Hive, BigQuery and most SQL engines do not tell them apart",
+    )
+    N006 = (
+        "N006",
+        LINT + "n006-reserved-name",
+        WARNING,
+        "{what} {name!r} is a reserved word ({where})",
+        "choose another name; generated code and SQL must quote or mangle it",
+    )
+    N007 = (
+        "N007",
+        LINT + "n007-alias-shadows-field",
+        ERROR,
+        "alias {alias!r} of field {name!r} is also {other} in {record}",
+        "remove the alias: a writer's field {alias!r} would match two reader fields",
+    )
+    D001 = (
+        "D001",
+        LINT + "d001-record-without-doc",
+        WARNING,
+        "{type} {name!r} has no doc",
+        'say what it is in a "doc" attribute',
+    )
+    D002 = (
+        "D002",
+        LINT + "d002-field-without-doc",
+        WARNING,
+        "field {name!r} of {record} has no doc",
+        'say what it holds (and its unit) in a "doc" attribute',
+    )
+    E001 = (
+        "E001",
+        LINT + "e001-optional-field-without-null-default",
+        ERROR,
+        "field {name!r} is optional ({type}) but {problem}",
+        'write it as ["null", ...] with "default": null, so it can be added and removed freely',
+    )
+    E002 = (
+        "E002",
+        LINT + "e002-enum-without-default",
+        WARNING,
+        "enum {name!r} has no default: a reader that meets a symbol added later fails",
+        'give it a "default" symbol readers fall back to (such as UNKNOWN)',
+    )
+    E003 = (
+        "E003",
+        LINT + "e003-field-without-default-at-level",
+        WARNING,
+        "field {name!r} has no default: at level {level} it can never be removed",
+        'add a "default"; a field without one cannot be deleted at {level}',
+    )
+    T001 = (
+        "T001",
+        LINT + "t001-invalid-decimal",
+        ERROR,
+        "decimal {problem}",
+        'give "precision" (1 or more) and a "scale" from 0 to the precision',
+    )
+    T002 = (
+        "T002",
+        LINT + "t002-mixed-timestamp-precision",
+        WARNING,
+        "{name} is {logical} but {first} is used at {where}",
+        "use one precision across the subject; readers mixing them are off by a factor of 1000",
+    )
+    S001 = (
+        "S001",
+        LINT + "s001-positional-union",
+        WARNING,
+        "union {type} has {count} non-null branches: Spark reads it as a struct of member0, "
+        "member1, ... by position",
+        "use a record with one optional field per alternative, or a single type",
+    )
 
     def message(self, **values: object) -> str:
         """The kind's template filled with ``values``; ValueError for a kind without one."""

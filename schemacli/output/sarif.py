@@ -18,6 +18,8 @@ from urllib.parse import quote
 from schemacli import __version__
 from schemacli.contracts.edits import Fix
 from schemacli.contracts.findings import Finding, Severity
+from schemacli.contracts.kinds import Kind
+from schemacli.contracts.lintrules import docs_url, rule_for
 from schemacli.errors import Location, SchemacliError, error_text, shown
 from schemacli.output import Report, fix_label, to_jsonable
 
@@ -63,7 +65,20 @@ def _locations(location: Location) -> list[dict[str, Any]]:
 
 
 def _rule(kind: str) -> dict[str, Any]:
-    # Each result carries its own message and hint, with the values involved.
+    # Each result carries its own message and hint, with the values involved. A lint rule
+    # also says what it checks, how to fix it by hand, and where its docs are.
+    known = Kind.__members__.get(kind)
+    lint = rule_for(known) if known is not None else None
+    if lint is not None:
+        return {
+            "id": kind,
+            "name": "".join(part.capitalize() for part in lint.name.split("-")),
+            "shortDescription": {"text": lint.summary},
+            "help": {"text": lint.kind.hint or lint.summary},
+            "helpUri": docs_url(lint),
+            "defaultConfiguration": {"level": lint.severity, "enabled": lint.default},
+            "properties": {"category": lint.category.value, "fixable": lint.fixable.value},
+        }
     return {
         "id": kind,
         "name": "".join(part.capitalize() for part in kind.split("_")),

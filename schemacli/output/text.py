@@ -46,7 +46,8 @@ def render(report: Report, *, color: bool = False, width: int = 100) -> str:
     first = report.cases[0].columns if report.cases else ()
     columns = [name.replace("_", " ") for name, _ in first]
     table = Table(box=box.SIMPLE, show_edge=False, pad_edge=False)
-    table.add_column("level" if report.command == "diff" else "subject", no_wrap=True)
+    first_column = {"diff": "level", "lint": "file"}.get(report.command, "subject")
+    table.add_column(first_column, no_wrap=True)
     for name in columns:
         table.add_column(name)
     table.add_column("verdict", no_wrap=True)

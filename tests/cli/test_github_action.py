@@ -145,3 +145,17 @@ def test_an_unreachable_registry_fails_with_exit_3(runner):
     done = runner.run_step(step("gate"), {"registry": "http://127.0.0.1:9"})
     assert done.returncode == 3
     assert "exit 3: registry or network error" in done.stdout
+
+
+def test_the_lint_input_lints_those_paths_and_fails_on_a_lint_error(runner):
+    clean = runner.run_step(step("gate"), {"lint": "schemas"})
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert runner.outputs()["lint-exit-code"] == "0"
+    (runner.workspace / "schemas/extra.avsc").write_text(
+        '{"type": "record", "name": "R", "namespace": "n", "fields": '
+        '[{"name": "tip", "type": ["null", "int"]}]}'
+    )
+    failed = runner.run_step(step("gate"), {"lint": "schemas/extra.avsc schemas/subjects"})
+    assert failed.returncode == 1
+    assert "::error file=schemas/extra.avsc,line=1" in failed.stdout and "E001" in failed.stdout
+    assert "::error title=schemacli lint::lint failed with exit 1" in failed.stdout

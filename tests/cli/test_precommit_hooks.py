@@ -75,3 +75,16 @@ def test_the_gate_hook_refuses_a_version_that_breaks_its_subject(user_repo, pre_
     failed = try_repo(user_repo, pre_commit_home, "schemacli-gate")
     assert failed.returncode == 1
     assert "TYPE_MISMATCH" in failed.stdout and "taxi-rides-value" in failed.stdout
+
+
+def test_the_lint_hook_fails_on_an_optional_field_without_default(user_repo, pre_commit_home):
+    shutil.copy(GOOD, user_repo / "ride.avsc")
+    passed = try_repo(user_repo, pre_commit_home, "schemacli-lint")
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    (user_repo / "tip.avsc").write_text(
+        '{"type": "record", "name": "R", "namespace": "n", "fields": '
+        '[{"name": "tip", "type": ["null", "int"]}]}'
+    )
+    failed = try_repo(user_repo, pre_commit_home, "schemacli-lint")
+    assert failed.returncode == 1
+    assert "tip.avsc" in failed.stdout and "E001" in failed.stdout

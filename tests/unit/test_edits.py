@@ -137,7 +137,12 @@ def test_removing_a_member_of_a_pretty_object_removes_its_line():
 
 @pytest.mark.parametrize(
     ("index", "expected"),
-    [(0, '["X", "a", "b"]'), (1, '["a", "X", "b"]'), (2, '["a", "b", "X"]'), (9, '["a", "b", "X"]')],
+    [
+        (0, '["X", "a", "b"]'),
+        (1, '["a", "X", "b"]'),
+        (2, '["a", "b", "X"]'),
+        (9, '["a", "b", "X"]'),
+    ],
 )
 def test_inserting_an_element_at_each_place(index, expected):
     assert edit('["a", "b"]', lambda e: e.insert_element("", index, "X")) == expected
@@ -216,5 +221,7 @@ def test_unified_diff_names_the_file_and_marks_a_missing_final_line_break():
 
 def test_a_findings_fixes_do_not_change_its_hash():
     plain = Finding(kind=Kind.INVALID_DEFAULT, message="m")
-    fixed = Finding(kind=Kind.INVALID_DEFAULT, message="m", fixes=(Fix("t", Applicability.DISPLAY),))
+    fixed = Finding(
+        kind=Kind.INVALID_DEFAULT, message="m", fixes=(Fix("t", Applicability.DISPLAY),)
+    )
     assert hash(plain) == hash(fixed) and plain != fixed

@@ -48,7 +48,7 @@ MISSING_DEFAULT = Finding(
     kind="READER_FIELD_MISSING_DEFAULT_VALUE",
     message='new field "zone" has no default; 100% of old records, e.g. {"a": [1, 2]}, lack it',
     location=Location(V3, "/fields/5", 9, 5),
-    hint="add a default, e.g. \"default\": \"unknown\"",
+    hint='add a default, e.g. "default": "unknown"',
     subject="taxi-rides-value",
 )
 COMMENT_WARNING = Finding(
@@ -164,7 +164,7 @@ FIXED = Finding(
             (TextEdit(120, 120, ', "default": null', (9, 44), (9, 44)),),
         ),
         Fix(
-            "Replace the type of field 'tip' by [\"null\", \"double\"]",
+            'Replace the type of field \'tip\' by ["null", "double"]',
             Applicability.UNSAFE,
             (TextEdit(100, 108, '["null", "double"]', (9, 24), (9, 32)),),
         ),
@@ -328,8 +328,11 @@ def test_json_fix_objects_hold_title_applicability_and_edits():
         "title": "Add \"default\": null to field 'tip'",
         "applicability": "safe",
         "edits": [
-            {"start": {"line": 9, "column": 44}, "end": {"line": 9, "column": 44},
-             "text": ', "default": null'}
+            {
+                "start": {"line": 9, "column": 44},
+                "end": {"line": 9, "column": 44},
+                "text": ', "default": null',
+            }
         ],
     }
     assert unsafe["applicability"] == "unsafe" and advice["edits"] == []
@@ -364,7 +367,9 @@ def test_github_gitlab_and_junit_carry_the_suggestion():
     assert "fix (safe): Add \"default\": null to field 'tip'" in command["message"]
     assert '9:44-9:44 -> ", \\"default\\": null"' in command["message"]
     (issue,) = parse("gitlab", render(check_with_fixes(), "gitlab"))
-    assert issue["description"].endswith("; fix (display): Or start a new subject: schemacli migrate plan")
+    assert issue["description"].endswith(
+        "; fix (display): Or start a new subject: schemacli migrate plan"
+    )
     plain = parse("gitlab", render(check_incompatible(), "gitlab"))[0]
     failure = ET.fromstring(render(check_with_fixes(), "junit")).find("testsuite/testcase/failure")
     assert "; fix (safe): Add" in failure.get("message")
@@ -378,7 +383,9 @@ def test_a_fix_does_not_change_a_gitlab_fingerprint():
     from tests.output_documents import parse
 
     bare = check_report(
-        CheckReport("taxi-rides-value", Level.BACKWARD, V3, (1, 2), (2,), (replace(FIXED, fixes=()),))
+        CheckReport(
+            "taxi-rides-value", Level.BACKWARD, V3, (1, 2), (2,), (replace(FIXED, fixes=()),)
+        )
     )
     assert (
         parse("gitlab", render(bare, "gitlab"))[0]["fingerprint"]

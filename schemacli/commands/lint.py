@@ -1,0 +1,250 @@
+"""``schemacli lint``: style and evolution rules over .avsc files, with fixes (``--fix``)."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from schemacli.atomicwrite import Write, write_all
+from schemacli.commands.options import Output, Strict
+from schemacli.contracts.edits import unified_diff
+from schemacli.contracts.findings import Severity
+from schemacli.errors import ExitCode, UsageError
+from schemacli.output import Case, OutputFormat, Report, render
+
+if TYPE_CHECKING:
+    from schemacli.contracts.lint import FileLint, LintReport
+    from schemacli.contracts.lintrules import LintConfig, Rule
+
+Selectors = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="Rule codes, code prefixes or categories (comma-separated or repeated); ALL for "
+        "every rule.",
+    ),
+]
+
+
+def lint_command(
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="Schema files, or folders searched recursively for *.avsc; - reads one "
+            "schema from standard input.",
+            show_default=False,
+        ),
+    ] = None,
+    select: Selectors = None,
+    ignore: Selectors = None,
+    fix: Annotated[
+        bool, typer.Option("--fix", help="Apply the safe fixes and write the files.")
+    ] = False,
+    diff: Annotated[
+        bool,
+        typer.Option("--diff", help="Print the fixes as a unified diff; write nothing."),
+    ] = False,
+    unsafe_fixes: Annotated[
+        bool,
+        typer.Option("--unsafe-fixes", help="With --fix or --diff, apply unsafe fixes too."),
+    ] = False,
+    list_rules: Annotated[
+        bool, typer.Option("--list-rules", help="List every rule and exit.")
+    ] = False,
+    explain: Annotated[
+        str | None,
+        typer.Option("--explain", metavar="CODE", help="Explain one rule and exit."),
+    ] = None,
+    strict: Strict = False,
+    output: Output = OutputFormat.text,
+) -> None:
+    """Lint .avsc files: naming, namespaces, docs, optional fields, enum defaults, decimals,
+    timestamps and Spark-unfriendly unions (schemacli lint --list-rules).
+
+    Rules come from [tool.schemacli.lint] (select, ignore, per-file-ignores, the naming
+    styles) and --select / --ignore; a schema node silences rules under it with
+    "schemacli:ignore": ["CODE", ...]. Files in the store are linted as versions of their
+    subject, at its level. --fix writes the safe fixes (with --unsafe-fixes, the unsafe ones
+    too); --diff shows them.
+
+    Exit codes: 0 no error-severity finding left (warnings allowed unless --strict; with
+    --diff: nothing to fix), 1 findings at error severity left (--diff: fixes to apply), 2
+    usage error or a file that cannot be read or parsed.
+    """
+    from schemacli.contracts.lintrules import RULES, find_rule
+
+    if list_rules:
+        typer.echo(_rules_table(RULES), nl=False)
+        raise typer.Exit(int(ExitCode.OK))
+    if explain is not None:
+        rule = find_rule(explain)
+        if rule is None:
+            raise UsageError(
+                f"--explain {explain!r}: no such rule",
+                hint="schemacli lint --list-rules lists the codes",
+            )
+        typer.echo(_explain(rule), nl=False)
+        raise typer.Exit(int(ExitCode.OK))
+    if not paths:
+        raise UsageError("lint needs at least one PATH (a file, a folder, or - for stdin)")
+    if unsafe_fixes and not (fix or diff):
+        raise UsageError("--unsafe-fixes applies with --fix or --diff")
+    if fix and diff:
+        raise UsageError("--fix writes the files, --diff only shows the change: give one")
+    stdin = any(str(p) == "-" for p in paths)
+    if stdin and len(paths) > 1:
+        raise UsageError("- (standard input) cannot be linted together with other paths")
+
+    from schemacli.config import load_settings
+    from schemacli.contracts.lint import lint_paths
+
+    settings = load_settings()
+    config = _with_flags(settings.lint, select, ignore)
+    base = settings.config_file.parent if settings.config_file else Path.cwd()
+    report = lint_paths(
+        paths,
+        config,
+        store=settings.store,
+        levels=settings.levels,
+        fix=fix or diff,
+        unsafe=unsafe_fixes,
+        relative_to=base,
+    )
+    if diff:
+        raise typer.Exit(int(_show_diff(report)))
+    if fix and stdin and report.files and report.files[0].text is not None:
+        typer.echo(report.files[0].text, nl=False)  # the fixed schema; the findings on stderr
+        typer.echo(render(as_report(report, strict=strict), OutputFormat.text), err=True, nl=False)
+        raise typer.Exit(int(_exit_code(report, strict)))
+    if fix:
+        _write(report)
+    typer.echo(
+        render(as_report(report, strict=strict), output, color=sys.stdout.isatty()), nl=False
+    )
+    raise typer.Exit(int(_exit_code(report, strict)))
+
+
+def _with_flags(config: LintConfig, select: list[str] | None, ignore: list[str] | None):
+    """The config with --select (replaces the file's) and --ignore (adds to it) applied."""
+    from schemacli.contracts.lintrules import UnknownSelector, check_selectors
+
+    def split(values: list[str], flag: str) -> tuple[str, ...]:
+        parts = tuple(p.strip() for v in values for p in v.split(",") if p.strip())
+        try:
+            check_selectors(parts)
+        except UnknownSelector as err:
+            raise UsageError(f"{flag}: {err}") from None
+        return parts
+
+    if select:
+        config = replace(config, select=split(select, "--select"))
+    if ignore:
+        config = replace(config, ignore=config.ignore + split(ignore, "--ignore"))
+    return config
+
+
+def _exit_code(report: LintReport, strict: bool) -> ExitCode:
+    if report.invalid:
+        return ExitCode.INPUT_ERROR
+    if report.errors or (strict and report.findings):
+        return ExitCode.CHECK_FAILED
+    return ExitCode.OK
+
+
+def _show_diff(report: LintReport) -> ExitCode:
+    changed = 0
+    for result in report.files:
+        if result.changed:
+            assert result.original is not None and result.text is not None
+            typer.echo(unified_diff(result.source, result.original, result.text), nl=False)
+            changed += len(result.fixed)
+    word = "fix" if changed == 1 else "fixes"
+    typer.echo(f"lint: {changed} {word} would be applied (--diff: nothing written)", err=True)
+    if report.invalid:
+        return ExitCode.INPUT_ERROR
+    return ExitCode.CHECK_FAILED if changed else ExitCode.OK
+
+
+def _write(report: LintReport) -> None:
+    """Write every fixed file at once (atomically; nothing written if any write is refused),
+    in the file's own encoding and with its byte-order mark if it had one."""
+    writes = []
+    for result in report.files:
+        if result.changed and result.path is not None and result.text is not None:
+            writes.append(Write(result.path, _encoded(result), replace=True))
+    if writes:
+        write_all(writes, hint="nothing was fixed; check the files are writable")
+    typer.echo(f"lint: {report.fixed} fix(es) applied in {len(writes)} file(s)", err=True)
+
+
+def _encoded(result: FileLint) -> bytes:
+    assert result.path is not None and result.text is not None
+    encoding = result.encoding.lower()
+    if encoding == "utf-8":
+        try:
+            with open(result.path, "rb") as handle:
+                bom = handle.read(3) == b"\xef\xbb\xbf"
+        except OSError:
+            bom = False
+        return (b"\xef\xbb\xbf" if bom else b"") + result.text.encode("utf-8")
+    return result.text.encode(encoding)
+
+
+def as_report(report: LintReport, *, strict: bool = False) -> Report:
+    """The lint as the shared Report: one case per file."""
+    def verdict(findings, loaded: bool) -> str:
+        if not loaded:
+            return "invalid"
+        failing = any(f.severity is Severity.ERROR for f in findings)
+        return "incompatible" if failing else "compatible"
+
+    cases = [
+        Case(name=f.location.source or "<input>", verdict="invalid", findings=(f,))
+        for f in report.path_problems
+    ]
+    for result in report.files:
+        findings = result.findings
+        if strict:
+            findings = tuple(replace(f, severity=Severity.ERROR) for f in findings)
+        cases.append(
+            Case(
+                name=result.source,
+                verdict=verdict(findings, result.loaded),
+                findings=findings,
+                columns=(("findings", len(findings)), ("fixed", len(result.fixed))),
+                source=result.source,
+            )
+        )
+    worst = "compatible"
+    for candidate in ("incompatible", "invalid"):
+        if any(c.verdict == candidate for c in cases):
+            worst = candidate
+    names = " ".join(c.name for c in cases[:3]) + (" ..." if len(cases) > 3 else "")
+    return Report(command="lint", title=f"lint {names}", verdict=worst, cases=tuple(cases))
+
+
+def _rules_table(rules: tuple[Rule, ...]) -> str:
+    lines = [f"{'code':<6}{'name':<38}{'category':<11}{'severity':<9}{'default':<9}fix"]
+    for rule in rules:
+        lines.append(
+            f"{rule.code:<6}{rule.name:<38}{rule.category.value:<11}{rule.severity:<9}"
+            f"{'on' if rule.default else 'off':<9}{rule.fixable.value}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _explain(rule: Rule) -> str:
+    from schemacli.contracts.lintrules import docs_url
+
+    return (
+        f"{rule.code} {rule.name} ({rule.category.value}, {rule.severity}, "
+        f"{'on' if rule.default else 'off'} by default)\n\n"
+        f"{rule.summary}.\n\n"
+        f"fix: {rule.fixable.value}"
+        + (" (may change the Parsing Canonical Form)" if rule.changes_canonical_form else "")
+        + f"\nhow to fix by hand: {rule.kind.hint}\n"
+        f"docs: {docs_url(rule)}\n"
+    )
