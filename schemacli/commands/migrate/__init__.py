@@ -1,4 +1,5 @@
-"""`schemacli migrate plan|validate|deploy|status|stop|finish|replay`: the v2 -> v1 converter.
+"""`schemacli migrate plan|validate|deploy|status|stop|finish|replay|rules`: the v2 -> v1 converter,
+and the same mapping as Confluent migration rules.
 
 One module per verb; each parses its arguments, calls ``converters`` (the pure core) once and
 hands the result to a renderer (``schemacli.output.migrate``). The mapping format and the job are
@@ -13,6 +14,7 @@ from schemacli.commands.migrate.deploy import deploy_command
 from schemacli.commands.migrate.finish import finish_command
 from schemacli.commands.migrate.plan import plan_command
 from schemacli.commands.migrate.replay import replay_command
+from schemacli.commands.migrate.rules import rules_command
 from schemacli.commands.migrate.status import status_command
 from schemacli.commands.migrate.stop import stop_command
 from schemacli.commands.migrate.validate import validate_command
@@ -37,4 +39,5 @@ def register(app: typer.Typer) -> None:
     migrate_app.command("stop")(stop_command)
     migrate_app.command("finish")(finish_command)
     migrate_app.command("replay")(replay_command)
+    migrate_app.command("rules")(rules_command)
     app.add_typer(migrate_app, name="migrate")

@@ -1,0 +1,418 @@
+"""Compile a mapping into Confluent migration rules: JSONata that does what the converter's SQL does.
+
+The sibling of ``converters.mapping.sql``: the same rules, the same null handling and the same
+``on_error`` policy, written for the JSONata engine Confluent's Python deserializer runs
+(jsonata-python, through ``confluent_kafka.schema_registry.rules.jsonata``). Pure: text in, text
+out, no engine needed to compile.
+
+What the engine sees, and so what a rule may assume (read in confluent-kafka's ``AvroDeserializer``:
+the v2 record is decoded by fastavro's ``schemaless_reader`` with the writer schema alone, handed
+to ``Jsonata.evaluate``, and the result is the record the application gets):
+
+* a record is a dict, a union's value is the bare branch value, an enum is its symbol, a map a
+  dict, an array a list, a long a Python int (kept exact while it is only copied);
+* jsonata-python accepts JSON-like values only: a record holding ``bytes``, ``fixed``, or a
+  logical type fastavro turns into a Python object (date, time, timestamps, decimal, uuid) makes
+  the rule fail for every record, so such schemas are refused here, by field;
+* JSONata computes in doubles: a long built from text, or written as text, can lose digits, so
+  those conversions are refused; a record that the converter dead-letters raises ``$error`` and
+  the rule's ``onFailure: ERROR`` makes the deserializer fail it instead of passing it altered.
+
+A conversion JSONata cannot express raises :class:`~schemacli.errors.InputError` naming the
+conversion and the line:col of its rule.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from converters.mapping.model import Conversion, Mapping, Policy, Rule
+from converters.mapping.schemaview import AvroField, AvroType, same_type, view
+from converters.mapping.sql import FLOAT_MAX, PROMOTIONS, compile_mapping, field_at, fits
+from schemacli.errors import InputError, Location
+
+INT_MIN, INT_MAX = -(2**31), 2**31 - 1
+DOUBLE_MAX = 1.7976931348623157e308
+# what Spark's try_cast(string AS INT/BIGINT) reads: control characters and spaces around, sign,
+# digits; and AS FLOAT/DOUBLE: a decimal number with an optional exponent and Java's d/f suffix
+# (converters.mapping.sql refuses NaN and Infinity, which JSONata cannot produce)
+_TRIM = r"[\x00-\x20]"
+INTEGER_TEXT = rf"/^{_TRIM}*[+-]?[0-9]+{_TRIM}*$/"
+DECIMAL_TEXT = rf"/^{_TRIM}*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?[fFdD]?{_TRIM}*$/"
+_STRIP = rf"/^{_TRIM}+|{_TRIM}+$|[fFdD]{_TRIM}*$/"
+# logical types fastavro decodes to Python objects jsonata-python refuses as input
+_OBJECT_LOGICALS = (
+    "date", "time-millis", "time-micros", "timestamp-millis", "timestamp-micros",
+    "timestamp-nanos", "local-timestamp-millis", "local-timestamp-micros",
+    "local-timestamp-nanos", "decimal", "uuid",
+)  # fmt: skip
+
+RULE_TYPE = "JSONATA"
+ENGINE = "jsonata-python (confluent-kafka's JSONata executor)"
+
+
+@dataclass(frozen=True)
+class MigrationRules:
+    """The compiled rules: the DOWNGRADE expression (v2 -> v1), the UPGRADE one (v1 -> v2) or
+    why there is none, and the Confluent ``onFailure`` action matching the mapping's policy."""
+
+    downgrade: str
+    upgrade: str | None
+    no_upgrade: str | None  # why the mapping cannot be inverted (None when upgrade is set)
+    on_failure: str = "ERROR"
+
+
+def compile_rules(mapping: Mapping) -> MigrationRules:
+    """Compile ``mapping`` (schemas loaded) into JSONata. Raises InputError (file:line:col) when
+    the mapping is not deployable, or a conversion has no JSONata form."""
+    compiled = compile_mapping(mapping)
+    errors = [f for f in compiled.findings if f.severity == "error"]
+    if errors:
+        first = errors[0]
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise InputError(
+            first.message + more,
+            location=first.location,
+            hint="Run `schemacli migrate validate` to see every problem.",
+        )
+    source, target = view(mapping.source.schema_json), view(mapping.target.schema_json)
+    _refuse_opaque(mapping, source)
+    down = _Down(mapping, source)
+    body = down.record(target, "")
+    downgrade = f"(\n  {body}\n)"
+    upgrade, why = _Up(mapping, target).compile(source)
+    return MigrationRules(downgrade, upgrade, why)
+
+
+def rule_set(rules: MigrationRules, *, name: str) -> dict[str, Any]:
+    """The ``ruleSet`` of a register call: ``migrationRules`` with DOWNGRADE (and UPGRADE)."""
+    out = [_rule(f"{name}-downgrade", "DOWNGRADE", rules.downgrade, rules.on_failure)]
+    if rules.upgrade is not None:
+        out.append(_rule(f"{name}-upgrade", "UPGRADE", rules.upgrade, rules.on_failure))
+    return {"migrationRules": out}
+
+
+def _rule(name: str, mode: str, expr: str, on_failure: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "kind": "TRANSFORM",
+        "type": RULE_TYPE,
+        "mode": mode,
+        "expr": expr,
+        "onFailure": on_failure,
+    }
+
+
+def register_body(
+    mapping: Mapping, rules: MigrationRules, *, major_version: int, property_name: str
+) -> dict[str, Any]:
+    """The JSON body of ``POST /subjects/{v2 subject}/versions``: the v2 schema, its metadata
+    (``properties.<property_name>`` = the major version) and the rule set."""
+    name = (mapping.source.subject or "migration").replace(" ", "-")
+    return {
+        "schemaType": "AVRO",
+        "schema": json.dumps(mapping.source.schema_json, separators=(",", ":")),
+        "metadata": {"properties": {property_name: str(major_version)}},
+        "ruleSet": rule_set(rules, name=name),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# JSONata text
+
+
+def _str(text: str) -> str:
+    """A JSONata string literal (JSON's escapes are JSONata's)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _path(path: str) -> str:
+    """``pickup.lat`` -> ``$$.`pickup`.`lat``` read from the input record (the root)."""
+    return "$$." + ".".join("`" + part + "`" for part in path.split("."))
+
+
+def _fetch(path: str) -> str:
+    # a path through a null record gives `undefined` in JSONata, NULL in Spark: make it null
+    if "." not in path:
+        return _path(path)
+    return f"($x := {_path(path)}; $exists($x) ? $x : null)"
+
+
+def _literal(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
+def _opaque(t: AvroType, seen: frozenset[str] = frozenset()) -> str | None:
+    """Why values of ``t`` cannot reach jsonata-python (None when they can)."""
+    if t.kind in ("bytes", "fixed"):
+        return f"{t.describe()} (fastavro gives Python bytes)"
+    if t.logical in _OBJECT_LOGICALS:
+        return f"logical type {t.logical} (fastavro gives a Python object)"
+    if t.kind == "record":
+        if t.name in seen:
+            return None
+        for f in t.fields:
+            why = _opaque(f.type, seen | {t.name or ""})
+            if why:
+                return why
+    if t.kind == "union":
+        for b in t.branches:
+            why = _opaque(b, seen)
+            if why:
+                return why
+    if t.kind in ("array", "map") and t.items is not None:
+        return _opaque(t.items, seen)
+    return None
+
+
+def _refuse_opaque(mapping: Mapping, source: AvroType) -> None:
+    for f in source.fields:
+        why = _opaque(f.type)
+        if why is None:
+            continue
+        rule = next((r for r in mapping.rules if r.source and r.source.split(".")[0] == f.name), None)
+        where = mapping.location(f"/fields/{rule.target}" if rule else "/source")
+        raise InputError(
+            f"v2 field {f.name!r} holds {why}: {ENGINE} accepts only JSON values, so a "
+            "JSONata migration rule would fail for every record",
+            location=where,
+            hint="Migrate this subject with the converter (`schemacli migrate deploy`) or "
+            "read it with migrate-on-read; JSONata rules need a v2 schema of JSON-like types.",
+        )
+
+
+def _refuse(mapping: Mapping, rule: Rule, why: str) -> InputError:
+    return InputError(
+        f"convert: {rule.convert.value} of v1 field {rule.target!r} has no JSONata form: {why}",
+        location=mapping.location(f"/fields/{rule.target}/convert"),
+        hint="Change the rule (see docs/migration.md#migration-rules), or migrate with the "
+        "converter, which runs every conversion.",
+    )
+
+
+# 2^1024 - 2^970: the least value Java's Double.parseDouble reads as Infinity, as digits
+_DOUBLE_OVERFLOW = str(2**1024 - 2**970)
+
+
+def _decimal(kind: str) -> str:
+    """JSONata giving the number a decimal text `$v` means (float or double ``kind``), or null
+    when it is no number or its magnitude is beyond ``kind``'s range (decided on the digits,
+    before ``$number`` could overflow)."""
+    most = 308 if kind == "double" else 38
+    return (
+        f"$contains($v, {DECIMAL_TEXT}) ? ("
+        f"$t := $replace($v, {_STRIP}, ''); "
+        "$p := $split($lowercase($t), 'e'); "
+        "$q := $split($replace($p[0], /^[+-]/, ''), '.'); "
+        "$i := $replace($q[0], /^0+/, ''); "
+        "$f := $count($q) > 1 ? $q[1] : ''; "
+        "$d := $replace($i & $f, /^0+/, ''); "
+        "$x := $count($p) > 1 ? $replace($p[1], /^([+-]?)0*(?=[0-9])/, '$1') : '0'; "
+        "$huge := $length($replace($x, /^[+-]/, '')) > 6; "
+        "$e := $huge ? 0 : $number($x); "
+        "$mag := $i != '' ? $length($i) - 1 + $e "
+        ": $e - ($length($f) - $length($replace($f, /^0+/, '')) + 1); "
+        "$over := $d != '' and ($huge ? $substring($x, 0, 1) != '-' "
+        f": ($mag > {most}"
+        + (f" or ($mag = {most} and $d >= {_str(_DOUBLE_OVERFLOW)})" if kind == "double" else "")
+        + ")); "
+        "$over ? null : ($huge ? 0 : $number($t))"
+        ") : null"
+    )
+
+
+class _Down:
+    """DOWNGRADE: the v1 record built from the v2 record, field by field, as sql._Compiler does."""
+
+    def __init__(self, mapping: Mapping, source: AvroType) -> None:
+        self.mapping = mapping
+        self.source = source
+
+    def record(self, t: AvroType, prefix: str) -> str:
+        parts = []
+        for f in t.fields:
+            path = f"{prefix}.{f.name}" if prefix else f.name
+            parts.append(f"{_str(f.name)}: {self.field(f, path)}")
+        return "{" + ", ".join(parts) + "}"
+
+    def field(self, f: AvroField, path: str) -> str:
+        rule = self.mapping.rule(path)
+        if rule is None or rule.convert is Conversion.RECORD:
+            built = self.record(f.type.non_null(), path)
+            if rule is None or rule.source is None:
+                return built
+            src = field_at(self.source, rule.source)
+            assert src is not None  # compile_mapping found no UNKNOWN_SOURCE
+            if not src.type.nullable:
+                return built
+            null = "null" if f.type.nullable else self._null_failure(rule, f)
+            return f"({_fetch(rule.source)} = null ? {null} : {built})"
+        if rule.convert is Conversion.DEFAULT:
+            return self._default(rule, f)
+        if rule.convert in (Conversion.SQL, Conversion.UNRESOLVED):
+            raise _refuse(
+                self.mapping, rule, "a hand-written Spark SQL expression is not JSONata"
+                if rule.convert is Conversion.SQL else "it is unresolved",
+            )
+        src = field_at(self.source, rule.source or "")
+        assert src is not None
+        value, failed = self._convert(rule, src.type.non_null(), f.type.non_null())
+        # the value of the non-null v2 value `$v`, with the failure test around it
+        if failed is not None:
+            if value.startswith("($n := "):  # bind the number first, test it, then use it
+                bind = value.removeprefix("(").removesuffix("; $n)")
+                value = f"({bind}; ({failed}) ? {self._failure(rule, f)} : $n)"
+            else:
+                value = f"({failed}) ? {self._failure(rule, f)} : {value}"
+        if src.type.nullable:
+            null = "null" if f.type.nullable else self._null_failure(rule, f)
+            value = f"$v = null ? {null} : {value}"
+        if value == "$v":
+            return _fetch(rule.source or "")
+        return f"($v := {_fetch(rule.source or '')}; {value})"
+
+    def _convert(self, rule: Rule, st: AvroType, tt: AvroType) -> tuple[str, str | None]:
+        conv, sk, tk = rule.convert, st.kind, tt.kind
+        if conv is Conversion.COPY:
+            if sk == tk or (sk, tk) in PROMOTIONS:
+                # long -> float: Spark rounds once, fastavro twice (to double, then float)
+                return "$v", None
+        elif conv is Conversion.PARSE_NUMBER:
+            if tk == "long":
+                raise _refuse(
+                    self.mapping, rule, "JSONata reads numbers as doubles: a long above 2^53 "
+                    "would come out rounded, where Spark reads it exactly",
+                )
+            # `$n`: the number, or null when the text is no number in Spark's syntax or one
+            # too large to read ($number would raise, failing the record under on_error: default)
+            if tk == "int":
+                n = (
+                    f"($n := $contains($v, {INTEGER_TEXT}) and "
+                    f"$length($replace($replace($v, {_STRIP}, ''), /^[+-]?0*/, '')) <= 10 "
+                    f"? $number($replace($v, {_STRIP}, '')) : null; $n)"
+                )
+                return n, f"$n = null or $n < {INT_MIN} or $n > {INT_MAX}"
+            n = f"($n := {_decimal(tk)}; $n)"
+            # a float beyond the largest float is Infinity in Spark, which the SQL refuses
+            top = 3.4028235677973366e38
+            over = f" or $n >= {top!r} or $n <= {-top!r}" if tk == "float" else ""
+            return n, f"$n = null{over}"
+        elif conv is Conversion.NARROW:
+            if (sk, tk) == ("long", "int"):
+                return "$v", f"$v < {INT_MIN} or $v > {INT_MAX}"
+            if (sk, tk) == ("double", "float"):
+                # Infinity and NaN pass (as Spark's CAST); a finite double beyond float fails
+                m, d = repr(FLOAT_MAX), repr(DOUBLE_MAX)
+                return "$v", f"($v > {m} and $v <= {d}) or ($v < -{m} and $v >= -{d})"
+        elif conv is Conversion.TO_STRING:
+            if sk in ("string", "enum"):
+                return "$v", None
+            if sk == "boolean":
+                return '($v ? "true" : "false")', None
+            if sk == "int":
+                return "$string($v)", None
+            raise _refuse(
+                self.mapping, rule, f"JSONata writes {sk} as text its own way (digits past "
+                "the 15th, exponents), not as Spark's CAST(... AS STRING) does",
+            )
+        elif conv is Conversion.TO_ENUM:
+            symbols = ", ".join(_str(s) for s in tt.symbols)
+            return "$v", f"$not($v in [{symbols}])"
+        elif conv in (Conversion.BYTES_TO_STRING, Conversion.STRING_TO_BYTES):
+            raise _refuse(self.mapping, rule, f"{ENGINE} has no bytes values")
+        raise _refuse(self.mapping, rule, f"no JSONata for {st.describe()} -> {tt.describe()}")
+
+    def _failure(self, rule: Rule, f: AvroField) -> str:
+        """What a failed conversion becomes: the default, or ``$error`` (the record fails)."""
+        if rule.on_error is Policy.DEFAULT:
+            return self._default(rule, f)
+        what = _str(f"{rule.target}: cannot convert ")
+        to = _str(f" to {f.type.non_null().describe()}")
+        return f"$error({what} & $string($v) & {to})"
+
+    def _null_failure(self, rule: Rule, f: AvroField) -> str:
+        if rule.on_error is Policy.DEFAULT:
+            return self._default(rule, f)
+        return f"$error({_str(f'{rule.target}: v2 value is null, v1 field is not nullable')})"
+
+    def _default(self, rule: Rule, f: AvroField) -> str:
+        value = rule.default if rule.has_default else f.default
+        if _opaque(f.type) is not None:
+            raise _refuse(self.mapping, rule, f"a default of {f.type.describe()} is bytes")
+        assert fits(value, f.type)  # compile_mapping checked it (BAD_DEFAULT)
+        return _literal(value)
+
+
+class _Up:
+    """UPGRADE: the v2 record from a v1 one, when every v2 field is a v1 field read back exactly
+    or has a default. Returns (expression, None) or (None, why not)."""
+
+    def __init__(self, mapping: Mapping, target: AvroType) -> None:
+        self.mapping = mapping
+        self.target = target
+        self.by_source = {r.source: r for r in mapping.rules if r.source}
+
+    def compile(self, source: AvroType) -> tuple[str | None, str | None]:
+        try:
+            return f"(\n  {self.record(source, '')}\n)", None
+        except _NotInvertible as exc:
+            return None, str(exc)
+
+    def record(self, t: AvroType, prefix: str) -> str:
+        parts = []
+        for f in t.fields:
+            path = f"{prefix}.{f.name}" if prefix else f.name
+            parts.append(f"{_str(f.name)}: {self.field(f, path)}")
+        return "{" + ", ".join(parts) + "}"
+
+    def field(self, f: AvroField, path: str) -> str:
+        rule = self.by_source.get(path)
+        if rule is None or rule.convert is Conversion.DEFAULT:
+            if f.has_default:
+                return _literal(f.default)
+            raise _NotInvertible(f"v2 field {path!r} comes from no v1 field and has no default")
+        v1 = field_at(self.target, rule.target)
+        assert v1 is not None
+        if v1.type.nullable and not f.type.nullable:
+            raise _NotInvertible(f"v1 field {rule.target!r} may be null, v2 field {path!r} not")
+        tt, st = f.type.non_null(), v1.type.non_null()
+        if rule.convert is Conversion.RECORD or (tt.kind == "record" and rule.convert is not
+                                                 Conversion.COPY):
+            built = self.record(tt, path)
+            if v1.type.nullable:
+                return f"({_fetch(rule.target)} = null ? null : {built})"
+            return built
+        inverse = _INVERSES.get(rule.convert)
+        value = inverse(st, tt) if inverse else None
+        if value is None:
+            raise _NotInvertible(
+                f"convert: {rule.convert.value} ({st.describe()} -> v1 field {rule.target!r}) "
+                "has no exact inverse"
+            )
+        if value == "$v":
+            return _fetch(rule.target)
+        if v1.type.nullable:
+            value = f"$v = null ? null : {value}"
+        return f"($v := {_fetch(rule.target)}; {value})"
+
+
+class _NotInvertible(Exception):
+    pass
+
+
+def _copy_back(v1: AvroType, v2: AvroType) -> str | None:
+    # v2 -> v1 copied the value unchanged (same type, or an enum into a wider one)
+    if v1.kind == v2.kind and (v1.kind != "enum" or set(v1.symbols) <= set(v2.symbols)):
+        return "$v" if v1.kind not in ("record", "array", "map", "union") or same_type(v1, v2) else None
+    return None
+
+
+_INVERSES: dict[Conversion, Callable[[AvroType, AvroType], str | None]] = {
+    Conversion.COPY: _copy_back,
+    Conversion.NARROW: lambda v1, v2: "$v",  # int -> long, float -> double: widening is exact
+    Conversion.PARSE_NUMBER: lambda v1, v2: "$string($v)" if v1.kind == "int" else None,
+    Conversion.TO_ENUM: lambda v1, v2: _copy_back(v1, v2) if v2.kind in ("enum", "string") else None,
+}
