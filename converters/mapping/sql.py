@@ -21,6 +21,7 @@ from converters.mapping.model import Conversion, Mapping, Policy, Rule
 from converters.mapping.schemaview import SPARK_TYPES, AvroField, AvroType, same_type, view
 from schemacli.contracts.findings import Finding
 from schemacli.contracts.kinds import Kind
+from schemacli.errors import CheckFailed
 
 # Avro's own promotions (what a v1 reader would accept from a v2 writer): copy with a cast.
 PROMOTIONS = {
@@ -463,6 +464,23 @@ class _Compiler:
         reason = "CASE " + " ".join(f"WHEN {c} THEN {r}" for c, r in conds) + " END"
         self.out.append(FieldSql(path, value, reason, rule))
         return value
+
+
+def compiled_or_fail(mapping: Mapping) -> Compiled:
+    """Compile ``mapping``; raise CheckFailed naming the first problem when it is not deployable.
+
+    What the converter and the migrate-on-read readers both refuse to run."""
+    compiled = compile_mapping(mapping)
+    errors = [f for f in compiled.findings if f.severity == "error"]
+    if errors:
+        first = errors[0]
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise CheckFailed(
+            first.message + more,
+            location=first.location,
+            hint="Run `schemacli migrate validate` to see every problem.",
+        )
+    return compiled
 
 
 def select_sql(compiled: Compiled) -> list[str]:

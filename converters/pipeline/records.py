@@ -28,7 +28,8 @@ from converters.pipeline.headers import (
     TOMBSTONE,
 )
 from converters.pipeline.progress import KINDS, METRICS
-from converters.pipeline.transform import ERROR, STAGE, V1, compiled_or_fail, convert_rows
+from converters.mapping.sql import compiled_or_fail
+from converters.pipeline.transform import ERROR, STAGE, V1, convert_rows
 from schemacli.errors import CheckFailed, UsageError
 from spark_avro.encode import confluent_value
 
