@@ -19,7 +19,7 @@ readers, so it uses only pyspark, the standard library and ``decode_confluent``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
@@ -53,7 +53,9 @@ def ident(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def convert_decoded(df: DataFrame, *, columns: Sequence[str], error_sql: str) -> DataFrame:
+def convert_decoded(
+    df: DataFrame, *, columns: list[str] | tuple[str, ...], error_sql: str
+) -> DataFrame:
     """Apply a compiled mapping to decoded v2 records, one output row per input row.
 
     ``df`` is what ``decode_confluent(..., flatten=False)`` returns: the v2 record as the struct
@@ -99,10 +101,10 @@ def decode_migrated(
     df: DataFrame,
     *,
     writer_schemas: Mapping[int, str],
-    v1_ids: Sequence[int],
+    v1_ids: list[int] | tuple[int, ...],
     source_schema: str,
     target_schema: str,
-    columns: Sequence[str],
+    columns: list[str] | tuple[str, ...],
     error_sql: str,
     mode: str = "PERMISSIVE",
     flatten: bool = True,

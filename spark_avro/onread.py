@@ -124,7 +124,9 @@ def registry_writers(
     hold the mapping's v2 schema (else the mapping was written for other schemas)."""
     writers: dict[int, str] = {}
     for name in subjects_to_read(migration, subject):
-        writers.update({v.schema_id: v.schema for v in registry.subject_schemas(registry_url, name)})
+        writers.update(
+            {v.schema_id: v.schema for v in registry.subject_schemas(registry_url, name)}
+        )
     require_source_among(migration, writers, " and ".join(subjects_to_read(migration, subject)))
     return writers
 
