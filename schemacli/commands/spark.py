@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
+from schemacli.commands.migrate.common import load_mapping
 from schemacli.commands.options import OUTPUT_META_KEY, JsonOutput
 from schemacli.commands.outfile import Force, check_out, write_out
 from schemacli.commands.registry_options import (
@@ -344,7 +345,6 @@ def _migration(
     ``spark_avro.onread`` raises: the mapping is checked against SUBJECT's schemas."""
     import json
 
-    from schemacli.commands.migrate.common import load_mapping
     from spark_avro import onread
     from spark_avro.codegen import MigrationSpec, WriterVersion
 
