@@ -153,8 +153,34 @@ def read_topic(
     Columns: see ``spark_avro.decode.decode_confluent``. For a dead-letter sink, pass the result
     to ``split_bad_records``. ``stable_union_names=False`` keeps Spark's positional union members
     (``member0..N``) instead of ``member_<type>``.
+
+    ``migrate=MAPPING`` (a mapping file's path, or a loaded ``converters.mapping`` Mapping) reads
+    a topic of v2 records, or of v1 and v2 records, as v1 rows: v2 records go through the
+    mapping's compiled Spark SQL as the converter runs it, v1 records are read as written (see
+    ``spark_avro.onread`` for which writer goes which road); the reader schema is the mapping's
+    v1 schema, so ``reader_version``/``reader_schema`` do not apply. With the registry, the
+    writers are the versions of ``subject`` (default the mapping's ``source.subject``) and of
+    its ``target.subject``. A record the converter would dead-letter is a bad record, its
+    ``decode_error_kind`` ``convert`` and its ``decode_error`` the rule's reason. Union members
+    are named ``member0..N``, as the mapping names them. Raises CheckFailed for a mapping
+    ``migrate deploy`` would refuse, InputError / UsageError for a bad one.
     """
     mode = _check_mode(mode)
+    if migrate is not None:
+        return _read_migrated(
+            spark,
+            bootstrap_servers,
+            topic,
+            migrate=migrate,
+            subject=subject,
+            registry_url=registry_url,
+            schemas=schemas,
+            reader_changed=reader_schema is not None or reader_version != "latest",
+            mode=mode,
+            streaming=streaming,
+            flatten=flatten,
+            kafka_options=kafka_options,
+        )
     resolved = resolve_schemas(
         subject=subject,
         reader_version=reader_version,

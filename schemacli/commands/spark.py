@@ -343,8 +343,6 @@ def _migration(
     """The MigrationSpec of the mapping at ``path`` and the writers with the mapping's target
     subject's versions added (from the registry; with --store, SUBJECT's alone). Raises what
     ``spark_avro.onread`` raises: the mapping is checked against SUBJECT's schemas."""
-    import json
-
     from spark_avro import onread
     from spark_avro.codegen import MigrationSpec, WriterVersion
 
