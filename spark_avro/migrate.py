@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from spark_avro.decode import (
@@ -231,7 +231,7 @@ def decode_migrated(
         data = [record.getField(name).alias(name) for name in fields]
     else:
         data = [record.alias(RECORD_COLUMN)]
-    out = [
+    out: list[Column | str] = [
         *data,
         *kafka,
         schema_id.alias(SCHEMA_ID_COLUMN),

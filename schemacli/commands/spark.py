@@ -135,7 +135,7 @@ def codegen(
         if out is not None:
             write_out(out, source, force=force)
         reader = spec.reader
-        summary = {
+        summary: dict[str, Any] = {
             "out": str(out) if out is not None else None,
             "topic": topic,
             "subject": subject,
@@ -145,8 +145,10 @@ def codegen(
         }
         if migration is not None:
             summary["reader"] = {"mapping": str(migrate), "schema": "v1"}
-            for entry, w in zip(summary["writers"], writers, strict=True):
-                entry["subject"] = w.subject or subject
+            summary["writers"] = [
+                {"version": w.version, "id": w.schema_id, "subject": w.subject or subject}
+                for w in writers
+            ]
             summary["migrate"] = {
                 "mapping": str(migrate),
                 "v1_writer_ids": list(migration.v1_ids),
