@@ -2,7 +2,9 @@
 
 The module is ``templates/reader_module.py.tmpl`` filled in, with the body of
 ``spark_avro/decode.py`` copied in after its ``codegen: begin`` marker, so the generated reader
-and ``spark_avro.read_topic`` decode with the very same code. The output is ruff-clean and laid
+and ``spark_avro.read_topic`` decode with the very same code. A migrating reader (``--migrate``)
+also gets ``spark_avro/migrate.py``'s body and the mapping's compiled Spark SQL, so it converts
+v2 records with the code and the SQL the converter runs. The output is ruff-clean and laid
 out as ``ruff format`` would (tests check both).
 """
 
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from dataclasses import dataclass
 from importlib import resources
 from string import Template
@@ -29,6 +32,21 @@ class WriterVersion:
     schema_id: int
     version: int
     schema: Any
+    subject: str | None = None  # None: the spec's subject
+
+
+@dataclass(frozen=True)
+class MigrationSpec:
+    """What a migrating reader embeds: the mapping's two schemas (parsed JSON), its compiled
+    Spark SQL and the writer ids read into v1 as written (``spark_avro.onread``)."""
+
+    mapping_file: str
+    source_schema: Any  # v2
+    target_schema: Any  # v1
+    v1_ids: tuple[int, ...]
+    columns: tuple[str, ...]
+    error_sql: str
+    incompatible: dict[int, str]  # v2-road writers the v2 schema cannot read
 
 
 @dataclass(frozen=True)
@@ -42,6 +60,7 @@ class ReaderModuleSpec:
     streaming: bool = False
     module_file: str = "reader.py"
     spark_version: str = DEFAULT_SPARK_VERSION
+    migration: MigrationSpec | None = None
 
     @property
     def reader(self) -> WriterVersion:
@@ -54,30 +73,33 @@ class ReaderModuleSpec:
 def render_reader_module(spec: ReaderModuleSpec) -> str:
     """The source text of the reader module for ``spec``."""
     writers = sorted(spec.writers, key=lambda w: w.schema_id)
-    reader = spec.reader
     constants = []
-    for writer in sorted(spec.writers, key=lambda w: w.version):
+    for writer in sorted(spec.writers, key=lambda w: (w.subject is not None, w.version)):
         name = _constant_name(writer)
         constants.append(
-            f"# Version {writer.version} of {_doc_text(spec.subject)}, "
+            f"# Version {writer.version} of {_doc_text(writer.subject or spec.subject)}, "
             f"registry id {writer.schema_id}.\n"
             f"{name} = {python_literal(writer.schema, indent=0, prefix=len(name) + 3)}\n"
         )
     entries = "\n".join(
-        f"    {w.schema_id}: json.dumps({_constant_name(w)}),  # version {w.version}"
+        f"    {w.schema_id}: json.dumps({_constant_name(w)}),  # "
+        f"{'' if spec.migration is None else _doc_text(w.subject or spec.subject) + ' '}"
+        f"version {w.version}"
         for w in writers
     )
     ids = ", ".join(str(w.schema_id) for w in writers)
-    unreadable = incompatible_writers(
-        {w.schema_id: json.dumps(w.schema) for w in writers}, json.dumps(reader.schema)
-    )
-    incompatible = "{}"
-    if unreadable:
-        lines = [
-            f"    {schema_id}: {python_literal(text, indent=4, prefix=len(str(schema_id)) + 2)},"
-            for schema_id, text in sorted(unreadable.items())
-        ]
-        incompatible = "{\n" + "\n".join(lines) + "\n}"
+    migration = spec.migration
+    if migration is None:
+        reader = spec.reader
+        reader_constant = _constant_name(reader)
+        reader_summary = f"version {reader.version} (id {reader.schema_id})"
+        unreadable = incompatible_writers(
+            {w.schema_id: json.dumps(w.schema) for w in writers}, json.dumps(reader.schema)
+        )
+    else:
+        reader_constant = "MAPPING_V1_SCHEMA"
+        reader_summary = "the mapping's v1 schema"
+        unreadable = migration.incompatible
     fields = dict(
         topic_repr=_string(spec.topic),
         subject_repr=_string(spec.subject),
@@ -85,24 +107,109 @@ def render_reader_module(spec: ReaderModuleSpec) -> str:
         subject=_doc_text(spec.subject),
         spark_version=spec.spark_version,
         writer_summary=f"ids {ids}" if len(writers) > 1 else f"id {ids}",
-        reader_summary=f"version {reader.version} (id {reader.schema_id})",
+        reader_summary=reader_summary,
         module_file=_doc_text(spec.module_file),
         streaming=str(spec.streaming),
         schema_constants="\n".join(constants).rstrip("\n"),
         writer_entries=entries,
-        reader_constant=_constant_name(reader),
-        incompatible_entries=incompatible,
-        decode_body=decode_body(),
+        reader_constant=reader_constant,
+        incompatible_entries=_incompatible_literal(unreadable),
+        migration_doc="" if migration is None else _migration_doc(migration),
+        migration_constants="" if migration is None else _migration_constants(migration),
+        decode_body=decode_body() + ("" if migration is None else "\n\n" + migrate_body()),
+        decode_call=_DECODE_CALL if migration is None else _MIGRATE_CALL,
     )
     return Template(_template()).substitute(fields)
 
 
+def _incompatible_literal(unreadable: dict[int, str]) -> str:
+    if not unreadable:
+        return "{}"
+    lines = [
+        f"    {schema_id}: {python_literal(text, indent=4, prefix=len(str(schema_id)) + 2)},"
+        for schema_id, text in sorted(unreadable.items())
+    ]
+    return "{\n" + "\n".join(lines) + "\n}"
+
+
+def _migration_doc(migration: MigrationSpec) -> str:
+    v1 = ", ".join(str(i) for i in migration.v1_ids) or "none"
+    text = (
+        f"It migrates on read, with the mapping {_doc_text(migration.mapping_file)} (``schemacli "
+        f"spark codegen --migrate``): records of the v1 writers (V1_WRITER_IDS: {v1}) are read "
+        "into v1 as written; every other record is decoded into the mapping's v2 schema and "
+        "converted to v1 by the mapping's Spark SQL (V1_COLUMNS, ERROR_SQL), as schemacli's "
+        "converter converts it. A record the converter would dead-letter is a bad record of "
+        "kind ``convert``, with the rule's reason. Union members are named ``member0..N``, as "
+        "the mapping names them (``stable_union_names`` does not apply)."
+    )
+    return "\n" + textwrap.fill(text, width=LINE_LENGTH - 4, break_on_hyphens=False) + "\n"
+
+
+def _migration_constants(migration: MigrationSpec) -> str:
+    columns = "\n".join(f"    {python_literal(c, indent=4)}," for c in migration.columns)
+    v1_ids = "".join(f"{i}, " for i in migration.v1_ids).rstrip(" ")
+    parts = [
+        f"# Migrate on read: the mapping {_doc_text(migration.mapping_file)}, compiled by "
+        "schemacli's converter.",
+        "# Its v2 schema: every writer not in V1_WRITER_IDS is decoded into it, then converted.",
+        "MAPPING_V2_SCHEMA = "
+        + python_literal(migration.source_schema, indent=0, prefix=len("MAPPING_V2_SCHEMA = ")),
+        "# Its v1 schema: what every row is.",
+        "MAPPING_V1_SCHEMA = "
+        + python_literal(migration.target_schema, indent=0, prefix=len("MAPPING_V1_SCHEMA = ")),
+        "# Writers read into v1 as written (the v1 schema, or one v1 reads and v2 does not).",
+        f"V1_WRITER_IDS: tuple[int, ...] = ({v1_ids})",
+        "# The Spark SQL of each v1 field over the v2 record's fields, in v1's order.",
+        f"V1_COLUMNS: tuple[str, ...] = (\n{columns}\n)",
+        "# The reasons a record cannot be converted ('' when it can).",
+        "ERROR_SQL = " + python_literal(migration.error_sql, indent=0, prefix=len("ERROR_SQL = ")),
+    ]
+    return "\n" + "\n".join(parts) + "\n"
+
+
+_DECODE_CALL = """    return decode_confluent(
+        raw,
+        writer_schemas=WRITER_SCHEMAS,
+        reader_schema=READER_SCHEMA,
+        mode=mode,
+        flatten=flatten,
+        incompatible=INCOMPATIBLE_WRITERS,
+        stable_union_names=stable_union_names,
+    )"""
+
+_MIGRATE_CALL = """\
+    # Union members are named member0..N, as the mapping names them (stable_union_names
+    # does not apply).
+    return decode_migrated(
+        raw,
+        writer_schemas=WRITER_SCHEMAS,
+        v1_ids=V1_WRITER_IDS,
+        source_schema=json.dumps(MAPPING_V2_SCHEMA),
+        target_schema=READER_SCHEMA,
+        columns=V1_COLUMNS,
+        error_sql=ERROR_SQL,
+        mode=mode,
+        flatten=flatten,
+        incompatible=INCOMPATIBLE_WRITERS,
+    )"""
+
+
 def decode_body() -> str:
     """The part of ``spark_avro/decode.py`` after its codegen marker."""
-    text = resources.files("spark_avro").joinpath("decode.py").read_text(encoding="utf-8")
+    return _body("decode.py")
+
+
+def migrate_body() -> str:
+    """The part of ``spark_avro/migrate.py`` after its codegen marker."""
+    return _body("migrate.py")
+
+
+def _body(module: str) -> str:
+    text = resources.files("spark_avro").joinpath(module).read_text(encoding="utf-8")
     _, marker, body = text.partition(CODEGEN_MARKER)
     if not marker:
-        raise RuntimeError("spark_avro/decode.py lost its codegen marker")
+        raise RuntimeError(f"spark_avro/{module} lost its codegen marker")
     return body.rstrip("\n") + "\n"
 
 
@@ -112,7 +219,10 @@ def _template() -> str:
 
 
 def _constant_name(writer: WriterVersion) -> str:
-    return f"SCHEMA_V{writer.version}"
+    # a writer of the mapping's other subject (a migrating reader): its own names
+    return (
+        f"SCHEMA_V{writer.version}" if writer.subject is None else f"V1_SUBJECT_V{writer.version}"
+    )
 
 
 def _doc_text(text: str) -> str:

@@ -19,12 +19,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from schemacli.errors import InputError, RegistryError, UsageError
-from spark_avro import registry
+from spark_avro import onread, registry
 from spark_avro.compat import incompatible_writers
 from spark_avro.decode import MODES, decode_confluent, header_schema_id, reader_field_names
+from spark_avro.migrate import decode_migrated
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -143,6 +144,7 @@ def read_topic(
     flatten: bool = True,
     kafka_options: Mapping[str, str] | None = None,
     stable_union_names: bool = True,
+    migrate: Any = None,
 ) -> DataFrame:
     """``topic`` decoded into one reader schema (batch or, with ``streaming``, a streaming frame).
 
@@ -151,8 +153,34 @@ def read_topic(
     Columns: see ``spark_avro.decode.decode_confluent``. For a dead-letter sink, pass the result
     to ``split_bad_records``. ``stable_union_names=False`` keeps Spark's positional union members
     (``member0..N``) instead of ``member_<type>``.
+
+    ``migrate=MAPPING`` (a mapping file's path, or a loaded ``converters.mapping`` Mapping) reads
+    a topic of v2 records, or of v1 and v2 records, as v1 rows: v2 records go through the
+    mapping's compiled Spark SQL as the converter runs it, v1 records are read as written (see
+    ``spark_avro.onread`` for which writer goes which road); the reader schema is the mapping's
+    v1 schema, so ``reader_version``/``reader_schema`` do not apply. With the registry, the
+    writers are the versions of ``subject`` (default the mapping's ``source.subject``) and of
+    its ``target.subject``. A record the converter would dead-letter is a bad record, its
+    ``decode_error_kind`` ``convert`` and its ``decode_error`` the rule's reason. Union members
+    are named ``member0..N``, as the mapping names them. Raises CheckFailed for a mapping
+    ``migrate deploy`` would refuse, InputError / UsageError for a bad one.
     """
     mode = _check_mode(mode)
+    if migrate is not None:
+        return _read_migrated(
+            spark,
+            bootstrap_servers,
+            topic,
+            migrate=migrate,
+            subject=subject,
+            registry_url=registry_url,
+            schemas=schemas,
+            reader_changed=reader_schema is not None or reader_version != "latest",
+            mode=mode,
+            streaming=streaming,
+            flatten=flatten,
+            kafka_options=kafka_options,
+        )
     resolved = resolve_schemas(
         subject=subject,
         reader_version=reader_version,
@@ -172,6 +200,65 @@ def read_topic(
         incompatible=incompatible_writers(resolved.writer_schemas, resolved.reader_schema),
         stable_union_names=stable_union_names,
     )
+
+
+def _read_migrated(
+    spark: SparkSession,
+    bootstrap_servers: str,
+    topic: str,
+    *,
+    migrate: Any,
+    subject: str | None,
+    registry_url: str | None,
+    schemas: Mapping[int, str] | None,
+    reader_changed: bool,
+    mode: str,
+    streaming: bool,
+    flatten: bool,
+    kafka_options: Mapping[str, str] | None,
+) -> DataFrame:
+    """read_topic(..., migrate=...): everything checked on the driver before Spark reads."""
+    if reader_changed:
+        raise UsageError(
+            "migrate= reads into the mapping's v1 schema: reader_version and reader_schema "
+            "do not apply",
+            hint="Drop reader_version/reader_schema, or read without migrate=.",
+        )
+    if (registry_url is None) == (schemas is None):
+        raise UsageError(
+            "give exactly one source of writer schemas: registry_url=... or schemas={id: json}",
+            hint="Offline, pass schemas={schema_id: schema_json, ...}.",
+        )
+    migration = onread.load_migration(migrate, registry_url=registry_url)
+    if registry_url is not None:
+        writers = onread.registry_writers(migration, registry_url, subject)
+    else:
+        assert schemas is not None  # exactly one source, checked above
+        if not schemas:
+            raise UsageError("schemas is empty: every record would have an unknown schema id")
+        writers = {int(k): _schema_text(v, f"schema id {k}") for k, v in schemas.items()}
+    raw = kafka_source(
+        spark, bootstrap_servers, topic, streaming=streaming, kafka_options=kafka_options
+    )
+    try:
+        return decode_migrated(
+            raw,
+            writer_schemas=writers,
+            v1_ids=onread.v1_writer_ids(migration, writers),
+            source_schema=migration.source_schema,
+            target_schema=migration.target_schema,
+            columns=migration.columns,
+            error_sql=migration.error_sql,
+            mode=mode,
+            flatten=flatten,
+            incompatible=onread.v2_incompatible(migration, writers),
+        )
+    except ValueError as exc:
+        raise InputError(
+            str(exc),
+            location=migration.mapping.location("/target"),
+            hint="Read with flatten=False to get the v1 record as one struct column.",
+        ) from exc
 
 
 class SchemaCache:

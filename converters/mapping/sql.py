@@ -21,6 +21,7 @@ from converters.mapping.model import Conversion, Mapping, Policy, Rule
 from converters.mapping.schemaview import SPARK_TYPES, AvroField, AvroType, same_type, view
 from schemacli.contracts.findings import Finding
 from schemacli.contracts.kinds import Kind
+from schemacli.errors import CheckFailed
 
 # Avro's own promotions (what a v1 reader would accept from a v2 writer): copy with a cast.
 PROMOTIONS = {
@@ -100,12 +101,14 @@ def fits(value: Any, t: AvroType) -> bool:
             fits(value[f.name], f.type) if f.name in value else f.has_default for f in t.fields
         )
     if k == "array":
-        return isinstance(value, list) and t.items is not None and all(
-            fits(v, t.items) for v in value
+        return (
+            isinstance(value, list) and t.items is not None and all(fits(v, t.items) for v in value)
         )
     if k == "map":
-        return isinstance(value, dict) and t.items is not None and all(
-            isinstance(key, str) and fits(v, t.items) for key, v in value.items()
+        return (
+            isinstance(value, dict)
+            and t.items is not None
+            and all(isinstance(key, str) and fits(v, t.items) for key, v in value.items())
         )
     return False
 
@@ -145,9 +148,7 @@ def literal(value: Any, t: AvroType) -> str:
     if k == "map":
         if not value:
             return f"CAST(map() AS {spark_type(t)})"
-        kv = ", ".join(
-            f"{string_literal(k2)}, {literal(v, t.element)}" for k2, v in value.items()
-        )
+        kv = ", ".join(f"{string_literal(k2)}, {literal(v, t.element)}" for k2, v in value.items())
         return f"map({kv})"
     raise ValueError(f"no literal for {t.describe()}")
 
@@ -473,6 +474,23 @@ class _Compiler:
         return value
 
 
+def compiled_or_fail(mapping: Mapping) -> Compiled:
+    """Compile ``mapping``; raise CheckFailed naming the first problem when it is not deployable.
+
+    What the converter and the migrate-on-read readers both refuse to run."""
+    compiled = compile_mapping(mapping)
+    errors = [f for f in compiled.findings if f.severity == "error"]
+    if errors:
+        first = errors[0]
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise CheckFailed(
+            first.message + more,
+            location=first.location,
+            hint="Run `schemacli migrate validate` to see every problem.",
+        )
+    return compiled
+
+
 def select_sql(compiled: Compiled) -> list[str]:
     """``<expr> AS `name``` for each top-level v1 field, in v1 order."""
     return [f"{expr} AS {ident(name)}" for name, expr in compiled.columns]
@@ -490,6 +508,14 @@ def _example(t: AvroType) -> str:
     """A value of ``t`` as YAML, for a hint."""
     t = t.non_null() if t.kind == "union" else t
     return {
-        "boolean": "false", "int": "0", "long": "0", "float": "0.0", "double": "0.0",
-        "string": "''", "bytes": "''", "array": "[]", "map": "{}", "record": "{}",
+        "boolean": "false",
+        "int": "0",
+        "long": "0",
+        "float": "0.0",
+        "double": "0.0",
+        "string": "''",
+        "bytes": "''",
+        "array": "[]",
+        "map": "{}",
+        "record": "{}",
     }.get(t.kind, repr(t.symbols[0]) if t.kind == "enum" and t.symbols else "null")

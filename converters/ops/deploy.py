@@ -32,12 +32,12 @@ from typing import TYPE_CHECKING
 from converters.kafka import settings
 from converters.mapping.dump import to_dict
 from converters.mapping.model import Mapping
+from converters.mapping.sql import compiled_or_fail
 from converters.ops import process
 from converters.ops.stop import stop
 from converters.ops.window import advance
 from converters.pipeline import jvmjar
 from converters.pipeline.records import resolve_registry
-from converters.pipeline.transform import compiled_or_fail
 from converters.spark import PACKAGES
 from converters.state import loads, local_checkpoint, read_state, whole, write_text
 from schemacli import redact

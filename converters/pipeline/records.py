@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from converters.mapping.model import Mapping
+from converters.mapping.sql import compiled_or_fail
 from converters.pipeline.headers import (
     ERROR_HEADER,
     MARKER_HEADER,
@@ -28,7 +29,7 @@ from converters.pipeline.headers import (
     TOMBSTONE,
 )
 from converters.pipeline.progress import KINDS, METRICS
-from converters.pipeline.transform import ERROR, STAGE, V1, compiled_or_fail, convert_rows
+from converters.pipeline.transform import ERROR, STAGE, V1, convert_rows
 from schemacli.errors import CheckFailed, UsageError
 from spark_avro.encode import confluent_value
 

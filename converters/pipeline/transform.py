@@ -16,32 +16,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from converters.mapping.model import Mapping
-from converters.mapping.sql import Compiled, compile_mapping, ident, select_sql
-from schemacli.errors import CheckFailed
+from converters.mapping.sql import Compiled, compiled_or_fail, select_sql
+from spark_avro.migrate import REASON_COLUMN, STAGE_COLUMN, V1_COLUMN, convert_decoded
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-RECORD = "record"
-DECODE_ERROR = "decode_error"
-V1 = "v1"  # the converted record, a struct in v1's shape
-ERROR = "error"  # why a record is dead-lettered
-STAGE = "error_stage"  # decode | convert
-
-
-def compiled_or_fail(mapping: Mapping) -> Compiled:
-    """Compile ``mapping``; raise CheckFailed naming the first problem when it is not deployable."""
-    compiled = compile_mapping(mapping)
-    errors = [f for f in compiled.findings if f.severity == "error"]
-    if errors:
-        first = errors[0]
-        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        raise CheckFailed(
-            first.message + more,
-            location=first.location,
-            hint="Run `schemacli migrate validate` to see every problem.",
-        )
-    return compiled
+V1 = V1_COLUMN  # the converted record, a struct in v1's shape
+ERROR = REASON_COLUMN  # why a record is dead-lettered
+STAGE = STAGE_COLUMN  # decode | convert
 
 
 def convert_rows(df: DataFrame, mapping: Mapping, *, compiled: Compiled | None = None) -> DataFrame:
@@ -51,42 +34,12 @@ def convert_rows(df: DataFrame, mapping: Mapping, *, compiled: Compiled | None =
     types; null for a failed record), ``error`` (the reasons, ``; ``-joined; null when the
     record converted) and ``error_stage`` (decode or convert; null when it converted). One pass:
     the job chooses each row's topic and value from these columns without splitting the frame
-    (a union of two filtered frames would decode every batch twice). Raises CheckFailed if the
-    mapping is not deployable (unresolved fields, type mismatches).
+    (a union of two filtered frames would decode every batch twice). The SQL runs through
+    ``spark_avro.migrate.convert_decoded``, which the migrate-on-read readers use too. Raises
+    CheckFailed if the mapping is not deployable (unresolved fields, type mismatches).
     """
-    from pyspark.sql import functions as F
-
     compiled = compiled or compiled_or_fail(mapping)
-    carried = [c for c in df.columns if c not in (RECORD, DECODE_ERROR)]
-    has_decode_error = DECODE_ERROR in df.columns
-    # Expressions name v2 fields directly (``total_amount``), so evaluate them over the record's
-    # fields; the carried columns ride along under prefixed names that cannot clash with a field
-    # (a struct holding them would be built and taken apart again for every record).
-    carry = "__schemacli_carry_"
-    flat = df.select(
-        *[F.col(ident(c)).alias(carry + c) for c in carried],
-        (F.col(DECODE_ERROR) if has_decode_error else F.lit(None).cast("string")).alias(
-            DECODE_ERROR
-        ),
-        F.col(f"{RECORD}.*"),
-    )
-    target = F.struct(*[F.expr(s) for s in select_sql(compiled)])
-    decoded = F.col(DECODE_ERROR).isNull()
-    staged = flat.select(
-        *[F.col(ident(carry + c)) for c in carried],
-        F.col(DECODE_ERROR),
-        F.when(decoded, F.expr(compiled.error_sql)).alias("_convert_error"),
-        F.when(decoded, target).alias("_v1"),
-    )
-    bad = F.col(DECODE_ERROR).isNotNull() | (F.col("_convert_error") != "")
-    return staged.select(
-        *[F.col(ident(carry + c)).alias(c) for c in carried],
-        F.when(~bad, F.col("_v1")).alias(V1),
-        F.when(bad, F.coalesce(F.col(DECODE_ERROR), F.col("_convert_error"))).alias(ERROR),
-        F.when(F.col(DECODE_ERROR).isNotNull(), F.lit("decode"))
-        .when(bad, F.lit("convert"))
-        .alias(STAGE),
-    )
+    return convert_decoded(df, columns=select_sql(compiled), error_sql=compiled.error_sql)
 
 
 def convert(

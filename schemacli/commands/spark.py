@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
+from schemacli.commands.migrate.common import load_mapping
 from schemacli.commands.options import OUTPUT_META_KEY, JsonOutput
 from schemacli.commands.outfile import Force, check_out, write_out
 from schemacli.commands.registry_options import (
@@ -67,6 +68,15 @@ def codegen(
             help="With --store: the registry id of a version (repeat for each version).",
         ),
     ] = None,
+    migrate: Annotated[
+        Path | None,
+        typer.Option(
+            "--migrate",
+            metavar="MAPPING",
+            help="Migrate on read: v2 records converted to v1 by this mapping's Spark SQL, as "
+            "the converter does; v1 records read as written.",
+        ),
+    ] = None,
     output: JsonOutput = TextOrJson.text,
     flags: RegistryFlags = NO_FLAGS,
 ) -> None:
@@ -75,10 +85,19 @@ def codegen(
     The module decodes each Confluent-framed record with its own writer schema into one reader
     schema (the latest version unless --reader-version), keeps bad records (PERMISSIVE) or fails
     on them (FAILFAST), and needs only pyspark plus the spark-avro and spark-sql-kafka packages.
-    Exit codes: 0 written, 2 usage or input error (an existing --out without --force too:
-    nothing is written), 3 registry error.
+    With --migrate MAPPING (a `migrate plan` mapping for SUBJECT) every row is v1: the module
+    embeds the mapping's compiled Spark SQL and, from the registry, the versions of the
+    mapping's target subject too. Exit codes: 0 written, 1 the mapping is not deployable,
+    2 usage or input error (an existing --out without --force too: nothing is written),
+    3 registry error.
     """
     check_out(out, force=force)  # before any registry call: a refusal costs nothing
+    if migrate is not None and reader_version is not None:
+        raise UsageError(
+            "--migrate reads every record into the mapping's v1 schema: --reader-version does "
+            "not apply",
+            hint="Drop --reader-version, or generate a reader without --migrate.",
+        )
     with connect(flags, store=store) as conn:
         from spark_avro.codegen import ReaderModuleSpec, render_reader_module
 
@@ -93,6 +112,9 @@ def codegen(
                     "--schema-id only applies with --store: the registry knows its ids"
                 )
             writers = _registry_versions(conn, subject)
+        migration = None
+        if migrate is not None:
+            migration, writers = _migration(conn, migrate, subject, writers, store=store)
         chosen = reader_version if reader_version is not None else max(w.version for w in writers)
         if chosen not in {w.version for w in writers}:
             raise UsageError(
@@ -106,13 +128,14 @@ def codegen(
             reader_version=chosen,
             streaming=streaming,
             module_file=out.name if out is not None else "reader.py",
+            migration=migration,
         )
         _check_readable(spec)
         source = render_reader_module(spec)
         if out is not None:
             write_out(out, source, force=force)
         reader = spec.reader
-        summary = {
+        summary: dict[str, Any] = {
             "out": str(out) if out is not None else None,
             "topic": topic,
             "subject": subject,
@@ -120,15 +143,36 @@ def codegen(
             "writers": [{"version": w.version, "id": w.schema_id} for w in writers],
             "streaming": streaming,
         }
+        if migration is not None:
+            summary["reader"] = {"mapping": str(migrate), "schema": "v1"}
+            summary["writers"] = [
+                {"version": w.version, "id": w.schema_id, "subject": w.subject or subject}
+                for w in writers
+            ]
+            summary["migrate"] = {
+                "mapping": str(migrate),
+                "v1_writer_ids": list(migration.v1_ids),
+                "incompatible_writer_ids": sorted(migration.incompatible),
+            }
         if _wants_json(output):
             emit_json(summary if out is not None else {**summary, "source": source})
             return
         if out is None:
             typer.echo(source, nl=False)
         ids = ", ".join(f"v{w.version}=id {w.schema_id}" for w in writers)
+        if migration is not None:
+            ids = ", ".join(
+                f"{w.subject or subject} v{w.version}=id {w.schema_id}" for w in writers
+            )
         typer.echo(
             f"{out if out is not None else 'reader'}: topic {topic}, subject {subject}, "
-            f"writers {ids}, reader v{reader.version}",
+            f"writers {ids}, "
+            + (
+                f"reader v{reader.version}"
+                if migration is None
+                else f"v1 rows by {migrate} (v1 writer ids: "
+                f"{', '.join(map(str, migration.v1_ids)) or 'none'})"
+            ),
             err=True,
         )
 
@@ -295,12 +339,47 @@ def _registry_versions(conn: Connection, subject: str) -> list[Any]:
     return writers
 
 
+def _migration(
+    conn: Connection, path: Path, subject: str, writers: list[Any], *, store: Path | None
+) -> tuple[Any, list[Any]]:
+    """The MigrationSpec of the mapping at ``path`` and the writers with the mapping's target
+    subject's versions added (from the registry; with --store, SUBJECT's alone). Raises what
+    ``spark_avro.onread`` raises: the mapping is checked against SUBJECT's schemas."""
+    from spark_avro import onread
+    from spark_avro.codegen import MigrationSpec, WriterVersion
+
+    migration = onread.load_migration(load_mapping(conn, path))
+    subjects = onread.subjects_to_read(migration, subject)
+    if store is None:
+        for other in subjects[1:]:
+            known = {w.schema_id for w in writers}
+            writers = writers + [
+                WriterVersion(w.schema_id, w.version, w.schema, subject=other)
+                for w in _registry_versions(conn, other)
+                if w.schema_id not in known
+            ]
+    texts = {w.schema_id: json.dumps(w.schema) for w in writers}
+    onread.require_source_among(migration, texts, f"subject {subject!r}")
+    spec = MigrationSpec(
+        mapping_file=path.name,
+        source_schema=migration.mapping.source.schema_json,
+        target_schema=migration.mapping.target.schema_json,
+        v1_ids=onread.v1_writer_ids(migration, texts),
+        columns=migration.columns,
+        error_sql=migration.error_sql,
+        incompatible=onread.v2_incompatible(migration, texts),
+    )
+    return spec, writers
+
+
 def _check_readable(spec: Any) -> None:
     """Every embedded schema must map to Spark types, and the reader must be a record."""
     from spark_avro.types import avro_to_spark
 
     for writer in spec.writers:
         avro_to_spark(writer.schema, source=f"{spec.subject}:{writer.version}")
+    if spec.migration is not None:
+        return  # the reader is the mapping's v1 schema, a record (checked when it was read)
     reader = spec.reader.schema
     if not (isinstance(reader, dict) and reader.get("type") == "record"):
         raise InputError(

@@ -70,7 +70,23 @@ RULES = [
     ("schemacli.scaffold", (*UI, "schemacli.commands")),
     # the one writer of users' files: plain file-system plumbing under everything
     ("schemacli.atomicwrite", (*UI, *HEAVY, "schemacli.commands", "schemacli.registry")),
-    ("spark_avro", (*UI, "schemacli.commands", "schemacli.config", "schemacli.output")),
+    # of the converters, the readers take only the mapping language (migrate on read); the
+    # Spark SQL they share with the converter's pipeline lives in spark_avro.migrate
+    (
+        "spark_avro",
+        (
+            *UI,
+            "schemacli.commands",
+            "schemacli.config",
+            "schemacli.output",
+            "converters.pipeline",
+            "converters.ops",
+            "converters.job",
+            "converters.kafka",
+            "converters.spark",
+            "converters.state",
+        ),
+    ),
     ("converters", (*UI, "schemacli.commands", "schemacli.app", "schemacli.output")),
     # the converter's rooms: the mapping language, the pipeline, the operations; the CLI's
     # renderers import the mapping's model, which loads no YAML, Spark or Kafka
