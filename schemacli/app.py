@@ -45,7 +45,6 @@ Exit codes: 0 ok · 1 incompatible / check failed · 2 usage or input error ·
 """
 
 
-
 def _keep_argument_help() -> None:
     """Positional arguments keep their ``help=``. typer (< 0.25) stores it on its TyperArgument
     and then calls click's ``Argument.__init__`` without it; click 8.5 takes ``help`` there too

@@ -100,6 +100,7 @@ def check_report(result: CheckReport) -> Report:
             ("level", result.level.value),
             ("versions", len(result.history)),
             ("checked_against", result.checked_against),
+            *((("readers", result.readers),) if result.readers else ()),
         ),
         source=result.candidate,
     )
