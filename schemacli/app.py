@@ -23,6 +23,7 @@ from schemacli.commands import (
     init,
     migrate,
     pull,
+    readers,
     register,
     registry_config,
     spark,
@@ -230,6 +231,7 @@ app.command("gate")(gate.gate_command)
 app.command("register")(register.register_command)
 app.command("pull")(pull.pull_command)
 app.add_typer(subjects.subjects_app)
+app.add_typer(readers.readers_app)
 app.add_typer(registry_config.config_app)
 app.add_typer(spark.spark_app, name="spark")
 migrate.register(app)  # its subcommands onto its own typer, then that typer onto the app

@@ -11,12 +11,12 @@ consumer, its owner, its groups, and where in the reader's schema it sits (``Fin
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from schemacli.contracts.check import CheckReport
-from schemacli.contracts.findings import Finding, Kind, ReaderRef
+from schemacli.contracts.findings import Finding, Kind, ReaderRef, Severity
 from schemacli.contracts.loader import LoadedSchema, load_schema_text
 from schemacli.contracts.readers import DeclaredReader
 from schemacli.contracts.source import escape_pointer_token, read_text
@@ -244,3 +244,43 @@ def _field_counterpart(reader: dict[str, Any], writer: dict[str, Any], token: st
         if isinstance(other, dict) and other.get("name") in names:
             return j
     return None
+
+
+@dataclass(frozen=True)
+class ReaderVerdict:
+    """One declared reader judged against its subject's latest writer version (``against``,
+    e.g. ``orders-value v3``; None when the subject has no version to read)."""
+
+    declared: DeclaredReader
+    against: str | None
+    findings: tuple[Finding, ...] = ()
+
+    @property
+    def compatible(self) -> bool:
+        return not any(f.severity is Severity.ERROR for f in self.findings)
+
+
+def judge_latest(
+    readers: Sequence[DeclaredReader],
+    latest: Callable[[str], tuple[LoadedSchema, str] | None],
+    *,
+    verdicts: VerdictCache | None = None,
+) -> tuple[ReaderVerdict, ...]:
+    """Each declared reader against ``latest(subject)`` (the subject's latest version and its
+    label, from the store or a registry; None: none yet), asked once per subject."""
+    verdicts = verdicts if verdicts is not None else VerdictCache()
+    writers: dict[str, tuple[LoadedSchema, str] | None] = {}
+    out = []
+    for reader in readers:
+        loaded, problems = load_declared([reader])
+        if reader.subject not in writers:
+            writers[reader.subject] = latest(reader.subject)
+        writer = writers[reader.subject]
+        if problems or writer is None:
+            out.append(ReaderVerdict(reader, writer[1] if writer else None, problems))
+            continue
+        found = judge_readers(
+            writer[0], loaded, subject=reader.subject, writer_label=writer[1], verdicts=verdicts
+        )
+        out.append(ReaderVerdict(reader, writer[1], found))
+    return tuple(out)
