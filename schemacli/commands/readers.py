@@ -1,4 +1,4 @@
-"""`schemacli readers add|list|remove|pull`: consumers' declared reader schemas (docs/readers.md)."""
+"""`schemacli readers add|list|remove|pull`: the reader schemas consumers declare."""
 
 import sys
 from pathlib import Path
