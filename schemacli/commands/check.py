@@ -123,7 +123,7 @@ def check_command(
             )
         level = Level.READERS.value
     # The declared readers always come from the store's working tree, also with --registry.
-    readers = load_readers(settings.store, subject)
+    readers = load_readers(shown_store(settings.store), subject)
     if flags.url is not None:
         from schemacli.registry.compare import check_with_registry
 
@@ -172,6 +172,18 @@ def verdict_cache(settings, no_cache: bool):  # -> schemacli.contracts.verdicts.
     if no_cache:
         return VerdictCache()
     return VerdictCache(settings.cache_dir or default_cache_dir())
+
+
+def shown_store(store: Path) -> Path:
+    """``store`` relative to the current directory when it is below it (so files found in it,
+    such as the declared readers, are named that way in messages), else as it is."""
+    import os
+
+    try:
+        shown = os.path.relpath(store)
+    except ValueError:  # another drive on Windows
+        return store
+    return store if shown.startswith("..") else Path(shown)
 
 
 def store_tree(store: Path):  # -> schemacli.contracts.store.FileTree

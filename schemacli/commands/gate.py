@@ -12,6 +12,7 @@ from schemacli.commands.check import (
     NoCache,
     ReadersOnly,
     Store,
+    shown_store,
     store_tree,
     verdict_cache,
 )
@@ -68,7 +69,7 @@ def gate_command(
 
     online = flags.url is not None  # offline, no registry setting is read (nor can fail)
     settings = load_settings(flags={"store": store}, registry=flags if online else None)
-    readers = load_readers(settings.store)
+    readers = load_readers(shown_store(settings.store))
     levels = SubjectLevels(Level.READERS) if readers_only else settings.levels
     head = store_tree(settings.store)
     if store is not None:  # messages name the store as the user wrote it

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from schemacli import redact
-from schemacli.commands.check import Store, store_tree, verdict_cache
+from schemacli.commands.check import Store, shown_store, store_tree, verdict_cache
 from schemacli.commands.options import JsonOutput, Output
 from schemacli.commands.registry_options import (
     NO_FLAGS,
@@ -148,9 +148,9 @@ def list_command(
 
     online = flags.url is not None
     settings = load_settings(flags={"store": store}, registry=flags if online else None)
-    readers = load_readers(settings.store, subject)
+    readers = load_readers(shown_store(settings.store), subject)
     if consumer:
-        known = {r.consumer for r in load_readers(settings.store)}
+        known = {r.consumer for r in load_readers(shown_store(settings.store))}
         unknown = [c for c in consumer if c not in known]
         if unknown:
             raise UsageError(
