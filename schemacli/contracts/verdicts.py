@@ -41,7 +41,7 @@ from typing import Any
 from schemacli.contracts import compat
 from schemacli.contracts.compat import CompatResult
 from schemacli.contracts.edits import Applicability, Fix, TextEdit
-from schemacli.contracts.findings import Finding, Kind, Severity
+from schemacli.contracts.findings import Finding, Kind, ReaderRef, Severity
 from schemacli.contracts.levels import BACKWARD, Level, comparisons
 from schemacli.contracts.loader import LoadedSchema
 from schemacli.contracts.parse import parse_schema
@@ -302,6 +302,28 @@ class VerdictCache:
             )
         return tuple(out)
 
+    def reader_pair(self, reader: LoadedSchema, writer: LoadedSchema) -> CompatResult:
+        """``check(reader, writer)`` for a declared reader (docs/readers.md), also remembered
+        on disk when there is a directory (a declared reader is checked on every run)."""
+        key = None
+        if self.disk is not None:
+            rd, wd = self.content_digest(reader), self.content_digest(writer)
+            if rd is not None and wd is not None:
+                key = digest("reader-pair", rd, wd)
+                cached = self.disk.load(key)
+                if cached is not None:
+                    try:
+                        found = tuple(decode_finding(f) for f in cached)
+                        return CompatResult(not found, found) if found else _COMPATIBLE
+                    except (TypeError, ValueError, KeyError):
+                        self.disk.corrupt(key, "is not a list of findings")
+        started = time.process_time()
+        result = self.check(reader, writer)
+        if key is not None and self.disk is not None:
+            if time.process_time() - started >= self.min_cost:
+                self.disk.store(key, _encode_findings(result.findings))
+        return result
+
     # -- other values by content key -------------------------------------------------------
     def load(self, key: str) -> Any:
         return self.disk.load(key) if self.disk is not None else None
@@ -432,6 +454,15 @@ def encode_finding(finding: Finding) -> dict[str, Any]:
     out["location"] = [getattr(finding.location, k) for k in _LOCATION_KEYS]
     if finding.fixes:
         out["fixes"] = [_encode_fix(fix) for fix in finding.fixes]
+    if finding.reader is not None:
+        ref = finding.reader
+        out["reader"] = {
+            "consumer": ref.consumer,
+            "owner": ref.owner,
+            "contact": ref.contact,
+            "groups": list(ref.groups),
+            "location": [getattr(ref.location, k) for k in _LOCATION_KEYS],
+        }
     return out
 
 
@@ -463,7 +494,17 @@ def decode_finding(data: Any) -> Finding:
         raise ValueError("a finding needs a kind and a message")
     values["kind"] = Kind[values["kind"]]  # KeyError: a kind this engine does not know
     fixes = tuple(_decode_fix(f) for f in data.get("fixes", ()))
-    return Finding(location=location, fixes=fixes, **values)
+    ref = data.get("reader")
+    reader = None
+    if ref is not None:
+        reader = ReaderRef(
+            consumer=ref["consumer"],
+            owner=ref["owner"],
+            contact=ref["contact"],
+            groups=tuple(ref["groups"]),
+            location=Location(**dict(zip(_LOCATION_KEYS, ref["location"], strict=True))),
+        )
+    return Finding(location=location, fixes=fixes, reader=reader, **values)
 
 
 def encodable(findings: Sequence[Finding]) -> list[dict[str, Any]] | None:

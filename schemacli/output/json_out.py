@@ -70,9 +70,10 @@ def fix_json(fix: Fix) -> dict[str, Any]:
 
 
 def finding_json(finding: Finding) -> dict[str, Any]:
-    """A finding as JSON; ``fixes`` (a list of fix objects) only when it has any."""
+    """A finding as JSON; ``fixes`` (a list of fix objects) only when it has any, ``reader``
+    only for a declared reader's verdict."""
     fixes = {"fixes": [fix_json(fix) for fix in finding.fixes]} if finding.fixes else {}
-    return {
+    out = {
         "kind": finding.kind,
         "severity": finding.severity.value,
         "message": finding.message,
@@ -83,6 +84,16 @@ def finding_json(finding: Finding) -> dict[str, Any]:
         "new": to_jsonable(finding.new),
         **fixes,
     }
+    if finding.reader is not None:  # a declared reader's verdict (docs/readers.md)
+        ref = finding.reader
+        out["reader"] = {
+            "consumer": ref.consumer,
+            "owner": ref.owner,
+            "contact": ref.contact,
+            "groups": list(ref.groups),
+            "location": location_json(ref.location),
+        }
+    return out
 
 
 def render_error(err: SchemacliError, *, command: str, compact: bool = False) -> str:
