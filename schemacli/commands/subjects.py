@@ -7,7 +7,8 @@ import typer
 from schemacli.commands.migrate.common import Bootstrap, KafkaProperties
 from schemacli.commands.options import JsonOutput
 from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect, registry_flags
-from schemacli.errors import RegistryError, UsageError
+from schemacli.commands.topics import check_topic, run_census
+from schemacli.errors import CheckFailed, RegistryError, UsageError
 from schemacli.output import TextOrJson
 from schemacli.output.json_out import emit_json, is_json
 from schemacli.output.terminal import echo, progress
@@ -233,8 +234,6 @@ def _census_guard(
     was found, for the JSON answer."""
     from converters.census.guard import holdings, topic_of
     from converters.census.model import Mode
-    from schemacli.commands.topics import check_topic, run_census
-    from schemacli.errors import CheckFailed
 
     chosen = topic or topic_of(subject)
     if chosen is None:

@@ -18,8 +18,9 @@ from schemacli.commands.migrate.common import (
 from schemacli.commands.options import DAY, Output, count, seconds
 from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect, registry_flags
 from schemacli.errors import ExitCode, UsageError
-from schemacli.output import OutputFormat
+from schemacli.output import OutputFormat, render
 from schemacli.output.json_out import emit_json, is_json
+from schemacli.output.terminal import Progress, echo
 from schemacli.topics import TOPIC_HINT, topic_problem
 
 if TYPE_CHECKING:
@@ -144,7 +145,6 @@ def run_census(
     and ``subjects delete`` take."""
     from converters.census.take import take_census
     from schemacli.config import load_settings
-    from schemacli.output.terminal import Progress
 
     online = flags.url is not None
     settings = load_settings(flags={"store": store}, registry=flags if online else None)
@@ -198,7 +198,6 @@ def census_command(
     Exit codes: 0 the census was taken, 2 usage or input error (an unknown topic), 3 Kafka or
     the registry unreachable.
     """
-    from schemacli.output import render
     from schemacli.output.census import report, text
 
     check_topic(topic)
@@ -217,8 +216,6 @@ def census_command(
     if is_json(output):
         emit_json(doc)
     elif OutputFormat(output) is OutputFormat.text:
-        from schemacli.output.terminal import echo
-
         echo(text(doc), nl=False)
     else:
         typer.echo(render(report(doc), output, color=sys.stdout.isatty()), nl=False)
