@@ -34,6 +34,7 @@ REGISTRY_GATE = "docs/registry.md#gate---registry-what-is-checked-and-all-or-not
 MAPPING = "docs/migration.md#validate-is-it-deployable-what-does-each-field-become"
 LINT = "docs/lint.md#"  # + the heading's slug: "### N001 record-name-style" -> n001-record-...
 READERS = "docs/readers.md#finding-kinds"
+CENSUS = "docs/census.md#a-side-keys-values"
 
 
 class Kind(StrEnum):
@@ -302,6 +303,9 @@ class Kind(StrEnum):
         "member1, ... by position",
         "use a record with one optional field per alternative, or a single type",
     )
+    # -- the census of a topic's data (topics census)
+    CENSUS_UNFRAMED = "CENSUS_UNFRAMED", CENSUS, WARNING  # keys/values without a Confluent header
+    CENSUS_UNKNOWN_ID = "CENSUS_UNKNOWN_ID", CENSUS, WARNING  # an id neither registry nor store has
 
     def message(self, **values: object) -> str:
         """The kind's template filled with ``values``; ValueError for a kind without one."""
