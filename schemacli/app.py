@@ -25,6 +25,7 @@ from schemacli.commands import (
     pull,
     register,
     registry_config,
+    report,
     spark,
     subjects,
     validate,
@@ -230,6 +231,7 @@ app.command("diff")(diff.diff_command)
 app.command("gate")(gate.gate_command)
 app.command("register")(register.register_command)
 app.command("pull")(pull.pull_command)
+app.command("report")(report.report_command)
 app.add_typer(subjects.subjects_app)
 app.add_typer(registry_config.config_app)
 app.add_typer(spark.spark_app, name="spark")
