@@ -112,7 +112,9 @@ def _point(data: Any) -> HistoryPoint | None:
     if not isinstance(data, dict):
         return None
     t, batch, totals, lag = data.get("time"), data.get("batch"), data.get("totals"), data.get("lag")
-    if isinstance(t, bool) or not isinstance(t, int | float) or not whole(batch):
+    if isinstance(t, bool) or not isinstance(t, int | float) or not isinstance(batch, int):
+        return None
+    if isinstance(batch, bool):
         return None
     if not isinstance(totals, dict) or not all(whole(v) for v in totals.values()):
         return None

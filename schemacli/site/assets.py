@@ -23,14 +23,17 @@ header a { color: #fff; text-decoration: none; font-weight: 600; }
 header .crumb { color: #aab3c5; margin-left: 8px; }
 main { max-width: 1200px; margin: 0 auto; padding: 16px 24px 48px; }
 h1 { font-size: 22px; margin: 8px 0 4px; word-break: break-all; }
-h2 { font-size: 17px; margin: 28px 0 8px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
+h2 { font-size: 17px; margin: 28px 0 8px; border-bottom: 1px solid var(--line);
+  padding-bottom: 4px; }
 h3 { font-size: 15px; margin: 18px 0 6px; }
 table { border-collapse: collapse; width: 100%; margin: 6px 0 12px; }
-th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
+th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line);
+  vertical-align: top; }
 th { background: var(--soft); font-weight: 600; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 code, pre { font: 12.5px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
-pre { background: var(--soft); padding: 10px; overflow: auto; max-height: 480px; border-radius: 4px; }
+pre { background: var(--soft); padding: 10px; overflow: auto; max-height: 480px;
+  border-radius: 4px; }
 .muted { color: var(--muted); }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px;
   font-weight: 600; border: 1px solid currentColor; white-space: nowrap; }
@@ -38,11 +41,14 @@ pre { background: var(--soft); padding: 10px; overflow: auto; max-height: 480px;
 .level { color: var(--accent); }
 .timeline { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; list-style: none;
   padding: 0; margin: 8px 0; }
-.timeline li { border: 1px solid var(--line); border-radius: 6px; padding: 4px 10px; background: var(--soft); }
+.timeline li { border: 1px solid var(--line); border-radius: 6px; padding: 4px 10px;
+  background: var(--soft); }
 .timeline li.bad { border-color: var(--bad); }
 .timeline li + li::before { content: "\\2192"; color: var(--muted); margin: 0 8px 0 -2px; }
-.version { border: 1px solid var(--line); border-radius: 6px; padding: 4px 14px 10px; margin: 12px 0; }
-.error { border-left: 4px solid var(--bad); background: #fdecea; padding: 8px 12px; white-space: pre-wrap; }
+.version { border: 1px solid var(--line); border-radius: 6px; padding: 4px 14px 10px;
+  margin: 12px 0; }
+.error { border-left: 4px solid var(--bad); background: #fdecea; padding: 8px 12px;
+  white-space: pre-wrap; }
 .chart { margin: 8px 0 16px; overflow-x: auto; }
 .chart svg { background: #fff; border: 1px solid var(--line); }
 .chart text { font: 11px system-ui, sans-serif; fill: var(--fg); }
@@ -113,7 +119,8 @@ JS = r"""
         var y = top + i * rowH;
         var x = scale(row.part.low, Math.max(row.part.high - 1, row.part.low + 1), left, W - right);
         text(svg, left - 8, y + 12, "p" + row.r.partition + "  " + label(row.v), "end");
-        el("line", {x1: left, x2: W - right, y1: y + rowH / 2, y2: y + rowH / 2, "class": "grid"}, svg);
+        el("line", {x1: left, x2: W - right, y1: y + rowH / 2, y2: y + rowH / 2,
+          "class": "grid"}, svg);
         var x1 = x(row.r.first_offset), x2 = Math.max(x(row.r.last_offset), x1 + 2);
         var bar = el("rect", {x: x1, y: y + 3, width: x2 - x1, height: rowH - 6,
           fill: colors[row.v.id], "data-id": row.v.id, "data-partition": row.r.partition}, svg);
@@ -192,11 +199,14 @@ JS = r"""
         el("line", {x1: left, x2: W - right, y1: yy, y2: yy, "class": "grid"}, svg);
         text(svg, left - 6, yy + 4, String(Math.round(ymax * k / 4)), "end");
         var tt = t0 + (t1 - t0) * k / 4;
-        text(svg, x(tt), H - bottom + 16, short(tt), k === 0 ? "start" : (k === 4 ? "end" : "middle"));
+        text(svg, x(tt), H - bottom + 16, short(tt),
+          k === 0 ? "start" : (k === 4 ? "end" : "middle"));
       }
       lines.forEach(function (l, i) {
         if (!l.values.length) { return; }
-        var d = l.values.map(function (v) { return x(v[0]).toFixed(1) + "," + y(v[1]).toFixed(1); });
+        var d = l.values.map(function (v) {
+          return x(v[0]).toFixed(1) + "," + y(v[1]).toFixed(1);
+        });
         var line = el("polyline", {points: d.join(" "), fill: "none", stroke: l.color,
           "stroke-width": 2, "data-series": l.name}, svg);
         tip(line, l.name + ": last " + l.values[l.values.length - 1][1]);

@@ -74,7 +74,6 @@ def build_site(
         readers, readers_error = [], error_text(err)
     taken: set[str] = {"index"}
     pages = []
-    named = {s for c in censuses for s in c.subjects()}
     for subject in sorted(index):
         level = levels.level_for(subject)
         mine = [r for r in readers if r.subject == subject]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
 from schemacli import __version__
@@ -133,7 +133,9 @@ def _when_ms(ms: Any) -> str:
     return _when(ms / 1000)
 
 
-def _table(head: Iterable[str], rows: Iterable[Iterable[str]], *, nums: set[int] = set()) -> str:
+def _table(
+    head: Iterable[str], rows: Iterable[Iterable[str]], *, nums: Collection[int] = ()
+) -> str:
     """A table whose cells are HTML already (each caller escapes its texts)."""
     num = ' class="num"'
     th = "".join(f"<th{num if i in nums else ''}>{h}</th>" for i, h in enumerate(head))
@@ -328,8 +330,10 @@ def _census(census: CensusEntry, i: int) -> str:
                 esc(_when_ms(v.get("first_timestamp_ms"))),
                 esc(_when_ms(v.get("last_timestamp_ms"))),
                 esc(_when_ms(v.get("all_aged_out_at_ms"))),
-                esc(", ".join(f"p{r.get('partition')}: {r.get('first_offset')}..{r.get('last_offset')}"
-                              for r in v.get("partitions") or [])),
+                esc(", ".join(
+                    f"p{r.get('partition')}: {r.get('first_offset')}..{r.get('last_offset')}"
+                    for r in v.get("partitions") or []
+                )),
             ]
             for v in versions
         ]
@@ -437,7 +441,8 @@ def _migration(site: Site, page: MigrationPage) -> str:
     parts.append(
         f"<p>Converter {'running' if st.running else 'not running'}"
         + (f" (pid {esc(st.pid)})" if st.running and st.pid else "")
-        + f"; last committed batch {esc(st.last_committed_batch if st.last_committed_batch is not None else '-')}"
+        + "; last committed batch "
+        + esc(st.last_committed_batch if st.last_committed_batch is not None else "-")
         + f"; updated {esc(_when(st.updated))}</p>"
     )
     if st.partitions:
@@ -481,10 +486,11 @@ def _migration(site: Site, page: MigrationPage) -> str:
 def _dependents(deps: dict[str, Any] | None) -> str:
     if not deps:
         return (
-            '<p class="muted">Not looked at yet: <code>schemacli migrate status -b HOST:PORT</code> '
-            "looks, and keeps what it saw.</p>"
+            '<p class="muted">Not looked at yet: <code>schemacli migrate status -b '
+            "HOST:PORT</code> looks, and keeps what it saw.</p>"
         )
-    groups = deps.get("groups") if isinstance(deps.get("groups"), dict) else {}
+    found = deps.get("groups")
+    groups: dict[str, Any] = found if isinstance(found, dict) else {}
     when = deps.get("looked_at")
     rows = []
     for group, offsets in sorted(groups.items()):
@@ -507,7 +513,10 @@ _FINAL_KNOWN = ("v2_topic", "v1_topic", "dead_letter_topic", "window_start", "wi
 
 def _final(report: dict[str, Any] | None) -> str:
     if not report:
-        return '<p class="muted">The window is not finished (<code>schemacli migrate finish</code>).</p>'
+        return (
+            '<p class="muted">The window is not finished '
+            "(<code>schemacli migrate finish</code>).</p>"
+        )
     parts = [
         f"<p><code>{esc(report.get('v2_topic'))}</code> &#8594; "
         f"<code>{esc(report.get('v1_topic'))}</code>: window "
@@ -519,7 +528,8 @@ def _final(report: dict[str, Any] | None) -> str:
         parts.append(_table(list(map(esc, totals)), [[esc(v) for v in totals.values()]]))
     errors = report.get("dead_letters_by_error")
     if isinstance(errors, dict) and errors:
-        parts.append(f"<h3>Dead letters in <code>{esc(report.get('dead_letter_topic'))}</code></h3>")
+        topic = esc(report.get("dead_letter_topic"))
+        parts.append(f"<h3>Dead letters in <code>{topic}</code></h3>")
         parts.append(
             _table(["records", "error"], [[esc(n), esc(e)] for e, n in errors.items()], nums={0})
         )
@@ -537,9 +547,8 @@ def _final(report: dict[str, Any] | None) -> str:
     extra = {k: v for k, v in report.items() if k not in _FINAL_KNOWN}
     if extra:
         parts.append("<h3>More</h3>")
-        parts.append(
-            f"<pre>{esc(redact(json.dumps(extra, indent=2, ensure_ascii=False, default=str)))}</pre>"
-        )
+        shown = redact(json.dumps(extra, indent=2, ensure_ascii=False, default=str))
+        parts.append(f"<pre>{esc(shown)}</pre>")
     return "\n".join(parts)
 
 

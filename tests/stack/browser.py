@@ -186,7 +186,8 @@ class Browser:
             load.errors.append(f"uncaught: {described}")
         elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
             entry = params["entry"]
-            load.errors.append(f"log ({entry.get('source')}): {entry.get('text')} {entry.get('url', '')}")
+            where = entry.get("url", "")
+            load.errors.append(f"log ({entry.get('source')}): {entry.get('text')} {where}")
         elif method == "Network.requestWillBeSent":
             load.requests.append(params.get("request", {}).get("url", ""))
         elif method == "Fetch.requestPaused":
