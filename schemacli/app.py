@@ -23,6 +23,7 @@ from schemacli.commands import (
     init,
     migrate,
     pull,
+    readers,
     register,
     registry_config,
     report,
@@ -44,7 +45,6 @@ read with Spark, migrate.
 Exit codes: 0 ok · 1 incompatible / check failed · 2 usage or input error ·
 3 registry or network error.
 """
-
 
 
 def _keep_argument_help() -> None:
@@ -233,6 +233,7 @@ app.command("register")(register.register_command)
 app.command("pull")(pull.pull_command)
 app.command("report")(report.report_command)
 app.add_typer(subjects.subjects_app)
+app.add_typer(readers.readers_app)
 app.add_typer(registry_config.config_app)
 app.add_typer(spark.spark_app, name="spark")
 migrate.register(app)  # its subcommands onto its own typer, then that typer onto the app

@@ -33,6 +33,14 @@ Store = Annotated[
     Path | None,
     typer.Option("--store", help="The store directory (default: from config, else ./schemas)."),
 ]
+ReadersOnly = Annotated[
+    bool,
+    typer.Option(
+        "--readers-only",
+        help="Judge only against the readers consumers declared in the store (readers/), "
+        "not against earlier versions: the level READERS for every subject.",
+    ),
+]
 NoCache = Annotated[
     bool,
     typer.Option(
@@ -61,7 +69,7 @@ def check_command(
         typer.Option(
             "--level",
             "-l",
-            help="NONE, BACKWARD, FORWARD, FULL or *_TRANSITIVE (default: the subject's "
+            help="NONE, BACKWARD, FORWARD, FULL, *_TRANSITIVE or READERS (default: the subject's "
             "configured level, else default-level, else BACKWARD).",
             autocompletion=complete_level,
         ),
@@ -70,9 +78,11 @@ def check_command(
     store: Store = None,
     no_cache: NoCache = False,
     output: Output = OutputFormat.text,
+    readers_only: ReadersOnly = False,
     flags: RegistryFlags = NO_FLAGS,
 ) -> None:
-    """Check SCHEMA against its subject's history in the local store.
+    """Check SCHEMA against its subject's history in the local store, and against every
+    reader schema the subject's consumers declared there (readers/, docs/readers.md).
 
     With --registry URL: against the subject's history in that registry, at the level the
     registry applies; the registry (verbose) and the local engine both answer, and a
@@ -84,8 +94,11 @@ def check_command(
     """
     from schemacli.config import load_settings, parse_level
     from schemacli.contracts.check import check_candidate
+    from schemacli.contracts.levels import Level
     from schemacli.contracts.loader import load_schema_file
     from schemacli.contracts.naming import subject_for_file
+    from schemacli.contracts.readercheck import with_readers
+    from schemacli.contracts.readers import load_readers
     from schemacli.contracts.store import git_tree, load_history, store_fallback
 
     online = flags.url is not None  # offline, no registry setting is read (nor can fail)
@@ -102,6 +115,15 @@ def check_command(
         fallback=store_fallback(tree, subject_of) if tree is not None else None,
     )
     subject = subject_of(candidate.value)
+    if readers_only:
+        if level is not None and parse_level(level) is not Level.READERS:
+            raise UsageError(
+                "--readers-only and --level are two levels; give one.",
+                hint="--readers-only is --level READERS",
+            )
+        level = Level.READERS.value
+    # The declared readers always come from the store's working tree, also with --registry.
+    readers = load_readers(shown_store(settings.store), subject)
     if flags.url is not None:
         from schemacli.registry.compare import check_with_registry
 
@@ -110,6 +132,7 @@ def check_command(
         chosen_level = parse_level(level) if level is not None else None
         with connect(flags, settings=settings) as conn:
             result, both = check_with_registry(conn.client, candidate, subject, level=chosen_level)
+        result = with_readers(result, candidate, readers)
         typer.echo(both, err=True)
         typer.echo(render(check_report(result), output, color=sys.stdout.isatty()), nl=False)
         raise typer.Exit(int(result.verdict.exit_code))
@@ -118,13 +141,9 @@ def check_command(
     history = load_history(tree, subject)
     if not against:  # the store's own vN: checked against the versions before it
         history = _before_own_version(history, schema, subject, settings.store)
-    result = check_candidate(
-        candidate,
-        history,
-        subject=subject,
-        level=chosen,
-        verdicts=verdict_cache(settings, no_cache),
-    )
+    verdicts = verdict_cache(settings, no_cache)
+    result = check_candidate(candidate, history, subject=subject, level=chosen, verdicts=verdicts)
+    result = with_readers(result, candidate, readers, verdicts=verdicts)
     typer.echo(render(check_report(result), output, color=sys.stdout.isatty()), nl=False)
     raise typer.Exit(int(result.verdict.exit_code))
 
@@ -153,6 +172,18 @@ def verdict_cache(settings, no_cache: bool):  # -> schemacli.contracts.verdicts.
     if no_cache:
         return VerdictCache()
     return VerdictCache(settings.cache_dir or default_cache_dir())
+
+
+def shown_store(store: Path) -> Path:
+    """``store`` relative to the current directory when it is below it (so files found in it,
+    such as the declared readers, are named that way in messages), else as it is."""
+    import os
+
+    try:
+        shown = os.path.relpath(store)
+    except ValueError:  # another drive on Windows
+        return store
+    return store if shown.startswith("..") else Path(shown)
 
 
 def store_tree(store: Path):  # -> schemacli.contracts.store.FileTree

@@ -7,7 +7,15 @@ from typing import Annotated, Any
 
 import typer
 
-from schemacli.commands.check import Against, NoCache, Store, store_tree, verdict_cache
+from schemacli.commands.check import (
+    Against,
+    NoCache,
+    ReadersOnly,
+    Store,
+    shown_store,
+    store_tree,
+    verdict_cache,
+)
 from schemacli.commands.options import Output
 from schemacli.commands.registry_options import (
     NO_FLAGS,
@@ -39,9 +47,11 @@ def gate_command(
             "(all or nothing).",
         ),
     ] = False,
+    readers_only: ReadersOnly = False,
     flags: RegistryFlags = NO_FLAGS,
 ) -> None:
-    """Check every subject's versions at the subject's compatibility level.
+    """Check every subject's versions at the subject's compatibility level, and against the
+    reader schemas its consumers declared in the store (readers/, docs/readers.md).
 
     Without --against: every version against the versions before it. With --against
     git:REF: only versions new since REF, against the history at REF; an existing version
@@ -53,22 +63,28 @@ def gate_command(
     """
     from schemacli.config import load_settings
     from schemacli.contracts.gate import gate as check_store
+    from schemacli.contracts.levels import Level, SubjectLevels
+    from schemacli.contracts.readers import load_readers
     from schemacli.contracts.store import git_tree
 
     online = flags.url is not None  # offline, no registry setting is read (nor can fail)
     settings = load_settings(flags={"store": store}, registry=flags if online else None)
+    readers = load_readers(shown_store(settings.store))
+    levels = SubjectLevels(Level.READERS) if readers_only else settings.levels
     head = store_tree(settings.store)
     if store is not None:  # messages name the store as the user wrote it
         head = replace(head, display_root=str(store))
     if flags.url is not None or register_:
-        verdict = _against_registry(flags, settings, head, against, register_, output, quiet)
+        verdict = _against_registry(
+            flags, settings, head, against, register_, output, quiet, readers, levels
+        )
         raise typer.Exit(int(verdict.exit_code))
     base = git_tree(against, settings.store) if against else None
     if not quiet and output is not OutputFormat.text:  # the text report's title says it
         where = f" against {base.label}" if base else ""
         typer.echo(f"gate: checking {head.source('').rstrip('/')}{where}", err=True)
     verdicts = verdict_cache(settings, no_cache)
-    result = check_store(head, settings.levels, base=base, verdicts=verdicts)
+    result = check_store(head, levels, base=base, verdicts=verdicts, readers=readers)
     _emit(gate_report(result), output)
     raise typer.Exit(int(result.verdict.exit_code))
 
@@ -85,7 +101,15 @@ def _emit(report: Any, output: OutputFormat) -> None:
 
 
 def _against_registry(
-    flags: Any, settings: Any, head: Any, against: str | None, register: bool, output, quiet
+    flags: Any,
+    settings: Any,
+    head: Any,
+    against: str | None,
+    register: bool,
+    output,
+    quiet,
+    readers: Any = (),
+    levels: Any = None,
 ) -> Any:
     """`gate --registry URL [--register]`: the store against the registry's histories, then
     (all or nothing) registration. Returns the verdict; the client is built here, once."""
@@ -112,7 +136,13 @@ def _against_registry(
             where = head.source("").rstrip("/")
             typer.echo(f"gate: checking {where} against {conn.url}", err=True)
         gate, registered = registry_gate(
-            conn.client, settings, head, register=register, each=each, on_done=done
+            conn.client,
+            levels if levels is not None else settings,
+            head,
+            register=register,
+            each=each,
+            on_done=done,
+            readers=readers,
         )
     _emit(gate_report(gate.report), output)
     if register and not gate.passed:

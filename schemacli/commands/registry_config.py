@@ -72,6 +72,13 @@ def set_command(
             )
         subject = args[0] if len(args) == 2 else None
         level = parse_level(args[-1], what="LEVEL")
+        if not level.in_registry:
+            raise UsageError(
+                f"{level.value} is schemacli's own level, not one a registry knows.",
+                hint="set it for the subject in [tool.schemacli.subjects] instead "
+                "(docs/readers.md); a registry takes NONE, BACKWARD, FORWARD, FULL or "
+                "*_TRANSITIVE",
+            )
         now = conn.client.set_config(level.value, subject)
         from schemacli.registry.history import registry_level
 

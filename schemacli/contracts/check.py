@@ -48,6 +48,7 @@ class CheckReport:
     checked_against: tuple[int, ...]  # the versions the level compared with
     findings: tuple[Finding, ...]
     identical_to: int | None = None  # re-submission of an existing version: not a new version
+    readers: tuple[str, ...] = ()  # the consumers whose declared readers judged the candidate
 
     @property
     def compatible(self) -> bool:

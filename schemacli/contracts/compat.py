@@ -200,9 +200,7 @@ class _Checker:
                 return self.get("values", r_values, w_values, location)
             if rtype == "enum":
                 r_enum, w_enum = cast(EnumSchema, reader), cast(EnumSchema, writer)
-                return self.names(r_enum, w_enum, location) + self.symbols(
-                    r_enum, w_enum, location
-                )
+                return self.names(r_enum, w_enum, location) + self.symbols(r_enum, w_enum, location)
             if rtype == "fixed":
                 r_fixed, w_fixed = cast(FixedSchema, reader), cast(FixedSchema, writer)
                 result = self.names(r_fixed, w_fixed, location)
@@ -281,9 +279,7 @@ class _Checker:
         leaf = self.leaves.get(key)
         if leaf is None:
             leaf = self.leaves[key] = schema.__class__ is not RecordSchema or all(
-                not field.aliases and (
-                    "_ptype" in field.__dict__ or _no_named_types(field.type)
-                )
+                not field.aliases and ("_ptype" in field.__dict__ or _no_named_types(field.type))
                 for field in schema.fields
             )
         return leaf

@@ -79,7 +79,7 @@ def _verdicts(old: LoadedSchema, new: LoadedSchema) -> tuple[LevelVerdict, ...]:
     forward = check_candidate(new, [old], subject="", level=Level.FORWARD)
     none = check_candidate(new, [old], subject="", level=Level.NONE)
     notes = none.findings
-    full = notes + backward.findings[len(notes):] + forward.findings[len(notes):]
+    full = notes + backward.findings[len(notes) :] + forward.findings[len(notes) :]
     return (
         LevelVerdict(Level.NONE, none.compatible, notes),
         LevelVerdict(Level.BACKWARD, backward.compatible, backward.findings),
@@ -184,8 +184,11 @@ class _Walker:
                 yield Change(
                     "NAME_CHANGED",
                     f"{old_kind} renamed from {old_name} to {new_name}"
-                    + (" (the new name lists the old one in aliases)" if aliased else
-                       " without an alias for the old name"),
+                    + (
+                        " (the new name lists the old one in aliases)"
+                        if aliased
+                        else " without an alias for the old name"
+                    ),
                     self.at_new(f"{np}/name"),
                     old_name,
                     new_name,
@@ -208,7 +211,11 @@ class _Walker:
             )
         elif old_kind == "map":
             yield from self.compare(
-                old.get("values"), new.get("values"), f"{op}/values", f"{np}/values", old_ns,
+                old.get("values"),
+                new.get("values"),
+                f"{op}/values",
+                f"{np}/values",
+                old_ns,
                 new_ns,
             )
 
@@ -285,13 +292,10 @@ class _Walker:
             fp = f"{np}/fields/{j}"
             name = nf.get("name")
             if i is None:
-                default = (
-                    f", default {_show(nf['default'])}" if "default" in nf else ", no default"
-                )
+                default = f", default {_show(nf['default'])}" if "default" in nf else ", no default"
                 yield Change(
                     "FIELD_ADDED",
-                    f"field {name!r} added (type {self.describe(nf.get('type'), new_ns)}"
-                    f"{default})",
+                    f"field {name!r} added (type {self.describe(nf.get('type'), new_ns)}{default})",
                     self.at_new(fp),
                     None,
                     name,
@@ -322,8 +326,12 @@ class _Walker:
     def field_attributes(
         self, of: dict[str, Any], nf: dict[str, Any], fp: str, name: object
     ) -> Iterator[Change]:
-        for key, label in (("default", "default"), ("doc", "doc"), ("aliases", "aliases"),
-                           ("order", "order")):
+        for key, label in (
+            ("default", "default"),
+            ("doc", "doc"),
+            ("aliases", "aliases"),
+            ("order", "order"),
+        ):
             if of.get(key, _MISSING) == nf.get(key, _MISSING):
                 continue
             if key not in nf:

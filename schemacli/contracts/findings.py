@@ -8,7 +8,19 @@ from typing import Any
 from schemacli.contracts.kinds import Kind, Severity
 from schemacli.errors import Location
 
-__all__ = ["Finding", "Kind", "Severity"]
+__all__ = ["Finding", "Kind", "ReaderRef", "Severity"]
+
+
+@dataclass(frozen=True)
+class ReaderRef:
+    """The declared reader (docs/readers.md) a finding is about: the consumer, who owns it,
+    its consumer groups, and where in the reader's schema the finding sits."""
+
+    consumer: str
+    owner: str | None
+    contact: str | None
+    groups: tuple[str, ...]
+    location: Location
 
 
 @dataclass(frozen=True)
@@ -29,6 +41,9 @@ class Finding:
     old: Any = None
     new: Any = None
     subject: str | None = None
+    # A declared reader's verdict: which consumer cannot read the writer, and where in its
+    # reader schema (``location`` is then the writer's place).
+    reader: ReaderRef | None = None
 
     def __hash__(self) -> int:
         # ``old`` / ``new`` may be lists or objects (enum symbols, default values): unhashable,

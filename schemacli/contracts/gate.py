@@ -19,6 +19,8 @@ from schemacli.contracts.check import INPUT_KINDS, Verdict, check_candidate
 from schemacli.contracts.findings import Finding, Kind, Severity
 from schemacli.contracts.levels import Level, SubjectLevels
 from schemacli.contracts.loader import LoadedSchema
+from schemacli.contracts.readercheck import ReaderText, judge_readers, load_declared, read_declared
+from schemacli.contracts.readers import DeclaredReader
 from schemacli.contracts.store import (
     ParseMemo,
     References,
@@ -78,6 +80,7 @@ def gate(
     *,
     base: Tree | None = None,
     verdicts: VerdictCache | None = None,
+    readers: Sequence[DeclaredReader] = (),
 ) -> GateReport:
     """Check every subject of ``head`` at its level; with ``base``, only what changed since it.
 
@@ -86,7 +89,9 @@ def gate(
     version that changed or disappeared is a violation (history is immutable). Every problem is
     a finding; nothing stops at the first (every badly named file is listed, and the rest of
     the store is still checked). ``verdicts`` remembers verdicts across subjects and, with a
-    directory, across runs (default: in memory, for this run).
+    directory, across runs (default: in memory, for this run). ``readers`` (the store's
+    declared readers, ``readers.load_readers``) judge each subject's latest version and every
+    version new since ``base``, whatever the level (docs/readers.md).
     """
     store = head.source("").rstrip("/") or "."
     against = base.label if base is not None else None
@@ -112,20 +117,60 @@ def gate(
     rows = []
     if "" in layout:
         rows.append(_with_findings(_store_error_row(levels, None), layout.pop("")))
+    declared = readers_by_subject(readers)
     for subject in sorted(set(head_index) | set(base_index) | set(layout)):
         level = levels.level_for(subject)
         try:
-            row = _gate_subject(subject, level, head_refs, base_refs, verdicts)
+            row = _gate_subject(
+                subject, level, head_refs, base_refs, verdicts, declared.get(subject, ())
+            )
         except InputError as err:
             row = input_error_row(subject, level, err, len(head_index.get(subject, {})))
         rows.append(_with_findings(row, layout.get(subject, [])))
     known = set(head_index) | set(base_index) | set(layout)
+    rows += [
+        unknown_reader_row(subject, levels.level_for(subject), found, sorted(known))
+        for subject, found in sorted(declared.items())
+        if subject not in known
+    ]
     rows += [
         _unknown_subject_row(subject, level, levels.source, sorted(known))
         for subject, level in sorted(levels.subjects.items())
         if subject not in known
     ]
     return GateReport(store, against, tuple(rows))
+
+
+def readers_by_subject(
+    readers: Sequence[DeclaredReader],
+) -> dict[str, tuple[DeclaredReader, ...]]:
+    """The declared readers grouped by subject, each group in the order given."""
+    out: dict[str, list[DeclaredReader]] = {}
+    for reader in readers:
+        out.setdefault(reader.subject, []).append(reader)
+    return {subject: tuple(found) for subject, found in out.items()}
+
+
+def unknown_reader_row(
+    subject: str, level: Level, readers: Sequence[DeclaredReader], known: list[str]
+) -> SubjectReport:
+    """A warning row: consumers declare readers of a subject the store does not hold (a typo
+    in the file name would quietly judge nothing)."""
+    close = difflib.get_close_matches(subject, known, n=1)
+    findings = tuple(
+        Finding(
+            kind=Kind.READER_OF_UNKNOWN_SUBJECT,
+            severity=Severity.WARNING,
+            message=f"consumer {r.consumer} declares a reader of subject {subject!r}, which "
+            "the store does not hold" + (f" (did you mean {close[0]!r}?)" if close else ""),
+            location=Location(source=str(r.schema_path)),
+            hint="name the reader file <subject>.avsc after a subject of the store, or add "
+            "the subject's versions",
+            subject=subject,
+        )
+        for r in readers
+    )
+    return SubjectReport(subject, level, 0, (), findings)
 
 
 def _listed(
@@ -218,6 +263,7 @@ def _gate_subject(
     head_refs: References,
     base_refs: References | None,
     verdicts: VerdictCache,
+    readers: Sequence[DeclaredReader] = (),
 ) -> SubjectReport:
     head, head_index = head_refs.tree, head_refs.index
     base, base_index = (base_refs.tree, base_refs.index) if base_refs is not None else (None, {})
@@ -227,7 +273,8 @@ def _gate_subject(
     deleted = sorted(set(base_index.get(subject, {})) - set(in_head)) if in_head else []
     head_files = read_versions(head, head_index, subject, deleted=deleted)
     base_files = read_versions(base, base_index, subject) if base is not None else []
-    key = _row_key(subject, level, head_files, base, base_files) if verdicts.disk else None
+    texts = read_declared(readers)
+    key = _row_key(subject, level, head_files, base, base_files, texts) if verdicts.disk else None
     if key is not None:
         cached = verdicts.load(key)
         row = _decode_row(subject, level, cached) if cached is not None else None
@@ -237,7 +284,9 @@ def _gate_subject(
             verdicts.disk.corrupt(key, "is not a gate row")
     started = time.process_time()
     from_store = _from_store(head_refs, base_refs)
-    row = _check_subject(subject, level, head_files, head_refs, base_files, base_refs, verdicts)
+    row = _check_subject(
+        subject, level, head_files, head_refs, base_files, base_refs, verdicts, texts
+    )
     # A row that cost less to compute than a cache file costs to write (creating a file is
     # ~1 ms on some filesystems) is recomputed next time instead: a cold gate over 500 short
     # subjects then writes nothing and stays as fast as without a cache. A row whose versions
@@ -267,19 +316,33 @@ def _row_key(
     head_files: Sequence[VersionFile],
     base: Tree | None,
     base_files: Sequence[VersionFile],
+    readers: Sequence[ReaderText] = (),
 ) -> str | None:
     """The content key of a subject's row: every text it reads, where each is shown, the
-    level; None when a version has references (their files' texts are read later)."""
+    level, the declared readers (who they are and their schemas' texts); None when a version
+    has references (their files' texts are read later)."""
     if any(f.references is not None for f in (*head_files, *base_files)):
         return None
     files = [("head", f) for f in head_files] + [("base", f) for f in base_files]
+    who = [
+        [
+            r.declared.consumer,
+            r.declared.owner,
+            r.declared.contact,
+            list(r.declared.groups),
+            str(r.declared.schema_path),
+            None if r.text is None else len(r.text),
+        ]
+        for r in readers
+    ]
     return digest(
         "gate-row",
         subject,
         level.value,
         base.label if base is not None else None,
         [[side, f.version, f.source, len(f.text)] for side, f in files],
-        texts=[f.text for _, f in files],
+        who,
+        texts=[f.text for _, f in files] + [r.text for r in readers if r.text is not None],
     )
 
 
@@ -300,6 +363,7 @@ def _check_subject(
     base_files: Sequence[VersionFile],
     base: References | None,
     verdicts: VerdictCache,
+    readers: Sequence[ReaderText] = (),
 ) -> SubjectReport:
     findings: list[Finding] = []
     memo: ParseMemo = {}
@@ -380,6 +444,23 @@ def _check_subject(
                 )
             )
         findings.extend(report.findings)
+    if readers and head_loaded:
+        # The declared readers judge what producers write now (the latest version) and every
+        # version new since the base, whatever the level.
+        loaded_readers, reader_problems = load_declared(readers)
+        findings.extend(reader_problems)
+        latest = max(n for n in by_number)
+        judged = sorted({*checked, latest}) if base is not None else [latest]
+        for n in judged:
+            findings.extend(
+                judge_readers(
+                    by_number[n],
+                    loaded_readers,
+                    subject=subject,
+                    writer_label=f"{subject} v{n}",
+                    verdicts=verdicts,
+                )
+            )
     return SubjectReport(subject, level, len(head_files), tuple(checked), tuple(findings))
 
 

@@ -32,6 +32,7 @@ STORE = "docs/store.md#finding-kinds-the-store-adds"
 REGISTRY_CHECK = "docs/registry.md#commands"
 REGISTRY_GATE = "docs/registry.md#gate---registry-what-is-checked-and-all-or-nothing"
 MAPPING = "docs/migration.md#validate-is-it-deployable-what-does-each-field-become"
+READERS = "docs/readers.md#finding-kinds"
 
 
 class Kind(StrEnum):
@@ -162,6 +163,9 @@ class Kind(StrEnum):
     SUBJECT_DELETED = "SUBJECT_DELETED", STORE, WARNING  # a whole subject is gone: may be intended
     UNKNOWN_SUBJECT = "UNKNOWN_SUBJECT", STORE, WARNING  # the config names a subject not stored
     DUPLICATE_VERSION = "DUPLICATE_VERSION", STORE  # identical to an earlier version
+    # -- declared readers (docs/readers.md); a reader that cannot read a writer keeps the
+    # engine's kind (TYPE_MISMATCH, ...) and names the consumer (Finding.reader)
+    READER_OF_UNKNOWN_SUBJECT = "READER_OF_UNKNOWN_SUBJECT", READERS, WARNING
 
     # -- the registry's verdicts next to the engine's (check --registry)
     REGISTRY_INCOMPATIBLE = "REGISTRY_INCOMPATIBLE", REGISTRY_CHECK  # the registry's own reasons

@@ -27,6 +27,9 @@ class Level(StrEnum):
     FORWARD_TRANSITIVE = "FORWARD_TRANSITIVE"
     FULL = "FULL"
     FULL_TRANSITIVE = "FULL_TRANSITIVE"
+    # Ours, not a registry's: no check against earlier versions, only against the readers the
+    # subject's consumers declared (docs/readers.md), which every level checks too.
+    READERS = "READERS"
 
     @classmethod
     def parse(cls, text: str) -> Level:
@@ -42,6 +45,11 @@ class Level(StrEnum):
         return self.value.endswith("_TRANSITIVE")
 
     @property
+    def in_registry(self) -> bool:
+        """Whether a schema registry knows this level (READERS is schemacli's alone)."""
+        return self is not Level.READERS
+
+    @property
     def directions(self) -> tuple[str, ...]:
         """Which checks run: BACKWARD (candidate reads old), FORWARD (old reads candidate)."""
         return _DIRECTIONS[self]
@@ -55,15 +63,16 @@ _DIRECTIONS: dict[Level, tuple[str, ...]] = {
     Level.FORWARD_TRANSITIVE: (FORWARD,),
     Level.FULL: (BACKWARD, FORWARD),
     Level.FULL_TRANSITIVE: (BACKWARD, FORWARD),
+    Level.READERS: (),
 }
 
 
 def compared_versions(level: Level, count: int) -> range:
     """Indexes (oldest first) of the earlier versions ``level`` checks a candidate against.
 
-    None for NONE or an empty history, the latest one, or all of them for ``*_TRANSITIVE``.
+    None for NONE, READERS or an empty history, the latest one, or all of them for ``*_TRANSITIVE``.
     """
-    if level is Level.NONE or count <= 0:
+    if not level.directions or count <= 0:
         return range(0)
     return range(count) if level.transitive else range(count - 1, count)
 

@@ -88,7 +88,7 @@ class Tree(Protocol):
 
     @property
     def label(self) -> str:
-        """"working tree" or "git:REF"."""
+        """ "working tree" or "git:REF"."""
         ...
 
     def subjects(self) -> dict[str, dict[int, str]]:
@@ -127,9 +127,7 @@ def _index_names(
     return found
 
 
-def _name_problem(
-    subject: str, name: str, where: Callable[[str], str]
-) -> StoreLayoutError | None:
+def _name_problem(subject: str, name: str, where: Callable[[str], str]) -> StoreLayoutError | None:
     """What is wrong with the file ``name`` in ``subject``'s folder ("" for subjects/ itself)."""
     if not subject and name.endswith(".avsc"):
         return StoreLayoutError(
@@ -193,7 +191,7 @@ class FileTree:
                 if self.root.exists()
                 else "the store directory does not exist",
                 location=Location(source=self.source("").rstrip("/") or str(self.root)),
-                hint="pass --store DIR, or set store = \"...\" in [tool.schemacli]",
+                hint='pass --store DIR, or set store = "..." in [tool.schemacli]',
             )
         if not base.is_dir():  # e.g. --store pointing one folder too high or too low
             raise StoreLayoutError(
@@ -229,8 +227,10 @@ class FileTree:
         texts: dict[str, str | None] = {}
         listed = _LISTED in self._files
         for p in paths:
-            if p not in self._files and optional and (
-                (listed and p.startswith(f"{SUBJECTS_DIR}/")) or not (self.root / p).is_file()
+            if (
+                p not in self._files
+                and optional
+                and ((listed and p.startswith(f"{SUBJECTS_DIR}/")) or not (self.root / p).is_file())
             ):
                 texts[p] = None
                 continue
@@ -266,7 +266,13 @@ class GitTree:
 
     def subjects(self) -> dict[str, dict[int, str]]:
         out = _git(
-            self.repo, "ls-tree", "-r", "--name-only", "-z", self.ref, "--",
+            self.repo,
+            "ls-tree",
+            "-r",
+            "--name-only",
+            "-z",
+            self.ref,
+            "--",
             self._path(SUBJECTS_DIR),
         )
         names = []
@@ -304,9 +310,7 @@ class GitTree:
 
     def read(self, paths: Sequence[str], *, optional: bool = False) -> dict[str, str | None]:
         listed = _LISTED in self._blobs
-        self._fetch(
-            [p for p in paths if not (listed and p.startswith(f"{SUBJECTS_DIR}/"))]
-        )
+        self._fetch([p for p in paths if not (listed and p.startswith(f"{SUBJECTS_DIR}/"))])
         texts: dict[str, str | None] = {}
         for path in paths:
             blob = self._blobs.get(path)
@@ -341,8 +345,8 @@ def git_tree(spec: str, store: Path) -> GitTree:
             f"--against {spec}: {ref!r} is not a git ref",
             hint="name a branch, tag or commit, e.g. git:origin/main or git:HEAD~1",
         )
-    directory = store if store.is_dir() else next(
-        (p for p in store.parents if p.is_dir()), Path.cwd()
+    directory = (
+        store if store.is_dir() else next((p for p in store.parents if p.is_dir()), Path.cwd())
     )
     try:
         top = _git(directory, "rev-parse", "--show-toplevel").strip()
@@ -800,8 +804,9 @@ class References:
                 f"reference to subject {subject!r} version {entry.get('version')!r}: "
                 "not in the store",
                 location=where,
-                hint=hint if not isinstance(subject, str) else
-                f"add {SUBJECTS_DIR}/{subject}/v<N>.avsc, or give a \"path\"",
+                hint=hint
+                if not isinstance(subject, str)
+                else f'add {SUBJECTS_DIR}/{subject}/v<N>.avsc, or give a "path"',
             )
         return versions[version]
 

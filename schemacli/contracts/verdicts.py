@@ -40,7 +40,7 @@ from typing import Any
 
 from schemacli.contracts import compat
 from schemacli.contracts.compat import CompatResult
-from schemacli.contracts.findings import Finding, Kind, Severity
+from schemacli.contracts.findings import Finding, Kind, ReaderRef, Severity
 from schemacli.contracts.levels import BACKWARD, Level, comparisons
 from schemacli.contracts.loader import LoadedSchema
 from schemacli.contracts.parse import parse_schema
@@ -301,6 +301,28 @@ class VerdictCache:
             )
         return tuple(out)
 
+    def reader_pair(self, reader: LoadedSchema, writer: LoadedSchema) -> CompatResult:
+        """``check(reader, writer)`` for a declared reader (docs/readers.md), also remembered
+        on disk when there is a directory (a declared reader is checked on every run)."""
+        key = None
+        if self.disk is not None:
+            rd, wd = self.content_digest(reader), self.content_digest(writer)
+            if rd is not None and wd is not None:
+                key = digest("reader-pair", rd, wd)
+                cached = self.disk.load(key)
+                if cached is not None:
+                    try:
+                        found = tuple(decode_finding(f) for f in cached)
+                        return CompatResult(not found, found) if found else _COMPATIBLE
+                    except (TypeError, ValueError, KeyError):
+                        self.disk.corrupt(key, "is not a list of findings")
+        started = time.process_time()
+        result = self.check(reader, writer)
+        if key is not None and self.disk is not None:
+            if time.process_time() - started >= self.min_cost:
+                self.disk.store(key, _encode_findings(result.findings))
+        return result
+
     # -- other values by content key -------------------------------------------------------
     def load(self, key: str) -> Any:
         return self.disk.load(key) if self.disk is not None else None
@@ -429,6 +451,15 @@ def encode_finding(finding: Finding) -> dict[str, Any]:
     out = {k: getattr(finding, k) for k in _FINDING_KEYS}
     out["severity"] = finding.severity.value
     out["location"] = [getattr(finding.location, k) for k in _LOCATION_KEYS]
+    if finding.reader is not None:
+        ref = finding.reader
+        out["reader"] = {
+            "consumer": ref.consumer,
+            "owner": ref.owner,
+            "contact": ref.contact,
+            "groups": list(ref.groups),
+            "location": [getattr(ref.location, k) for k in _LOCATION_KEYS],
+        }
     return out
 
 
@@ -440,7 +471,17 @@ def decode_finding(data: Any) -> Finding:
     if not isinstance(values["kind"], str) or not isinstance(values["message"], str):
         raise ValueError("a finding needs a kind and a message")
     values["kind"] = Kind[values["kind"]]  # KeyError: a kind this engine does not know
-    return Finding(location=location, **values)
+    ref = data.get("reader")
+    reader = None
+    if ref is not None:
+        reader = ReaderRef(
+            consumer=ref["consumer"],
+            owner=ref["owner"],
+            contact=ref["contact"],
+            groups=tuple(ref["groups"]),
+            location=Location(**dict(zip(_LOCATION_KEYS, ref["location"], strict=True))),
+        )
+    return Finding(location=location, reader=reader, **values)
 
 
 def encodable(findings: Sequence[Finding]) -> list[dict[str, Any]] | None:

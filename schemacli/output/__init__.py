@@ -16,10 +16,13 @@ from typing import TYPE_CHECKING, Any
 from schemacli.redact import scrub
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from schemacli.contracts.check import CheckReport
     from schemacli.contracts.diff import Change, SchemaDiff
     from schemacli.contracts.findings import Finding
     from schemacli.contracts.gate import GateReport
+    from schemacli.contracts.readercheck import ReaderVerdict
 
 
 class OutputFormat(StrEnum):
@@ -100,6 +103,7 @@ def check_report(result: CheckReport) -> Report:
             ("level", result.level.value),
             ("versions", len(result.history)),
             ("checked_against", result.checked_against),
+            *((("readers", result.readers),) if result.readers else ()),
         ),
         source=result.candidate,
     )
@@ -135,6 +139,43 @@ def gate_report(result: GateReport) -> Report:
         cases=cases,
     )
 
+
+def readers_report(verdicts: Sequence[ReaderVerdict], *, store: str, against: str) -> Report:
+    """``readers list``: one case per declared reader, judged against its subject's latest
+    version (from ``against``: the store or a registry)."""
+    from schemacli.contracts.readercheck import shown_path
+
+    cases = []
+    for v in verdicts:
+        reader = v.declared
+        invalid = any(f.kind in _INPUT_KINDS for f in v.findings)
+        verdict = "invalid" if invalid else "compatible" if v.compatible else "incompatible"
+        cases.append(
+            Case(
+                name=reader.consumer,
+                verdict=verdict,
+                findings=v.findings,
+                columns=(
+                    ("subject", reader.subject),
+                    ("owner", reader.owner or "-"),
+                    ("groups", ", ".join(reader.groups)),
+                    ("reads", v.against or "(no version yet)"),
+                ),
+                source=shown_path(reader),
+            )
+        )
+    order = ("invalid", "incompatible")
+    worst = next((w for w in order if any(c.verdict == w for c in cases)), "compatible")
+    return Report(
+        command="readers",
+        title=f"declared readers in {store}, against the latest versions in {against}",
+        verdict=worst,
+        cases=tuple(cases),
+        notes=() if cases else ("no declared readers",),
+    )
+
+
+_INPUT_KINDS = frozenset({"INVALID_SCHEMA", "STORE_LAYOUT"})
 
 _DIRECTION = {
     "NONE": "no check",

@@ -53,7 +53,7 @@ def location_json(loc: Location) -> dict[str, Any]:
 
 
 def finding_json(finding: Finding) -> dict[str, Any]:
-    return {
+    out = {
         "kind": finding.kind,
         "severity": finding.severity.value,
         "message": finding.message,
@@ -63,6 +63,16 @@ def finding_json(finding: Finding) -> dict[str, Any]:
         "old": to_jsonable(finding.old),
         "new": to_jsonable(finding.new),
     }
+    if finding.reader is not None:  # a declared reader's verdict (docs/readers.md)
+        ref = finding.reader
+        out["reader"] = {
+            "consumer": ref.consumer,
+            "owner": ref.owner,
+            "contact": ref.contact,
+            "groups": list(ref.groups),
+            "location": location_json(ref.location),
+        }
+    return out
 
 
 def render_error(err: SchemacliError, *, command: str, compact: bool = False) -> str:

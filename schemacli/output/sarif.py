@@ -90,6 +90,20 @@ def _result(finding: Finding, rule_index: int) -> dict[str, Any]:
         "message": {"text": message},
         "locations": _locations(finding.location),
     }
+    if finding.reader is not None:  # a declared reader: where in its schema, who it is
+        ref = finding.reader
+        related = _locations(ref.location)
+        for i, where in enumerate(related):
+            where["id"] = i
+            where["message"] = {"text": f"the reader schema of consumer {ref.consumer}"}
+        if related:
+            result["relatedLocations"] = related
+        properties["consumer"] = ref.consumer
+        properties["groups"] = list(ref.groups)
+        if ref.owner is not None:
+            properties["owner"] = ref.owner
+        if ref.contact is not None:
+            properties["contact"] = ref.contact
     if properties:
         result["properties"] = properties
     return result

@@ -46,7 +46,8 @@ def render(report: Report, *, color: bool = False, width: int = 100) -> str:
     first = report.cases[0].columns if report.cases else ()
     columns = [name.replace("_", " ") for name, _ in first]
     table = Table(box=box.SIMPLE, show_edge=False, pad_edge=False)
-    table.add_column("level" if report.command == "diff" else "subject", no_wrap=True)
+    first_column = {"diff": "level", "readers": "reader"}.get(report.command, "subject")
+    table.add_column(first_column, no_wrap=True)
     for name in columns:
         table.add_column(name)
     table.add_column("verdict", no_wrap=True)
@@ -87,6 +88,8 @@ def render_error(err: SchemacliError, *, command: str, compact: bool = False) ->
 def cell(value: object) -> str:
     """A summary cell: versions as ``v1, v2`` (``-`` for none), everything else as is."""
     if isinstance(value, tuple):
+        if value and all(isinstance(n, str) for n in value):  # names (declared readers)
+            return ", ".join(value)
         return ", ".join(f"v{n}" for n in value) if value else "-"
     return str(value)
 
@@ -112,7 +115,8 @@ def summary(report: Report) -> str:
             return "check: compatible"
         return f"check: {report.verdict}: {_counted(errors, 'problem')}"
     failing = [c for c in report.cases if c.verdict != "compatible"]
-    noun = "subject" if report.command == "gate" else "file"  # validate reports files
+    # validate reports files
+    noun = {"gate": "subject", "readers": "declared reader"}.get(report.command, "file")
     total = _counted(len(report.cases), noun)
     if report.verdict == "compatible":
         return f"{report.command}: passed ({total})"

@@ -21,14 +21,28 @@ from typing import Protocol
 
 from schemacli.contracts.check import Verdict, check_candidate
 from schemacli.contracts.findings import Finding, Kind, Severity
-from schemacli.contracts.gate import GateReport, SubjectReport, input_error_row, parse_versions
+from schemacli.contracts.gate import (
+    GateReport,
+    SubjectReport,
+    input_error_row,
+    parse_versions,
+    readers_by_subject,
+    unknown_reader_row,
+)
 from schemacli.contracts.levels import Level
 from schemacli.contracts.loader import LoadedSchema
+from schemacli.contracts.readercheck import judge_readers, load_declared
+from schemacli.contracts.readers import DeclaredReader
 from schemacli.contracts.store import References, Tree, VersionFile, read_versions
 from schemacli.errors import CheckFailed, InputError, Location, RegistryError, SchemacliError
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.compare import RegistryCheck, registry_findings, schema_text
-from schemacli.registry.history import is_missing_subject, registry_history, registry_level
+from schemacli.registry.history import (
+    SubjectLevel,
+    is_missing_subject,
+    registry_history,
+    registry_level,
+)
 from schemacli.registry.models import CompatibilityAnswer, Reference
 from schemacli.registry.publish import (
     Outcome,
@@ -77,8 +91,11 @@ def gate_against_registry(
     settings: ConfiguredLevels,
     *,
     each: Callable[[Sequence[str]], Iterable[str]] = lambda names: names,
+    readers: Sequence[DeclaredReader] = (),
 ) -> RegistryGate:
-    """Check every subject of the store ``head`` (a store Tree) against the registry."""
+    """Check every subject of the store ``head`` (a store Tree) against the registry; the
+    declared ``readers`` (from the store) judge the registry's latest version and each new
+    one (docs/readers.md)."""
     label = f"{head.label} against {client.settings.display_url}"
     try:
         index = head.subjects()
@@ -87,6 +104,7 @@ def gate_against_registry(
         return RegistryGate(GateReport(label, None, (row,)), ())
     resolver = References(head, index)
     rows, candidates = [], []
+    declared = readers_by_subject(readers)
     for subject in each(sorted(index)):
         try:
             files = read_versions(head, index, subject)
@@ -97,9 +115,16 @@ def gate_against_registry(
                 )
             )
             continue
-        row, new = _gate_subject(client, subject, files, settings, resolver)
+        row, new = _gate_subject(
+            client, subject, files, settings, resolver, declared.get(subject, ())
+        )
         rows.append(row)
         candidates.extend(new)
+    rows += [
+        unknown_reader_row(subject, settings.level_for(subject), found, sorted(index))
+        for subject, found in sorted(declared.items())
+        if subject not in index
+    ]
     return RegistryGate(GateReport(label, None, tuple(rows)), tuple(candidates))
 
 
@@ -109,13 +134,19 @@ def _gate_subject(
     files: Sequence[VersionFile],
     settings: ConfiguredLevels,
     resolver: References,
+    readers: Sequence[DeclaredReader] = (),
 ) -> tuple[SubjectReport, list[Candidate]]:
     loaded, problems = parse_versions(files, resolver)
-    level = registry_level(client, subject)
+    configured = settings.level_for(subject)
+    # READERS (schemacli's own level): the declared readers alone judge; the registry's level
+    # and its own answer are not asked.
+    readers_only = configured is Level.READERS
+    level = (
+        SubjectLevel(Level.READERS, "config") if readers_only else registry_level(client, subject)
+    )
     if problems:
         return SubjectReport(subject, level.level, len(files), (), tuple(problems)), []
     findings: list[Finding] = []
-    configured = settings.level_for(subject)
     if configured != level.level:
         findings.append(
             Finding(
@@ -152,14 +183,35 @@ def _gate_subject(
         findings.extend(local.findings)
         # The registry can only judge against what it holds, and cannot parse a schema
         # whose references it is not given (the problem above says so).
-        if not new and problem is None:
+        if not new and problem is None and not readers_only:
             answer = _ask(client, subject, schema_text(version), refs)
             check = RegistryCheck(subject, level.level, level.source, local, answer)
             findings.extend(registry_findings(check))
         new.append(Candidate(subject, number, version, refs))
         history.append(replace(version, version=len(history) + 1))
+    if readers:
+        findings.extend(_judged_by_readers(subject, history[:registered], new, readers))
     row = SubjectReport(subject, level.level, len(files), tuple(checked), tuple(findings))
     return row, new
+
+
+def _judged_by_readers(
+    subject: str,
+    registered: Sequence[LoadedSchema],
+    new: Sequence[Candidate],
+    readers: Sequence[DeclaredReader],
+) -> list[Finding]:
+    """The declared readers' verdicts on the registry's latest version (what producers write
+    now) and on each new version of the store."""
+    loaded, problems = load_declared(readers)
+    found = list(problems)
+    writers = []
+    if registered:
+        writers.append((registered[-1], f"{subject} v{len(registered)} (registry)"))
+    writers += [(c.loaded, f"{subject} v{c.version}") for c in new]
+    for writer, label in writers:
+        found.extend(judge_readers(writer, loaded, subject=subject, writer_label=label))
+    return found
 
 
 def _diverges(subject: str, number: int, version: LoadedSchema, theirs: LoadedSchema) -> Finding:
@@ -378,6 +430,7 @@ def registry_gate(
     register: bool = False,
     each: Callable[[Sequence[str]], Iterable[str]] = lambda names: names,
     on_done: Callable[[RegisterResult], None] | None = None,
+    readers: Sequence[DeclaredReader] = (),
 ) -> tuple[RegistryGate, list[RegisterResult]]:
     """``schemacli gate --registry URL [--register]``: the gate, then the registration.
 
@@ -385,7 +438,7 @@ def registry_gate(
     ``settings`` (``schemacli.config.Settings``) gives the configured levels. Registers only when
     ``register`` and every subject passed; returns what was registered.
     """
-    gate = gate_against_registry(client, head, settings, each=each)
+    gate = gate_against_registry(client, head, settings, each=each, readers=readers)
     done: list[RegisterResult] = []
     if register and gate.passed:
         done = register_candidates(client, gate, on_done=on_done)

@@ -154,10 +154,15 @@ def registry_level(client: RegistryClient, subject: str | None) -> SubjectLevel:
 
 def _as_level(text: str, client: RegistryClient) -> Level:
     try:
-        return Level(text.upper())
+        level = Level(text.upper())
+        if not level.in_registry:
+            raise ValueError(text)
+        return level
     except ValueError:
         raise RegistryError(
             f"The registry at {client.settings.display_url} reports an unknown compatibility "
             f"level {text!r}.",
-            hint="Expected one of " + ", ".join(level.value for level in Level) + ".",
+            hint="Expected one of "
+            + ", ".join(level.value for level in Level if level.in_registry)
+            + ".",
         ) from None

@@ -43,7 +43,7 @@ DEFAULTS = {
     "boolean": False,
 }
 SYMBOLS = ["RED", "GREEN", "BLUE", "BLACK"]
-LEVELS = list(Level)
+LEVELS = [level for level in Level if level.in_registry]  # READERS is ours alone
 
 # (registry implementation, kind of case) -> documentation of the deviation. Empty: none known.
 KNOWN_REGISTRY_DEVIATIONS: dict[tuple[str, str], str] = {}

@@ -119,6 +119,7 @@ def load_mapping(conn: Connection, mapping_file: Path) -> Mapping:
     ``subject``) from the registry."""
     from converters.mapping.reader import load
     from converters.mapping.schemas import missing_schemas, with_registry_schemas
+
     mapping = load(mapping_file)
     if not missing_schemas(mapping):
         return mapping
