@@ -19,9 +19,11 @@ from typing import Any
 from schemacli.contracts.canonical import fingerprint_hex
 from schemacli.contracts.check import check_candidate
 from schemacli.contracts.diff import diff
+from schemacli.contracts.findings import Severity
 from schemacli.contracts.levels import Level, SubjectLevels
 from schemacli.contracts.loader import LoadedSchema
-from schemacli.contracts.readers import DeclaredReader, load_reader_schema, load_readers
+from schemacli.contracts.readercheck import judge_readers, load_declared
+from schemacli.contracts.readers import DeclaredReader, load_readers
 from schemacli.contracts.store import References, StoreLayoutErrors, Tree, read_versions
 from schemacli.contracts.verdicts import VerdictCache
 from schemacli.errors import SchemacliError, error_text
@@ -30,7 +32,7 @@ from schemacli.site.model import (
     CensusEntry,
     MigrationPage,
     ReaderEntry,
-    ReaderVerdict,
+    ReadsVersion,
     Site,
     SubjectPage,
     VersionEntry,
@@ -163,18 +165,23 @@ def _version(
 def _reader(
     reader: DeclaredReader, versions: Sequence[LoadedSchema | None], verdicts: VerdictCache
 ) -> ReaderEntry:
-    """The reader against every version that loads: Avro's reader/writer check, the findings
-    placed in the reader's file (the candidate of a BACKWARD check reads the history)."""
-    try:
-        schema = load_reader_schema(reader)
-    except SchemacliError as err:
-        return ReaderEntry(reader, (), error_text(err))
+    """The reader against every version that loads, as the gate judges a new version
+    (``readercheck.judge_readers``): each finding at line:col in the writer, with the reader's
+    line:col in ``Finding.reader``."""
+    loaded, problems = load_declared([reader])
+    if problems:
+        return ReaderEntry(reader, (), "\n".join(f"{p.location}: {p.message}" for p in problems))
     out = []
-    for writer in versions:
+    for number, writer in enumerate(versions, start=1):
         if writer is None:
             continue
-        report = check_candidate(
-            schema, [writer], subject=reader.subject, level=Level.BACKWARD, verdicts=verdicts
+        found = judge_readers(
+            writer,
+            loaded,
+            subject=reader.subject,
+            writer_label=f"{reader.subject} v{writer.version or number}",
+            verdicts=verdicts,
         )
-        out.append(ReaderVerdict(writer.version or 0, report.compatible, report.findings))
+        ok = not any(f.severity is Severity.ERROR for f in found)
+        out.append(ReadsVersion(writer.version or number, ok, found))
     return ReaderEntry(reader, tuple(out))

@@ -31,7 +31,7 @@ class VersionEntry:
 
 
 @dataclass(frozen=True)
-class ReaderVerdict:
+class ReadsVersion:
     """Can the reader read data written with ``version``?"""
 
     version: int
@@ -44,7 +44,7 @@ class ReaderEntry:
     """A declared reader of the subject and its verdict against each version."""
 
     reader: DeclaredReader
-    verdicts: tuple[ReaderVerdict, ...] = ()
+    verdicts: tuple[ReadsVersion, ...] = ()
     error: str | None = None  # its schema does not load
 
 

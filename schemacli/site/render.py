@@ -106,12 +106,16 @@ def _where(location: Location) -> str:
 
 
 def _findings(findings: Iterable[Finding]) -> str:
-    rows = [
-        f"<tr><td><code>{esc(f.kind)}</code></td><td>{esc(f.message)}"
-        + (f'<div class="muted">{esc(f.hint)}</div>' if f.hint else "")
-        + f"</td><td>{_where(f.location)}</td></tr>"
-        for f in findings
-    ]
+    rows = []
+    for f in findings:
+        where = _where(f.location)
+        if f.reader is not None:
+            where = f"writer {where}<br>reader {_where(f.reader.location)}"
+        rows.append(
+            f"<tr><td><code>{esc(f.kind)}</code></td><td>{esc(f.message)}"
+            + (f'<div class="muted">{esc(f.hint)}</div>' if f.hint else "")
+            + f"</td><td>{where}</td></tr>"
+        )
     if not rows:
         return ""
     return (
