@@ -89,5 +89,5 @@ def report_command(
     else:
         echo(
             f"report: {len(site.subjects)} subject page(s), {len(site.migrations)} migration "
-            f"page(s) in {html}/; open {index}"
+            f"page(s) written to {html}; open {index}"
         )

@@ -264,12 +264,31 @@ def _timeline(page: SubjectPage) -> str:
         ok = v.check.compatible if v.check is not None else None
         changes = len(v.diff.changes) if v.diff is not None else 0
         what = "first version" if v.number == 1 else f"{changes} change(s)"
+        data = "".join(
+            f' <span class="muted">· {esc(count)} record(s) in {esc(topic)}</span>'
+            for topic, count in _in_data(page, v.number)
+        )
         items.append(
             f'<li class="{"" if ok else "bad"}"><a href="#v{v.number}">v{v.number}</a> '
             f'<span class="muted">{esc(what)}</span> '
-            f"{_badge(ok) if v.number > 1 else ''}</li>"
+            f"{_badge(ok) if v.number > 1 else ''}{data}</li>"
         )
     return f'<ol class="timeline">{"".join(items)}</ol>'
+
+
+def _in_data(page: SubjectPage, number: int) -> list[tuple[str, int]]:
+    """(topic, records) for each census that counts records written with this version."""
+    found = []
+    for census in page.censuses:
+        count = sum(
+            entry.get("count") or 0
+            for side in ("keys", "values")
+            for entry in (census.data.get(side) or {}).get("versions") or []
+            if entry.get("subject") == page.subject and entry.get("version") == number
+        )
+        if count:
+            found.append((census.topic, count))
+    return found
 
 
 def _readers(page: SubjectPage) -> str:

@@ -134,6 +134,8 @@ def test_the_census_is_embedded_whole_as_the_charts_data(tmp_path):
     )
     assert data is not None
     assert json.loads(data.group(1)) == json.loads(CENSUS.read_text())
+    # the timeline says how much of the data each version wrote
+    assert "100 record(s) in orders" in page and "95 record(s) in orders" in page
 
 
 def test_pages_name_no_network_address(tmp_path):
