@@ -17,7 +17,7 @@ from typing import Any
 from converters.ops.status import SNAPSHOT, Status, status
 from converters.ops.window import Window
 from converters.pipeline.progress import HISTORY
-from converters.state import loads, read_state, whole
+from converters.state import has_state, loads, read_state, whole
 from schemacli.errors import InputError, Location
 from schemacli.textfile import DOCUMENT_LIMIT, UnreadableInput, read_utf8
 
@@ -59,6 +59,17 @@ def overview(state_dir: Path) -> Overview:
         final_report=final,
         deploy=read_state(state_dir / "deploy.json"),
     )
+
+
+def discover(base: Path) -> list[Path]:
+    """The state directories under ``base`` (``.schemacli/migrate``, where deploy puts them by
+    default) that hold converter state, sorted; none when ``base`` is not a folder."""
+    if not base.is_dir():
+        return []
+    try:
+        return sorted(d for d in base.iterdir() if d.is_dir() and has_state(d))
+    except OSError:
+        return []
 
 
 def read_history(path: Path) -> tuple[HistoryPoint, ...]:

@@ -4,7 +4,7 @@ migration windows (``schemacli.site``)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -40,7 +40,8 @@ def report_command(
             "--state-dir",
             metavar="DIR",
             help="A migration's state directory (`migrate deploy --state-dir`): a page of its "
-            "window, counts and lag over time, dependents and final report. Repeatable.",
+            "window, counts and lag over time, dependents and final report. Repeatable. "
+            "[default: each one under .schemacli/migrate/]",
         ),
     ] = None,
     no_cache: NoCache = False,
@@ -61,11 +62,7 @@ def report_command(
 
     settings = load_settings(flags={"store": store})
     censuses = [read_census(path) for path in census or ()]
-    migrations = []
-    if state_dir:
-        from converters.ops.overview import overview
-
-        migrations = [(str(d), overview(d)) for d in state_dir]
+    migrations = _migrations(state_dir)
     site = build_site(
         store_tree(settings.store),
         settings.store,
@@ -87,7 +84,33 @@ def report_command(
             }
         )
     else:
+        for page in site.migrations:
+            if page.error is not None:
+                echo(f"warning: {page.state_dir}: {page.error}", err=True)
         echo(
             f"report: {len(site.subjects)} subject page(s), {len(site.migrations)} migration "
             f"page(s) written to {html}; open {index}"
         )
+
+
+def _migrations(named: list[Path] | None) -> list[tuple[str, Any, str | None]]:
+    """The migrations' overviews. A named state directory that does not read is an error (exit
+    2); without names, each one under ``.schemacli/migrate/`` (deploy's default) is shown, and
+    one that does not read gets a page saying why."""
+    if named:
+        from converters.ops.overview import overview
+
+        return [(str(d), overview(d), None) for d in named]
+    base = Path(".schemacli") / "migrate"
+    if not base.is_dir():
+        return []  # no converter was deployed from here: no Kafka or Spark code is loaded
+    from converters.ops.overview import discover, overview
+    from schemacli.errors import SchemacliError, error_text
+
+    found: list[tuple[str, Any, str | None]] = []
+    for directory in discover(base):
+        try:
+            found.append((str(directory), overview(directory), None))
+        except SchemacliError as err:
+            found.append((str(directory), None, error_text(err)))
+    return found

@@ -57,12 +57,13 @@ def build_site(
     levels: SubjectLevels,
     *,
     censuses: Sequence[Census] = (),
-    migrations: Sequence[tuple[str, Any]] = (),
+    migrations: Sequence[tuple[str, Any, str | None]] = (),
     verdicts: VerdictCache | None = None,
     now: float | None = None,
 ) -> Site:
     """The whole site's data. ``migrations``: (state directory, ``converters.ops.overview``'s
-    Overview) pairs. Raises InputError when the store cannot be listed."""
+    Overview or None, the error that kept it from being read or None). Raises InputError when
+    the store cannot be listed."""
     verdicts = verdicts if verdicts is not None else VerdictCache()
     try:
         index = tree.subjects()
@@ -112,7 +113,8 @@ def build_site(
         )
     taken_m: set[str] = {p.slug.lower() for p in pages} | {"index"}
     migration_pages = tuple(
-        MigrationPage(slug(f"migration-{Path(d).name}", taken_m), d, o) for d, o in migrations
+        MigrationPage(slug(f"migration-{Path(d).name}", taken_m), d, o, e)
+        for d, o, e in migrations
     )
     listed = {p.subject for p in pages}
     unmatched = tuple(

@@ -91,7 +91,8 @@ class SubjectPage:
 class MigrationPage:
     slug: str
     state_dir: str
-    overview: Overview
+    overview: Overview | None
+    error: str | None = None  # a state directory found (not named) whose files do not read
 
 
 @dataclass(frozen=True)

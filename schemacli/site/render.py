@@ -212,10 +212,7 @@ def _index(site: Site) -> str:
                 [
                     [
                         f'<a href="{esc(migration_file(m))}">{esc(m.state_dir)}</a>',
-                        esc(m.overview.window.state if m.overview.window else "not deployed"),
-                        str(m.overview.status.totals.get("in", 0)),
-                        str(m.overview.status.totals.get("converted", 0)),
-                        str(m.overview.status.totals.get("dead_letter", 0)),
+                        *_migration_cells(m),
                     ]
                     for m in site.migrations
                 ],
@@ -230,6 +227,16 @@ def _index(site: Site) -> str:
         ]
         parts.append("</ul>")
     return _frame(site, f"schemacli report: {site.store}", None, "\n".join(parts))
+
+
+def _migration_cells(m: MigrationPage) -> list[str]:
+    if m.overview is None:
+        return ['<span class="badge warn">unreadable</span>', "-", "-", "-"]
+    totals = m.overview.status.totals
+    return [
+        esc(m.overview.window.state if m.overview.window else "not deployed"),
+        *(str(totals.get(k, 0)) for k in ("in", "converted", "dead_letter")),
+    ]
 
 
 # -- a subject -------------------------------------------------------------------------------
@@ -436,9 +443,13 @@ def _version(page: SubjectPage, v: VersionEntry) -> str:
 
 
 def _migration(site: Site, page: MigrationPage) -> str:
-    o = page.overview
-    st = o.status
     parts = [f"<h1>Migration <code>{esc(page.state_dir)}</code></h1>"]
+    o = page.overview
+    if o is None:
+        parts.append(f'<p class="error">{esc(page.error or "not read")}</p>')
+        return _frame(site, f"migration {page.state_dir} - schemacli report", "migration",
+                      "\n".join(parts))
+    st = o.status
     window = o.window
     if window is None:
         parts.append('<p class="muted">No window recorded (never deployed).</p>')

@@ -130,3 +130,21 @@ def test_an_error_in_json_mode_is_a_json_document(site_project):
     result = run("report", "--html", "out", "--census", "missing.json", "-o", "json")
     assert result.exit_code == 2
     assert json.loads(result.stdout)["error"]["type"] == "CensusFileError"
+
+
+def test_migrations_under_the_default_state_folder_are_found_without_naming_them(site_project):
+    base = site_project / ".schemacli" / "migrate"
+    base.mkdir(parents=True)
+    (site_project / "orders-v2--orders").rename(base / "orders-v2--orders")
+    broken = base / "broken--v1"
+    broken.mkdir()
+    (broken / "progress.json").write_text("{not json")
+    (base / "empty").mkdir()  # no converter state: not a migration
+    result = run("report", "--html", "out")
+    assert result.exit_code == 0, result.output
+    assert "2 migration page(s)" in result.stdout
+    assert "warning:" in result.stderr and "progress.json" in result.stderr
+    pages = {p.name: p.read_text() for p in (site_project / "out").glob("migration-*.html")}
+    assert len(pages) == 2
+    broken_page = next(t for n, t in pages.items() if "broken" in n)
+    assert "corrupt converter state" in broken_page

@@ -32,7 +32,7 @@ from tests.report_site import (
 
 def site_pages(tmp_path: Path, *, census: bool = True, state: bool = True) -> dict[str, str]:
     store = make_store(tmp_path)
-    migrations = [(str(d), overview(d)) for d in [make_state_dir(tmp_path)]] if state else []
+    migrations = [(str(d), overview(d), None) for d in [make_state_dir(tmp_path)]] if state else []
     site = build_site(
         FileTree(store),
         store,
