@@ -27,6 +27,7 @@ from schemacli.commands import (
     readers,
     register,
     registry_config,
+    report,
     spark,
     subjects,
     topics,
@@ -233,6 +234,7 @@ app.command("diff")(diff.diff_command)
 app.command("gate")(gate.gate_command)
 app.command("register")(register.register_command)
 app.command("pull")(pull.pull_command)
+app.command("report")(report.report_command)
 app.add_typer(subjects.subjects_app)
 app.add_typer(readers.readers_app)
 app.add_typer(topics.topics_app)

@@ -7,6 +7,11 @@ Py4J callback on Spark's asynchronous listener bus, so the last batch's event ca
 flight when the query has ended and the driver exits, and a slow first callback then dies with
 "Received empty command" and the batch is never counted. Reading progress synchronously makes the
 counts independent of timing.
+
+Beside the totals, each batch leaves one line in ``progress-history.jsonl`` (when, the batch id,
+the totals after it, the v2 lag Spark saw): the counts and lag over time that ``schemacli report``
+draws. The file is bounded: past ``HISTORY_LIMIT`` bytes its older half is thinned to every other
+point, so a converter that runs for months keeps a coarse past and a fine present.
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ from converters.state import read_state
 
 METRICS = "schemacli_converter"  # the name of the job's observed metrics
 KINDS = ("converted", "dead_letter", "skipped", "tombstone")
+HISTORY = "progress-history.jsonl"
+HISTORY_LIMIT = 2 * 1024 * 1024  # bytes; then the older half is thinned
 
 
 class ProgressFile:
@@ -83,6 +90,20 @@ class ProgressFile:
                 k: progress.get(k) for k in ("batchId", "numInputRows", "timestamp", "sources")
             },
         )
+        if batch > int(self.data.get("history_batch", -1)):
+            # one point per batch, in both delivery modes: the exactly-once writer's counts were
+            # committed (``committed``) before Spark reports the batch's progress
+            self.data["history_batch"] = batch
+            append_history(
+                self.path.parent / HISTORY,
+                {
+                    "time": self.data["updated"],
+                    "batch": batch,
+                    "rows": progress.get("numInputRows"),
+                    "totals": dict(self.data["totals"]),
+                    "lag": source_lag(progress.get("sources")),
+                },
+            )
         self._write()
 
     def _write(self) -> None:
@@ -97,6 +118,63 @@ class ProgressFile:
             f"batch {self.last_batch}: in {t['in']} converted {t['converted']} "
             f"dead-lettered {t['dead_letter']} skipped {t['skipped']}"
         )
+
+
+def source_lag(sources: Any) -> int | None:
+    """Messages the Kafka source had not read when the batch ended: per partition, Spark's
+    ``latestOffset`` less its ``endOffset`` (None when the report does not carry both)."""
+    if not isinstance(sources, list):
+        return None
+    lag, seen = 0, False
+    for source in sources:
+        if not isinstance(source, dict):
+            continue
+        end, latest = _offsets(source.get("endOffset")), _offsets(source.get("latestOffset"))
+        for topic, parts in latest.items():
+            for partition, offset in parts.items():
+                done = end.get(topic, {}).get(partition)
+                if done is not None:
+                    lag, seen = lag + max(0, offset - done), True
+    return lag if seen else None
+
+
+def _offsets(value: Any) -> dict[str, dict[str, int]]:
+    """Spark's ``{topic: {partition: offset}}`` (a JSON text in pyspark's reports, an object in
+    the JVM's); {} for anything else."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return {}
+    if not isinstance(value, dict):
+        return {}
+    return {
+        str(topic): {
+            str(p): o for p, o in parts.items() if isinstance(o, int) and not isinstance(o, bool)
+        }
+        for topic, parts in value.items()
+        if isinstance(parts, dict)
+    }
+
+
+def append_history(path: Path, point: dict[str, Any]) -> None:
+    """Add one point to the history file; past ``HISTORY_LIMIT`` bytes, first thin the older
+    half to every other point (rewritten through a temporary file and a rename)."""
+    line = json.dumps(point, default=str) + "\n"
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        size = 0
+    if size + len(line) > HISTORY_LIMIT:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
+        half = len(lines) // 2
+        kept = lines[:half][::2] + lines[half:]
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text("".join(kept) + line, encoding="utf-8")
+        os.replace(tmp, path)
+        return
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(line)
 
 
 class Query(Protocol):

@@ -32,6 +32,7 @@ OFFLINE = (
     "schemacli spark ddl ",
     "schemacli migrate plan ",
     "schemacli migrate validate ",
+    "schemacli report ",
     "cat examples/",
 )
 ONLINE_MARKERS = ("--registry", "/tmp/", "$")

@@ -693,6 +693,7 @@ TEMPLATES: dict[str, list[str]] = {
     "migrate stop": [MAPPING],
     "migrate finish": [MAPPING, "-b", "{closed}"],
     "migrate replay": [MAPPING, "-b", "{closed}", "--dry-run"],
+    "report": ["--html", "site"],
 }
 
 
@@ -948,11 +949,12 @@ NEVER_EXIT_1 = {
     "spark codegen",
     "migrate plan",
     "migrate stop",
+    "report",
 }  # (deploy refuses a mapping that fails validation with 1, as ExitCode documents)
 CONFIGS = {"schemacli.toml", "pyproject.toml"}
 EDITS = {("init", n) for n in (*CONFIGS, ".pre-commit-config.yaml")}
 # Commands that write into the working folder when they succeed; all others write nothing there.
-WRITERS = {"init", "pull", "spark codegen", "migrate plan", "migrate stop"}
+WRITERS = {"init", "pull", "spark codegen", "migrate plan", "migrate stop", "report"}
 
 
 @dataclass

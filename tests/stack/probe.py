@@ -10,6 +10,7 @@ import importlib.util
 import shutil
 
 from . import kafka, registry, spark
+from .browser import probe_browser
 from .common import ComponentUnavailable, Readiness, java
 
 REGISTRY_IMPLS = ("apicurio", "axonops")
@@ -52,4 +53,5 @@ def probe(registry_impl: str) -> dict[str, Readiness]:
         )
     else:
         states["registry"] = registry.probe_axonops()
+    states["browser"] = probe_browser()
     return states

@@ -103,6 +103,30 @@ RULES = [
     ("converters.spark", ("converters.mapping", "converters.pipeline", "converters.ops")),
     ("converters.state", ("converters.pipeline", "converters.ops", "converters.job")),
     ("schemacli.output", (*HEAVY, "schemacli.commands", "schemacli.config")),
+    # the report's site: the store's data and a census in, HTML out; a migration's overview
+    # arrives from the command, and of the converters the site names only its type
+    # (converters.ops.overview, for the type checker)
+    (
+        "schemacli.site",
+        (
+            *UI,
+            *HEAVY,
+            "requests",
+            "schemacli.commands",
+            "schemacli.config",
+            "schemacli.registry",
+            "schemacli.output",
+            "spark_avro",
+            "converters.job",
+            "converters.mapping",
+            "converters.pipeline",
+            "converters.kafka",
+            "converters.spark",
+            "converters.state",
+            *(f"converters.ops.{m}" for m in ("deploy", "process", "replay", "status", "stop",
+                                              "window", "dependents", "finish")),
+        ),
+    ),
     # settings files' syntax and where a setting came from: below config and the registry
     (
         "schemacli.tomlfile",
