@@ -1,11 +1,11 @@
 """`schemacli register SCHEMA --subject S`: register a schema, idempotently."""
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from schemacli.commands.options import JsonOutput
+from schemacli.commands.options import JsonOutput, count
 from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect, registry_flags
 from schemacli.errors import ExitCode, UsageError
 from schemacli.output import TextOrJson
@@ -49,15 +49,85 @@ def register_command(
         bool, typer.Option("--normalize", help="Let the registry normalize the schema first.")
     ] = False,
     reference: ReferenceOpt = None,
+    major_version: Annotated[
+        int | None,
+        typer.Option(
+            "--major-version",
+            metavar="N",
+            click_type=count(1, 2**31 - 1),
+            help="Register SCHEMA as major version N of the subject (metadata.properties); "
+            "with --rules, Confluent's migration rules go with it. Read back: a registry that "
+            "drops metadata or rules is an error (exit 3).",
+        ),
+    ] = None,
+    rules: Annotated[
+        Path | None,
+        typer.Option(
+            "--rules",
+            metavar="FILE",
+            help="The JSON `schemacli migrate rules` writes: its ruleSet (and metadata) go with "
+            "SCHEMA. Needs --major-version.",
+        ),
+    ] = None,
+    compatibility_group: Annotated[
+        bool,
+        typer.Option(
+            "--compatibility-group",
+            help="First set the subject's compatibilityGroup to the major-version property, so "
+            "major versions are not checked against each other.",
+        ),
+    ] = False,
+    property_name: Annotated[
+        str,
+        typer.Option("--property", metavar="NAME", help="The major-version metadata property."),
+    ] = "major_version",
     output: JsonOutput = TextOrJson.text,
     flags: RegistryFlags = NO_FLAGS,
 ) -> None:
     """Register SCHEMA under --subject. Registering the same schema again changes nothing.
 
+    With --major-version N (and --rules FILE from `schemacli migrate rules`) SCHEMA becomes
+    major version N of the same subject, carrying its migration rules.
+
     Exit 0 registered or already registered; 1 the registry refuses it as incompatible;
-    2 the file is not a valid schema; 3 registry or network error.
+    2 the file is not a valid schema; 3 registry or network error (a registry that drops the
+    metadata, rules or compatibilityGroup it was given, too).
     """
+    if major_version is None and (rules is not None or compatibility_group):
+        raise UsageError(
+            "--rules and --compatibility-group register a major version: give --major-version N",
+            hint="For example: --major-version 2 --rules rules.json --compatibility-group",
+        )
+    if major_version is not None and (dry_run or normalize or reference):
+        raise UsageError(
+            "--major-version does not combine with --dry-run, --normalize or --reference",
+            hint="Register the major version alone; check it first with `schemacli check`.",
+        )
+    rule_set, metadata = (None, {}) if rules is None else read_rules(rules)
     with connect(flags) as conn:
+        if major_version is not None:
+            from schemacli.contracts.source import read_text
+            from schemacli.registry.compare import schema_text
+            from schemacli.registry.history import load_candidate
+            from schemacli.registry.majorversion import register_major_version
+
+            loaded = load_candidate(conn.client, read_text(schema, str(schema)), str(schema), ())
+            props = {**(metadata.get("properties") or {}), property_name: str(major_version)}
+            done = register_major_version(
+                conn.client,
+                subject,
+                schema_text(loaded),
+                metadata={**metadata, "properties": props},
+                rule_set=rule_set,
+                property_name=property_name,
+                major_version=major_version,
+                compatibility_group=compatibility_group,
+            )
+            if is_json(output):
+                emit_json({"registry": conn.url, "schema": str(schema), **_asdict(done)})
+            else:
+                echo(done.describe())
+            raise typer.Exit(ExitCode.OK)
         from schemacli.registry.compare import schema_text
         from schemacli.registry.history import load_candidate
         from schemacli.registry.publish import register_schema
@@ -85,3 +155,47 @@ def _asdict(result: object) -> dict:
     from dataclasses import asdict
 
     return asdict(result)  # type: ignore[call-overload]
+
+
+RULES_LIMIT = 4 * 1024 * 1024  # a rule set is a few KB; JSONata of a wide schema some 100 KB
+
+
+def read_rules(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(ruleSet, metadata) from a `schemacli migrate rules` file; InputError with line:col."""
+    import json
+
+    from schemacli.errors import InputError, Location
+    from schemacli.textfile import line_column, read_utf8
+
+    text = read_utf8(
+        path,
+        hint="Write it with `schemacli migrate rules MAPPING --out FILE`.",
+        limit=RULES_LIMIT,
+        what="rules file",
+    )
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        line, col = line_column(text, exc.pos)
+        raise InputError(
+            f"the rules file is not JSON: {exc.msg}",
+            location=Location(source=str(path), line=line, column=col),
+            hint="Write it with `schemacli migrate rules MAPPING --out FILE`.",
+        ) from None
+    rule_set = doc.get("ruleSet") if isinstance(doc, dict) else None
+    metadata = doc.get("metadata", {}) if isinstance(doc, dict) else None
+    rules = rule_set.get("migrationRules") if isinstance(rule_set, dict) else None
+    if (
+        not isinstance(rules, list)
+        or not rules
+        or not all(isinstance(r, dict) and isinstance(r.get("expr"), str) for r in rules)
+        or not isinstance(metadata, dict)
+        or not isinstance(metadata.get("properties", {}), dict)
+    ):
+        raise InputError(
+            "the rules file has no ruleSet.migrationRules (a list of rules, each with an expr), "
+            "or its metadata is not an object",
+            location=Location(source=str(path), pointer="/ruleSet/migrationRules"),
+            hint="Write it with `schemacli migrate rules MAPPING --out FILE`.",
+        )
+    return rule_set, metadata

@@ -259,16 +259,24 @@ class RegistryClient:
         references: Sequence[Reference] = (),
         normalize: bool = False,
         schema_type: str = "AVRO",
+        metadata: Mapping[str, Any] | None = None,
+        rule_set: Mapping[str, Any] | None = None,
     ) -> Registered:
-        """``POST /subjects/{s}/versions``: register (or find, if identical) ``schema``.
+        """``POST /subjects/{s}/versions``: register (or find, if identical) ``schema``, with
+        its data-contract ``metadata`` and ``ruleSet`` when given.
 
         Not retried on 5xx or timeouts: the registry may have registered it already.
         """
+        body = _schema_body(schema, references, schema_type)
+        if metadata is not None:
+            body["metadata"] = dict(metadata)
+        if rule_set is not None:
+            body["ruleSet"] = dict(rule_set)
         data = self._call(
             "POST",
             f"/subjects/{_subject(subject)}/versions",
             params={"normalize": "true"} if normalize else None,
-            body=_schema_body(schema, references, schema_type),
+            body=body,
             context={"subject": subject},
             idempotent=False,
         )
@@ -490,6 +498,25 @@ class RegistryClient:
         path = "/config" if subject is None else f"/config/{_subject(subject)}"
         data = self._call("PUT", path, body={"compatibility": level.upper()}, context=_ctx(subject))
         return _level(data) or level.upper()
+
+    @_reads_answer
+    def set_compatibility_group(self, subject: str, level: str, group: str) -> dict[str, Any]:
+        """``PUT /config/{s}`` with ``compatibilityGroup`` (Confluent 7.4+): versions whose
+        ``metadata.properties[group]`` differ are not checked against each other. Returns the
+        registry's answer as it is (a registry that ignores the key leaves it out)."""
+        data = self._call(
+            "PUT",
+            f"/config/{_subject(subject)}",
+            body={"compatibility": level.upper(), "compatibilityGroup": group},
+            context=_ctx(subject),
+        )
+        return dict(answer_object(data, "the answer"))
+
+    @_reads_answer
+    def get_config_document(self, subject: str) -> dict[str, Any]:
+        """``GET /config/{s}`` as the registry answers it (level, compatibilityGroup, ...)."""
+        data = self._call("GET", f"/config/{_subject(subject)}", context=_ctx(subject))
+        return dict(answer_object(data, "the answer"))
 
     @_reads_answer
     def delete_config(self, subject: str | None = None) -> str:

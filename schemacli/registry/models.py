@@ -114,6 +114,9 @@ class SubjectVersion:
     schema: str
     schema_type: str = "AVRO"
     references: tuple[Reference, ...] = ()
+    # data contracts (Confluent 7.4+): None when the registry gave none (or dropped them)
+    metadata: dict[str, Any] | None = field(default=None, compare=False)
+    rule_set: dict[str, Any] | None = field(default=None, compare=False)
 
     @classmethod
     def from_json(cls, data: Any) -> SubjectVersion:
@@ -126,7 +129,17 @@ class SubjectVersion:
             schema=answer_text(data["schema"], "the schema"),
             schema_type=answer_schema_type(data.get("schemaType")),
             references=answer_references(data.get("references")),
+            metadata=_optional_object(data.get("metadata"), "metadata"),
+            rule_set=_optional_object(data.get("ruleSet"), "ruleSet"),
         )
+
+
+def _optional_object(value: Any, what: str) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise BadAnswer(f"{what} is {_shown(value)}, not a JSON object")
+    return value
 
 
 def answer_schema_type(value: Any) -> str:
