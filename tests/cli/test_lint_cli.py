@@ -314,3 +314,22 @@ def test_lint_of_a_store_version_uses_the_subjects_level(here):
     result = run("lint", "schemas")
     assert result.exit_code == 0
     assert "warning E003: field 'ride_id' has no default: at level FULL" in result.stdout
+
+
+def test_gate_without_lint_configured_loads_no_lint_code(here):
+    import subprocess
+    import sys
+
+    _store(here, CLEAN)
+    probe = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from schemacli.app import app\n"
+        "result = CliRunner().invoke(app, ['gate'])\n"
+        "print(result.exit_code, 'schemacli.contracts.lint' in sys.modules)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=here, env=env, capture_output=True, text=True
+    )
+    assert done.stdout.split() == ["0", "False"], done.stdout + done.stderr
