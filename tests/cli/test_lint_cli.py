@@ -105,6 +105,14 @@ def test_fix_keeps_crlf_and_a_byte_order_mark(here):
     assert path.read_bytes() == b"\xef\xbb\xbf" + CLEAN.replace("\n", "\r\n").encode()
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-32"])
+def test_fix_keeps_a_utf16_or_utf32_file_in_its_encoding(here, encoding):
+    path = here / "a.avsc"
+    path.write_bytes(OPTIONAL.encode(encoding))
+    assert run("lint", "--fix", path).exit_code == 0
+    assert path.read_bytes() == CLEAN.encode(encoding)
+
+
 def test_diff_prints_a_unified_diff_and_writes_nothing(here):
     path = write(here, "a.avsc", OPTIONAL)
     result = run("lint", "--diff", path)
