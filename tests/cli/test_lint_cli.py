@@ -341,3 +341,21 @@ def test_gate_without_lint_configured_loads_no_lint_code(here):
         [sys.executable, "-c", probe], cwd=here, env=env, capture_output=True, text=True
     )
     assert done.stdout.split() == ["0", "False"], done.stdout + done.stderr
+
+
+def test_gate_register_registers_nothing_when_a_new_version_fails_lint(here, fake):
+    (here / "schemacli.toml").write_text('store = "schemas"\n[lint]\ngate = true\n')
+    _store(here, OPTIONAL)  # E001: an error, so the gate fails before anything is registered
+    env = {"SCHEMACLI_REGISTRY_URL": ""}
+    result = CliRunner().invoke(
+        app, ["gate", "--registry", fake.url, "--register", "-o", "json"], env=env
+    )
+    assert result.exit_code == 1, result.output
+    (row,) = json.loads(result.stdout)["cases"]
+    assert [f["kind"] for f in row["findings"]] == ["E001"]
+    assert "nothing was registered" in result.stderr
+    assert fake.subjects == {}
+    write(here, "schemas/subjects/rides-value/v1.avsc", CLEAN)
+    passed = CliRunner().invoke(app, ["gate", "--registry", fake.url, "--register"], env=env)
+    assert passed.exit_code == 0, passed.output
+    assert list(fake.subjects) == ["rides-value"]
