@@ -195,6 +195,7 @@ def _encoded(result: FileLint) -> bytes:
 
 def as_report(report: LintReport, *, strict: bool = False) -> Report:
     """The lint as the shared Report: one case per file."""
+
     def verdict(findings, loaded: bool) -> str:
         if not loaded:
             return "invalid"

@@ -15,6 +15,7 @@ a caller re-checks the result and applies again until nothing changes.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import json
 import re
@@ -126,15 +127,38 @@ def apply_fixes(
     applied: list[Fix] = []
     skipped: list[Fix] = []
     taken: list[TextEdit] = []
+    spans = _Spans()
     for fix in fixes:
         allowed = fix.applies and (fix.applicability is Applicability.SAFE or unsafe)
-        clash = any(_overlaps(mine, other) for mine in fix.edits for other in taken)
-        if not allowed or clash:
+        if not allowed or any(spans.clashes(edit) for edit in fix.edits):
             skipped.append(fix)
             continue
+        for edit in fix.edits:
+            spans.add(edit)
         taken.extend(fix.edits)
         applied.append(fix)
     return apply_edits(text, taken), applied, skipped
+
+
+class _Spans:
+    """The spans of the edits taken so far, sorted: whether a new edit overlaps one of them
+    in O(log n) (not one comparison per taken edit: a 10,000-field fix stays linear).
+
+    Taken spans never overlap, so sorted by (start, end) their ends never decrease: the one
+    that could overlap ``[s, e)`` is the last that starts before ``e``."""
+
+    def __init__(self) -> None:
+        self.spans: list[tuple[int, int]] = []
+
+    def clashes(self, edit: TextEdit) -> bool:
+        at = bisect.bisect_left(self.spans, (edit.end, -1)) - 1
+        if at < 0:
+            return False
+        start, end = self.spans[at]
+        return start < edit.end and edit.start < end
+
+    def add(self, edit: TextEdit) -> None:
+        bisect.insort(self.spans, (edit.start, edit.end))
 
 
 def unified_diff(source: str, before: str, after: str) -> str:

@@ -25,6 +25,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from schemacli.contracts.check import INPUT_KINDS
 from schemacli.contracts.edits import (
     Applicability,
     EditError,
@@ -33,7 +34,6 @@ from schemacli.contracts.edits import (
     TextEdit,
     apply_fixes,
 )
-from schemacli.contracts.check import INPUT_KINDS
 from schemacli.contracts.findings import Finding, Kind, Severity
 from schemacli.contracts.gate import GateReport
 from schemacli.contracts.levels import FORWARD, Level, SubjectLevels

@@ -14,6 +14,7 @@ from schemacli.output import Report, fix_lines
 
 _MARK = {"compatible": "ok", "incompatible": "FAIL", "invalid": "ERROR"}
 _STYLE = {"compatible": "green", "incompatible": "red", "invalid": "red"}
+_LINT_WORDS = {"compatible": "ok", "incompatible": "failed"}  # lint judges style, not compatibility
 
 
 def render(report: Report, *, color: bool = False, width: int = 100) -> str:
@@ -54,7 +55,8 @@ def render(report: Report, *, color: bool = False, width: int = 100) -> str:
     for case in report.cases:
         verdict = case.verdict
         count = sum(1 for f in case.findings if f.severity is Severity.ERROR)
-        label = verdict if not count else f"{verdict} ({count})"
+        shown = _LINT_WORDS.get(verdict, verdict) if report.command == "lint" else verdict
+        label = shown if not count else f"{shown} ({count})"
         table.add_row(
             Text(case.name),
             *(Text(cell(value)) for _, value in case.columns),

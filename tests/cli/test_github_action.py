@@ -148,7 +148,9 @@ def test_an_unreachable_registry_fails_with_exit_3(runner):
 
 
 def test_the_lint_input_lints_those_paths_and_fails_on_a_lint_error(runner):
+    installed = runner.path  # run_step keeps only what a step adds to GITHUB_PATH
     clean = runner.run_step(step("gate"), {"lint": "schemas"})
+    runner.path = installed
     assert clean.returncode == 0, clean.stdout + clean.stderr
     assert runner.outputs()["lint-exit-code"] == "0"
     (runner.workspace / "schemas/extra.avsc").write_text(
