@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from schemacli.contracts.compat import _DIRECTION_WORDS
+from schemacli.contracts.edits import Fix
 from schemacli.contracts.findings import Finding, Kind, Severity
 from schemacli.contracts.levels import BACKWARD, Level, compared_versions
 from schemacli.contracts.loader import LoadedSchema
@@ -137,7 +138,7 @@ def _incompatibilities(
                 location=reader.location(finding.location.pointer),
                 subject=subject or None,
                 fixes=(
-                    fixes_for(context, finding, pair.index, pair.direction)
+                    _in(candidate, reader, fixes_for(context, finding, pair.index, pair.direction))
                     if context is not None
                     else finding.fixes
                 ),
@@ -145,3 +146,11 @@ def _incompatibilities(
             for finding in pair.result.findings
         )
     return tuple(found)
+
+
+def _in(candidate: LoadedSchema, reader: LoadedSchema, fixes: tuple[Fix, ...]) -> tuple[Fix, ...]:
+    """``fixes`` (edits of the candidate) naming the candidate's file when the finding is placed
+    in another one (the earlier version, for FORWARD)."""
+    if reader is candidate:
+        return fixes
+    return tuple(replace(fix, source=candidate.source) if fix.edits else fix for fix in fixes)

@@ -72,6 +72,9 @@ class Fix:
     title: str
     applicability: Applicability
     edits: tuple[TextEdit, ...] = ()
+    # The file the edits apply to when it is not the finding's own: a FORWARD compatibility
+    # finding is placed in the earlier version (Java's reader), its fix edits the candidate.
+    source: str | None = None
 
     @property
     def applies(self) -> bool:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from schemacli.contracts import compat
@@ -214,7 +214,6 @@ class Site:
     at_field: bool = False  # the location is the field itself (/fields/N)
     attribute: str | None = None
     branch: Schema | None = None
-    path: list[Schema] = field(default_factory=list)  # candidate-side nodes passed
 
 
 def _unescape(token: str) -> str:
@@ -353,10 +352,6 @@ class FixContext:
 # --------------------------------------------------------------------------------------------
 # Plans for each kind and direction
 # --------------------------------------------------------------------------------------------
-
-
-def _type_pointer(node: Schema) -> str:
-    return node.pointer
 
 
 def _jsonable(value: Any) -> str:

@@ -468,12 +468,12 @@ def encode_finding(finding: Finding) -> dict[str, Any]:
 
 def _encode_fix(fix: Fix) -> list[Any]:
     edits = [[e.start, e.end, e.text, *e.start_pos, *e.end_pos] for e in fix.edits]
-    return [fix.title, fix.applicability.value, edits]
+    return [fix.title, fix.applicability.value, edits, fix.source]
 
 
 def _decode_fix(data: Any) -> Fix:
-    title, applicability, edits = data
-    if not isinstance(title, str):
+    title, applicability, edits, source = data
+    if not isinstance(title, str) or not (source is None or isinstance(source, str)):
         raise ValueError("a fix needs a title")
     return Fix(
         title,
@@ -482,6 +482,7 @@ def _decode_fix(data: Any) -> Fix:
             TextEdit(int(a), int(b), str(text), (int(sl), int(sc)), (int(el), int(ec)))
             for a, b, text, sl, sc, el, ec in edits
         ),
+        source,
     )
 
 

@@ -211,7 +211,8 @@ def diff_report(result: SchemaDiff) -> Report:
 
 def fix_label(fix: Fix) -> str:
     """``fix (safe): Add "default": null to field 'tip'``: a fix in one line, in every format."""
-    return f"fix ({fix.applicability.value}): {fix.title}"
+    where = f" in {fix.source}" if fix.source else ""
+    return f"fix ({fix.applicability.value}){where}: {fix.title}"
 
 
 def edit_label(edit: TextEdit) -> str:

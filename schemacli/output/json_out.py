@@ -54,10 +54,12 @@ def location_json(loc: Location) -> dict[str, Any]:
 
 
 def fix_json(fix: Fix) -> dict[str, Any]:
-    """A fix: title, applicability, and its edits (1-based line:col, end exclusive)."""
+    """A fix: title, applicability, and its edits (1-based line:col, end exclusive); ``source``
+    when the edits are in another file than the finding's location."""
     return {
         "title": fix.title,
         "applicability": fix.applicability.value,
+        **({"source": fix.source} if fix.source else {}),
         "edits": [
             {
                 "start": {"line": e.start_pos[0], "column": e.start_pos[1]},

@@ -114,9 +114,13 @@ def _fix(fix: Fix, source: str) -> dict[str, Any]:
 def _fixes(finding: Finding) -> dict[str, Any]:
     """A finding's fixes: those with edits in a file as SARIF ``fixes``; display advice (and
     edits of a source that is not a file) in the message, as the only place a viewer shows."""
-    source = finding.location.source
-    fixes = [f for f in finding.fixes if f.edits and source is not None and is_file(source)]
-    return {"fixes": [_fix(f, source) for f in fixes]} if fixes and source else {}
+    own = finding.location.source
+    fixes = [
+        _fix(f, source)
+        for f in finding.fixes
+        if f.edits and (source := f.source or own) is not None and is_file(source)
+    ]
+    return {"fixes": fixes} if fixes else {}
 
 
 def _result(finding: Finding, rule_index: int) -> dict[str, Any]:

@@ -258,3 +258,24 @@ def test_a_type_defined_in_a_referenced_file_is_not_edited_here(tmp_path: Path):
     report = check_candidate(candidate, history, subject="s", level=Level.BACKWARD)
     (finding,) = report.findings
     assert [f.applicability for f in finding.fixes] == [DISPLAY]
+
+
+def test_a_forward_findings_fix_names_the_candidate_file_it_edits():
+    old = record({"name": "a", "type": "int"}, {"name": "b", "type": "string"})
+    new = record({"name": "a", "type": "int"}, {"name": "c", "type": "int"})
+    _, _, report = checked(old, new, Level.FULL)
+    by_direction = {("FORWARD" in f.message): f for f in report.findings}
+    assert by_direction[True].location.source == "v1.avsc"
+    assert {fix.source for fix in by_direction[True].fixes if fix.edits} == {"new.avsc"}
+    assert {fix.source for fix in by_direction[False].fixes} == {None}
+
+
+def test_a_fix_survives_the_gate_cache_encoding_with_its_file():
+    from schemacli.contracts.verdicts import decode_finding, encode_finding
+
+    old = record({"name": "a", "type": "int"}, {"name": "b", "type": "string"})
+    new = record({"name": "a", "type": "int"})
+    _, _, report = checked(old, new, Level.FORWARD)
+    (finding,) = report.findings
+    again = decode_finding(json.loads(json.dumps(encode_finding(finding))))
+    assert again == finding and again.fixes[0].source == "new.avsc"
