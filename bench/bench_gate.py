@@ -57,9 +57,7 @@ def generate(store: Path, subjects: int, versions: int = 3, *, shared: bool = Fa
         directory.mkdir(parents=True)
         (directory / "v1.avsc").write_text(json.dumps(POSITION, indent=2))
     for s in range(subjects):
-        fields = [
-            {"name": f"f{i}", "type": TYPES[(s + i) % len(TYPES)]} for i in range(12)
-        ]
+        fields = [{"name": f"f{i}", "type": TYPES[(s + i) % len(TYPES)]} for i in range(12)]
         if shared:
             fields.append({"name": "at", "type": "Position"})
         directory = store / "subjects" / f"topic{s:04d}-value"

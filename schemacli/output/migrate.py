@@ -53,8 +53,8 @@ def plan_readers_lines(verdicts: Any, subject: str | None) -> list[str]:
     """Which declared readers of the v1 subject the converter's output keeps alive (stderr)."""
     if subject is None:
         return ["declared readers: the v1 side names no subject, so none could be looked up"]
-    if not verdicts:
-        return [f"declared readers of {subject}: none (docs/readers.md)"]
+    if not verdicts:  # nothing declared: nothing to say (the JSON says readers: [])
+        return []
     lines = [f"declared readers of {subject} (v1), fed by the converter:"]
     for v in verdicts:
         r = v.declared

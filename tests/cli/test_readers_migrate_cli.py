@@ -62,9 +62,11 @@ def test_plan_text_lists_them_on_stderr(project, tmp_path):
     assert "fields:" in result.stdout  # the mapping itself is unchanged on stdout
 
 
-def test_plan_without_declared_readers_says_none(project):
+def test_plan_without_declared_readers_says_nothing_of_them(project):
     result = run("migrate", "plan", "--from", V2, "--to", V1)
-    assert "declared readers of taxi-rides-value: none" in result.stderr
+    assert "declared readers" not in result.stderr
+    as_json = run("migrate", "plan", "--from", V2, "--to", V1, "-o", "json")
+    assert json.loads(as_json.stdout)["readers"] == []
 
 
 def test_plan_with_a_broken_declaration_exits_2_with_its_line(project):
