@@ -84,6 +84,15 @@ def produce(bootstrap: str, topic: str, n: int, partitions: int) -> float:
     return time.perf_counter() - started
 
 
+def cpu() -> float:
+    """CPU seconds of this process (librdkafka's threads too) and of its reaped children (the
+    census's worker processes)."""
+    import resource
+
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
 def floor(bootstrap: str, topic: str, partitions: int) -> float:
     """Seconds for a bare consumer to be handed every record (counting only)."""
     from confluent_kafka import Consumer, KafkaError, TopicPartition
@@ -138,12 +147,17 @@ def main() -> None:
         produced = produce(bootstrap, topic, n, parts)
         print(f"produced {n} records in {produced:.1f} s ({n / produced:,.0f}/s)", flush=True)
         rows: dict[str, list[float]] = {"floor": []}
+        cpus: dict[str, list[float]] = {}
         jobs = [int(j) for j in args.jobs.split(",")]
         loads = [load()]
         for _ in range(args.rounds):
+            before = cpu()
             rows["floor"].append(floor(bootstrap, topic, parts))
+            cpus.setdefault("floor", []).append(cpu() - before)
             for j in jobs:
+                before = cpu()
                 rows.setdefault(f"jobs={j}", []).append(census(bootstrap, topic, j, n))
+                cpus.setdefault(f"jobs={j}", []).append(cpu() - before)
             loads.append(load())
         result = {
             "when": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
@@ -155,6 +169,9 @@ def main() -> None:
             "partitions": parts,
             "rate": {k: round(n / statistics.median(v)) for k, v in rows.items()},
             "seconds": {k: [round(s, 2) for s in v] for k, v in rows.items()},
+            # CPU per record (all processes): what the machine's 2 CPUs allow at best
+            "cpu_us_per_record": {k: round(statistics.median(v) / n * 1e6, 3)
+                                  for k, v in cpus.items()},  # fmt: skip
         }
         print(json.dumps(result, indent=2))
         out = ROOT / "bench" / "results" / "census.jsonl"

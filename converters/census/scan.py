@@ -499,6 +499,9 @@ def _worker(
     tallies (or the error's words)."""
     from confluent_kafka import Consumer
 
+    from schemacli.gcpolicy import collect_rarely
+
+    collect_rarely()  # our own process: each batch allocates 100,000s of short-lived objects
     try:
         consumer = Consumer(consumer_config(bootstrap, properties))
         try:
