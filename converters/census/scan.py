@@ -184,7 +184,7 @@ class Run:
 _HEAD = itemgetter(slice(0, HEADER))
 
 
-def run_starts(datas: list[bytes | None]) -> list[tuple[int, Kind]]:
+def run_starts(datas: list[Any]) -> list[tuple[int, Kind]]:
     """(index, kind) where each run of ``datas`` (one side of one partition's records) starts:
     the first record, then every record whose kind differs from the one before it.
 
