@@ -307,3 +307,21 @@ def test_progress_draws_nothing_when_stderr_is_not_a_terminal(capsys):
         progress(5, 10)
         progress(10, 10)
     assert capsys.readouterr().err == ""
+
+
+def test_progress_draws_a_bar_with_the_count_on_a_terminal(monkeypatch):
+    import io
+    import sys
+
+    from schemacli.output.terminal import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()
+    monkeypatch.setattr(sys, "stderr", screen)
+    with Progress("census of orders") as progress:
+        progress(500, 1000)
+        progress(1000, 1000)
+    assert "census of orders" in screen.getvalue() and "1000/1000" in screen.getvalue()
