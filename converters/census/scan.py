@@ -40,6 +40,7 @@ from converters.census.model import (
 from converters.kafka import waits
 from converters.kafka.settings import client_config
 from schemacli.errors import InputError, NetworkError
+from schemacli.gcpolicy import collect_rarely
 
 BATCH = 100_000  # records per consume() call
 PARALLEL_MIN = 200_000  # fewer records to read than this: one process (spawning costs ~0.3 s)
@@ -498,8 +499,6 @@ def _worker(
     """A worker process: read its partitions, say how far it got as it goes, and hand back the
     tallies (or the error's words)."""
     from confluent_kafka import Consumer
-
-    from schemacli.gcpolicy import collect_rarely
 
     collect_rarely()  # our own process: each batch allocates 100,000s of short-lived objects
     try:
