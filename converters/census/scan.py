@@ -22,12 +22,25 @@ import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from itertools import compress, islice, repeat
+from operator import and_, is_not, itemgetter, lt, ne, or_
 from typing import Any
 
-from converters.census.model import Kind, Mode, PartitionTally, Retention, Span, classify
+from converters.census.model import (
+    HEADER,
+    NULL,
+    UNFRAMED,
+    Kind,
+    Mode,
+    PartitionTally,
+    Retention,
+    Span,
+    classify,
+)
 from converters.kafka import waits
 from converters.kafka.settings import client_config
 from schemacli.errors import InputError, NetworkError
+from schemacli.gcpolicy import collect_rarely
 
 BATCH = 100_000  # records per consume() call
 PARALLEL_MIN = 200_000  # fewer records to read than this: one process (spawning costs ~0.3 s)
@@ -158,7 +171,56 @@ def _wait(future: Any, timeout: float) -> Any:
                 ) from None
 
 
-_START = object()  # no run yet: differs from every head
+@dataclass
+class Run:
+    """The run of one side that the next records may continue: its kind, its first record, how
+    many records it has, and the last record seen (its end, if the next one differs)."""
+
+    kind: Kind | None = None
+    first: Any = None
+    count: int = 0
+    last: Any = None
+
+
+_HEAD = itemgetter(slice(0, HEADER))
+
+
+def run_starts(datas: list[Any]) -> list[tuple[int, Kind]]:
+    """(index, kind) where each run of ``datas`` (one side of one partition's records) starts:
+    the first record, then every record whose kind differs from the one before it.
+
+    Found with loops that run in C (``map``, ``compress``, ``any``): which records may be
+    framed (first byte 0: ``< b"\\x01"``; none: one unframed run, the usual string keys), the
+    first 5 bytes of each, the indexes where they differ from the previous record's next to
+    a record that may be framed. Only those candidates are classified in Python, and
+    neighbours of one kind merged. A side holding None (no key, a tombstone) takes one pass in
+    Python (all None: one run, found in C)."""
+    n = len(datas)
+    try:
+        maybe = list(map(lt, datas, repeat(b"\x01")))
+        heads: list[Any] | None = None
+    except TypeError:  # a None (no key, a tombstone)
+        if datas.count(None) == n:
+            return [(0, NULL)]
+        heads = [None if d is None else (d[:HEADER] if d[:1] == b"\x00" else b"") for d in datas]
+    if heads is None:
+        if not any(maybe):
+            return [(0, UNFRAMED)]
+        heads = list(map(_HEAD, datas))
+        differ = map(ne, islice(heads, 1, None), heads)
+        if all(maybe):  # every record may be framed: every difference is a candidate
+            changes = compress(range(1, n), differ)
+        else:
+            near = map(or_, islice(maybe, 1, None), maybe)
+            changes = compress(range(1, n), map(and_, differ, near))
+    else:
+        changes = compress(range(1, n), map(ne, islice(heads, 1, None), heads))
+    starts: list[tuple[int, Kind]] = [(0, classify(heads[0]))]
+    for i in changes:
+        kind = classify(heads[i])
+        if kind != starts[-1][1]:
+            starts.append((i, kind))
+    return starts
 
 
 class PartitionReader:
@@ -166,65 +228,57 @@ class PartitionReader:
 
     def __init__(self, tally: PartitionTally) -> None:
         self.tally = tally
-        # a side's run: (head, kind, first message, index of the first message)
-        self.krun: tuple[Any, Kind | None, Any, int] = (_START, None, None, 0)
-        self.vrun: tuple[Any, Kind | None, Any, int] = (_START, None, None, 0)
-        self.prev: Any = None
+        self.runs = {"keys": Run(), "values": Run()}
 
     def feed(self, batch: list[Any]) -> bool:
         """Tally this partition's next records; True once its end is reached (the end offset,
         or the end of the partition)."""
         from confluent_kafka import KafkaError, KafkaException
 
-        batch, done = _cut(batch, self.tally.end)
-        n = self.tally.scanned
-        vh, vk, vfirst, vstart = self.vrun
-        kh, kk, kfirst, kstart = self.krun
-        prev = self.prev
-        values, keys = self.tally.values, self.tally.keys
-        for m in batch:
-            err = m.error()
-            if err is not None:
-                if err.code() == KafkaError._PARTITION_EOF:
+        kind = type(batch[0]) if batch else None
+        errors = list(map(kind.error, batch)) if kind is not None else []
+        done = False
+        # rare: an end of partition, a broker away (``is not``: KafkaError's == with None is
+        # broken in confluent-kafka 2.x, it leaves an exception set)
+        if any(map(is_not, errors, repeat(None))):
+            kept = []
+            for m, err in zip(batch, errors, strict=True):
+                if err is None:
+                    kept.append(m)
+                elif err.code() == KafkaError._PARTITION_EOF:
                     done = True
                     break
-                if _passing(err):
-                    continue  # the broker away for a moment: librdkafka tries again
-                raise KafkaException(err)
-            v = m.value()
-            h = None if v is None else v[:5]
-            if h != vh:
-                kind = classify(h)
-                if kind != vk:
-                    if vfirst is not None:
-                        _add(values, vk, vfirst, prev, n - vstart)
-                    vk, vfirst, vstart = kind, m, n
-                vh = h
-            k = m.key()
-            h = None if k is None else k[:5]
-            if h != kh:
-                kind = classify(h)
-                if kind != kk:
-                    if kfirst is not None:
-                        _add(keys, kk, kfirst, prev, n - kstart)
-                    kk, kfirst, kstart = kind, m, n
-                kh = h
-            prev = m
-            n += 1
-        self.tally.scanned = n
-        self.vrun = (vh, vk, vfirst, vstart)
-        self.krun = (kh, kk, kfirst, kstart)
-        self.prev = prev
-        return done or (prev is not None and prev.offset() >= self.tally.end - 1)
+                elif not _passing(err):
+                    raise KafkaException(err)
+            batch = kept
+        batch, past_end = _cut(batch, self.tally.end)
+        if batch:
+            assert kind is not None
+            self._side(self.tally.values, self.runs["values"], list(map(kind.value, batch)), batch)
+            self._side(self.tally.keys, self.runs["keys"], list(map(kind.key, batch)), batch)
+            self.tally.scanned += len(batch)
+        return done or past_end or (bool(batch) and batch[-1].offset() >= self.tally.end - 1)
+
+    @staticmethod
+    def _side(spans: dict[Kind, Span], run: Run, datas: list[Any], batch: list[Any]) -> None:
+        starts = run_starts(datas)
+        ends = [s for s, _ in starts[1:]] + [len(batch)]
+        for (start, kind), end in zip(starts, ends, strict=True):
+            if kind == run.kind:
+                run.count += end - start
+                continue
+            if run.first is not None:
+                _add(spans, run.kind, run.first, batch[start - 1] if start else run.last,
+                     run.count)  # fmt: skip
+            run.kind, run.first, run.count = kind, batch[start], end - start
+        run.last = batch[-1]
 
     def close(self, complete: bool) -> PartitionTally:
         """The partition's tally, its open runs added."""
-        n = self.tally.scanned
-        for spans, (_, kind, first, start) in ((self.tally.values, self.vrun),
-                                               (self.tally.keys, self.krun)):  # fmt: skip
-            if first is not None:
-                _add(spans, kind, first, self.prev, n - start)
-        self.vrun = self.krun = (_START, None, None, 0)
+        for side, run in self.runs.items():
+            if run.first is not None:
+                _add(getattr(self.tally, side), run.kind, run.first, run.last, run.count)
+        self.runs = {"keys": Run(), "values": Run()}
         self.tally.complete = complete
         return self.tally
 
@@ -305,16 +359,14 @@ def read_partitions(
 
 def _chunks(batch: list[Any]) -> list[tuple[int, list[Any]]]:
     """``batch`` cut where its partition changes (librdkafka hands over each fetched
-    partition's records together, so the pieces are long)."""
-    out = []
-    start, current = 0, batch[0].partition()
-    for i, m in enumerate(batch):
-        p = m.partition()
-        if p != current:
-            out.append((current, batch[start:i]))
-            start, current = i, p
-    out.append((current, batch[start:] if start else batch))
-    return out
+    partition's records together, so the pieces are long; one partition: one piece, found by
+    a count in C)."""
+    partitions = list(map(type(batch[0]).partition, batch))
+    first = partitions[0]
+    if partitions.count(first) == len(batch):
+        return [(first, batch)]
+    cuts = [0, *compress(range(1, len(batch)), map(ne, partitions[1:], partitions)), len(batch)]
+    return [(partitions[a], batch[a:b]) for a, b in zip(cuts, cuts[1:])]  # noqa: B905
 
 
 @dataclass(frozen=True)
@@ -448,6 +500,7 @@ def _worker(
     tallies (or the error's words)."""
     from confluent_kafka import Consumer
 
+    collect_rarely()  # our own process: each batch allocates 100,000s of short-lived objects
     try:
         consumer = Consumer(consumer_config(bootstrap, properties))
         try:

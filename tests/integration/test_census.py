@@ -329,3 +329,21 @@ def test_delete_with_topic_checks_that_topics_keys(produced, kafka, registry):
                   "-b", _bootstrap(kafka), "--topic", produced.topic)  # fmt: skip
     assert refused.returncode == 1, refused.stderr
     assert "key(s) in partition 0 offsets 0..3 (4)" in refused.stderr
+
+
+def test_finishs_v1_data_left_is_the_census_of_the_v1_topics_values(produced, kafka):
+    from converters.ops.finish import FinalReport, v1_data_left
+
+    left = v1_data_left(_bootstrap(kafka), produced.topic)
+    want = expected_side(produced.delivered, 4)
+    assert left["records"] == len(produced.delivered) and left["complete"]
+    assert {v["id"]: v["count"] for v in left["versions"]} == {
+        k: sum(r[0] for r in parts.values()) for k, parts in want.items() if isinstance(k, int)
+    }
+    assert (left["unframed"], left["tombstones"]) == (2, 2)
+    assert left["all_aged_out_at_ms"] == max(v["all_aged_out_at_ms"] for v in left["versions"])
+    report = FinalReport("v2", produced.topic, None, None, 0.0, {}, {}, [], v1_data=left)
+    text = report.text()
+    assert f"v1 data left in {produced.topic}: {len(produced.delivered)} record(s)" in text
+    assert f"writer id {UNKNOWN_ID}: 1 record(s)" in text
+    assert "v1's data is all aged out by" in text
