@@ -24,12 +24,14 @@ import contextlib
 import time
 import uuid
 from collections.abc import Mapping as AnyMapping
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from converters.kafka import topicend, waits
 from converters.kafka.settings import client_config
 from converters.pipeline.headers import MARKER_HEADER
+from schemacli.contracts.readers import DeclaredReader
 from schemacli.errors import InputError, NetworkError, UsageError
 
 WINDOW_SECONDS = 900
@@ -113,6 +115,16 @@ class Dependents:
     v2_groups: tuple[Group, ...]
     direct_writes: tuple[DirectWrites, ...]
     first_look: bool = field(default=False)
+    # v1 group -> the consumer whose declared reader of the v1 subject lists it (None:
+    # undeclared); empty until labelled (docs/readers.md)
+    declared: dict[str, str | None] = field(default_factory=dict)
+    v1_subject: str | None = None
+
+    def reader_of(self, group_id: str) -> str:
+        """How status names a v1 group's declared reader: ``declared reader billing (owner
+        team-billing)``, or ``undeclared``."""
+        consumer = self.declared.get(group_id)
+        return f"declared reader {consumer}" if consumer else "undeclared"
 
     def blockers(self) -> list[str]:
         """Why v1 cannot be retired yet, one line each (empty: nobody depends on it)."""
@@ -132,6 +144,22 @@ class Dependents:
                 f"{parts}): a producer still writes v1"
             )
         return reasons
+
+
+def with_declared_readers(
+    deps: Dependents, subject: str | None, readers: Sequence[DeclaredReader]
+) -> Dependents:
+    """``deps`` with each v1 consumer group labelled by the declared reader of ``subject`` (the
+    v1 subject) whose manifest lists the group, or as undeclared."""
+    by_group: dict[str, str] = {}
+    for reader in readers:
+        if reader.subject != subject:
+            continue
+        label = f"{reader.consumer} (owner {reader.owner})" if reader.owner else reader.consumer
+        for group in reader.groups:
+            by_group.setdefault(group, label)
+    declared = {g.group_id: by_group.get(g.group_id) for g in deps.v1_groups}
+    return replace(deps, declared=declared, v1_subject=subject)
 
 
 Snapshot = dict[str, dict[str, int]]  # group -> "topic/partition" -> committed offset

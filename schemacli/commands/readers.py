@@ -8,7 +8,7 @@ import typer
 
 from schemacli import redact
 from schemacli.commands.check import Store, shown_store, store_tree, verdict_cache
-from schemacli.commands.options import JsonOutput, Output
+from schemacli.commands.options import JsonOutput, Output, seconds
 from schemacli.commands.registry_options import (
     NO_FLAGS,
     RegistryFlags,
@@ -217,7 +217,12 @@ def pull_command(
         typer.Option("--consumer", "-c", help="Pull only this consumer (repeat)."),
     ] = None,
     timeout: Annotated[
-        float, typer.Option("--timeout", help="Seconds the clone may take at most.")
+        float,
+        typer.Option(
+            "--timeout",
+            help="Seconds the clone may take at most (up to 3600).",
+            click_type=seconds(0, 3600, low_open=True),
+        ),
     ] = 120.0,
     store: Store = None,
     output: JsonOutput = TextOrJson.text,

@@ -49,6 +49,42 @@ def plan_summary(mapping: Mapping, out: Path | None) -> list[str]:
     return lines
 
 
+def plan_readers_lines(verdicts: Any, subject: str | None) -> list[str]:
+    """Which declared readers of the v1 subject the converter's output keeps alive (stderr)."""
+    if subject is None:
+        return ["declared readers: the v1 side names no subject, so none could be looked up"]
+    if not verdicts:  # nothing declared: nothing to say (the JSON says readers: [])
+        return []
+    lines = [f"declared readers of {subject} (v1), fed by the converter:"]
+    for v in verdicts:
+        r = v.declared
+        who = f"{r.consumer}" + (f" (owner {r.owner})" if r.owner else "")
+        groups = ", ".join(r.groups)
+        if v.compatible:
+            lines.append(f"  kept alive: {who}, group(s) {groups}")
+        else:
+            lines.append(f"  NOT kept alive: {who}, group(s) {groups}")
+            lines += [f"    {f.location}: {f.kind}: {f.message}" for f in v.findings]
+    return lines
+
+
+def plan_readers_json(verdicts: Any) -> list[dict[str, Any]]:
+    """The same for machines: one entry per declared reader of the v1 subject."""
+
+    return [
+        {
+            "consumer": v.declared.consumer,
+            "owner": v.declared.owner,
+            "contact": v.declared.contact,
+            "groups": list(v.declared.groups),
+            "subject": v.declared.subject,
+            "kept_alive": v.compatible,
+            "findings": [finding_json(f) for f in v.findings],
+        }
+        for v in verdicts
+    ]
+
+
 def plan_json(mapping: Mapping, text: str | None, out: Path | None) -> dict[str, Any]:
     """The plan for machines: where it went (or the mapping itself, parsed from the YAML that
     would have gone to stdout), the rules by conversion, the unresolved markers."""
@@ -308,8 +344,12 @@ def dependents_lines(deps: Any) -> list[str]:
     """Who still depends on v1 and who moved to v2, for people (one block)."""
     lines = [f"  v1 {deps.v1_topic}: who still depends on it"]
     active = [g for g in deps.v1_groups if g.active]
+    labelled = deps.v1_subject is not None
     for g in active:
-        lines.append(f"    consumer group {g.group_id} ({g.state}): " + "; ".join(g.reasons()))
+        reader = f" [{deps.reader_of(g.group_id)}]" if labelled else ""
+        lines.append(
+            f"    consumer group {g.group_id} ({g.state}){reader}: " + "; ".join(g.reasons())
+        )
         for p in g.partitions:
             if p.lag:
                 lines.append(f"      partition {p.partition}: committed {p.committed}, lag {p.lag}")

@@ -29,6 +29,7 @@ OFFLINE = (
     "schemacli gate",
     "schemacli check ",
     "schemacli diff ",
+    "schemacli readers ",
     "schemacli spark ddl ",
     "schemacli migrate plan ",
     "schemacli migrate validate ",

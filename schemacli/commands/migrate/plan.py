@@ -1,11 +1,12 @@
 """`schemacli migrate plan`: derive a mapping from v2 to v1."""
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import click
 import typer
 
+from schemacli.commands.check import shown_store
 from schemacli.commands.options import JsonOutput
 from schemacli.commands.outfile import Force, check_out, write_out
 from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect, registry_flags
@@ -92,7 +93,13 @@ def plan_command(
     with connect(flags) as conn:
         from converters.mapping.dump import dumps
         from converters.mapping.plan import PlanRequest, plan_request
-        from schemacli.output.migrate import plan_header, plan_json, plan_summary
+        from schemacli.output.migrate import (
+            plan_header,
+            plan_json,
+            plan_readers_json,
+            plan_readers_lines,
+            plan_summary,
+        )
 
         request = PlanRequest(
             source,
@@ -112,14 +119,43 @@ def plan_command(
             inline=planned.inline,
             key_inline=planned.key_inline,
         )
+        subject = planned.mapping.target.subject
+        readers = _v1_readers(planned.mapping, target, conn.store_settings.store)
         if is_json(output):  # the summary, and the mapping itself unless it went to --out
             if out is not None:
                 write_out(out, text, force=force)
-            emit_json(plan_json(planned.mapping, text if out is None else None, out))
+            summary = plan_json(planned.mapping, text if out is None else None, out)
+            emit_json({**summary, "v1_subject": subject, "readers": plan_readers_json(readers)})
             raise typer.Exit(ExitCode.OK)
         if out is None:
             click.echo(text, nl=False)
         else:
             write_out(out, text, force=force)
-        click.echo("\n".join(plan_summary(planned.mapping, out)), err=True)
+        lines = plan_summary(planned.mapping, out) + plan_readers_lines(readers, subject)
+        click.echo("\n".join(lines), err=True)
         raise typer.Exit(ExitCode.OK)
+
+
+def _v1_readers(mapping: Any, target: str, store: Path) -> Any:
+    """The declared readers of the v1 subject (from the store), each judged against the v1
+    schema the converter writes: whom the converter keeps alive (docs/readers.md)."""
+    import json
+
+    from schemacli.contracts.loader import load_schema_file, load_schema_text
+    from schemacli.contracts.readercheck import judge_latest
+    from schemacli.contracts.readers import load_readers
+
+    subject = mapping.target.subject
+    if subject is None or mapping.target.schema_json is None:
+        return ()
+    readers = load_readers(shown_store(store), subject)
+    if not readers:
+        return ()
+    where = mapping.target.schema or f"{subject} (v1)"
+    if Path(target).is_file():  # placed in the v1 file itself
+        writer = load_schema_file(Path(target))
+        where = target
+    else:  # from the registry: its JSON as the mapping holds it
+        writer = load_schema_text(json.dumps(mapping.target.schema_json, indent=2), where)
+    label = f"v1 as the converter writes it ({where})"
+    return judge_latest(readers, lambda _: (writer, label))

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import click
 import typer
 
+from schemacli.commands.check import shown_store
 from schemacli.commands.migrate.common import (
     WINDOW_SECONDS,
     Bootstrap,
@@ -93,7 +94,10 @@ def _show(
 ) -> None:
     from dataclasses import replace
 
+    from converters.ops.dependents import with_declared_readers
     from converters.ops.status import dependents_of, status
+
+    declared = _declared_readers(mapping) if bootstrap and mapping is not None else []
 
     def look() -> Any:
         topic = mapping.source.topic if mapping else None
@@ -101,6 +105,7 @@ def _show(
         if bootstrap and mapping is not None:
             v2, v1 = mapping.topics()
             deps = dependents_of(sdir, bootstrap, v1, v2, window_seconds=window, properties=kafka)
+            deps = with_declared_readers(deps, mapping.target.subject, declared)
             st = replace(st, dependents=deps)
         return st
 
@@ -183,3 +188,14 @@ def _errors_as_json_lines() -> Iterator[None]:
     except SchemacliError as err:
         click.echo(json_line(_error_document(err)))
         raise typer.Exit(int(err.exit_code)) from None
+
+
+def _declared_readers(mapping: Mapping) -> list[Any]:
+    """The store's declared readers of the v1 subject (docs/readers.md), to label v1's groups."""
+    from schemacli.config import load_settings
+    from schemacli.contracts.readers import load_readers
+
+    subject = mapping.target.subject
+    if subject is None:
+        return []
+    return load_readers(shown_store(load_settings().store), subject)
