@@ -29,6 +29,7 @@ from schemacli.commands import (
     report,
     spark,
     subjects,
+    topics,
     validate,
 )
 from schemacli.commands.completion import complete_var_name, guard_install, run_completion
@@ -234,6 +235,7 @@ app.command("pull")(pull.pull_command)
 app.command("report")(report.report_command)
 app.add_typer(subjects.subjects_app)
 app.add_typer(readers.readers_app)
+app.add_typer(topics.topics_app)
 app.add_typer(registry_config.config_app)
 app.add_typer(spark.spark_app, name="spark")
 migrate.register(app)  # its subcommands onto its own typer, then that typer onto the app

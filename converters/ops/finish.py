@@ -19,6 +19,9 @@ from collections.abc import Mapping as AnyMapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from converters.census.guard import kept_because, stamp
+from converters.census.model import Mode
+from converters.census.take import take_census
 from converters.kafka import topicend
 from converters.kafka.settings import client_config
 from converters.mapping.model import Mapping
@@ -45,6 +48,7 @@ class FinalReport:
     moved_groups: list[str]
     forced: bool = False
     overridden: list[str] = field(default_factory=list)  # the reasons --force went past
+    v1_data: dict | None = None  # what v1 still holds and when it ages out (v1_data_left)
 
     def text(self) -> str:
         def when(t: float | None) -> str:
@@ -63,10 +67,68 @@ class FinalReport:
                 lines.append(f"    {count:>7}  {error}")
         moved = ", ".join(self.moved_groups) or "none seen"
         lines.append(f"  consumer groups on v2: {moved}")
+        if self.v1_data is not None:
+            lines += v1_data_lines(self.v1_data)
         if self.forced:
             lines.append("  finished with --force past:")
             lines += [f"    {reason}" for reason in self.overridden]
         return "\n".join(lines)
+
+
+V1_CENSUS_TIMEOUT = 300.0  # seconds: the census of v1 says "incomplete" past it
+
+
+def v1_data_left(
+    bootstrap: str,
+    topic: str,
+    properties: AnyMapping[str, str] | None = None,
+    timeout: float = V1_CENSUS_TIMEOUT,
+) -> dict:
+    """What the v1 topic still holds once nobody writes it: a census of its values (docs/census.md)
+    cut to each writer id's count, times and age-out, the unframed and null values, and when
+    the last of it ages out (None: kept, see ``kept``)."""
+    doc = take_census(bootstrap, topic, mode=Mode(), client=None, store=None,
+                      properties=properties, timeout=timeout)  # fmt: skip
+    values = doc["values"]
+    versions = [
+        {k: v[k] for k in ("id", "count", "first_timestamp_ms", "last_timestamp_ms",
+                           "oldest_ages_out_at_ms", "all_aged_out_at_ms")}
+        for v in values["versions"]
+    ]  # fmt: skip
+    outs = [v["all_aged_out_at_ms"] for v in versions]
+    return {
+        "topic": topic,
+        "scanned_at": doc["scanned_at"],
+        "complete": doc["complete"],
+        "records": doc["totals"]["messages"],
+        "retention": doc["retention"],
+        "versions": versions,
+        "unframed": values["unframed"]["count"],
+        "tombstones": values["null"]["count"],
+        "all_aged_out_at_ms": max(outs) if outs and None not in outs else None,
+        "kept": None if not outs or None not in outs else kept_because(doc["retention"]),
+    }
+
+
+def v1_data_lines(data: dict) -> list[str]:
+    """The final report's words for :func:`v1_data_left`."""
+    partial = "" if data["complete"] else " (read cut short: a lower bound)"
+    lines = [f"  v1 data left in {data['topic']}: {data['records']} record(s){partial}"]
+    for v in data["versions"]:
+        lines.append(
+            f"    writer id {v['id']}: {v['count']} record(s), written "
+            f"{stamp(v['first_timestamp_ms'])} .. {stamp(v['last_timestamp_ms'])}, ages out "
+            f"from {stamp(v['oldest_ages_out_at_ms'])}"
+        )
+    if data["unframed"] or data["tombstones"]:
+        lines.append(f"    unframed {data['unframed']}, tombstones {data['tombstones']}")
+    if data["versions"]:
+        lines.append(
+            f"  v1's data is all aged out by {stamp(data['all_aged_out_at_ms'])}"
+            if data["kept"] is None and data["all_aged_out_at_ms"] is not None
+            else f"  v1's data is kept until deleted ({data['kept'] or 'unframed or null only'})"
+        )
+    return lines
 
 
 def dead_letters_by_error(
@@ -190,6 +252,7 @@ def finish(
         moved_groups=[g.group_id for g in deps.v2_groups],
         forced=bool(blockers),
         overridden=blockers,
+        v1_data=v1_data_left(bootstrap, v1, properties),
     )
     write_state(state_dir / "final-report.json", asdict(report))
     write_text(state_dir / "final-report.txt", report.text() + "\n")

@@ -4,9 +4,11 @@ from typing import Annotated
 
 import typer
 
+from schemacli.commands.migrate.common import Bootstrap, KafkaProperties
 from schemacli.commands.options import JsonOutput
 from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect, registry_flags
-from schemacli.errors import RegistryError, UsageError
+from schemacli.commands.topics import check_topic, run_census
+from schemacli.errors import CheckFailed, RegistryError, UsageError
 from schemacli.output import TextOrJson
 from schemacli.output.json_out import emit_json, is_json
 from schemacli.output.terminal import echo, progress
@@ -156,15 +158,42 @@ def delete_command(
         ),
     ] = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Really delete.")] = False,
+    bootstrap: Bootstrap = None,
+    topic: Annotated[
+        str | None,
+        typer.Option(
+            "--topic",
+            help="The topic whose data may hold the version (default: by TopicNameStrategy, "
+            "orders-value -> orders). Needs --bootstrap.",
+        ),
+    ] = None,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force", help="Delete the version although the topic's data still holds it."
+        ),
+    ] = False,
+    kafka_properties: KafkaProperties = None,
     output: JsonOutput = TextOrJson.text,
     flags: RegistryFlags = NO_FLAGS,
 ) -> None:
-    """Delete a subject (or one version). Soft by default; nothing happens without --yes."""
-    with connect(flags) as conn:
+    """Delete a subject (or one version). Soft by default; nothing happens without --yes.
+
+    With --version N and --bootstrap, a census of the subject's topic (docs/census.md) comes
+    first: while records written with that version remain, the delete is refused (exit 1,
+    nothing deleted), naming the partitions, the offsets and when they age out; --force
+    deletes anyway.
+    """
+    from schemacli.config import load_settings
+
+    settings = load_settings(registry=flags)
+    with connect(flags, settings=settings) as conn:
         _check_subject(subject, "delete")
         if version is not None:
             version = str(parse_version(version))
         what = f"{subject} version {version}" if version else f"subject {subject}"
+        if topic is not None and bootstrap is None:
+            raise UsageError("--topic names the topic to take a census of: give --bootstrap too")
         if not yes:
             raise UsageError(
                 f"Refusing to delete {what} from {conn.url} without --yes.",
@@ -172,6 +201,11 @@ def delete_command(
                 + (" (and --permanent for a hard delete)." if not permanent else "."),
             )
         client = conn.client
+        census = None
+        if version is not None and bootstrap is not None:
+            census = _census_guard(
+                conn, settings.store, subject, version, bootstrap, topic, kafka_properties, force
+            )
         if version is not None:
             deleted = [_delete_version(client, subject, version, permanent)]
         else:
@@ -184,10 +218,73 @@ def delete_command(
                     "subject": subject,
                     "deleted_versions": deleted,
                     "permanent": permanent,
+                    **({"census": census} if census is not None else {}),
                 }
             )
             return
         echo(f"{subject}: {kind} version(s) {', '.join(map(str, deleted))}")
+
+
+def _census_guard(
+    conn, store, subject: str, version: str, bootstrap: str, topic: str | None,
+    kafka_properties, force: bool,
+) -> dict:
+    """Take the census of the subject's topic; raise CheckFailed (exit 1) while its data holds
+    records written with the version (unless ``force``: then say so on stderr). Returns what
+    was found, for the JSON answer."""
+    from converters.census.guard import holdings, topic_of
+    from converters.census.model import Mode
+
+    chosen = topic or topic_of(subject)
+    if chosen is None:
+        raise UsageError(
+            f"cannot tell which topic's data subject {subject!r} describes (it ends neither "
+            "in -value nor in -key)",
+            hint="Name it with --topic, or leave out --bootstrap to delete without a census.",
+        )
+    check_topic(chosen)
+    target = conn.client.get_version(subject, version)
+    doc = run_census(
+        chosen,
+        bootstrap,
+        flags=RegistryFlags(),
+        store=store,
+        mode=Mode(),
+        kafka_properties=kafka_properties,
+    )
+    found = holdings(doc, target.id)
+    lines = [h.text(doc["retention"]) for h in found]
+    summary = {
+        "topic": chosen,
+        "schema_id": target.id,
+        "records": sum(h.count for h in found),
+        "scanned_at": doc["scanned_at"],
+        "holdings": [
+            {
+                "side": h.side,
+                "count": h.count,
+                "partitions": list(h.partitions),
+                "oldest_ages_out_at_ms": h.oldest_ages_out_at_ms,
+                "all_aged_out_at_ms": h.all_aged_out_at_ms,
+            }
+            for h in found
+        ],
+        "forced": bool(found) and force,
+    }
+    if found and not force:
+        raise CheckFailed(
+            f"{subject} version {target.version} (id {target.id}) is still in the data of topic "
+            f"{chosen}:\n  " + "\n  ".join(lines) + "\nNothing was deleted.",
+            hint="Consumers replaying that data would fail with \"schema not found\". Wait "
+            "until it ages out, or delete anyway with --force.",
+        )
+    if found:
+        echo(
+            f"warning: deleting {subject} version {target.version} (id {target.id}) with --force "
+            f"although topic {chosen} still holds it:\n  " + "\n  ".join(lines),
+            err=True,
+        )
+    return summary
 
 
 def _delete_subject(client, subject: str, permanent: bool) -> list[int]:

@@ -33,6 +33,7 @@ REGISTRY_CHECK = "docs/registry.md#commands"
 REGISTRY_GATE = "docs/registry.md#gate---registry-what-is-checked-and-all-or-nothing"
 MAPPING = "docs/migration.md#validate-is-it-deployable-what-does-each-field-become"
 READERS = "docs/readers.md#finding-kinds"
+CENSUS = "docs/census.md#a-side-keys-values"
 
 
 class Kind(StrEnum):
@@ -193,6 +194,10 @@ class Kind(StrEnum):
     SPARK_SQL = "SPARK_SQL", MAPPING
     PREVIEW_MISMATCH = "PREVIEW_MISMATCH", MAPPING, WARNING
     ENCODE_FAILED = "ENCODE_FAILED", MAPPING
+
+    # -- the census of a topic's data (topics census)
+    CENSUS_UNFRAMED = "CENSUS_UNFRAMED", CENSUS, WARNING  # keys/values without a Confluent header
+    CENSUS_UNKNOWN_ID = "CENSUS_UNKNOWN_ID", CENSUS, WARNING  # an id neither registry nor store has
 
     def message(self, **values: object) -> str:
         """The kind's template filled with ``values``; ValueError for a kind without one."""

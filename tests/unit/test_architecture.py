@@ -79,6 +79,11 @@ RULES = [
     ("converters.pipeline", ("converters.ops", "converters.job")),
     # the plumbing every room shares sits below them all
     ("converters.kafka", ("converters.mapping", "converters.pipeline", "converters.ops")),
+    # the census of a topic's data: over the Kafka plumbing, below the operations that use it
+    (
+        "converters.census",
+        ("converters.mapping", "converters.pipeline", "converters.ops", "converters.job"),
+    ),
     ("converters.spark", ("converters.mapping", "converters.pipeline", "converters.ops")),
     ("converters.state", ("converters.pipeline", "converters.ops", "converters.job")),
     ("schemacli.output", (*HEAVY, "schemacli.commands", "schemacli.config")),

@@ -1,0 +1,186 @@
+"""`topics census` throughput: records/s of the header-only scan (target: 1M records/s here).
+
+N small Confluent-framed records (default 3M, values of 3 writer ids in runs, string keys,
+16-byte values) are produced once into a topic of P partitions (fast producer settings:
+batches of 1 MB, linger 50 ms, no compression) and then read, each way timed ``--rounds``
+times (median reported):
+
+(floor) a bare confluent-kafka consumer that only counts the records it is given, all
+        partitions assigned at once, the census's fetch settings: what reading the records
+        into Python costs before the census looks at a byte;
+(1)     the census, ``jobs=1``: one consumer in this process (``converters.census.scan``);
+(2)     the census, ``jobs=2``, ``jobs=4``: worker processes, each with its own consumer and a
+        share of the partitions.
+
+Each census run's clock covers the whole ``take_census`` (metadata, watermarks, retention,
+spawning the workers, the read, the document). The machine's load is printed with the result.
+
+    .venv/bin/python bench/bench_census.py [--messages 3000000] [--partitions 4] [--rounds 3]
+                                           [--bootstrap HOST:PORT] [--jobs 1,2,4]
+
+Without --bootstrap a broker is started from tests/stack (Maven jars). Results are printed and
+appended as one JSON line to bench/results/census.jsonl.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def machine() -> str:
+    model = "?"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{platform.node()} {os.cpu_count()} cpu {model}"
+
+
+def load() -> float:
+    return round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else -1.0
+
+
+def produce(bootstrap: str, topic: str, n: int, partitions: int) -> float:
+    """n records into a new topic; seconds taken."""
+    from confluent_kafka import Producer
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    for future in admin.create_topics([NewTopic(topic, partitions, 1)]).values():
+        future.result(60)
+    p = Producer({
+        "bootstrap.servers": bootstrap, "linger.ms": 50, "batch.size": 1_000_000,
+        "compression.type": "none", "acks": 1,
+        "queue.buffering.max.messages": 2_000_000, "queue.buffering.max.kbytes": 1_048_576,
+    })  # fmt: skip
+    values = [b"\x00" + struct.pack(">I", i) + b"payload-%03d" % i for i in (101, 102, 103)]
+    started = time.perf_counter()
+    for i in range(n):
+        while True:
+            try:
+                p.produce(topic, value=values[(i * 3) // n], key=b"ride-%d" % (i % 10_000),
+                          partition=i % partitions)  # fmt: skip
+                break
+            except BufferError:
+                p.poll(0.05)
+    assert p.flush(120) == 0
+    return time.perf_counter() - started
+
+
+def cpu() -> float:
+    """CPU seconds of this process (librdkafka's threads too) and of its reaped children (the
+    census's worker processes)."""
+    import resource
+
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def floor(bootstrap: str, topic: str, partitions: int) -> float:
+    """Seconds for a bare consumer to be handed every record (counting only)."""
+    from confluent_kafka import Consumer, KafkaError, TopicPartition
+
+    from converters.census.scan import BATCH, consumer_config
+
+    c = Consumer(consumer_config(bootstrap, None))
+    started = time.perf_counter()
+    c.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
+    left, n = set(range(partitions)), 0
+    while left:
+        for m in c.consume(BATCH, 0.5):
+            err = m.error()
+            if err is None:
+                n += 1
+            elif err.code() == KafkaError._PARTITION_EOF:
+                left.discard(m.partition())
+    took = time.perf_counter() - started
+    c.close()
+    return took
+
+
+def census(bootstrap: str, topic: str, jobs: int, n: int) -> float:
+    from converters.census.model import Mode
+    from converters.census.take import take_census
+
+    started = time.perf_counter()
+    doc = take_census(bootstrap, topic, mode=Mode(), client=None, store=None, jobs=jobs)
+    took = time.perf_counter() - started
+    assert doc["totals"]["messages"] == n, doc["totals"]
+    assert sum(v["count"] for v in doc["values"]["versions"]) == n and len(doc["values"]["versions"]) == 3
+    return took
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--messages", type=int, default=3_000_000)
+    ap.add_argument("--partitions", type=int, default=4)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--bootstrap")
+    ap.add_argument("--jobs", default="1,2,4")
+    args = ap.parse_args()
+    n, parts = args.messages, args.partitions
+    broker = None
+    if not args.bootstrap:
+        from tests.stack.kafka import start_kafka
+
+        broker = start_kafka(Path(tempfile.mkdtemp(prefix="bench-census-")) / "kafka")
+    bootstrap = args.bootstrap or broker.bootstrap
+    try:
+        topic = f"bench-census-{n}-{parts}-{int(time.time())}"
+        produced = produce(bootstrap, topic, n, parts)
+        print(f"produced {n} records in {produced:.1f} s ({n / produced:,.0f}/s)", flush=True)
+        rows: dict[str, list[float]] = {"floor": []}
+        cpus: dict[str, list[float]] = {}
+        jobs = [int(j) for j in args.jobs.split(",")]
+        loads = [load()]
+        for _ in range(args.rounds):
+            before = cpu()
+            rows["floor"].append(floor(bootstrap, topic, parts))
+            cpus.setdefault("floor", []).append(cpu() - before)
+            for j in jobs:
+                before = cpu()
+                rows.setdefault(f"jobs={j}", []).append(census(bootstrap, topic, j, n))
+                cpus.setdefault(f"jobs={j}", []).append(cpu() - before)
+            loads.append(load())
+        result = {
+            "when": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "commit": subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                                     capture_output=True, text=True).stdout.strip(),  # fmt: skip
+            "machine": machine(),
+            "load_1min": loads,
+            "messages": n,
+            "partitions": parts,
+            "rate": {k: round(n / statistics.median(v)) for k, v in rows.items()},
+            "seconds": {k: [round(s, 2) for s in v] for k, v in rows.items()},
+            # CPU per record (all processes): what the machine's 2 CPUs allow at best
+            "cpu_us_per_record": {k: round(statistics.median(v) / n * 1e6, 3)
+                                  for k, v in cpus.items()},  # fmt: skip
+        }
+        print(json.dumps(result, indent=2))
+        out = ROOT / "bench" / "results" / "census.jsonl"
+        with out.open("a") as f:
+            f.write(json.dumps(result) + "\n")
+    finally:
+        if broker is not None:
+            broker.stop()
+
+
+if __name__ == "__main__":
+    main()
