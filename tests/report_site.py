@@ -99,6 +99,16 @@ def make_state_dir(root: Path) -> Path:
                     "dead_letter_topic": "orders-v2.dlq", "window_start": 1795000000.0,
                     "window_end": 1795003600.0, "totals": totals,
                     "dead_letters_by_error": {"<script>bad</script> amount": 3},
-                    "moved_groups": ["billing-invoicer"], "forced": False, "overridden": []})
+                    "moved_groups": ["billing-invoicer"], "forced": False, "overridden": [],
+                    "v1_data": {"topic": "orders", "scanned_at": "2026-11-18T12:06:40.000Z",
+                                "complete": True, "records": 42,
+                                "retention": {"retention_ms": 604800000},
+                                "versions": [{"id": 11, "count": 42,
+                                              "first_timestamp_ms": 1795000000000,
+                                              "last_timestamp_ms": 1795003000000,
+                                              "oldest_ages_out_at_ms": 1795604800000,
+                                              "all_aged_out_at_ms": 1795607800000}],
+                                "unframed": 0, "tombstones": 1,
+                                "all_aged_out_at_ms": 1795607800000, "kept": None}})
     )
     return state

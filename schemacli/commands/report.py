@@ -10,6 +10,7 @@ import typer
 
 from schemacli.commands.check import NoCache, Store, store_tree, verdict_cache
 from schemacli.commands.options import JsonOutput
+from schemacli.errors import SchemacliError, error_text
 from schemacli.output import TextOrJson
 from schemacli.output.json_out import emit_json, is_json
 from schemacli.output.terminal import echo
@@ -105,7 +106,6 @@ def _migrations(named: list[Path] | None) -> list[tuple[str, Any, str | None]]:
     if not base.is_dir():
         return []  # no converter was deployed from here: no Kafka or Spark code is loaded
     from converters.ops.overview import discover, overview
-    from schemacli.errors import SchemacliError, error_text
 
     found: list[tuple[str, Any, str | None]] = []
     for directory in discover(base):

@@ -542,7 +542,8 @@ def _dependents(deps: dict[str, Any] | None) -> str:
 
 
 _FINAL_KNOWN = ("v2_topic", "v1_topic", "dead_letter_topic", "window_start", "window_end",
-                "totals", "dead_letters_by_error", "moved_groups", "forced", "overridden")
+                "totals", "dead_letters_by_error", "moved_groups", "forced", "overridden",
+                "v1_data")
 
 
 def _final(report: dict[str, Any] | None) -> str:
@@ -574,6 +575,9 @@ def _final(report: dict[str, Any] | None) -> str:
             + (", ".join(f"<code>{esc(g)}</code>" for g in moved) or "none seen")
             + "</p>"
         )
+    v1_data = report.get("v1_data")
+    if isinstance(v1_data, dict):
+        parts.append(_v1_data(v1_data))
     if report.get("forced"):
         parts.append('<p class="warn">Finished with --force past:</p><ul>')
         parts += [f"<li>{esc(r)}</li>" for r in report.get("overridden") or []]
@@ -583,6 +587,43 @@ def _final(report: dict[str, Any] | None) -> str:
         parts.append("<h3>More</h3>")
         shown = redact(json.dumps(extra, indent=2, ensure_ascii=False, default=str))
         parts.append(f"<pre>{esc(shown)}</pre>")
+    return "\n".join(parts)
+
+
+def _v1_data(data: dict[str, Any]) -> str:
+    """What v1 still held when the window finished (``finish.v1_data_left``: a census of v1)."""
+    partial = "" if data.get("complete", True) else " (read cut short: a lower bound)"
+    parts = [
+        f"<h3>v1 data left in <code>{esc(data.get('topic'))}</code></h3>",
+        f"<p>{esc(data.get('records'))} record(s){esc(partial)}, scanned "
+        f"{esc(data.get('scanned_at') or '-')}.</p>",
+    ]
+    versions = data.get("versions")
+    if isinstance(versions, list) and versions:
+        parts.append(
+            _table(
+                ["writer id", "records", "first", "last", "oldest ages out", "all aged out"],
+                [
+                    [esc(v.get("id")), esc(v.get("count"))]
+                    + [esc(_when_ms(v.get(k))) for k in (
+                        "first_timestamp_ms", "last_timestamp_ms", "oldest_ages_out_at_ms",
+                        "all_aged_out_at_ms")]
+                    for v in versions
+                    if isinstance(v, dict)
+                ],
+                nums={0, 1},
+            )
+        )
+    if data.get("unframed") or data.get("tombstones"):
+        parts.append(
+            f'<p class="muted">Also: {esc(data.get("unframed") or 0)} unframed, '
+            f"{esc(data.get('tombstones') or 0)} tombstones.</p>"
+        )
+    if data.get("all_aged_out_at_ms") is not None:
+        parts.append(f"<p>All of v1's data is aged out by "
+                     f"{esc(_when_ms(data.get('all_aged_out_at_ms')))}.</p>")
+    elif data.get("kept"):
+        parts.append(f"<p>v1's data is kept until deleted ({esc(data.get('kept'))}).</p>")
     return "\n".join(parts)
 
 

@@ -158,6 +158,8 @@ def test_the_migration_page_shows_the_window_counts_history_dependents_and_final
     assert "&lt;i&gt;legacy&lt;/i&gt;-reader" in page
     assert "&lt;script&gt;bad&lt;/script&gt; amount" in page
     assert "billing-invoicer" in page
+    assert "v1 data left in <code>orders</code>" in page and "42 record(s)" in page
+    assert "All of v1's data is aged out by 2026-11-" in page
 
 
 def test_slugs_are_safe_file_names_and_never_collide():
@@ -327,3 +329,38 @@ def test_a_read_only_folder_refuses_before_anything_is_written(tmp_path):
 def test_every_planned_write_replaces_links_rather_than_writing_through_them(tmp_path):
     writes = plan(tmp_path / "out", {"index.html": "x"})
     assert all(w.replace and not w.follow_link for w in writes)
+
+
+def test_the_document_topics_census_writes_is_read_and_charted(tmp_path):
+    # The census's own builder (converters.census.model.document), not a hand-written file:
+    # what `topics census -o json` prints is what report reads.
+    from converters.census.model import NULL, Mode, PartitionTally, Registered, Retention, Span
+    from converters.census.model import document as census_document
+
+    tallies = []
+    for partition, runs in ((0, {11: (60, 0, 59), 12: (40, 60, 99)}), (1, {12: (5, 0, 4),
+                                                                         NULL: (1, 5, 5)})):
+        tally = PartitionTally(partition, 0, 100, 0, 100)
+        for kind, (count, first, last) in runs.items():
+            span = Span()
+            span.add(count, (first, first * 1000), (last, last * 1000))
+            tally.values[kind] = span
+            tally.scanned += count
+        tallies.append(tally)
+    doc = census_document(
+        topic="orders", bootstrap="b:9092", scanned_at_ms=1_795_000_000_000, duration_s=0.1,
+        mode=Mode(), retention=Retention(retention_ms=604_800_000, cleanup_policy="delete"),
+        partitions=tallies,
+        names={11: [Registered("orders-value", 1)], 12: [Registered("orders-value", 2)]},
+        resolved_by={"source": "store", "where": "schemas"},
+    )
+    path = tmp_path / "census.json"
+    path.write_text(json.dumps(doc))
+    census = read_census(path)
+    assert "orders-value" in census.subjects()
+    store = make_store(tmp_path)
+    page = pages(build_site(FileTree(store), store, SubjectLevels(default=Level.BACKWARD),
+                            censuses=[census]))["subject-orders-value.html"]
+    embedded = re.search(r'id="census-0"[^>]*>(.*?)</script>', page, re.S)
+    assert embedded is not None and json.loads(embedded.group(1)) == json.loads(json.dumps(doc))
+    assert "60 record(s) in orders" in page and "45 record(s) in orders" in page
