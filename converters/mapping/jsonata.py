@@ -82,7 +82,7 @@ def compile_rules(mapping: Mapping) -> MigrationRules:
     _refuse_opaque(mapping, source)
     down = _Down(mapping, source)
     body = down.record(target, "")
-    downgrade = f"(\n  {body}\n)"
+    downgrade = f"(\n{down.definitions()}  {body}\n)"
     upgrade, why = _Up(mapping, target).compile(source)
     return MigrationRules(downgrade, upgrade, why)
 
@@ -197,6 +197,16 @@ def _refuse(mapping: Mapping, rule: Rule, why: str) -> InputError:
 _DOUBLE_OVERFLOW = str(2**1024 - 2**970)
 
 
+def _integer() -> str:
+    """JSONata giving the int a text `$v` means in Spark's syntax, or null (more than 10 digits
+    are out of range anyway, and never reach ``$number``)."""
+    return (
+        f"$contains($v, {INTEGER_TEXT}) and "
+        f"$length($replace($replace($v, {_STRIP}, ''), /^[+-]?0*/, '')) <= 10 "
+        f"? $number($replace($v, {_STRIP}, '')) : null"
+    )
+
+
 def _decimal(kind: str) -> str:
     """JSONata giving the number a decimal text `$v` means (float or double ``kind``), or null
     when it is no number or its magnitude is beyond ``kind``'s range (decided on the digits,
@@ -230,13 +240,24 @@ class _Down:
     def __init__(self, mapping: Mapping, source: AvroType) -> None:
         self.mapping = mapping
         self.source = source
+        self.helpers: set[str] = set()  # the $read_<kind> functions the fields call
+
+    def definitions(self) -> str:
+        """``$read_int := function($v) {...};`` for each helper used, defined once up front."""
+        out = []
+        for kind in sorted(self.helpers):
+            body = _integer() if kind == "int" else _decimal(kind)
+            out.append(f"  $read_{kind} := function($v) {{ {body} }};\n")
+        return "".join(out)
 
     def record(self, t: AvroType, prefix: str) -> str:
         parts = []
         for f in t.fields:
             path = f"{prefix}.{f.name}" if prefix else f.name
             parts.append(f"{_str(f.name)}: {self.field(f, path)}")
-        return "{" + ", ".join(parts) + "}"
+        # one member per line, indented by depth: what a reviewer reads in the registry
+        pad = "\n" + "  " * (prefix.count(".") + (2 if prefix else 1) + 1)
+        return "{" + pad + ("," + pad).join(parts) + pad[:-2] + "}"
 
     def field(self, f: AvroField, path: str) -> str:
         rule = self.mapping.rule(path)
@@ -288,14 +309,10 @@ class _Down:
                 )
             # `$n`: the number, or null when the text is no number in Spark's syntax or one
             # too large to read ($number would raise, failing the record under on_error: default)
+            self.helpers.add(tk)
+            n = f"($n := $read_{tk}($v); $n)"
             if tk == "int":
-                n = (
-                    f"($n := $contains($v, {INTEGER_TEXT}) and "
-                    f"$length($replace($replace($v, {_STRIP}, ''), /^[+-]?0*/, '')) <= 10 "
-                    f"? $number($replace($v, {_STRIP}, '')) : null; $n)"
-                )
                 return n, f"$n = null or $n < {INT_MIN} or $n > {INT_MAX}"
-            n = f"($n := {_decimal(tk)}; $n)"
             # a float beyond the largest float is Infinity in Spark, which the SQL refuses
             top = 3.4028235677973366e38
             over = f" or $n >= {top!r} or $n <= {-top!r}" if tk == "float" else ""

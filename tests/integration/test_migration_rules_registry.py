@@ -105,6 +105,7 @@ def test_a_v1_consumer_reads_v2_records_through_the_registered_downgrade_rule(
     for i, body in enumerate(bodies):
         producer.produce(topic, key=str(i).encode(), value=b"\0" + v2_id.to_bytes(4, "big") + body)
     assert producer.flush(60) == 0
+    del producer  # its threads would outlive the broker and log reconnects
 
     sr = SchemaRegistryClient({"url": registry})
     deserializer = AvroDeserializer(
