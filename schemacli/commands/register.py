@@ -198,4 +198,5 @@ def read_rules(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
             location=Location(source=str(path), pointer="/ruleSet/migrationRules"),
             hint="Write it with `schemacli migrate rules MAPPING --out FILE`.",
         )
+    assert isinstance(rule_set, dict)  # checked above, with `rules`
     return rule_set, metadata

@@ -162,6 +162,8 @@ class Kind(StrEnum):
     SUBJECT_DELETED = "SUBJECT_DELETED", STORE, WARNING  # a whole subject is gone: may be intended
     UNKNOWN_SUBJECT = "UNKNOWN_SUBJECT", STORE, WARNING  # the config names a subject not stored
     DUPLICATE_VERSION = "DUPLICATE_VERSION", STORE  # identical to an earlier version
+    # a new compatibility group (major version) without a DOWNGRADE rule (docs/store.md)
+    MISSING_MIGRATION_RULE = "MISSING_MIGRATION_RULE", STORE
 
     # -- the registry's verdicts next to the engine's (check --registry)
     REGISTRY_INCOMPATIBLE = "REGISTRY_INCOMPATIBLE", REGISTRY_CHECK  # the registry's own reasons

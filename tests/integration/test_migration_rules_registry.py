@@ -72,6 +72,24 @@ def test_register_major_version_keeps_rules_or_names_the_registry_that_drops_the
         doc = json.loads(r.stdout)
         assert doc["major_version"] == 2 and doc["compatibility_group"] == "major_version"
         assert doc["rules"] == ["DOWNGRADE rides-v2-value-downgrade"]
+        # pull keeps them in the store, and the offline gate compares within groups only
+        store = tmp_path / "store"
+        (store / "subjects").mkdir(parents=True)
+        r = cli("pull", subject, "--store", store, "--no-levels", "-r", registry)
+        assert r.exit_code == 0, r.output
+        folder = store / "subjects" / subject
+        assert json.loads((folder / "contract.json").read_text()) == {
+            "compatibilityGroup": "major_version"
+        }
+        v2 = json.loads((folder / "v2.contract.json").read_text())
+        assert v2["metadata"]["properties"]["major_version"] == "2"
+        assert v2["ruleSet"] == json.loads(rules.read_text())["ruleSet"]
+        assert json.loads((folder / "v1.contract.json").read_text())["ruleSet"] == {}
+        r = cli("gate", "--store", store, "--no-cache")
+        assert r.exit_code == 0, r.output
+        (folder / "v2.contract.json").write_text(json.dumps({**v2, "ruleSet": {}}))
+        r = cli("gate", "--store", store, "--no-cache")
+        assert r.exit_code == 1 and "MISSING_MIGRATION_RULE" in r.output
     else:  # Apicurio: the compatibilityGroup (and metadata) are accepted and dropped
         assert r.exit_code == 3, r.output
         assert "did not keep" in r.stderr + r.stdout and registry.split("//")[1] in r.output
