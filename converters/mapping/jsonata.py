@@ -1,4 +1,4 @@
-"""Compile a mapping into Confluent migration rules: JSONata that does what the converter's SQL does.
+"""Compile a mapping into Confluent migration rules: JSONata doing what the converter's SQL does.
 
 The sibling of ``converters.mapping.sql``: the same rules, the same null handling and the same
 ``on_error`` policy, written for the JSONata engine Confluent's Python deserializer runs
@@ -32,7 +32,7 @@ from typing import Any
 from converters.mapping.model import Conversion, Mapping, Policy, Rule
 from converters.mapping.schemaview import AvroField, AvroType, same_type, view
 from converters.mapping.sql import FLOAT_MAX, PROMOTIONS, compile_mapping, field_at, fits
-from schemacli.errors import InputError, Location
+from schemacli.errors import InputError
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 DOUBLE_MAX = 1.7976931348623157e308
@@ -173,7 +173,9 @@ def _refuse_opaque(mapping: Mapping, source: AvroType) -> None:
         why = _opaque(f.type)
         if why is None:
             continue
-        rule = next((r for r in mapping.rules if r.source and r.source.split(".")[0] == f.name), None)
+        rule = next(
+            (r for r in mapping.rules if r.source and r.source.split(".")[0] == f.name), None
+        )
         where = mapping.location(f"/fields/{rule.target}" if rule else "/source")
         raise InputError(
             f"v2 field {f.name!r} holds {why}: {ENGINE} accepts only JSON values, so a "
@@ -275,8 +277,11 @@ class _Down:
             return self._default(rule, f)
         if rule.convert in (Conversion.SQL, Conversion.UNRESOLVED):
             raise _refuse(
-                self.mapping, rule, "a hand-written Spark SQL expression is not JSONata"
-                if rule.convert is Conversion.SQL else "it is unresolved",
+                self.mapping,
+                rule,
+                "a hand-written Spark SQL expression is not JSONata"
+                if rule.convert is Conversion.SQL
+                else "it is unresolved",
             )
         src = field_at(self.source, rule.source or "")
         assert src is not None
@@ -304,7 +309,9 @@ class _Down:
         elif conv is Conversion.PARSE_NUMBER:
             if tk == "long":
                 raise _refuse(
-                    self.mapping, rule, "JSONata reads numbers as doubles: a long above 2^53 "
+                    self.mapping,
+                    rule,
+                    "JSONata reads numbers as doubles: a long above 2^53 "
                     "would come out rounded, where Spark reads it exactly",
                 )
             # `$n`: the number, or null when the text is no number in Spark's syntax or one
@@ -332,7 +339,9 @@ class _Down:
             if sk == "int":
                 return "$string($v)", None
             raise _refuse(
-                self.mapping, rule, f"JSONata writes {sk} as text its own way (digits past "
+                self.mapping,
+                rule,
+                f"JSONata writes {sk} as text its own way (digits past "
                 "the 15th, exponents), not as Spark's CAST(... AS STRING) does",
             )
         elif conv is Conversion.TO_ENUM:
@@ -396,8 +405,9 @@ class _Up:
         if v1.type.nullable and not f.type.nullable:
             raise _NotInvertible(f"v1 field {rule.target!r} may be null, v2 field {path!r} not")
         tt, st = f.type.non_null(), v1.type.non_null()
-        if rule.convert is Conversion.RECORD or (tt.kind == "record" and rule.convert is not
-                                                 Conversion.COPY):
+        if rule.convert is Conversion.RECORD or (
+            tt.kind == "record" and rule.convert is not Conversion.COPY
+        ):
             built = self.record(tt, path)
             if v1.type.nullable:
                 return f"({_fetch(rule.target)} = null ? null : {built})"
@@ -423,7 +433,11 @@ class _NotInvertible(Exception):
 def _copy_back(v1: AvroType, v2: AvroType) -> str | None:
     # v2 -> v1 copied the value unchanged (same type, or an enum into a wider one)
     if v1.kind == v2.kind and (v1.kind != "enum" or set(v1.symbols) <= set(v2.symbols)):
-        return "$v" if v1.kind not in ("record", "array", "map", "union") or same_type(v1, v2) else None
+        return (
+            "$v"
+            if v1.kind not in ("record", "array", "map", "union") or same_type(v1, v2)
+            else None
+        )
     return None
 
 
@@ -431,5 +445,7 @@ _INVERSES: dict[Conversion, Callable[[AvroType, AvroType], str | None]] = {
     Conversion.COPY: _copy_back,
     Conversion.NARROW: lambda v1, v2: "$v",  # int -> long, float -> double: widening is exact
     Conversion.PARSE_NUMBER: lambda v1, v2: "$string($v)" if v1.kind == "int" else None,
-    Conversion.TO_ENUM: lambda v1, v2: _copy_back(v1, v2) if v2.kind in ("enum", "string") else None,
+    Conversion.TO_ENUM: lambda v1, v2: (
+        _copy_back(v1, v2) if v2.kind in ("enum", "string") else None
+    ),
 }

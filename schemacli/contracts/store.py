@@ -490,13 +490,13 @@ def read_contracts(
     texts = tree.read([f"{folder}/{SUBJECT_CONTRACT}", *paths.values()], optional=True)
     if not any(t is not None for t in texts.values()):
         return None
-    top = _contract_json(tree, f"{folder}/{SUBJECT_CONTRACT}", texts[f"{folder}/{SUBJECT_CONTRACT}"])
+    subject_file = f"{folder}/{SUBJECT_CONTRACT}"
+    top = _contract_json(tree, subject_file, texts[subject_file])
     group = top.get("compatibilityGroup")
     if group is not None and not isinstance(group, str):
         raise InputError(
             "compatibilityGroup must be a metadata property name (a string)",
-            location=Location(source=tree.source(f"{folder}/{SUBJECT_CONTRACT}"),
-                              pointer="/compatibilityGroup"),
+            location=Location(source=tree.source(subject_file), pointer="/compatibilityGroup"),
             hint='For example {"compatibilityGroup": "major_version"}.',
         )
     properties: dict[int, dict[str, str]] = {}

@@ -63,7 +63,8 @@ def test_a_new_group_without_a_downgrade_rule_fails_naming_the_version(tmp_path)
 
 def test_within_a_group_versions_are_still_checked(tmp_path):
     root = store(tmp_path, {"v1.avsc": V1, "v2.avsc": V2, "contract.json": GROUP,
-                            "v1.contract.json": contract(2), "v2.contract.json": contract(2)})  # fmt: skip
+                            "v1.contract.json": contract(2),
+                            "v2.contract.json": contract(2)})  # fmt: skip
     r = gate(root)
     assert r.exit_code == 1 and "TYPE_MISMATCH" in kinds(r)
 

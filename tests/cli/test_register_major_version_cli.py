@@ -31,7 +31,7 @@ def _rules(tmp_path: Path, content: object) -> Path:
 @pytest.mark.parametrize(
     ("content", "words"),
     [
-        ("{\n  \"ruleSet\": [\n", "rules.json:3:1"),
+        ('{\n  "ruleSet": [\n', "rules.json:3:1"),
         (b"\x00\xff\xfe" * 50, "rules.json"),
         ({"ruleSet": {}}, "no ruleSet.migrationRules"),
         ({"ruleSet": {"migrationRules": [{"name": "x"}]}}, "each with an expr"),

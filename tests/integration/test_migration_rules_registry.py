@@ -24,9 +24,10 @@ import pytest
 from typer.testing import CliRunner
 
 from schemacli.app import app
+from tests.extras import require_jsonata
 
 pytestmark = pytest.mark.integration
-pytest.importorskip("jsonata", reason="jsonata-python (the kafka extra) is needed")
+require_jsonata()
 
 runner = CliRunner()
 
@@ -126,9 +127,7 @@ def test_a_v1_consumer_reads_v2_records_through_the_registered_downgrade_rule(
     del producer  # its threads would outlive the broker and log reconnects
 
     sr = SchemaRegistryClient({"url": registry})
-    deserializer = AvroDeserializer(
-        sr, conf={"use.latest.with.metadata": {"major_version": "1"}}
-    )
+    deserializer = AvroDeserializer(sr, conf={"use.latest.with.metadata": {"major_version": "1"}})
     consumer = Consumer({"bootstrap.servers": kafka, "group.id": f"g-{topic}",
                          "auto.offset.reset": "earliest"})  # fmt: skip
     consumer.subscribe([topic])
@@ -151,7 +150,9 @@ def test_a_v1_consumer_reads_v2_records_through_the_registered_downgrade_rule(
     finally:
         consumer.close()
     by_deserializer = [got[i] for i in range(len(bodies))]
-    expected = by_rule(json.loads(rules.read_text())["ruleSet"]["migrationRules"][0]["expr"], bodies)
+    expected = by_rule(
+        json.loads(rules.read_text())["ruleSet"]["migrationRules"][0]["expr"], bodies
+    )
     differ = [i for i, (a, b) in enumerate(zip(by_deserializer, expected, strict=True)) if a != b]
     converted = sum(1 for b in by_deserializer if b is not None)
     print(
