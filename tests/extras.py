@@ -26,3 +26,16 @@ def require(module: str, extra: str) -> ModuleType:
             f"needs the '{extra}' extra ({exc}); pip install -e '.[dev,{extra}]'",
             allow_module_level=True,
         )
+
+
+def require_jsonata() -> ModuleType:
+    """jsonata-python (the ``kafka`` extra), imported without its side effect: its import sets
+    the process's recursion limit to 10000 (``Jsonata._static_initializer``), which would change
+    what other tests of the session see. The rules it evaluates here are shallow."""
+    import sys
+
+    limit = sys.getrecursionlimit()
+    try:
+        return require("jsonata", "kafka")
+    finally:
+        sys.setrecursionlimit(limit)

@@ -1,4 +1,4 @@
-"""Compile a mapping into Confluent migration rules: JSONata that does what the converter's SQL does.
+"""Compile a mapping into Confluent migration rules: JSONata doing what the converter's SQL does.
 
 The sibling of ``converters.mapping.sql``: the same rules, the same null handling and the same
 ``on_error`` policy, written for the JSONata engine Confluent's Python deserializer runs
@@ -32,7 +32,7 @@ from typing import Any
 from converters.mapping.model import Conversion, Mapping, Policy, Rule
 from converters.mapping.schemaview import AvroField, AvroType, same_type, view
 from converters.mapping.sql import FLOAT_MAX, PROMOTIONS, compile_mapping, field_at, fits
-from schemacli.errors import InputError, Location
+from schemacli.errors import InputError
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 DOUBLE_MAX = 1.7976931348623157e308
@@ -82,7 +82,7 @@ def compile_rules(mapping: Mapping) -> MigrationRules:
     _refuse_opaque(mapping, source)
     down = _Down(mapping, source)
     body = down.record(target, "")
-    downgrade = f"(\n  {body}\n)"
+    downgrade = f"(\n{down.definitions()}  {body}\n)"
     upgrade, why = _Up(mapping, target).compile(source)
     return MigrationRules(downgrade, upgrade, why)
 
@@ -173,7 +173,9 @@ def _refuse_opaque(mapping: Mapping, source: AvroType) -> None:
         why = _opaque(f.type)
         if why is None:
             continue
-        rule = next((r for r in mapping.rules if r.source and r.source.split(".")[0] == f.name), None)
+        rule = next(
+            (r for r in mapping.rules if r.source and r.source.split(".")[0] == f.name), None
+        )
         where = mapping.location(f"/fields/{rule.target}" if rule else "/source")
         raise InputError(
             f"v2 field {f.name!r} holds {why}: {ENGINE} accepts only JSON values, so a "
@@ -195,6 +197,16 @@ def _refuse(mapping: Mapping, rule: Rule, why: str) -> InputError:
 
 # 2^1024 - 2^970: the least value Java's Double.parseDouble reads as Infinity, as digits
 _DOUBLE_OVERFLOW = str(2**1024 - 2**970)
+
+
+def _integer() -> str:
+    """JSONata giving the int a text `$v` means in Spark's syntax, or null (more than 10 digits
+    are out of range anyway, and never reach ``$number``)."""
+    return (
+        f"$contains($v, {INTEGER_TEXT}) and "
+        f"$length($replace($replace($v, {_STRIP}, ''), /^[+-]?0*/, '')) <= 10 "
+        f"? $number($replace($v, {_STRIP}, '')) : null"
+    )
 
 
 def _decimal(kind: str) -> str:
@@ -230,13 +242,24 @@ class _Down:
     def __init__(self, mapping: Mapping, source: AvroType) -> None:
         self.mapping = mapping
         self.source = source
+        self.helpers: set[str] = set()  # the $read_<kind> functions the fields call
+
+    def definitions(self) -> str:
+        """``$read_int := function($v) {...};`` for each helper used, defined once up front."""
+        out = []
+        for kind in sorted(self.helpers):
+            body = _integer() if kind == "int" else _decimal(kind)
+            out.append(f"  $read_{kind} := function($v) {{ {body} }};\n")
+        return "".join(out)
 
     def record(self, t: AvroType, prefix: str) -> str:
         parts = []
         for f in t.fields:
             path = f"{prefix}.{f.name}" if prefix else f.name
             parts.append(f"{_str(f.name)}: {self.field(f, path)}")
-        return "{" + ", ".join(parts) + "}"
+        # one member per line, indented by depth: what a reviewer reads in the registry
+        pad = "\n" + "  " * (prefix.count(".") + (2 if prefix else 1) + 1)
+        return "{" + pad + ("," + pad).join(parts) + pad[:-2] + "}"
 
     def field(self, f: AvroField, path: str) -> str:
         rule = self.mapping.rule(path)
@@ -254,8 +277,11 @@ class _Down:
             return self._default(rule, f)
         if rule.convert in (Conversion.SQL, Conversion.UNRESOLVED):
             raise _refuse(
-                self.mapping, rule, "a hand-written Spark SQL expression is not JSONata"
-                if rule.convert is Conversion.SQL else "it is unresolved",
+                self.mapping,
+                rule,
+                "a hand-written Spark SQL expression is not JSONata"
+                if rule.convert is Conversion.SQL
+                else "it is unresolved",
             )
         src = field_at(self.source, rule.source or "")
         assert src is not None
@@ -283,19 +309,17 @@ class _Down:
         elif conv is Conversion.PARSE_NUMBER:
             if tk == "long":
                 raise _refuse(
-                    self.mapping, rule, "JSONata reads numbers as doubles: a long above 2^53 "
+                    self.mapping,
+                    rule,
+                    "JSONata reads numbers as doubles: a long above 2^53 "
                     "would come out rounded, where Spark reads it exactly",
                 )
             # `$n`: the number, or null when the text is no number in Spark's syntax or one
             # too large to read ($number would raise, failing the record under on_error: default)
+            self.helpers.add(tk)
+            n = f"($n := $read_{tk}($v); $n)"
             if tk == "int":
-                n = (
-                    f"($n := $contains($v, {INTEGER_TEXT}) and "
-                    f"$length($replace($replace($v, {_STRIP}, ''), /^[+-]?0*/, '')) <= 10 "
-                    f"? $number($replace($v, {_STRIP}, '')) : null; $n)"
-                )
                 return n, f"$n = null or $n < {INT_MIN} or $n > {INT_MAX}"
-            n = f"($n := {_decimal(tk)}; $n)"
             # a float beyond the largest float is Infinity in Spark, which the SQL refuses
             top = 3.4028235677973366e38
             over = f" or $n >= {top!r} or $n <= {-top!r}" if tk == "float" else ""
@@ -315,7 +339,9 @@ class _Down:
             if sk == "int":
                 return "$string($v)", None
             raise _refuse(
-                self.mapping, rule, f"JSONata writes {sk} as text its own way (digits past "
+                self.mapping,
+                rule,
+                f"JSONata writes {sk} as text its own way (digits past "
                 "the 15th, exponents), not as Spark's CAST(... AS STRING) does",
             )
         elif conv is Conversion.TO_ENUM:
@@ -379,8 +405,9 @@ class _Up:
         if v1.type.nullable and not f.type.nullable:
             raise _NotInvertible(f"v1 field {rule.target!r} may be null, v2 field {path!r} not")
         tt, st = f.type.non_null(), v1.type.non_null()
-        if rule.convert is Conversion.RECORD or (tt.kind == "record" and rule.convert is not
-                                                 Conversion.COPY):
+        if rule.convert is Conversion.RECORD or (
+            tt.kind == "record" and rule.convert is not Conversion.COPY
+        ):
             built = self.record(tt, path)
             if v1.type.nullable:
                 return f"({_fetch(rule.target)} = null ? null : {built})"
@@ -406,7 +433,11 @@ class _NotInvertible(Exception):
 def _copy_back(v1: AvroType, v2: AvroType) -> str | None:
     # v2 -> v1 copied the value unchanged (same type, or an enum into a wider one)
     if v1.kind == v2.kind and (v1.kind != "enum" or set(v1.symbols) <= set(v2.symbols)):
-        return "$v" if v1.kind not in ("record", "array", "map", "union") or same_type(v1, v2) else None
+        return (
+            "$v"
+            if v1.kind not in ("record", "array", "map", "union") or same_type(v1, v2)
+            else None
+        )
     return None
 
 
@@ -414,5 +445,7 @@ _INVERSES: dict[Conversion, Callable[[AvroType, AvroType], str | None]] = {
     Conversion.COPY: _copy_back,
     Conversion.NARROW: lambda v1, v2: "$v",  # int -> long, float -> double: widening is exact
     Conversion.PARSE_NUMBER: lambda v1, v2: "$string($v)" if v1.kind == "int" else None,
-    Conversion.TO_ENUM: lambda v1, v2: _copy_back(v1, v2) if v2.kind in ("enum", "string") else None,
+    Conversion.TO_ENUM: lambda v1, v2: (
+        _copy_back(v1, v2) if v2.kind in ("enum", "string") else None
+    ),
 }

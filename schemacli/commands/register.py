@@ -1,5 +1,6 @@
 """`schemacli register SCHEMA --subject S`: register a schema, idempotently."""
 
+import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -7,11 +8,12 @@ import typer
 
 from schemacli.commands.options import JsonOutput, count
 from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect, registry_flags
-from schemacli.errors import ExitCode, UsageError
+from schemacli.errors import ExitCode, InputError, Location, UsageError
 from schemacli.output import TextOrJson
 from schemacli.output.json_out import emit_json, is_json
 from schemacli.output.terminal import echo
 from schemacli.registry.models import Reference
+from schemacli.textfile import line_column, read_utf8
 
 SubjectOpt = Annotated[str, typer.Option("--subject", "-s", help="The subject to register under.")]
 ReferenceOpt = Annotated[
@@ -162,11 +164,6 @@ RULES_LIMIT = 4 * 1024 * 1024  # a rule set is a few KB; JSONata of a wide schem
 
 def read_rules(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     """(ruleSet, metadata) from a `schemacli migrate rules` file; InputError with line:col."""
-    import json
-
-    from schemacli.errors import InputError, Location
-    from schemacli.textfile import line_column, read_utf8
-
     text = read_utf8(
         path,
         hint="Write it with `schemacli migrate rules MAPPING --out FILE`.",
@@ -198,4 +195,5 @@ def read_rules(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
             location=Location(source=str(path), pointer="/ruleSet/migrationRules"),
             hint="Write it with `schemacli migrate rules MAPPING --out FILE`.",
         )
+    assert isinstance(rule_set, dict)  # checked above, with `rules`
     return rule_set, metadata

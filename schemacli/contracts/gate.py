@@ -22,12 +22,15 @@ from schemacli.contracts.loader import LoadedSchema
 from schemacli.contracts.readercheck import ReaderText, judge_readers, load_declared, read_declared
 from schemacli.contracts.readers import DeclaredReader
 from schemacli.contracts.store import (
+    CONTRACT_SUFFIX,
+    Contracts,
     ParseMemo,
     References,
     StoreLayoutError,
     StoreLayoutErrors,
     Tree,
     VersionFile,
+    read_contracts,
     read_versions,
 )
 from schemacli.contracts.verdicts import VerdictCache, decode_finding, digest, encodable
@@ -274,7 +277,14 @@ def _gate_subject(
     head_files = read_versions(head, head_index, subject, deleted=deleted)
     base_files = read_versions(base, base_index, subject) if base is not None else []
     texts = read_declared(readers)
-    key = _row_key(subject, level, head_files, base, base_files, texts) if verdicts.disk else None
+    contracts = read_contracts(head, head_index, subject)
+    # a row whose contract files decide what is compared is not cached (its key covers the
+    # schemas and the declared readers only)
+    key = (
+        _row_key(subject, level, head_files, base, base_files, texts)
+        if verdicts.disk and contracts is None
+        else None
+    )
     if key is not None:
         cached = verdicts.load(key)
         row = _decode_row(subject, level, cached) if cached is not None else None
@@ -285,7 +295,7 @@ def _gate_subject(
     started = time.process_time()
     from_store = _from_store(head_refs, base_refs)
     row = _check_subject(
-        subject, level, head_files, head_refs, base_files, base_refs, verdicts, texts
+        subject, level, head_files, head_refs, base_files, base_refs, verdicts, texts, contracts
     )
     # A row that cost less to compute than a cache file costs to write (creating a file is
     # ~1 ms on some filesystems) is recomputed next time instead: a cold gate over 500 short
@@ -364,6 +374,7 @@ def _check_subject(
     base: References | None,
     verdicts: VerdictCache,
     readers: Sequence[ReaderText] = (),
+    contracts: Contracts | None = None,
 ) -> SubjectReport:
     findings: list[Finding] = []
     memo: ParseMemo = {}
@@ -431,6 +442,26 @@ def _check_subject(
             continue
         checked.append(n)
         before = [effective[m] for m in order[: bisect.bisect_left(order, n)]]
+        if contracts is not None and contracts.group is not None:
+            # Confluent's compatibilityGroup: only versions of the same group are compared; a
+            # new group (a new major version) needs a rule that turns it back into the last
+            group = contracts.group_of(n)
+            others = [v for v in before if contracts.group_of(v.version or 0) != group]
+            before = [v for v in before if contracts.group_of(v.version or 0) == group]
+            if others and not before and n not in contracts.downgrade:
+                findings.append(
+                    Finding(
+                        kind=Kind.MISSING_MIGRATION_RULE,
+                        message=f"{subject} v{n} starts {contracts.group}={group} but has no "
+                        f"DOWNGRADE migration rule: consumers of v{others[-1].version} "
+                        "would meet it unconverted",
+                        location=candidate.location(),
+                        hint=f"Write its rules with `schemacli migrate rules MAPPING` into "
+                        f"v{n}{CONTRACT_SUFFIX}, or keep v{n} in the group of the versions "
+                        "before it.",
+                        subject=subject,
+                    )
+                )
         report = check_candidate(candidate, before, subject=subject, level=level, verdicts=verdicts)
         if report.identical_to is not None:
             findings.append(

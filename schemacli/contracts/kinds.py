@@ -168,6 +168,8 @@ class Kind(StrEnum):
     # -- declared readers (docs/readers.md); a reader that cannot read a writer keeps the
     # engine's kind (TYPE_MISMATCH, ...) and names the consumer (Finding.reader)
     READER_OF_UNKNOWN_SUBJECT = "READER_OF_UNKNOWN_SUBJECT", READERS, WARNING
+    # a new compatibility group (major version) without a DOWNGRADE rule (docs/store.md)
+    MISSING_MIGRATION_RULE = "MISSING_MIGRATION_RULE", STORE
 
     # -- the registry's verdicts next to the engine's (check --registry)
     REGISTRY_INCOMPATIBLE = "REGISTRY_INCOMPATIBLE", REGISTRY_CHECK  # the registry's own reasons

@@ -79,8 +79,10 @@ def register_major_version(
             ) from err
         raise
     found = client.lookup(subject, schema)
-    version = registered.version if registered.version is not None else (
-        found.version if found is not None else None
+    version = (
+        registered.version
+        if registered.version is not None
+        else (found.version if found is not None else None)
     )
     if version is None:
         raise RegistryError(
@@ -103,7 +105,8 @@ def register_major_version(
         major_version=major_version,
         property_name=property_name,
         rules=tuple(
-            f"{r.get('mode')} {r.get('name')}" for r in (back.rule_set or {}).get("migrationRules", [])
+            f"{r.get('mode')} {r.get('name')}"
+            for r in (back.rule_set or {}).get("migrationRules", [])
         ),
         compatibility_group=property_name if compatibility_group else None,
     )
@@ -113,7 +116,7 @@ _RULE_KEYS = ("name", "kind", "type", "mode", "expr", "onFailure")
 
 
 def _rules(rule_set: Mapping[str, Any] | None) -> list[dict[str, Any]]:
-    """The migration rules compared by what matters (a registry may add defaults or reorder keys)."""
+    """The migration rules by what matters (a registry may add defaults or reorder keys)."""
     rules = (rule_set or {}).get("migrationRules") or []
     return [{k: r.get(k) for k in _RULE_KEYS} for r in rules if isinstance(r, dict)]
 

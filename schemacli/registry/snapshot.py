@@ -28,7 +28,7 @@ from pathlib import Path
 
 from schemacli.atomicwrite import Write, WriteError, write_all
 from schemacli.contracts.levels import Level
-from schemacli.errors import ConfigError, InputError, Location
+from schemacli.errors import ConfigError, InputError, Location, RegistryError
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.history import fetch_versions, registry_level
 from schemacli.textfile import SCHEMA_LIMIT, SETTINGS_LIMIT, UnreadableInput, read_input
@@ -45,6 +45,8 @@ from schemacli.tomlfile import (
 )
 
 SNAPSHOT_FILE = "registry.json"
+CONTRACT_SUFFIX = ".contract.json"  # as schemacli.contracts.store reads data contracts
+SUBJECT_CONTRACT = "contract.json"
 SIDECAR_SUFFIX = ".references.json"  # as schemacli.contracts.store reads references
 SUBJECTS_DIR = "subjects"  # as schemacli.contracts.store reads the store
 MAX_NAME_BYTES = 255  # the longest file name ext4, APFS, NTFS and friends accept (in UTF-8 bytes)
@@ -226,6 +228,9 @@ def _plan_subject(
             }
         )
         files = [(path, text, version.schema)]
+        contract = _contract(version.metadata, version.rule_set)
+        if contract is not None:  # data contracts: v<N>.contract.json (docs/store.md)
+            files.append((directory / f"v{number}{CONTRACT_SUFFIX}", contract, contract))
         if version.references:  # the store's form of Confluent references: v<N>.references.json
             refs = json.dumps([r.to_json() for r in version.references], indent=2) + "\n"
             files.append((directory / f"v{number}{SIDECAR_SUFFIX}", refs, refs))
@@ -240,6 +245,12 @@ def _plan_subject(
                     continue
             writes.append((target, content))
             written.append(str(target))
+    group = _compatibility_group(client, subject) if versions else None
+    if group is not None:
+        top = json.dumps({"compatibilityGroup": group}, indent=2) + "\n"
+        if _local_text(directory / SUBJECT_CONTRACT) != top:
+            writes.append((directory / SUBJECT_CONTRACT, top))
+            written.append(str(directory / SUBJECT_CONTRACT))
     if versions:
         meta = {
             "registry": client.settings.display_url,
@@ -262,6 +273,30 @@ def _plan_subject(
         tuple(conflicts),
     )
     return pulled, writes
+
+
+def _contract(metadata: Mapping[str, object] | None, rule_set: Mapping[str, object] | None
+              ) -> str | None:
+    """A version's contract file: its metadata and ruleSet as the registry gave them (None when
+    it has neither, or only the ``confluent:``-prefixed properties the registry adds itself)."""
+    props = dict((metadata or {}).get("properties") or {})  # type: ignore[call-overload]
+    own = {k: v for k, v in props.items() if not str(k).startswith("confluent:")}
+    if not own and not rule_set and not {k for k in (metadata or {}) if k != "properties"}:
+        return None
+    doc = {"metadata": dict(metadata or {}), "ruleSet": dict(rule_set or {})}
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def _compatibility_group(client: RegistryClient, subject: str) -> str | None:
+    """The subject's compatibilityGroup, when its config has one (a subject without a config
+    of its own has none)."""
+    try:
+        group = client.get_config_document(subject).get("compatibilityGroup")
+    except RegistryError as err:
+        if err.status == 404:
+            return None
+        raise
+    return group if isinstance(group, str) and group else None
 
 
 def _local_text(path: Path) -> str | None:

@@ -12,8 +12,6 @@ from typer.testing import CliRunner
 
 from schemacli.app import app
 
-pytest.importorskip("jsonata", reason="jsonata-python (the kafka extra) is needed")
-
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples/mappings/taxi-ride-v2-to-v1.yaml"
 runner = CliRunner()
@@ -69,7 +67,9 @@ def _copy_example(tmp_path: Path, edit: str = "") -> Path:
 
 
 def test_a_conversion_jsonata_cannot_express_is_refused_naming_its_line(tmp_path):
-    m = _copy_example(tmp_path, "total_amount: {convert: sql, expr: 'try_cast(total_amount AS FLOAT)'")
+    m = _copy_example(
+        tmp_path, "total_amount: {convert: sql, expr: 'try_cast(total_amount AS FLOAT)'"
+    )
     out = tmp_path / "rules.json"
     r = run("migrate", "rules", m, "--out", out)
     assert r.exit_code == 2, r.output
@@ -116,3 +116,23 @@ def test_a_bad_mapping_file_is_refused_with_its_location(tmp_path, kind):
     assert r.exit_code == 2, r.output
     assert "Traceback" not in r.output and "m.yaml" in r.output
     json.loads(r.stdout)  # the error is a JSON document too
+
+
+def test_side_key_compiles_the_key_section(tmp_path):
+    m = _copy_example(tmp_path)
+    key_v1 = json.loads((ROOT / "schemas/subjects/taxi-rides-key/v1.avsc").read_text())
+    key_v2 = {**key_v1, "fields": [{"name": "vendorId", "type": "string"}]}
+    (tmp_path / "k1.avsc").write_text(json.dumps(key_v1))
+    (tmp_path / "k2.avsc").write_text(json.dumps(key_v2))
+    m.write_text(
+        m.read_text() + "key:\n  source: {subject: taxi-rides-v2-key, schema: ../../k2.avsc}\n"
+        "  target: {subject: taxi-rides-key, schema: ../../k1.avsc}\n  fields:\n"
+        "    vendorId: {from: vendorId, convert: parse_number, on_error: fail}\n"
+    )
+    r = run("migrate", "rules", m, "--side", "key")
+    assert r.exit_code == 0, r.output
+    body = json.loads(r.stdout)
+    assert json.loads(body["schema"]) == key_v2
+    names = [(x["mode"], x["name"]) for x in body["ruleSet"]["migrationRules"]]
+    assert names == [("DOWNGRADE", "taxi-rides-v2-key-downgrade"),
+                     ("UPGRADE", "taxi-rides-v2-key-upgrade")]  # fmt: skip

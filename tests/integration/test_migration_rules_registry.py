@@ -24,9 +24,10 @@ import pytest
 from typer.testing import CliRunner
 
 from schemacli.app import app
+from tests.extras import require_jsonata
 
 pytestmark = pytest.mark.integration
-pytest.importorskip("jsonata", reason="jsonata-python (the kafka extra) is needed")
+require_jsonata()
 
 runner = CliRunner()
 
@@ -72,6 +73,24 @@ def test_register_major_version_keeps_rules_or_names_the_registry_that_drops_the
         doc = json.loads(r.stdout)
         assert doc["major_version"] == 2 and doc["compatibility_group"] == "major_version"
         assert doc["rules"] == ["DOWNGRADE rides-v2-value-downgrade"]
+        # pull keeps them in the store, and the offline gate compares within groups only
+        store = tmp_path / "store"
+        (store / "subjects").mkdir(parents=True)
+        r = cli("pull", subject, "--store", store, "--no-levels", "-r", registry)
+        assert r.exit_code == 0, r.output
+        folder = store / "subjects" / subject
+        assert json.loads((folder / "contract.json").read_text()) == {
+            "compatibilityGroup": "major_version"
+        }
+        v2 = json.loads((folder / "v2.contract.json").read_text())
+        assert v2["metadata"]["properties"]["major_version"] == "2"
+        assert v2["ruleSet"] == json.loads(rules.read_text())["ruleSet"]
+        assert json.loads((folder / "v1.contract.json").read_text())["ruleSet"] == {}
+        r = cli("gate", "--store", store, "--no-cache")
+        assert r.exit_code == 0, r.output
+        (folder / "v2.contract.json").write_text(json.dumps({**v2, "ruleSet": {}}))
+        r = cli("gate", "--store", store, "--no-cache")
+        assert r.exit_code == 1 and "MISSING_MIGRATION_RULE" in r.output
     else:  # Apicurio: the compatibilityGroup (and metadata) are accepted and dropped
         assert r.exit_code == 3, r.output
         assert "did not keep" in r.stderr + r.stdout and registry.split("//")[1] in r.output
@@ -105,11 +124,10 @@ def test_a_v1_consumer_reads_v2_records_through_the_registered_downgrade_rule(
     for i, body in enumerate(bodies):
         producer.produce(topic, key=str(i).encode(), value=b"\0" + v2_id.to_bytes(4, "big") + body)
     assert producer.flush(60) == 0
+    del producer  # its threads would outlive the broker and log reconnects
 
     sr = SchemaRegistryClient({"url": registry})
-    deserializer = AvroDeserializer(
-        sr, conf={"use.latest.with.metadata": {"major_version": "1"}}
-    )
+    deserializer = AvroDeserializer(sr, conf={"use.latest.with.metadata": {"major_version": "1"}})
     consumer = Consumer({"bootstrap.servers": kafka, "group.id": f"g-{topic}",
                          "auto.offset.reset": "earliest"})  # fmt: skip
     consumer.subscribe([topic])
@@ -132,7 +150,9 @@ def test_a_v1_consumer_reads_v2_records_through_the_registered_downgrade_rule(
     finally:
         consumer.close()
     by_deserializer = [got[i] for i in range(len(bodies))]
-    expected = by_rule(json.loads(rules.read_text())["ruleSet"]["migrationRules"][0]["expr"], bodies)
+    expected = by_rule(
+        json.loads(rules.read_text())["ruleSet"]["migrationRules"][0]["expr"], bodies
+    )
     differ = [i for i, (a, b) in enumerate(zip(by_deserializer, expected, strict=True)) if a != b]
     converted = sum(1 for b in by_deserializer if b is not None)
     print(

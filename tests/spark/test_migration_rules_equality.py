@@ -28,9 +28,10 @@ import pytest
 from converters.mapping.jsonata import compile_rules
 from converters.mapping.reader import loads
 from converters.pipeline.records import RegistryPlan, build_output
+from tests.extras import require_jsonata
 from tests.spark.test_converter_transform import kafka_frame
 
-jsonata = pytest.importorskip("jsonata", reason="jsonata-python (the kafka extra) is needed")
+jsonata = require_jsonata()
 
 V2_ID, V1_ID = 31, 9
 LOC2 = {
@@ -150,8 +151,23 @@ fields:
 """
 
 GOOD_NUMBERS = ["12", " 7 ", "+3", "-12", "0012", "\t5\n", "-0"]
-GOOD_DECIMALS = ["12.5", "1e3", "1.5d", "2F", "1.", ".5", "-.25", "0.1", "-0", "-0.0", "3.4e38",
-                 "1e-400", "0e999999999", "0." + "0" * 50 + "1", "1.7976931348623157e308"]
+GOOD_DECIMALS = [
+    "12.5",
+    "1e3",
+    "1.5d",
+    "2F",
+    "1.",
+    ".5",
+    "-.25",
+    "0.1",
+    "-0",
+    "-0.0",
+    "3.4e38",
+    "1e-400",
+    "0e999999999",
+    "0." + "0" * 50 + "1",
+    "1.7976931348623157e308",
+]
 BAD_TEXT = [
     "", " ", "n/a", "12.5.1", "1,5", "0x10", "1_000", "NaN", "Infinity", "-inf", "1e39",
     "1e400", "١٢", "12 34", "e5", "1" * 400, "1e99999999", "1.8e308",
@@ -168,7 +184,9 @@ def records(seed: int, n: int) -> list[dict]:
             return rnd.choice([x for b in bad for x in b])
         if rnd.random() < 0.5:
             return rnd.choice(good)
-        return str(rnd.randint(-1000, 1000)) if good is GOOD_NUMBERS else repr(rnd.uniform(-1e4, 1e4))
+        return (
+            str(rnd.randint(-1000, 1000)) if good is GOOD_NUMBERS else repr(rnd.uniform(-1e4, 1e4))
+        )
 
     def word() -> str:
         return "".join(rnd.choice(string.ascii_letters + "é ü") for _ in range(rnd.randint(0, 8)))
@@ -182,10 +200,23 @@ def records(seed: int, n: int) -> list[dict]:
                 "fare": text(GOOD_DECIMALS, BAD_TEXT),
                 "tip": text(GOOD_DECIMALS, BAD_TEXT),
                 "count": rnd.choice([i, 2**31 - 1, -(2**31), 2**31, -(2**31) - 1, 2**40])
-                if rnd.random() < 0.3 else i,
-                "distance": rnd.choice([1.5, 0.1, 3.4028234663852886e38, 3.5e38, -1e300,
-                                        float("inf"), float("nan"), 1e-50, -0.0])
-                if rnd.random() < 0.3 else rnd.uniform(0, 100),
+                if rnd.random() < 0.3
+                else i,
+                "distance": rnd.choice(
+                    [
+                        1.5,
+                        0.1,
+                        3.4028234663852886e38,
+                        3.5e38,
+                        -1e300,
+                        float("inf"),
+                        float("nan"),
+                        1e-50,
+                        -0.0,
+                    ]
+                )
+                if rnd.random() < 0.3
+                else rnd.uniform(0, 100),
                 "passengers": rnd.randint(-(2**31), 2**31 - 1),
                 "rating": rnd.randint(-(2**31), 2**31 - 1),
                 "small": rnd.choice([0.1, 1e38, -2.5, float("nan")]),
@@ -195,14 +226,23 @@ def records(seed: int, n: int) -> list[dict]:
                 "status": rnd.choice(["A", "B", "C"]) if rnd.random() < 0.2 else "A",
                 "color": rnd.choice(["RED", "GREEN"]),
                 "note": rnd.choice([None, word()]),
-                "maybe": None if rnd.random() < 0.1 else rnd.choice([1, -5, 2**31]) if rnd.random()
-                < 0.1 else rnd.randint(-100, 100),
+                "maybe": None
+                if rnd.random() < 0.1
+                else rnd.choice([1, -5, 2**31])
+                if rnd.random() < 0.1
+                else rnd.randint(-100, 100),
                 "pickup": {"lat": text(GOOD_DECIMALS, BAD_TEXT), "zone": word()},
-                "dropoff": None if rnd.random() < 0.3 else
-                {"lat": rnd.choice([1.25, 3.5e38, float("-inf")]) if rnd.random() < 0.2
-                 else rnd.uniform(-90, 90)},
+                "dropoff": None
+                if rnd.random() < 0.3
+                else {
+                    "lat": rnd.choice([1.25, 3.5e38, float("-inf")])
+                    if rnd.random() < 0.2
+                    else rnd.uniform(-90, 90)
+                },
                 "tags": [word() for _ in range(rnd.choice([0, 1, 1, 3]))],
-                "attrs": {word(): rnd.randint(-(2**63), 2**63 - 1) for _ in range(rnd.choice([0, 1, 2]))},
+                "attrs": {
+                    word(): rnd.randint(-(2**63), 2**63 - 1) for _ in range(rnd.choice([0, 1, 2]))
+                },
                 "scores": [rnd.randint(-(2**63), 2**63 - 1) for _ in range(rnd.choice([0, 1, 2]))],
                 "dropped": word(),
             }
@@ -273,9 +313,13 @@ def _difference(i: int, a: bytes | None, b: bytes | None) -> str:
     x, y = _decoded(a), _decoded(b)
     if x is None or y is None:
         return f"record {i}: converter {x}, rule {y}"
-    return f"record {i}: " + ", ".join(
-        f"{k}: converter {x[k]!r}, rule {y[k]!r}" for k in x if repr(x[k]) != repr(y[k])
-    ) + f" ({a.hex()} != {b.hex()})"
+    return (
+        f"record {i}: "
+        + ", ".join(
+            f"{k}: converter {x[k]!r}, rule {y[k]!r}" for k in x if repr(x[k]) != repr(y[k])
+        )
+        + f" ({a.hex()} != {b.hex()})"
+    )
 
 
 def test_converter_and_downgrade_rule_give_the_same_v1_bytes_or_both_fail(spark):
@@ -308,9 +352,17 @@ def test_the_downgrade_rule_fails_exactly_the_records_the_converter_dead_letters
     # without Spark: a failing record raises the rule's $error with the converter's words
     mapping = loads(MAPPING).with_schemas(V2, V1)
     expr = jsonata.Jsonata(compile_rules(mapping).downgrade)
-    good = records(seed=1, n=1)[0] | {"vendor": "5", "fare": "1", "tip": "1", "count": 1,
-                                      "distance": 1.0, "status": "A", "maybe": 1,
-                                      "pickup": {"lat": "1", "zone": "z"}, "dropoff": None}
+    good = records(seed=1, n=1)[0] | {
+        "vendor": "5",
+        "fare": "1",
+        "tip": "1",
+        "count": 1,
+        "distance": 1.0,
+        "status": "A",
+        "maybe": 1,
+        "pickup": {"lat": "1", "zone": "z"},
+        "dropoff": None,
+    }
     assert expr.evaluate(good)["vendorId"] == 5
     with pytest.raises(Exception, match="vendorId: cannot convert 12.0 to int"):
         expr.evaluate(good | {"vendor": "12.0"})

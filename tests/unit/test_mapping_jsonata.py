@@ -11,8 +11,9 @@ import pytest
 from converters.mapping.jsonata import compile_rules, register_body
 from converters.mapping.reader import loads
 from schemacli.errors import InputError
+from tests.extras import require_jsonata
 
-jsonata = pytest.importorskip("jsonata", reason="jsonata-python (the kafka extra) is needed")
+jsonata = require_jsonata()
 
 
 def record(name: str, *fields: tuple[str, object]) -> dict:
@@ -37,7 +38,12 @@ def test_copy_rename_and_defaults_build_the_v1_record():
     m = mapping(v2, v1, "  x: {from: a}\n  b: {from: b}\n  c: {convert: default}\n"
                         "  d: {convert: default}\n")  # fmt: skip
     big = 2**63 - 1  # a long copied stays exact (no double in between)
-    assert down(m, {"a": big, "b": "é", "gone": 1}) == {"x": big, "b": "é", "c": {"k": 1}, "d": None}
+    assert down(m, {"a": big, "b": "é", "gone": 1}) == {
+        "x": big,
+        "b": "é",
+        "c": {"k": 1},
+        "d": None,
+    }
 
 
 @pytest.mark.parametrize(
@@ -164,6 +170,8 @@ def test_the_register_body_carries_schema_metadata_and_the_rule_set():
     body = register_body(m, compile_rules(m), major_version=3, property_name="app.major")
     assert json.loads(body["schema"]) == v2 and body["schemaType"] == "AVRO"
     assert body["metadata"] == {"properties": {"app.major": "3"}}
-    modes = [(r["mode"], r["type"], r["kind"], r["onFailure"]) for r in body["ruleSet"]["migrationRules"]]
+    modes = [
+        (r["mode"], r["type"], r["kind"], r["onFailure"]) for r in body["ruleSet"]["migrationRules"]
+    ]
     assert modes == [("DOWNGRADE", "JSONATA", "TRANSFORM", "ERROR"),
                      ("UPGRADE", "JSONATA", "TRANSFORM", "ERROR")]  # fmt: skip

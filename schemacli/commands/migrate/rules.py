@@ -1,4 +1,4 @@
-"""`schemacli migrate rules`: the mapping as Confluent migration rules (JSONata), ready to register."""
+"""`schemacli migrate rules`: the mapping as Confluent migration rules (JSONata), to register."""
 
 import json
 from pathlib import Path
@@ -49,8 +49,9 @@ def rules_command(
     ] = "value",
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="Write the JSON here (default: stdout); an existing file "
-                     "needs --force."),
+        typer.Option(
+            "--out", help="Write the JSON here (default: stdout); an existing file needs --force."
+        ),
     ] = None,
     force: Force = False,
     output: JsonOutput = TextOrJson.text,
@@ -80,7 +81,7 @@ def rules_command(
             if mapping.key is None:
                 raise UsageError(
                     f"--side key: {mapping_file} has no `key:` section",
-                    hint="Plan one with `migrate plan --key-from/--key-to`, or leave --side key out.",
+                    hint="Plan one with `migrate plan --key-from/--key-to`, or drop --side key.",
                 )
             mapping = mapping.key
         rules = compile_rules(mapping)
