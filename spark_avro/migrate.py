@@ -200,7 +200,18 @@ def decode_migrated(
         )
     road = F.col(_V2_ROAD)
     v1 = F.col("_is_v1")
-    reason = F.when(v1, F.col(ERROR_COLUMN)).otherwise(road.getField(REASON_COLUMN))
+    # an id neither road knows: name every known id, not only the v2 road's
+    known = ", ".join(str(i) for i in sorted(writer_schemas))
+    unknown = F.concat(
+        F.lit("unknown schema id "),
+        road.getField(SCHEMA_ID_COLUMN).cast("string"),
+        F.lit(f" (known ids: {known})"),
+    )
+    reason = (
+        F.when(v1, F.col(ERROR_COLUMN))
+        .when(road.getField(KIND_COLUMN) == "unknown_id", unknown)
+        .otherwise(road.getField(REASON_COLUMN))
+    )
     kind = (
         F.when(v1, F.col(KIND_COLUMN))
         .when(road.getField(STAGE_COLUMN) == "convert", F.lit(CONVERT_KIND))
