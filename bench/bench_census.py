@@ -135,6 +135,9 @@ def main() -> None:
     ap.add_argument("--bootstrap")
     ap.add_argument("--jobs", default="1,2,4")
     args = ap.parse_args()
+    from schemacli.gcpolicy import collect_rarely
+
+    collect_rarely()  # as the CLI's entry point does (app.main), and the census's workers
     n, parts = args.messages, args.partitions
     broker = None
     if not args.bootstrap:
