@@ -171,16 +171,15 @@ def decode_migrated(
     # The v1 road: records of a v1 writer, decoded into v1 as written (their raw bytes were
     # carried through the v2 road; every other row gives this decode a null value).
     road_columns = [c for c in v2_road.columns if c not in kafka]
-    is_v1 = F.lit(False)
     if v1_writers:
-        is_v1 = F.coalesce(header_schema_id(F.col(_SOURCE)).isin(*sorted(v1_writers)), is_v1)
-    staged = v2_road.select(
-        *kafka,
-        F.when(is_v1, F.col(_SOURCE)).alias("value"),
-        is_v1.alias("_is_v1"),
-        F.struct(*[F.col(ident(c)) for c in road_columns]).alias(_V2_ROAD),
-    )
-    if v1_writers:
+        v1_id = header_schema_id(F.col(_SOURCE)).isin(*sorted(v1_writers))
+        is_v1 = F.coalesce(v1_id, F.lit(False))
+        staged = v2_road.select(
+            *kafka,
+            F.when(is_v1, F.col(_SOURCE)).alias("value"),
+            is_v1.alias("_is_v1"),
+            F.struct(*[F.col(ident(c)) for c in road_columns]).alias(_V2_ROAD),
+        )
         both = decode_confluent(
             staged,
             writer_schemas=v1_writers,
@@ -189,37 +188,42 @@ def decode_migrated(
             passthrough=("_is_v1", _V2_ROAD),
             stable_union_names=False,
         )
-    else:
-        both = staged.select(
-            *kafka,
-            "_is_v1",
-            _V2_ROAD,
+
+        def road(name: str) -> Column:
+            return F.col(_V2_ROAD).getField(name)
+
+    else:  # no v1 writer: the v2 road's columns as they are (no struct to pack and unpack)
+        both = v2_road.select(
+            "*",
+            F.lit(False).alias("_is_v1"),
             F.lit(None).alias(RECORD_COLUMN),
             F.lit(None).cast("string").alias(ERROR_COLUMN),
-            F.lit(None).cast("string").alias(KIND_COLUMN),
         )
-    road = F.col(_V2_ROAD)
+
+        def road(name: str) -> Column:
+            return F.col(ident(name))
+
     v1 = F.col("_is_v1")
     # an id neither road knows: name every known id, not only the v2 road's
     known = ", ".join(str(i) for i in sorted(writer_schemas))
     unknown = F.concat(
         F.lit("unknown schema id "),
-        road.getField(SCHEMA_ID_COLUMN).cast("string"),
+        road(SCHEMA_ID_COLUMN).cast("string"),
         F.lit(f" (known ids: {known})"),
     )
     reason = (
         F.when(v1, F.col(ERROR_COLUMN))
-        .when(road.getField(KIND_COLUMN) == "unknown_id", unknown)
-        .otherwise(road.getField(REASON_COLUMN))
+        .when(road(KIND_COLUMN) == "unknown_id", unknown)
+        .otherwise(road(REASON_COLUMN))
     )
     kind = (
         F.when(v1, F.col(KIND_COLUMN))
-        .when(road.getField(STAGE_COLUMN) == "convert", F.lit(CONVERT_KIND))
-        .otherwise(road.getField(KIND_COLUMN))
+        .when(road(STAGE_COLUMN) == "convert", F.lit(CONVERT_KIND))
+        .otherwise(road(KIND_COLUMN))
     )
-    record = F.when(v1, F.col(RECORD_COLUMN)).otherwise(road.getField(V1_COLUMN))
-    schema_id = road.getField(SCHEMA_ID_COLUMN)
-    value = road.getField(_SOURCE)
+    record = F.when(v1, F.col(RECORD_COLUMN)).otherwise(road(V1_COLUMN))
+    schema_id = road(SCHEMA_ID_COLUMN)
+    value = road(_SOURCE)
     final = both.select(
         *kafka,
         record.alias("_record"),
