@@ -123,7 +123,8 @@ def census(bootstrap: str, topic: str, jobs: int, n: int) -> float:
     doc = take_census(bootstrap, topic, mode=Mode(), client=None, store=None, jobs=jobs)
     took = time.perf_counter() - started
     assert doc["totals"]["messages"] == n, doc["totals"]
-    assert sum(v["count"] for v in doc["values"]["versions"]) == n and len(doc["values"]["versions"]) == 3
+    versions = doc["values"]["versions"]
+    assert sum(v["count"] for v in versions) == n and len(versions) == 3
     return took
 
 
@@ -164,8 +165,11 @@ def main() -> None:
             loads.append(load())
         result = {
             "when": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-            "commit": subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                                     capture_output=True, text=True).stdout.strip(),  # fmt: skip
+            "commit": subprocess.run(
+                ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                capture_output=True,
+                text=True,
+            ).stdout.strip(),  # fmt: skip
             "machine": machine(),
             "load_1min": loads,
             "messages": n,
@@ -173,8 +177,9 @@ def main() -> None:
             "rate": {k: round(n / statistics.median(v)) for k, v in rows.items()},
             "seconds": {k: [round(s, 2) for s in v] for k, v in rows.items()},
             # CPU per record (all processes): what the machine's 2 CPUs allow at best
-            "cpu_us_per_record": {k: round(statistics.median(v) / n * 1e6, 3)
-                                  for k, v in cpus.items()},  # fmt: skip
+            "cpu_us_per_record": {
+                k: round(statistics.median(v) / n * 1e6, 3) for k, v in cpus.items()
+            },  # fmt: skip
         }
         print(json.dumps(result, indent=2))
         out = ROOT / "bench" / "results" / "census.jsonl"

@@ -206,9 +206,7 @@ def _side(
     ids = sorted(k for k in by_kind if isinstance(k, int))
     versions = [_version(i, by_kind[i], names.get(i), preferred_subject(topic, side), retention)
                 for i in ids]  # fmt: skip
-    versions.sort(
-        key=lambda v: (not v["known"], v["subject"] or "", v["version"] or 0, v["id"])
-    )
+    versions.sort(key=lambda v: (not v["known"], v["subject"] or "", v["version"] or 0, v["id"]))
     unknown = [v["id"] for v in versions if not v["known"]]
     return {
         "framed": sum(v["count"] for v in versions),

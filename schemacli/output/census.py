@@ -97,7 +97,8 @@ def text(doc: dict[str, Any]) -> str:
             lines.append(f"              {ranges_text(v['partitions'])}")
         for name, label in (("unframed", "unframed"), ("null", _null_label(side))):
             if s[name]["count"]:
-                lines.append(f"  {s[name]['count']:>10}  {label}: {ranges_text(s[name]['partitions'])}")
+                where = ranges_text(s[name]["partitions"])
+                lines.append(f"  {s[name]['count']:>10}  {label}: {where}")
         if not total:
             lines.append("           0  (no records)")
     return "\n".join(lines) + "\n"
@@ -147,7 +148,7 @@ def report(doc: dict[str, Any]) -> Report:
                     f"{v['id']}, which the {doc['resolved_by']['source'] or 'registry'} does "
                     f"not know: {ranges_text(v['partitions'])}.",
                     location=Location(source=source, pointer=f"/{side}/versions/{i}"),
-                    hint="A consumer cannot decode them (\"schema not found\"): the version may "
+                    hint='A consumer cannot decode them ("schema not found"): the version may '
                     "have been deleted, or the producer used another registry.",
                     severity=Severity.WARNING,
                     new=v["id"],

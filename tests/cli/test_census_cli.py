@@ -79,7 +79,7 @@ def test_a_broker_that_does_not_answer_is_exit_3_as_a_document_of_the_format(tmp
     props = tmp_path / "kafka.properties"
     props.write_text(
         "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
-        'sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required '
+        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
         'username="census" password="pa55-w0rd";\n'
     )
     r = census("orders", "-b", NOWHERE, "--connect-timeout", "1", "--kafka-properties",

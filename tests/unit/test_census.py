@@ -5,7 +5,6 @@ against a record-by-record count on generated partitions), the document, retenti
 from __future__ import annotations
 
 import random
-from collections import defaultdict
 
 import pytest
 
@@ -121,7 +120,7 @@ def test_runs_tallied_batch_by_batch_equal_a_record_by_record_count(seed):
     assert tally.scanned == n
     assert spans(tally, "keys") == naive(records, 0)
     assert spans(tally, "values") == naive(records, 1)
-    for kind, span in tally.values.items():
+    for span in tally.values.values():
         assert span.first_timestamp_ms == span.first_offset * 10
         assert span.last_timestamp_ms == span.last_offset * 10
 
@@ -193,7 +192,10 @@ def tally_with(partition: int, values: dict) -> PartitionTally:
     return t
 
 
-def doc_of(parts, names=None, retention=Retention(retention_ms=10_000, cleanup_policy="delete")):
+TEN_SECONDS = Retention(retention_ms=10_000, cleanup_policy="delete")
+
+
+def doc_of(parts, names=None, retention=TEN_SECONDS):
     return document(
         topic="orders",
         bootstrap="b:9092",
@@ -208,7 +210,10 @@ def doc_of(parts, names=None, retention=Retention(retention_ms=10_000, cleanup_p
 
 
 def test_the_document_names_ids_by_the_topics_own_subject_and_puts_unknown_ids_last():
-    parts = [tally_with(1, {7: (2, 3, 4), 99: (1, 5, 5)}), tally_with(0, {7: (3, 0, 2), NULL: (1, 9, 9)})]
+    parts = [
+        tally_with(1, {7: (2, 3, 4), 99: (1, 5, 5)}),
+        tally_with(0, {7: (3, 0, 2), NULL: (1, 9, 9)}),
+    ]
     names = {7: [Registered("other", 1), Registered("orders-value", 2)]}
     doc = doc_of(parts, names)
     assert doc["scanned_at"] == "2026-11-18T11:06:40.123Z" == iso_ms(1_795_000_000_123)
@@ -264,7 +269,8 @@ def test_the_guard_finds_a_schema_ids_records_on_both_sides_and_words_them():
     assert "all of it by 1970-01-01 00:00:12 UTC" in words
     assert guard.holdings(doc, 8) == []
     kept = doc_of(parts, retention=Retention(retention_ms=-1, cleanup_policy="delete"))
-    assert "kept until deleted (retention.ms=-1)" in guard.holdings(kept, 7)[0].text(kept["retention"])
+    words = guard.holdings(kept, 7)[0].text(kept["retention"])
+    assert "kept until deleted (retention.ms=-1)" in words
 
 
 @pytest.mark.parametrize(
