@@ -70,19 +70,31 @@ def gate_command(
         typer.echo(f"gate: checking {head.source('').rstrip('/')}{where}", err=True)
     verdicts = verdict_cache(settings, no_cache)
     result = check_store(head, settings.levels, base=base, verdicts=verdicts)
-    if settings.lint.gate:  # off: nothing more is loaded or read
-        from schemacli.contracts.lint import lint_gate
+    vet = _linter(settings, head)
+    if vet is not None:
+        result = vet(result)
+    _emit(gate_report(result), output)
+    raise typer.Exit(int(result.verdict.exit_code))
 
-        result = lint_gate(
-            result,
+
+def _linter(settings: Any, head: Any) -> Any:
+    """With ``[tool.schemacli.lint] gate = true``: a function adding the lint findings of the
+    versions a gate report checked to it; None (nothing loaded) when off."""
+    if not settings.lint.gate:
+        return None
+    from schemacli.contracts.lint import lint_gate
+
+    def vet(report: Any) -> Any:
+        return lint_gate(
+            report,
             lambda subject, n: Path(head.source(f"subjects/{subject}/v{n}.avsc")),
             settings.lint,
             store=settings.store,
             levels=settings.levels,
             relative_to=settings.config_file.parent if settings.config_file else None,
         )
-    _emit(gate_report(result), output)
-    raise typer.Exit(int(result.verdict.exit_code))
+
+    return vet
 
 
 def _emit(report: Any, output: OutputFormat) -> None:
@@ -124,7 +136,13 @@ def _against_registry(
             where = head.source("").rstrip("/")
             typer.echo(f"gate: checking {where} against {conn.url}", err=True)
         gate, registered = registry_gate(
-            conn.client, settings, head, register=register, each=each, on_done=done
+            conn.client,
+            settings,
+            head,
+            register=register,
+            each=each,
+            on_done=done,
+            vet=_linter(settings, head),
         )
     _emit(gate_report(gate.report), output)
     if register and not gate.passed:

@@ -180,17 +180,26 @@ def _write(report: LintReport) -> None:
     typer.echo(f"lint: {report.fixed} fix(es) applied in {len(writes)} file(s)", err=True)
 
 
+_BOMS = {
+    "utf-8": b"\xef\xbb\xbf",
+    "utf-16le": b"\xff\xfe",
+    "utf-16be": b"\xfe\xff",
+    "utf-32le": b"\xff\xfe\x00\x00",
+    "utf-32be": b"\x00\x00\xfe\xff",
+}
+
+
 def _encoded(result: FileLint) -> bytes:
+    """The fixed text in the file's encoding, with the byte-order mark it had (if any)."""
     assert result.path is not None and result.text is not None
-    encoding = result.encoding.lower()
-    if encoding == "utf-8":
-        try:
-            with open(result.path, "rb") as handle:
-                bom = handle.read(3) == b"\xef\xbb\xbf"
-        except OSError:
-            bom = False
-        return (b"\xef\xbb\xbf" if bom else b"") + result.text.encode("utf-8")
-    return result.text.encode(encoding)
+    encoding = result.encoding.lower().replace("_", "-")
+    bom = _BOMS.get(encoding, b"")
+    try:
+        with open(result.path, "rb") as handle:
+            had_bom = bool(bom) and handle.read(len(bom)) == bom
+    except OSError:
+        had_bom = False
+    return (bom if had_bom else b"") + result.text.encode(encoding)
 
 
 def as_report(report: LintReport, *, strict: bool = False) -> Report:

@@ -122,15 +122,16 @@ def apply_fixes(
 ) -> tuple[str, list[Fix], list[Fix]]:
     """Apply, in order, every fix that may apply: (new text, applied, skipped).
 
-    Skipped: display-only advice, unsafe fixes unless ``unsafe``, and a fix any of whose edits
-    overlaps an edit of a fix already taken (re-check the result and apply again)."""
+    Skipped: display-only advice, unsafe fixes unless ``unsafe``, a fix whose own edits
+    overlap, and a fix any of whose edits overlaps an edit of a fix already taken (re-check the
+    result and apply again)."""
     applied: list[Fix] = []
     skipped: list[Fix] = []
     taken: list[TextEdit] = []
     spans = _Spans()
     for fix in fixes:
         allowed = fix.applies and (fix.applicability is Applicability.SAFE or unsafe)
-        if not allowed or any(spans.clashes(edit) for edit in fix.edits):
+        if not allowed or _self_overlapping(fix) or any(spans.clashes(e) for e in fix.edits):
             skipped.append(fix)
             continue
         for edit in fix.edits:
@@ -138,6 +139,16 @@ def apply_fixes(
         taken.extend(fix.edits)
         applied.append(fix)
     return apply_edits(text, taken), applied, skipped
+
+
+def _self_overlapping(fix: Fix) -> bool:
+    """A fix whose own edits overlap (no fix we make; a caller's could): never applied."""
+    own = _Spans()
+    for edit in fix.edits:
+        if own.clashes(edit):
+            return True
+        own.add(edit)
+    return False
 
 
 class _Spans:

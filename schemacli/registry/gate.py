@@ -378,14 +378,18 @@ def registry_gate(
     register: bool = False,
     each: Callable[[Sequence[str]], Iterable[str]] = lambda names: names,
     on_done: Callable[[RegisterResult], None] | None = None,
+    vet: Callable[[GateReport], GateReport] | None = None,
 ) -> tuple[RegistryGate, list[RegisterResult]]:
     """``schemacli gate --registry URL [--register]``: the gate, then the registration.
 
     ``client`` is built at the edge from the registry flags, environment and config file;
-    ``settings`` (``schemacli.config.Settings``) gives the configured levels. Registers only when
-    ``register`` and every subject passed; returns what was registered.
+    ``settings`` (``schemacli.config.Settings``) gives the configured levels. ``vet`` may add
+    findings to the report (the linter on the checked versions) before the verdict is read.
+    Registers only when ``register`` and every subject passed; returns what was registered.
     """
     gate = gate_against_registry(client, head, settings, each=each)
+    if vet is not None:  # more findings about the new versions (the linter), before registering
+        gate = replace(gate, report=vet(gate.report))
     done: list[RegisterResult] = []
     if register and gate.passed:
         done = register_candidates(client, gate, on_done=on_done)

@@ -105,6 +105,14 @@ def test_fix_keeps_crlf_and_a_byte_order_mark(here):
     assert path.read_bytes() == b"\xef\xbb\xbf" + CLEAN.replace("\n", "\r\n").encode()
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-32"])
+def test_fix_keeps_a_utf16_or_utf32_file_in_its_encoding(here, encoding):
+    path = here / "a.avsc"
+    path.write_bytes(OPTIONAL.encode(encoding))
+    assert run("lint", "--fix", path).exit_code == 0
+    assert path.read_bytes() == CLEAN.encode(encoding)
+
+
 def test_diff_prints_a_unified_diff_and_writes_nothing(here):
     path = write(here, "a.avsc", OPTIONAL)
     result = run("lint", "--diff", path)
@@ -314,3 +322,40 @@ def test_lint_of_a_store_version_uses_the_subjects_level(here):
     result = run("lint", "schemas")
     assert result.exit_code == 0
     assert "warning E003: field 'ride_id' has no default: at level FULL" in result.stdout
+
+
+def test_gate_without_lint_configured_loads_no_lint_code(here):
+    import subprocess
+    import sys
+
+    _store(here, CLEAN)
+    probe = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from schemacli.app import app\n"
+        "result = CliRunner().invoke(app, ['gate'])\n"
+        "print(result.exit_code, 'schemacli.contracts.lint' in sys.modules)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=here, env=env, capture_output=True, text=True
+    )
+    assert done.stdout.split() == ["0", "False"], done.stdout + done.stderr
+
+
+def test_gate_register_registers_nothing_when_a_new_version_fails_lint(here, fake):
+    (here / "schemacli.toml").write_text('store = "schemas"\n[lint]\ngate = true\n')
+    _store(here, OPTIONAL)  # E001: an error, so the gate fails before anything is registered
+    env = {"SCHEMACLI_REGISTRY_URL": ""}
+    result = CliRunner().invoke(
+        app, ["gate", "--registry", fake.url, "--register", "-o", "json"], env=env
+    )
+    assert result.exit_code == 1, result.output
+    (row,) = json.loads(result.stdout)["cases"]
+    assert [f["kind"] for f in row["findings"]] == ["E001"]
+    assert "nothing was registered" in result.stderr
+    assert fake.subjects == {}
+    write(here, "schemas/subjects/rides-value/v1.avsc", CLEAN)
+    passed = CliRunner().invoke(app, ["gate", "--registry", fake.url, "--register"], env=env)
+    assert passed.exit_code == 0, passed.output
+    assert list(fake.subjects) == ["rides-value"]

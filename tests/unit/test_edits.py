@@ -225,3 +225,29 @@ def test_a_findings_fixes_do_not_change_its_hash():
         kind=Kind.INVALID_DEFAULT, message="m", fixes=(Fix("t", Applicability.DISPLAY),)
     )
     assert hash(plain) == hash(fixed) and plain != fixed
+
+
+def test_apply_fixes_skips_exactly_the_fixes_a_pairwise_comparison_would():
+    import random
+
+    rng = random.Random(28)
+    text = "x" * 200
+    for _ in range(200):
+        fixes = []
+        for _ in range(rng.randint(1, 12)):
+            edits = []
+            for _ in range(rng.randint(1, 3)):
+                start = rng.randint(0, 200)
+                end = min(200, start + rng.choice([0, 0, 1, 3, 10]))
+                edits.append(TextEdit(start, end, "y", (1, start + 1), (1, end + 1)))
+            fixes.append(Fix("f", Applicability.SAFE, tuple(edits)))
+        taken: list[TextEdit] = []
+        expected = []
+        for fix in fixes:
+            pairs = [(a, b) for a in fix.edits for b in taken]
+            pairs += [(a, b) for i, a in enumerate(fix.edits) for b in fix.edits[i + 1 :]]
+            if not any(a.start < b.end and b.start < a.end for a, b in pairs):
+                taken.extend(fix.edits)
+                expected.append(fix)
+        _, applied, _ = apply_fixes(text, fixes)
+        assert applied == expected
