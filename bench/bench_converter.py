@@ -13,6 +13,10 @@ Three ways to get a v2 topic into a v1 topic, on the same broker, the same messa
 (b') the converter, exactly-once (the default) - the same rows (``build_records``) through the
     job's ``foreachBatch`` into its JVM writer (``converters.pipeline.txsink.write_batch``: a Kafka
     transaction per v2 partition, offsets and counts committed with the records);
+(b'') the converter, exactly-once on the fast road (what the job takes for this mapping) - the
+    Kafka source's rows straight into the JVM writer, which decodes, converts (the mapping's
+    record plan, ``converters.mapping.recordplan``) and encodes Avro to Avro in its task
+    (``converters.pipeline.fastroad``); (b') is the SQL road (``--road sql``);
 (c) plain Python - confluent-kafka consumer, fastavro decode / convert / encode, producer;
 (k) Kafka Streams - the down-converter a team would hand-write without schemacli
     (bench/kstreams/: Avro's GenericDatumReader, the taxi mapping by hand, GenericDatumWriter,
@@ -125,6 +129,13 @@ def count(bootstrap: str, topic: str) -> int:
         c.close()
 
 
+PHASES: list[tuple[str, float, float]] = []  # (run, wall start, wall end): to cut a JFR profile
+
+
+def phase(name: str, t0: float) -> None:
+    PHASES.append((name, time.time() - (time.perf_counter() - t0), time.time()))
+
+
 def run_query(spark, df, bootstrap: str, checkpoint: Path, topic: str | None = None) -> float:
     writer = (
         df.writeStream.format("kafka")
@@ -141,6 +152,7 @@ def run_query(spark, df, bootstrap: str, checkpoint: Path, topic: str | None = N
     t0 = time.perf_counter()
     q = writer.start()
     q.awaitTermination()
+    phase(checkpoint.name, t0)
     return time.perf_counter() - t0
 
 
@@ -162,6 +174,31 @@ def run_exactly_once(spark, df, bootstrap: str, checkpoint: Path, mapping) -> fl
     t0 = time.perf_counter()
     q = writer.start()
     q.awaitTermination()
+    phase(checkpoint.name, t0)
+    return time.perf_counter() - t0
+
+
+def run_fast(spark, df, bootstrap: str, checkpoint: Path, mapping, reg) -> float:
+    """(b''): the job's exactly-once fast road, timed like run_query."""
+    from converters.mapping.recordplan import record_plan
+    from converters.pipeline.fastroad import fast_batches, plan_json
+    from converters.pipeline.progress import ProgressFile
+    from converters.pipeline.txsink import SinkConfig, progress_group
+
+    sink = SinkConfig(
+        bootstrap, mapping.source.topic, progress_group(mapping.source.topic, mapping.target.topic)
+    )
+    progress = ProgressFile(checkpoint.with_suffix(".progress.json"), counted_by="transactions")
+    plan = plan_json(mapping, reg, record_plan(mapping))
+    writer = (
+        df.writeStream.foreachBatch(fast_batches(sink, progress, plan))
+        .option("checkpointLocation", str(checkpoint))
+        .trigger(availableNow=True)
+    )
+    t0 = time.perf_counter()
+    q = writer.start()
+    q.awaitTermination()
+    phase(checkpoint.name, t0)
     return time.perf_counter() - t0
 
 
@@ -277,7 +314,9 @@ class KStreamsAnchor:
         assert self.proc.stdin and self.proc.stdout
         self.proc.stdin.write(f"run {app_id} {out} {dlq} {n}\n")
         self.proc.stdin.flush()
+        t0 = time.perf_counter()
         answer = self.proc.stdout.readline().split()
+        phase(app_id, t0)
         if not answer or answer[0] != "done":
             raise RuntimeError(f"kafka streams converter: {' '.join(answer) or 'exited'}")
         return float(answer[1]), int(answer[2]), int(answer[3])
@@ -439,7 +478,7 @@ def main() -> int:
         names = ["v2", "copy", "py", "pydlq"]
         for r in range(rounds + 1):  # round 0 is the untimed warm-up
             names += [f"v1-{r}", f"dlq-{r}", f"copy-{r}", f"hdr-{r}", f"eo-{r}", f"eodlq-{r}"]
-            names += [f"ks-{r}", f"ksdlq-{r}"]
+            names += [f"ks-{r}", f"ksdlq-{r}", f"fo-{r}", f"fodlq-{r}"]
         t = {k: f"bench-{k}-{run}" for k in names}
         admin = AdminClient({"bootstrap.servers": bootstrap})
         for f in admin.create_topics([NewTopic(x, 2, 1) for x in t.values()]).values():
@@ -475,6 +514,7 @@ def main() -> int:
             "converter": [],
             "converter_exactly_once": [],
             "kafka_streams": [],
+            "converter_fast_road": [],
         }
         converted = dead = 0
         for r in range(rounds + 1):
@@ -529,6 +569,26 @@ def main() -> int:
             eo = count_committed(bootstrap, t[f"eo-{r}"])[0]
             eo_dead, eo_dead_headers = count_committed(bootstrap, t[f"eodlq-{r}"])
             assert (eo, eo_dead) == (converted, dead), ((eo, eo_dead), (converted, dead))
+            target = replace(mapping.target, topic=t[f"fo-{r}"])
+            mapped = replace(mapping, target=target, dead_letter_topic=t[f"fodlq-{r}"])
+            secs = run_fast(
+                spark,
+                source(spark, bootstrap, t["v2"]),
+                bootstrap,
+                work / f"cp-fo-{r}",
+                mapped,
+                reg,
+            )
+            print(f"{label} (b'') fast road: {n / secs:,.0f} msg/s ({secs:.1f}s)", file=sys.stderr)
+            if r:
+                timings["converter_fast_road"].append(secs)
+            fo = count_committed(bootstrap, t[f"fo-{r}"])[0]
+            fo_dead, fo_dead_headers = count_committed(bootstrap, t[f"fodlq-{r}"])
+            assert (fo, fo_dead) == (converted, dead), ((fo, fo_dead), (converted, dead))
+            assert [k for k, _ in fo_dead_headers] == [k for k, _ in eo_dead_headers]
+            assert (
+                dict(fo_dead_headers)["schemacli.error"] == dict(eo_dead_headers)["schemacli.error"]
+            )
             secs, ks_conv, ks_dead = anchor.run(
                 f"bench-ks-{run}-{r}", t[f"ks-{r}"], t[f"ksdlq-{r}"], n
             )
@@ -604,6 +664,12 @@ def main() -> int:
             "converter_vs_passthrough_headers": round(
                 rates["converter"] / rates["passthrough_headers"], 2
             ),
+            "fast_road_vs_passthrough": round(
+                rates["converter_fast_road"] / rates["passthrough"], 2
+            ),
+            "fast_road_vs_kafka_streams": round(
+                rates["converter_fast_road"] / rates["kafka_streams"], 2
+            ),
             "exactly_once_vs_kafka_streams": round(
                 rates["converter_exactly_once"] / rates["kafka_streams"], 2
             ),
@@ -612,6 +678,8 @@ def main() -> int:
             if "python" in rates
             else None,
         }
+        (work / "phases.json").write_text(json.dumps(PHASES))
+        print(f"phases: {work / 'phases.json'}", file=sys.stderr)
         print(json.dumps(line, indent=2))
         out = ROOT / "bench/results/converter.jsonl"
         out.parent.mkdir(exist_ok=True)

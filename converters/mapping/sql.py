@@ -100,14 +100,12 @@ def fits(value: Any, t: AvroType) -> bool:
             fits(value[f.name], f.type) if f.name in value else f.has_default for f in t.fields
         )
     if k == "array":
-        return (
-            isinstance(value, list) and t.items is not None and all(fits(v, t.items) for v in value)
+        return isinstance(value, list) and t.items is not None and all(
+            fits(v, t.items) for v in value
         )
     if k == "map":
-        return (
-            isinstance(value, dict)
-            and t.items is not None
-            and all(isinstance(key, str) and fits(v, t.items) for key, v in value.items())
+        return isinstance(value, dict) and t.items is not None and all(
+            isinstance(key, str) and fits(v, t.items) for key, v in value.items()
         )
     return False
 
@@ -147,7 +145,9 @@ def literal(value: Any, t: AvroType) -> str:
     if k == "map":
         if not value:
             return f"CAST(map() AS {spark_type(t)})"
-        kv = ", ".join(f"{string_literal(k2)}, {literal(v, t.element)}" for k2, v in value.items())
+        kv = ", ".join(
+            f"{string_literal(k2)}, {literal(v, t.element)}" for k2, v in value.items()
+        )
         return f"map({kv})"
     raise ValueError(f"no literal for {t.describe()}")
 
@@ -482,14 +482,6 @@ def _example(t: AvroType) -> str:
     """A value of ``t`` as YAML, for a hint."""
     t = t.non_null() if t.kind == "union" else t
     return {
-        "boolean": "false",
-        "int": "0",
-        "long": "0",
-        "float": "0.0",
-        "double": "0.0",
-        "string": "''",
-        "bytes": "''",
-        "array": "[]",
-        "map": "{}",
-        "record": "{}",
+        "boolean": "false", "int": "0", "long": "0", "float": "0.0", "double": "0.0",
+        "string": "''", "bytes": "''", "array": "[]", "map": "{}", "record": "{}",
     }.get(t.kind, repr(t.symbols[0]) if t.kind == "enum" and t.symbols else "null")

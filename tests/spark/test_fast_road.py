@@ -117,7 +117,9 @@ def both_roads(spark, mapping, v2: dict, v1: dict, values: list[bytes]):
     fast = []
     for v in values:
         out, why = convert_one(spark, plan, v)
-        fast.append(("converted", out, None) if out is not None else ("dead_letter", why[1], why[0]))
+        fast.append(
+            ("converted", out, None) if out is not None else ("dead_letter", why[1], why[0])
+        )
     return sql, fast
 
 
