@@ -315,7 +315,11 @@ class KStreamsAnchor:
         self.proc.stdin.write(f"run {app_id} {out} {dlq} {n}\n")
         self.proc.stdin.flush()
         t0 = time.perf_counter()
-        answer = self.proc.stdout.readline().split()
+        answer: list[str] = []
+        while line := self.proc.stdout.readline():  # JVM logging (-XX flags) may come first
+            answer = line.split()
+            if answer and answer[0] in ("done", "error"):
+                break
         phase(app_id, t0)
         if not answer or answer[0] != "done":
             raise RuntimeError(f"kafka streams converter: {' '.join(answer) or 'exited'}")

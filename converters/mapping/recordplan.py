@@ -104,6 +104,8 @@ def _operation(rule: Rule, f: AvroField, v2: dict[str, AvroField]) -> dict[str, 
         if tk not in LITERALS or not fits(value, f.type):
             return f"a default of type {f.type.describe()}"
         return {"op": "literal", "value": value}
+    if rule.convert not in (Conversion.COPY, Conversion.PARSE_NUMBER):
+        return f"convert: {rule.convert.value}"
     src = v2.get(rule.source or "")
     if src is None:
         return f"`from: {rule.source}` is not a top-level v2 field"
