@@ -56,8 +56,9 @@ import org.apache.kafka.streams.processor.api.RecordMetadata;
  *
  * <p>Driven by bench/bench_converter.py over stdin, one JVM for every round (warm, like Spark's):
  * {@code run <application.id> <v1 topic> <dead-letter topic> <messages>} answers {@code done
- * <seconds> <converted> <dead> <skipped> <tombstones>} once every message is read and its
- * offsets committed (the clock runs from KafkaStreams.start to that commit).
+ * <seconds> <converted> <dead> <skipped> <tombstones> <seconds from the first record>} once every
+ * message is read and its offsets committed (the clock runs from KafkaStreams.start to that
+ * commit; the last figure leaves out the start and the consumer group's join).
  */
 public final class KStreamsConverter {
   static final String MARKER = "schemacli.converted-from";
@@ -125,6 +126,7 @@ public final class KStreamsConverter {
     final AtomicLong dead = new AtomicLong();
     final AtomicLong skipped = new AtomicLong();
     final AtomicLong tombstones = new AtomicLong();
+    volatile long firstRecordNanos; // when the first record reached a processor (after the join)
   }
 
   /** Thrown by the transform: why a record goes to the dead-letter topic, and at which stage. */
@@ -168,7 +170,9 @@ public final class KStreamsConverter {
 
     @Override
     public void process(Record<byte[], byte[]> record) {
-      counts.in.incrementAndGet();
+      if (counts.in.incrementAndGet() == 1) {
+        counts.firstRecordNanos = System.nanoTime();
+      }
       if (record.headers().lastHeader(MARKER) != null) {
         counts.skipped.incrementAndGet(); // already converted: the loop guard
         return;
@@ -321,15 +325,17 @@ public final class KStreamsConverter {
             return "error streams in ERROR state";
           }
         }
-        double secs = (System.nanoTime() - t0) / 1e9;
+        long end = System.nanoTime();
+        double secs = (end - t0) / 1e9;
         return String.format(
             Locale.ROOT,
-            "done %.3f %d %d %d %d",
+            "done %.3f %d %d %d %d %.3f",
             secs,
             counts.converted.get(),
             counts.dead.get(),
             counts.skipped.get(),
-            counts.tombstones.get());
+            counts.tombstones.get(),
+            (end - counts.firstRecordNanos) / 1e9);
       } finally {
         streams.close();
         streams.cleanUp();
