@@ -113,3 +113,19 @@ def test_validate_says_which_road_the_exactly_once_job_takes():
     report = validate(load(ROOT / "examples/mappings/taxi-ride-v2-to-v1.yaml"), sample_count=4)
     assert "road (exactly-once): fast road" in validate_text(report)
     assert validate_json(report)["road"].startswith("fast road")
+
+
+def test_the_job_takes_road_auto_or_sql_and_refuses_any_other(capsys):
+    from converters.job import _args
+    from converters.pipeline.stream import choose_road
+
+    base = ["--mapping", "m.yaml", "--bootstrap", "b:9092", "--registry", "http://r"]
+    base += ["--checkpoint", "cp", "--state-dir", "st"]
+    assert _args(base).road == "auto"
+    assert _args([*base, "--road", "sql"]).road == "sql"
+    with pytest.raises(SystemExit) as exc:
+        _args([*base, "--road", "turbo"])
+    assert exc.value.code == 2 and "invalid choice: 'turbo'" in capsys.readouterr().err
+    taxi = load(ROOT / "examples/mappings/taxi-ride-v2-to-v1.yaml")
+    assert choose_road(taxi).fast and not choose_road(taxi, "sql").fast
+    assert choose_road(taxi, "sql").why == "--road sql"
