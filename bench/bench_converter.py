@@ -13,15 +13,29 @@ Three ways to get a v2 topic into a v1 topic, on the same broker, the same messa
 (b') the converter, exactly-once (the default) - the same rows (``build_records``) through the
     job's ``foreachBatch`` into its JVM writer (``converters.pipeline.txsink.write_batch``: a Kafka
     transaction per v2 partition, offsets and counts committed with the records);
-(c) plain Python - confluent-kafka consumer, fastavro decode / convert / encode, producer.
+(b'') the converter, exactly-once on the fast road (what the job takes for this mapping) - the
+    Kafka source's rows straight into the JVM writer, which decodes, converts (the mapping's
+    record plan, ``converters.mapping.recordplan``) and encodes Avro to Avro in its task
+    (``converters.pipeline.fastroad``); (b') is the SQL road (``--road sql``);
+(c) plain Python - confluent-kafka consumer, fastavro decode / convert / encode, producer;
+(k) Kafka Streams - the down-converter a team would hand-write without schemacli
+    (bench/kstreams/: Avro's GenericDatumReader, the taxi mapping by hand, GenericDatumWriter,
+    ``processing.guarantee=exactly_once_v2``, the converter's headers, loop guard and dead
+    letters), 2 stream threads against local[2], built from Maven Central jars on first use
+    (bench/kstreams/pom.xml -> .cache/jars/kstreams, javac -> .cache/kstreams-classes). One JVM
+    runs every round over stdin, so it is as warm as Spark's; each round is a new application.id
+    timed from KafkaStreams.start until every message is read and its offsets are committed.
 
 Both Spark runs are ``trigger(availableNow)`` queries in one local[2] session, with the job's
 client settings (``pipeline.stream.SOURCE_DEFAULTS`` / ``SINK_DEFAULTS``); each run's clock starts
 when the query starts and stops when every message is written. A converter runs for days, so
 what counts is the warm rate: JVM start is not timed, and each Spark pipeline runs once untimed
 first (the first query in a JVM is 2-3x slower while the JIT compiles Spark's and Kafka's code).
-Each of (a), (b), (c) is then timed ``--rounds`` times (default 3) and the median is reported.
-1% of the v2 messages have a non-numeric total_amount (dead-lettered by (b); (c) does the same).
+Each of (a), (b), (b'), (k), (c) is then timed ``--rounds`` times (default 3), the Spark runs and
+(k) interleaved round by round, and the median is reported. 1% of the v2 messages have a
+non-numeric total_amount (dead-lettered by (b); (b'), (k) and (c) do the same). The converted and
+dead-lettered counts of (b'), (k) are read back with a read_committed consumer and must equal
+(b)'s; (k) dead letters carry the converter's error text (checked on one).
 
     .venv/bin/python bench/bench_converter.py [--messages N] [--rounds 3] [--bootstrap HOST:PORT]
 
@@ -115,6 +129,13 @@ def count(bootstrap: str, topic: str) -> int:
         c.close()
 
 
+PHASES: list[tuple[str, float, float]] = []  # (run, wall start, wall end): to cut a JFR profile
+
+
+def phase(name: str, t0: float) -> None:
+    PHASES.append((name, time.time() - (time.perf_counter() - t0), time.time()))
+
+
 def run_query(spark, df, bootstrap: str, checkpoint: Path, topic: str | None = None) -> float:
     writer = (
         df.writeStream.format("kafka")
@@ -131,6 +152,7 @@ def run_query(spark, df, bootstrap: str, checkpoint: Path, topic: str | None = N
     t0 = time.perf_counter()
     q = writer.start()
     q.awaitTermination()
+    phase(checkpoint.name, t0)
     return time.perf_counter() - t0
 
 
@@ -152,6 +174,31 @@ def run_exactly_once(spark, df, bootstrap: str, checkpoint: Path, mapping) -> fl
     t0 = time.perf_counter()
     q = writer.start()
     q.awaitTermination()
+    phase(checkpoint.name, t0)
+    return time.perf_counter() - t0
+
+
+def run_fast(spark, df, bootstrap: str, checkpoint: Path, mapping, reg) -> float:
+    """(b''): the job's exactly-once fast road, timed like run_query."""
+    from converters.mapping.recordplan import record_plan
+    from converters.pipeline.fastroad import fast_batches, plan_json
+    from converters.pipeline.progress import ProgressFile
+    from converters.pipeline.txsink import SinkConfig, progress_group
+
+    sink = SinkConfig(
+        bootstrap, mapping.source.topic, progress_group(mapping.source.topic, mapping.target.topic)
+    )
+    progress = ProgressFile(checkpoint.with_suffix(".progress.json"), counted_by="transactions")
+    plan = plan_json(mapping, reg, record_plan(mapping))
+    writer = (
+        df.writeStream.foreachBatch(fast_batches(sink, progress, plan))
+        .option("checkpointLocation", str(checkpoint))
+        .trigger(availableNow=True)
+    )
+    t0 = time.perf_counter()
+    q = writer.start()
+    q.awaitTermination()
+    phase(checkpoint.name, t0)
     return time.perf_counter() - t0
 
 
@@ -186,6 +233,142 @@ def with_converter_headers(df, reg):
         F.col("headers"), _header(MARKER_HEADER, F.concat_ws(" ", F.lit(version), source, ts))
     )
     return df.select("key", "value", headers.alias("headers"))
+
+
+KSTREAMS = ROOT / "bench/kstreams"
+
+
+def kstreams_classpath() -> list[Path]:
+    """The anchor's jars (resolved from Maven Central once) and its classes (compiled once per
+    source digest)."""
+    import hashlib
+    import subprocess
+
+    from tests.stack.common import CACHE, JARS, maven_copy
+
+    jars = maven_copy("kstreams", KSTREAMS / "pom.xml", JARS / "kstreams")
+    sources = sorted((KSTREAMS / "src").rglob("*.java"))
+    digest = hashlib.sha256(b"".join(s.read_bytes() for s in sources)).hexdigest()[:16]
+    classes = CACHE / "kstreams-classes" / digest
+    if not (classes / ".built").is_file():
+        classes.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [
+                "javac",
+                "--release",
+                "17",
+                "-encoding",
+                "UTF-8",
+                "-cp",
+                ":".join(map(str, jars)),
+                "-d",
+                str(classes),
+                *map(str, sources),
+            ],
+            check=True,
+        )
+        (classes / ".built").write_text(digest)
+    return [classes, *jars]
+
+
+class KStreamsAnchor:
+    """(k): the Kafka Streams converter's JVM, run once and driven round by round over stdin."""
+
+    def __init__(self, bootstrap: str, src: str, reg, mapping, work: Path, threads: int = 2):
+        import subprocess
+
+        from tests.stack.common import java
+
+        def prop(v: str) -> str:
+            return v.replace("\\", "\\\\").replace("\n", "\\n")
+
+        lines = [
+            f"threads={threads}",
+            f"target.id={reg.target_id}",
+            f"target.schema={prop(json.dumps(json.loads(reg.target_schema)))}",
+            f"reader.schema={prop(json.dumps(mapping.source.schema_json))}",
+        ]
+        for sid, text in reg.writer_schemas.items():
+            lines.append(f"writer.{sid}.schema={prop(json.dumps(json.loads(text)))}")
+            lines.append(f"writer.{sid}.version={prop(reg.writer_versions[sid])}")
+        settings = work / "kstreams.properties"
+        settings.write_text("\n".join(lines) + "\n")
+        cp = ":".join(map(str, kstreams_classpath()))
+        self.steady: list[float] = []
+        self.proc = subprocess.Popen(
+            [
+                java(),
+                "-cp",
+                cp,
+                "dev.schemacli.bench.KStreamsConverter",
+                bootstrap,
+                src,
+                str(settings),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
+    def run(self, app_id: str, out: str, dlq: str, n: int) -> tuple[float, int, int]:
+        """(seconds, converted, dead-lettered)."""
+        assert self.proc.stdin and self.proc.stdout
+        self.proc.stdin.write(f"run {app_id} {out} {dlq} {n}\n")
+        self.proc.stdin.flush()
+        t0 = time.perf_counter()
+        answer: list[str] = []
+        while line := self.proc.stdout.readline():  # JVM logging (-XX flags) may come first
+            answer = line.split()
+            if answer and answer[0] in ("done", "error"):
+                break
+        phase(app_id, t0)
+        if not answer or answer[0] != "done":
+            raise RuntimeError(f"kafka streams converter: {' '.join(answer) or 'exited'}")
+        self.steady.append(float(answer[6]))  # from the first record: no start, no group join
+        return float(answer[1]), int(answer[2]), int(answer[3])
+
+    def stop(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(30)
+        except Exception:
+            self.proc.kill()
+
+
+def count_committed(bootstrap: str, topic: str) -> tuple[int, list]:
+    """The records of a transactional topic a read_committed consumer sees (commit markers take
+    offsets, so end offsets over-count), and the headers of the first one."""
+    from confluent_kafka import Consumer, TopicPartition
+
+    c = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": f"bench-count-{uuid.uuid4().hex}",
+            "isolation.level": "read_committed",
+            "enable.auto.commit": False,
+        }
+    )
+    try:
+        parts = list(c.list_topics(topic, timeout=10).topics[topic].partitions)
+        ends = {p: c.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] for p in parts}
+        c.assign([TopicPartition(topic, p, 0) for p in parts])
+        seen, first = 0, None
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            for m in c.consume(10000, timeout=0.5):
+                if m.error() is None:
+                    seen += 1
+                    first = first or (m.headers() or [])
+            pos = {
+                tp.partition: tp.offset
+                for tp in c.position([TopicPartition(topic, p) for p in parts])
+            }
+            if all(pos[p] >= ends[p] for p in parts):
+                return seen, first or []
+        raise TimeoutError(f"{topic}: read {seen} records, not at the end offsets {ends}")
+    finally:
+        c.close()
 
 
 def python_converter(
@@ -301,6 +484,7 @@ def main() -> int:
         names = ["v2", "copy", "py", "pydlq"]
         for r in range(rounds + 1):  # round 0 is the untimed warm-up
             names += [f"v1-{r}", f"dlq-{r}", f"copy-{r}", f"hdr-{r}", f"eo-{r}", f"eodlq-{r}"]
+            names += [f"ks-{r}", f"ksdlq-{r}", f"fo-{r}", f"fodlq-{r}"]
         t = {k: f"bench-{k}-{run}" for k in names}
         admin = AdminClient({"bootstrap.servers": bootstrap})
         for f in admin.create_topics([NewTopic(x, 2, 1) for x in t.values()]).values():
@@ -322,6 +506,7 @@ def main() -> int:
         produce(bootstrap, t["v2"], v2_id, n)
         print(f"produced {n} v2 messages in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
 
+        anchor = KStreamsAnchor(bootstrap, t["v2"], reg, mapping, work)
         from tests.stack.spark import make_spark_session
 
         spark = make_spark_session("bench-converter")
@@ -334,6 +519,8 @@ def main() -> int:
             "passthrough_headers": [],
             "converter": [],
             "converter_exactly_once": [],
+            "kafka_streams": [],
+            "converter_fast_road": [],
         }
         converted = dead = 0
         for r in range(rounds + 1):
@@ -385,10 +572,54 @@ def main() -> int:
             )
             if r:
                 timings["converter_exactly_once"].append(secs)
-            eo = count(bootstrap, t[f"eo-{r}"]), count(bootstrap, t[f"eodlq-{r}"])
-            # end offsets count the transactions' commit markers too: one per partition per batch
-            assert sum(eo) >= n, eo
+            eo = count_committed(bootstrap, t[f"eo-{r}"])[0]
+            eo_dead, eo_dead_headers = count_committed(bootstrap, t[f"eodlq-{r}"])
+            assert (eo, eo_dead) == (converted, dead), ((eo, eo_dead), (converted, dead))
+            target = replace(mapping.target, topic=t[f"fo-{r}"])
+            mapped = replace(mapping, target=target, dead_letter_topic=t[f"fodlq-{r}"])
+            secs = run_fast(
+                spark,
+                source(spark, bootstrap, t["v2"]),
+                bootstrap,
+                work / f"cp-fo-{r}",
+                mapped,
+                reg,
+            )
+            print(f"{label} (b'') fast road: {n / secs:,.0f} msg/s ({secs:.1f}s)", file=sys.stderr)
+            if r:
+                timings["converter_fast_road"].append(secs)
+            fo = count_committed(bootstrap, t[f"fo-{r}"])[0]
+            fo_dead, fo_dead_headers = count_committed(bootstrap, t[f"fodlq-{r}"])
+            assert (fo, fo_dead) == (converted, dead), ((fo, fo_dead), (converted, dead))
+            assert [k for k, _ in fo_dead_headers] == [k for k, _ in eo_dead_headers]
+            assert (
+                dict(fo_dead_headers)["schemacli.error"] == dict(eo_dead_headers)["schemacli.error"]
+            )
+            secs, ks_conv, ks_dead = anchor.run(
+                f"bench-ks-{run}-{r}", t[f"ks-{r}"], t[f"ksdlq-{r}"], n
+            )
+            print(
+                f"{label} (k) kafka streams: {n / secs:,.0f} msg/s ({secs:.1f}s)", file=sys.stderr
+            )
+            if r:
+                timings["kafka_streams"].append(secs)
+            ks = count_committed(bootstrap, t[f"ks-{r}"])[0]
+            ks_dead2, ks_dead_headers = count_committed(bootstrap, t[f"ksdlq-{r}"])
+            assert (ks_conv, ks_dead) == (ks, ks_dead2) == (converted, dead), (
+                (ks_conv, ks_dead, ks, ks_dead2),
+                (converted, dead),
+            )
+            # the same dead-letter headers, the same reason (positions differ by run)
+            names_of = lambda hs: [k for k, _ in hs]  # noqa: E731
+            assert names_of(ks_dead_headers) == names_of(eo_dead_headers), (
+                ks_dead_headers,
+                eo_dead_headers,
+            )
+            assert (
+                dict(ks_dead_headers)["schemacli.error"] == dict(eo_dead_headers)["schemacli.error"]
+            ), (ks_dead_headers, eo_dead_headers)
         spark.stop()
+        anchor.stop()
         if not args.skip_python:
             timings["python"] = []
             for r in range(1, rounds + 1):
@@ -427,6 +658,10 @@ def main() -> int:
             "rounds": rounds,
             "msg_per_s": rates,
             "msg_per_s_each": {k: [round(n / x) for x in v] for k, v in timings.items()},
+            # (k) timed from its first record (leaves out KafkaStreams' start and group join)
+            "kafka_streams_from_first_record": round(n / statistics.median(anchor.steady[1:]))
+            if len(anchor.steady) > 1
+            else None,
             "converted": converted,
             "dead_lettered": dead,
             "converter_vs_passthrough": round(rates["converter"] / rates["passthrough"], 2),
@@ -439,10 +674,22 @@ def main() -> int:
             "converter_vs_passthrough_headers": round(
                 rates["converter"] / rates["passthrough_headers"], 2
             ),
+            "fast_road_vs_passthrough": round(
+                rates["converter_fast_road"] / rates["passthrough"], 2
+            ),
+            "fast_road_vs_kafka_streams": round(
+                rates["converter_fast_road"] / rates["kafka_streams"], 2
+            ),
+            "exactly_once_vs_kafka_streams": round(
+                rates["converter_exactly_once"] / rates["kafka_streams"], 2
+            ),
+            "kafka_streams_vs_passthrough": round(rates["kafka_streams"] / rates["passthrough"], 2),
             "converter_vs_python": round(rates["converter"] / rates["python"], 2)
             if "python" in rates
             else None,
         }
+        (work / "phases.json").write_text(json.dumps(PHASES))
+        print(f"phases: {work / 'phases.json'}", file=sys.stderr)
         print(json.dumps(line, indent=2))
         out = ROOT / "bench/results/converter.jsonl"
         out.parent.mkdir(exist_ok=True)

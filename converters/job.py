@@ -26,6 +26,11 @@ its jar on Spark's classpath, ``converters.pipeline.jvmjar``); or
 at-least-once, with Spark's own Kafka sink and the counts from Spark's observed metrics. Either
 way the counts (in, converted, dead-lettered, skipped, tombstone) land in
 ``<state-dir>/progress.json`` (``pipeline.progress``), which ``schemacli migrate status`` reads.
+
+Road (``--road``): exactly-once delivery converts a mapping whose every rule the JVM writer
+interprets (``converters.mapping.recordplan``) Avro to Avro in the writer's task
+(``pipeline.fastroad``), and any other mapping through Spark SQL; ``--road sql`` forces the SQL
+road. The job says which road it took on stderr.
 """
 
 from __future__ import annotations
@@ -55,6 +60,13 @@ def _args(argv: list[str]) -> argparse.Namespace:
         choices=stream.DELIVERIES,
         default="exactly-once",
         help="exactly-once: Kafka transactions (pipeline.txsink); at-least-once: Spark's sink",
+    )
+    p.add_argument(
+        "--road",
+        choices=stream.ROADS,
+        default="auto",
+        help="auto: the fast road (Avro to Avro in the JVM writer) when every rule of the "
+        "mapping has one and delivery is exactly-once, else the SQL road; sql: always the SQL road",
     )
     p.add_argument(
         "--kafka-properties",

@@ -23,6 +23,7 @@ from typing import Any
 
 from converters.mapping.model import Conversion, Endpoint, Mapping, Policy
 from converters.mapping.preview import NeedsSpark, Outcome, convert_record
+from converters.mapping.recordplan import record_plan
 from converters.mapping.sql import Compiled, FieldSql, compile_mapping, field_at
 from converters.mapping.sqlnames import column_names
 from converters.mapping.sqlsyntax import (
@@ -77,6 +78,7 @@ class Report:
     sql_check: str = NO_SPARK_SQL_CHECK
     extra: dict[str, Any] = field(default_factory=dict)
     key: Report | None = None  # the key section's own report, when the mapping converts keys
+    road: str = ""  # which road the exactly-once job takes (converters.mapping.recordplan)
 
     @property
     def ok(self) -> bool:
@@ -255,6 +257,7 @@ def validate(
         dry_run=dry,
         sql_check="Spark's parser and analyser" if spark is not None else NO_SPARK_SQL_CHECK,
         key=key_report,
+        road=record_plan(mapping).describe() if mapping.prefix != "/key" else "",
     )
 
 

@@ -30,6 +30,8 @@ from converters.kafka.settings import librdkafka_properties, spark_options
 from converters.mapping.model import Mapping
 from converters.mapping.reader import load
 from converters.mapping.sql import compiled_or_fail
+from converters.mapping.recordplan import Road, record_plan
+from converters.pipeline.fastroad import fast_batches, plan_json
 from converters.pipeline.progress import ProgressFile, follow
 from converters.pipeline.records import RegistryPlan, build_output, build_records, resolve_registry
 from converters.pipeline.txsink import (
@@ -63,6 +65,7 @@ SOURCE_DEFAULTS = {
 }
 SINK_DEFAULTS = {"kafka.linger.ms": "100", "kafka.batch.size": "1048576"}
 DELIVERIES = ("exactly-once", "at-least-once")
+ROADS = ("auto", "sql")  # --road: auto takes the fast road when the mapping has one
 # Spark SQL settings of the job unless given with --conf. HotSpot does not JIT-compile a method
 # of more than 8,000 bytes of bytecode, and the whole-stage code of a mapping with a handful of
 # conversions can be bigger (the taxi example: 6.0 KB; five parse_number fields: 7.5 KB; ten:
@@ -134,6 +137,8 @@ def run(
         reader = reader.option(k, v)
     try:
         if args.delivery == "exactly-once":
+            road = choose_road(mapping, getattr(args, "road", "auto"))
+            print(f"converter road: {road.describe()}", file=sys.stderr, flush=True)
             records = build_records(reader.load(), mapping, reg)  # the mapping first: exit 1
             try:
                 jvm_writer(spark)
@@ -141,7 +146,11 @@ def run(
                 raise writer_missing(exc) from exc
             sink = sink_config(args, mapping, kafka)
             start_counts(sink, progress)
-            writer = records.writeStream.foreachBatch(transactional_batches(sink, progress))
+            if road.fast:
+                batches = fast_batches(sink, progress, plan_json(mapping, reg, road))
+                writer = reader.load().writeStream.foreachBatch(batches)
+            else:
+                writer = records.writeStream.foreachBatch(transactional_batches(sink, progress))
         else:
             out = build_output(reader.load(), mapping, reg)
             writer = out.writeStream.format("kafka").option("kafka.acks", "all")
@@ -171,6 +180,14 @@ def run(
     )
     print(f"converter started: query {query.id}", file=sys.stderr, flush=True)
     return watch(query, progress)
+
+
+def choose_road(mapping: Mapping, wanted: str = "auto") -> Road:
+    """The exactly-once writer's road for ``mapping``: the fast road when ``wanted`` is auto and
+    every rule has a record-plan operation (``converters.mapping.recordplan``), else SQL."""
+    if wanted == "sql":
+        return Road(why="--road sql")
+    return record_plan(mapping)
 
 
 def sink_config(args: argparse.Namespace, mapping: Mapping, kafka: dict[str, str]) -> SinkConfig:

@@ -134,6 +134,7 @@ def validate_json(report: Any) -> dict[str, Any]:
         "mapping": report.mapping,
         **section(report),
         "sql_check": report.sql_check,
+        "road": report.road,
         "key": section(report.key) if report.key else None,
     }
 
@@ -168,6 +169,8 @@ def validate_text(report: Any) -> str:
         lines.append(f"key: v2 {report.key.source} -> v1 {report.key.target}")
         lines += _section_text(report.key, "v1 key field")
     lines.append(f"SQL check: {report.sql_check}")
+    if report.road:
+        lines.append(f"road (exactly-once): {report.road}")
     findings = [*report.findings, *(report.key.findings if report.key else ())]
     for f in findings:
         lines += finding_lines(f)

@@ -120,19 +120,36 @@ public final class PartitionWriter {
     if (!count(offset, kind)) {
       return;
     }
+    send(
+        topic(row.getUTF8String(TOPIC)),
+        row.isNullAt(KEY) ? null : row.getBinary(KEY),
+        row.isNullAt(VALUE) ? null : row.getBinary(VALUE),
+        headers(row, HEADERS));
+  }
+
+  /** The headers column of a row (Kafka's array of key/value structs; null is none). */
+  static RecordHeaders headers(InternalRow row, int column) {
     RecordHeaders headers = new RecordHeaders();
-    if (!row.isNullAt(HEADERS)) {
-      ArrayData list = row.getArray(HEADERS);
+    if (!row.isNullAt(column)) {
+      ArrayData list = row.getArray(column);
       for (int i = 0, n = list.numElements(); i < n; i++) {
         InternalRow header = list.getStruct(i, 2);
         headers.add(header.getUTF8String(0).toString(), header.isNullAt(1) ? null : header.getBinary(1));
       }
     }
-    send(
-        topic(row.getUTF8String(TOPIC)),
-        row.isNullAt(KEY) ? null : row.getBinary(KEY),
-        row.isNullAt(VALUE) ? null : row.getBinary(VALUE),
-        headers);
+    return headers;
+  }
+
+  /** A record the fast road ({@link FastTask}) made, its kind and headers decided there. */
+  void add(String topic, byte[] key, byte[] value, RecordHeaders headers, int kind, long offset) {
+    if (offset < start) {
+      already++;
+      return;
+    }
+    if (!count(offset, kind)) {
+      return;
+    }
+    send(topic, key, value, headers);
   }
 
   /**

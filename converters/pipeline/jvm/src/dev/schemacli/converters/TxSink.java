@@ -42,6 +42,33 @@ public final class TxSink {
     return shaped.queryExecution().toRdd().toJavaRDD().mapPartitions(new Task(cfg)).collect();
   }
 
+  /**
+   * The fast road: write a batch of the Kafka source's rows ({@link FastTask#COLUMNS}),
+   * converting each value Avro to Avro in the task by {@code plan} (JSON, {@link RecordPlan}) -
+   * no Spark SQL, no row conversion; the same transactions and stats as {@link #write}.
+   */
+  public static List<String> writeFast(
+      Dataset<Row> raw, Map<String, String> options, String plan) {
+    SinkConfig cfg = SinkConfig.of(options);
+    RecordPlan parsed = new RecordPlan(plan);
+    new RecordPlan.Transform(parsed); // a bad plan fails here, on the driver, not in every task
+    Dataset<Row> shaped =
+        raw.select(FastTask.COLUMNS[0], Arrays.copyOfRange(FastTask.COLUMNS, 1, FastTask.COLUMNS.length));
+    return shaped.queryExecution().toRdd().toJavaRDD().mapPartitions(new FastTask(cfg, parsed)).collect();
+  }
+
+  /** A fast-road transform of one value on this JVM (tests: the two roads compared): the v1
+   * bytes, or null with {@code why} filled with the stage and the reason. */
+  public static byte[] convertOne(String plan, byte[] value, List<String> why) {
+    RecordPlan.Result r = new RecordPlan.Result();
+    new RecordPlan.Transform(new RecordPlan(plan)).apply(value, r);
+    if (r.error != null) {
+      why.add(r.stage);
+      why.add(r.error);
+    }
+    return r.value;
+  }
+
   /** A writer for one partition, open on this JVM (from the driver: tests and tools). */
   public static PartitionWriter open(Map<String, String> options, int partition) {
     return new PartitionWriter(SinkConfig.of(options), partition);

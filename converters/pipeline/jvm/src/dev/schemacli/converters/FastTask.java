@@ -1,0 +1,92 @@
+package dev.schemacli.converters;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.spark.api.java.function.FlatMapFunction;
+import org.apache.spark.sql.catalyst.InternalRow;
+
+/**
+ * One Spark task of the fast road: the Kafka source's rows ({@link #COLUMNS}) of its v2
+ * partitions, each converted Avro to Avro by a {@link RecordPlan.Transform} and written like the
+ * SQL road's rows (a {@link PartitionWriter} per v2 partition, one transaction each). What the
+ * SQL road decides in {@code converters.pipeline.records.build_records} is decided here, the
+ * same way: the loop guard, tombstones, the marker header and a dead letter's headers
+ * ({@code converters.pipeline.headers}).
+ */
+final class FastTask implements FlatMapFunction<Iterator<InternalRow>, String> {
+  private static final long serialVersionUID = 1L;
+  /** The Kafka source's columns, in the order read here. */
+  static final String[] COLUMNS = {"key", "value", "topic", "partition", "offset", "timestamp", "headers"};
+  static final String MARKER = "schemacli.converted-from";
+  static final String ERROR = "schemacli.error";
+  static final String STAGE = "schemacli.error-stage";
+  static final String SOURCE = "schemacli.source";
+  static final String TIMESTAMP = "schemacli.source-timestamp";
+
+  private final SinkConfig cfg;
+  private final RecordPlan plan;
+
+  FastTask(SinkConfig cfg, RecordPlan plan) {
+    this.cfg = cfg;
+    this.plan = plan;
+  }
+
+  @Override
+  public Iterator<String> call(Iterator<InternalRow> rows) {
+    RecordPlan.Transform transform = new RecordPlan.Transform(plan);
+    RecordPlan.Result result = new RecordPlan.Result();
+    List<String> stats = new ArrayList<>();
+    PartitionWriter writer = null;
+    String topic = null;
+    try {
+      while (rows.hasNext()) {
+        InternalRow row = rows.next();
+        int partition = row.getInt(3);
+        if (writer == null || writer.partition != partition) {
+          if (writer != null) {
+            stats.add(writer.commit());
+          }
+          writer = new PartitionWriter(cfg, partition);
+          topic = row.getUTF8String(2).toString();
+        }
+        long offset = row.getLong(4);
+        byte[] key = row.isNullAt(0) ? null : row.getBinary(0);
+        RecordHeaders headers = PartitionWriter.headers(row, 6);
+        if (headers.lastHeader(MARKER) != null) {
+          writer.add(null, null, null, null, Counts.SKIPPED, offset);
+          continue;
+        }
+        long millis = Math.floorDiv(row.getLong(5), 1000L); // Spark's timestamps are micros
+        String position = topic + "/" + partition + "/" + offset;
+        if (row.isNullAt(1)) {
+          headers.add(MARKER, RecordPlan.utf8("tombstone " + position + " " + millis));
+          writer.add(plan.targetTopic, key, null, headers, Counts.TOMBSTONE, offset);
+          continue;
+        }
+        byte[] value = row.getBinary(1);
+        transform.apply(value, result);
+        if (result.error == null) {
+          headers.add(MARKER, RecordPlan.utf8(result.origin + " " + position + " " + millis));
+          writer.add(plan.targetTopic, key, result.value, headers, Counts.CONVERTED, offset);
+        } else {
+          headers.add(ERROR, RecordPlan.utf8(result.error));
+          headers.add(STAGE, RecordPlan.utf8(result.stage));
+          headers.add(SOURCE, RecordPlan.utf8(position));
+          headers.add(TIMESTAMP, RecordPlan.utf8(Long.toString(millis)));
+          writer.add(plan.deadLetterTopic, key, value, headers, Counts.DEAD_LETTER, offset);
+        }
+      }
+      if (writer != null) {
+        stats.add(writer.commit());
+      }
+    } catch (RuntimeException | Error e) {
+      if (writer != null) {
+        writer.abort();
+      }
+      throw e;
+    }
+    return stats.iterator();
+  }
+}

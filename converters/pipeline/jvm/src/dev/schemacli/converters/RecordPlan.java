@@ -1,0 +1,288 @@
+package dev.schemacli.converters;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.Serializable;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.DecoderFactory;
+import org.apache.avro.io.EncoderFactory;
+
+/**
+ * The fast road's record transform: a mapping compiled by {@code converters.mapping.recordplan}
+ * into a small plan (JSON), interpreted here on Avro's generic records - decode the v2 bytes with
+ * the writer schema of the id in the Confluent header into the mapping's v2 schema, compute each
+ * v1 field, encode v1 and frame it with v1's id. The same semantics as the mapping's Spark SQL
+ * (the Python side only plans mappings whose every rule it has here; a CI test proves the two
+ * roads give the same bytes and the same dead-letter decisions).
+ *
+ * <p>Operations, one per v1 field in v1's order: {@code copy} (the same type), {@code promote}
+ * (int/long/float to a wider number, Spark's CAST), {@code parse} (string to float or double,
+ * Spark's {@code try_cast}: a failure dead-letters the record with the SQL road's reason), and
+ * {@code literal} (a constant).
+ */
+final class RecordPlan implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  final String json;
+  final String targetTopic;
+  final String deadLetterTopic;
+
+  RecordPlan(String json) {
+    this.json = json;
+    JsonNode root = read(json);
+    this.targetTopic = root.get("target_topic").asText();
+    this.deadLetterTopic = root.get("dead_letter_topic").asText();
+  }
+
+  private static JsonNode read(String json) {
+    try {
+      return new ObjectMapper().readTree(json);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("bad record plan: " + e.getMessage(), e);
+    }
+  }
+
+  /** The result of one value: v1 bytes, or why it is a dead letter and at which stage. */
+  static final class Result {
+    byte[] value;
+    String origin; // the writer's "subject/version" (the marker)
+    String error;
+    String stage;
+  }
+
+  /** The interpreter, one per task (decoders and buffers are reused, not shared). */
+  static final class Transform {
+    private static final int COPY = 0;
+    private static final int PROMOTE = 1;
+    private static final int PARSE = 2;
+    private static final int LITERAL = 3;
+
+    private final Map<Integer, GenericDatumReader<GenericRecord>> readers = new HashMap<>();
+    private final Map<Integer, String> versions = new HashMap<>();
+    private final String known;
+    private final GenericDatumWriter<GenericRecord> writer;
+    private final GenericData.Record v1;
+    private final byte[] frame;
+    private final int[] op;
+    private final int[] source; // position in the v2 record
+    private final String[] to; // the v1 kind for promote/parse
+    private final Object[] literal;
+    private final String[] reasonHead;
+    private final String[] reasonTail;
+    private final String corruptWhy;
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream(256);
+    private BinaryDecoder decoder;
+    private BinaryEncoder encoder;
+    private GenericRecord decoded;
+
+    Transform(RecordPlan plan) {
+      JsonNode root = read(plan.json);
+      Schema reader = new Schema.Parser().parse(root.get("reader_schema").asText());
+      Schema target = new Schema.Parser().parse(root.get("target_schema").asText());
+      List<Integer> ids = new ArrayList<>();
+      for (Iterator<Map.Entry<String, JsonNode>> it = root.get("writers").fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> w = it.next();
+        int id = Integer.parseInt(w.getKey());
+        ids.add(id);
+        Schema ws = new Schema.Parser().parse(w.getValue().get("schema").asText());
+        readers.put(id, new GenericDatumReader<>(ws, reader));
+        versions.put(id, w.getValue().get("version").asText());
+      }
+      ids.sort(null);
+      StringBuilder k = new StringBuilder();
+      for (int id : ids) {
+        k.append(k.length() == 0 ? "" : ", ").append(id);
+      }
+      known = k.toString();
+      corruptWhy = root.get("corrupt_why").asText();
+      writer = new GenericDatumWriter<>(target);
+      v1 = new GenericData.Record(target);
+      int id = root.get("target_id").asInt();
+      frame = new byte[] {0, (byte) (id >>> 24), (byte) (id >>> 16), (byte) (id >>> 8), (byte) id};
+      JsonNode fields = root.get("fields");
+      int n = fields.size();
+      op = new int[n];
+      source = new int[n];
+      to = new String[n];
+      literal = new Object[n];
+      reasonHead = new String[n];
+      reasonTail = new String[n];
+      for (int i = 0; i < n; i++) {
+        JsonNode f = fields.get(i);
+        String name = f.get("op").asText();
+        switch (name) {
+          case "copy" -> op[i] = COPY;
+          case "promote" -> op[i] = PROMOTE;
+          case "parse" -> op[i] = PARSE;
+          case "literal" -> op[i] = LITERAL;
+          default -> throw new IllegalArgumentException("record plan: unknown op " + name);
+        }
+        if (f.has("source")) {
+          Schema.Field sf = reader.getField(f.get("source").asText());
+          if (sf == null) {
+            throw new IllegalArgumentException("record plan: no v2 field " + f.get("source"));
+          }
+          source[i] = sf.pos();
+        }
+        to[i] = f.has("to") ? f.get("to").asText() : null;
+        if (op[i] == LITERAL) {
+          literal[i] = literal(f.get("value"), target.getFields().get(i).schema());
+        }
+        reasonHead[i] = f.has("reason_head") ? f.get("reason_head").asText() : null;
+        reasonTail[i] = f.has("reason_tail") ? f.get("reason_tail").asText() : null;
+      }
+      if (n != target.getFields().size()) {
+        throw new IllegalArgumentException("record plan: " + n + " fields for a v1 of "
+            + target.getFields().size());
+      }
+    }
+
+    private static Object literal(JsonNode v, Schema s) {
+      switch (s.getType()) {
+        case INT: return v.asInt();
+        case LONG: return v.asLong();
+        case FLOAT: return (float) v.asDouble();
+        case DOUBLE: return v.asDouble();
+        case BOOLEAN: return v.asBoolean();
+        case STRING: return v.asText();
+        case NULL: return null;
+        default: throw new IllegalArgumentException("record plan: no literal of " + s);
+      }
+    }
+
+    /** Convert one non-null v2 value into {@code r}. */
+    void apply(byte[] value, Result r) {
+      r.value = null;
+      r.error = null;
+      r.stage = null;
+      r.origin = null;
+      if (value.length < 5) {
+        dead(r, "decode", "too short for the Confluent header: " + value.length
+            + " bytes; need a magic byte 0x00 and a 4-byte schema id");
+        return;
+      }
+      if (value[0] != 0) {
+        dead(r, "decode", "wrong magic byte 0x" + String.format(Locale.ROOT, "%02X", value[0] & 0xff)
+            + " (expected 0x00): not Confluent-framed Avro");
+        return;
+      }
+      int id = ((value[1] & 0xff) << 24) | ((value[2] & 0xff) << 16) | ((value[3] & 0xff) << 8)
+          | (value[4] & 0xff);
+      GenericDatumReader<GenericRecord> reader = readers.get(id);
+      if (reader == null) {
+        dead(r, "decode", "unknown schema id " + id + " (known ids: " + known + ")");
+        return;
+      }
+      try {
+        decoder = DecoderFactory.get().binaryDecoder(value, 5, value.length - 5, decoder);
+        decoded = reader.read(decoded, decoder);
+      } catch (IOException | RuntimeException e) {
+        dead(r, "decode", "undecodable Avro body for schema id " + id + corruptWhy);
+        return;
+      }
+      StringBuilder reasons = null;
+      for (int i = 0; i < op.length; i++) {
+        switch (op[i]) {
+          case COPY -> v1.put(i, decoded.get(source[i]));
+          case PROMOTE -> v1.put(i, promote(decoded.get(source[i]), to[i]));
+          case LITERAL -> v1.put(i, literal[i]);
+          default -> { // PARSE
+            String text = decoded.get(source[i]).toString();
+            Object parsed; // no ?: here: it would unbox both to double
+            if ("float".equals(to[i])) {
+              parsed = tryCastFloat(text);
+            } else {
+              parsed = tryCastDouble(text);
+            }
+            if (parsed == null) {
+              reasons = reasons == null ? new StringBuilder() : reasons.append("; ");
+              reasons.append(reasonHead[i]).append(text).append(reasonTail[i]);
+            } else {
+              v1.put(i, parsed);
+            }
+          }
+        }
+      }
+      if (reasons != null) {
+        dead(r, "convert", reasons.toString());
+        return;
+      }
+      out.reset();
+      out.write(frame, 0, frame.length);
+      encoder = EncoderFactory.get().binaryEncoder(out, encoder);
+      try {
+        writer.write(v1, encoder);
+        encoder.flush();
+      } catch (IOException e) {
+        throw new IllegalStateException("v1 encode failed", e);
+      }
+      r.value = out.toByteArray();
+      r.origin = versions.get(id);
+    }
+
+    private static void dead(Result r, String stage, String why) {
+      r.stage = stage;
+      r.error = why;
+    }
+
+    private static Object promote(Object v, String to) {
+      Number n = (Number) v;
+      return switch (to) {
+        case "long" -> n.longValue();
+        case "float" -> n.floatValue();
+        default -> n.doubleValue();
+      };
+    }
+  }
+
+  /** Spark's {@code try_cast(s AS FLOAT)}: Java's parse, then Spark's special literals. */
+  static Float tryCastFloat(String s) {
+    try {
+      return Float.parseFloat(s);
+    } catch (NumberFormatException e) {
+      Double special = special(s);
+      return special == null ? null : special.floatValue();
+    }
+  }
+
+  /** Spark's {@code try_cast(s AS DOUBLE)}. */
+  static Double tryCastDouble(String s) {
+    try {
+      return Double.parseDouble(s);
+    } catch (NumberFormatException e) {
+      return special(s);
+    }
+  }
+
+  private static Double special(String s) {
+    switch (s.trim().toLowerCase(Locale.ROOT)) {
+      case "inf", "+inf", "infinity", "+infinity":
+        return Double.POSITIVE_INFINITY;
+      case "-inf", "-infinity":
+        return Double.NEGATIVE_INFINITY;
+      case "nan":
+        return Double.NaN;
+      default:
+        return null;
+    }
+  }
+
+  static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,131 @@
+"""Which road a mapping takes (converters.mapping.recordplan): the fast road's plan only when
+every rule has an operation the JVM writer interprets with the SQL road's semantics."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from converters.mapping.check import validate
+from converters.mapping.reader import load, loads
+from converters.mapping.recordplan import record_plan
+from converters.pipeline.fastroad import plan_json
+from converters.pipeline.records import RegistryPlan
+from schemacli.output.migrate import validate_json, validate_text
+
+ROOT = Path(__file__).resolve().parents[2]
+ENDPOINTS = (
+    "source: {subject: s2, topic: t2}\ntarget: {subject: s1, topic: t1}\ndead_letter_topic: dlq\n"
+)
+V2 = {
+    "type": "record",
+    "name": "R",
+    "fields": [
+        {"name": "i", "type": "int"},
+        {"name": "s", "type": "string"},
+        {"name": "l", "type": "long"},
+        {"name": "opt", "type": ["null", "string"], "default": None},
+    ],
+}
+
+
+def mapping(v1_fields: list, rules: str):
+    v1 = {"type": "record", "name": "R", "fields": v1_fields}
+    return loads(f"version: 1\n{ENDPOINTS}fields:\n{rules}").with_schemas(V2, v1)
+
+
+def test_the_taxi_example_takes_the_fast_road_with_one_operation_per_v1_field():
+    road = record_plan(load(ROOT / "examples/mappings/taxi-ride-v2-to-v1.yaml"))
+    assert road.fast and road.name == "fast"
+    assert [op["op"] for op in road.fields] == ["copy"] * 4 + ["parse"]
+    assert road.fields[4]["reason_head"] == "total_amount: cannot convert "
+    assert road.fields[4]["reason_tail"] == " to float"
+
+
+def test_promotions_and_defaults_are_fast_road_operations():
+    road = record_plan(
+        mapping(
+            [
+                {"name": "i", "type": "double"},
+                {"name": "l", "type": "float"},
+                {"name": "tag", "type": "string", "default": "v2"},
+            ],
+            "  i: {from: i, convert: copy}\n  l: {from: l, convert: copy}\n"
+            "  tag: {convert: default}\n",
+        )
+    )
+    assert road.fields == (
+        {"op": "promote", "source": "i", "to": "double"},
+        {"op": "promote", "source": "l", "to": "float"},
+        {"op": "literal", "value": "v2"},
+    )
+
+
+@pytest.mark.parametrize(
+    ("v1_field", "rule", "why"),
+    [
+        ({"name": "s", "type": "int"}, "{from: s, convert: parse_number}", "parse_number"),
+        (
+            {"name": "s", "type": "double"},
+            "{from: s, convert: parse_number, on_error: default, default: 0.0}",
+            "on_error: default",
+        ),
+        ({"name": "l", "type": "int"}, "{from: l, convert: narrow}", "narrow"),
+        ({"name": "i", "type": "string"}, "{from: i, convert: to_string}", "to_string"),
+        ({"name": "opt", "type": ["null", "string"]}, "{from: opt, convert: copy}", "union"),
+        (
+            {"name": "d", "type": {"type": "int", "logicalType": "date"}},
+            "{from: i, convert: copy}",
+            "logical",
+        ),
+        ({"name": "x", "type": "int"}, "{convert: sql, expr: 'i + 1'}", "sql"),
+    ],
+)
+def test_a_rule_only_sql_has_sends_the_mapping_down_the_sql_road(v1_field, rule, why):
+    road = record_plan(mapping([v1_field], f"  {v1_field['name']}: {rule}\n"))
+    assert not road.fast and road.name == "sql"
+    assert why in road.why and road.describe().startswith("SQL road: ")
+
+
+def test_a_mapping_with_errors_takes_the_sql_road():
+    broken = mapping([{"name": "i", "type": "int"}], "  i: {from: nope, convert: copy}\n")
+    assert "errors" in record_plan(broken).why
+
+
+def test_plan_json_refuses_a_sql_road_mapping_and_carries_the_registry_for_a_fast_one():
+    reg = RegistryPlan(7, json.dumps({"type": "record", "name": "R", "fields": []}), {21: "{}"}, {})
+    narrowed = mapping([{"name": "l", "type": "int"}], "  l: {from: l, convert: narrow}\n")
+    with pytest.raises(ValueError, match="SQL road"):
+        plan_json(narrowed, reg, record_plan(narrowed))
+    taxi = load(ROOT / "examples/mappings/taxi-ride-v2-to-v1.yaml")
+    reg = RegistryPlan(7, json.dumps(taxi.target.schema_json), {21: "{}"}, {21: "s/1"})
+    plan = json.loads(plan_json(taxi, reg, record_plan(taxi)))
+    assert plan["target_id"] == 7 and plan["writers"] == {"21": {"schema": "{}", "version": "s/1"}}
+    assert (plan["target_topic"], plan["dead_letter_topic"]) == (
+        "taxi-rides",
+        "taxi-rides-v2.dead-letter",
+    )
+
+
+def test_validate_says_which_road_the_exactly_once_job_takes():
+    report = validate(load(ROOT / "examples/mappings/taxi-ride-v2-to-v1.yaml"), sample_count=4)
+    assert "road (exactly-once): fast road" in validate_text(report)
+    assert validate_json(report)["road"].startswith("fast road")
+
+
+def test_the_job_takes_road_auto_or_sql_and_refuses_any_other(capsys):
+    from converters.job import _args
+    from converters.pipeline.stream import choose_road
+
+    base = ["--mapping", "m.yaml", "--bootstrap", "b:9092", "--registry", "http://r"]
+    base += ["--checkpoint", "cp", "--state-dir", "st"]
+    assert _args(base).road == "auto"
+    assert _args([*base, "--road", "sql"]).road == "sql"
+    with pytest.raises(SystemExit) as exc:
+        _args([*base, "--road", "turbo"])
+    assert exc.value.code == 2 and "invalid choice: 'turbo'" in capsys.readouterr().err
+    taxi = load(ROOT / "examples/mappings/taxi-ride-v2-to-v1.yaml")
+    assert choose_road(taxi).fast and not choose_road(taxi, "sql").fast
+    assert choose_road(taxi, "sql").why == "--road sql"
