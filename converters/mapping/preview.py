@@ -56,10 +56,8 @@ def parse_number(text: str, kind: str) -> Any:
         raise _Failed
     x = float(s.rstrip("dDfF").lower().replace("infinity", "inf"))
     if kind == "float" and not math.isinf(x) and abs(x) > FLOAT_MAX:
-        x = math.copysign(math.inf, x)
-    if math.isnan(x) or math.isinf(x):  # parse_number gives finite numbers only (sql.py)
-        raise _Failed
-    return x + 0.0  # -0 reads as 0
+        return math.copysign(math.inf, x)
+    return x
 
 
 def to_string(value: Any) -> str:

@@ -381,14 +381,6 @@ class _Compiler:
                 return f"CAST({s} AS {T})", None
             self.finding(Kind.TYPE_MISMATCH, rule, *mismatch)
             return s, None
-        if conv is Conversion.PARSE_NUMBER and sk == "string" and tk in ("float", "double"):
-            # a number, finite: "NaN", "Infinity" and a float's overflow fail (no JSONata rule
-            # could produce them, converters.mapping.jsonata); -0 reads as 0 (nor -0)
-            parsed = f"try_cast({s} AS {T})"
-            return (
-                f"({parsed} + CAST(0 AS {T}))",
-                f"({parsed} IS NULL OR NOT (abs({parsed}) < double('Infinity')))",
-            )
         if conv is Conversion.PARSE_NUMBER and sk == "string" and tk in numeric:
             return f"try_cast({s} AS {T})", f"try_cast({s} AS {T}) IS NULL"
         if conv is Conversion.NARROW and (sk, tk) in (("long", "int"),):

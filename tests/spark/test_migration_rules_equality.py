@@ -160,19 +160,18 @@ GOOD_DECIMALS = [
     ".5",
     "-.25",
     "0.1",
-    "-0",
-    "-0.0",
     "3.4e38",
     "1e-400",
     "0e999999999",
     "0." + "0" * 50 + "1",
-    "1.7976931348623157e308",
 ]
 BAD_TEXT = [
-    "", " ", "n/a", "12.5.1", "1,5", "0x10", "1_000", "NaN", "Infinity", "-inf", "1e39",
-    "1e400", "١٢", "12 34", "e5", "1" * 400, "1e99999999", "1.8e308",
+    "", " ", "n/a", "12.5.1", "1,5", "0x10", "1_000", "١٢", "12 34", "e5",
 ]  # fmt: skip
-BAD_INT = ["12.0", "2147483648", "-2147483649", "1e3", "99999999999999999999", "9" * 400]
+# texts Spark reads as NaN, ±Infinity or -0.0 into float/double, which no JSONata rule can
+# produce (KNOWN_DIFFERENCES in docs/migration.md): bad for an int only
+BAD_INT = ["12.0", "2147483648", "-2147483649", "1e3", "99999999999999999999", "9" * 400,
+           "NaN", "Infinity", "-inf", "1e39", "1e400", "-0.0"]  # fmt: skip
 
 
 def records(seed: int, n: int) -> list[dict]:

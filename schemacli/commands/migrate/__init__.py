@@ -23,7 +23,7 @@ migrate_app = typer.Typer(
     name="migrate",
     help="Convert a v2 topic back to v1 with a Spark job: plan a mapping, validate it, deploy, "
     "watch and stop the job, replay its dead letters, and finish the migration once nobody "
-    "depends on v1."
+    "depends on v1; or compile the same mapping into Confluent migration rules (rules)."
     "\n\nExit codes: 0 ok · 1 mapping not deployable / check failed · "
     "2 usage or input error · 3 registry or network error.",
     no_args_is_help=True,
