@@ -255,7 +255,7 @@ def _shown(path: Path, base: Path | None) -> str:
         return path.as_posix()
     try:
         return path.resolve().relative_to(base.resolve()).as_posix()
-    except (ValueError, OSError):
+    except (ValueError, OSError, RuntimeError):  # RuntimeError: a symlink loop (Python 3.11)
         return path.as_posix()
 
 
@@ -299,7 +299,7 @@ class _StoreSubjects:
             return None
         try:
             full = path.resolve()
-        except OSError:
+        except (OSError, RuntimeError):  # RuntimeError: a symlink loop (Python 3.11)
             return None
         if full.parent.parent != self.base:
             return None

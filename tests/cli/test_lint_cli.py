@@ -257,6 +257,17 @@ def test_bad_files_exit_2_with_their_place_and_nothing_is_written(here):
     assert broken.read_text() == '{"type": "record",\n "name": }'
 
 
+def test_a_symlink_loop_is_an_unreadable_file_not_a_traceback(here):
+    # Python 3.11's Path.resolve raises RuntimeError on a loop (found by tests/fuzz): lint asks
+    # where a file sits (relative path, store subject) before it reads it
+    (here / "schemas" / "subjects" / "rides-value").mkdir(parents=True)
+    for loop in (here / "loop.avsc", here / "schemas" / "subjects" / "rides-value" / "v1.avsc"):
+        loop.symlink_to(loop.name)
+        result = run("lint", loop)
+        assert result.exit_code == 2
+        assert "UNREADABLE_FILE: symbolic links in a loop" in result.stdout
+
+
 def test_an_invalid_schema_exits_2(here):
     path = write(here, "a.avsc", '{"type": "record", "name": "R", "fields": [{"name": "a"}]}')
     assert run("lint", path).exit_code == 2
