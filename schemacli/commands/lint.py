@@ -76,9 +76,19 @@ def lint_command(
     """
     from schemacli.contracts.lintrules import RULES, find_rule
 
+    if (list_rules or explain is not None) and paths:
+        flag = "--list-rules" if list_rules else "--explain"
+        raise UsageError(
+            f"{flag} describes the rules and lints nothing: it takes no PATH",
+            hint=f"run schemacli lint {flag} alone, then schemacli lint PATH...",
+        )
+    if (list_rules or explain is not None) and output not in (OutputFormat.text, OutputFormat.json):
+        raise UsageError(
+            f"--list-rules and --explain print text or json, not {output.value}",
+            hint="add -o json for a document, or leave -o out",
+        )
     if list_rules:
-        typer.echo(_rules_table(RULES), nl=False)
-        raise typer.Exit(int(ExitCode.OK))
+        _describe(RULES, output)
     if explain is not None:
         rule = find_rule(explain)
         if rule is None:
@@ -86,8 +96,7 @@ def lint_command(
                 f"--explain {explain!r}: no such rule",
                 hint="schemacli lint --list-rules lists the codes",
             )
-        typer.echo(_explain(rule), nl=False)
-        raise typer.Exit(int(ExitCode.OK))
+        _describe((rule,), output)
     if not paths:
         raise UsageError("lint needs at least one PATH (a file, a folder, or - for stdin)")
     if unsafe_fixes and not (fix or diff):
@@ -234,6 +243,38 @@ def as_report(report: LintReport, *, strict: bool = False) -> Report:
             worst = candidate
     names = " ".join(c.name for c in cases[:3]) + (" ..." if len(cases) > 3 else "")
     return Report(command="lint", title=f"lint {names}", verdict=worst, cases=tuple(cases))
+
+
+def _describe(rules: tuple[Rule, ...], output: OutputFormat) -> None:
+    """--list-rules (every rule) or --explain (one): text, or one JSON document; then exit 0."""
+    if output is OutputFormat.json:
+        from schemacli.contracts.lintrules import docs_url
+        from schemacli.output.json_out import emit_json
+
+        emit_json(
+            {
+                "rules": [
+                    {
+                        "code": rule.code,
+                        "name": rule.name,
+                        "category": rule.category.value,
+                        "severity": str(rule.severity),
+                        "default": rule.default,
+                        "fix": rule.fixable.value,
+                        "changes_canonical_form": rule.changes_canonical_form,
+                        "summary": rule.summary,
+                        "hint": rule.kind.hint,
+                        "docs": docs_url(rule),
+                    }
+                    for rule in rules
+                ]
+            }
+        )
+    elif len(rules) == 1:
+        typer.echo(_explain(rules[0]), nl=False)
+    else:
+        typer.echo(_rules_table(rules), nl=False)
+    raise typer.Exit(int(ExitCode.OK))
 
 
 def _rules_table(rules: tuple[Rule, ...]) -> str:

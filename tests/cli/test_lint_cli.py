@@ -167,6 +167,28 @@ def test_list_rules_and_explain(here):
     assert "docs/lint.md#e001-optional-field-without-null-default" in explained.stdout
 
 
+@pytest.mark.parametrize("flag", [["--list-rules"], ["--explain", "E001"]])
+def test_list_rules_and_explain_with_a_path_are_a_usage_error(here, flag):
+    # found by tests/fuzz: `lint loop.avsc --list-rules` listed the rules and exited 0
+    path = write(here, "a.avsc", OPTIONAL)
+    result = run("lint", path, *flag)
+    assert result.exit_code == 2
+    assert "takes no PATH" in result.output
+    assert path.read_text() == OPTIONAL
+
+
+def test_list_rules_and_explain_give_one_json_document_and_refuse_other_formats(here):
+    # found by tests/fuzz: `--list-rules -o json` printed the text table
+    listed = json.loads(run("lint", "--list-rules", "-o", "json").stdout)
+    assert [r["code"] for r in listed["rules"]] == [r.code for r in RULES]
+    one = json.loads(run("lint", "--explain", "E001", "-o", "json").stdout)
+    assert [r["code"] for r in one["rules"]] == ["E001"]
+    for fmt in ("sarif", "junit", "gitlab", "github"):
+        result = run("lint", "--list-rules", "-o", fmt)
+        assert result.exit_code == 2
+        parse(fmt, result.stdout)  # the error, as a valid document of that format
+
+
 def test_select_and_ignore_flags(here):
     path = write(here, "a.avsc", WARNING_ONLY)
     assert "N006" not in run("lint", "--ignore", "N006", path).stdout
