@@ -15,6 +15,7 @@ from schemacli.contracts.edits import unified_diff
 from schemacli.contracts.findings import Severity
 from schemacli.errors import ExitCode, UsageError
 from schemacli.output import Case, OutputFormat, Report, render
+from schemacli.output.json_out import emit_json
 
 if TYPE_CHECKING:
     from schemacli.contracts.lint import FileLint, LintReport
@@ -249,7 +250,6 @@ def _describe(rules: tuple[Rule, ...], output: OutputFormat) -> None:
     """--list-rules (every rule) or --explain (one): text, or one JSON document; then exit 0."""
     if output is OutputFormat.json:
         from schemacli.contracts.lintrules import docs_url
-        from schemacli.output.json_out import emit_json
 
         emit_json(
             {
