@@ -1,4 +1,6 @@
-"""Default values: whether a field's (or any) default fits its schema, by Java's rules.
+"""Default values: whether a field's (or any) default fits its schema, by Java's rules; and a
+default to offer for a type that has none (:func:`default_for`, the value lint's and the
+suggested fixes add).
 
 Apache Avro Java 1.12's ``Schema.Parser`` validates every field default while it parses (its
 ``isValidDefault``); the parser (``schemacli.contracts.parse``) calls :func:`check_default` for
@@ -26,6 +28,8 @@ from schemacli.contracts.schema import (
     LONG_MAX,
     LONG_MIN,
     ArraySchema,
+    EnumSchema,
+    FixedSchema,
     MapSchema,
     NamedSchema,
     RecordSchema,
@@ -215,3 +219,51 @@ def _describe(schema: Schema) -> str:
     if isinstance(schema, MapSchema):
         return f"map of {_describe(schema.values)}"
     return schema.type
+
+
+# --------------------------------------------------------------------------------------------
+# A default to offer: the JSON that says "nothing" in a type
+# --------------------------------------------------------------------------------------------
+
+PRIMITIVE_ZEROS: dict[str, Any] = {
+    "null": None,
+    "boolean": False,
+    "int": 0,
+    "long": 0,
+    "float": 0.0,
+    "double": 0.0,
+    "bytes": "",
+    "string": "",
+}
+
+
+class NoDefault(Exception):
+    """The type has no finite default value (a record that always contains itself, or an
+    enum without symbols)."""
+
+
+def default_for(schema: Schema, _building: frozenset[int] = frozenset()) -> Any:
+    """A valid Avro default for ``schema``. Raises NoDefault when there is none."""
+    if isinstance(schema, UnionSchema):
+        if not schema.types:
+            raise NoDefault("an empty union")
+        return default_for(schema.types[0], _building)
+    if isinstance(schema, RecordSchema):
+        if id(schema) in _building:
+            raise NoDefault(schema.fullname)
+        inner = _building | {id(schema)}
+        return {
+            f.name: f.default if f.has_default else default_for(f.type, inner)
+            for f in schema.fields
+        }
+    if isinstance(schema, EnumSchema):
+        if not schema.symbols:
+            raise NoDefault(schema.fullname)
+        return schema.default if schema.default is not None else schema.symbols[0]
+    if isinstance(schema, FixedSchema):
+        return "\u0000" * schema.size
+    if isinstance(schema, ArraySchema):
+        return []
+    if isinstance(schema, MapSchema):
+        return {}
+    return PRIMITIVE_ZEROS[schema.type]

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from schemacli.contracts.check import INPUT_KINDS
+from schemacli.contracts.defaults import NoDefault, default_for
 from schemacli.contracts.edits import (
     Applicability,
     EditError,
@@ -45,7 +46,6 @@ from schemacli.contracts.schema import (
     ArraySchema,
     EnumSchema,
     Field,
-    FixedSchema,
     MapSchema,
     NamedSchema,
     Names,
@@ -794,30 +794,16 @@ def _null_default_fix(run: _Run, fld: Field, union: UnionSchema, null_at: int) -
 
 
 def _zero(schema: Schema) -> tuple[bool, Any]:
-    """A default of ``schema``'s type that says "nothing": (found, value)."""
-    if isinstance(schema, UnionSchema):
-        return _zero(schema.types[0]) if schema.types else (False, None)
-    zeros: dict[str, Any] = {
-        "null": None,
-        "boolean": False,
-        "int": 0,
-        "long": 0,
-        "float": 0.0,
-        "double": 0.0,
-        "bytes": "",
-        "string": "",
-    }
-    if schema.type in zeros:
-        return True, zeros[schema.type]
-    if isinstance(schema, ArraySchema):
-        return True, []
-    if isinstance(schema, MapSchema):
-        return True, {}
-    if isinstance(schema, EnumSchema) and schema.symbols:
-        return True, schema.default or schema.symbols[0]
-    if isinstance(schema, FixedSchema):
-        return True, "\u0000" * schema.size
-    return False, None
+    """A default of ``schema``'s type that says "nothing": (found, value). A record's is not
+    offered (a whole record of zeros is rarely what its author means)."""
+    while isinstance(schema, UnionSchema) and schema.types:
+        schema = schema.types[0]
+    if isinstance(schema, (RecordSchema, UnionSchema)):
+        return False, None
+    try:
+        return True, default_for(schema)
+    except NoDefault:
+        return False, None
 
 
 def _zero_default_fixes(run: _Run, fld: Field) -> list[Fix]:

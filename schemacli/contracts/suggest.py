@@ -32,6 +32,7 @@ from typing import Any
 
 from schemacli.contracts import compat
 from schemacli.contracts.compat import _PROMOTIONS
+from schemacli.contracts.defaults import NoDefault, default_for
 from schemacli.contracts.edits import (
     Applicability,
     Fix,
@@ -89,50 +90,9 @@ class Plan:
     ops: tuple[Op, ...]
 
 
-class NoDefault(Exception):
-    """The type has no finite default value (a record that always contains itself)."""
-
-
 # --------------------------------------------------------------------------------------------
-# Default values and JSON of parsed types
+# JSON of parsed types
 # --------------------------------------------------------------------------------------------
-
-
-def default_for(schema: Schema, _building: frozenset[int] = frozenset()) -> Any:
-    """A valid Avro default for ``schema``: a union's is its *first* branch's (the rule of the
-    specification and Java's); a record's holds a default for each field. Raises NoDefault
-    for a record that cannot be built without itself."""
-    if isinstance(schema, UnionSchema):
-        return default_for(schema.types[0], _building)
-    if isinstance(schema, RecordSchema):
-        if id(schema) in _building:
-            raise NoDefault(schema.fullname)
-        inner = _building | {id(schema)}
-        return {
-            f.name: f.default if f.has_default else default_for(f.type, inner)
-            for f in schema.fields
-        }
-    if isinstance(schema, EnumSchema):
-        return schema.default if schema.default is not None else schema.symbols[0]
-    if isinstance(schema, FixedSchema):
-        return "\u0000" * schema.size
-    if isinstance(schema, ArraySchema):
-        return []
-    if isinstance(schema, MapSchema):
-        return {}
-    return _PRIMITIVE_DEFAULTS[schema.type]
-
-
-_PRIMITIVE_DEFAULTS: dict[str, Any] = {
-    "null": None,
-    "boolean": False,
-    "int": 0,
-    "long": 0,
-    "float": 0.0,
-    "double": 0.0,
-    "bytes": "",
-    "string": "",
-}
 
 
 def to_json(schema: Schema, defined: set[str]) -> Any:
