@@ -131,9 +131,9 @@ def check_command(
     from schemacli.contracts.levels import Level
     from schemacli.contracts.loader import load_schema_file
     from schemacli.contracts.naming import subject_for_file
-    from schemacli.contracts.source import is_stdin
     from schemacli.contracts.readercheck import with_readers
     from schemacli.contracts.readers import load_readers
+    from schemacli.contracts.source import is_stdin
     from schemacli.contracts.store import git_tree, load_history, store_fallback
 
     fixing = fix or diff
