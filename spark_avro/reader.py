@@ -240,6 +240,19 @@ def _read_migrated(
     raw = kafka_source(
         spark, bootstrap_servers, topic, streaming=streaming, kafka_options=kafka_options
     )
+    return _migrated(raw, migration, writers, mode=mode, flatten=flatten)
+
+
+def _migrated(
+    raw: DataFrame,
+    migration: onread.Migration,
+    writers: Mapping[int, str],
+    *,
+    mode: str,
+    flatten: bool,
+) -> DataFrame:
+    """Kafka rows decoded by the roads ``onread`` gives ``writers`` (v1 as written, v2 through
+    the mapping's SQL): the one decoding of read_topic and stream_topic with migrate=."""
     try:
         return decode_migrated(
             raw,
@@ -292,7 +305,7 @@ def stream_topic(
     bootstrap_servers: str,
     topic: str,
     *,
-    subject: str,
+    subject: str | None = None,
     registry_url: str,
     process_batch: Callable[[DataFrame, int], None],
     reader_version: int | str = "latest",
@@ -302,6 +315,7 @@ def stream_topic(
     checkpoint_location: str | None = None,
     available_now: bool = False,
     stable_union_names: bool = True,
+    migrate: Any = None,
 ) -> StreamingQuery:
     """Start a streaming query that decodes each micro-batch and hands it to ``process_batch``.
 
@@ -309,35 +323,51 @@ def stream_topic(
     seen yet is fetched from the registry (``foreachBatch``), so versions registered while the
     query runs are decoded too; each writer is checked against the reader schema once (the
     verdicts are memoised). Returns the started query.
+
+    ``migrate=MAPPING`` reads as ``read_topic(..., migrate=MAPPING)`` does (v1 rows; v2 records
+    through the mapping's SQL, a record the converter would dead-letter a bad record), with the
+    writers of ``subject`` (default the mapping's ``source.subject``) and of its
+    ``target.subject``, and each id first seen in a micro-batch put on its road then.
     """
     mode = _check_mode(mode)
-    resolved = resolve_schemas(
-        subject=subject, reader_version=reader_version, registry_url=registry_url
-    )
-    cache = SchemaCache(registry_url, resolved.writer_schemas)
+    if migrate is not None:
+        if reader_version != "latest":
+            raise UsageError(
+                "migrate= reads into the mapping's v1 schema: reader_version does not apply",
+                hint="Drop reader_version, or stream without migrate=.",
+            )
+        migration = onread.load_migration(migrate, registry_url=registry_url)
+        cache = SchemaCache(registry_url, onread.registry_writers(migration, registry_url, subject))
+
+        def decode(batch: DataFrame, writers: Mapping[int, str]) -> DataFrame:
+            return _migrated(batch, migration, writers, mode=mode, flatten=flatten)
+
+    else:
+        if subject is None:
+            raise UsageError(
+                "stream_topic needs subject=... (the subject whose versions it decodes)",
+                hint="Pass subject=..., or migrate=MAPPING to read through a mapping.",
+            )
+        resolved = resolve_schemas(
+            subject=subject, reader_version=reader_version, registry_url=registry_url
+        )
+        cache = SchemaCache(registry_url, resolved.writer_schemas)
+
+        def decode(batch: DataFrame, writers: Mapping[int, str]) -> DataFrame:
+            return decode_confluent(
+                batch,
+                writer_schemas=writers,
+                reader_schema=resolved.reader_schema,
+                mode=mode,
+                flatten=flatten,
+                incompatible=incompatible_writers(writers, resolved.reader_schema),
+                stable_union_names=stable_union_names,
+            )
+
     raw = kafka_source(spark, bootstrap_servers, topic, streaming=True, kafka_options=kafka_options)
 
     def decode_batch(batch: DataFrame, batch_id: int) -> None:
-        from pyspark.sql import functions as F
-
-        ids = [
-            row[0]
-            for row in batch.select(header_schema_id(F.col("value")).alias("id"))
-            .where(F.col("id").isNotNull())
-            .distinct()
-            .collect()
-        ]
-        writers = cache.ensure(ids)
-        decoded = decode_confluent(
-            batch,
-            writer_schemas=writers,
-            reader_schema=resolved.reader_schema,
-            mode=mode,
-            flatten=flatten,
-            incompatible=incompatible_writers(writers, resolved.reader_schema),
-            stable_union_names=stable_union_names,
-        )
-        process_batch(decoded, batch_id)
+        process_batch(decode(batch, cache.ensure(_schema_ids(batch))), batch_id)
 
     writer = raw.writeStream.foreachBatch(decode_batch)
     if checkpoint_location is not None:
@@ -345,3 +375,16 @@ def stream_topic(
     if available_now:
         writer = writer.trigger(availableNow=True)
     return writer.start()
+
+
+def _schema_ids(batch: DataFrame) -> list[int]:
+    """The distinct schema ids of a micro-batch's framed values."""
+    from pyspark.sql import functions as F
+
+    return [
+        row[0]
+        for row in batch.select(header_schema_id(F.col("value")).alias("id"))
+        .where(F.col("id").isNotNull())
+        .distinct()
+        .collect()
+    ]

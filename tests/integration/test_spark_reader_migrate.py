@@ -217,6 +217,26 @@ def test_read_topic_with_migrate_streaming_gives_the_same_rows(
     assert got(spark.table(name).collect(), mixed.values) == expected(mixed, converter_output)
 
 
+def test_stream_topic_with_migrate_gives_the_same_rows(
+    spark, kafka, registry, mixed, converter_output
+):
+    from spark_avro import stream_topic
+
+    seen: list = []
+    query = stream_topic(
+        spark,
+        kafka,
+        mixed.topic,
+        registry_url=registry,
+        migrate=mixed.mapping,
+        process_batch=lambda batch, batch_id: seen.extend(batch.collect()),
+        available_now=True,
+    )
+    query.awaitTermination(180)
+    assert query.exception() is None
+    assert got(seen, mixed.values) == expected(mixed, converter_output)
+
+
 def test_a_generated_migrating_reader_gives_the_same_rows(
     spark, kafka, registry, mixed, converter_output, tmp_path
 ):

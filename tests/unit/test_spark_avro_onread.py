@@ -13,7 +13,7 @@ import pytest
 from converters.mapping.reader import load
 from schemacli.errors import CheckFailed, InputError, RegistryError, UsageError
 from spark_avro.onread import load_migration, v1_writer_ids, v2_incompatible
-from spark_avro.reader import read_topic
+from spark_avro.reader import read_topic, stream_topic
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples/mappings/taxi-ride-v2-to-v1.yaml"
@@ -83,6 +83,20 @@ def test_the_reader_schema_cannot_be_chosen_with_migrate():
         read(schemas={1: json.dumps(V1)}, migrate=EXAMPLE, reader_version=1)
     with pytest.raises(UsageError, match="do not apply"):
         read(schemas={1: json.dumps(V1)}, migrate=EXAMPLE, reader_schema=json.dumps(V1))
+
+
+def test_stream_topic_needs_a_subject_or_a_mapping_and_takes_no_reader_version_with_one():
+    def stream(**kwargs):
+        return stream_topic(
+            None, "127.0.0.1:9", "taxi-rides-v2", registry_url="http://127.0.0.1:9",
+            process_batch=lambda batch, batch_id: None, **kwargs,
+        )  # fmt: skip
+
+    with pytest.raises(UsageError, match="needs subject=") as caught:
+        stream()
+    assert "migrate=MAPPING" in caught.value.hint
+    with pytest.raises(UsageError, match="reader_version does not apply"):
+        stream(migrate=EXAMPLE, reader_version=1)
 
 
 def test_exactly_one_source_of_writer_schemas_with_migrate_too():
