@@ -1,5 +1,5 @@
-"""A git repository named by a URL, cloned shallowly into a temporary folder: bounded in time,
-never prompting, only over the transports a declaration may come from.
+"""A git repository named by a URL, cloned shallowly into a temporary folder: bounded in time
+and in size, never prompting, only over the transports a declaration may come from.
 
 ``readers pull`` reads the declarations a consumer keeps in its own repository with it. git's
 ``ext::`` transport runs a command and is refused (``GIT_ALLOW_PROTOCOL``); credentials in a
@@ -14,8 +14,10 @@ import re
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 from schemacli import redact
 from schemacli.errors import InputError, Location, NetworkError, UsageError
@@ -25,6 +27,10 @@ _URL = re.compile(r"^(?:https?|ssh|git|file)://", re.IGNORECASE)
 _SCP = re.compile(r"^[A-Za-z0-9._-]+@[A-Za-z0-9._-]+:(?!//)")
 _ANY_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*::?")
 MAX_TIMEOUT = 3600.0
+# A repository of reader declarations is small; a clone growing past this is stopped (a wrong
+# URL, a monorepo, or a repository made to fill the disk).
+MAX_CLONE_BYTES = 256 * 1024 * 1024
+_WATCH_EVERY = 0.2  # seconds between looks at the clone's size
 
 
 class GitFetchError(NetworkError):
@@ -51,12 +57,19 @@ def check_url(source: str) -> str:
 
 
 @contextlib.contextmanager
-def cloned(url: str, *, ref: str | None = None, timeout: float = 120.0) -> Iterator[Path]:
+def cloned(
+    url: str,
+    *,
+    ref: str | None = None,
+    timeout: float = 120.0,
+    max_bytes: int = MAX_CLONE_BYTES,
+) -> Iterator[Path]:
     """Clone ``url`` (its ``ref``, else its default branch) at depth 1 into a temporary folder,
     yield the working tree, and remove it afterwards.
 
-    Raises GitFetchError (exit 3) when git fails or runs past ``timeout`` seconds (the clone is
-    then killed), InputError when git is not installed, UsageError for a ref that is an option.
+    Raises GitFetchError (exit 3) when git fails, runs past ``timeout`` seconds or writes more
+    than ``max_bytes`` (the clone is then killed and removed), InputError when git is not
+    installed, UsageError for a ref that is an option.
     """
     if ref is not None and (ref.startswith("-") or not ref.strip()):
         raise UsageError(f"--ref {ref!r} is not a branch or tag name")
@@ -85,28 +98,75 @@ def cloned(url: str, *, ref: str | None = None, timeout: float = 120.0) -> Itera
             "GIT_CONFIG_NOSYSTEM": "1",
             "GIT_LFS_SKIP_SMUDGE": "1",
         }
-        try:
-            done = subprocess.run(
-                command,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                timeout=timeout,
-                check=False,
+        with tempfile.TemporaryFile() as errors:
+            returncode = _run_bounded(
+                command, env, errors, target, shown=shown, timeout=timeout, max_bytes=max_bytes
             )
-        except subprocess.TimeoutExpired:
-            raise GitFetchError(
-                f"cloning {shown} took longer than {timeout:g} s; stopped",
-                location=Location(source=shown),
-                hint="raise --timeout, or clone it yourself and give the folder",
-            ) from None
-        if done.returncode != 0:
-            said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            errors.seek(0)
+            stderr = errors.read(64 * 1024)
+        if returncode != 0:
+            said = stderr.decode("utf-8", "replace").strip().splitlines()
             fatal = [line for line in said if line.startswith(("fatal:", "error:"))]
-            reason = (fatal or said or [f"git exited with {done.returncode}"])[0]
+            reason = (fatal or said or [f"git exited with {returncode}"])[0]
             raise GitFetchError(
                 f"cannot clone {shown}" + (f" at {ref}" if ref else "") + f": {reason}",
                 location=Location(source=shown),
                 hint="check the URL, the ref and your access to the repository",
             )
         yield target
+
+
+def _run_bounded(
+    command: list[str],
+    env: dict[str, str],
+    errors: IO[bytes],
+    target: Path,
+    *,
+    shown: str,
+    timeout: float,
+    max_bytes: int,
+) -> int:
+    """Run the clone; kill it past ``timeout`` or once ``target`` holds more than
+    ``max_bytes``. Its exit status; GitFetchError when it was stopped."""
+    deadline = time.monotonic() + timeout
+    process = subprocess.Popen(
+        command, env=env, stdin=subprocess.DEVNULL, stdout=errors, stderr=errors
+    )
+    try:
+        while True:
+            try:
+                code: int | None = process.wait(
+                    timeout=min(_WATCH_EVERY, max(deadline - time.monotonic(), 0))
+                )
+            except subprocess.TimeoutExpired:
+                code = None
+            if _size(target) > max_bytes:
+                raise GitFetchError(
+                    f"cloning {shown} wrote more than {max_bytes // (1024 * 1024)} MiB; stopped "
+                    "(a repository of reader declarations is small)",
+                    location=Location(source=shown),
+                    hint="check the URL; for a large repository, clone it yourself and give "
+                    "the folder that holds readers/",
+                )
+            if code is not None:
+                return code
+            if time.monotonic() >= deadline:
+                raise GitFetchError(
+                    f"cloning {shown} took longer than {timeout:g} s; stopped",
+                    location=Location(source=shown),
+                    hint="raise --timeout, or clone it yourself and give the folder",
+                )
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def _size(folder: Path) -> int:
+    """The bytes of the files below ``folder`` (0 while it does not exist)."""
+    total = 0
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            with contextlib.suppress(OSError):  # git renames its temporary files as it goes
+                total += os.lstat(os.path.join(root, name)).st_size
+    return total

@@ -1,0 +1,43 @@
+"""gitfetch.cloned: a clone is bounded in size as well as in time (real git, a local bare repo)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from schemacli.gitfetch import GitFetchError, cloned
+
+MIB = 1024 * 1024
+
+
+def bare_repo(tmp_path: Path, files: dict[str, bytes]) -> Path:
+    work, bare = tmp_path / "work", tmp_path / "repo.git"
+    work.mkdir()
+    for name, content in files.items():
+        (work / name).write_bytes(content)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}  # fmt: skip
+    for args in (["init", "-q", "-b", "main"], ["add", "."], ["commit", "-qm", "declarations"]):
+        subprocess.run(["git", *args], cwd=work, env=env, check=True)
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(bare)], check=True)
+    return bare
+
+
+def test_a_clone_within_the_bound_yields_its_tree(tmp_path):
+    bare = bare_repo(tmp_path, {"reader.json": b"{}"})
+    with cloned(f"file://{bare}", max_bytes=MIB) as tree:
+        assert (tree / "reader.json").read_bytes() == b"{}"
+
+
+def test_a_clone_growing_past_the_bound_is_stopped_and_removed(tmp_path):
+    bare = bare_repo(tmp_path, {"big.bin": os.urandom(3 * MIB)})  # random: git cannot pack it small
+    seen: list[Path] = []
+    with pytest.raises(GitFetchError, match="wrote more than 1 MiB; stopped") as caught:
+        with cloned(f"file://{bare}", max_bytes=MIB) as tree:
+            seen.append(tree)
+    assert not seen  # nothing was handed over
+    assert "clone it yourself" in caught.value.hint
+    assert int(caught.value.exit_code) == 3
