@@ -10,7 +10,10 @@ points elsewhere, the Spark checkpoint.
 
 Secrets never go on the command line nor into logs: registry credentials reach the driver as
 ``SCHEMACLI_REGISTRY_*`` environment variables, Kafka client secrets (SASL, TLS passwords) as a
-properties file whose path alone is passed. The printed command shows URLs without user info.
+properties file whose path alone is passed, and a ``--conf`` whose key names a secret (Spark's
+redaction pattern) in ``spark-secrets.conf`` (mode 0600, in the state directory), passed with
+``--properties-file`` (and ``--load-spark-defaults``, so spark-defaults.conf still counts). The
+printed command shows URLs without user info.
 """
 
 from __future__ import annotations
@@ -49,6 +52,9 @@ if TYPE_CHECKING:
 
 # Spark's default spark.redaction.regex: the confs whose values Spark masks in its UI and logs
 SPARK_REDACTION = re.compile(r"(?i)secret|password|token|access[.]?key")
+# also kept off the command line: Kafka's JAAS settings and anything naming a credential
+SECRET_CONF = re.compile(SPARK_REDACTION.pattern + r"|jaas|credential")
+SECRET_CONFS = "spark-secrets.conf"
 BUNDLED = ("converters", "spark_avro", "schemacli")
 CONVERTERS = Path(__file__).resolve().parent.parent  # the package: spark-submit runs its job.py
 SECRET_ENV_PREFIXES = ("SCHEMACLI_REGISTRY_",)
@@ -152,7 +158,7 @@ class DeployConfig:
                 raise UsageError(
                     f"--conf {item!r} is not key=value", hint="e.g. --conf spark.executor.memory=2g"
                 )
-            if SPARK_REDACTION.search(key):  # masked wherever we print it, as Spark does
+            if SECRET_CONF.search(key):  # masked wherever we print it, as Spark does
                 redact.remember(value)
         if self.kafka_properties is not None:
             # read by the bounded reader (a missing file, a directory, a device or a FIFO is
@@ -263,12 +269,17 @@ def prepare(cfg: DeployConfig, mapping: Mapping, *, write: bool = True) -> dict[
         "bundle": bundle,
         "job": CONVERTERS / "job.py",
     }
+    secrets = secret_confs(cfg.conf)
+    if secrets:
+        files["secret_confs"] = cfg.state_dir / SECRET_CONFS
     if not write:
         return files
     root = CONVERTERS.parent
     try:
         cfg.state_dir.mkdir(parents=True, exist_ok=True)
         write_text(resolved, text)
+        if secrets:
+            _write_private(files["secret_confs"], properties_text(secrets))
         with zipfile.ZipFile(bundle, "w", zipfile.ZIP_DEFLATED) as zf:
             for package in BUNDLED:
                 for path in sorted((root / package).rglob("*.py")):
@@ -305,8 +316,12 @@ def build_command(cfg: DeployConfig, files: AnyMapping[str, Path]) -> list[str]:
             [str(cfg.kafka_properties)] if cfg.kafka_properties else []
         )
         cmd += ["--files", ",".join(shipped)]
+    secrets = secret_confs(cfg.conf)
     for item in ("spark.ui.showConsoleProgress=false", *cfg.conf):
-        cmd += ["--conf", item]
+        if item not in secrets:
+            cmd += ["--conf", item]
+    if secrets:  # the file's path alone; spark-defaults.conf is still read
+        cmd += ["--properties-file", str(files["secret_confs"]), "--load-spark-defaults"]
     # A driver on this machine (local masters, client deploy mode) opens the files where they
     # are; one in the cluster (deploy mode cluster) finds the --files copies in its directory.
     local = driver_runs_here(cfg)
@@ -337,6 +352,42 @@ def build_command(cfg: DeployConfig, files: AnyMapping[str, Path]) -> list[str]:
         props = str(cfg.kafka_properties) if local else cfg.kafka_properties.name
         cmd += ["--kafka-properties", props]
     return cmd
+
+
+def secret_confs(conf: tuple[str, ...]) -> tuple[str, ...]:
+    """The ``key=value`` items of ``conf`` whose key names a secret (kept off the argv)."""
+    return tuple(item for item in conf if SECRET_CONF.search(item.partition("=")[0]))
+
+
+def properties_text(items: tuple[str, ...]) -> str:
+    """``key=value`` items as a Java properties file (what ``--properties-file`` reads, UTF-8):
+    backslashes, line breaks and a leading space escaped; ``=``/``:`` escaped in keys."""
+
+    def escape(text: str, *, key: bool) -> str:
+        out = text.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
+        out = out.replace("\t", "\\t").replace("\f", "\\f")
+        if key:
+            out = out.replace("=", "\\=").replace(":", "\\:").replace(" ", "\\ ")
+            out = out.replace("#", "\\#").replace("!", "\\!")
+        elif out.startswith(" "):
+            out = "\\" + out
+        return out
+
+    lines = []
+    for item in items:
+        key, _, value = item.partition("=")
+        lines.append(f"{escape(key, key=True)}={escape(value, key=False)}")
+    return "".join(line + "\n" for line in lines)
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write ``path`` readable by its owner alone (0600 from the start), through a rename."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.unlink(missing_ok=True)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+    os.replace(tmp, path)
 
 
 def deploy_mode(cfg: DeployConfig) -> str:

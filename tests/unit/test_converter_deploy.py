@@ -73,6 +73,79 @@ def test_registry_credentials_reach_the_job_through_the_environment(tmp_path: Pa
     assert secret_env_names(env) == ["SCHEMACLI_REGISTRY_PASSWORD", "SCHEMACLI_REGISTRY_USER"]
 
 
+def test_a_secret_conf_goes_in_a_private_properties_file_not_on_the_command_line(tmp_path: Path):
+    c = cfg(
+        tmp_path,
+        conf=(
+            "spark.hadoop.fs.s3a.secret.key=XyZ-1",
+            "spark.executor.memory=1g",
+            'spark.kafka.sasl.jaas.config=org.Login required password="pw2";',
+        ),
+    )
+    files = prepare(c, load(EXAMPLE))
+    cmd = build_command(c, files)
+    text = " ".join(cmd)
+    assert "XyZ-1" not in text and "pw2" not in text and "jaas" not in text
+    assert cmd[cmd.index("--conf", cmd.index("--conf") + 1) + 1] == "spark.executor.memory=1g"
+    path = Path(cmd[cmd.index("--properties-file") + 1])
+    assert path == tmp_path / "state" / "spark-secrets.conf"
+    assert "--load-spark-defaults" in cmd  # spark-defaults.conf still counts
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert path.read_text() == (
+        "spark.hadoop.fs.s3a.secret.key=XyZ-1\n"
+        'spark.kafka.sasl.jaas.config=org.Login required password="pw2";\n'
+    )
+
+
+def test_without_a_secret_conf_there_is_no_properties_file(tmp_path: Path):
+    c = cfg(tmp_path, conf=("spark.executor.memory=1g",))
+    cmd = build_command(c, prepare(c, load(EXAMPLE)))
+    assert (
+        "--properties-file" not in cmd and not (tmp_path / "state" / "spark-secrets.conf").exists()
+    )
+
+
+def test_a_dry_run_names_the_properties_file_and_writes_nothing(tmp_path: Path):
+    c = cfg(tmp_path, conf=("spark.ssl.keyPassword=pw3",))
+    cmd = build_command(c, prepare(c, load(EXAMPLE), write=False))
+    assert "pw3" not in " ".join(cmd) and "--properties-file" in cmd
+    assert not (tmp_path / "state").exists()
+
+
+def test_javas_properties_loader_reads_back_exactly_what_was_given(tmp_path: Path):
+    """The file is read by spark-submit's JVM (java.util.Properties over UTF-8): every awkward
+    character comes back as it was."""
+    from converters.ops.deploy import properties_text
+
+    items = {
+        "spark.a.password": " lead space, back\\slash, tab\t, newline\n, é ü ✓ = : # !",
+        "spark.b:token": "x=y",
+        "spark.c.secret": "",
+    }
+    conf = tmp_path / "p.conf"
+    conf.write_text(properties_text(tuple(f"{k}={v}" for k, v in items.items())), "utf-8")
+    source = tmp_path / "Read.java"
+    source.write_text(
+        "import java.io.*; import java.nio.charset.StandardCharsets; import java.util.*;\n"
+        "public class Read { public static void main(String[] a) throws Exception {\n"
+        "  Properties p = new Properties();\n"
+        "  try (Reader r = new InputStreamReader(new FileInputStream(a[0]),"
+        " StandardCharsets.UTF_8)) { p.load(r); }\n"
+        '  PrintStream out = new PrintStream(System.out, true, "UTF-8");\n'
+        "  for (String k : new TreeSet<>(p.stringPropertyNames()))"
+        ' out.print(k + "\\u0000" + p.getProperty(k) + "\\u0000");\n'
+        "}}\n"
+    )
+    import shutil
+    import subprocess
+
+    java = shutil.which("java")
+    assert java, "java is needed to read the file back (it is installed with Spark's stack)"
+    done = subprocess.run([java, str(source), str(conf)], capture_output=True, check=True)
+    parts = done.stdout.decode("utf-8").split("\0")[:-1]
+    assert dict(zip(parts[::2], parts[1::2], strict=True)) == items
+
+
 def test_cluster_masters_ship_the_mapping_and_kafka_properties_with_files(tmp_path: Path):
     props = tmp_path / "kafka.properties"
     props.write_text("sasl.jaas.config=secret\n")
