@@ -252,8 +252,6 @@ class Browser:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
-        except AttributeError:
-            pass
         for fd in (self._to_browser, self._from_browser):
             try:
                 os.close(fd)
