@@ -26,13 +26,16 @@ import uuid
 from collections.abc import Mapping as AnyMapping
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from converters.kafka import topicend, waits
 from converters.kafka.settings import client_config
 from converters.pipeline.headers import MARKER_HEADER
 from schemacli.contracts.readers import DeclaredReader
 from schemacli.errors import InputError, NetworkError, UsageError
+
+if TYPE_CHECKING:
+    from confluent_kafka import Consumer
 
 WINDOW_SECONDS = 900
 SCAN_LIMIT = 10_000
@@ -266,23 +269,12 @@ def _unread(
     transactions (the converter's v1 topic): each transaction leaves a commit marker, an offset
     no consumer ever reads, so a group that read everything still shows a lag of one or two. Only
     small gaps are read (:data:`MARKER_SLACK`); a larger one is real lag, markers or not."""
-    from confluent_kafka import Consumer, KafkaError, TopicPartition
+    from confluent_kafka import KafkaError, TopicPartition
 
     todo = {(t, p, o) for t, p, o in positions if 0 < ends.get(t, {}).get(p, 0) - o <= MARKER_SLACK}
     if not todo:
         return {}
-    consumer = Consumer(
-        client_config(
-            bootstrap,
-            properties,
-            {
-                "group.id": f"schemacli-dependents-{uuid.uuid4().hex[:8]}",  # never commits
-                "enable.auto.commit": False,
-                "enable.partition.eof": True,
-                "isolation.level": "read_committed",
-            },
-        )
-    )
+    consumer = _committed_reader(bootstrap, properties)
     found: dict[tuple[str, int, int], int] = {}
     try:
         for t, p, o in sorted(todo):  # one position at a time: a few, each a short read
@@ -304,6 +296,26 @@ def _unread(
     return found
 
 
+def _committed_reader(bootstrap: str, properties: AnyMapping[str, str] | None) -> Consumer:
+    """A consumer of committed records that never commits (a throwaway group) and reports the
+    end of a partition: the end of a partition written in transactions is a commit marker, an
+    offset no record has, so a read is done at its end offset or at end of partition."""
+    from confluent_kafka import Consumer
+
+    return Consumer(
+        client_config(
+            bootstrap,
+            properties,
+            {
+                "group.id": f"schemacli-dependents-{uuid.uuid4().hex[:8]}",
+                "enable.auto.commit": False,
+                "enable.partition.eof": True,
+                "isolation.level": "read_committed",
+            },
+        )
+    )
+
+
 def _direct_writes(
     bootstrap: str,
     topic: str,
@@ -312,25 +324,10 @@ def _direct_writes(
     scan_limit: int,
     properties: AnyMapping[str, str] | None,
 ) -> tuple[DirectWrites, ...]:
-    from confluent_kafka import Consumer
-
     todo = {p: s for p, s in starts.items() if 0 <= s < ends.get(p, 0)}
     if not todo:
         return tuple(DirectWrites(p, 0, 0, False) for p in sorted(ends))
-    consumer = Consumer(
-        client_config(
-            bootstrap,
-            properties,
-            {
-                "group.id": f"schemacli-dependents-{uuid.uuid4().hex[:8]}",  # never commits
-                "enable.auto.commit": False,
-                # the end of a partition written in transactions is a commit marker, an offset
-                # no record has: a partition is done at its end offset or at end of partition
-                "enable.partition.eof": True,
-                "isolation.level": "read_committed",
-            },
-        )
-    )
+    consumer = _committed_reader(bootstrap, properties)
     stats = {p: _Scan() for p in todo}
     stop = {p: min(ends[p], s + scan_limit) for p, s in todo.items()}
     spans = {p: (s, stop[p]) for p, s in todo.items()}
