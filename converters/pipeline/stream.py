@@ -29,8 +29,8 @@ from converters.kafka import settings
 from converters.kafka.settings import librdkafka_properties, spark_options
 from converters.mapping.model import Mapping
 from converters.mapping.reader import load
-from converters.mapping.sql import compiled_or_fail
 from converters.mapping.recordplan import Road, record_plan
+from converters.mapping.sql import compiled_or_fail
 from converters.pipeline.fastroad import fast_batches, plan_json
 from converters.pipeline.progress import ProgressFile, follow
 from converters.pipeline.records import RegistryPlan, build_output, build_records, resolve_registry

@@ -47,7 +47,9 @@ def render(report: Report, *, color: bool = False, width: int = 100) -> str:
     first = report.cases[0].columns if report.cases else ()
     columns = [name.replace("_", " ") for name, _ in first]
     table = Table(box=box.SIMPLE, show_edge=False, pad_edge=False)
-    first_column = {"diff": "level", "lint": "file", "readers": "reader"}.get(report.command, "subject")
+    first_column = {"diff": "level", "lint": "file", "readers": "reader"}.get(
+        report.command, "subject"
+    )
     table.add_column(first_column, no_wrap=True)
     for name in columns:
         table.add_column(name)

@@ -18,8 +18,8 @@ def bare_repo(tmp_path: Path, files: dict[str, bytes]) -> Path:
     work.mkdir()
     for name, content in files.items():
         (work / name).write_bytes(content)
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t"}  # fmt: skip
+    who = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t"}
+    env = {**os.environ, **who, "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
     for args in (["init", "-q", "-b", "main"], ["add", "."], ["commit", "-qm", "declarations"]):
         subprocess.run(["git", *args], cwd=work, env=env, check=True)
     subprocess.run(["git", "clone", "-q", "--bare", str(work), str(bare)], check=True)
