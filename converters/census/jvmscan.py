@@ -253,14 +253,15 @@ def _nonsense(what: str) -> NetworkError:
 
 
 def _kind(value: Any) -> Kind:
+    """A span's kind as the JVM wrote it: a 32-bit id, \"null\" or \"unframed\"."""
     if value in (NULL, UNFRAMED) or (type(value) is int and 0 <= value < 2**32):
-        return value  # type: ignore[no-any-return]
+        return value
     raise ValueError(f"kind {value!r}")
 
 
 def _stamp(value: Any) -> int | None:
     if value is None or type(value) is int:
-        return value  # type: ignore[no-any-return]
+        return value
     raise ValueError(f"timestamp {value!r}")
 
 

@@ -26,6 +26,7 @@ from itertools import compress, islice, repeat
 from operator import and_, is_not, itemgetter, lt, ne, or_
 from typing import Any
 
+from converters.census import jvmscan
 from converters.census.model import (
     HEADER,
     NULL,
@@ -385,8 +386,6 @@ def engine_of(engine: str) -> str:
     """The road a census takes: ``jvm`` (Kafka's Java consumer, ``census.jvmscan``) or
     ``python`` (librdkafka); ``auto`` takes the JVM when it can run here. ``jvm`` when it cannot:
     JvmUnavailable (exit 2) naming what is missing."""
-    from converters.census import jvmscan
-
     if engine == "python":
         return "python"
     if engine == "jvm":
@@ -440,8 +439,6 @@ def scan(
                 progress(counted, total)
 
         if road == "jvm":
-            from converters.census import jvmscan
-
             tallies = jvmscan.read_partitions(
                 bootstrap,
                 topic,

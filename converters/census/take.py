@@ -54,9 +54,10 @@ def take_census(
     java_properties: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The census document of ``topic`` (docs/census.md), read by ``engine`` (auto, jvm,
-    python: ``scan.engine_of``; the document's ``engine`` says which road read it). Ids are named by ``client`` when
-    given, else by the snapshot in ``store``. Raises InputError (no such topic, a bad snapshot),
-    NetworkError (Kafka or the registry does not answer), RegistryError."""
+    python: ``scan.engine_of``; the document's ``engine`` says which road read it). Ids are
+    named by ``client`` when given, else by the snapshot in ``store``. Raises InputError (no
+    such topic, a bad snapshot, the JVM road asked for and missing), NetworkError (Kafka or the
+    registry does not answer, the JVM failed), RegistryError."""
     read = scan(
         bootstrap,
         topic,
