@@ -103,3 +103,26 @@ def test_auto_takes_the_jvm_road_when_it_can_run(produced, kafka):  # noqa: F811
     doc = json.loads(done.stdout)
     assert doc["engine"] == "jvm"  # auto: the JVM can run here
     assert_census_is_exact(doc, produced.delivered)
+
+
+def test_jvm_census_past_its_deadline_is_incomplete_never_a_whole_census(produced, kafka):  # noqa: F811
+    from converters.census.model import Mode
+    from converters.census.take import take_census
+
+    # a deadline already behind when the read starts: nothing read, and the census says so
+    docs = {
+        engine: take_census(
+            _bootstrap(kafka),
+            produced.topic,
+            mode=Mode(),
+            client=None,
+            store=None,
+            timeout=0.0,
+            engine=engine,
+        )  # fmt: skip
+        for engine in ("jvm", "python")
+    }
+    for doc in docs.values():
+        assert doc["complete"] is False
+        assert doc["totals"]["messages"] == 0
+    same(docs["jvm"], docs["python"])
