@@ -133,11 +133,13 @@ def _properties_text(bootstrap: str, properties: Mapping[str, str]) -> str:
     """A Java properties file: the defaults, the user's (Java) settings over them, the bootstrap."""
     settings = {**CONSUMER_DEFAULTS, **properties, "bootstrap.servers": bootstrap}
 
-    def escape(text: str) -> str:
+    def escape(text: str) -> str:  # the JVM reads the file as UTF-8 (CensusScan)
         out = []
         for ch in text:
-            if ch in "\\=:#! " or ord(ch) < 0x20 or ord(ch) > 0x7E:
-                out.append(f"\\u{ord(ch):04x}" if ord(ch) > 0x7E or ord(ch) < 0x20 else "\\" + ch)
+            if ch in "\\=:#! ":
+                out.append("\\" + ch)
+            elif ch < " " or ch == "\x7f":
+                out.append(f"\\u{ord(ch):04x}")
             else:
                 out.append(ch)
         return "".join(out)
@@ -171,7 +173,7 @@ def read_partitions(
         plan, props, answer = Path(tmp, "plan"), Path(tmp, "consumer.properties"), Path(tmp, "out")
         plan.write_text(_plan_text(topic, tallies, threads, deadline), encoding="utf-8")
         fd = os.open(props, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # may hold secrets
-        with os.fdopen(fd, "w", encoding="ascii") as f:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(_properties_text(bootstrap, properties or {}))
         command = [run.java, *JVM_OPTIONS, "-cp", ":".join(map(str, run.classpath)), MAIN_CLASS,
                    str(plan), str(props)]  # fmt: skip

@@ -126,3 +126,14 @@ def test_jvm_census_past_its_deadline_is_incomplete_never_a_whole_census(produce
         assert doc["complete"] is False
         assert doc["totals"]["messages"] == 0
     same(docs["jvm"], docs["python"])
+
+
+def test_jvm_census_takes_the_kafka_properties_file_in_javas_names(produced, kafka, tmp_path):  # noqa: F811
+    props = tmp_path / "kafka.properties"
+    # a value with spaces, '=' and a non-ASCII letter reaches the JVM intact; the librdkafka-only
+    # line stays out of it (it is librdkafka's alone)
+    props.write_text(
+        "client.id=census é = test\nlibrdkafka.client.id=rd-census\n", encoding="utf-8"
+    )
+    jvm = census(produced.topic, kafka, "jvm", "--kafka-properties", str(props))
+    assert_census_is_exact(jvm, produced.delivered)

@@ -2,7 +2,6 @@ package dev.schemacli.census;
 
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -162,7 +161,7 @@ public final class CensusScan {
 
   static Properties consumerProperties(Path file) throws IOException {
     Properties props = new Properties();
-    try (InputStream in = Files.newInputStream(file)) {
+    try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
       props.load(in);
     }
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
