@@ -10,13 +10,19 @@ times (median reported):
         into Python costs before the census looks at a byte;
 (1)     the census, ``jobs=1``: one consumer in this process (``converters.census.scan``);
 (2)     the census, ``jobs=2``, ``jobs=4``: worker processes, each with its own consumer and a
-        share of the partitions.
+        share of the partitions;
+(jvm)   the census's JVM road (``--engine jvm``, issue #29): Kafka's own Java consumer in a
+        child JVM, ``jobs`` threads with a consumer each (``jvm jobs=N``).
 
 Each census run's clock covers the whole ``take_census`` (metadata, watermarks, retention,
-spawning the workers, the read, the document). The machine's load is printed with the result.
+spawning the workers or starting the JVM, the read, the document). The *steady* rate leaves the
+start out: the records counted between the first and the last progress report over the time
+between them (reports come every 250 ms from the JVM, every batch from Python). The machine's
+load is printed with the result.
 
     .venv/bin/python bench/bench_census.py [--messages 3000000] [--partitions 4] [--rounds 3]
                                            [--bootstrap HOST:PORT] [--jobs 1,2,4]
+                                           [--engines python,jvm] [--topic EXISTING]
 
 Without --bootstrap a broker is started from tests/stack (Maven jars). Results are printed and
 appended as one JSON line to bench/results/census.jsonl.
@@ -115,17 +121,28 @@ def floor(bootstrap: str, topic: str, partitions: int) -> float:
     return took
 
 
-def census(bootstrap: str, topic: str, jobs: int, n: int) -> float:
+def census(bootstrap: str, topic: str, jobs: int, n: int, engine: str) -> tuple[float, float]:
+    """Seconds for the whole census, and its steady rate (records/s between the first and the
+    last progress report)."""
     from converters.census.model import Mode
     from converters.census.take import take_census
 
+    reports: list[tuple[float, int]] = []
+
+    def progress(done: int, total: int) -> None:
+        reports.append((time.perf_counter(), done))
+
     started = time.perf_counter()
-    doc = take_census(bootstrap, topic, mode=Mode(), client=None, store=None, jobs=jobs)
+    doc = take_census(bootstrap, topic, mode=Mode(), client=None, store=None, jobs=jobs,
+                      engine=engine, progress=progress)  # fmt: skip
     took = time.perf_counter() - started
+    assert doc["engine"] == engine, doc["engine"]
     assert doc["totals"]["messages"] == n, doc["totals"]
     versions = doc["values"]["versions"]
     assert sum(v["count"] for v in versions) == n and len(versions) == 3
-    return took
+    (t0, d0), (t1, d1) = reports[0], reports[-1]
+    steady = (d1 - d0) / (t1 - t0) if t1 > t0 else float("nan")
+    return took, steady
 
 
 def main() -> None:
@@ -135,6 +152,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--bootstrap")
     ap.add_argument("--jobs", default="1,2,4")
+    ap.add_argument("--engines", default="python,jvm")
+    ap.add_argument("--topic", help="read this topic (of --messages records) instead of writing")
     args = ap.parse_args()
     from schemacli.gcpolicy import collect_rarely
 
@@ -147,21 +166,30 @@ def main() -> None:
         broker = start_kafka(Path(tempfile.mkdtemp(prefix="bench-census-")) / "kafka")
     bootstrap = args.bootstrap or broker.bootstrap
     try:
-        topic = f"bench-census-{n}-{parts}-{int(time.time())}"
-        produced = produce(bootstrap, topic, n, parts)
-        print(f"produced {n} records in {produced:.1f} s ({n / produced:,.0f}/s)", flush=True)
+        topic = args.topic or f"bench-census-{n}-{parts}-{int(time.time())}"
+        if not args.topic:
+            produced = produce(bootstrap, topic, n, parts)
+            print(f"produced {n} records in {produced:.1f} s ({n / produced:,.0f}/s)", flush=True)
         rows: dict[str, list[float]] = {"floor": []}
+        steady: dict[str, list[float]] = {}
         cpus: dict[str, list[float]] = {}
         jobs = [int(j) for j in args.jobs.split(",")]
+        engines = [e.strip() for e in args.engines.split(",") if e.strip()]
         loads = [load()]
         for _ in range(args.rounds):
             before = cpu()
             rows["floor"].append(floor(bootstrap, topic, parts))
             cpus.setdefault("floor", []).append(cpu() - before)
-            for j in jobs:
-                before = cpu()
-                rows.setdefault(f"jobs={j}", []).append(census(bootstrap, topic, j, n))
-                cpus.setdefault(f"jobs={j}", []).append(cpu() - before)
+            for engine in engines:
+                for j in jobs:
+                    name = f"jobs={j}" if engine == "python" else f"{engine} jobs={j}"
+                    before = cpu()
+                    took, rate = census(bootstrap, topic, j, n, engine)
+                    rows.setdefault(name, []).append(took)
+                    steady.setdefault(name, []).append(rate)
+                    cpus.setdefault(name, []).append(cpu() - before)
+                    print(f"{name}: {took:.2f} s ({n / took:,.0f}/s), steady {rate:,.0f}/s, "
+                          f"load {load()}", flush=True)  # fmt: skip
             loads.append(load())
         result = {
             "when": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
@@ -176,6 +204,8 @@ def main() -> None:
             "partitions": parts,
             "rate": {k: round(n / statistics.median(v)) for k, v in rows.items()},
             "seconds": {k: [round(s, 2) for s in v] for k, v in rows.items()},
+            # records/s once reading: the start (a JVM, worker processes, metadata) left out
+            "steady_rate": {k: round(statistics.median(v)) for k, v in steady.items()},
             # CPU per record (all processes): what the machine's 2 CPUs allow at best
             "cpu_us_per_record": {
                 k: round(statistics.median(v) / n * 1e6, 3) for k, v in cpus.items()

@@ -26,6 +26,7 @@ from itertools import compress, islice, repeat
 from operator import and_, is_not, itemgetter, lt, ne, or_
 from typing import Any
 
+from converters.census import jvmscan
 from converters.census.model import (
     HEADER,
     NULL,
@@ -375,6 +376,22 @@ class Scan:
     retention: Retention
     scanned_at_ms: int
     duration_s: float
+    engine: str = "python"
+
+
+ENGINES = ("auto", "jvm", "python")
+
+
+def engine_of(engine: str) -> str:
+    """The road a census takes: ``jvm`` (Kafka's Java consumer, ``census.jvmscan``) or
+    ``python`` (librdkafka); ``auto`` takes the JVM when it can run here. ``jvm`` when it cannot:
+    JvmUnavailable (exit 2) naming what is missing."""
+    if engine == "python":
+        return "python"
+    if engine == "jvm":
+        jvmscan.runtime()
+        return "jvm"
+    return "jvm" if jvmscan.available() else "python"
 
 
 def scan(
@@ -387,12 +404,20 @@ def scan(
     timeout: float = 600.0,
     connect_timeout: float = 10.0,
     progress: Callable[[int, int], None] | None = None,
+    engine: str = "python",
+    java_properties: Mapping[str, str] | None = None,
 ) -> Scan:
     """Read ``topic``'s records (``mode``: all, a sample, a time range), in ``jobs`` processes
-    (default: the CPUs; 1: in this process). ``progress(done, total)`` is called as records are
-    read. Raises InputError (no such topic), NetworkError (Kafka does not answer)."""
+    (default: the CPUs; 1: in this process), or with ``engine`` ``jvm`` in ``jobs`` threads of
+    one JVM (``java_properties``: the --kafka-properties file in the Java client's names).
+    ``progress(done, total)`` is called as records are read. Raises InputError (no such topic;
+    JvmUnavailable), NetworkError (Kafka does not answer)."""
     from confluent_kafka import Consumer, KafkaException
 
+    # auto with librdkafka settings but none in Java's names (a caller that holds only those):
+    # the Python road, which has them
+    road = engine_of("python" if engine == "auto" and properties and java_properties is None
+                     else engine)  # fmt: skip
     started = time.time()
     scanned_at_ms = int(started * 1000)
     try:
@@ -413,7 +438,17 @@ def scan(
             if progress is not None:
                 progress(counted, total)
 
-        if workers <= 1 or total < PARALLEL_MIN:
+        if road == "jvm":
+            tallies = jvmscan.read_partitions(
+                bootstrap,
+                topic,
+                tallies,
+                properties=java_properties,
+                threads=max(workers, 1),
+                deadline=deadline,
+                step=step,
+            )
+        elif workers <= 1 or total < PARALLEL_MIN:
             try:
                 tallies = read_partitions(consumer, topic, tallies, deadline, step)
             except KafkaException as exc:
@@ -422,7 +457,7 @@ def scan(
             tallies = _in_processes(bootstrap, properties, topic, tallies, workers, deadline, step)
     finally:
         consumer.close()
-    return Scan(tallies, settings, scanned_at_ms, time.time() - started)
+    return Scan(tallies, settings, scanned_at_ms, time.time() - started, road)
 
 
 def share(tallies: list[PartitionTally], workers: int) -> list[list[PartitionTally]]:

@@ -50,10 +50,14 @@ def take_census(
     timeout: float = 600.0,
     connect_timeout: float = 10.0,
     progress: Callable[[int, int], None] | None = None,
+    engine: str = "auto",
+    java_properties: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """The census document of ``topic`` (docs/census.md). Ids are named by ``client`` when
-    given, else by the snapshot in ``store``. Raises InputError (no such topic, a bad snapshot),
-    NetworkError (Kafka or the registry does not answer), RegistryError."""
+    """The census document of ``topic`` (docs/census.md), read by ``engine`` (auto, jvm,
+    python: ``scan.engine_of``; the document's ``engine`` says which road read it). Ids are
+    named by ``client`` when given, else by the snapshot in ``store``. Raises InputError (no
+    such topic, a bad snapshot, the JVM road asked for and missing), NetworkError (Kafka or the
+    registry does not answer, the JVM failed), RegistryError."""
     read = scan(
         bootstrap,
         topic,
@@ -63,6 +67,8 @@ def take_census(
         timeout=timeout,
         connect_timeout=connect_timeout,
         progress=progress,
+        engine=engine,
+        java_properties=java_properties,
     )
     ids = {
         kind
@@ -83,7 +89,7 @@ def take_census(
             if has_store
             else {"source": None, "where": None}
         )
-    return document(
+    doc = document(
         topic=topic,
         bootstrap=bootstrap,
         scanned_at_ms=read.scanned_at_ms,
@@ -94,3 +100,5 @@ def take_census(
         names=known,
         resolved_by=resolved_by,
     )
+    doc["engine"] = read.engine
+    return doc

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
+import click
 import typer
 
 from schemacli.commands.migrate.common import (
@@ -93,6 +94,16 @@ ConnectTimeout = Annotated[
         help="How long to wait for the broker to answer before giving up (exit 3).",
     ),
 ]
+Engine = Annotated[
+    str,
+    typer.Option(
+        "--engine",
+        click_type=click.Choice(["auto", "jvm", "python"]),
+        help="Who reads the records: jvm (Kafka's own Java consumer in threads; needs java 17+ "
+        "and the Kafka client jars, docs/census.md#engines), python (librdkafka in processes), "
+        "auto (the JVM when it can run here, else Python).",
+    ),
+]
 Store = Annotated[
     Path | None,
     typer.Option("--store", help="The store directory (default: from config, else ./schemas)."),
@@ -140,16 +151,22 @@ def run_census(
     jobs: int | None = None,
     timeout: float = 600.0,
     connect_timeout: float = 10.0,
+    engine: str = "auto",
 ) -> dict[str, Any]:
     """The census document, with a progress bar on a terminal: the one road ``topics census``
     and ``subjects delete`` take."""
     from converters.census.take import take_census
+    from converters.kafka.settings import load, spark_options
     from schemacli.config import load_settings
 
     online = flags.url is not None
     settings = load_settings(flags={"store": store}, registry=flags if online else None)
     require_extras("topics census", "kafka")
     properties = kafka_client_settings(kafka_properties)
+    # the same file in the Java client's names, for the JVM road
+    java_properties = {
+        k.removeprefix("kafka."): v for k, v in spark_options(load(kafka_properties)).items()
+    }
     with connect(flags, settings=settings) if online else _offline() as conn:
         with Progress(f"census of {topic}") as progress:
             return take_census(
@@ -163,6 +180,8 @@ def run_census(
                 timeout=timeout,
                 connect_timeout=connect_timeout,
                 progress=progress,
+                engine=engine,
+                java_properties=java_properties,
             )
 
 
@@ -186,6 +205,7 @@ def census_command(
     read_timeout: ReadTimeout = 600.0,
     connect_timeout: ConnectTimeout = 10.0,
     kafka_properties: KafkaProperties = None,
+    engine: Engine = "auto",
     store: Store = None,
     output: Output = OutputFormat.text,
     flags: RegistryFlags = NO_FLAGS,
@@ -212,6 +232,7 @@ def census_command(
         jobs=jobs,
         timeout=read_timeout,
         connect_timeout=connect_timeout,
+        engine=engine,
     )
     if is_json(output):
         emit_json(doc)

@@ -75,6 +75,9 @@ def text(doc: dict[str, Any]) -> str:
         + ("" if doc["complete"] else " (INCOMPLETE: --read-timeout passed first)"),
         f"  {retention_text(doc)}",
     ]
+    if doc.get("engine"):
+        road = "Kafka's Java consumer" if doc["engine"] == "jvm" else "librdkafka"
+        lines.append(f"  read by the {doc['engine']} engine ({road}) in {doc['duration_s']:g} s")
     source = doc["resolved_by"]["source"]
     lines.append(
         f"  ids named by the {source} ({doc['resolved_by']['where']})"

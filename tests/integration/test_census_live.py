@@ -212,7 +212,8 @@ def test_census_counts_every_version_of_keys_and_values_exactly(produced, kafka,
 def test_census_in_worker_processes_equals_the_one_process_census(produced, kafka, registry):
     from converters.census import scan
 
-    one = census(produced, kafka, "--jobs", "1")
+    # the Python road (auto takes the JVM where it can run)
+    one = census(produced, kafka, "--jobs", "1", "--engine", "python")
     # force the worker processes on a small topic
     original = scan.PARALLEL_MIN
     scan.PARALLEL_MIN = 0
@@ -221,7 +222,7 @@ def test_census_in_worker_processes_equals_the_one_process_census(produced, kafk
         from converters.census.take import take_census
 
         many = take_census(_bootstrap(kafka), produced.topic, mode=Mode(), client=None,
-                           store=None, jobs=3)  # fmt: skip
+                           store=None, jobs=3, engine="python")  # fmt: skip
     finally:
         scan.PARALLEL_MIN = original
     for doc in (one, many):

@@ -253,3 +253,12 @@ def check_round_trip(
     finally:
         consumer.close()
     admin.delete_topics([topic], operation_timeout=10)
+
+
+def census_jars() -> list[Path]:
+    """The census's JVM scan's run-time jars (kafka-clients, its codecs, slf4j-nop), resolved
+    from converters/census/jvm/pom.xml into .cache/jars/census (where the census looks in a
+    checkout)."""
+    from converters.census.jvmscan import POM
+
+    return maven_copy("census kafka-clients", POM, JARS / "census")

@@ -53,4 +53,8 @@ def test_the_wheel_ships_the_jar(tmp_path):
     assert out.returncode == 0, out.stderr[-2000:]
     (wheel,) = tmp_path.glob("schemacli-*.whl")
     with zipfile.ZipFile(wheel) as z:
-        assert "converters/pipeline/jvm/schemacli-converters.jar" in z.namelist()
+        names = z.namelist()
+    assert "converters/pipeline/jvm/schemacli-converters.jar" in names
+    # the census's JVM scan and the pom naming its Kafka client jars (docs/census.md#engines)
+    assert "converters/census/jvm/schemacli-census.jar" in names
+    assert "converters/census/jvm/pom.xml" in names

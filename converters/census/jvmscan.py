@@ -1,0 +1,294 @@
+"""The census's JVM road: the header-only read by Kafka's own Java consumer (``CensusScan`` in
+``census/jvm``), run as a child process, one thread and one consumer per share of the partitions.
+
+Python keeps what needs the broker's metadata (the layout, ``offsets_for_times``, the retention:
+``scan.layout`` / ``scan.retention``) and hands the JVM a plan: the topic, each partition's start
+and end offsets, the threads, the deadline. The JVM answers with one JSON document (written to a
+file: a long answer never blocks on a pipe) of spans per partition, turned here into the same
+:class:`PartitionTally` objects the Python road makes, so the document and every output format are
+the same whichever road read the data. Progress comes on the JVM's stderr as ``progress N``
+lines; a failure as one ``error WORDS`` line and exit status 2 (the Kafka settings refused) or 3
+(Kafka failed).
+
+Where the parts come from: our jar (``census/jvm/schemacli-census.jar``, built by
+``scripts/build-jvm`` and committed, its source digest checked by a unit test), ``java`` on PATH
+(or ``$JAVA_HOME/bin/java``), and the Kafka client jars (kafka-clients and its codecs,
+``census/jvm/pom.xml``) in the first of :func:`jar_dirs` that holds a kafka-clients jar.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from converters import jvmbuild
+from converters.census.model import NULL, UNFRAMED, Kind, PartitionTally, Span
+from converters.kafka import waits
+from schemacli.errors import InputError, NetworkError, SchemacliError
+
+HOME = Path(__file__).resolve().parent / "jvm"
+SOURCES = HOME / "src"
+JAR = HOME / "schemacli-census.jar"
+POM = HOME / "pom.xml"
+MAIN_CLASS = "dev.schemacli.census.CensusScan"
+JARS_ENV = "SCHEMACLI_KAFKA_JARS"
+_CHECKOUT = Path(__file__).resolve().parents[2]
+ANSWER_LIMIT = 256 * 1024 * 1024  # the JVM's JSON: a few hundred bytes per partition and kind
+# the Java consumer's settings for a header-only read (the user's properties win): large fetches
+# and polls, as on the Python road (bench/README.md, issue #29)
+CONSUMER_DEFAULTS = {
+    "enable.auto.commit": "false",
+    "isolation.level": "read_uncommitted",
+    "auto.offset.reset": "earliest",
+    "fetch.max.bytes": str(64 * 1024 * 1024),
+    "max.partition.fetch.bytes": str(16 * 1024 * 1024),
+    "max.poll.records": "100000",
+    "receive.buffer.bytes": str(4 * 1024 * 1024),
+    "client.id": "schemacli-census",
+}
+JVM_OPTIONS = ("-Xms256m", "-Xmx1g", "-XX:+UseParallelGC", "-Xshare:auto")
+
+
+class JvmUnavailable(InputError):
+    """``--engine jvm`` and the JVM road cannot run here (no java, no Kafka client jars, no jar)."""
+
+
+def jar_dirs() -> list[Path]:
+    """Where the Kafka client jars are looked for, in order: ``$SCHEMACLI_KAFKA_JARS``, the
+    user's cache (``$XDG_CACHE_HOME`` or ``~/.cache``, ``schemacli/kafka-clients``), and a
+    checkout's ``.cache/jars/census`` (filled by scripts/ci-setup)."""
+    dirs = []
+    if os.environ.get(JARS_ENV):
+        dirs.append(Path(os.environ[JARS_ENV]))
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    dirs.append(Path(cache) / "schemacli" / "kafka-clients")
+    dirs.append(_CHECKOUT / ".cache" / "jars" / "census")
+    return dirs
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """What runs the JVM road: the java launcher and the classpath (our jar first)."""
+
+    java: str
+    classpath: tuple[Path, ...]
+
+
+def find_java() -> str | None:
+    home = os.environ.get("JAVA_HOME")
+    if home and (Path(home) / "bin" / "java").is_file():
+        return str(Path(home) / "bin" / "java")
+    return shutil.which("java")
+
+
+def runtime() -> Runtime:
+    """The JVM road's parts; JvmUnavailable (exit 2) naming the missing one and how to get it."""
+    java = find_java()
+    if java is None:
+        raise JvmUnavailable(
+            "the census's JVM engine needs `java` (17 or later), and none is on PATH "
+            "nor in $JAVA_HOME",
+            hint="Install a JRE 17+ (e.g. apt-get install openjdk-17-jre-headless), or take "
+            "--engine python.",
+        )
+    if jvmbuild.jar_digest(JAR) is None:
+        raise JvmUnavailable(
+            f"the census's JVM scan {str(JAR)!r} is missing from this installation",
+            hint="Reinstall schemacli, or take --engine python.",
+        )
+    for where in jar_dirs():
+        jars = sorted(where.glob("*.jar")) if where.is_dir() else []
+        if any(j.name.startswith("kafka-clients-") for j in jars):
+            return Runtime(java, (JAR, *jars))
+    looked = ", ".join(str(d) for d in jar_dirs())
+    raise JvmUnavailable(
+        f"the census's JVM engine needs the Kafka client jars (kafka-clients and its codecs); "
+        f"none in {looked}",
+        hint=f"Resolve them once: mvn -f {POM} dependency:copy-dependencies "
+        f"-DincludeScope=runtime -DoutputDirectory=~/.cache/schemacli/kafka-clients "
+        f"(or set ${JARS_ENV} to a directory holding them), or take --engine python.",
+    )
+
+
+def available() -> bool:
+    """Whether the JVM road can run here (``--engine auto`` takes it then)."""
+    try:
+        runtime()
+    except JvmUnavailable:
+        return False
+    return True
+
+
+def _properties_text(bootstrap: str, properties: Mapping[str, str]) -> str:
+    """A Java properties file: the defaults, the user's (Java) settings over them, the bootstrap."""
+    settings = {**CONSUMER_DEFAULTS, **properties, "bootstrap.servers": bootstrap}
+
+    def escape(text: str) -> str:  # the JVM reads the file as UTF-8 (CensusScan)
+        out = []
+        for ch in text:
+            if ch in "\\=:#! ":
+                out.append("\\" + ch)
+            elif ch < " " or ch == "\x7f":
+                out.append(f"\\u{ord(ch):04x}")
+            else:
+                out.append(ch)
+        return "".join(out)
+
+    return "".join(f"{escape(k)}={escape(v)}\n" for k, v in settings.items())
+
+
+def _plan_text(topic: str, tallies: list[PartitionTally], threads: int, deadline: float) -> str:
+    lines = [f"topic\t{topic}", f"deadline_ms\t{int(deadline * 1000)}", f"threads\t{threads}"]
+    lines += [f"partition\t{t.partition}\t{t.start}\t{t.end}" for t in tallies]
+    return "\n".join(lines) + "\n"
+
+
+def read_partitions(
+    bootstrap: str,
+    topic: str,
+    tallies: list[PartitionTally],
+    *,
+    properties: Mapping[str, str] | None,
+    threads: int,
+    deadline: float,
+    step: Callable[[int], None],
+    run: Runtime | None = None,
+) -> list[PartitionTally]:
+    """Read every partition of ``tallies`` over its range in the JVM (``threads`` consumers),
+    ``step(n)`` as records are read; the tallies filled in. A partition not read to its end by
+    ``deadline`` (time.time()) is marked incomplete. Raises JvmUnavailable, InputError (the
+    Kafka settings refused), NetworkError (Kafka failed, the JVM died or answered nonsense)."""
+    run = run or runtime()
+    with tempfile.TemporaryDirectory(prefix="schemacli-census-") as tmp:
+        plan, props, answer = Path(tmp, "plan"), Path(tmp, "consumer.properties"), Path(tmp, "out")
+        plan.write_text(_plan_text(topic, tallies, threads, deadline), encoding="utf-8")
+        fd = os.open(props, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # may hold secrets
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(_properties_text(bootstrap, properties or {}))
+        command = [run.java, *JVM_OPTIONS, "-cp", ":".join(map(str, run.classpath)), MAIN_CLASS,
+                   str(plan), str(props)]  # fmt: skip
+        with open(answer, "wb") as out:
+            status, words = _run(command, out, deadline, step)
+        if status != 0:
+            raise _failure(bootstrap, status, words)
+        if answer.stat().st_size > ANSWER_LIMIT:
+            raise _nonsense("an answer larger than 256 MiB")
+        text = answer.read_bytes()
+    return _tallies(tallies, text)
+
+
+def _run(
+    command: list[str], out: IO[bytes], deadline: float, step: Callable[[int], None]
+) -> tuple[int, list[str]]:
+    """Run the JVM, handing its progress lines to ``step`` (in this thread); its exit status and
+    its other stderr lines (at most 50). Killed when it outlives the deadline by a minute (it
+    stops itself at the deadline) or on Ctrl-C."""
+    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.PIPE)
+    lines: queue.Queue[bytes | None] = queue.Queue()
+
+    def pump(stream: IO[bytes]) -> None:
+        for line in iter(lambda: stream.readline(4096), b""):
+            lines.put(line)
+        lines.put(None)
+
+    assert proc.stderr is not None
+    reader = threading.Thread(target=pump, args=(proc.stderr,), daemon=True)
+    reader.start()
+    words: list[str] = []
+    try:
+        while True:
+            try:
+                line = lines.get(timeout=waits.SLICE)
+            except queue.Empty:
+                if time.time() > deadline + 60:
+                    proc.kill()
+                continue
+            if line is None:
+                break
+            if line.startswith(b"progress ") and line[9:].strip().isdigit():
+                step(int(line[9:]))
+            elif len(words) < 50:
+                words.append(line.decode("utf-8", "replace").rstrip())
+        return proc.wait(), words
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stderr.close()
+
+
+def _failure(bootstrap: str, status: int, words: list[str]) -> SchemacliError:
+    said = [w.removeprefix("error ") for w in words if w.startswith("error ")]
+    what = said[-1] if said else (words[-1] if words else f"exit status {status}")
+    if status == 2:
+        return InputError(
+            f"the census's JVM scan refused its Kafka settings: {what}",
+            hint="Check the --kafka-properties file (Java client names).",
+        )
+    if status == 3:
+        return NetworkError(
+            f"cannot read from Kafka at {bootstrap} (JVM engine): {what}",
+            hint="Check --bootstrap and that the broker is up (and the --kafka-properties "
+            "file, if any).",
+        )
+    return NetworkError(
+        f"the census's JVM scan stopped with exit status {status}: {what}",
+        hint="Run again with --engine python to read without the JVM.",
+    )
+
+
+def _nonsense(what: str) -> NetworkError:
+    return NetworkError(
+        f"the census's JVM scan gave {what}; no census was taken",
+        hint="Run again with --engine python to read without the JVM.",
+    )
+
+
+def _kind(value: Any) -> Kind:
+    """A span's kind as the JVM wrote it: a 32-bit id, \"null\" or \"unframed\"."""
+    if value in (NULL, UNFRAMED) or (type(value) is int and 0 <= value < 2**32):
+        return value
+    raise ValueError(f"kind {value!r}")
+
+
+def _stamp(value: Any) -> int | None:
+    if value is None or type(value) is int:
+        return value
+    raise ValueError(f"timestamp {value!r}")
+
+
+def _tallies(tallies: list[PartitionTally], text: bytes) -> list[PartitionTally]:
+    """The JVM's answer into ``tallies``: every partition asked for, each once, well formed."""
+    by_partition = {t.partition: t for t in tallies}
+    seen: set[int] = set()
+    try:
+        doc = json.loads(text)
+        for part in doc["partitions"]:
+            tally = by_partition[part["partition"]]
+            if tally.partition in seen:
+                raise ValueError(f"partition {tally.partition} twice")
+            seen.add(tally.partition)
+            tally.scanned = int(part["scanned"])
+            tally.complete = part["complete"] is True
+            for side in ("keys", "values"):
+                spans: dict[Kind, Span] = {}
+                for kind, count, fo, fts, lo, lts in part[side]:
+                    if type(count) is not int or type(fo) is not int or type(lo) is not int:
+                        raise ValueError("a span's count or offsets")
+                    spans[_kind(kind)] = Span(count, fo, lo, _stamp(fts), _stamp(lts))
+                setattr(tally, side, spans)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise _nonsense(f"an unreadable answer ({str(exc)[:200]})") from exc
+    if seen != set(by_partition):
+        raise _nonsense(f"no answer for partitions {sorted(set(by_partition) - seen)}")
+    return [by_partition[p] for p in sorted(by_partition)]

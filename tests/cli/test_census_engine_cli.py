@@ -1,0 +1,78 @@
+"""`topics census --engine`: a bad value is a usage error, the JVM road that cannot run here is an
+input error naming what is missing (exit 2), and a broker that does not answer is exit 3 on the
+JVM road too, with no secret printed."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from converters.census import jvmscan
+from schemacli.app import app
+
+NOWHERE = "127.0.0.1:1"  # nothing listens on port 1
+
+
+def census(*args: str):
+    return CliRunner().invoke(app, ["topics", "census", "orders", "-b", NOWHERE, *args])
+
+
+@pytest.mark.parametrize("value", ["", "java", "JVM", "spark", "auto,jvm"])
+def test_an_engine_we_do_not_have_is_a_usage_error(value):
+    r = census("--engine", value)
+    assert r.exit_code == 2, r.output
+    assert "--engine" in r.output and "Traceback" not in r.output
+
+
+def test_engine_needs_a_value():
+    r = census("--engine")
+    assert r.exit_code == 2 and "--engine" in r.output
+
+
+def test_the_jvm_engine_without_java_is_an_input_error_saying_so(monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    r = census("--engine", "jvm")
+    assert r.exit_code == 2, r.output
+    assert "needs `java`" in r.output and "--engine python" in r.output
+    assert "Traceback" not in r.output
+
+
+def test_the_jvm_engine_without_the_kafka_client_jars_names_where_it_looked(monkeypatch, tmp_path):
+    monkeypatch.setattr(jvmscan, "jar_dirs", lambda: [tmp_path / "none", tmp_path])
+    r = census("--engine", "jvm")
+    assert r.exit_code == 2, r.output
+    assert "Kafka client jars" in r.output and str(tmp_path) in r.output
+    assert "mvn -f" in r.output and "Traceback" not in r.output
+
+
+def test_the_jvm_engine_without_its_jar_is_an_input_error(monkeypatch, tmp_path):
+    monkeypatch.setattr(jvmscan, "JAR", tmp_path / "gone.jar")
+    r = census("--engine", "jvm")
+    assert r.exit_code == 2, r.output
+    assert "gone.jar" in r.output and "Traceback" not in r.output
+
+
+def test_auto_without_java_reads_with_python(monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    from converters.census.scan import engine_of
+
+    assert engine_of("auto") == "python"
+    assert engine_of("python") == "python"
+
+
+@pytest.mark.skipif(not jvmscan.available(), reason="the JVM road cannot run here")
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
+def test_a_broker_that_does_not_answer_is_exit_3_on_the_jvm_road(tmp_path, fmt):
+    props = tmp_path / "kafka.properties"
+    props.write_text(
+        "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
+        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
+        'username="census" password="pa55-w0rd";\n'
+    )
+    r = census("--engine", "jvm", "--connect-timeout", "1", "--kafka-properties", str(props),
+               "-o", fmt)  # fmt: skip
+    assert r.exit_code == 3, r.output
+    assert "cannot read from Kafka at 127.0.0.1:1" in r.stderr
+    assert "pa55-w0rd" not in r.output and "Traceback" not in r.output
