@@ -2,7 +2,8 @@
 
     python -m tests.stack.install [--registry-impl apicurio,axonops]
 
-Spark connector jars and the Kafka broker via mvn, Apicurio via mvn, AxonOps via go build.
+Spark connector jars, the Kafka broker and the JVM JSONata engine (JSONata4Java, for the
+migration-rule proof) via mvn, Apicurio via mvn, AxonOps via go build.
 Already cached components cost nothing (stamp files). Exit 0 when all were obtained, 1 if any
 failed (each failure printed with its log tail).
 """
@@ -16,6 +17,7 @@ from collections.abc import Callable
 
 from . import registry
 from .common import ComponentUnavailable
+from .jsonata import jsonata_jars
 from .kafka import kafka_jars
 from .probe import REGISTRY_IMPLS
 from .spark import spark_jars
@@ -37,6 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     steps: list[tuple[str, Callable[[], object]]] = [
         ("spark connector jars", spark_jars),
         ("kafka broker jars", kafka_jars),
+        ("jsonata4java jars", jsonata_jars),
         *((f"registry {impl}", lambda impl=impl: registry.obtain(impl)) for impl in impls),
     ]
     failed = 0
