@@ -38,7 +38,7 @@ INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 DOUBLE_MAX = 1.7976931348623157e308
 # what Spark's try_cast(string AS INT/BIGINT) reads: control characters and spaces around, sign,
 # digits; and AS FLOAT/DOUBLE: a decimal number with an optional exponent and Java's d/f suffix
-# (converters.mapping.sql refuses NaN and Infinity, which JSONata cannot produce)
+# (NaN, Infinity and overflow are no finite number: they fail in the converter too)
 _TRIM = r"[\x00-\x20]"
 INTEGER_TEXT = rf"/^{_TRIM}*[+-]?[0-9]+{_TRIM}*$/"
 DECIMAL_TEXT = rf"/^{_TRIM}*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?[fFdD]?{_TRIM}*$/"
@@ -229,6 +229,8 @@ def _decimal(kind: str) -> str:
     when it is no number or its magnitude is beyond ``kind``'s range (decided on the digits,
     before ``$number`` could overflow)."""
     most = 308 if kind == "double" else 38
+    # the largest magnitude that rounds to zero: 2^-1075 for a double, 2^-150 for a float
+    tiny = "0" if kind == "double" else repr(2.0**-150)
     return (
         f"$contains($v, {DECIMAL_TEXT}) ? ("
         f"$t := $replace($v, {_STRIP}, ''); "
@@ -246,7 +248,8 @@ def _decimal(kind: str) -> str:
         f": ($mag > {most}"
         + (f" or ($mag = {most} and $d >= {_str(_DOUBLE_OVERFLOW)})" if kind == "double" else "")
         + ")); "
-        "$over ? null : ($huge ? 0 : $number($t))"
+        # -0 is 0, and so is a negative number too small for the type (Spark: x + 0)
+        f"$over ? null : ($huge or $d = '' ? 0 : ($r := $number($t); $abs($r) <= {tiny} ? 0 : $r))"
         ") : null"
     )
 
