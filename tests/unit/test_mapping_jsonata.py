@@ -70,6 +70,27 @@ def test_parse_number_to_float_with_default_policy_defaults_what_is_no_finite_fl
     assert down(m, {"n": "1.5d"}) == {"n": 1.5}
 
 
+@pytest.mark.parametrize("kind", ["float", "double"])
+@pytest.mark.parametrize("text", ["-0", "-0.0", " -0d ", "-1e-400", "-0e5"])
+def test_parse_number_reads_negative_zero_as_positive_zero(kind, text):
+    import math
+
+    m = mapping(record("R", ("n", "string")), record("R", ("n", kind)),
+                "  n: {from: n, convert: parse_number, on_error: fail}\n")  # fmt: skip
+    got = down(m, {"n": text})["n"]
+    assert got == 0 and math.copysign(1.0, got) == 1.0
+
+
+def test_parse_number_to_float_reads_a_negative_underflow_as_positive_zero():
+    import math
+
+    m = mapping(record("R", ("n", "string")), record("R", ("n", "float")),
+                "  n: {from: n, convert: parse_number, on_error: fail}\n")  # fmt: skip
+    got = down(m, {"n": "-1e-50"})["n"]
+    assert got == 0 and math.copysign(1.0, got) == 1.0
+    assert down(m, {"n": "-1e-44"})["n"] == -1e-44  # a float subnormal stays
+
+
 def test_nullable_v2_into_non_null_v1_fails_the_record_or_takes_the_default():
     v2 = record("R", ("a", ["null", "long"]), ("b", ["null", "string"]))
     v1 = {"type": "record", "name": "R", "fields": [
