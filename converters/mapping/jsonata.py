@@ -95,6 +95,8 @@ def compile_rules(mapping: Mapping, *, client: str = DEFAULT_CLIENT) -> Migratio
     down = _Down(mapping, source, client)
     body = down.record(target, "")
     downgrade = f"(\n{down.definitions()}  {body}\n)"
+    upgrade: str | None
+    why: str | None
     if client == "java":
         upgrade, why = None, "UPGRADE rules are generated for the python client only"
     else:
