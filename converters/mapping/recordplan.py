@@ -15,8 +15,9 @@ and dead-letter decisions on generated records):
   double), Spark's ``CAST``;
 * ``parse``: ``parse_number`` of a string into a float or double with ``on_error: fail``:
   Spark's ``try_cast`` (Java's parse, then ``inf``/``infinity``/``nan`` in any case), and only a
-  finite number: NaN, ±Infinity and overflow fail, ``-0`` becomes 0.0; a failure dead-letters the record with the SQL road's reason, ``<field>: cannot convert <text> to <type>``
-  (reasons of several fields joined by ``; ``);
+  finite number: NaN, ±Infinity and overflow fail, ``-0`` becomes 0.0; a failure dead-letters
+  the record with the SQL road's reason, ``<field>: cannot convert <text> to <type>`` (reasons
+  of several fields joined by ``; ``);
 * ``literal``: ``convert: default`` with a number, boolean or string.
 
 Everything else (nested records, unions and nullable fields, logical types, enums, narrowing,

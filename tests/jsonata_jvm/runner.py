@@ -57,7 +57,9 @@ def build() -> str:
         BUILD.mkdir(parents=True, exist_ok=True)
         done = subprocess.run(
             ["javac", "-nowarn", "-d", str(BUILD), "-cp", cp, str(SOURCE)],
-            capture_output=True, text=True, check=False,
+            capture_output=True,
+            text=True,
+            check=False,
         )
         if done.returncode != 0:
             raise JsonataJvmUnavailable(f"javac failed:\n{done.stderr}")
@@ -77,7 +79,11 @@ def downgrade(
     }
     done = subprocess.run(
         ["java", "-Xss16m", "-cp", cp, "JsonataMain"],
-        input=json.dumps(request), capture_output=True, text=True, timeout=timeout, check=False,
+        input=json.dumps(request),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
     )
     if done.returncode != 0:
         raise JsonataJvmUnavailable(f"JsonataMain failed:\n{done.stderr[-4000:]}")

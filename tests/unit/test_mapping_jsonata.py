@@ -202,11 +202,11 @@ def test_java_client_reads_unions_wrapped_and_writes_them_wrapped_with_v1_names(
     # Confluent's Java deserializer hands the rule Avro's JSON encoding of the record and reads
     # the result with Avro's JSON decoder: {"<branch>": value} for a union's non-null value
     d2 = {"type": "record", "name": "D2", "namespace": "v2", "fields": [
-        {"name": "lat", "type": "double"}]}
+        {"name": "lat", "type": "double"}]}  # fmt: skip
     d1 = {"type": "record", "name": "D1", "namespace": "v1", "fields": [
-        {"name": "lat", "type": "float"}]}
+        {"name": "lat", "type": "float"}]}  # fmt: skip
     v2 = record("R", ("n", ["null", "long"]), ("s", ["null", "string"]), ("d", ["null", d2]),
-                ("t", "string"))
+                ("t", "string"))  # fmt: skip
     v1 = record("R", ("n", "int"), ("s", ["null", "string"]), ("d", ["null", d1]),
                 ("t", ["null", "string"]))  # fmt: skip
     m = mapping(v2, v1, "  n: {from: n, convert: narrow, on_error: fail}\n  s: {from: s}\n"
