@@ -38,7 +38,7 @@ INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 DOUBLE_MAX = 1.7976931348623157e308
 # what Spark's try_cast(string AS INT/BIGINT) reads: control characters and spaces around, sign,
 # digits; and AS FLOAT/DOUBLE: a decimal number with an optional exponent and Java's d/f suffix
-# (converters.mapping.sql refuses NaN and Infinity, which JSONata cannot produce)
+# (NaN, Infinity and overflow are no finite number: they fail in the converter too)
 _TRIM = r"[\x00-\x20]"
 INTEGER_TEXT = rf"/^{_TRIM}*[+-]?[0-9]+{_TRIM}*$/"
 DECIMAL_TEXT = rf"/^{_TRIM}*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?[fFdD]?{_TRIM}*$/"
@@ -52,6 +52,9 @@ _OBJECT_LOGICALS = (
 
 RULE_TYPE = "JSONATA"
 ENGINE = "jsonata-python (confluent-kafka's JSONata executor)"
+# the deserializer the rules are written for: how it presents the record to JSONata
+CLIENTS = ("python", "java")
+DEFAULT_CLIENT = "python"
 
 
 @dataclass(frozen=True)
@@ -65,9 +68,18 @@ class MigrationRules:
     on_failure: str = "ERROR"
 
 
-def compile_rules(mapping: Mapping) -> MigrationRules:
-    """Compile ``mapping`` (schemas loaded) into JSONata. Raises InputError (file:line:col) when
-    the mapping is not deployable, or a conversion has no JSONata form."""
+def compile_rules(mapping: Mapping, *, client: str = DEFAULT_CLIENT) -> MigrationRules:
+    """Compile ``mapping`` (schemas loaded) into JSONata for ``client``'s deserializer. Raises
+    InputError (file:line:col) when the mapping is not deployable, or a conversion has no JSONata
+    form.
+
+    ``python`` (confluent-kafka): the record is plain JSON-like values, a union's value bare.
+    ``java`` (Confluent's Java serializers, JSONata4Java): the record is Avro's JSON encoding of
+    it, a union's non-null value wrapped as ``{"<branch type name>": value}``, and the result is
+    read back with Avro's JSON decoder and v1, so a union is written wrapped with v1's names.
+    """
+    if client not in CLIENTS:
+        raise ValueError(f"client {client!r}: one of {CLIENTS}")
     compiled = compile_mapping(mapping)
     errors = [f for f in compiled.findings if f.severity == "error"]
     if errors:
@@ -80,10 +92,15 @@ def compile_rules(mapping: Mapping) -> MigrationRules:
         )
     source, target = view(mapping.source.schema_json), view(mapping.target.schema_json)
     _refuse_opaque(mapping, source)
-    down = _Down(mapping, source)
+    down = _Down(mapping, source, client)
     body = down.record(target, "")
     downgrade = f"(\n{down.definitions()}  {body}\n)"
-    upgrade, why = _Up(mapping, target).compile(source)
+    upgrade: str | None
+    why: str | None
+    if client == "java":
+        upgrade, why = None, "UPGRADE rules are generated for the python client only"
+    else:
+        upgrade, why = _Up(mapping, target).compile(source)
     return MigrationRules(downgrade, upgrade, why)
 
 
@@ -214,6 +231,8 @@ def _decimal(kind: str) -> str:
     when it is no number or its magnitude is beyond ``kind``'s range (decided on the digits,
     before ``$number`` could overflow)."""
     most = 308 if kind == "double" else 38
+    # the largest magnitude that rounds to zero: 2^-1075 for a double, 2^-150 for a float
+    tiny = "0" if kind == "double" else repr(2.0**-150)
     return (
         f"$contains($v, {DECIMAL_TEXT}) ? ("
         f"$t := $replace($v, {_STRIP}, ''); "
@@ -222,7 +241,7 @@ def _decimal(kind: str) -> str:
         "$i := $replace($q[0], /^0+/, ''); "
         "$f := $count($q) > 1 ? $q[1] : ''; "
         "$d := $replace($i & $f, /^0+/, ''); "
-        "$x := $count($p) > 1 ? $replace($p[1], /^([+-]?)0*(?=[0-9])/, '$1') : '0'; "
+        "$x := $count($p) > 1 ? $replace($p[1], /^([+-]?)0*([0-9])/, '$1$2') : '0'; "
         "$huge := $length($replace($x, /^[+-]/, '')) > 6; "
         "$e := $huge ? 0 : $number($x); "
         "$mag := $i != '' ? $length($i) - 1 + $e "
@@ -231,7 +250,8 @@ def _decimal(kind: str) -> str:
         f": ($mag > {most}"
         + (f" or ($mag = {most} and $d >= {_str(_DOUBLE_OVERFLOW)})" if kind == "double" else "")
         + ")); "
-        "$over ? null : ($huge ? 0 : $number($t))"
+        # -0 is 0, and so is a negative number too small for the type (Spark: x + 0)
+        f"$over ? null : ($huge or $d = '' ? 0 : ($r := $number($t); $abs($r) <= {tiny} ? 0 : $r))"
         ") : null"
     )
 
@@ -239,10 +259,50 @@ def _decimal(kind: str) -> str:
 class _Down:
     """DOWNGRADE: the v1 record built from the v2 record, field by field, as sql._Compiler does."""
 
-    def __init__(self, mapping: Mapping, source: AvroType) -> None:
+    def __init__(self, mapping: Mapping, source: AvroType, client: str = DEFAULT_CLIENT) -> None:
         self.mapping = mapping
         self.source = source
+        self.client = client
         self.helpers: set[str] = set()  # the $read_<kind> functions the fields call
+
+    def _read(self, path: str, rule: Rule) -> str:
+        """The v2 value at ``path`` (JSONata null when absent or null), a union's value bare."""
+        if self.client != "java":
+            return _fetch(path)
+        steps, t, wrapped = [], self.source, False
+        for name in path.split("."):
+            f = next((x for x in t.fields if x.name == name), None)
+            assert f is not None  # compile_mapping found no UNKNOWN_SOURCE
+            steps.append(name)
+            t = f.type
+            if t.kind == "union":
+                t = t.non_null()
+                if t.kind == "union":
+                    raise _refuse(self.mapping, rule, "a union of several types (java client)")
+                steps.append(_branch(t))
+                wrapped = True
+        read = "$$." + ".".join("`" + s + "`" for s in steps)
+        if len(steps) == 1:
+            return read
+        return f"($x := {read}; $exists($x) ? $x : null)" if wrapped or "." in path else read
+
+    def _write(self, f: AvroField, value: str) -> str:
+        """``value`` as v1 field ``f`` holds it in the client's presentation."""
+        if self.client != "java" or f.type.kind != "union":
+            return value
+        branch = _str(_branch(f.type.non_null()))
+        if value == "null":
+            return value
+        return f"($w := {value}; $w = null ? null : {{{branch}: $w}})"
+
+    def _java_copy(self, rule: Rule, st: AvroType) -> None:
+        if self.client == "java" and st.kind in ("record", "array", "map") and _has_union(st):
+            raise _refuse(
+                self.mapping,
+                rule,
+                "a copied value holding a union keeps v2's branch names in Avro's JSON "
+                "encoding (java client); map its fields one by one",
+            )
 
     def definitions(self) -> str:
         """``$read_int := function($v) {...};`` for each helper used, defined once up front."""
@@ -256,7 +316,7 @@ class _Down:
         parts = []
         for f in t.fields:
             path = f"{prefix}.{f.name}" if prefix else f.name
-            parts.append(f"{_str(f.name)}: {self.field(f, path)}")
+            parts.append(f"{_str(f.name)}: {self._write(f, self.field(f, path))}")
         # one member per line, indented by depth: what a reviewer reads in the registry
         pad = "\n" + "  " * (prefix.count(".") + (2 if prefix else 1) + 1)
         return "{" + pad + ("," + pad).join(parts) + pad[:-2] + "}"
@@ -272,7 +332,7 @@ class _Down:
             if not src.type.nullable:
                 return built
             null = "null" if f.type.nullable else self._null_failure(rule, f)
-            return f"({_fetch(rule.source)} = null ? {null} : {built})"
+            return f"({self._read(rule.source, rule)} = null ? {null} : {built})"
         if rule.convert is Conversion.DEFAULT:
             return self._default(rule, f)
         if rule.convert in (Conversion.SQL, Conversion.UNRESOLVED):
@@ -285,6 +345,7 @@ class _Down:
             )
         src = field_at(self.source, rule.source or "")
         assert src is not None
+        self._java_copy(rule, src.type.non_null())
         value, failed = self._convert(rule, src.type.non_null(), f.type.non_null())
         # the value of the non-null v2 value `$v`, with the failure test around it
         if failed is not None:
@@ -297,8 +358,8 @@ class _Down:
             null = "null" if f.type.nullable else self._null_failure(rule, f)
             value = f"$v = null ? {null} : {value}"
         if value == "$v":
-            return _fetch(rule.source or "")
-        return f"($v := {_fetch(rule.source or '')}; {value})"
+            return self._read(rule.source or "", rule)
+        return f"($v := {self._read(rule.source or '', rule)}; {value})"
 
     def _convert(self, rule: Rule, st: AvroType, tt: AvroType) -> tuple[str, str | None]:
         conv, sk, tk = rule.convert, st.kind, tt.kind
@@ -370,6 +431,23 @@ class _Down:
             raise _refuse(self.mapping, rule, f"a default of {f.type.describe()} is bytes")
         assert fits(value, f.type)  # compile_mapping checked it (BAD_DEFAULT)
         return _literal(value)
+
+
+def _branch(t: AvroType) -> str:
+    """The name Avro's JSON encoding labels a union branch with: a named type's full name."""
+    return t.name if t.kind in ("record", "enum", "fixed") and t.name else t.kind
+
+
+def _has_union(t: AvroType, seen: frozenset[str] = frozenset()) -> bool:
+    if t.kind == "union":
+        return True
+    if t.kind == "record":
+        if t.name in seen:
+            return False
+        return any(_has_union(f.type, seen | {t.name or ""}) for f in t.fields)
+    if t.kind in ("array", "map") and t.items is not None:
+        return _has_union(t.items, seen)
+    return False
 
 
 class _Up:

@@ -42,7 +42,8 @@ class _Failed(Exception):
 
 
 def parse_number(text: str, kind: str) -> Any:
-    """Spark's ``try_cast(text AS INT|BIGINT|FLOAT|DOUBLE)`` (whitespace trimmed), or _Failed."""
+    """Spark's ``try_cast(text AS INT|BIGINT|FLOAT|DOUBLE)`` (whitespace trimmed), or _Failed;
+    into a float or double only a finite number (NaN, ±Infinity, overflow fail; -0 is 0)."""
     s = text.strip()
     if kind in RANGES:
         if not _INT.match(s):
@@ -54,10 +55,14 @@ def parse_number(text: str, kind: str) -> Any:
         return v
     if not _FLOAT.match(s):
         raise _Failed
-    x = float(s.rstrip("dDfF").lower().replace("infinity", "inf"))
-    if kind == "float" and not math.isinf(x) and abs(x) > FLOAT_MAX:
-        return math.copysign(math.inf, x)
-    return x
+    if s.lower().lstrip("+-").rstrip("dDfF") in ("nan", "inf", "infinity", "in"):
+        raise _Failed  # NaN and ±Infinity are no finite number (the SQL's nanvl(x * 0))
+    x = float(s.rstrip("dDfF"))
+    if not math.isfinite(x) or (kind == "float" and abs(x) > FLOAT_MAX):
+        raise _Failed  # overflow: Spark reads it as Infinity
+    if kind == "float" and abs(x) <= 2.0**-150:
+        return 0.0  # rounds to a float zero: -0 is 0 (the SQL's x + 0)
+    return x + 0.0  # -0 is 0 (the SQL's x + 0)
 
 
 def to_string(value: Any) -> str:

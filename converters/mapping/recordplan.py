@@ -14,9 +14,10 @@ and dead-letter decisions on generated records):
 * ``promote``: Avro's promotions (int -> long/float/double, long -> float/double, float ->
   double), Spark's ``CAST``;
 * ``parse``: ``parse_number`` of a string into a float or double with ``on_error: fail``:
-  Spark's ``try_cast`` (Java's parse, then ``inf``/``infinity``/``nan`` in any case); a failure
-  dead-letters the record with the SQL road's reason, ``<field>: cannot convert <text> to <type>``
-  (reasons of several fields joined by ``; ``);
+  Spark's ``try_cast`` (Java's parse, then ``inf``/``infinity``/``nan`` in any case), and only a
+  finite number: NaN, ±Infinity and overflow fail, ``-0`` becomes 0.0; a failure dead-letters
+  the record with the SQL road's reason, ``<field>: cannot convert <text> to <type>`` (reasons
+  of several fields joined by ``; ``);
 * ``literal``: ``convert: default`` with a number, boolean or string.
 
 Everything else (nested records, unions and nullable fields, logical types, enums, narrowing,

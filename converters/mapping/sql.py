@@ -381,6 +381,14 @@ class _Compiler:
                 return f"CAST({s} AS {T})", None
             self.finding(Kind.TYPE_MISMATCH, rule, *mismatch)
             return s, None
+        if conv is Conversion.PARSE_NUMBER and sk == "string" and tk in ("float", "double"):
+            # a finite number: NaN, ±Infinity and overflow ("1e39" for a float) fail, -0 is 0.
+            # x * 0 is 0 for a finite x and NaN for NaN or ±Infinity; nanvl makes that null.
+            # (written small: a stage with five of these stays under HotSpot's 8,000-byte
+            # method limit for JIT compilation)
+            x = f"try_cast({s} AS {T})"
+            zero = f"CAST(0 AS {T})"
+            return f"{x} + {zero}", f"nanvl({x} * {zero}, NULL) IS NULL"
         if conv is Conversion.PARSE_NUMBER and sk == "string" and tk in numeric:
             return f"try_cast({s} AS {T})", f"try_cast({s} AS {T}) IS NULL"
         if conv is Conversion.NARROW and (sk, tk) in (("long", "int"),):
@@ -414,7 +422,8 @@ class _Compiler:
         conds: list[tuple[str, str]] = []  # (condition, reason SQL)
         if failed is not None:
             guard = f"{s} IS NOT NULL AND " if s else ""
-            shown = f"coalesce(CAST({s} AS STRING), 'null')" if s else "'?'"
+            # the guard makes the v2 value non-null here: no coalesce needed
+            shown = f"CAST({s} AS STRING)" if s else "'?'"
             what = f"{path}: cannot convert "
             conds.append(
                 (

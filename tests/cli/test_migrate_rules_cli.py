@@ -43,6 +43,16 @@ def test_rules_json_output_is_one_document_and_out_writes_the_body(tmp_path):
     assert written["metadata"]["properties"] == {"application.major.version": "7"}
 
 
+def test_client_java_writes_unions_as_avro_json_encoding_and_no_upgrade():
+    r = run("migrate", "rules", EXAMPLE, "--client", "java", "-o", "json")
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    assert doc["client"] == "java" and doc["upgrade"] is False
+    assert "python client only" in doc["no_upgrade"]
+    (rule,) = doc["register"]["ruleSet"]["migrationRules"]
+    assert rule["mode"] == "DOWNGRADE"
+
+
 def test_an_existing_out_is_kept_without_force(tmp_path):
     out = tmp_path / "rules.json"
     out.write_text("mine")
@@ -92,6 +102,8 @@ def test_side_key_without_a_key_section_is_a_usage_error():
         (["--major-version", "99999999999"], "--major-version"),
         (["--property", " "], "no property name"),
         (["--side", "both"], "--side"),
+        (["--client", "go"], "--client"),
+        (["--client"], "--client"),
     ],
 )
 def test_bad_flags_are_refused(args, words, tmp_path):

@@ -82,7 +82,7 @@ def test_a_migrating_reader_embeds_the_mapping_sql_and_both_subjects(fake, taxi,
         ("taxi-rides-v2-value", taxi["v2"]),
     }
     source = out.read_text()
-    assert "try_cast(`total_amount` AS FLOAT) AS `total_amount`" in source
+    assert "try_cast(`total_amount` AS FLOAT) + CAST(0 AS FLOAT) AS `total_amount`" in source
     assert f"V1_WRITER_IDS: tuple[int, ...] = ({taxi['v1']},)" in source
     assert "return decode_migrated(" in source and "def convert_decoded(" in source
     modules = {

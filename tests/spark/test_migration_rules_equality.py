@@ -11,8 +11,13 @@ JSONata can express, and the bad values that must dead-letter) go through:
     encoded with v1 by fastavro's ``schemaless_writer``.
 
 Every record must give the same v1 bytes, or fail in both. The counts are printed (``-s``).
-The JVM engine (com.dashjoin:jsonata) is not run: Maven Central's package list here does not
-carry it (docs/migration.md#migration-rules).
+
+(b') the DOWNGRADE rule compiled for the java client (``--client java``) run as Confluent's Java
+    Avro deserializer runs it: JSONata4Java 2.6.2 (Confluent Schema Registry 8.3.1's engine) on
+    Avro 1.12.0's JSON encoding of the record, read back with Avro's JSON decoder and v1
+    (tests/jsonata_jvm). Same comparison, with one known class of difference: Avro's JSON
+    encoding writes NaN and ±Infinity as strings its JSON decoder cannot read back, so the Java
+    deserializer fails every record whose v1 record holds one (Spark and Python convert it).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from converters.mapping.jsonata import compile_rules
 from converters.mapping.reader import loads
 from converters.pipeline.records import RegistryPlan, build_output
 from tests.extras import require_jsonata
+from tests.jsonata_jvm.runner import downgrade as jvm_downgrade
 from tests.spark.test_converter_transform import kafka_frame
 
 jsonata = require_jsonata()
@@ -164,14 +170,19 @@ GOOD_DECIMALS = [
     "1e-400",
     "0e999999999",
     "0." + "0" * 50 + "1",
+    "-0",
+    "-0.0",
+    "-1e-50",  # a float's -0.0 in Spark, then 0
+    "-1e-400",
+    "1e39",  # a double; overflow for a float (fare)
 ]
 BAD_TEXT = [
     "", " ", "n/a", "12.5.1", "1,5", "0x10", "1_000", "١٢", "12 34", "e5",
+    # no finite number: Spark reads them as NaN or ±Infinity, parse_number fails them
+    "NaN", "Infinity", "-inf", "inf", "+Infinity", "1e400", "-1e400",
 ]  # fmt: skip
-# texts Spark reads as NaN, ±Infinity or -0.0 into float/double, which no JSONata rule can
-# produce (KNOWN_DIFFERENCES in docs/migration.md): bad for an int only
 BAD_INT = ["12.0", "2147483648", "-2147483649", "1e3", "99999999999999999999", "9" * 400,
-           "NaN", "Infinity", "-inf", "1e39", "1e400", "-0.0"]  # fmt: skip
+           "1e39", "-0.0"]  # fmt: skip
 
 
 def records(seed: int, n: int) -> list[dict]:
@@ -345,6 +356,45 @@ def test_converter_and_downgrade_rule_give_the_same_v1_bytes_or_both_fail(spark)
     )
     assert not differ, "\n".join(_difference(i, a, b) for i, _, a, b in differ[:5])
     assert converted > 100 and failed > 50  # both roads really exercised
+
+    # (b') the JVM engine, as Confluent's Java deserializer runs it
+    java = compile_rules(mapping, client="java").downgrade
+    jvm = jvm_downgrade(V2, V1, java, v2_bytes)
+    jvm_out = [None if isinstance(b, str) else _keys_in_order(b) for b in jvm]
+    same = sum(1 for a, b in zip(spark_out, jvm_out, strict=True) if a == b and a is not None)
+    both = sum(1 for a, b in zip(spark_out, jvm_out, strict=True) if a is None and b is None)
+    non_finite, other = [], []
+    for i, (a, b) in enumerate(zip(spark_out, jvm_out, strict=True)):
+        if a == b:
+            continue
+        reason = jvm[i] if isinstance(jvm[i], str) else ""
+        if b is None and "Got VALUE_STRING" in reason and _non_finite(_decoded(a)):
+            non_finite.append(i)
+        else:
+            other.append((i, a, b, reason))
+    print(
+        f"three-way equality (a) Spark converter vs (b') JSONata4Java DOWNGRADE rule "
+        f"(java client): {len(v2_bytes)} records, {same} converted byte-identical, {both} failed "
+        f"in both, {len(non_finite) + len(other)} differ ({len(non_finite)} of them: a NaN or "
+        "Infinity in the v1 record, which Avro's JSON decoder cannot read back)"
+    )
+    assert not other, "\n".join(
+        f"{_difference(i, a, b) if a and b else (i, a is None, r)}" for i, a, b, r in other[:5]
+    )
+    assert same > 80 and both > 50
+
+
+def _non_finite(record: dict | None) -> bool:
+    def walk(x: object) -> bool:
+        if isinstance(x, float):
+            return x != x or x in (float("inf"), float("-inf"))
+        if isinstance(x, dict):
+            return any(walk(v) for v in x.values())
+        if isinstance(x, list):
+            return any(walk(v) for v in x)
+        return False
+
+    return record is not None and walk(record)
 
 
 def test_the_downgrade_rule_fails_exactly_the_records_the_converter_dead_letters_by_reason():

@@ -42,11 +42,11 @@ def test_plan_writes_a_mapping_that_validate_accepts(tmp_path: Path):
     r = run("migrate", "validate", str(out))
     assert r.exit_code == 0, r.output
     assert "ok: the mapping is deployable" in r.output
-    assert "try_cast(`total_amount` AS FLOAT)" in r.output
+    assert "try_cast(`total_amount` AS FLOAT) + CAST(0 AS FLOAT)" in r.output
     r = run("migrate", "validate", str(out), "--generate", "4", "-o", "json")
     payload = json.loads(r.stdout)
     assert payload["ok"] and payload["dry_run"]["converted"] == 2
-    assert payload["fields"][4]["sql"] == "try_cast(`total_amount` AS FLOAT)"
+    assert payload["fields"][4]["sql"] == "try_cast(`total_amount` AS FLOAT) + CAST(0 AS FLOAT)"
 
 
 def test_validate_exits_1_naming_each_unresolved_field(tmp_path: Path):

@@ -42,7 +42,7 @@ def test_parse_number_is_a_try_cast_whose_failure_names_the_field_and_value():
         "  amount: {from: amount, convert: parse_number}\n  n: {from: n, convert: narrow}\n"
         "  opt: {from: opt}\n"
     )
-    assert dict(c.columns)["amount"] == "try_cast(`amount` AS FLOAT)"
+    assert dict(c.columns)["amount"] == "try_cast(`amount` AS FLOAT) + CAST(0 AS FLOAT)"
     assert (
         "amount: cannot convert " in c.error_sql and "try_cast(`n` AS INT) IS NULL" in c.error_sql
     )

@@ -70,6 +70,27 @@ def test_parse_number_to_float_with_default_policy_defaults_what_is_no_finite_fl
     assert down(m, {"n": "1.5d"}) == {"n": 1.5}
 
 
+@pytest.mark.parametrize("kind", ["float", "double"])
+@pytest.mark.parametrize("text", ["-0", "-0.0", " -0d ", "-1e-400", "-0e5"])
+def test_parse_number_reads_negative_zero_as_positive_zero(kind, text):
+    import math
+
+    m = mapping(record("R", ("n", "string")), record("R", ("n", kind)),
+                "  n: {from: n, convert: parse_number, on_error: fail}\n")  # fmt: skip
+    got = down(m, {"n": text})["n"]
+    assert got == 0 and math.copysign(1.0, got) == 1.0
+
+
+def test_parse_number_to_float_reads_a_negative_underflow_as_positive_zero():
+    import math
+
+    m = mapping(record("R", ("n", "string")), record("R", ("n", "float")),
+                "  n: {from: n, convert: parse_number, on_error: fail}\n")  # fmt: skip
+    got = down(m, {"n": "-1e-50"})["n"]
+    assert got == 0 and math.copysign(1.0, got) == 1.0
+    assert down(m, {"n": "-1e-44"})["n"] == -1e-44  # a float subnormal stays
+
+
 def test_nullable_v2_into_non_null_v1_fails_the_record_or_takes_the_default():
     v2 = record("R", ("a", ["null", "long"]), ("b", ["null", "string"]))
     v1 = {"type": "record", "name": "R", "fields": [
@@ -175,3 +196,46 @@ def test_the_register_body_carries_schema_metadata_and_the_rule_set():
     ]
     assert modes == [("DOWNGRADE", "JSONATA", "TRANSFORM", "ERROR"),
                      ("UPGRADE", "JSONATA", "TRANSFORM", "ERROR")]  # fmt: skip
+
+
+def test_java_client_reads_unions_wrapped_and_writes_them_wrapped_with_v1_names():
+    # Confluent's Java deserializer hands the rule Avro's JSON encoding of the record and reads
+    # the result with Avro's JSON decoder: {"<branch>": value} for a union's non-null value
+    d2 = {"type": "record", "name": "D2", "namespace": "v2", "fields": [
+        {"name": "lat", "type": "double"}]}  # fmt: skip
+    d1 = {"type": "record", "name": "D1", "namespace": "v1", "fields": [
+        {"name": "lat", "type": "float"}]}  # fmt: skip
+    v2 = record("R", ("n", ["null", "long"]), ("s", ["null", "string"]), ("d", ["null", d2]),
+                ("t", "string"))  # fmt: skip
+    v1 = record("R", ("n", "int"), ("s", ["null", "string"]), ("d", ["null", d1]),
+                ("t", ["null", "string"]))  # fmt: skip
+    m = mapping(v2, v1, "  n: {from: n, convert: narrow, on_error: fail}\n  s: {from: s}\n"
+                        "  d: {from: d, convert: record}\n"
+                        "  d.lat: {from: d.lat, convert: narrow, on_error: fail}\n"
+                        "  t: {from: t}\n")  # fmt: skip
+    java = jsonata.Jsonata(compile_rules(m, client="java").downgrade)
+    assert java.evaluate(
+        {"n": {"long": 5}, "s": {"string": "x"}, "d": {"v2.D2": {"lat": 1.5}}, "t": "y"}
+    ) == {"n": 5, "s": {"string": "x"}, "d": {"v1.D1": {"lat": 1.5}}, "t": {"string": "y"}}
+    assert java.evaluate({"n": {"long": 5}, "s": None, "d": None, "t": "y"}) == {
+        "n": 5, "s": None, "d": None, "t": {"string": "y"}}  # fmt: skip
+    with pytest.raises(Exception, match="n: v2 value is null"):
+        java.evaluate({"n": None, "s": None, "d": None, "t": "y"})
+    # the python client's rule for the same mapping reads and writes bare values
+    assert down(m, {"n": 5, "s": "x", "d": {"lat": 1.5}, "t": "y"}) == {
+        "n": 5, "s": "x", "d": {"lat": 1.5}, "t": "y"}  # fmt: skip
+
+
+def test_java_client_refuses_copying_a_value_that_holds_a_union():
+    v2 = record("R", ("xs", {"type": "array", "items": ["null", "string"]}))
+    m = mapping(v2, v2, "  xs: {from: xs}\n")
+    with pytest.raises(InputError, match="keeps v2's branch names") as err:
+        compile_rules(m, client="java")
+    assert err.value.location is not None and "m.yaml:" in str(err.value.location)
+    compile_rules(m)  # the python client copies it as it is
+
+
+def test_an_unknown_client_is_a_programming_error():
+    m = mapping(record("R", ("a", "long")), record("R", ("a", "long")), "  a: {from: a}\n")
+    with pytest.raises(ValueError, match="client 'go'"):
+        compile_rules(m, client="go")

@@ -47,6 +47,15 @@ def rules_command(
             help="value: the mapping's fields; key: its `key:` section (the key subject).",
         ),
     ] = "value",
+    client: Annotated[
+        str,
+        typer.Option(
+            "--client",
+            click_type=click.Choice(["python", "java"]),
+            help="The deserializer that runs the rules: python (confluent-kafka: unions bare) "
+            "or java (Confluent's Java serializers: Avro's JSON encoding, unions wrapped).",
+        ),
+    ] = "python",
     out: Annotated[
         Path | None,
         typer.Option(
@@ -84,7 +93,7 @@ def rules_command(
                     hint="Plan one with `migrate plan --key-from/--key-to`, or drop --side key.",
                 )
             mapping = mapping.key
-        rules = compile_rules(mapping)
+        rules = compile_rules(mapping, client=client)
         body = register_body(
             mapping, rules, major_version=major_version, property_name=property_name
         )
@@ -104,6 +113,7 @@ def rules_command(
                 "downgrade": True,
                 "upgrade": rules.upgrade is not None,
                 "no_upgrade": rules.no_upgrade,
+                "client": client,
             }
         )
         raise typer.Exit(ExitCode.OK)

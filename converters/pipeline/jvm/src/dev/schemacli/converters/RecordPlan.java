@@ -32,7 +32,8 @@ import org.apache.avro.io.EncoderFactory;
  *
  * <p>Operations, one per v1 field in v1's order: {@code copy} (the same type), {@code promote}
  * (int/long/float to a wider number, Spark's CAST), {@code parse} (string to float or double,
- * Spark's {@code try_cast}: a failure dead-letters the record with the SQL road's reason), and
+ * Spark's {@code try_cast}, a finite number only: NaN, ±Infinity and overflow fail, -0 is 0;
+ * a failure dead-letters the record with the SQL road's reason), and
  * {@code literal} (a constant).
  */
 final class RecordPlan implements Serializable {
@@ -209,11 +210,14 @@ final class RecordPlan implements Serializable {
             } else {
               parsed = tryCastDouble(text);
             }
-            if (parsed == null) {
+            if (parsed == null || !Double.isFinite(((Number) parsed).doubleValue())) {
+              // the SQL road's nanvl(x * 0, NULL): NaN, ±Infinity and overflow fail
               reasons = reasons == null ? new StringBuilder() : reasons.append("; ");
               reasons.append(reasonHead[i]).append(text).append(reasonTail[i]);
+            } else if ("float".equals(to[i])) {
+              v1.put(i, (Float) parsed + 0.0f); // -0 is 0, as the SQL road's x + 0
             } else {
-              v1.put(i, parsed);
+              v1.put(i, (Double) parsed + 0.0);
             }
           }
         }
