@@ -13,6 +13,9 @@ from schemacli.commands.completion import complete_level, complete_subject
 
 # The console script: the shell knows the program by that name (_SCHEMACLI_COMPLETE)
 SCHEMACLI = str(Path(sys.executable).parent / "schemacli")
+# --install-completion finds the shell from the processes above it (typer asks shellingham), not
+# from $SHELL: run it as a child of bash, whatever started pytest (a CI runner need not be a shell).
+INSTALL_UNDER_BASH = ["bash", "-c", '"$0" --install-completion bash; exit $?', SCHEMACLI]
 CLI = [SCHEMACLI]
 
 
@@ -218,7 +221,7 @@ def test_installing_completion_where_it_cannot_be_written_is_an_error(tmp_path, 
         (tmp_path / "ro").chmod(0o555)
         home = str(tmp_path / "ro")
     done = subprocess.run(
-        [SCHEMACLI, "--install-completion", "bash"],
+        INSTALL_UNDER_BASH,
         env={**os.environ, "HOME": home, "SHELL": "/bin/bash"},
         capture_output=True,
         text=True,
@@ -231,7 +234,7 @@ def test_installing_completion_where_it_cannot_be_written_is_an_error(tmp_path, 
 
 def test_installing_completion_into_a_writable_home_still_works(tmp_path):
     done = subprocess.run(
-        [SCHEMACLI, "--install-completion", "bash"],
+        INSTALL_UNDER_BASH,
         env={**os.environ, "HOME": str(tmp_path), "SHELL": "/bin/bash"},
         capture_output=True,
         text=True,
