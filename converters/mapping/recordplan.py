@@ -17,6 +17,8 @@ and dead-letter decisions on generated records):
   Spark's ``try_cast`` (Java's parse, then ``inf``/``infinity``/``nan`` in any case); a failure
   dead-letters the record with the SQL road's reason, ``<field>: cannot convert <text> to <type>``
   (reasons of several fields joined by ``; ``);
+* ``parse_int``: ``parse_number`` of a string into an int or long, Spark's ``try_cast`` (ANSI),
+  with ``on_error: fail`` (the same reason as ``parse``) or ``on_error: default``;
 * ``literal``: ``convert: default`` with a number, boolean or string (or null);
 * ``enum``: an enum copied into a v1 enum holding every v2 symbol (any name, any order);
 * ``fixed``: a fixed copied into a v1 fixed of the same size;
@@ -31,8 +33,10 @@ logical type on the same Avro type is a plain ``copy``. Each operation reads a n
 null rule: null in a nullable v1 field, else a dead letter (``<field>: v2 value is null, v1 field
 is not nullable``) with ``on_error: fail`` or the default with ``on_error: default``.
 
-Everything else (nested records, arrays, maps, unions of several types, other logical type
-changes, narrowing, parsing into int/long, parsing with ``on_error: default``, ``to_string``,
+A ``copy`` of a record or an array of the same shape and names all the way down (nothing inside
+that Spark's row round trip would change: no decimals, maps or unions of several types) is a
+plain ``copy`` too. Everything else (records built field by field, maps, unions of several
+types, other logical type changes, narrowing, parsing into float/double with ``on_error: default``, ``to_string``,
 bytes <-> string, ``to_enum``, ``convert: sql``, a ``key:`` section) is the SQL road's.
 """
 
@@ -180,6 +184,8 @@ def _value_operation(
         if (sk, tk) in PROMOTIONS:
             return {"op": "promote", "source": src.name, "to": tk}
         return f"copy of {src.type.describe()}"
+    if rule.convert is Conversion.PARSE_NUMBER and sk == "string" and tk in ("int", "long"):
+        return _parse_integral(rule, f, src, target)
     if rule.convert is Conversion.PARSE_NUMBER and sk == "string" and tk in PARSED:
         if rule.on_error is not Policy.FAIL:
             return "parse_number with on_error: default"
@@ -250,6 +256,28 @@ def _nested_why(s: AvroType, t: AvroType, seen: set[str]) -> str | None:
             if why is not None:
                 return why
     return None
+
+
+def _parse_integral(
+    rule: Rule, f: AvroField, src: AvroField, target: AvroType
+) -> dict[str, Any] | str:
+    """``parse_number`` of a string into an int or long: Spark's ``try_cast(s AS INT|BIGINT)``
+    (ANSI: ASCII whitespace and control characters trimmed, an optional sign, ASCII digits only, in
+    range); a failure dead-letters the record (``on_error: fail``) or gives the default."""
+    op: dict[str, Any] = {
+        "op": "parse_int",
+        "source": src.name,
+        "to": target.kind,
+        "reason_head": f"{rule.target}: cannot convert ",
+        "reason_tail": f" to {target.describe()}",
+    }
+    if rule.on_error is Policy.DEFAULT:
+        value = rule.default if rule.has_default else f.default
+        if not fits(value, f.type):
+            return f"a default of type {f.type.describe()}"
+        op["on_fail"] = "default"
+        op["fail_value"] = value
+    return op
 
 
 def _on_null(rule: Rule, f: AvroField, op: dict[str, Any]) -> dict[str, Any] | str:

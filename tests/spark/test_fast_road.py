@@ -522,3 +522,87 @@ def test_the_fast_road_equals_the_sql_road_on_nested_records_and_arrays_copied_a
     kinds = [k for k, _, _ in sql]
     assert kinds.count("converted") > 30 and kinds.count("dead_letter") > 30
     assert "drop2: v2 value is null, v1 field is not nullable" in {r for _, r, _ in sql}
+
+
+INT_TEXTS = [
+    "12",
+    " 12 ",
+    "\t7\n",
+    "+5",
+    "-0",
+    "007",
+    "-",
+    "+",
+    "",
+    " ",
+    "1.0",
+    "1.",
+    "1e3",
+    "0x10",
+    "1_000",
+    "1,000",
+    "٣",
+    "\u2003" + "8",
+    "\u00a0" + "8",
+    "\x7f" + "9",
+    "\x00" + "9",
+    "\u0085" + "9",
+    "2147483647",
+    "2147483648",
+    "-2147483648",
+    "-2147483649",
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775808",
+    "-9223372036854775809",
+    "99999999999999999999999",
+    "--1",
+    "+-1",
+    "1 2",
+]
+PARSE_INT_V2 = {
+    "type": "record",
+    "name": "P",
+    "fields": [
+        {"name": "a", "type": "string"},
+        {"name": "b", "type": ["null", "string"]},
+        {"name": "c", "type": "string"},
+        {"name": "d", "type": ["null", "string"]},
+    ],
+}
+PARSE_INT_V1 = {
+    "type": "record",
+    "name": "P",
+    "fields": [
+        {"name": "a", "type": "int"},
+        {"name": "b", "type": "long"},
+        {"name": "c", "type": "long"},
+        {"name": "d", "type": ["null", "int"]},
+    ],
+}
+
+
+def test_the_fast_road_equals_the_sql_road_on_parsing_into_int_and_long_and_on_error_default(
+    spark,
+):
+    from converters.mapping.reader import loads
+
+    mapping = loads(
+        f"version: 1\n{ENDPOINTS}fields:\n"
+        "  a: {from: a, convert: parse_number}\n  b: {from: b, convert: parse_number}\n"
+        "  c: {from: c, convert: parse_number, on_error: default, default: -7}\n"
+        "  d: {from: d, convert: parse_number, on_error: default, default: null}\n"
+    ).with_schemas(PARSE_INT_V2, PARSE_INT_V1)
+    road = record_plan(mapping)
+    assert road.fast, road.why
+    samples = generate_samples(mapping, compile_mapping(mapping), 100, seed=17)
+    for i, text in enumerate(INT_TEXTS):
+        other = INT_TEXTS[-1 - i]
+        samples.append({"a": text, "b": other, "c": text, "d": other})
+        samples.append({"a": "1", "b": text, "c": other, "d": None if i % 2 else text})
+    values = [framed(PARSE_INT_V2, s, V2_ID) for s in samples]
+    sql, fast = both_roads(spark, mapping, PARSE_INT_V2, PARSE_INT_V1, values)
+    for i, (a, b) in enumerate(zip(sql, fast, strict=True)):
+        assert a == b, (i, samples[i])
+    kinds = [k for k, _, _ in sql]
+    assert kinds.count("converted") > 30 and kinds.count("dead_letter") > 30

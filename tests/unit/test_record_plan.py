@@ -66,7 +66,6 @@ def test_promotions_and_defaults_are_fast_road_operations():
 @pytest.mark.parametrize(
     ("v1_field", "rule", "why"),
     [
-        ({"name": "s", "type": "int"}, "{from: s, convert: parse_number}", "parse_number"),
         (
             {"name": "s", "type": "double"},
             "{from: s, convert: parse_number, on_error: default, default: 0.0}",
@@ -303,3 +302,37 @@ def test_a_nested_copy_spark_would_change_or_cannot_resolve_takes_the_sql_road(
     road = record_plan(typed(v2_type, v1_type))
     assert not road.fast
     assert why in road.why
+
+
+def test_parsing_into_int_or_long_is_a_fast_road_operation_with_its_on_error_policy():
+    road = record_plan(
+        mapping(
+            [
+                {"name": "s", "type": "int"},
+                {"name": "opt", "type": "long", "default": 0},
+            ],
+            "  s: {from: s, convert: parse_number}\n"
+            "  opt: {from: opt, convert: parse_number, on_error: default}\n",
+        )
+    )
+    assert road.fast, road.why
+    assert road.fields == (
+        {
+            "op": "parse_int",
+            "source": "s",
+            "to": "int",
+            "reason_head": "s: cannot convert ",
+            "reason_tail": " to int",
+        },
+        {
+            "op": "parse_int",
+            "source": "opt",
+            "to": "long",
+            "reason_head": "opt: cannot convert ",
+            "reason_tail": " to long",
+            "on_fail": "default",
+            "fail_value": 0,
+            "if_null": "default",
+            "null_value": 0,
+        },
+    )

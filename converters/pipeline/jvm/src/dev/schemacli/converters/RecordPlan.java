@@ -76,6 +76,7 @@ final class RecordPlan implements Serializable {
     private static final int ENUM = 4; // an enum symbol, as v1's enum
     private static final int FIXED = 5; // a fixed's bytes, as v1's fixed (the same size)
     private static final int DECIMAL = 6; // a decimal, Spark's DECIMAL(p, s) round trip
+    private static final int PARSE_INT = 7; // string to int/long, Spark's try_cast
 
     private final Map<Integer, GenericDatumReader<GenericRecord>> readers = new HashMap<>();
     private final Map<Integer, String> versions = new HashMap<>();
@@ -95,6 +96,8 @@ final class RecordPlan implements Serializable {
     private final Object[] nullValue;
     private final Schema[] v1Type; // the v1 field's type without its null branch
     private final int[] precision; // a decimal's
+    private final boolean[] failDefault; // parse_int with on_error: default
+    private final Object[] failValue;
     private final String corruptWhy;
     private final ByteArrayOutputStream out = new ByteArrayOutputStream(256);
     private BinaryDecoder decoder;
@@ -138,6 +141,8 @@ final class RecordPlan implements Serializable {
       nullValue = new Object[n];
       v1Type = new Schema[n];
       precision = new int[n];
+      failDefault = new boolean[n];
+      failValue = new Object[n];
       for (int i = 0; i < n; i++) {
         JsonNode f = fields.get(i);
         String name = f.get("op").asText();
@@ -149,6 +154,7 @@ final class RecordPlan implements Serializable {
           case "enum" -> op[i] = ENUM;
           case "fixed" -> op[i] = FIXED;
           case "decimal" -> op[i] = DECIMAL;
+          case "parse_int" -> op[i] = PARSE_INT;
           default -> throw new IllegalArgumentException("record plan: unknown op " + name);
         }
         if (f.has("source")) {
@@ -167,6 +173,10 @@ final class RecordPlan implements Serializable {
         ifNull[i] = ifNull(f, target.getFields().get(i).schema(), i);
         v1Type[i] = nonNull(target.getFields().get(i).schema());
         precision[i] = f.has("precision") ? f.get("precision").asInt() : 0;
+        if (f.has("on_fail")) {
+          failDefault[i] = true;
+          failValue[i] = literal(f.get("fail_value"), target.getFields().get(i).schema());
+        }
       }
       if (n != target.getFields().size()) {
         throw new IllegalArgumentException("record plan: " + n + " fields for a v1 of "
@@ -281,6 +291,18 @@ final class RecordPlan implements Serializable {
           case ENUM -> v1.put(i, new GenericData.EnumSymbol(v1Type[i], decoded.get(source[i])));
           case FIXED -> v1.put(i, new GenericData.Fixed(v1Type[i],
               ((org.apache.avro.generic.GenericFixed) decoded.get(source[i])).bytes()));
+          case PARSE_INT -> {
+            String text = decoded.get(source[i]).toString();
+            Object parsed = tryCastIntegral(text, "long".equals(to[i]));
+            if (parsed != null) {
+              v1.put(i, parsed);
+            } else if (failDefault[i]) {
+              v1.put(i, failValue[i]);
+            } else {
+              reasons = reasons == null ? new StringBuilder() : reasons.append("; ");
+              reasons.append(reasonHead[i]).append(text).append(reasonTail[i]);
+            }
+          }
           case DECIMAL -> {
             Object d = decimal(decoded.get(source[i]), v1Type[i], precision[i]);
             if (d == null) { // what Spark's from_avro cannot read: the record is undecodable
@@ -382,6 +404,41 @@ final class RecordPlan implements Serializable {
     } catch (NumberFormatException e) {
       return special(s);
     }
+  }
+
+  /**
+   * Spark's {@code try_cast(s AS INT|BIGINT)} (ANSI): ASCII whitespace and control characters
+   * trimmed at both ends, an optional sign, ASCII digits only, in range; else null.
+   */
+  static Object tryCastIntegral(String s, boolean toLong) {
+    int a = 0;
+    int b = s.length();
+    while (a < b && trimmed(s.charAt(a))) {
+      a++;
+    }
+    while (b > a && trimmed(s.charAt(b - 1))) {
+      b--;
+    }
+    int digits = a < b && (s.charAt(a) == '-' || s.charAt(a) == '+') ? a + 1 : a;
+    if (digits == b) {
+      return null;
+    }
+    for (int k = digits; k < b; k++) {
+      char c = s.charAt(k);
+      if (c < '0' || c > '9') {
+        return null;
+      }
+    }
+    java.math.BigInteger v = new java.math.BigInteger(s.substring(a, b));
+    if (v.bitLength() > (toLong ? 63 : 31)) {
+      return null;
+    }
+    return toLong ? (Object) v.longValue() : (Object) v.intValue();
+  }
+
+  /** What Spark's UTF8String trims, byte by byte: ASCII whitespace and control characters. */
+  private static boolean trimmed(char c) {
+    return c <= ' ' || c == 0x7f;
   }
 
   private static Double special(String s) {
