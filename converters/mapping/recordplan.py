@@ -36,8 +36,9 @@ is not nullable``) with ``on_error: fail`` or the default with ``on_error: defau
 A ``copy`` of a record or an array of the same shape and names all the way down (nothing inside
 that Spark's row round trip would change: no decimals, maps or unions of several types) is a
 plain ``copy`` too. Everything else (records built field by field, maps, unions of several
-types, other logical type changes, narrowing, parsing into float/double with ``on_error: default``, ``to_string``,
-bytes <-> string, ``to_enum``, ``convert: sql``, a ``key:`` section) is the SQL road's.
+types, other logical type changes, narrowing, parsing into float/double with ``on_error:
+default``, ``to_string``, bytes <-> string, ``to_enum``, ``convert: sql``, a ``key:`` section)
+is the SQL road's.
 """
 
 from __future__ import annotations
