@@ -244,6 +244,11 @@ def test_logical_types_enums_and_fixed_copied_as_they_are_take_the_fast_road(v2_
         ),
         ({"type": "fixed", "name": "H", "size": 4}, {"type": "fixed", "name": "G", "size": 5}, ""),
         (["null", "int", "string"], ["null", "int", "string"], "unions of several types"),
+        (
+            {"type": "fixed", "name": "U", "size": 16, "logicalType": "uuid"},
+            {"type": "fixed", "name": "U", "size": 16, "logicalType": "uuid"},
+            "a logical type on a fixed",
+        ),
     ],
 )
 def test_a_copy_whose_bytes_spark_would_change_takes_the_sql_road(v2_type, v1_type, why):
