@@ -6,6 +6,7 @@ the same dead-letter decisions and reasons."""
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -26,6 +27,7 @@ from tests.spark.test_converter_transform import (
     planned_mapping,
     ride,
     taxi_mapping,
+    unframe,
 )
 
 pytestmark = pytest.mark.spark
@@ -194,3 +196,417 @@ def test_only_mappings_whose_every_rule_the_jvm_interprets_take_the_fast_road():
     nested = record_plan(planned_mapping(NESTED_V2, NESTED_V1, ENDPOINTS))
     assert nested.name == "sql" and nested.why
     assert "SQL road" in nested.describe()
+
+
+NULLABLE_V2 = {
+    "type": "record",
+    "name": "Opt",
+    "fields": [
+        {"name": "a", "type": ["null", "int"]},
+        {"name": "b", "type": ["null", "string"]},
+        {"name": "c", "type": ["string", "null"]},
+        {"name": "d", "type": ["null", "double"]},
+        {"name": "e", "type": "int"},
+        {"name": "amount", "type": ["null", "string"]},
+        {"name": "ratio", "type": ["string", "null"]},
+        {"name": "raw", "type": ["null", "bytes"]},
+        {"name": "nd", "type": ["double", "null"]},
+        {"name": "l", "type": ["null", "long"]},
+    ],
+}
+NULLABLE_V1 = {
+    "type": "record",
+    "name": "Opt",
+    "fields": [
+        {"name": "a", "type": ["null", "long"]},
+        {"name": "b", "type": "string"},
+        {"name": "c", "type": ["null", "string"]},
+        {"name": "d", "type": "double"},
+        {"name": "e", "type": ["int", "null"]},
+        {"name": "amount", "type": ["null", "double"]},
+        {"name": "ratio", "type": "float"},
+        {"name": "raw", "type": ["bytes", "null"]},
+        {"name": "nd", "type": ["null", "double"]},
+        {"name": "l", "type": "float"},
+        {"name": "tag", "type": ["null", "string"], "default": None},
+        {"name": "tag2", "type": ["string", "null"], "default": "v2"},
+    ],
+}
+INT_EDGES = [-(2**31), 2**31 - 1, 0, -1]
+LONG_EDGES = [-(2**63), 2**63 - 1, 0, 2**53 + 1]
+TEXT_EDGES = ["", "ü€𝄞", "a'b\\c", "\x00"]
+DOUBLE_EDGES = [float("nan"), float("inf"), -0.0, 5e-324, 1.7976931348623157e308]
+
+
+def nullable_mapping():
+    text = (
+        f"version: 1\n{ENDPOINTS}fields:\n"
+        "  a: {from: a, convert: copy}\n  b: {from: b, convert: copy}\n"
+        "  c: {from: c, convert: copy}\n"
+        "  d: {from: d, convert: copy, on_error: default, default: -1.5}\n"
+        "  e: {from: e, convert: copy}\n"
+        "  amount: {from: amount, convert: parse_number}\n"
+        "  ratio: {from: ratio, convert: parse_number}\n"
+        "  raw: {from: raw, convert: copy}\n  nd: {from: nd, convert: copy}\n"
+        "  l: {from: l, convert: copy}\n"
+        "  tag: {convert: default}\n  tag2: {convert: default}\n"
+    )
+    from converters.mapping.reader import loads
+
+    return loads(text).with_schemas(NULLABLE_V2, NULLABLE_V1)
+
+
+def nullable_samples(mapping) -> list[dict]:
+    samples = generate_samples(mapping, compile_mapping(mapping), 200, seed=11)
+    base = {f["name"]: None for f in NULLABLE_V2["fields"]} | {"e": 0, "ratio": "1.5"}
+    samples.append(base)  # every nullable field null
+    samples.append({**base, "b": "x", "d": 0.5, "ratio": None})
+    samples.append({**base, "b": "x", "d": None, "ratio": "2", "l": 1})  # d's default
+    for i in range(5):
+        samples.append(
+            {
+                **base,
+                "a": INT_EDGES[i % 4],
+                "e": INT_EDGES[-1 - i % 4],
+                "b": TEXT_EDGES[i % 4],
+                "c": TEXT_EDGES[-1 - i % 4],
+                "d": DOUBLE_EDGES[i],
+                "nd": DOUBLE_EDGES[-1 - i],
+                "raw": [b"", b"\x00\xff", None, b"x" * 300][i % 4],
+                "l": LONG_EDGES[i % 4],
+                "amount": EDGES[i],
+                "ratio": EDGES[-1 - i],
+            }
+        )
+    return samples
+
+
+def test_the_fast_road_equals_the_sql_road_on_nullable_fields_nulls_and_edge_values(spark):
+    """["null", T] and [T, "null"] on either side: a null stays null in a nullable v1 field,
+    dead-letters a non-null one with the SQL road's reason, or becomes the rule's default."""
+    mapping = nullable_mapping()
+    road = record_plan(mapping)
+    assert road.fast, road.why
+    samples = nullable_samples(mapping)
+    values = [framed(NULLABLE_V2, s, V2_ID) for s in samples]
+    sql, fast = both_roads(spark, mapping, NULLABLE_V2, NULLABLE_V1, values)
+    assert fast == sql
+    reasons = [r for k, r, _ in sql if k == "dead_letter"]
+    assert any("b: v2 value is null, v1 field is not nullable" in r for r in reasons)
+    assert any("; " in r for r in reasons)  # several fields' reasons joined
+    assert [k for k, _, _ in sql].count("converted") >= 5
+    defaulted = sql[len(samples) - 6]
+    assert defaulted[0] == "converted"
+    assert unframe(defaulted[1], NULLABLE_V1)[1]["d"] == -1.5
+
+
+LOGICAL_V2 = {
+    "type": "record",
+    "name": "Log",
+    "fields": [
+        {"name": "dt", "type": {"type": "int", "logicalType": "date"}},
+        {"name": "tm", "type": {"type": "int", "logicalType": "time-millis"}},
+        {"name": "tu", "type": {"type": "long", "logicalType": "time-micros"}},
+        {"name": "tsm", "type": {"type": "long", "logicalType": "timestamp-millis"}},
+        {"name": "tsu", "type": {"type": "long", "logicalType": "timestamp-micros"}},
+        {"name": "ltm", "type": {"type": "long", "logicalType": "local-timestamp-millis"}},
+        {"name": "ltu", "type": {"type": "long", "logicalType": "local-timestamp-micros"}},
+        {"name": "id", "type": {"type": "string", "logicalType": "uuid"}},
+        {
+            "name": "dec",
+            "type": {"type": "bytes", "logicalType": "decimal", "precision": 9, "scale": 2},
+        },
+        {
+            "name": "decf",
+            "type": {
+                "type": "fixed",
+                "name": "D",
+                "size": 8,
+                "logicalType": "decimal",
+                "precision": 18,
+                "scale": 4,
+            },
+        },
+        {"name": "color", "type": {"type": "enum", "name": "Color", "symbols": ["RED", "GREEN"]}},
+        {"name": "hash", "type": {"type": "fixed", "name": "H", "size": 4}},
+        {"name": "odt", "type": ["null", {"type": "int", "logicalType": "date"}]},
+        {
+            "name": "ocolor",
+            "type": ["null", {"type": "enum", "name": "Tint", "symbols": ["B", "A"]}],
+        },
+        {"name": "ohash", "type": ["null", {"type": "fixed", "name": "H2", "size": 4}]},
+    ],
+}
+LOGICAL_V1 = {
+    "type": "record",
+    "name": "Log",
+    "namespace": "v1",
+    "fields": [
+        *LOGICAL_V2["fields"][:9],
+        {
+            "name": "decf",
+            "type": {
+                "type": "fixed",
+                "name": "D1",
+                "size": 8,
+                "logicalType": "decimal",
+                "precision": 18,
+                "scale": 4,
+            },
+        },
+        {
+            "name": "color",
+            "type": {"type": "enum", "name": "Colour", "symbols": ["GREEN", "BLUE", "RED"]},
+        },
+        {"name": "hash", "type": {"type": "fixed", "name": "Hash", "size": 4}},
+        {"name": "odt", "type": [{"type": "int", "logicalType": "date"}, "null"]},
+        {
+            "name": "ocolor",
+            "type": ["null", {"type": "enum", "name": "Tint1", "symbols": ["A", "B", "C"]}],
+        },
+        {"name": "ohash", "type": ["null", {"type": "fixed", "name": "Hash2", "size": 4}]},
+    ],
+}
+
+
+def logical_mapping():
+    rules = "".join(
+        f"  {f['name']}: {{from: {f['name']}, convert: copy}}\n" for f in LOGICAL_V1["fields"]
+    )
+    from converters.mapping.reader import loads
+
+    return loads(f"version: 1\n{ENDPOINTS}fields:\n{rules}").with_schemas(LOGICAL_V2, LOGICAL_V1)
+
+
+def test_the_fast_road_equals_the_sql_road_on_logical_types_enums_and_fixed(spark):
+    """Logical types copied as they are, enums into a v1 enum with every symbol (another name and
+    order), fixed of the same size, nullable ones too: the SQL road's bytes."""
+    mapping = logical_mapping()
+    road = record_plan(mapping)
+    assert road.fast, road.why
+    samples = generate_samples(mapping, compile_mapping(mapping), 200, seed=5)
+    rng = random.Random(5)
+    for j, sample in enumerate(samples):  # fastavro's random bytes overflow most decimals
+        if j % 4:
+            dec, decf = rng.randint(-(10**9) + 1, 10**9 - 1), rng.randint(-(10**18), 10**18)
+            sample["dec"] = dec.to_bytes(rng.randint(5, 9), "big", signed=True)
+            sample["decf"] = decf.to_bytes(8, "big", signed=True)
+    base = samples[1]
+    for i in range(4):
+        samples.append(
+            {
+                **base,
+                "dt": INT_EDGES[i],
+                "tm": [0, 86_399_999, 1, 43_200_000][i],
+                "tu": [0, 86_399_999_999, 1, 43_200_000_000][i],
+                "tsm": [0, -1, 1_700_000_000_123, -62_135_596_800_000][i],
+                "tsu": LONG_EDGES[i],
+                "ltm": [0, -1, 253_402_300_799_999, -62_135_596_800_000][i],
+                "ltu": LONG_EDGES[-1 - i],
+                "id": ["", "6f1c1a4e-2b7d-4a54-9f2e-5d1b8a2c3e4f", "ü€𝄞", "x"][i],
+                "dec": [b"", b"\x00", b"\x3b\x9a\xc9\xff", b"\xc4\x65\x36\x01"][i],
+                "decf": [
+                    bytes(8),
+                    b"\xff" * 8,
+                    b"\x0d\xe0\xb6\xb3\xa7\x63\xff\xff",
+                    b"\x80" + bytes(7),
+                ][i],
+                "color": ["RED", "GREEN"][i % 2],
+                "hash": [bytes(4), b"\xff" * 4, b"abcd", b"\x00\x01\x02\x03"][i],
+                "odt": [None, INT_EDGES[i], None, 0][i],
+                "ocolor": [None, "A", "B", None][i],
+                "ohash": [None, b"\xff" * 4, b"wxyz", None][i],
+            }
+        )
+    # decimals at their precision's limit (9 and 18 digits), one digit over, not the shortest
+    # form (Spark writes the shortest), sign-extended, empty
+    nines, over = 10**9 - 1, 10**9
+    for dec in (nines, -nines, over, -over, 0, 1, -1):
+        samples.append({**base, "dec": dec.to_bytes(8, "big", signed=True)})
+        samples.append({**base, "dec": dec.to_bytes(5, "big", signed=True)})
+    for decf in (10**18 - 1, -(10**18) + 1, 10**18, -(10**18), 0):
+        samples.append({**base, "decf": decf.to_bytes(8, "big", signed=True)})
+    samples.append({**base, "dec": b"\x00\x00\x01"})
+    values = [framed(LOGICAL_V2, s, V2_ID) for s in samples]
+    sql, fast = both_roads(spark, mapping, LOGICAL_V2, LOGICAL_V1, values)
+    for i, (a, b) in enumerate(zip(sql, fast, strict=True)):
+        assert a == b, (i, samples[i])
+    kinds = [k for k, _, _ in sql]
+    assert kinds.count("converted") > 100 and kinds.count("dead_letter") > 20
+
+
+LOC = {
+    "type": "record",
+    "name": "Loc",
+    "fields": [
+        {"name": "lat", "type": "double"},
+        {"name": "zone", "type": ["null", "string"]},
+        {"name": "at", "type": {"type": "long", "logicalType": "timestamp-micros"}},
+        {"name": "day", "type": ["null", {"type": "int", "logicalType": "date"}]},
+    ],
+}
+META = {
+    "type": "record",
+    "name": "Meta",
+    "fields": [
+        {"name": "color", "type": {"type": "enum", "name": "Color", "symbols": ["A", "B"]}},
+        {"name": "h", "type": {"type": "fixed", "name": "H", "size": 2}},
+        {"name": "raw", "type": "bytes"},
+        {"name": "inner", "type": ["null", {"type": "array", "items": "Loc"}]},
+    ],
+}
+NESTED_COPY_V2 = {
+    "type": "record",
+    "name": "Trip",
+    "fields": [
+        {"name": "pickup", "type": LOC},
+        {"name": "dropoff", "type": ["null", "Loc"]},
+        {"name": "stops", "type": {"type": "array", "items": "Loc"}},
+        {"name": "tags", "type": {"type": "array", "items": ["null", "string"]}},
+        {"name": "ids", "type": ["null", {"type": "array", "items": "long"}]},
+        {"name": "meta", "type": META},
+        {"name": "n", "type": "int"},
+    ],
+}
+NESTED_COPY_V1 = {
+    "type": "record",
+    "name": "Trip",
+    "fields": [
+        {"name": "pickup", "type": LOC},
+        {"name": "dropoff", "type": ["Loc", "null"]},
+        {"name": "drop2", "type": "Loc"},
+        {"name": "stops", "type": {"type": "array", "items": "Loc"}},
+        {"name": "tags", "type": {"type": "array", "items": ["null", "string"]}},
+        {"name": "ids", "type": ["null", {"type": "array", "items": "long"}]},
+        {"name": "meta", "type": META},
+        {"name": "n", "type": "long"},
+    ],
+}
+
+
+def nested_copy_mapping():
+    rules = "".join(
+        f"  {f['name']}: {{from: {f['name']}, convert: copy}}\n"
+        for f in NESTED_COPY_V1["fields"]
+        if f["name"] != "drop2"
+    )
+    rules += "  drop2: {from: dropoff, convert: copy}\n"
+    from converters.mapping.reader import loads
+
+    return loads(f"version: 1\n{ENDPOINTS}fields:\n{rules}").with_schemas(
+        NESTED_COPY_V2, NESTED_COPY_V1
+    )
+
+
+def test_the_fast_road_equals_the_sql_road_on_nested_records_and_arrays_copied_as_they_are(spark):
+    """Records and arrays of the same shape and names copied whole, nullable ones too, with nested
+    nulls, empty arrays, enums, fixed and logical types inside; a null record into a non-null
+    v1 record is the SQL road's dead letter."""
+    mapping = nested_copy_mapping()
+    road = record_plan(mapping)
+    assert road.fast, road.why
+    samples = generate_samples(mapping, compile_mapping(mapping), 150, seed=13)
+    loc = {"lat": float("nan"), "zone": None, "at": LONG_EDGES[0], "day": None}
+    for i in range(4):
+        samples.append(
+            {
+                **samples[i],
+                "pickup": {**loc, "zone": TEXT_EDGES[i], "at": LONG_EDGES[i]},
+                "dropoff": [loc, None, {**loc, "day": INT_EDGES[i]}, loc][i],
+                "stops": [[], [loc] * 3, [], [loc]][i],
+                "tags": [[], [None, ""], ["ü€𝄞", None], [None]][i],
+                "ids": [None, [], LONG_EDGES, None][i],
+                "n": INT_EDGES[i],
+            }
+        )
+    values = [framed(NESTED_COPY_V2, s, V2_ID) for s in samples]
+    sql, fast = both_roads(spark, mapping, NESTED_COPY_V2, NESTED_COPY_V1, values)
+    for i, (a, b) in enumerate(zip(sql, fast, strict=True)):
+        assert a == b, (i, samples[i])
+    kinds = [k for k, _, _ in sql]
+    assert kinds.count("converted") > 30 and kinds.count("dead_letter") > 30
+    assert "drop2: v2 value is null, v1 field is not nullable" in {r for _, r, _ in sql}
+
+
+INT_TEXTS = [
+    "12",
+    " 12 ",
+    "\t7\n",
+    "+5",
+    "-0",
+    "007",
+    "-",
+    "+",
+    "",
+    " ",
+    "1.0",
+    "1.",
+    "1e3",
+    "0x10",
+    "1_000",
+    "1,000",
+    "٣",
+    "\u2003" + "8",
+    "\u00a0" + "8",
+    "\x7f" + "9",
+    "\x00" + "9",
+    "\u0085" + "9",
+    "2147483647",
+    "2147483648",
+    "-2147483648",
+    "-2147483649",
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775808",
+    "-9223372036854775809",
+    "99999999999999999999999",
+    "--1",
+    "+-1",
+    "1 2",
+]
+PARSE_INT_V2 = {
+    "type": "record",
+    "name": "P",
+    "fields": [
+        {"name": "a", "type": "string"},
+        {"name": "b", "type": ["null", "string"]},
+        {"name": "c", "type": "string"},
+        {"name": "d", "type": ["null", "string"]},
+    ],
+}
+PARSE_INT_V1 = {
+    "type": "record",
+    "name": "P",
+    "fields": [
+        {"name": "a", "type": "int"},
+        {"name": "b", "type": "long"},
+        {"name": "c", "type": "long"},
+        {"name": "d", "type": ["null", "int"]},
+    ],
+}
+
+
+def test_the_fast_road_equals_the_sql_road_on_parsing_into_int_and_long_and_on_error_default(
+    spark,
+):
+    from converters.mapping.reader import loads
+
+    mapping = loads(
+        f"version: 1\n{ENDPOINTS}fields:\n"
+        "  a: {from: a, convert: parse_number}\n  b: {from: b, convert: parse_number}\n"
+        "  c: {from: c, convert: parse_number, on_error: default, default: -7}\n"
+        "  d: {from: d, convert: parse_number, on_error: default, default: null}\n"
+    ).with_schemas(PARSE_INT_V2, PARSE_INT_V1)
+    road = record_plan(mapping)
+    assert road.fast, road.why
+    samples = generate_samples(mapping, compile_mapping(mapping), 100, seed=17)
+    for i, text in enumerate(INT_TEXTS):
+        other = INT_TEXTS[-1 - i]
+        samples.append({"a": text, "b": other, "c": text, "d": other})
+        samples.append({"a": "1", "b": text, "c": other, "d": None if i % 2 else text})
+    values = [framed(PARSE_INT_V2, s, V2_ID) for s in samples]
+    sql, fast = both_roads(spark, mapping, PARSE_INT_V2, PARSE_INT_V1, values)
+    for i, (a, b) in enumerate(zip(sql, fast, strict=True)):
+        assert a == b, (i, samples[i])
+    kinds = [k for k, _, _ in sql]
+    assert kinds.count("converted") > 30 and kinds.count("dead_letter") > 30

@@ -33,8 +33,11 @@ import org.apache.avro.io.EncoderFactory;
  * <p>Operations, one per v1 field in v1's order: {@code copy} (the same type), {@code promote}
  * (int/long/float to a wider number, Spark's CAST), {@code parse} (string to float or double,
  * Spark's {@code try_cast}, a finite number only: NaN, ±Infinity and overflow fail, -0 is 0;
- * a failure dead-letters the record with the SQL road's reason), and
- * {@code literal} (a constant).
+ * a failure dead-letters the record with the SQL road's reason), {@code parse_int} (string to
+ * int or long), {@code literal} (a constant), {@code enum} and {@code fixed} (re-typed as v1's),
+ * {@code decimal} (Spark's DECIMAL(p, s) round trip). A nullable v2 field's null is handled
+ * before the operation, by the field's {@code if_null}: null, a dead letter with the SQL road's
+ * reason, or a default.
  */
 final class RecordPlan implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -72,6 +75,10 @@ final class RecordPlan implements Serializable {
     private static final int PROMOTE = 1;
     private static final int PARSE = 2;
     private static final int LITERAL = 3;
+    private static final int ENUM = 4; // an enum symbol, as v1's enum
+    private static final int FIXED = 5; // a fixed's bytes, as v1's fixed (the same size)
+    private static final int DECIMAL = 6; // a decimal, Spark's DECIMAL(p, s) round trip
+    private static final int PARSE_INT = 7; // string to int/long, Spark's try_cast
 
     private final Map<Integer, GenericDatumReader<GenericRecord>> readers = new HashMap<>();
     private final Map<Integer, String> versions = new HashMap<>();
@@ -85,6 +92,14 @@ final class RecordPlan implements Serializable {
     private final Object[] literal;
     private final String[] reasonHead;
     private final String[] reasonTail;
+    // a null v2 value (a nullable v2 field): 0 never null, else null / dead letter / default
+    private final int[] ifNull;
+    private final String[] nullReason;
+    private final Object[] nullValue;
+    private final Schema[] v1Type; // the v1 field's type without its null branch
+    private final int[] precision; // a decimal's
+    private final boolean[] failDefault; // parse_int with on_error: default
+    private final Object[] failValue;
     private final String corruptWhy;
     private final ByteArrayOutputStream out = new ByteArrayOutputStream(256);
     private BinaryDecoder decoder;
@@ -123,6 +138,13 @@ final class RecordPlan implements Serializable {
       literal = new Object[n];
       reasonHead = new String[n];
       reasonTail = new String[n];
+      ifNull = new int[n];
+      nullReason = new String[n];
+      nullValue = new Object[n];
+      v1Type = new Schema[n];
+      precision = new int[n];
+      failDefault = new boolean[n];
+      failValue = new Object[n];
       for (int i = 0; i < n; i++) {
         JsonNode f = fields.get(i);
         String name = f.get("op").asText();
@@ -131,6 +153,10 @@ final class RecordPlan implements Serializable {
           case "promote" -> op[i] = PROMOTE;
           case "parse" -> op[i] = PARSE;
           case "literal" -> op[i] = LITERAL;
+          case "enum" -> op[i] = ENUM;
+          case "fixed" -> op[i] = FIXED;
+          case "decimal" -> op[i] = DECIMAL;
+          case "parse_int" -> op[i] = PARSE_INT;
           default -> throw new IllegalArgumentException("record plan: unknown op " + name);
         }
         if (f.has("source")) {
@@ -146,6 +172,13 @@ final class RecordPlan implements Serializable {
         }
         reasonHead[i] = f.has("reason_head") ? f.get("reason_head").asText() : null;
         reasonTail[i] = f.has("reason_tail") ? f.get("reason_tail").asText() : null;
+        ifNull[i] = ifNull(f, target.getFields().get(i).schema(), i);
+        v1Type[i] = nonNull(target.getFields().get(i).schema());
+        precision[i] = f.has("precision") ? f.get("precision").asInt() : 0;
+        if (f.has("on_fail")) {
+          failDefault[i] = true;
+          failValue[i] = literal(f.get("fail_value"), target.getFields().get(i).schema());
+        }
       }
       if (n != target.getFields().size()) {
         throw new IllegalArgumentException("record plan: " + n + " fields for a v1 of "
@@ -153,7 +186,53 @@ final class RecordPlan implements Serializable {
       }
     }
 
+    private static Schema nonNull(Schema s) {
+      if (s.getType() == Schema.Type.UNION) {
+        for (Schema b : s.getTypes()) {
+          if (b.getType() != Schema.Type.NULL) {
+            return b;
+          }
+        }
+      }
+      return s;
+    }
+
+    private static final int NULL_NEVER = 0;
+    private static final int NULL_WRITE = 1;
+    private static final int NULL_FAIL = 2;
+    private static final int NULL_DEFAULT = 3;
+
+    /** What a null v2 value of field {@code i} becomes (the plan's {@code if_null}). */
+    private int ifNull(JsonNode f, Schema v1Type, int i) {
+      if (!f.has("if_null")) {
+        return NULL_NEVER;
+      }
+      String how = f.get("if_null").asText();
+      switch (how) {
+        case "null":
+          return NULL_WRITE;
+        case "fail":
+          nullReason[i] = f.get("null_reason").asText();
+          return NULL_FAIL;
+        case "default":
+          nullValue[i] = literal(f.get("null_value"), v1Type);
+          return NULL_DEFAULT;
+        default:
+          throw new IllegalArgumentException("record plan: unknown if_null " + how);
+      }
+    }
+
     private static Object literal(JsonNode v, Schema s) {
+      if (s.getType() == Schema.Type.UNION) { // ["null", T] or [T, "null"]
+        if (v.isNull()) {
+          return null;
+        }
+        for (Schema b : s.getTypes()) {
+          if (b.getType() != Schema.Type.NULL) {
+            return literal(v, b);
+          }
+        }
+      }
       switch (s.getType()) {
         case INT: return v.asInt();
         case LONG: return v.asLong();
@@ -198,10 +277,42 @@ final class RecordPlan implements Serializable {
       }
       StringBuilder reasons = null;
       for (int i = 0; i < op.length; i++) {
+        if (ifNull[i] != NULL_NEVER && decoded.get(source[i]) == null) {
+          if (ifNull[i] == NULL_FAIL) {
+            reasons = reasons == null ? new StringBuilder() : reasons.append("; ");
+            reasons.append(nullReason[i]);
+          } else {
+            v1.put(i, ifNull[i] == NULL_WRITE ? null : nullValue[i]);
+          }
+          continue;
+        }
         switch (op[i]) {
           case COPY -> v1.put(i, decoded.get(source[i]));
           case PROMOTE -> v1.put(i, promote(decoded.get(source[i]), to[i]));
           case LITERAL -> v1.put(i, literal[i]);
+          case ENUM -> v1.put(i, new GenericData.EnumSymbol(v1Type[i], decoded.get(source[i])));
+          case FIXED -> v1.put(i, new GenericData.Fixed(v1Type[i],
+              ((org.apache.avro.generic.GenericFixed) decoded.get(source[i])).bytes()));
+          case PARSE_INT -> {
+            String text = decoded.get(source[i]).toString();
+            Object parsed = tryCastIntegral(text, "long".equals(to[i]));
+            if (parsed != null) {
+              v1.put(i, parsed);
+            } else if (failDefault[i]) {
+              v1.put(i, failValue[i]);
+            } else {
+              reasons = reasons == null ? new StringBuilder() : reasons.append("; ");
+              reasons.append(reasonHead[i]).append(text).append(reasonTail[i]);
+            }
+          }
+          case DECIMAL -> {
+            Object d = decimal(decoded.get(source[i]), v1Type[i], precision[i]);
+            if (d == null) { // what Spark's from_avro cannot read: the record is undecodable
+              dead(r, "decode", "undecodable Avro body for schema id " + id + corruptWhy);
+              return;
+            }
+            v1.put(i, d);
+          }
           default -> { // PARSE
             String text = decoded.get(source[i]).toString();
             Object parsed; // no ?: here: it would unbox both to double
@@ -239,6 +350,33 @@ final class RecordPlan implements Serializable {
       r.origin = versions.get(id);
     }
 
+    /**
+     * A decimal through Spark's DECIMAL(p, s) and back (from_avro, then to_avro): null when it has
+     * more digits than {@code precision} or no bytes (Spark cannot read it); a bytes decimal
+     * comes back as its unscaled value's shortest two's complement, a fixed one as it is.
+     */
+    private static Object decimal(Object v, Schema v1Type, int precision) {
+      byte[] b;
+      if (v instanceof org.apache.avro.generic.GenericFixed fixed) {
+        b = fixed.bytes();
+      } else {
+        java.nio.ByteBuffer buf = ((java.nio.ByteBuffer) v).duplicate();
+        b = new byte[buf.remaining()];
+        buf.get(b);
+      }
+      if (b.length == 0) {
+        return null;
+      }
+      java.math.BigInteger unscaled = new java.math.BigInteger(b);
+      if (new java.math.BigDecimal(unscaled).precision() > precision) {
+        return null;
+      }
+      if (v1Type.getType() == Schema.Type.FIXED) {
+        return new GenericData.Fixed(v1Type, b);
+      }
+      return java.nio.ByteBuffer.wrap(unscaled.toByteArray());
+    }
+
     private static void dead(Result r, String stage, String why) {
       r.stage = stage;
       r.error = why;
@@ -271,6 +409,41 @@ final class RecordPlan implements Serializable {
     } catch (NumberFormatException e) {
       return special(s);
     }
+  }
+
+  /**
+   * Spark's {@code try_cast(s AS INT|BIGINT)} (ANSI): ASCII whitespace and control characters
+   * trimmed at both ends, an optional sign, ASCII digits only, in range; else null.
+   */
+  static Object tryCastIntegral(String s, boolean toLong) {
+    int a = 0;
+    int b = s.length();
+    while (a < b && trimmed(s.charAt(a))) {
+      a++;
+    }
+    while (b > a && trimmed(s.charAt(b - 1))) {
+      b--;
+    }
+    int digits = a < b && (s.charAt(a) == '-' || s.charAt(a) == '+') ? a + 1 : a;
+    if (digits == b) {
+      return null;
+    }
+    for (int k = digits; k < b; k++) {
+      char c = s.charAt(k);
+      if (c < '0' || c > '9') {
+        return null;
+      }
+    }
+    java.math.BigInteger v = new java.math.BigInteger(s.substring(a, b));
+    if (v.bitLength() > (toLong ? 63 : 31)) {
+      return null;
+    }
+    return toLong ? (Object) v.longValue() : (Object) v.intValue();
+  }
+
+  /** What Spark's UTF8String trims, byte by byte: ASCII whitespace and control characters. */
+  private static boolean trimmed(char c) {
+    return c <= ' ' || c == 0x7f;
   }
 
   private static Double special(String s) {
