@@ -56,8 +56,7 @@ def large_record(levels: int = 5, branch: int = 4, primitives: int = 5, evolved:
             fields.append({"name": "added", "type": ["null", "string"], "default": None})
         if level < levels:
             fields += [{"name": f"child{b}", "type": make(level + 1)} for b in range(branch)]
-        return {"type": "record", "name": f"R{number}", "namespace": "bench",
-                "fields": fields}
+        return {"type": "record", "name": f"R{number}", "namespace": "bench", "fields": fields}
 
     return make(1)
 
@@ -120,8 +119,11 @@ def corpus(count: int, seed: int, java: Oracle) -> list[tuple[str, str]]:
 
 
 def java_seconds(java: Oracle, work: list[tuple[str, str]], repeat: int) -> float:
-    request = {"op": "bench_corpus", "repeat": repeat,
-               "pairs": [[{"text": r}, {"text": w}] for r, w in work]}
+    request = {
+        "op": "bench_corpus",
+        "repeat": repeat,
+        "pairs": [[{"text": r}, {"text": w}] for r, w in work],
+    }
     for _ in range(3):  # warm-up: let the JIT compile the parser and the checker
         java.ask(dict(request, repeat=max(1, repeat)))
     return java.ask(request)["ns"] / 1e9
@@ -137,9 +139,13 @@ def machine() -> dict[str, str]:
     except OSError:
         pass
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    return {"date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-            "nproc": str(os.cpu_count()), "cpu": cpu,
-            "python": platform.python_version(), "load": load}
+    return {
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "nproc": str(os.cpu_count()),
+        "cpu": cpu,
+        "python": platform.python_version(),
+        "load": load,
+    }
 
 
 def main() -> None:
@@ -183,6 +189,7 @@ def main() -> None:
         big_w = json.dumps(large_record())
         big_r = json.dumps(large_record(evolved=True))
         assert check(big_r, big_w).compatible
+
         def large_cold() -> None:
             clear_caches()
             check(big_r, big_w)
@@ -193,39 +200,59 @@ def main() -> None:
             java.ask(
                 {"op": "bench", "reader": {"text": big_r}, "writer": {"text": big_w}, "n": 100}
             )
-        large_java = java.ask(
-            {"op": "bench", "reader": {"text": big_r}, "writer": {"text": big_w}, "n": 200}
-        )["ns"] / 1e9 / 200
+        large_java = (
+            java.ask(
+                {"op": "bench", "reader": {"text": big_r}, "writer": {"text": big_w}, "n": 200}
+            )["ns"]
+            / 1e9
+            / 200
+        )
 
     m = machine()
     per_s = lambda seconds: n / seconds  # noqa: E731
     print(f"### Compatibility engine ({m['date']})\n")
-    print(f"Machine: {m['nproc']} CPUs, {m['cpu']}, Python {m['python']}, "
-          f"load average during the run: {m['load']}.\n")
-    print(f"Corpus: {len(work)} generated reader/writer pairs (both directions, seed "
-          f"{args.seed}) x {args.repeat} passes = {n} checks, each parsing both schemas from "
-          "JSON text and checking.\n")
+    print(
+        f"Machine: {m['nproc']} CPUs, {m['cpu']}, Python {m['python']}, "
+        f"load average during the run: {m['load']}.\n"
+    )
+    print(
+        f"Corpus: {len(work)} generated reader/writer pairs (both directions, seed "
+        f"{args.seed}) x {args.repeat} passes = {n} checks, each parsing both schemas from "
+        "JSON text and checking.\n"
+    )
     print("| engine | pairs/s (wall, median) | pairs/s (CPU time) | vs avro package (CPU) |")
     print("|---|---:|---:|---:|")
     once = len(work)
-    print(f"| schemacli (cold: no parse cache) | {per_s(ours_wall):,.0f} | "
-          f"{per_s(ours_cpu):,.0f} | {avro_cpu / ours_cpu:.1f}x |")
-    print(f"| schemacli (text parse cache, one pass) | {once / cached_wall:,.0f} | "
-          f"{once / cached_cpu:,.0f} | {(avro_cpu / n) / (cached_cpu / once):.1f}x |")
-    print(f"| avro {_avro_version()} (PyPI) | {per_s(avro_wall):,.0f} | {per_s(avro_cpu):,.0f} "
-          "| 1.0x |")
-    print(f"| Java avro 1.12.0 (warm JVM, timed in the JVM) | {per_s(java_wall):,.0f} | - | "
-          f"{avro_wall / java_wall:.1f}x (wall) |")
+    print(
+        f"| schemacli (cold: no parse cache) | {per_s(ours_wall):,.0f} | "
+        f"{per_s(ours_cpu):,.0f} | {avro_cpu / ours_cpu:.1f}x |"
+    )
+    print(
+        f"| schemacli (text parse cache, one pass) | {once / cached_wall:,.0f} | "
+        f"{once / cached_cpu:,.0f} | {(avro_cpu / n) / (cached_cpu / once):.1f}x |"
+    )
+    print(
+        f"| avro {_avro_version()} (PyPI) | {per_s(avro_wall):,.0f} | {per_s(avro_cpu):,.0f} "
+        "| 1.0x |"
+    )
+    print(
+        f"| Java avro 1.12.0 (warm JVM, timed in the JVM) | {per_s(java_wall):,.0f} | - | "
+        f"{avro_wall / java_wall:.1f}x (wall) |"
+    )
     print()
     fields_w = count_fields(json.loads(big_w))
     fields_r = count_fields(json.loads(big_r))
-    print(f"Large pair: writer {fields_w} fields, reader {fields_r} fields, 5 levels "
-          "(parse both + check):\n")
+    print(
+        f"Large pair: writer {fields_w} fields, reader {fields_r} fields, 5 levels "
+        "(parse both + check):\n"
+    )
     print("| engine | ms per check (wall, median) | ms (CPU, best) |")
     print("|---|---:|---:|")
     print(f"| schemacli (cold) | {large_ours[0] * 1000:.1f} | {large_ours[1] * 1000:.1f} |")
-    print(f"| avro {_avro_version()} (PyPI) | {large_avro[0] * 1000:.1f} | "
-          f"{large_avro[1] * 1000:.1f} |")
+    print(
+        f"| avro {_avro_version()} (PyPI) | {large_avro[0] * 1000:.1f} | "
+        f"{large_avro[1] * 1000:.1f} |"
+    )
     print(f"| Java avro 1.12.0 (warm JVM) | {large_java * 1000:.1f} | - |")
 
 

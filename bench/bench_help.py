@@ -1,6 +1,6 @@
 """Wall time of `schemacli --help` in a subprocess: the CLI must start fast. Target: < 300 ms.
 
-    .venv/bin/python bench/bench_help.py [--runs 10]
+.venv/bin/python bench/bench_help.py [--runs 10]
 """
 
 from __future__ import annotations

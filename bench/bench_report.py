@@ -35,8 +35,12 @@ def record(subject: int, version: int) -> dict:
         {"name": f"added{v}", "type": ["null", "string"], "default": None}
         for v in range(2, version + 1)
     ]
-    return {"type": "record", "name": f"Rec{subject}", "namespace": f"bench.t{subject}",
-            "fields": fields}
+    return {
+        "type": "record",
+        "name": f"Rec{subject}",
+        "namespace": f"bench.t{subject}",
+        "fields": fields,
+    }
 
 
 def make_store(root: Path, subjects: int, versions: int) -> Path:
@@ -56,33 +60,54 @@ def run(subjects: int, versions: int) -> dict:
         out = root / "site"
         before = os.times()
         subprocess.run(
-            [sys.executable, "-m", "schemacli", "report", "--html", str(out), "--store",
-             str(store), "--no-cache"],
-            check=True, capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+            [
+                sys.executable,
+                "-m",
+                "schemacli",
+                "report",
+                "--html",
+                str(out),
+                "--store",
+                str(store),
+                "--no-cache",
+            ],
+            check=True,
+            capture_output=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
         )
         after = os.times()
         cpu = (after.children_user - before.children_user) + (
             after.children_system - before.children_system
         )
         size = sum(p.stat().st_size for p in out.iterdir())
-    return {"subjects": subjects, "versions": versions, "cpu_s": round(cpu, 2),
-            "ms_per_version": round(cpu * 1000 / (subjects * versions), 2),
-            "site_mib": round(size / 2**20, 2)}
+    return {
+        "subjects": subjects,
+        "versions": versions,
+        "cpu_s": round(cpu, 2),
+        "ms_per_version": round(cpu * 1000 / (subjects * versions), 2),
+        "site_mib": round(size / 2**20, 2),
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", default="50x10,100x10,200x10",
-                        help="SUBJECTSxVERSIONS, comma-separated")
+    parser.add_argument(
+        "--sizes", default="50x10,100x10,200x10", help="SUBJECTSxVERSIONS, comma-separated"
+    )
     args = parser.parse_args()
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
     RESULTS.parent.mkdir(exist_ok=True)
     for size in args.sizes.split(","):
         subjects, versions = (int(n) for n in size.split("x"))
         result = run(subjects, versions)
-        result.update(when=datetime.now(UTC).isoformat(timespec="seconds"), commit=commit,
-                      machine=platform.node(), load=round(os.getloadavg()[0], 1))
+        result.update(
+            when=datetime.now(UTC).isoformat(timespec="seconds"),
+            commit=commit,
+            machine=platform.node(),
+            load=round(os.getloadavg()[0], 1),
+        )
         print(json.dumps(result), flush=True)
         with RESULTS.open("a") as handle:
             handle.write(json.dumps(result) + "\n")

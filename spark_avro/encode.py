@@ -90,6 +90,7 @@ def subject_schema(
     """The subject's latest schema and id, or ``schema``'s id under ``subject`` (looked up;
     registered only when ``register``). Raises RegistryError (exit 3) naming the subject when
     the registry does not hold it and ``register`` is False."""
+
     def find(client: RegistryClient) -> SubjectSchema:
         if schema is None:
             latest = client.get_version(subject, "latest")

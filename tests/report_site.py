@@ -48,8 +48,13 @@ def make_store(root: Path) -> Path:
     billing = store / "readers" / "billing"
     billing.mkdir(parents=True)
     (billing / "reader.json").write_text(
-        json.dumps({"owner": HOSTILE_OWNER, "contact": "billing@acme.example",
-                    "groups": ["billing-invoicer"]})
+        json.dumps(
+            {
+                "owner": HOSTILE_OWNER,
+                "contact": "billing@acme.example",
+                "groups": ["billing-invoicer"],
+            }
+        )
     )
     (billing / "orders-value.avsc").write_text(record([ID, AMOUNT]))
     (root / "schemacli.toml").write_text('store = "schemas"\n')
@@ -66,49 +71,101 @@ def make_state_dir(root: Path) -> Path:
         'v1\n{"batchWatermarkMs":0}\n{"orders-v2":{"0":40,"1":35}}\n'
     )
     (state / "deploy.json").write_text(
-        json.dumps({"checkpoint": str(state / "checkpoint"), "bootstrap": "broker:9092",
-                    "master": "local[2]", "started": 1795000000.0, "detached": True})
+        json.dumps(
+            {
+                "checkpoint": str(state / "checkpoint"),
+                "bootstrap": "broker:9092",
+                "master": "local[2]",
+                "started": 1795000000.0,
+                "detached": True,
+            }
+        )
     )
     (state / "migration.json").write_text(
-        json.dumps({"state": "finished", "since": {"planned": 1794990000.0,
-                                                   "running": 1795000000.0,
-                                                   "draining": 1795003000.0,
-                                                   "finished": 1795003600.0}})
+        json.dumps(
+            {
+                "state": "finished",
+                "since": {
+                    "planned": 1794990000.0,
+                    "running": 1795000000.0,
+                    "draining": 1795003000.0,
+                    "finished": 1795003600.0,
+                },
+            }
+        )
     )
     totals = {"in": 75, "converted": 70, "dead_letter": 3, "skipped": 2, "tombstone": 0}
     (state / "progress.json").write_text(
-        json.dumps({"totals": totals, "last_batch": 2, "updated": 1795003500.0,
-                    "counted_by": "transactions"})
+        json.dumps(
+            {
+                "totals": totals,
+                "last_batch": 2,
+                "updated": 1795003500.0,
+                "counted_by": "transactions",
+            }
+        )
     )
     history = [
-        {"time": 1795000100.0, "batch": 0, "rows": 30, "lag": 45,
-         "totals": {"in": 30, "converted": 29, "dead_letter": 1, "skipped": 0, "tombstone": 0}},
-        {"time": 1795001100.0, "batch": 1, "rows": 25, "lag": 20,
-         "totals": {"in": 55, "converted": 52, "dead_letter": 2, "skipped": 1, "tombstone": 0}},
+        {
+            "time": 1795000100.0,
+            "batch": 0,
+            "rows": 30,
+            "lag": 45,
+            "totals": {"in": 30, "converted": 29, "dead_letter": 1, "skipped": 0, "tombstone": 0},
+        },
+        {
+            "time": 1795001100.0,
+            "batch": 1,
+            "rows": 25,
+            "lag": 20,
+            "totals": {"in": 55, "converted": 52, "dead_letter": 2, "skipped": 1, "tombstone": 0},
+        },
         {"time": 1795002100.0, "batch": 2, "rows": 20, "lag": 0, "totals": totals},
     ]
-    (state / "progress-history.jsonl").write_text(
-        "".join(json.dumps(p) + "\n" for p in history)
-    )
+    (state / "progress-history.jsonl").write_text("".join(json.dumps(p) + "\n" for p in history))
     (state / "dependents.json").write_text(
-        json.dumps({"looked_at": 1795003000.0,
-                    "groups": {"<i>legacy</i>-reader": {"orders/0": 12, "orders/1": 9}}})
+        json.dumps(
+            {
+                "looked_at": 1795003000.0,
+                "groups": {"<i>legacy</i>-reader": {"orders/0": 12, "orders/1": 9}},
+            }
+        )
     )
     (state / "final-report.json").write_text(
-        json.dumps({"v2_topic": "orders-v2", "v1_topic": "orders",
-                    "dead_letter_topic": "orders-v2.dlq", "window_start": 1795000000.0,
-                    "window_end": 1795003600.0, "totals": totals,
-                    "dead_letters_by_error": {"<script>bad</script> amount": 3},
-                    "moved_groups": ["billing-invoicer"], "forced": False, "overridden": [],
-                    "v1_data": {"topic": "orders", "scanned_at": "2026-11-18T12:06:40.000Z",
-                                "complete": True, "records": 42,
-                                "retention": {"retention_ms": 604800000},
-                                "versions": [{"id": 11, "count": 42,
-                                              "first_timestamp_ms": 1795000000000,
-                                              "last_timestamp_ms": 1795003000000,
-                                              "oldest_ages_out_at_ms": 1795604800000,
-                                              "all_aged_out_at_ms": 1795607800000}],
-                                "unframed": 0, "tombstones": 1,
-                                "all_aged_out_at_ms": 1795607800000, "kept": None}})
+        json.dumps(
+            {
+                "v2_topic": "orders-v2",
+                "v1_topic": "orders",
+                "dead_letter_topic": "orders-v2.dlq",
+                "window_start": 1795000000.0,
+                "window_end": 1795003600.0,
+                "totals": totals,
+                "dead_letters_by_error": {"<script>bad</script> amount": 3},
+                "moved_groups": ["billing-invoicer"],
+                "forced": False,
+                "overridden": [],
+                "v1_data": {
+                    "topic": "orders",
+                    "scanned_at": "2026-11-18T12:06:40.000Z",
+                    "complete": True,
+                    "records": 42,
+                    "retention": {"retention_ms": 604800000},
+                    "versions": [
+                        {
+                            "id": 11,
+                            "count": 42,
+                            "first_timestamp_ms": 1795000000000,
+                            "last_timestamp_ms": 1795003000000,
+                            "oldest_ages_out_at_ms": 1795604800000,
+                            "all_aged_out_at_ms": 1795607800000,
+                        }
+                    ],
+                    "unframed": 0,
+                    "tombstones": 1,
+                    "all_aged_out_at_ms": 1795607800000,
+                    "kept": None,
+                },
+            }
+        )
     )
     return state

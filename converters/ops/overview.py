@@ -107,7 +107,7 @@ def read_history(path: Path) -> tuple[HistoryPoint, ...]:
         point = _point(data)
         if point is None:
             raise InputError(
-                "corrupt progress history: expected {\"time\", \"batch\", \"totals\", \"lag\"} "
+                'corrupt progress history: expected {"time", "batch", "totals", "lag"} '
                 "with numbers",
                 location=Location(source=str(path), line=number, column=1),
                 hint=hint,

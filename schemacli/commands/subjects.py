@@ -226,8 +226,14 @@ def delete_command(
 
 
 def _census_guard(
-    conn, store, subject: str, version: str, bootstrap: str, topic: str | None,
-    kafka_properties, force: bool,
+    conn,
+    store,
+    subject: str,
+    version: str,
+    bootstrap: str,
+    topic: str | None,
+    kafka_properties,
+    force: bool,
 ) -> dict:
     """Take the census of the subject's topic; raise CheckFailed (exit 1) while its data holds
     records written with the version (unless ``force``: then say so on stderr). Returns what
@@ -275,7 +281,7 @@ def _census_guard(
         raise CheckFailed(
             f"{subject} version {target.version} (id {target.id}) is still in the data of topic "
             f"{chosen}:\n  " + "\n  ".join(lines) + "\nNothing was deleted.",
-            hint="Consumers replaying that data would fail with \"schema not found\". Wait "
+            hint='Consumers replaying that data would fail with "schema not found". Wait '
             "until it ages out, or delete anyway with --force.",
         )
     if found:

@@ -515,8 +515,8 @@ def read_contracts(
             raise InputError(
                 "metadata.properties must be an object and ruleSet.migrationRules a list",
                 location=Location(source=tree.source(path)),
-                hint="Write it as `schemacli pull` does: {\"metadata\": {\"properties\": "
-                "{...}}, \"ruleSet\": {\"migrationRules\": [...]}}.",
+                hint='Write it as `schemacli pull` does: {"metadata": {"properties": '
+                '{...}}, "ruleSet": {"migrationRules": [...]}}.',
             )
         properties[n] = {str(k): str(v) for k, v in props.items()}
         if any(isinstance(r, dict) and r.get("mode") in _MIGRATING_DOWN for r in rules):

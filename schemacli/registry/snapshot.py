@@ -275,8 +275,9 @@ def _plan_subject(
     return pulled, writes
 
 
-def _contract(metadata: Mapping[str, object] | None, rule_set: Mapping[str, object] | None
-              ) -> str | None:
+def _contract(
+    metadata: Mapping[str, object] | None, rule_set: Mapping[str, object] | None
+) -> str | None:
     """A version's contract file: its metadata and ruleSet as the registry gave them (None when
     it has neither, or only the ``confluent:``-prefixed properties the registry adds itself)."""
     props = dict((metadata or {}).get("properties") or {})  # type: ignore[call-overload]

@@ -113,14 +113,11 @@ def build_site(
         )
     taken_m: set[str] = {p.slug.lower() for p in pages} | {"index"}
     migration_pages = tuple(
-        MigrationPage(slug(f"migration-{Path(d).name}", taken_m), d, o, e)
-        for d, o, e in migrations
+        MigrationPage(slug(f"migration-{Path(d).name}", taken_m), d, o, e) for d, o, e in migrations
     )
     listed = {p.subject for p in pages}
     unmatched = tuple(
-        CensusEntry(c.source, c.topic, c.data)
-        for c in censuses
-        if not (set(c.subjects()) & listed)
+        CensusEntry(c.source, c.topic, c.data) for c in censuses if not (set(c.subjects()) & listed)
     )
     return Site(
         store=tree.source("").rstrip("/") or ".",

@@ -19,8 +19,10 @@ from schemacli.textfile import DOCUMENT_LIMIT, UnreadableInput, read_utf8
 
 FORMAT = 1
 SIDES = ("keys", "values")
-_HINT = "pass the JSON that `schemacli topics census TOPIC -b HOST:PORT -o json` writes " \
+_HINT = (
+    "pass the JSON that `schemacli topics census TOPIC -b HOST:PORT -o json` writes "
     "(docs/census.md)"
+)
 
 
 class CensusFileError(InputError):
@@ -48,8 +50,9 @@ def read_census(path: Path) -> Census:
     """Read and check one census file. Raises CensusFileError (file, line:col, hint)."""
     source = str(path)
     try:
-        text = read_utf8(path, hint=_HINT, error=CensusFileError, limit=DOCUMENT_LIMIT,
-                         what="census file")
+        text = read_utf8(
+            path, hint=_HINT, error=CensusFileError, limit=DOCUMENT_LIMIT, what="census file"
+        )
     except UnreadableInput as err:
         raise CensusFileError(
             f"cannot read the census: {err.message}", location=err.location, hint=_HINT
@@ -114,8 +117,11 @@ def _check(document: Document) -> None:
 
 def _whole(document: Document, pointer: str, value: Any) -> None:
     if not isinstance(value, int) or isinstance(value, bool):
-        _bad(document, pointer, f"{pointer.rsplit('/', 1)[-1]} is {_shown(value)}, not a whole "
-             "number")
+        _bad(
+            document,
+            pointer,
+            f"{pointer.rsplit('/', 1)[-1]} is {_shown(value)}, not a whole number",
+        )
 
 
 def _expect(document: Document, pointer: str, value: Any, kind: type, what: str) -> None:

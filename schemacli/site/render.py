@@ -85,7 +85,7 @@ def _frame(site: Site, title: str, crumb: str | None, body: str) -> str:
         f"<title>{esc(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
         f'<header><a href="{INDEX}">schemacli report</a>{crumb_html}</header>\n'
         f"<main>\n{body}\n"
-        f'<footer>Generated {esc(generated)} by schemacli {esc(__version__)} from the store '
+        f"<footer>Generated {esc(generated)} by schemacli {esc(__version__)} from the store "
         f"<code>{esc(site.store)}</code>. A static page: it loads nothing.</footer>\n"
         f"</main>\n<script>{JS}</script>\n</body>\n</html>\n"
     )
@@ -176,10 +176,10 @@ def _index(site: Site) -> str:
         readers = "-"
         if page.readers:
             broken = page.broken_readers
-            readers = (
-                f"{len(page.readers)} "
-                + (f'<span class="badge bad">{broken} broken</span>' if broken else
-                   '<span class="badge ok">all read the latest</span>')
+            readers = f"{len(page.readers)} " + (
+                f'<span class="badge bad">{broken} broken</span>'
+                if broken
+                else '<span class="badge ok">all read the latest</span>'
             )
         rows.append(
             [
@@ -196,8 +196,15 @@ def _index(site: Site) -> str:
     if rows:
         parts.append(
             _table(
-                ["subject", "level", "versions", "latest type", "latest at its level",
-                 "declared readers", "censuses"],
+                [
+                    "subject",
+                    "level",
+                    "versions",
+                    "latest type",
+                    "latest at its level",
+                    "declared readers",
+                    "censuses",
+                ],
                 rows,
                 nums={2},
             )
@@ -318,16 +325,12 @@ def _readers(page: SubjectPage) -> str:
         ]
         if entry.error is not None:
             cells.append('<span class="badge warn">invalid reader schema</span>')
-            details.append(
-                f"<h3>{esc(r.consumer)}</h3><p class=\"error\">{esc(entry.error)}</p>"
-            )
+            details.append(f'<h3>{esc(r.consumer)}</h3><p class="error">{esc(entry.error)}</p>')
         else:
             by_version = {v.version: v for v in entry.verdicts}
             for n in numbers:
                 verdict = by_version.get(n)
-                cells.append(
-                    _badge(verdict.compatible, "reads", "cannot read") if verdict else "-"
-                )
+                cells.append(_badge(verdict.compatible, "reads", "cannot read") if verdict else "-")
             for verdict in entry.verdicts:
                 if not verdict.compatible:
                     details.append(
@@ -360,10 +363,12 @@ def _census(census: CensusEntry, i: int) -> str:
                 esc(_when_ms(v.get("first_timestamp_ms"))),
                 esc(_when_ms(v.get("last_timestamp_ms"))),
                 esc(_when_ms(v.get("all_aged_out_at_ms"))),
-                esc(", ".join(
-                    f"p{r.get('partition')}: {r.get('first_offset')}..{r.get('last_offset')}"
-                    for r in v.get("partitions") or []
-                )),
+                esc(
+                    ", ".join(
+                        f"p{r.get('partition')}: {r.get('first_offset')}..{r.get('last_offset')}"
+                        for r in v.get("partitions") or []
+                    )
+                ),
             ]
             for v in versions
         ]
@@ -378,8 +383,16 @@ def _census(census: CensusEntry, i: int) -> str:
         if rows:
             parts.append(
                 _table(
-                    ["subject", "version", "id", "records", "first", "last", "all aged out at",
-                     "offsets per partition"],
+                    [
+                        "subject",
+                        "version",
+                        "id",
+                        "records",
+                        "first",
+                        "last",
+                        "all aged out at",
+                        "offsets per partition",
+                    ],
                     rows,
                     nums={3},
                 )
@@ -417,7 +430,7 @@ def _version(page: SubjectPage, v: VersionEntry) -> str:
         parts.append(_findings(f for f in v.check.findings))
     if v.diff is not None:
         verdicts = " ".join(
-            f'{esc(lv.level.value)} {_badge(lv.compatible)}'
+            f"{esc(lv.level.value)} {_badge(lv.compatible)}"
             for lv in v.diff.verdicts
             if lv.level is not Level.NONE
         )
@@ -447,8 +460,9 @@ def _migration(site: Site, page: MigrationPage) -> str:
     o = page.overview
     if o is None:
         parts.append(f'<p class="error">{esc(page.error or "not read")}</p>')
-        return _frame(site, f"migration {page.state_dir} - schemacli report", "migration",
-                      "\n".join(parts))
+        return _frame(
+            site, f"migration {page.state_dir} - schemacli report", "migration", "\n".join(parts)
+        )
     st = o.status
     window = o.window
     if window is None:
@@ -456,7 +470,7 @@ def _migration(site: Site, page: MigrationPage) -> str:
     else:
         parts.append(f'<p>Window: <span class="badge level">{esc(window.state)}</span></p>')
         items = "".join(
-            f"<li>{esc(state)} <span class=\"muted\">{esc(_when(window.since.get(state)))}</span>"
+            f'<li>{esc(state)} <span class="muted">{esc(_when(window.since.get(state)))}</span>'
             "</li>"
             for state in ("planned", "running", "draining", "finished")
             if state in window.since
@@ -467,8 +481,12 @@ def _migration(site: Site, page: MigrationPage) -> str:
     parts.append(
         _table(
             ["in", "converted", "dead-lettered", "skipped", "tombstones"],
-            [[esc(totals.get(k, 0)) for k in ("in", "converted", "dead_letter", "skipped",
-                                              "tombstone")]],
+            [
+                [
+                    esc(totals.get(k, 0))
+                    for k in ("in", "converted", "dead_letter", "skipped", "tombstone")
+                ]
+            ],
             nums={0, 1, 2, 3, 4},
         )
     )
@@ -491,8 +509,7 @@ def _migration(site: Site, page: MigrationPage) -> str:
     parts.append("<h2>Over time</h2>")
     if o.history:
         points = [
-            {"time": p.time, "batch": p.batch, "totals": p.totals, "lag": p.lag}
-            for p in o.history
+            {"time": p.time, "batch": p.batch, "totals": p.totals, "lag": p.lag} for p in o.history
         ]
         parts.append('<div class="chart" id="history-chart"></div>')
         parts.append(
@@ -513,8 +530,9 @@ def _migration(site: Site, page: MigrationPage) -> str:
     parts.append(_dependents(o.dependents))
     parts.append("<h2>Final report</h2>")
     parts.append(_final(o.final_report))
-    return _frame(site, f"migration {page.state_dir} - schemacli report", "migration",
-                  "\n".join(parts))
+    return _frame(
+        site, f"migration {page.state_dir} - schemacli report", "migration", "\n".join(parts)
+    )
 
 
 def _dependents(deps: dict[str, Any] | None) -> str:
@@ -541,9 +559,19 @@ def _dependents(deps: dict[str, Any] | None) -> str:
     return head + _table(["consumer group", "committed offsets (topic/partition: offset)"], rows)
 
 
-_FINAL_KNOWN = ("v2_topic", "v1_topic", "dead_letter_topic", "window_start", "window_end",
-                "totals", "dead_letters_by_error", "moved_groups", "forced", "overridden",
-                "v1_data")
+_FINAL_KNOWN = (
+    "v2_topic",
+    "v1_topic",
+    "dead_letter_topic",
+    "window_start",
+    "window_end",
+    "totals",
+    "dead_letters_by_error",
+    "moved_groups",
+    "forced",
+    "overridden",
+    "v1_data",
+)
 
 
 def _final(report: dict[str, Any] | None) -> str:
@@ -605,9 +633,15 @@ def _v1_data(data: dict[str, Any]) -> str:
                 ["writer id", "records", "first", "last", "oldest ages out", "all aged out"],
                 [
                     [esc(v.get("id")), esc(v.get("count"))]
-                    + [esc(_when_ms(v.get(k))) for k in (
-                        "first_timestamp_ms", "last_timestamp_ms", "oldest_ages_out_at_ms",
-                        "all_aged_out_at_ms")]
+                    + [
+                        esc(_when_ms(v.get(k)))
+                        for k in (
+                            "first_timestamp_ms",
+                            "last_timestamp_ms",
+                            "oldest_ages_out_at_ms",
+                            "all_aged_out_at_ms",
+                        )
+                    ]
                     for v in versions
                     if isinstance(v, dict)
                 ],
@@ -620,8 +654,10 @@ def _v1_data(data: dict[str, Any]) -> str:
             f"{esc(data.get('tombstones') or 0)} tombstones.</p>"
         )
     if data.get("all_aged_out_at_ms") is not None:
-        parts.append(f"<p>All of v1's data is aged out by "
-                     f"{esc(_when_ms(data.get('all_aged_out_at_ms')))}.</p>")
+        parts.append(
+            f"<p>All of v1's data is aged out by "
+            f"{esc(_when_ms(data.get('all_aged_out_at_ms')))}.</p>"
+        )
     elif data.get("kept"):
         parts.append(f"<p>v1's data is kept until deleted ({esc(data.get('kept'))}).</p>")
     return "\n".join(parts)

@@ -47,14 +47,11 @@ def plan(out: Path, files: dict[str, str]) -> list[Write]:
         if entries and MARKER not in entries:
             shown = ", ".join(sorted(entries)[:3]) + (" ..." if len(entries) > 3 else "")
             raise WriteError(
-                f"{out} holds files that are not a schemacli report ({shown}); "
-                f"{NOTHING_WRITTEN}",
+                f"{out} holds files that are not a schemacli report ({shown}); {NOTHING_WRITTEN}",
                 location=Location(source=str(out)),
                 hint=HINT,
             )
-    marker = json.dumps(
-        {"generator": f"schemacli {__version__}", "files": sorted(files)}, indent=2
-    )
+    marker = json.dumps({"generator": f"schemacli {__version__}", "files": sorted(files)}, indent=2)
     return [
         Write(out / name, text.encode("utf-8"), replace=True, follow_link=False)
         for name, text in sorted({**files, MARKER: marker + "\n"}.items())

@@ -24,8 +24,17 @@ def site(tmp_path_factory) -> Path:
     out = root / "out"
     result = CliRunner().invoke(
         app,
-        ["report", "--html", str(out), "--store", str(store), "--census", str(CENSUS),
-         "--state-dir", str(state)],
+        [
+            "report",
+            "--html",
+            str(out),
+            "--store",
+            str(store),
+            "--census",
+            str(CENSUS),
+            "--state-dir",
+            str(state),
+        ],
     )
     assert result.exit_code == 0, result.output
     return out
@@ -42,7 +51,9 @@ def test_every_page_loads_from_a_file_without_errors_or_network(browser, site, a
         assert load.errors == [], (page.name, load.errors)
         assert load.blocked == [], (page.name, load.blocked)
         assert all(url.startswith(("file:", "data:", "about:")) for url in load.requests), (
-            page.name, load.requests)
+            page.name,
+            load.requests,
+        )
         assert browser.evaluate("document.querySelector('main') !== null")
         browser.screenshot(artifacts / f"{page.stem}.png")
 

@@ -203,11 +203,23 @@ def _deployment(tmp_path: Path) -> Path:
 MIGRATE = {
     "status": lambda state: ["status", EXAMPLE, "--state-dir", state, "-b", "127.0.0.1:1"],
     "finish": lambda state: [
-        "finish", EXAMPLE, "--state-dir", state, "-b", "127.0.0.1:1", "--interval", "0"
+        "finish",
+        EXAMPLE,
+        "--state-dir",
+        state,
+        "-b",
+        "127.0.0.1:1",
+        "--interval",
+        "0",
     ],
     "replay": lambda state: ["replay", EXAMPLE, "--state-dir", state, "-b", "127.0.0.1:1"],
     "deploy": lambda state: [
-        "deploy", EXAMPLE, "--state-dir", state.with_name("new"), "-b", "127.0.0.1:1",
+        "deploy",
+        EXAMPLE,
+        "--state-dir",
+        state.with_name("new"),
+        "-b",
+        "127.0.0.1:1",
         "--dry-run",
     ],
 }

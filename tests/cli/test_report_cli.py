@@ -37,8 +37,7 @@ def refused(result, *words: str) -> None:
 
 
 def test_report_writes_an_index_and_a_page_per_subject_and_migration(site_project):
-    result = run("report", "--html", "out", "--census", CENSUS, "--state-dir",
-                 "orders-v2--orders")
+    result = run("report", "--html", "out", "--census", CENSUS, "--state-dir", "orders-v2--orders")
     assert result.exit_code == 0, result.output
     names = sorted(p.name for p in (site_project / "out").iterdir())
     assert "index.html" in names and "subject-orders-value.html" in names
@@ -68,8 +67,10 @@ def test_a_second_report_replaces_the_first(site_project):
         (lambda d: d, ["is a directory"]),
         (lambda d: _write(d / "bad.json", b'{"topic": \n'), ["bad.json:2", "not JSON"]),
         (lambda d: _write(d / "bin.json", b"\x00\x01\xff"), ["bin.json"]),
-        (lambda d: _write(d / "other.json", b'{"census_format": 1, "topic": 5}'),
-         ["other.json:1", "not a topic name"]),
+        (
+            lambda d: _write(d / "other.json", b'{"census_format": 1, "topic": 5}'),
+            ["other.json:1", "not a topic name"],
+        ),
     ],
 )
 def test_a_bad_census_is_refused_and_nothing_is_written(site_project, make, words):
@@ -91,16 +92,22 @@ def test_a_state_dir_without_converter_state_is_refused(site_project):
 
 def test_a_corrupt_progress_file_is_refused_naming_it(site_project):
     (site_project / "orders-v2--orders" / "progress.json").write_text('{"totals": {"in": -1}}')
-    refused(run("report", "--html", "out", "--state-dir", "orders-v2--orders"),
-            "progress.json", "whole number")
+    refused(
+        run("report", "--html", "out", "--state-dir", "orders-v2--orders"),
+        "progress.json",
+        "whole number",
+    )
     assert not (site_project / "out").exists()
 
 
 def test_a_corrupt_history_line_is_refused_naming_its_line(site_project):
     history = site_project / "orders-v2--orders" / "progress-history.jsonl"
     history.write_text(history.read_text() + "[1]\n{}\n")
-    refused(run("report", "--html", "out", "--state-dir", "orders-v2--orders"),
-            "progress-history.jsonl:4", "corrupt progress history")
+    refused(
+        run("report", "--html", "out", "--state-dir", "orders-v2--orders"),
+        "progress-history.jsonl:4",
+        "corrupt progress history",
+    )
 
 
 def test_an_output_path_that_is_a_file_is_refused_and_kept(site_project):

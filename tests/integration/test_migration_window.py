@@ -130,9 +130,10 @@ def test_status_names_v1_dependents_and_finish_waits_for_them_to_go(kafka, regis
     left = report["v1_data"]
     assert left["records"] == len(v1) and left["unframed"] == 1
     assert [v["count"] for v in left["versions"]] == [t["converted"]]
-    assert left["all_aged_out_at_ms"] == max(
-        v["all_aged_out_at_ms"] for v in left["versions"]
-    ) and left["all_aged_out_at_ms"] > report["window_end"] * 1000
+    assert (
+        left["all_aged_out_at_ms"] == max(v["all_aged_out_at_ms"] for v in left["versions"])
+        and left["all_aged_out_at_ms"] > report["window_end"] * 1000
+    )
     assert "v1 data left in" in (s.state / "final-report.txt").read_text()
     assert json.loads((s.state / "final-report.json").read_text()) == report
     assert status(s, window=2)["window"]["state"] == "finished"

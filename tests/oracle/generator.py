@@ -31,8 +31,23 @@ LOGICAL = [
     ("bytes", {"logicalType": "decimal", "precision": 2, "scale": 5}),  # invalid: Java ignores
     ("int", {"logicalType": "time-millis"}),
 ]
-FIELD_NAMES = ["id", "name", "amount", "total_amount", "tip", "ts", "flag", "kind", "count",
-               "payload", "items", "meta", "next", "value", "code"]
+FIELD_NAMES = [
+    "id",
+    "name",
+    "amount",
+    "total_amount",
+    "tip",
+    "ts",
+    "flag",
+    "kind",
+    "count",
+    "payload",
+    "items",
+    "meta",
+    "next",
+    "value",
+    "code",
+]
 SYMBOLS = ["A", "B", "C", "D", "CASH", "CARD", "UNKNOWN", "E"]
 NAMESPACES = [None, None, "com.example", "com.example.v2", "org.other"]
 
@@ -41,42 +56,96 @@ def _realistic() -> list[dict[str, Any]]:
     seeds = []
     for path in sorted((ROOT / "schemas").rglob("*.avsc")):
         seeds.append(json.loads(path.read_text()))
-    seeds.append({
-        "type": "record", "name": "Node", "namespace": "com.example.list",
-        "fields": [
-            {"name": "value", "type": "int"},
-            {"name": "next", "type": ["null", "Node"], "default": None},
-        ],
-    })
-    seeds.append({
-        "type": "record", "name": "Order", "namespace": "shop",
-        "fields": [
-            {"name": "id", "type": {"type": "fixed", "name": "Uuid", "size": 16}},
-            {"name": "status", "type": {"type": "enum", "name": "Status",
-                                        "symbols": ["NEW", "PAID", "SHIPPED"], "default": "NEW"}},
-            {"name": "customer", "type": {
-                "type": "record", "name": "Customer", "aliases": ["shop.Client"],
-                "fields": [
-                    {"name": "name", "type": "string", "aliases": ["fullName"]},
-                    {"name": "address", "type": ["null", {
-                        "type": "record", "name": "Address", "namespace": "geo",
-                        "fields": [{"name": "city", "type": "string"},
-                                   {"name": "zip", "type": ["null", "string"], "default": None}],
-                    }], "default": None},
-                ]}},
-            {"name": "lines", "type": {"type": "array", "items": {
-                "type": "record", "name": "Line", "fields": [
-                    {"name": "sku", "type": "string"},
-                    {"name": "qty", "type": "int", "default": 1},
-                    {"name": "price", "type": {"type": "bytes", "logicalType": "decimal",
-                                               "precision": 9, "scale": 2}},
-                ]}}},
-            {"name": "tags", "type": {"type": "map", "values": "string"}, "default": {}},
-            {"name": "paid_at", "type": ["null", {"type": "long",
-                                                  "logicalType": "timestamp-millis"}],
-             "default": None},
-        ],
-    })
+    seeds.append(
+        {
+            "type": "record",
+            "name": "Node",
+            "namespace": "com.example.list",
+            "fields": [
+                {"name": "value", "type": "int"},
+                {"name": "next", "type": ["null", "Node"], "default": None},
+            ],
+        }
+    )
+    seeds.append(
+        {
+            "type": "record",
+            "name": "Order",
+            "namespace": "shop",
+            "fields": [
+                {"name": "id", "type": {"type": "fixed", "name": "Uuid", "size": 16}},
+                {
+                    "name": "status",
+                    "type": {
+                        "type": "enum",
+                        "name": "Status",
+                        "symbols": ["NEW", "PAID", "SHIPPED"],
+                        "default": "NEW",
+                    },
+                },
+                {
+                    "name": "customer",
+                    "type": {
+                        "type": "record",
+                        "name": "Customer",
+                        "aliases": ["shop.Client"],
+                        "fields": [
+                            {"name": "name", "type": "string", "aliases": ["fullName"]},
+                            {
+                                "name": "address",
+                                "type": [
+                                    "null",
+                                    {
+                                        "type": "record",
+                                        "name": "Address",
+                                        "namespace": "geo",
+                                        "fields": [
+                                            {"name": "city", "type": "string"},
+                                            {
+                                                "name": "zip",
+                                                "type": ["null", "string"],
+                                                "default": None,
+                                            },
+                                        ],
+                                    },
+                                ],
+                                "default": None,
+                            },
+                        ],
+                    },
+                },
+                {
+                    "name": "lines",
+                    "type": {
+                        "type": "array",
+                        "items": {
+                            "type": "record",
+                            "name": "Line",
+                            "fields": [
+                                {"name": "sku", "type": "string"},
+                                {"name": "qty", "type": "int", "default": 1},
+                                {
+                                    "name": "price",
+                                    "type": {
+                                        "type": "bytes",
+                                        "logicalType": "decimal",
+                                        "precision": 9,
+                                        "scale": 2,
+                                    },
+                                },
+                            ],
+                        },
+                    },
+                },
+                {"name": "tags", "type": {"type": "map", "values": "string"}, "default": {}},
+                {
+                    "name": "paid_at",
+                    "type": ["null", {"type": "long", "logicalType": "timestamp-millis"}],
+                    "default": None,
+                },
+            ],
+        }
+    )
     return seeds
 
 
@@ -202,8 +271,14 @@ class Generator:
             return self.default_for(branch)
         kind = schema if isinstance(schema, str) else schema.get("type")
         return {
-            "null": None, "boolean": True, "int": 7, "long": 7, "float": 1.5, "double": 0.0,
-            "bytes": "\u0000", "string": "x",
+            "null": None,
+            "boolean": True,
+            "int": 7,
+            "long": 7,
+            "float": 1.5,
+            "double": 0.0,
+            "bytes": "\u0000",
+            "string": "x",
         }.get(kind, self._complex_default(schema))
 
     def _complex_default(self, schema: Any) -> Any:
@@ -231,15 +306,25 @@ class Generator:
     def mutate_once(self, root: Any) -> Any:
         rng = self.rng
         slots = list(_slots(root))
-        records = [s for s in _nodes(root)
-                   if isinstance(s, dict) and s.get("type") in ("record", "error")]
+        records = [
+            s for s in _nodes(root) if isinstance(s, dict) and s.get("type") in ("record", "error")
+        ]
         enums = [s for s in _nodes(root) if isinstance(s, dict) and s.get("type") == "enum"]
         fixeds = [s for s in _nodes(root) if isinstance(s, dict) and s.get("type") == "fixed"]
         unions = [s for s in _nodes(root) if isinstance(s, list)]
         ops = ["retype", "wrap_union", "logical"]
         if records:
-            ops += ["add_field", "add_field", "remove_field", "rename_field", "rename_named",
-                    "toggle_default", "reorder", "ambiguous_alias", "namespace"]
+            ops += [
+                "add_field",
+                "add_field",
+                "remove_field",
+                "rename_field",
+                "rename_named",
+                "toggle_default",
+                "reorder",
+                "ambiguous_alias",
+                "namespace",
+            ]
         if enums:
             ops += ["enum_symbols", "enum_symbols", "enum_default", "rename_named"]
         if fixeds:
@@ -251,8 +336,14 @@ class Generator:
             parent, key = rng.choice(slots)
             current = parent[key]
             if isinstance(current, str) and current in NUMERIC + ["string", "bytes"]:
-                related = {"int": "long", "long": "float", "float": "double", "double": "int",
-                           "string": "bytes", "bytes": "string"}
+                related = {
+                    "int": "long",
+                    "long": "float",
+                    "float": "double",
+                    "double": "int",
+                    "string": "bytes",
+                    "bytes": "string",
+                }
                 parent[key] = related[current] if rng.random() < 0.6 else rng.choice(PRIMITIVES)
             elif not _defines_names(current):
                 parent[key] = rng.choice(PRIMITIVES[1:])
@@ -363,12 +454,29 @@ class Generator:
         if not isinstance(base, dict) or base.get("type") != "record":
             base = self.record(0, [], None)
         fields = base["fields"]
-        op = rng.choice([
-            "bad_name", "unicode_name", "bad_default", "union_default_second", "dup_field",
-            "dup_branch", "enum_default_field", "fixed_size", "undefined", "bad_symbol",
-            "namespace_part", "float_text_default", "order", "primitive_name", "int_overflow",
-            "nested_union", "redefine", "bad_alias", "dotted_reference",
-        ])
+        op = rng.choice(
+            [
+                "bad_name",
+                "unicode_name",
+                "bad_default",
+                "union_default_second",
+                "dup_field",
+                "dup_branch",
+                "enum_default_field",
+                "fixed_size",
+                "undefined",
+                "bad_symbol",
+                "namespace_part",
+                "float_text_default",
+                "order",
+                "primitive_name",
+                "int_overflow",
+                "nested_union",
+                "redefine",
+                "bad_alias",
+                "dotted_reference",
+            ]
+        )
         if op == "bad_name":
             base["name"] = rng.choice(["1abc", "a-b", "a b", "", "a.", ".a"])
         elif op == "unicode_name":
@@ -381,48 +489,88 @@ class Generator:
         elif op == "dup_field" and fields:
             fields.append(copy.deepcopy(rng.choice(fields)))
         elif op == "dup_branch":
-            fields.append({"name": "zz", "type": rng.choice([
-                ["int", "int"], [{"type": "int", "logicalType": "date"}, "int"],
-                [{"type": "array", "items": "int"}, {"type": "array", "items": "long"}],
-            ])})
+            fields.append(
+                {
+                    "name": "zz",
+                    "type": rng.choice(
+                        [
+                            ["int", "int"],
+                            [{"type": "int", "logicalType": "date"}, "int"],
+                            [{"type": "array", "items": "int"}, {"type": "array", "items": "long"}],
+                        ]
+                    ),
+                }
+            )
         elif op == "enum_default_field":
-            fields.append({"name": "zz", "type": {"type": "enum", "name": self.fresh("E"),
-                                                  "symbols": ["A"]}, "default": "NOPE"})
+            fields.append(
+                {
+                    "name": "zz",
+                    "type": {"type": "enum", "name": self.fresh("E"), "symbols": ["A"]},
+                    "default": "NOPE",
+                }
+            )
         elif op == "fixed_size":
-            fields.append({"name": "zz", "type": {"type": "fixed", "name": self.fresh("F"),
-                                                  "size": rng.choice([-1, "4", 4.0, 0, None])}})
+            fields.append(
+                {
+                    "name": "zz",
+                    "type": {
+                        "type": "fixed",
+                        "name": self.fresh("F"),
+                        "size": rng.choice([-1, "4", 4.0, 0, None]),
+                    },
+                }
+            )
         elif op == "undefined":
             fields.append({"name": "zz", "type": rng.choice(["Missing", "com.x.Missing"])})
         elif op == "bad_symbol":
             symbols = rng.choice([["A", "A"], ["1A"], [3]])
-            fields.append({"name": "zz", "type": {"type": "enum", "name": self.fresh("E"),
-                                                  "symbols": symbols}})
+            fields.append(
+                {
+                    "name": "zz",
+                    "type": {"type": "enum", "name": self.fresh("E"), "symbols": symbols},
+                }
+            )
         elif op == "namespace_part":
             base["namespace"] = rng.choice(["a.1b", "a..b", "a-b.c", "ok.fine"])
         elif op == "float_text_default":
-            fields.append({"name": "zz", "type": rng.choice(["float", "double"]),
-                           "default": rng.choice(["NaN", "Infinity", "-Infinity", "1.5", "x"])})
+            fields.append(
+                {
+                    "name": "zz",
+                    "type": rng.choice(["float", "double"]),
+                    "default": rng.choice(["NaN", "Infinity", "-Infinity", "1.5", "x"]),
+                }
+            )
         elif op == "order" and fields:
             rng.choice(fields)["order"] = rng.choice(["ascending", "DESCENDING", "Ignore", "up"])
         elif op == "primitive_name":
             base["name"] = rng.choice(["int", "string", "record"])
             base.pop("namespace", None)
         elif op == "int_overflow":
-            fields.append({"name": "zz", "type": rng.choice(["int", "long"]),
-                           "default": rng.choice([2**31, -(2**31), 2**63, 2**31 - 1])})
+            fields.append(
+                {
+                    "name": "zz",
+                    "type": rng.choice(["int", "long"]),
+                    "default": rng.choice([2**31, -(2**31), 2**63, 2**31 - 1]),
+                }
+            )
         elif op == "nested_union":
             fields.append({"name": "zz", "type": ["null", ["int", "string"]]})
         elif op == "bad_alias":
             # Java validates an alias's last part only: "1x.Old" and "..Old" are accepted.
-            base["aliases"] = [rng.choice(["1x.Old", "..Old", "a-b.Old", "Old.", "", ".Old",
-                                           "a..b.Old", "1Old"])]
+            base["aliases"] = [
+                rng.choice(["1x.Old", "..Old", "a-b.Old", "Old.", "", ".Old", "a..b.Old", "1Old"])
+            ]
         elif op == "dotted_reference":
             enum = {"type": "enum", "name": "Dot", "symbols": ["A"]}
             if rng.random() < 0.5:
                 enum["namespace"] = rng.choice(["", "acme"])
             fields.append({"name": "zz1", "type": enum})
-            fields.append({"name": "zz2", "type": rng.choice(
-                [".Dot", "Dot", "acme.Dot", "..Dot", ".acme.Dot"])})
+            fields.append(
+                {
+                    "name": "zz2",
+                    "type": rng.choice([".Dot", "Dot", "acme.Dot", "..Dot", ".acme.Dot"]),
+                }
+            )
         elif op == "redefine":
             enum = {"type": "enum", "name": "Twice", "symbols": ["A"]}
             other = dict(enum, symbols=rng.choice([["A"], ["A", "B"]]))
@@ -482,6 +630,7 @@ def _defines_names(schema: Any) -> bool:
 
 def _full(target: dict[str, Any], root: Any) -> str:
     """The full name of a named type (namespace inherited from its enclosing records)."""
+
     def walk(node: Any, space: str | None) -> str | None:
         if isinstance(node, list):
             for b in node:
@@ -579,10 +728,14 @@ def _spell(rng: random.Random, simple: str, space: str | None, node: dict[str, A
 
 def _alias(rng: random.Random, simple: str, space: str | None) -> str:
     """One spelling of an alias meaning ``simple`` (the space as the writer may have it)."""
-    return rng.choice([
-        simple, f".{simple}", f"{space}.{simple}" if space else simple,
-        f"{rng.choice(['acme', 'org.x', 'other'])}.{simple}",
-    ])
+    return rng.choice(
+        [
+            simple,
+            f".{simple}",
+            f"{space}.{simple}" if space else simple,
+            f"{rng.choice(['acme', 'org.x', 'other'])}.{simple}",
+        ]
+    )
 
 
 class NameGenerator:
@@ -639,8 +792,11 @@ class NameGenerator:
     def mutate(self, root: dict[str, Any]) -> dict[str, Any]:
         rng = self.rng
         out = copy.deepcopy(root)
-        named = [n for n in _nodes(out)
-                 if isinstance(n, dict) and n.get("type") in ("record", "enum", "fixed")]
+        named = [
+            n
+            for n in _nodes(out)
+            if isinstance(n, dict) and n.get("type") in ("record", "enum", "fixed")
+        ]
         target = rng.choice(named)
         old = _full(target, out)
         old_simple = old.rsplit(".", 1)[-1]
@@ -655,8 +811,7 @@ class NameGenerator:
         elif op == "root_namespace":
             _spell(rng, "Root", rng.choice(NAME_SPACES), out)
         if op != "root_namespace" and rng.random() < 0.7:
-            target["aliases"] = target.get("aliases", [])[:1] + [
-                _alias(rng, old_simple, old_space)]
+            target["aliases"] = target.get("aliases", [])[:1] + [_alias(rng, old_simple, old_space)]
         new = _full(target, out)
         if new != old:  # keep references pointing at the type, in one of their spellings
             new_simple = new.rsplit(".", 1)[-1]

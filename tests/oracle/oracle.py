@@ -61,7 +61,8 @@ def build() -> str:
         BUILD.mkdir(parents=True, exist_ok=True)
         done = subprocess.run(
             ["javac", "-nowarn", "-d", str(BUILD), "-cp", cp, str(SOURCE)],
-            capture_output=True, text=True,
+            capture_output=True,
+            text=True,
         )
         if done.returncode != 0:
             raise OracleUnavailable(f"javac failed:\n{done.stderr}")
@@ -75,8 +76,12 @@ class Oracle:
         cp = build()
         self.process = subprocess.Popen(
             ["java", "-Xss16m", "-cp", cp, "OracleMain"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            text=True, encoding="utf-8", bufsize=1,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            encoding="utf-8",
+            bufsize=1,
         )
 
     def ask(self, request: dict[str, Any]) -> dict[str, Any]:

@@ -105,8 +105,11 @@ def test_compatibility_agrees_with_java_on_every_generated_pair_both_ways(oracle
         ours_text = our_compat(json.dumps(request["reader"]), json.dumps(request["writer"]))
         if ours_text != ours:
             disagreements.append(
-                ({"reader": request["reader"], "writer": request["writer"], "as": "text"},
-                 java, ours_text)
+                (
+                    {"reader": request["reader"], "writer": request["writer"], "as": "text"},
+                    java,
+                    ours_text,
+                )
             )
         if "compatible" in java:
             verdicts["compatible" if java["compatible"] else "incompatible"] += 1
@@ -187,16 +190,29 @@ QUIRKS = {
         [],
     ),
     "memoised_pair_reports_its_first_location": (
-        {"type": "record", "name": "R", "fields": [
-            {"name": "a", "type": ["null", _X_INT]}, {"name": "b", "type": "X"}]},
-        {"type": "record", "name": "R", "fields": [
-            {"name": "a", "type": _X_STRING}, {"name": "b", "type": "X"}]},
+        {
+            "type": "record",
+            "name": "R",
+            "fields": [{"name": "a", "type": ["null", _X_INT]}, {"name": "b", "type": "X"}],
+        },
+        {
+            "type": "record",
+            "name": "R",
+            "fields": [{"name": "a", "type": _X_STRING}, {"name": "b", "type": "X"}],
+        },
         [("MISSING_UNION_BRANCH", "/fields/0/type"), ("TYPE_MISMATCH", "/fields/0/type")],
     ),
     "enum_default_field_missing_in_writer_is_compared_with_the_record": (
-        {"type": "record", "name": "R", "fields": [
-            {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A"],
-                                   "default": "A"}}]},
+        {
+            "type": "record",
+            "name": "R",
+            "fields": [
+                {
+                    "name": "e",
+                    "type": {"type": "enum", "name": "E", "symbols": ["A"], "default": "A"},
+                }
+            ],
+        },
         {"type": "record", "name": "R", "fields": []},
         [("TYPE_MISMATCH", "/fields/0/type")],
     ),
@@ -312,8 +328,10 @@ def test_a_check_between_schemas_nested_as_deep_as_java_reads_gets_javas_verdict
 def test_java_reads_a_schema_file_in_utf16_or_utf32_as_we_do(oracle, tmp_path, encoding, bom):
     from schemacli.contracts.loader import load_schema_file
 
-    text = '{"type":"record","name":"Position","namespace":"com.acme","fields":[' \
+    text = (
+        '{"type":"record","name":"Position","namespace":"com.acme","fields":['
         '{"name":"x","type":"int","doc":"\u00e9"}]}'
+    )
     path = tmp_path / "position.avsc"
     path.write_bytes((("\ufeff" if bom else "") + text).encode(encoding))
     java = oracle.ask({"op": "parse_files", "paths": [str(path)]})

@@ -122,8 +122,13 @@ class Browser:
                 self.call(f"{domain}.enable", session=self.session)
             self.call(
                 "Fetch.enable",
-                {"patterns": [{"urlPattern": "http*"}, {"urlPattern": "ws*"},
-                              {"urlPattern": "ftp*"}]},
+                {
+                    "patterns": [
+                        {"urlPattern": "http*"},
+                        {"urlPattern": "ws*"},
+                        {"urlPattern": "ftp*"},
+                    ]
+                },
                 session=self.session,
             )
             self.call(
@@ -134,8 +139,9 @@ class Browser:
         except Exception as exc:
             tail = self.log.read_text(errors="replace")[-2000:] if self.log.exists() else ""
             self.close()
-            raise ComponentUnavailable("browser", f"no DevTools answer: {exc}",
-                                       log_tail=tail) from exc
+            raise ComponentUnavailable(
+                "browser", f"no DevTools answer: {exc}", log_tail=tail
+            ) from exc
 
     # -- the protocol ------------------------------------------------------------------------
     def _send(self, message: dict[str, Any]) -> None:
@@ -155,8 +161,9 @@ class Browser:
         message, _, self._buffer = self._buffer.partition(b"\0")
         return json.loads(message)
 
-    def call(self, method: str, params: dict[str, Any] | None = None, *,
-             session: str | None = None) -> dict[str, Any]:
+    def call(
+        self, method: str, params: dict[str, Any] | None = None, *, session: str | None = None
+    ) -> dict[str, Any]:
         """Send one command and return its result (events that arrive meanwhile are kept)."""
         self._next_id += 1
         ident = self._next_id
@@ -177,8 +184,9 @@ class Browser:
         """Record what an event says about the page; fail an intercepted network request."""
         method, params = event.get("method"), event.get("params", {})
         if method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
-            words = " ".join(str(a.get("value", a.get("description", ""))) for a in
-                             params.get("args", []))
+            words = " ".join(
+                str(a.get("value", a.get("description", ""))) for a in params.get("args", [])
+            )
             load.errors.append(f"console.{params['type']}: {words}")
         elif method == "Runtime.exceptionThrown":
             details = params.get("exceptionDetails", {})
@@ -192,9 +200,11 @@ class Browser:
             load.requests.append(params.get("request", {}).get("url", ""))
         elif method == "Fetch.requestPaused":
             load.blocked.append(params.get("request", {}).get("url", ""))
-            self.call("Fetch.failRequest",
-                      {"requestId": params["requestId"], "errorReason": "BlockedByClient"},
-                      session=self.session)
+            self.call(
+                "Fetch.failRequest",
+                {"requestId": params["requestId"], "errorReason": "BlockedByClient"},
+                session=self.session,
+            )
 
     # -- what tests use ----------------------------------------------------------------------
     def load(self, url: str) -> PageLoad:

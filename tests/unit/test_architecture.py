@@ -123,8 +123,19 @@ RULES = [
             "converters.kafka",
             "converters.spark",
             "converters.state",
-            *(f"converters.ops.{m}" for m in ("deploy", "process", "replay", "status", "stop",
-                                              "window", "dependents", "finish")),
+            *(
+                f"converters.ops.{m}"
+                for m in (
+                    "deploy",
+                    "process",
+                    "replay",
+                    "status",
+                    "stop",
+                    "window",
+                    "dependents",
+                    "finish",
+                )
+            ),
         ),
     ),
     # settings files' syntax and where a setting came from: below config and the registry

@@ -119,7 +119,7 @@ def test_a_failed_query_names_no_credential_from_the_error_it_quotes(tmp_path, c
 
     redact.remember("kafka-s3cret")  # as loading the properties file does
     query = FakeQuery(
-        [], fails="SASL failed: PlainLoginModule password=\"kafka-s3cret\" at sasl://u:pw@b:9"
+        [], fails='SASL failed: PlainLoginModule password="kafka-s3cret" at sasl://u:pw@b:9'
     )
     assert watch(query, ProgressFile(tmp_path / "progress.json")) == 1
     err = capsys.readouterr().err

@@ -130,7 +130,8 @@ def test_record_renamed_without_alias_is_named_and_breaks_compatibility():
 def test_recursive_schema_diff_terminates():
     node = record(ID, {"name": "next", "type": ["null", "t.Ride"], "default": None})
     grown = record(
-        ID, {"name": "next", "type": ["null", "t.Ride"], "default": None},
+        ID,
+        {"name": "next", "type": ["null", "t.Ride"], "default": None},
         {"name": "w", "type": "int", "default": 0},
     )
     assert kinds(diff(node, grown)) == ["FIELD_ADDED"]

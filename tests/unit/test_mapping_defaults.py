@@ -33,8 +33,10 @@ def taxi_mapping_with(rule: str):
 
 @pytest.mark.parametrize("default", ['"abc"', "true", "[1]", "{a: 1}", "null"])
 def test_an_on_error_default_of_the_wrong_type_is_a_finding_at_its_line(default):
-    rule = f"total_amount: {{from: total_amount, convert: parse_number, on_error: default, " \
+    rule = (
+        f"total_amount: {{from: total_amount, convert: parse_number, on_error: default, "
         f"default: {default}}}"
+    )
     report = validate(taxi_mapping_with(rule))
     (finding,) = [f for f in report.findings if f.kind == "BAD_DEFAULT"]
     assert not report.ok and report.dry_run is None
@@ -51,8 +53,9 @@ def test_a_convert_default_of_the_wrong_type_is_a_finding_not_a_crash():
 
 
 def test_a_default_of_the_right_type_compiles_and_dry_runs():
-    rule = "total_amount: {from: total_amount, convert: parse_number, on_error: default, " \
-        "default: 0}"
+    rule = (
+        "total_amount: {from: total_amount, convert: parse_number, on_error: default, default: 0}"
+    )
     report = validate(taxi_mapping_with(rule), sample_count=4)
     assert report.ok and report.dry_run is not None and report.dry_run.dead_lettered == 0
 
@@ -79,10 +82,15 @@ def test_fits_follows_avro_defaults(avro, good, bad):
 
 
 def test_migrate_validate_of_a_mistyped_default_exits_1_naming_file_line_and_type(tmp_path):
-    text = EXAMPLE.read_text().replace(
-        RULE, "total_amount: {from: total_amount, convert: parse_number, on_error: default, "
-        "default: abc, note: x}\n  #"
-    ).replace("../../schemas/", f"{ROOT}/schemas/")
+    text = (
+        EXAMPLE.read_text()
+        .replace(
+            RULE,
+            "total_amount: {from: total_amount, convert: parse_number, on_error: default, "
+            "default: abc, note: x}\n  #",
+        )
+        .replace("../../schemas/", f"{ROOT}/schemas/")
+    )
     mapping = tmp_path / "m.yaml"
     mapping.write_text(text)
     result = CliRunner().invoke(app, ["migrate", "validate", str(mapping)])

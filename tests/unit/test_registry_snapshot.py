@@ -154,7 +154,7 @@ def test_updating_a_level_keeps_the_comment_and_indentation_of_its_line(tmp_path
     config.write_text(
         '[tool.schemacli.subjects."orders-value"]\n'
         '  level = "FULL"  # agreed with payments\n'
-        'other = 1\n'
+        "other = 1\n"
     )
     write_levels(config, {"orders-value": Level.FORWARD})
     assert config.read_text().splitlines()[1] == '  level = "FORWARD"  # agreed with payments'

@@ -140,8 +140,9 @@ def test_the_census_is_embedded_whole_as_the_charts_data(tmp_path):
 
 def test_pages_name_no_network_address(tmp_path):
     for name, text in site_pages(tmp_path).items():
-        assert not re.search(r"(?i)\b(https?|wss?|ftp):", text.replace(
-            "http://www.w3.org/2000/svg", "")), name
+        assert not re.search(
+            r"(?i)\b(https?|wss?|ftp):", text.replace("http://www.w3.org/2000/svg", "")
+        ), name
         assert 'src="' not in text and "@import" not in text and "url(" not in text, name
 
 
@@ -198,7 +199,7 @@ def test_the_census_names_its_subjects_and_the_topics_own(tmp_path):
     ("content", "words", "line"),
     [
         (b"", "empty", 1),
-        (b"{\n  \"topic\": \n}", "not JSON", 3),
+        (b'{\n  "topic": \n}', "not JSON", 3),
         (b"[1, 2]", "not an object", 1),
         (b'{"census_format": 2, "topic": "t"}', "census_format is 2", 1),
         (b"\xff\xfe\x00garbage", "UTF-8", 1),
@@ -241,8 +242,13 @@ def test_the_job_leaves_one_history_point_per_batch_with_its_lag(tmp_path):
     sources = [{"endOffset": '{"t":{"0":10,"1":5}}', "latestOffset": '{"t":{"0":14,"1":5}}'}]
     metrics = {"in": 3, "converted": 3, "dead_letter": 0, "skipped": 0}
     for batch in (0, 0, 1):  # a batch seen twice is one point
-        progress.record({"batchId": batch, "observedMetrics": {"schemacli_converter": metrics},
-                         "sources": sources})
+        progress.record(
+            {
+                "batchId": batch,
+                "observedMetrics": {"schemacli_converter": metrics},
+                "sources": sources,
+            }
+        )
     points = read_history(tmp_path / HISTORY)
     assert [(p.batch, p.totals["in"], p.lag) for p in points] == [(0, 3, 4), (1, 6, 4)]
 
@@ -259,8 +265,9 @@ def test_a_long_history_is_thinned_not_grown_without_bound(tmp_path, monkeypatch
     monkeypatch.setattr(progress, "HISTORY_LIMIT", 4000)
     path = tmp_path / HISTORY
     for batch in range(400):
-        append_history(path, {"time": float(batch), "batch": batch, "totals": {"in": batch},
-                              "lag": 0})
+        append_history(
+            path, {"time": float(batch), "batch": batch, "totals": {"in": batch}, "lag": 0}
+        )
     assert path.stat().st_size <= 4000
     batches = [p.batch for p in read_history(path)]
     assert batches == sorted(batches) and batches[-1] == 399 and batches[0] == 0
@@ -279,10 +286,12 @@ def test_a_corrupt_history_line_is_refused_by_line_but_a_cut_last_line_is_left_o
 
 def test_a_history_longer_than_the_chart_keeps_is_thinned_evenly(tmp_path):
     path = tmp_path / HISTORY
-    path.write_text("".join(
-        json.dumps({"time": float(i), "batch": i, "totals": {}, "lag": 0}) + "\n"
-        for i in range(MAX_POINTS * 2 + 7)
-    ))
+    path.write_text(
+        "".join(
+            json.dumps({"time": float(i), "batch": i, "totals": {}, "lag": 0}) + "\n"
+            for i in range(MAX_POINTS * 2 + 7)
+        )
+    )
     points = read_history(path)
     assert len(points) == MAX_POINTS
     assert points[0].batch == 0 and points[-1].batch == MAX_POINTS * 2 + 6
@@ -338,8 +347,10 @@ def test_the_document_topics_census_writes_is_read_and_charted(tmp_path):
     from converters.census.model import document as census_document
 
     tallies = []
-    for partition, runs in ((0, {11: (60, 0, 59), 12: (40, 60, 99)}), (1, {12: (5, 0, 4),
-                                                                         NULL: (1, 5, 5)})):
+    for partition, runs in (
+        (0, {11: (60, 0, 59), 12: (40, 60, 99)}),
+        (1, {12: (5, 0, 4), NULL: (1, 5, 5)}),
+    ):
         tally = PartitionTally(partition, 0, 100, 0, 100)
         for kind, (count, first, last) in runs.items():
             span = Span()
@@ -348,8 +359,12 @@ def test_the_document_topics_census_writes_is_read_and_charted(tmp_path):
             tally.scanned += count
         tallies.append(tally)
     doc = census_document(
-        topic="orders", bootstrap="b:9092", scanned_at_ms=1_795_000_000_000, duration_s=0.1,
-        mode=Mode(), retention=Retention(retention_ms=604_800_000, cleanup_policy="delete"),
+        topic="orders",
+        bootstrap="b:9092",
+        scanned_at_ms=1_795_000_000_000,
+        duration_s=0.1,
+        mode=Mode(),
+        retention=Retention(retention_ms=604_800_000, cleanup_policy="delete"),
         partitions=tallies,
         names={11: [Registered("orders-value", 1)], 12: [Registered("orders-value", 2)]},
         resolved_by={"source": "store", "where": "schemas"},
@@ -359,8 +374,9 @@ def test_the_document_topics_census_writes_is_read_and_charted(tmp_path):
     census = read_census(path)
     assert "orders-value" in census.subjects()
     store = make_store(tmp_path)
-    page = pages(build_site(FileTree(store), store, SubjectLevels(default=Level.BACKWARD),
-                            censuses=[census]))["subject-orders-value.html"]
+    page = pages(
+        build_site(FileTree(store), store, SubjectLevels(default=Level.BACKWARD), censuses=[census])
+    )["subject-orders-value.html"]
     embedded = re.search(r'id="census-0"[^>]*>(.*?)</script>', page, re.S)
     assert embedded is not None and json.loads(embedded.group(1)) == json.loads(json.dumps(doc))
     assert "60 record(s) in orders" in page and "45 record(s) in orders" in page

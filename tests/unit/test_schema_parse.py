@@ -38,8 +38,11 @@ def test_taxi_ride_value_parses_with_pointers_and_defaults():
 
 def test_nested_named_types_inherit_the_enclosing_namespace():
     schema = parse_schema(
-        record({"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A"]}},
-               name="R", namespace="com.example")
+        record(
+            {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A"]}},
+            name="R",
+            namespace="com.example",
+        )
     )
     assert schema.field_map["e"].type.fullname == "com.example.E"
 
@@ -53,16 +56,19 @@ def test_recursive_reference_resolves_to_the_same_node():
 
 def test_forward_reference_to_a_later_definition_is_accepted_like_java_1_12():
     schema = parse_schema(
-        record({"name": "b", "type": "B"},
-               {"name": "c", "type": {"type": "fixed", "name": "B", "size": 2}})
+        record(
+            {"name": "b", "type": "B"},
+            {"name": "c", "type": {"type": "fixed", "name": "B", "size": 2}},
+        )
     )
     assert schema.fields[0].type is schema.fields[1].type
 
 
 def test_names_from_other_files_resolve_references():
     money = parse_schema({"type": "fixed", "name": "Money", "namespace": "m", "size": 8})
-    schema = parse_schema(record({"name": "amount", "type": "m.Money"}),
-                          names=Names().including(money))
+    schema = parse_schema(
+        record({"name": "amount", "type": "m.Money"}), names=Names().including(money)
+    )
     assert schema.fields[0].type is money
 
 
@@ -92,36 +98,55 @@ REFUSED = {
     "invalid_namespace": (record(namespace="a.1b"), "", "Namespace part"),
     "duplicate_field": (
         record({"name": "a", "type": "int"}, {"name": "a", "type": "long"}),
-        "/fields/1/name", "Duplicate field",
+        "/fields/1/name",
+        "Duplicate field",
     ),
-    "duplicate_symbol": ({"type": "enum", "name": "E", "symbols": ["A", "A"]},
-                         "/symbols/1", "Duplicate enum symbol"),
+    "duplicate_symbol": (
+        {"type": "enum", "name": "E", "symbols": ["A", "A"]},
+        "/symbols/1",
+        "Duplicate enum symbol",
+    ),
     "fixed_without_size": ({"type": "fixed", "name": "F"}, "", "size"),
     "fixed_negative_size": ({"type": "fixed", "name": "F", "size": -1}, "/size", "negative"),
     "nested_union": (["int", ["long"]], "/1", "union"),
     "duplicate_union_branch": (["null", "string", "null"], "/2", "Duplicate in union"),
     "two_arrays_in_union": (
         [{"type": "array", "items": "int"}, {"type": "array", "items": "long"}],
-        "/1", "Duplicate in union",
+        "/1",
+        "Duplicate in union",
     ),
-    "default_not_fitting": (record({"name": "a", "type": "int", "default": "x"}),
-                            "/fields/0/default", "Invalid default"),
-    "int_default_too_big": (record({"name": "a", "type": "int", "default": 2**31}),
-                            "/fields/0/default", "Invalid default"),
-    "null_default_for_string": (record({"name": "a", "type": "string", "default": None}),
-                                "/fields/0/default", "Invalid default"),
+    "default_not_fitting": (
+        record({"name": "a", "type": "int", "default": "x"}),
+        "/fields/0/default",
+        "Invalid default",
+    ),
+    "int_default_too_big": (
+        record({"name": "a", "type": "int", "default": 2**31}),
+        "/fields/0/default",
+        "Invalid default",
+    ),
+    "null_default_for_string": (
+        record({"name": "a", "type": "string", "default": None}),
+        "/fields/0/default",
+        "Invalid default",
+    ),
     "record_without_fields": ({"type": "record", "name": "R"}, "", "fields"),
-    "field_without_type": (record({"name": "a"}), "/fields/0", "no \"type\""),
+    "field_without_type": (record({"name": "a"}), "/fields/0", 'no "type"'),
     "redefined_name": (
-        record({"name": "a", "type": {"type": "fixed", "name": "F", "size": 1}},
-               {"name": "b", "type": {"type": "fixed", "name": "F", "size": 2}}),
-        "/fields/1/type", "redefine",
+        record(
+            {"name": "a", "type": {"type": "fixed", "name": "F", "size": 1}},
+            {"name": "b", "type": {"type": "fixed", "name": "F", "size": 2}},
+        ),
+        "/fields/1/type",
+        "redefine",
     ),
     "named_after_primitive": (record(name="int"), "/name", "primitives"),
-    "enum_default_not_a_symbol": ({"type": "enum", "name": "E", "symbols": ["A"], "default": "B"},
-                                  "/default", "not one of the symbols"),
-    "bad_order": (record({"name": "a", "type": "int", "order": "up"}),
-                  "/fields/0/order", "order"),
+    "enum_default_not_a_symbol": (
+        {"type": "enum", "name": "E", "symbols": ["A"], "default": "B"},
+        "/default",
+        "not one of the symbols",
+    ),
+    "bad_order": (record({"name": "a", "type": "int", "order": "up"}), "/fields/0/order", "order"),
     "not_a_schema": (42, "", "not supported"),
 }
 
@@ -187,8 +212,12 @@ def test_invalid_json_text_reports_line_and_column():
 
 def test_canonical_form_strips_docs_defaults_and_resolves_full_names():
     schema = parse_schema(
-        record({"name": "a", "type": {"type": "array", "items": "R"}, "doc": "d", "default": []},
-               name="R", namespace="n", doc="x")
+        record(
+            {"name": "a", "type": {"type": "array", "items": "R"}, "doc": "d", "default": []},
+            name="R",
+            namespace="n",
+            doc="x",
+        )
     )
     assert isinstance(schema.fields[0].type, ArraySchema)
     assert canonical_form(schema) == (
@@ -202,8 +231,9 @@ def test_fingerprint_matches_the_avro_specification_value_for_int():
 
 
 def test_enum_symbols_and_default_are_kept():
-    schema = parse_schema(json.dumps({"type": "enum", "name": "E", "symbols": ["A", "B"],
-                                      "default": "A"}))
+    schema = parse_schema(
+        json.dumps({"type": "enum", "name": "E", "symbols": ["A", "B"], "default": "A"})
+    )
     assert isinstance(schema, EnumSchema)
     assert (schema.symbols, schema.default) == (("A", "B"), "A")
 
@@ -230,10 +260,13 @@ def test_parsing_never_switches_the_garbage_collector_off(monkeypatch):
 
 
 def test_names_including_collects_every_named_type_once():
-    schema = parse_schema(record(
-        {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A"]}},
-        {"name": "f", "type": "E"},
-        {"name": "g", "type": {"type": "fixed", "name": "F", "size": 1}},
-        name="R", namespace="n",
-    ))
+    schema = parse_schema(
+        record(
+            {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A"]}},
+            {"name": "f", "type": "E"},
+            {"name": "g", "type": {"type": "fixed", "name": "F", "size": 1}},
+            name="R",
+            namespace="n",
+        )
+    )
     assert sorted(Names().including(schema).types) == ["n.E", "n.F", "n.R"]

@@ -236,7 +236,7 @@ def test_permission_denied_is_an_input_error_even_when_running_as_root(
 def _random_json(rnd, depth: int):
     choice = rnd.random()
     if depth <= 0 or choice < 0.3:
-        return rnd.choice([None, True, 1, -2.5e3, "s", "a/b~c", "quote\"d", "\u00e4", ""])
+        return rnd.choice([None, True, 1, -2.5e3, "s", "a/b~c", 'quote"d', "\u00e4", ""])
     if choice < 0.65:
         keys = ["k", "a/b", "t~", "\u00e9", "x y", ""]
         return {

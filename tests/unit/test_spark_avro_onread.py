@@ -28,7 +28,10 @@ def read(**kwargs):
 def test_a_path_and_a_loaded_mapping_give_the_same_compiled_sql():
     by_path, loaded = load_migration(EXAMPLE), load_migration(load(EXAMPLE))
     assert by_path.columns == loaded.columns and by_path.error_sql == loaded.error_sql
-    assert by_path.columns[-1] == "try_cast(`total_amount` AS FLOAT) + CAST(0 AS FLOAT) AS `total_amount`"
+    assert (
+        by_path.columns[-1]
+        == "try_cast(`total_amount` AS FLOAT) + CAST(0 AS FLOAT) AS `total_amount`"
+    )
 
 
 def test_writers_split_into_the_v1_road_and_the_v2_road():

@@ -42,8 +42,7 @@ def test_an_expression_that_does_not_parse_is_a_syntax_error_at_the_rules_line(e
 
 def test_the_problem_names_the_character_where_parsing_stopped():
     assert parse_problem("total_amount +") == (
-        "Spark SQL cannot parse it at character 14: Required keyword: 'expression' missing "
-        "for Add"
+        "Spark SQL cannot parse it at character 14: Required keyword: 'expression' missing for Add"
     )
 
 

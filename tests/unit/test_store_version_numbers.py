@@ -85,9 +85,7 @@ def test_a_store_path_names_its_subject_and_version(path, expected):
     assert store_version(Path(path)) == expected
 
 
-def test_a_version_file_inside_a_subjects_folder_takes_the_folder_as_subject(
-    tmp_path, monkeypatch
-):
+def test_a_version_file_inside_a_subjects_folder_takes_the_folder_as_subject(tmp_path, monkeypatch):
     folder = tmp_path / "subjects" / "taxi-rides-value"
     folder.mkdir(parents=True)
     monkeypatch.chdir(folder)

@@ -183,9 +183,14 @@ def test_the_memo_parses_each_one_field_record_once(monkeypatch):
 
     monkeypatch.setattr(verdicts, "parse_schema", counting_parse)
     v1 = {"type": "record", "name": "Rec", "fields": [{"name": "a", "type": "int"}]}
-    v3 = {**v1, "fields": v1["fields"] + [
-        {"name": "b", "type": "int"}, {"name": "c", "type": "long"},
-    ]}
+    v3 = {
+        **v1,
+        "fields": v1["fields"]
+        + [
+            {"name": "b", "type": "int"},
+            {"name": "c", "type": "long"},
+        ],
+    }
     result = VerdictCache().check(loaded(v3), loaded(v1))  # b and c have no default
     assert not result.compatible
     assert parsed and len(parsed) == len(set(parsed))
