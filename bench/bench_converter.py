@@ -80,30 +80,52 @@ def machine() -> str:
 
 
 def produce(bootstrap: str, topic: str, v2_id: int, n: int) -> None:
+    def rides():
+        for i in range(n):
+            yield {
+                "vendorId": i % 7,
+                "passenger_count": i % 5,
+                "trip_distance": (i % 100) / 4,
+                "payment_type": i % 3,
+                "total_amount": "n/a" if i % 100 == 42 else f"{i % 1000}.25",
+            }
+
+    produce_framed(
+        bootstrap,
+        topic,
+        V2,
+        v2_id,
+        rides(),
+        {"compression.type": "none", "queue.buffering.max.messages": 1_000_000},
+    )
+
+
+def produce_framed(
+    bootstrap: str,
+    topic: str,
+    schema: dict,
+    schema_id: int,
+    records,
+    settings: dict | None = None,
+) -> None:
+    """Write ``records`` Confluent-framed with ``schema_id`` (keys: the record's number mod
+    1000), waiting when the producer's queue is full; every record delivered."""
     import fastavro
     from confluent_kafka import Producer
 
-    parsed = fastavro.parse_schema(V2)
+    parsed = fastavro.parse_schema(schema)
     p = Producer(
         {
             "bootstrap.servers": bootstrap,
             "linger.ms": 50,
             "batch.size": 1_000_000,
-            "compression.type": "none",
-            "queue.buffering.max.messages": 1_000_000,
+            **(settings or {}),
         }
     )
-    head = b"\x00" + v2_id.to_bytes(4, "big")
-    for i in range(n):
-        ride = {
-            "vendorId": i % 7,
-            "passenger_count": i % 5,
-            "trip_distance": (i % 100) / 4,
-            "payment_type": i % 3,
-            "total_amount": "n/a" if i % 100 == 42 else f"{i % 1000}.25",
-        }
+    head = b"\x00" + schema_id.to_bytes(4, "big")
+    for i, record in enumerate(records):
         buf = io.BytesIO()
-        fastavro.schemaless_writer(buf, parsed, ride)
+        fastavro.schemaless_writer(buf, parsed, record)
         while True:
             try:
                 p.produce(topic, key=str(i % 1000).encode(), value=head + buf.getvalue())

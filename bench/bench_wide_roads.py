@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import io
 import json
 import statistics
 import subprocess
@@ -38,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 from bench.bench_converter import (  # noqa: E402
     count_committed,
     machine,
+    produce_framed,
     run_exactly_once,
     run_fast,
     run_query,
@@ -98,36 +98,26 @@ RULES = "".join(
 
 
 def produce(bootstrap: str, topic: str, v2_id: int, n: int) -> None:
-    import fastavro
-    from confluent_kafka import Producer
+    def orders():
+        for i in range(n):
+            yield {
+                "id": str(uuid.UUID(int=i)),
+                "day": 19_000 + i % 365,
+                "at": 1_700_000_000_000_000 + i,
+                "qty": None if i % 10 == 3 else i % 50,
+                "price": Decimal(i % 100_000) / 100,
+                "total": None if i % 100 == 42 else f"{i % 1000}.25",
+                "status": "PAID" if i % 2 else "NEW",
+                "note": None if i % 3 else f"note {i}",
+                "pickup": {
+                    "lat": 40.0 + i % 90 / 100,
+                    "lon": -73.9,
+                    "zone": None if i % 4 else "JFK",
+                },
+                "items": [i, i + 1, i + 2][: i % 4],
+            }
 
-    parsed = fastavro.parse_schema(V2)
-    p = Producer({"bootstrap.servers": bootstrap, "linger.ms": 50, "batch.size": 1_000_000})
-    head = b"\x00" + v2_id.to_bytes(4, "big")
-    for i in range(n):
-        rec = {
-            "id": str(uuid.UUID(int=i)),
-            "day": 19_000 + i % 365,
-            "at": 1_700_000_000_000_000 + i,
-            "qty": None if i % 10 == 3 else i % 50,
-            "price": Decimal(i % 100_000) / 100,
-            "total": None if i % 100 == 42 else f"{i % 1000}.25",
-            "status": "PAID" if i % 2 else "NEW",
-            "note": None if i % 3 else f"note {i}",
-            "pickup": {"lat": 40.0 + i % 90 / 100, "lon": -73.9, "zone": None if i % 4 else "JFK"},
-            "items": [i, i + 1, i + 2][: i % 4],
-        }
-        buf = io.BytesIO()
-        fastavro.schemaless_writer(buf, parsed, rec)
-        while True:
-            try:
-                p.produce(topic, key=str(i % 1000).encode(), value=head + buf.getvalue())
-                break
-            except BufferError:
-                p.poll(0.1)
-        if i % 10000 == 0:
-            p.poll(0)
-    assert p.flush(120) == 0
+    produce_framed(bootstrap, topic, V2, v2_id, orders())
 
 
 def main() -> int:
