@@ -10,12 +10,12 @@ from __future__ import annotations
 import base64
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 from tests.stack.common import CACHE, ComponentUnavailable
+from tests.stack.javac import compile_if_stale
 from tests.stack.jsonata import jsonata_jars
 
 SOURCE = Path(__file__).with_name("JsonataMain.java")
@@ -48,21 +48,8 @@ def _classpath() -> str:
 
 def build() -> str:
     """Compile JsonataMain.java (when the source changed); return the classpath."""
-    for tool in ("javac", "java"):
-        if shutil.which(tool) is None:
-            raise JsonataJvmUnavailable(f"{tool} not found on PATH: install a JDK 17+")
     cp = _classpath()
-    target = BUILD / "JsonataMain.class"
-    if not target.exists() or target.stat().st_mtime < SOURCE.stat().st_mtime:
-        BUILD.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run(
-            ["javac", "-nowarn", "-d", str(BUILD), "-cp", cp, str(SOURCE)],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if done.returncode != 0:
-            raise JsonataJvmUnavailable(f"javac failed:\n{done.stderr}")
+    compile_if_stale(SOURCE, BUILD, cp, JsonataJvmUnavailable)
     return cp
 
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
+
+from tests.stack.javac import compile_if_stale
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = Path(__file__).with_name("OracleMain.java")
@@ -50,22 +51,8 @@ def classpath() -> str:
 
 def build() -> str:
     """Compile OracleMain.java into .cache/oracle (when the source is newer); the classpath."""
-    for tool in ("javac", "java"):
-        if shutil.which(tool) is None:
-            raise OracleUnavailable(
-                f"{tool} not found on PATH: install a JDK (17+) to run the oracle"
-            )
     cp = classpath()
-    target = BUILD / "OracleMain.class"
-    if not target.exists() or target.stat().st_mtime < SOURCE.stat().st_mtime:
-        BUILD.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run(
-            ["javac", "-nowarn", "-d", str(BUILD), "-cp", cp, str(SOURCE)],
-            capture_output=True,
-            text=True,
-        )
-        if done.returncode != 0:
-            raise OracleUnavailable(f"javac failed:\n{done.stderr}")
+    compile_if_stale(SOURCE, BUILD, cp, OracleUnavailable)
     return cp
 
 
