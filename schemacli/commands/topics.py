@@ -156,7 +156,7 @@ def run_census(
     """The census document, with a progress bar on a terminal: the one road ``topics census``
     and ``subjects delete`` take."""
     from converters.census.take import take_census
-    from converters.kafka.settings import load, spark_options
+    from converters.kafka.settings import ONLY_LIBRDKAFKA, load, spark_options
     from schemacli.config import load_settings
 
     online = flags.url is not None
@@ -164,9 +164,10 @@ def run_census(
     require_extras("topics census", "kafka")
     properties = kafka_client_settings(kafka_properties)
     # the same file in the Java client's names, for the JVM road
-    java_properties = {
-        k.removeprefix("kafka."): v for k, v in spark_options(load(kafka_properties)).items()
-    }
+    written = load(kafka_properties)
+    java_properties = {k.removeprefix("kafka."): v for k, v in spark_options(written).items()}
+    if engine == "auto" and any(k.startswith(ONLY_LIBRDKAFKA) for k in written):
+        engine = "python"  # settings for librdkafka alone: only the Python road has them
     with connect(flags, settings=settings) if online else _offline() as conn:
         with Progress(f"census of {topic}") as progress:
             return take_census(

@@ -137,3 +137,21 @@ def test_jvm_census_takes_the_kafka_properties_file_in_javas_names(produced, kaf
     )
     jvm = census(produced.topic, kafka, "jvm", "--kafka-properties", str(props))
     assert_census_is_exact(jvm, produced.delivered)
+
+
+def test_auto_takes_the_python_road_for_a_properties_file_with_librdkafka_only_lines(
+    produced,  # noqa: F811
+    kafka,
+    tmp_path,
+):
+    # a librdkafka-only line (e.g. its CA file beside Java's truststore) means something the JVM
+    # cannot be given: auto reads with librdkafka, which has it; --engine jvm still may
+    props = tmp_path / "kafka.properties"
+    props.write_text("client.id=census\nlibrdkafka.socket.keepalive.enable=true\n")
+    args = ("topics", "census", produced.topic, "-b", _bootstrap(kafka), "-o", "json")
+    done = cli(*args, "--kafka-properties", str(props))
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert doc["engine"] == "python"
+    assert_census_is_exact(doc, produced.delivered)
+    assert census(produced.topic, kafka, "jvm", "--kafka-properties", str(props))["engine"] == "jvm"
