@@ -166,7 +166,7 @@ def run_census(
     # the same file in the Java client's names, for the JVM road
     written = load(kafka_properties)
     java_properties = {k.removeprefix("kafka."): v for k, v in spark_options(written).items()}
-    if engine == "auto" and any(k.startswith(ONLY_LIBRDKAFKA) for k in written):
+    if engine == "auto" and any(k.startswith("kafka." + ONLY_LIBRDKAFKA) for k in written):
         engine = "python"  # settings for librdkafka alone: only the Python road has them
     with connect(flags, settings=settings) if online else _offline() as conn:
         with Progress(f"census of {topic}") as progress:
