@@ -52,13 +52,19 @@ def record(subject: int, version: int) -> dict:
     }
 
 
-def generate(root: Path, subjects: int, versions: int) -> Path:
+def write_store(root: Path, subjects: int, versions: int) -> Path:
+    """``root/schemas``: ``subjects`` subjects of ``versions`` versions each (``record``)."""
     store = root / "schemas"
     for s in range(subjects):
         folder = store / "subjects" / f"topic{s:04d}-value"
         folder.mkdir(parents=True)
         for v in range(1, versions + 1):
             (folder / f"v{v}.avsc").write_text(json.dumps(record(s, v), indent=2))
+    return store
+
+
+def generate(root: Path, subjects: int, versions: int) -> Path:
+    store = write_store(root, subjects, versions)
     (root / "schemacli.toml").write_text('store = "schemas"\ndefault-level = "FULL_TRANSITIVE"\n')
     return store
 

@@ -26,37 +26,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results" / "report.jsonl"
-TYPES = ["int", "long", "string", "double", "boolean"]
+sys.path.insert(0, str(ROOT))
 
-
-def record(subject: int, version: int) -> dict:
-    fields = [{"name": f"f{i}", "type": TYPES[(subject + i) % len(TYPES)]} for i in range(20)]
-    fields += [
-        {"name": f"added{v}", "type": ["null", "string"], "default": None}
-        for v in range(2, version + 1)
-    ]
-    return {
-        "type": "record",
-        "name": f"Rec{subject}",
-        "namespace": f"bench.t{subject}",
-        "fields": fields,
-    }
-
-
-def make_store(root: Path, subjects: int, versions: int) -> Path:
-    store = root / "schemas"
-    for s in range(subjects):
-        folder = store / "subjects" / f"topic{s}-value"
-        folder.mkdir(parents=True)
-        for v in range(1, versions + 1):
-            (folder / f"v{v}.avsc").write_text(json.dumps(record(s, v), indent=2))
-    return store
+# the gate bench's stores: v1 a 20-field record, each later version one optional field more
+from bench.bench_gate_scale import write_store  # noqa: E402
 
 
 def run(subjects: int, versions: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="bench-report-") as tmp:
         root = Path(tmp)
-        store = make_store(root, subjects, versions)
+        store = write_store(root, subjects, versions)
         out = root / "site"
         before = os.times()
         subprocess.run(
