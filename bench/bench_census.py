@@ -46,16 +46,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.machine import cpu_model  # noqa: E402
+
 
 def machine() -> str:
-    model = "?"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    model = cpu_model()
     return f"{platform.node()} {os.cpu_count()} cpu {model}"
 
 

@@ -32,6 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.machine import cpu_model  # noqa: E402
 from schemacli.contracts.compat import check, clear_caches  # noqa: E402
 from schemacli.contracts.parse import parse_schema  # noqa: E402
 from schemacli.errors import SchemaParseError  # noqa: E402
@@ -130,14 +131,7 @@ def java_seconds(java: Oracle, work: list[tuple[str, str]], repeat: int) -> floa
 
 
 def machine() -> dict[str, str]:
-    cpu = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = cpu_model("unknown")
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     return {
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),

@@ -62,19 +62,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.machine import cpu_model  # noqa: E402
+
 V2 = json.loads((ROOT / "schemas/migration/taxi-ride-v2-breaking.avsc").read_text())
 V1 = json.loads((ROOT / "schemas/subjects/taxi-rides-value/v1.avsc").read_text())
 
 
 def machine() -> str:
-    model = "?"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    model = cpu_model()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else -1
     return f"{platform.node()} {os.cpu_count()} cpu {model}, load {load:.1f} at start"
 
