@@ -505,7 +505,7 @@ class _Up:
 
 
 class _NotInvertible(Exception):
-    pass
+    """The mapping has no exact inverse: no UPGRADE rule (the message says why)."""
 
 
 def _copy_back(v1: AvroType, v2: AvroType) -> str | None:

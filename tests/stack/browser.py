@@ -13,6 +13,7 @@ and a proxy that goes nowhere: a page that asks the network fails its test, it n
 from __future__ import annotations
 
 import base64
+import contextlib
 import fcntl
 import json
 import os
@@ -253,18 +254,14 @@ class Browser:
         return path
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(OSError):  # the browser is gone already: nothing to close
             self._send({"id": 0, "method": "Browser.close"})
-        except OSError:
-            pass
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
         for fd in (self._to_browser, self._from_browser):
-            try:
+            with contextlib.suppress(OSError):  # closed already (the browser went first)
                 os.close(fd)
-            except OSError:
-                pass
         shutil.rmtree(self.profile, ignore_errors=True)
