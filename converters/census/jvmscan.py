@@ -175,8 +175,8 @@ def read_partitions(
         fd = os.open(props, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # may hold secrets
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(_properties_text(bootstrap, properties or {}))
-        command = [run.java, *JVM_OPTIONS, "-cp", ":".join(map(str, run.classpath)), MAIN_CLASS,
-                   str(plan), str(props)]  # fmt: skip
+        classpath = os.pathsep.join(map(str, run.classpath))
+        command = [run.java, *JVM_OPTIONS, "-cp", classpath, MAIN_CLASS, str(plan), str(props)]
         with open(answer, "wb") as out:
             status, words = _run(command, out, deadline, step)
         if status != 0:
