@@ -13,7 +13,6 @@ import typer
 from schemacli.commands.migrate.common import (
     KafkaProperties,
     RequiredBootstrap,
-    kafka_client_settings,
     require_extras,
 )
 from schemacli.commands.options import DAY, Output, count, seconds
@@ -156,15 +155,20 @@ def run_census(
     """The census document, with a progress bar on a terminal: the one road ``topics census``
     and ``subjects delete`` take."""
     from converters.census.take import take_census
-    from converters.kafka.settings import ONLY_LIBRDKAFKA, load, spark_options
+    from converters.kafka.settings import (
+        ONLY_LIBRDKAFKA,
+        librdkafka_properties,
+        load,
+        spark_options,
+    )
     from schemacli.config import load_settings
 
     online = flags.url is not None
     settings = load_settings(flags={"store": store}, registry=flags if online else None)
     require_extras("topics census", "kafka")
-    properties = kafka_client_settings(kafka_properties)
+    written = load(kafka_properties)  # read and judged once: librdkafka's share and Java's
+    properties = librdkafka_properties(written)
     # the same file in the Java client's names, for the JVM road
-    written = load(kafka_properties)
     java_properties = {k.removeprefix("kafka."): v for k, v in spark_options(written).items()}
     if engine == "auto" and any(k.startswith("kafka." + ONLY_LIBRDKAFKA) for k in written):
         engine = "python"  # settings for librdkafka alone: only the Python road has them
