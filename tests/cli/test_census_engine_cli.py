@@ -9,6 +9,9 @@ from typer.testing import CliRunner
 
 from converters.census import jvmscan
 from schemacli.app import app
+from tests.output_documents import parse
+
+FORMATS = ["text", "json", "junit", "github", "sarif", "gitlab"]
 
 NOWHERE = "127.0.0.1:1"  # nothing listens on port 1
 
@@ -29,13 +32,16 @@ def test_engine_needs_a_value():
     assert r.exit_code == 2 and "--engine" in r.output
 
 
-def test_the_jvm_engine_without_java_is_an_input_error_saying_so(monkeypatch):
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_the_jvm_engine_without_java_is_an_input_error_saying_so(monkeypatch, fmt):
     monkeypatch.setenv("PATH", "/nonexistent")
     monkeypatch.delenv("JAVA_HOME", raising=False)
-    r = census("--engine", "jvm")
+    r = census("--engine", "jvm", "-o", fmt)
     assert r.exit_code == 2, r.output
     assert "needs `java`" in r.output and "--engine python" in r.output
     assert "Traceback" not in r.output
+    if fmt != "text":
+        parse(fmt, r.stdout)  # one valid document of the format, even for the error
 
 
 def test_the_jvm_engine_without_the_kafka_client_jars_names_where_it_looked(monkeypatch, tmp_path):
@@ -62,9 +68,18 @@ def test_auto_without_java_reads_with_python(monkeypatch):
     assert engine_of("python") == "python"
 
 
-@pytest.mark.skipif(not jvmscan.available(), reason="the JVM road cannot run here")
-@pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
-def test_a_broker_that_does_not_answer_is_exit_3_on_the_jvm_road(tmp_path, fmt):
+@pytest.fixture
+def jvm_road() -> None:
+    """The JVM road can run: java, our jar and the Kafka client jars (resolved from Maven Central
+    into .cache/jars/census, as scripts/ci-setup does); a failure, never a skip, when not."""
+    from tests.stack.kafka import census_jars
+
+    census_jars()
+    assert jvmscan.available(), "the JVM road cannot run: java, the jar or kafka-clients missing"
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_broker_that_does_not_answer_is_exit_3_on_the_jvm_road(jvm_road, tmp_path, fmt):
     props = tmp_path / "kafka.properties"
     props.write_text(
         "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
@@ -76,3 +91,5 @@ def test_a_broker_that_does_not_answer_is_exit_3_on_the_jvm_road(tmp_path, fmt):
     assert r.exit_code == 3, r.output
     assert "cannot read from Kafka at 127.0.0.1:1" in r.stderr
     assert "pa55-w0rd" not in r.output and "Traceback" not in r.output
+    if fmt != "text":
+        parse(fmt, r.stdout)
