@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from schemacli.app import app
@@ -56,6 +57,23 @@ def test_deploy_dry_run_as_json_lists_the_command_and_credential_names(tmp_path)
         "SCHEMACLI_REGISTRY_USER",
     ]
     assert "pw" not in json.dumps(done["command"])
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_dry_run_with_a_secret_conf_names_its_file_never_its_value(tmp_path, fmt):
+    require("pyspark", "spark")
+    r = run(
+        "migrate", "deploy", EXAMPLE, "-b", "localhost:9092", "--registry",
+        "http://localhost:8081", "--state-dir", tmp_path / "s", "--dry-run", "-o", fmt,
+        "--conf", "spark.hadoop.fs.s3a.secret.key=s3cr3t-v4lue", "--conf", "spark.executor.cores=1",
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert "s3cr3t-v4lue" not in r.output and "--properties-file" in r.output
+    assert "spark.executor.cores=1" in r.output  # other confs stay on the command line
+    if fmt == "json":
+        command = json.loads(r.stdout)["command"]
+        assert command[command.index("--properties-file") + 1].endswith("s/spark-secrets.conf")
+    assert not (tmp_path / "s").exists()  # a dry run writes nothing
 
 
 def test_stop_as_json_says_not_running(tmp_path):
