@@ -33,10 +33,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from schemacli.contracts import compat  # noqa: E402
-from schemacli.contracts.fixing import fix_candidate  # noqa: E402
-from schemacli.contracts.levels import Level  # noqa: E402
-from schemacli.contracts.loader import load_schema_text  # noqa: E402
+from schemacli.contracts.avro.loader import load_schema_text  # noqa: E402
+from schemacli.contracts.evolution import compat  # noqa: E402
+from schemacli.contracts.evolution.levels import Level  # noqa: E402
+from schemacli.contracts.fixes.fixing import fix_candidate  # noqa: E402
 
 TYPES = ["int", "long", "float", "double", "string", "boolean"]
 

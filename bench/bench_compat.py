@@ -33,8 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.machine import cpu_model  # noqa: E402
-from schemacli.contracts.compat import check, clear_caches  # noqa: E402
-from schemacli.contracts.parse import parse_schema  # noqa: E402
+from schemacli.contracts.avro.parse import parse_schema  # noqa: E402
+from schemacli.contracts.evolution.compat import check, clear_caches  # noqa: E402
 from schemacli.errors import SchemaParseError  # noqa: E402
 from schemacli.gcpolicy import collect_rarely  # noqa: E402
 from tests.oracle.generator import pairs  # noqa: E402

@@ -34,8 +34,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from schemacli.contracts.lint import lint_paths  # noqa: E402
-from schemacli.contracts.lintrules import LintConfig  # noqa: E402
+from schemacli.contracts.lint.engine import lint_paths  # noqa: E402
+from schemacli.contracts.lint.ruleset import LintConfig  # noqa: E402
 from tests.oracle.generator import Generator  # noqa: E402
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from schemacli.contracts.validate import validate_paths  # noqa: E402
+from schemacli.contracts.lint.validate import validate_paths  # noqa: E402
 
 
 def write(folder: Path, n: int, layout: str) -> None:

@@ -11,7 +11,7 @@ Parquet; every run reads that Parquet and forces every output column with the ``
   each decoded with its own writer schema into v2 (the case plain from_avro cannot read at all);
 * ``baseline_union`` / ``reader_union``: a ``Trip`` whose ``payment`` is a union of two records
   and whose ``pickup`` is a ``Place`` defined in another subject (a schema reference, inlined
-  into one schema text as the reader does, ``schemacli.contracts.inline``): plain from_avro vs
+  into one schema text as the reader does, ``schemacli.contracts.avro.inline``): plain from_avro vs
   ``decode_confluent`` with stable union names.
 
 Overhead = 1 - rows/s(reader) / rows/s(its baseline). Target: <= 15%.
@@ -65,7 +65,7 @@ TRIP = {
 
 def trip_schema() -> str:
     """The Trip schema with the referenced Place inlined, as the reader resolves it."""
-    from schemacli.contracts.inline import self_contained
+    from schemacli.contracts.avro.inline import self_contained
 
     return json.dumps(self_contained(TRIP, [PLACE]))
 

@@ -35,7 +35,7 @@ from schemacli.commands import (
 )
 from schemacli.commands.completion import complete_var_name, guard_install, run_completion
 from schemacli.commands.options import OUTPUT_META_KEY
-from schemacli.contracts.nesting import deep
+from schemacli.contracts.jsontext.nesting import deep
 from schemacli.errors import ExitCode, SchemacliError, SchemacliWarning, UsageError, error_text
 from schemacli.gcpolicy import collect_rarely
 from schemacli.output import OutputFormat

@@ -18,9 +18,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from schemacli.contracts.levels import Level, SubjectLevels
-from schemacli.contracts.lintrules import LintConfig, NameStyle, UnknownSelector, check_selectors
-from schemacli.contracts.naming import NamingStrategy
+from schemacli.contracts.evolution.levels import Level, SubjectLevels
+from schemacli.contracts.lint.ruleset import LintConfig, NameStyle, UnknownSelector, check_selectors
+from schemacli.contracts.store.naming import NamingStrategy
 from schemacli.errors import ConfigError, Location, SchemacliError, SchemacliWarning
 from schemacli.origin import Kind, Origin
 from schemacli.textfile import SETTINGS_LIMIT, UnreadableInput, read_input, resolved

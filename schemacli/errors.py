@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from schemacli import redact
-from schemacli.contracts.kinds import Kind
+from schemacli.kinds import Kind
 
 
 class ExitCode(IntEnum):

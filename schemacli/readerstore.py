@@ -14,9 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from schemacli.atomicwrite import Write, refuse, write_all
-from schemacli.contracts.loader import LoadedSchema
-from schemacli.contracts.readercheck import load_declared
-from schemacli.contracts.readers import (
+from schemacli.contracts.avro.loader import LoadedSchema
+from schemacli.contracts.readers.declared import (
     MANIFEST,
     SCHEMA_SUFFIX,
     Manifest,
@@ -27,6 +26,7 @@ from schemacli.contracts.readers import (
     load_readers,
     readers_root,
 )
+from schemacli.contracts.readers.judge import load_declared
 from schemacli.errors import InputError, Location, SchemacliError, UsageError
 
 _HINT = "nothing was written; fix the store folder's permissions, or pick another --store"

@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 from schemacli.atomicwrite import Write, why
-from schemacli.contracts.levels import Level
+from schemacli.contracts.evolution.levels import Level
 from schemacli.errors import ConfigError, InputError, Location, UsageError
 from schemacli.textfile import UTF8_BOM, decode_utf8
 from schemacli.tomlfile import (

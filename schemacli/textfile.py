@@ -25,8 +25,8 @@ import sys
 from pathlib import Path
 from typing import BinaryIO
 
-from schemacli.contracts.kinds import Kind
 from schemacli.errors import InputError, Location
+from schemacli.kinds import Kind
 
 UTF8_BOM = b"\xef\xbb\xbf"
 

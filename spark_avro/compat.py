@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from schemacli.contracts.compat import CompatResult, check
+from schemacli.contracts.evolution.compat import CompatResult, check
 
 
 def finding_text(result: CompatResult) -> str:

@@ -27,8 +27,8 @@ from converters.mapping.model import Mapping
 from converters.mapping.reader import load
 from converters.mapping.schemas import missing_schemas, with_registry_schemas
 from converters.mapping.sql import compiled_or_fail, select_sql
-from schemacli.contracts.canonical import canonical_form
-from schemacli.contracts.parse import parse_schema
+from schemacli.contracts.avro.canonical import canonical_form
+from schemacli.contracts.avro.parse import parse_schema
 from schemacli.errors import InputError, SchemacliError, UsageError
 from spark_avro import registry
 from spark_avro.compat import incompatible_writers

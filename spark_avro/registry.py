@@ -4,8 +4,8 @@ Through the one registry client (``schemacli.registry.client.RegistryClient``, i
 from the URL and the ``SCHEMACLI_REGISTRY_*`` environment: credentials, TLS, time-out, retries),
 as every schemacli command reaches a registry. A schema that uses Confluent schema references
 comes back self-contained: its referenced named types (recursively, at the versions the
-references name) are defined inline at their first use (``schemacli.contracts.inline``), because
-Spark's ``from_avro`` takes one schema text. Errors are schemacli's RegistryError /
+references name) are defined inline at their first use (``schemacli.contracts.avro.inline``),
+because Spark's ``from_avro`` takes one schema text. Errors are schemacli's RegistryError /
 NetworkError, keeping the HTTP status and the registry's error code.
 """
 
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, TypeVar
 
-from schemacli.contracts.inline import self_contained
+from schemacli.contracts.avro.inline import self_contained
 from schemacli.errors import InputError, NetworkError, RegistryError
 from schemacli.registry.settings import RegistryFlags
 

@@ -30,7 +30,7 @@ from converters.mapping.sqlsyntax import (
     parse_problem,  # --spark: Spark's parser
 )
 from schemacli.contracts.findings import Finding, Severity
-from schemacli.contracts.kinds import Kind
+from schemacli.kinds import Kind
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from schemacli.contracts.positions import Positions
+from schemacli.contracts.jsontext.positions import Positions
 from schemacli.errors import Location, UsageError
 
 FORMAT_VERSION = 1

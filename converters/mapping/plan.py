@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 from converters.mapping.model import FORMAT_VERSION, Conversion, Endpoint, Mapping, Policy, Rule
 from converters.mapping.schemaview import AvroField, AvroType, same_type, view
 from converters.mapping.sql import PROMOTIONS
-from schemacli.contracts.inline import inlined
-from schemacli.contracts.loader import load_schema_file, load_schema_text
+from schemacli.contracts.avro.inline import inlined
+from schemacli.contracts.avro.loader import load_schema_file, load_schema_text
 from schemacli.errors import InputError, Location, UsageError
 from spark_avro.registry import self_contained_text
 

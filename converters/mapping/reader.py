@@ -38,9 +38,9 @@ from converters.mapping.model import (
     Rule,
 )
 from converters.mapping.schemas import load_schema_files
-from schemacli.contracts.nesting import deep
-from schemacli.contracts.positions import Positions
-from schemacli.contracts.source import join_pointer
+from schemacli.contracts.jsontext.nesting import deep
+from schemacli.contracts.jsontext.positions import Positions
+from schemacli.contracts.jsontext.source import join_pointer
 from schemacli.errors import InputError, Location
 from schemacli.textfile import DOCUMENT_LIMIT, UnreadableInput, read_utf8
 from schemacli.topics import TOPIC_HINT, topic_problem
@@ -67,7 +67,7 @@ def load(path: str | Path, *, load_schemas: bool = True) -> Mapping:
 
 
 MAX_NODES = 200_000  # YAML nodes after expanding aliases: a mapping has a few thousand at most
-MAX_NESTING = 1000  # as deep as Jackson reads JSON (schemacli.contracts.nesting.MAX_DEPTH)
+MAX_NESTING = 1000  # as deep as Jackson reads JSON (schemacli.contracts.jsontext.nesting.MAX_DEPTH)
 _TAG = "tag:yaml.org,2002:"
 _SCALAR_TAGS = {_TAG + t for t in ("str", "int", "float", "bool", "null", "timestamp")}
 _YAML_HINT = "Fix the YAML; `schemacli migrate plan --out` writes a valid skeleton."

@@ -10,10 +10,10 @@ from typing import Any
 
 from converters.mapping.model import Mapping
 from converters.mapping.schemaview import view
-from schemacli.contracts.inline import inlined
-from schemacli.contracts.loader import load_schema_file, load_schema_text
-from schemacli.contracts.parse import parse_schema
-from schemacli.contracts.source import UnreadableFile
+from schemacli.contracts.avro.inline import inlined
+from schemacli.contracts.avro.loader import load_schema_file, load_schema_text
+from schemacli.contracts.avro.parse import parse_schema
+from schemacli.contracts.jsontext.source import UnreadableFile
 from schemacli.errors import InputError, Location, SchemaParseError
 
 

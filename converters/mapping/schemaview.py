@@ -1,6 +1,6 @@
 """The small view of an Avro schema the converter needs: fields by path, types, defaults, aliases.
 
-Schemas are validated by ``schemacli.contracts.schema.parse_schema`` when it is available; this
+Schemas are validated by ``schemacli.contracts.avro.schema.parse_schema`` when it is available; this
 module only walks already-valid schema JSON, resolving named-type references, so the planner can
 ask "what is the type at ``/fields/3``" without depending on the parser's object model.
 """

@@ -20,8 +20,8 @@ from typing import Any
 from converters.mapping.model import Conversion, Mapping, Policy, Rule
 from converters.mapping.schemaview import SPARK_TYPES, AvroField, AvroType, same_type, view
 from schemacli.contracts.findings import Finding
-from schemacli.contracts.kinds import Kind
 from schemacli.errors import CheckFailed
+from schemacli.kinds import Kind
 
 # Avro's own promotions (what a v1 reader would accept from a v2 writer): copy with a cast.
 PROMOTIONS = {

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from converters.kafka import topicend, waits
 from converters.kafka.settings import client_config
 from converters.pipeline.headers import MARKER_HEADER
-from schemacli.contracts.readers import DeclaredReader
+from schemacli.contracts.readers.declared import DeclaredReader
 from schemacli.errors import InputError, NetworkError, UsageError
 
 if TYPE_CHECKING:

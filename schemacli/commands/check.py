@@ -16,8 +16,8 @@ from schemacli.commands.registry_options import (
     connect,
     registry_flags,
 )
-from schemacli.contracts.cachedir import default_cache_dir
-from schemacli.contracts.edits import unified_diff
+from schemacli.contracts.evolution.cachedir import default_cache_dir
+from schemacli.contracts.fixes.edits import unified_diff
 from schemacli.errors import UsageError
 from schemacli.output import OutputFormat, check_report, render
 from schemacli.textfile import resolved
@@ -127,14 +127,14 @@ def check_command(
     --diff, something to fix), 2 usage or input error, 3 registry or network error.
     """
     from schemacli.config import load_settings, parse_level
-    from schemacli.contracts.check import check_candidate
-    from schemacli.contracts.levels import Level
-    from schemacli.contracts.loader import load_schema_file
-    from schemacli.contracts.naming import subject_for_file
-    from schemacli.contracts.readercheck import with_readers
-    from schemacli.contracts.readers import load_readers
-    from schemacli.contracts.source import is_stdin
-    from schemacli.contracts.store import git_tree, load_history, store_fallback
+    from schemacli.contracts.avro.loader import load_schema_file
+    from schemacli.contracts.evolution.check import check_candidate
+    from schemacli.contracts.evolution.levels import Level
+    from schemacli.contracts.jsontext.source import is_stdin
+    from schemacli.contracts.readers.declared import load_readers
+    from schemacli.contracts.readers.judge import with_readers
+    from schemacli.contracts.store.naming import subject_for_file
+    from schemacli.contracts.store.store import git_tree, load_history, store_fallback
 
     fixing = fix or diff
     if unsafe_fixes and not fixing:
@@ -204,7 +204,7 @@ def check_command(
 def _fix(candidate, history, subject, level, schema: Path, output, diff: bool, unsafe: bool):
     """check --fix / --diff: apply the fixes, then write the file (or print the diff) and the
     report of the fixed file; always exits."""
-    from schemacli.contracts.fixing import fix_candidate
+    from schemacli.contracts.fixes.fixing import fix_candidate
 
     fixed = fix_candidate(candidate, history, subject=subject, level=level, unsafe=unsafe)
     result = fixed.report
@@ -264,8 +264,8 @@ def _before_own_version(history: tuple, schema: Path, subject: str, store: Path)
     """``history`` without the versions from N on when ``schema`` is the store's own
     ``subjects/<subject>/v<N>.avsc`` (a version is checked as gate checks it: against those
     before it, not found identical to itself); ``history`` unchanged otherwise."""
-    from schemacli.contracts.naming import store_version
-    from schemacli.contracts.store import SUBJECTS_DIR
+    from schemacli.contracts.store.naming import store_version
+    from schemacli.contracts.store.store import SUBJECTS_DIR
 
     found = store_version(schema)
     if found is None or found[0] != subject:
@@ -276,10 +276,12 @@ def _before_own_version(history: tuple, schema: Path, subject: str, store: Path)
     return tuple(h for h in history if (h.version or 0) < found[1])
 
 
-def verdict_cache(settings, no_cache: bool):  # -> schemacli.contracts.verdicts.VerdictCache
+def verdict_cache(
+    settings, no_cache: bool
+):  # -> schemacli.contracts.evolution.verdicts.VerdictCache
     """The verdict cache in the configured directory (else the user cache directory), or in
     memory only with --no-cache."""
-    from schemacli.contracts.verdicts import VerdictCache
+    from schemacli.contracts.evolution.verdicts import VerdictCache
 
     if no_cache:
         return VerdictCache()
@@ -298,11 +300,11 @@ def shown_store(store: Path) -> Path:
     return store if shown.startswith("..") else Path(shown)
 
 
-def store_tree(store: Path):  # -> schemacli.contracts.store.FileTree
+def store_tree(store: Path):  # -> schemacli.contracts.store.store.FileTree
     """The working-tree store, named relative to the current directory in messages."""
     import os
 
-    from schemacli.contracts.store import FileTree
+    from schemacli.contracts.store.store import FileTree
 
     try:
         shown = os.path.relpath(store)

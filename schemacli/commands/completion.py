@@ -26,7 +26,7 @@ from schemacli.errors import ExitCode, UsageError, error_text
 
 def complete_level(incomplete: str) -> list[str]:
     """Confluent's compatibility levels that start with what was typed (any case)."""
-    from schemacli.contracts.levels import Level
+    from schemacli.contracts.evolution.levels import Level
 
     typed = incomplete.upper()
     return [level.value for level in Level if level.value.startswith(typed)]

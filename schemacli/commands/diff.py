@@ -24,9 +24,9 @@ def diff_command(
     NEW; FULL: both. Exit codes: 0 the diff was computed (whatever it says), 2 usage or
     input error.
     """
-    from schemacli.contracts.diff import diff as compute
-    from schemacli.contracts.loader import load_schema_file
-    from schemacli.contracts.source import is_stdin
+    from schemacli.contracts.avro.loader import load_schema_file
+    from schemacli.contracts.evolution.diff import diff as compute
+    from schemacli.contracts.jsontext.source import is_stdin
 
     if is_stdin(old) and is_stdin(new):
         raise UsageError(

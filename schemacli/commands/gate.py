@@ -63,10 +63,10 @@ def gate_command(
     an invalid .avsc file).
     """
     from schemacli.config import load_settings
-    from schemacli.contracts.gate import gate as check_store
-    from schemacli.contracts.levels import Level, SubjectLevels
-    from schemacli.contracts.readers import load_readers
-    from schemacli.contracts.store import git_tree
+    from schemacli.contracts.evolution.gate import gate as check_store
+    from schemacli.contracts.evolution.levels import Level, SubjectLevels
+    from schemacli.contracts.readers.declared import load_readers
+    from schemacli.contracts.store.store import git_tree
 
     online = flags.url is not None  # offline, no registry setting is read (nor can fail)
     settings = load_settings(flags={"store": store}, registry=flags if online else None)
@@ -98,7 +98,7 @@ def _linter(settings: Any, head: Any) -> Any:
     versions a gate report checked to it; None (nothing loaded) when off."""
     if not settings.lint.gate:
         return None
-    from schemacli.contracts.lint import lint_gate
+    from schemacli.contracts.lint.engine import lint_gate
 
     def vet(report: Any) -> Any:
         return lint_gate(

@@ -11,15 +11,15 @@ import typer
 
 from schemacli.atomicwrite import Write, write_all
 from schemacli.commands.options import Output, Strict
-from schemacli.contracts.edits import unified_diff
 from schemacli.contracts.findings import Severity
+from schemacli.contracts.fixes.edits import unified_diff
 from schemacli.errors import ExitCode, UsageError
 from schemacli.output import Case, OutputFormat, Report, render
 from schemacli.output.json_out import emit_json
 
 if TYPE_CHECKING:
-    from schemacli.contracts.lint import FileLint, LintReport
-    from schemacli.contracts.lintrules import LintConfig, Rule
+    from schemacli.contracts.lint.engine import FileLint, LintReport
+    from schemacli.contracts.lint.ruleset import LintConfig, Rule
 
 Selectors = Annotated[
     list[str] | None,
@@ -75,7 +75,7 @@ def lint_command(
     --diff: nothing to fix), 1 findings at error severity left (--diff: fixes to apply), 2
     usage error or a file that cannot be read or parsed.
     """
-    from schemacli.contracts.lintrules import RULES, find_rule
+    from schemacli.contracts.lint.ruleset import RULES, find_rule
 
     if (list_rules or explain is not None) and paths:
         flag = "--list-rules" if list_rules else "--explain"
@@ -109,7 +109,7 @@ def lint_command(
         raise UsageError("- (standard input) cannot be linted together with other paths")
 
     from schemacli.config import load_settings
-    from schemacli.contracts.lint import lint_paths
+    from schemacli.contracts.lint.engine import lint_paths
 
     settings = load_settings()
     config = _with_flags(settings.lint, select, ignore)
@@ -139,7 +139,7 @@ def lint_command(
 
 def _with_flags(config: LintConfig, select: list[str] | None, ignore: list[str] | None):
     """The config with --select (replaces the file's) and --ignore (adds to it) applied."""
-    from schemacli.contracts.lintrules import UnknownSelector, check_selectors
+    from schemacli.contracts.lint.ruleset import UnknownSelector, check_selectors
 
     def split(values: list[str], flag: str) -> tuple[str, ...]:
         parts = tuple(p.strip() for v in values for p in v.split(",") if p.strip())
@@ -249,7 +249,7 @@ def as_report(report: LintReport, *, strict: bool = False) -> Report:
 def _describe(rules: tuple[Rule, ...], output: OutputFormat) -> None:
     """--list-rules (every rule) or --explain (one): text, or one JSON document; then exit 0."""
     if output is OutputFormat.json:
-        from schemacli.contracts.lintrules import docs_url
+        from schemacli.contracts.lint.ruleset import docs_url
 
         emit_json(
             {
@@ -288,7 +288,7 @@ def _rules_table(rules: tuple[Rule, ...]) -> str:
 
 
 def _explain(rule: Rule) -> str:
-    from schemacli.contracts.lintrules import docs_url
+    from schemacli.contracts.lint.ruleset import docs_url
 
     return (
         f"{rule.code} {rule.name} ({rule.category.value}, {rule.severity}, "

@@ -83,8 +83,8 @@ def add_command(
     The subject defaults to the configured naming strategy's, as for `check`. Exit codes:
     0 written, 2 usage or input error (nothing written).
     """
-    from schemacli.contracts.loader import load_schema_file
-    from schemacli.contracts.naming import subject_for_file
+    from schemacli.contracts.avro.loader import load_schema_file
+    from schemacli.contracts.store.naming import subject_for_file
     from schemacli.readerstore import add_reader
 
     settings = _settings(store)
@@ -143,8 +143,8 @@ def list_command(
     3 registry or network error.
     """
     from schemacli.config import load_settings
-    from schemacli.contracts.readercheck import judge_latest
-    from schemacli.contracts.readers import load_readers
+    from schemacli.contracts.readers.declared import load_readers
+    from schemacli.contracts.readers.judge import judge_latest
 
     online = flags.url is not None
     settings = load_settings(flags={"store": store}, registry=flags if online else None)
@@ -179,7 +179,7 @@ def list_command(
             found = judge_latest(readers, latest_in_registry, verdicts=verdicts)
             report = readers_report(found, store=shown, against=conn.url)
     else:
-        from schemacli.contracts.store import load_history
+        from schemacli.contracts.store.store import load_history
 
         tree = store_tree(settings.store)
 

@@ -108,7 +108,7 @@ def register_command(
     rule_set, metadata = (None, {}) if rules is None else read_rules(rules)
     with connect(flags) as conn:
         if major_version is not None:
-            from schemacli.contracts.source import read_text
+            from schemacli.contracts.jsontext.source import read_text
             from schemacli.registry.compare import schema_text
             from schemacli.registry.history import load_candidate
             from schemacli.registry.majorversion import register_major_version
@@ -135,7 +135,7 @@ def register_command(
         from schemacli.registry.publish import register_schema
 
         refs = parse_references(reference)
-        from schemacli.contracts.source import read_text
+        from schemacli.contracts.jsontext.source import read_text
 
         loaded = load_candidate(conn.client, read_text(schema, str(schema)), str(schema), refs)
         result = register_schema(

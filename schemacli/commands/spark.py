@@ -204,7 +204,7 @@ def ddl(
     spark_avro's readers return, with --permissive), enums to string, fixed/bytes to binary.
     Exit codes: 0 printed, 2 input error (unreadable, invalid or recursive schema).
     """
-    from schemacli.contracts.loader import load_schema_file
+    from schemacli.contracts.avro.loader import load_schema_file
     from spark_avro.types import UnsupportedForSpark, as_nullable, avro_to_spark, to_ddl
 
     loaded = load_schema_file(schema)
@@ -269,7 +269,7 @@ def _parse_ids(pairs: list[str]) -> dict[int, int]:
 
 
 def _store_versions(store: Path, subject: str, ids: dict[int, int]) -> list[Any]:
-    from schemacli.contracts.store import FileTree, load_history
+    from schemacli.contracts.store.store import FileTree, load_history
     from spark_avro.codegen import WriterVersion
 
     history = load_history(FileTree(store), subject)
@@ -305,13 +305,13 @@ def _store_versions(store: Path, subject: str, ids: dict[int, int]) -> list[Any]
 
 def _embedded(loaded: Any) -> Any:
     """A store version as one schema: the named types its references define, inline."""
-    from schemacli.contracts.inline import inlined
+    from schemacli.contracts.avro.inline import inlined
 
     return inlined(loaded)
 
 
 def _registry_versions(conn: Connection, subject: str) -> list[Any]:
-    from schemacli.contracts.loader import load_schema_text
+    from schemacli.contracts.avro.loader import load_schema_text
     from spark_avro.codegen import WriterVersion
     from spark_avro.registry import self_contained_text
 

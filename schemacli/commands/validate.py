@@ -14,7 +14,7 @@ from schemacli.output import Case, OutputFormat, Report, render
 
 if TYPE_CHECKING:
     from schemacli.contracts.findings import Finding
-    from schemacli.contracts.validate import FileResult, ValidationReport
+    from schemacli.contracts.lint.validate import FileResult, ValidationReport
 
 
 def validate_command(
@@ -49,7 +49,7 @@ def validate_command(
     Exit codes: 0 all valid (warnings allowed unless --strict), 2 any file invalid or
     missing.
     """
-    from schemacli.contracts.validate import validate_paths
+    from schemacli.contracts.lint.validate import validate_paths
 
     report = validate_paths(paths, strict=strict, search_paths=search_path or ())
     fmt = OutputFormat(output)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from schemacli.contracts.edits import Fix
-from schemacli.contracts.kinds import Kind, Severity
+from schemacli.contracts.fixes.edits import Fix
 from schemacli.errors import Location
+from schemacli.kinds import Kind, Severity
 
 __all__ = ["Finding", "Kind", "ReaderRef", "Severity"]
 
@@ -28,7 +28,7 @@ class ReaderRef:
 class Finding:
     """One problem: what kind, where, the values involved and the way out.
 
-    ``kind`` is an entry of the one catalogue (:class:`schemacli.contracts.kinds.Kind`): Apache
+    ``kind`` is an entry of the one catalogue (:class:`schemacli.kinds.Kind`): Apache
     Avro's vocabulary for incompatibilities (TYPE_MISMATCH, NAME_MISMATCH, ...) and our own rule
     ids for validation (e.g. ``INVALID_DEFAULT``). ``old`` / ``new`` are the
     writer / reader values (or before / after in a diff), as JSON-able values. ``fixes`` are

@@ -19,12 +19,12 @@ from schemacli.redact import scrub
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from schemacli.contracts.check import CheckReport
-    from schemacli.contracts.diff import Change, SchemaDiff
-    from schemacli.contracts.edits import Fix, TextEdit
+    from schemacli.contracts.evolution.check import CheckReport
+    from schemacli.contracts.evolution.diff import Change, SchemaDiff
+    from schemacli.contracts.evolution.gate import GateReport
     from schemacli.contracts.findings import Finding
-    from schemacli.contracts.gate import GateReport
-    from schemacli.contracts.readercheck import ReaderVerdict
+    from schemacli.contracts.fixes.edits import Fix, TextEdit
+    from schemacli.contracts.readers.judge import ReaderVerdict
 
 
 class OutputFormat(StrEnum):
@@ -145,7 +145,7 @@ def gate_report(result: GateReport) -> Report:
 def readers_report(verdicts: Sequence[ReaderVerdict], *, store: str, against: str) -> Report:
     """``readers list``: one case per declared reader, judged against its subject's latest
     version (from ``against``: the store or a registry)."""
-    from schemacli.contracts.readercheck import shown_path
+    from schemacli.contracts.readers.judge import shown_path
 
     cases = []
     for v in verdicts:

@@ -10,8 +10,8 @@ from typing import Any
 import click
 
 from schemacli import redact
-from schemacli.contracts.edits import Fix
 from schemacli.contracts.findings import Finding
+from schemacli.contracts.fixes.edits import Fix
 from schemacli.errors import Location, RegistryError, SchemacliError, shown
 from schemacli.output import OutputFormat, Report, to_jsonable
 

@@ -16,11 +16,11 @@ from typing import Any
 from urllib.parse import quote
 
 from schemacli import __version__
-from schemacli.contracts.edits import Fix
 from schemacli.contracts.findings import Finding, Severity
-from schemacli.contracts.kinds import Kind
-from schemacli.contracts.lintrules import docs_url, rule_for
+from schemacli.contracts.fixes.edits import Fix
+from schemacli.contracts.lint.ruleset import docs_url, rule_for
 from schemacli.errors import Location, SchemacliError, error_text, shown
+from schemacli.kinds import Kind
 from schemacli.output import Report, fix_label, to_jsonable
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"

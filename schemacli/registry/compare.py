@@ -12,10 +12,10 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from schemacli.contracts.check import CheckReport, check_candidate
+from schemacli.contracts.avro.loader import LoadedSchema
+from schemacli.contracts.evolution.check import CheckReport, check_candidate
+from schemacli.contracts.evolution.levels import Level
 from schemacli.contracts.findings import Finding, Kind, Severity
-from schemacli.contracts.levels import Level
-from schemacli.contracts.loader import LoadedSchema
 from schemacli.errors import Location, RegistryError
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.history import is_missing_subject, registry_history, registry_level

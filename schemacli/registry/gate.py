@@ -19,9 +19,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from schemacli.contracts.check import Verdict, check_candidate
-from schemacli.contracts.findings import Finding, Kind, Severity
-from schemacli.contracts.gate import (
+from schemacli.contracts.avro.loader import LoadedSchema
+from schemacli.contracts.evolution.check import Verdict, check_candidate
+from schemacli.contracts.evolution.gate import (
     GateReport,
     SubjectReport,
     input_error_row,
@@ -29,11 +29,11 @@ from schemacli.contracts.gate import (
     readers_by_subject,
     unknown_reader_row,
 )
-from schemacli.contracts.levels import Level
-from schemacli.contracts.loader import LoadedSchema
-from schemacli.contracts.readercheck import judge_readers, load_declared
-from schemacli.contracts.readers import DeclaredReader
-from schemacli.contracts.store import References, Tree, VersionFile, read_versions
+from schemacli.contracts.evolution.levels import Level
+from schemacli.contracts.findings import Finding, Kind, Severity
+from schemacli.contracts.readers.declared import DeclaredReader
+from schemacli.contracts.readers.judge import judge_readers, load_declared
+from schemacli.contracts.store.store import References, Tree, VersionFile, read_versions
 from schemacli.errors import CheckFailed, InputError, Location, RegistryError, SchemacliError
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.compare import RegistryCheck, registry_findings, schema_text

@@ -1,8 +1,9 @@
 """A subject's history and level as the registry holds them, in the local engine's terms.
 
 ``registry_history`` turns the registry's versions into the same ``LoadedSchema`` records the
-local store produces (source ``subject:vN``), so ``schemacli.contracts.check.check_candidate`` runs
-unchanged against production history. Schema references are resolved through the registry.
+local store produces (source ``subject:vN``), so
+``schemacli.contracts.evolution.check.check_candidate`` runs unchanged against production
+history. Schema references are resolved through the registry.
 """
 
 from __future__ import annotations
@@ -10,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from schemacli.contracts.levels import Level
-from schemacli.contracts.loader import LoadedSchema, load_schema_text
-from schemacli.contracts.parse import parse_schema
-from schemacli.contracts.schema import Names
+from schemacli.contracts.avro.loader import LoadedSchema, load_schema_text
+from schemacli.contracts.avro.parse import parse_schema
+from schemacli.contracts.avro.schema import Names
+from schemacli.contracts.evolution.levels import Level
 from schemacli.errors import Location, RegistryError, SchemacliError
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.errors import RegistryErrorCode

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from schemacli.atomicwrite import Write, WriteError, write_all
-from schemacli.contracts.levels import Level
+from schemacli.contracts.evolution.levels import Level
 from schemacli.errors import ConfigError, InputError, Location, RegistryError
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.history import fetch_versions, registry_level
@@ -45,10 +45,10 @@ from schemacli.tomlfile import (
 )
 
 SNAPSHOT_FILE = "registry.json"
-CONTRACT_SUFFIX = ".contract.json"  # as schemacli.contracts.store reads data contracts
+CONTRACT_SUFFIX = ".contract.json"  # as schemacli.contracts.store.store reads data contracts
 SUBJECT_CONTRACT = "contract.json"
-SIDECAR_SUFFIX = ".references.json"  # as schemacli.contracts.store reads references
-SUBJECTS_DIR = "subjects"  # as schemacli.contracts.store reads the store
+SIDECAR_SUFFIX = ".references.json"  # as schemacli.contracts.store.store reads references
+SUBJECTS_DIR = "subjects"  # as schemacli.contracts.store.store reads the store
 MAX_NAME_BYTES = 255  # the longest file name ext4, APFS, NTFS and friends accept (in UTF-8 bytes)
 
 

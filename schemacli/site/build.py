@@ -16,16 +16,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from schemacli.contracts.canonical import fingerprint_hex
-from schemacli.contracts.check import check_candidate
-from schemacli.contracts.diff import diff
+from schemacli.contracts.avro.canonical import fingerprint_hex
+from schemacli.contracts.avro.loader import LoadedSchema
+from schemacli.contracts.evolution.check import check_candidate
+from schemacli.contracts.evolution.diff import diff
+from schemacli.contracts.evolution.levels import Level, SubjectLevels
+from schemacli.contracts.evolution.verdicts import VerdictCache
 from schemacli.contracts.findings import Severity
-from schemacli.contracts.levels import Level, SubjectLevels
-from schemacli.contracts.loader import LoadedSchema
-from schemacli.contracts.readercheck import judge_readers, load_declared
-from schemacli.contracts.readers import DeclaredReader, load_readers
-from schemacli.contracts.store import References, StoreLayoutErrors, Tree, read_versions
-from schemacli.contracts.verdicts import VerdictCache
+from schemacli.contracts.readers.declared import DeclaredReader, load_readers
+from schemacli.contracts.readers.judge import judge_readers, load_declared
+from schemacli.contracts.store.store import References, StoreLayoutErrors, Tree, read_versions
 from schemacli.errors import SchemacliError, error_text
 from schemacli.site.census import Census
 from schemacli.site.model import (

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from schemacli.contracts.source import Document, parse_text
+from schemacli.contracts.jsontext.source import Document, parse_text
 from schemacli.errors import InputError, Location
 from schemacli.textfile import DOCUMENT_LIMIT, UnreadableInput, read_utf8
 

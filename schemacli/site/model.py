@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from schemacli.contracts.check import CheckReport
-from schemacli.contracts.diff import SchemaDiff
+from schemacli.contracts.evolution.check import CheckReport
+from schemacli.contracts.evolution.diff import SchemaDiff
+from schemacli.contracts.evolution.levels import Level
 from schemacli.contracts.findings import Finding
-from schemacli.contracts.levels import Level
-from schemacli.contracts.readers import DeclaredReader
+from schemacli.contracts.readers.declared import DeclaredReader
 
 if TYPE_CHECKING:
     from converters.ops.overview import Overview

@@ -16,8 +16,8 @@ from collections.abc import Collection, Iterable
 from typing import Any
 
 from schemacli import __version__
+from schemacli.contracts.evolution.levels import Level
 from schemacli.contracts.findings import Finding
-from schemacli.contracts.levels import Level
 from schemacli.errors import Location
 from schemacli.redact import redact
 from schemacli.site.assets import CSP, CSS, JS

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from schemacli.app import app
 from schemacli.config import load_settings
-from schemacli.contracts.cachedir import default_cache_dir
+from schemacli.contracts.evolution.cachedir import default_cache_dir
 
 VALUE = "schemas/subjects/taxi-rides-value"
 KEY = "schemas/subjects/taxi-rides-key"

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from schemacli.app import app
-from schemacli.contracts.lintrules import RULES
+from schemacli.contracts.lint.ruleset import RULES
 from tests.output_documents import FORMATS, parse
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -367,7 +367,7 @@ def test_gate_without_lint_configured_loads_no_lint_code(here):
         "from typer.testing import CliRunner\n"
         "from schemacli.app import app\n"
         "result = CliRunner().invoke(app, ['gate'])\n"
-        "print(result.exit_code, 'schemacli.contracts.lint' in sys.modules)\n"
+        "print(result.exit_code, 'schemacli.contracts.lint.engine' in sys.modules)\n"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(

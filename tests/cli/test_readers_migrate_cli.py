@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from converters.ops.dependents import Dependents, Group, Member, with_declared_readers
 from schemacli.app import app
-from schemacli.contracts.readers import DeclaredReader
+from schemacli.contracts.readers.declared import DeclaredReader
 from schemacli.output.migrate import dependents_lines
 
 ROOT = Path(__file__).resolve().parents[2]

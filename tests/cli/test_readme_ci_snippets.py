@@ -32,7 +32,7 @@ def test_the_workflow_snippet_gives_only_inputs_the_action_declares():
     uses = [s for s in workflow["jobs"]["gate"]["steps"] if "schemacli" in s.get("uses", "")]
     (step,) = uses
     assert set(step["with"]) <= set(action["inputs"])
-    from schemacli.contracts.levels import Level
+    from schemacli.contracts.evolution.levels import Level
 
     assert step["with"]["level"] in {level.value for level in Level}
 

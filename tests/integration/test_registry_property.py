@@ -23,8 +23,8 @@ from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
 from schemacli.config import Level
-from schemacli.contracts.check import check_candidate
-from schemacli.contracts.loader import load_schema_text
+from schemacli.contracts.avro.loader import load_schema_text
+from schemacli.contracts.evolution.check import check_candidate
 from schemacli.errors import RegistryError
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.history import registry_level

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from schemacli.contracts.canonical import canonical_form
-from schemacli.contracts.compat import AMBIGUOUS_FIELD_MATCH, check
-from schemacli.contracts.parse import parse_schema
+from schemacli.contracts.avro.canonical import canonical_form
+from schemacli.contracts.avro.parse import parse_schema
+from schemacli.contracts.evolution.compat import AMBIGUOUS_FIELD_MATCH, check
 from schemacli.errors import SchemaParseError
 
 from .generator import broken_schemas, named_pairs, pairs
@@ -238,7 +238,7 @@ def test_every_generated_schema_checked_against_itself_agrees_with_java(oracle):
     # check(text, text) parses the text once and compares the tree with itself, which takes the
     # "no field aliases: compatible with itself" shortcut; two separately parsed copies take the
     # full path. Both must give Java's answer for the schema against itself.
-    from schemacli.contracts.compat import _self_compatible
+    from schemacli.contracts.evolution.compat import _self_compatible
 
     schemas = [s for pair in pairs(SEED + 1, PAIRS // 2) for s in pair]
     schemas = [s for s in schemas if our_parse(s)["ok"]]
@@ -326,7 +326,7 @@ def test_a_check_between_schemas_nested_as_deep_as_java_reads_gets_javas_verdict
 @pytest.mark.parametrize("bom", [False, True], ids=["no BOM", "BOM"])
 @pytest.mark.parametrize("encoding", ["utf-8", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
 def test_java_reads_a_schema_file_in_utf16_or_utf32_as_we_do(oracle, tmp_path, encoding, bom):
-    from schemacli.contracts.loader import load_schema_file
+    from schemacli.contracts.avro.loader import load_schema_file
 
     text = (
         '{"type":"record","name":"Position","namespace":"com.acme","fields":['
@@ -344,7 +344,7 @@ def test_java_resolves_types_from_files_named_anything_as_we_do(oracle):
     # we find them by the names they define, in any order.
     from pathlib import Path
 
-    from schemacli.contracts.loader import load_schema_file
+    from schemacli.contracts.avro.loader import load_schema_file
 
     index = Path(__file__).resolve().parents[1] / "fixtures" / "avsc" / "index"
     order = ["model/position.avsc", "enums/_b.avsc", "model/order-item.avsc", "order.avsc"]

@@ -29,16 +29,16 @@ from typing import Any
 
 import pytest
 
-from schemacli.contracts.canonical import canonical_form
-from schemacli.contracts.check import check_candidate
-from schemacli.contracts.edits import Applicability, EditError, Fix, JsonEditor, apply_edits
+from schemacli.contracts.avro.canonical import canonical_form
+from schemacli.contracts.avro.loader import LoadedSchema, load_schema_text
+from schemacli.contracts.avro.schema import RecordSchema, Schema, named_types
+from schemacli.contracts.evolution.check import check_candidate
+from schemacli.contracts.evolution.levels import BACKWARD, Level, comparisons
 from schemacli.contracts.findings import Finding
-from schemacli.contracts.fixing import fix_candidate
-from schemacli.contracts.kinds import INCOMPATIBILITIES
-from schemacli.contracts.levels import BACKWARD, Level, comparisons
-from schemacli.contracts.loader import LoadedSchema, load_schema_text
-from schemacli.contracts.schema import RecordSchema, Schema, named_types
+from schemacli.contracts.fixes.edits import Applicability, EditError, Fix, JsonEditor, apply_edits
+from schemacli.contracts.fixes.fixing import fix_candidate
 from schemacli.errors import SchemacliError
+from schemacli.kinds import INCOMPATIBILITIES
 
 from .generator import Generator, pairs
 
@@ -131,7 +131,7 @@ def _java_keys(oracle, level: Level, history: list[str], candidate: str) -> set[
 
 
 def _engine_keys(level: Level, history: list[LoadedSchema], candidate: LoadedSchema) -> set[Key]:
-    from schemacli.contracts import compat
+    from schemacli.contracts.evolution import compat
 
     keys: set[Key] = set()
     for index, direction in comparisons(level, len(history)):

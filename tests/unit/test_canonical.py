@@ -11,9 +11,9 @@ from typing import Any
 import fastavro.schema
 import pytest
 
-from schemacli.contracts.canonical import fingerprints
-from schemacli.contracts.loader import load_schema_file
-from schemacli.contracts.parse import parse_schema
+from schemacli.contracts.avro.canonical import fingerprints
+from schemacli.contracts.avro.loader import load_schema_file
+from schemacli.contracts.avro.parse import parse_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 PRIMITIVES = ["null", "boolean", "int", "long", "float", "double", "bytes", "string"]

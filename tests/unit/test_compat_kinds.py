@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from schemacli.contracts import compat
-from schemacli.contracts.compat import KINDS, Level, check, check_level
+from schemacli.contracts.evolution import compat
+from schemacli.contracts.evolution.compat import KINDS, Level, check, check_level
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -150,7 +150,7 @@ def test_recursive_types_terminate_and_compare_structurally():
 
 
 def test_schemas_are_accepted_as_json_text_parsed_json_or_schema():
-    from schemacli.contracts.parse import parse_schema
+    from schemacli.contracts.avro.parse import parse_schema
 
     text = '{"type": "record", "name": "R", "fields": []}'
     assert check(text, parse_schema(text)).compatible

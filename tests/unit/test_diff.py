@@ -7,7 +7,7 @@ import json
 import pytest
 
 from schemacli.config import Level
-from schemacli.contracts.diff import diff
+from schemacli.contracts.evolution.diff import diff
 from schemacli.errors import InputError
 
 

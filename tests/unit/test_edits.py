@@ -1,5 +1,5 @@
-"""Edits of a schema file (schemacli.contracts.edits): only the edited span changes, the result
-re-parses, and new members take their siblings' style."""
+"""Edits of a schema file (schemacli.contracts.fixes.edits): only the edited span changes, the
+result re-parses, and new members take their siblings' style."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from schemacli.contracts.edits import (
+from schemacli.contracts.findings import Finding, Kind
+from schemacli.contracts.fixes.edits import (
     Applicability,
     EditError,
     Fix,
@@ -17,8 +18,7 @@ from schemacli.contracts.edits import (
     apply_fixes,
     unified_diff,
 )
-from schemacli.contracts.findings import Finding, Kind
-from schemacli.contracts.source import parse_text
+from schemacli.contracts.jsontext.source import parse_text
 
 PRETTY = """{
   "type": "record",

@@ -9,11 +9,11 @@ import json
 import pytest
 
 from schemacli import app
-from schemacli.contracts.check import Verdict
-from schemacli.contracts.compat import check, clear_caches
-from schemacli.contracts.gate import gate
-from schemacli.contracts.levels import Level, SubjectLevels
-from schemacli.contracts.store import FileTree
+from schemacli.contracts.evolution.check import Verdict
+from schemacli.contracts.evolution.compat import check, clear_caches
+from schemacli.contracts.evolution.gate import gate
+from schemacli.contracts.evolution.levels import Level, SubjectLevels
+from schemacli.contracts.store.store import FileTree
 from schemacli.gcpolicy import THRESHOLDS
 
 

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from schemacli.contracts.canonical import fingerprints
-from schemacli.contracts.inline import definitions, self_contained
-from schemacli.contracts.parse import parse_schema
-from schemacli.contracts.schema import Names
+from schemacli.contracts.avro.canonical import fingerprints
+from schemacli.contracts.avro.inline import definitions, self_contained
+from schemacli.contracts.avro.parse import parse_schema
+from schemacli.contracts.avro.schema import Names
 from schemacli.errors import InputError
 
 ADDRESS = {
@@ -101,6 +101,6 @@ def test_definitions_lists_nested_named_types_by_full_name():
 
 
 def _named(schema):
-    from schemacli.contracts.schema import named_types
+    from schemacli.contracts.avro.schema import named_types
 
     return named_types(schema)

@@ -1,4 +1,4 @@
-"""The catalogue of finding kinds (schemacli.contracts.kinds): every kind a module reports is
+"""The catalogue of finding kinds (schemacli.kinds): every kind a module reports is
 one of its entries, and every entry points at a docs heading that exists."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from schemacli.contracts.kinds import INCOMPATIBILITIES, Kind, Severity
+from schemacli.kinds import INCOMPATIBILITIES, Kind, Severity
 
 ROOT = Path(__file__).resolve().parents[2]
 KIND_ID = re.compile(r"^(?=.{4,})[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$")

@@ -6,8 +6,8 @@ from types import MappingProxyType
 
 import pytest
 
-from schemacli.contracts import compat
-from schemacli.contracts.levels import (
+from schemacli.contracts.evolution import compat
+from schemacli.contracts.evolution.levels import (
     BACKWARD,
     FORWARD,
     Level,

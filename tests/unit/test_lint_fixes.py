@@ -13,14 +13,14 @@ from typing import Any
 
 import pytest
 
-from schemacli.contracts.canonical import canonical_form
-from schemacli.contracts.edits import Applicability, apply_fixes
-from schemacli.contracts.kinds import Kind
-from schemacli.contracts.lint import lint_paths, lint_text
-from schemacli.contracts.lintrules import RULES, LintConfig
-from schemacli.contracts.parse import parse_schema
-from schemacli.contracts.source import parse_text
+from schemacli.contracts.avro.canonical import canonical_form
+from schemacli.contracts.avro.parse import parse_schema
+from schemacli.contracts.fixes.edits import Applicability, apply_fixes
+from schemacli.contracts.jsontext.source import parse_text
+from schemacli.contracts.lint.engine import lint_paths, lint_text
+from schemacli.contracts.lint.ruleset import RULES, LintConfig
 from schemacli.errors import SchemacliError
+from schemacli.kinds import Kind
 from tests.oracle.generator import Generator
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,5 +1,5 @@
-"""The lint rules (schemacli.contracts.lint, .lintrules): each rule fires where it should and not
-elsewhere, selection follows ruff, suppression lives in the schema, the table is consistent."""
+"""The lint rules (schemacli.contracts.lint.engine, .ruleset): each rule fires where it should and
+not elsewhere, selection follows ruff, suppression lives in the schema, the table is consistent."""
 
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from schemacli.contracts.kinds import LINT, Kind
-from schemacli.contracts.levels import Level, SubjectLevels
-from schemacli.contracts.lint import lint_paths, lint_text, restyle, words
-from schemacli.contracts.lintrules import (
+from schemacli.contracts.evolution.levels import Level, SubjectLevels
+from schemacli.contracts.lint.engine import lint_paths, lint_text, restyle, words
+from schemacli.contracts.lint.ruleset import (
     RULES,
     Category,
     LintConfig,
@@ -23,6 +22,7 @@ from schemacli.contracts.lintrules import (
     rule_for,
     select_rules,
 )
+from schemacli.kinds import LINT, Kind
 
 ROOT = Path(__file__).resolve().parents[2]
 ALL = LintConfig(select=("ALL",))

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from schemacli.contracts.loader import (
+from schemacli.contracts.avro.loader import (
     CircularReferenceError,
     Loader,
     SchemaReferenceError,
     load_schema_file,
     scan_names,
 )
-from schemacli.contracts.schema import RecordSchema
+from schemacli.contracts.avro.schema import RecordSchema
 from schemacli.errors import InputError, SchemaParseError
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "avsc"

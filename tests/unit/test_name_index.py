@@ -11,16 +11,16 @@ import avro.schema
 import fastavro
 import pytest
 
-from schemacli.contracts import loader as loader_module
-from schemacli.contracts.kinds import Kind
-from schemacli.contracts.loader import (
+from schemacli.contracts.avro import loader as loader_module
+from schemacli.contracts.avro.loader import (
     CircularReferenceError,
     DuplicateDefinitionError,
     Loader,
     load_schema_file,
 )
-from schemacli.contracts.validate import validate_paths
+from schemacli.contracts.lint.validate import validate_paths
 from schemacli.errors import SchemaParseError
+from schemacli.kinds import Kind
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "avsc"
 INDEX = FIXTURES / "index"

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from schemacli.contracts.nesting import (
+from schemacli.contracts.jsontext.nesting import (
     MAX_DEPTH,
     TooDeep,
     call_deep,

@@ -1,11 +1,11 @@
-"""Java's limit on the length of a JSON number (schemacli.contracts.numberlength), without Java:
-the same boundary cases the oracle tests decide with Avro 1.12.0."""
+"""Java's limit on the length of a JSON number (schemacli.contracts.jsontext.numberlength),
+without Java: the same boundary cases the oracle tests decide with Avro 1.12.0."""
 
 from __future__ import annotations
 
 import pytest
 
-from schemacli.contracts.numberlength import number_too_long
+from schemacli.contracts.jsontext.numberlength import number_too_long
 
 
 def schema_with(number: str) -> str:

@@ -6,11 +6,11 @@ from unittest import mock
 
 import pytest
 
-import schemacli.contracts.positions as positions
-import schemacli.contracts.source as source
+import schemacli.contracts.jsontext.positions as positions
+import schemacli.contracts.jsontext.source as source
 from converters.mapping.reader import loads
-from schemacli.contracts.positions import Positions, nearest, parent_pointer
-from schemacli.contracts.source import join_pointer, parse_text
+from schemacli.contracts.jsontext.positions import Positions, nearest, parent_pointer
+from schemacli.contracts.jsontext.source import join_pointer, parse_text
 from schemacli.errors import InputError
 
 MAPPING = """\

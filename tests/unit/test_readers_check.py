@@ -7,12 +7,17 @@ from pathlib import Path
 
 import pytest
 
+from schemacli.contracts.avro.loader import load_schema_text
+from schemacli.contracts.evolution.levels import Level, compared_versions, comparisons
+from schemacli.contracts.evolution.verdicts import (
+    VerdictCache,
+    decode_finding,
+    encodable,
+    encode_finding,
+)
 from schemacli.contracts.findings import Finding, Kind, ReaderRef
-from schemacli.contracts.levels import Level, compared_versions, comparisons
-from schemacli.contracts.loader import load_schema_text
-from schemacli.contracts.readercheck import LoadedReader, judge_readers, writer_pointer
-from schemacli.contracts.readers import DeclaredReader
-from schemacli.contracts.verdicts import VerdictCache, decode_finding, encodable, encode_finding
+from schemacli.contracts.readers.declared import DeclaredReader
+from schemacli.contracts.readers.judge import LoadedReader, judge_readers, writer_pointer
 from schemacli.errors import Location
 
 

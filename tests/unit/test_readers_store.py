@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from schemacli.contracts.readers import (
+from schemacli.contracts.readers.declared import (
     DeclaredReader,
     ReaderDeclarationError,
     load_reader_schema,

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from schemacli.config import Level, load_settings
-from schemacli.contracts.check import Verdict
-from schemacli.contracts.kinds import Kind
-from schemacli.contracts.loader import load_schema_file
-from schemacli.contracts.store import FileTree
+from schemacli.contracts.avro.loader import load_schema_file
+from schemacli.contracts.evolution.check import Verdict
+from schemacli.contracts.store.store import FileTree
 from schemacli.errors import RegistryError, SchemacliError
+from schemacli.kinds import Kind
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.compare import check_against_registry, merged_report
 from schemacli.registry.gate import gate_against_registry, register_candidates

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 
-from schemacli.contracts.check import check_candidate
-from schemacli.contracts.compat import MISSING_UNION_BRANCH, check
-from schemacli.contracts.diff import diff
-from schemacli.contracts.levels import Level
-from schemacli.contracts.loader import load_schema_text
-from schemacli.contracts.source import _navigate
+from schemacli.contracts.avro.loader import load_schema_text
+from schemacli.contracts.evolution.check import check_candidate
+from schemacli.contracts.evolution.compat import MISSING_UNION_BRANCH, check
+from schemacli.contracts.evolution.diff import diff
+from schemacli.contracts.evolution.levels import Level
+from schemacli.contracts.jsontext.source import _navigate
 
 
 def _record(types: list[str]) -> str:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from schemacli.contracts.canonical import canonical_form, fingerprint
-from schemacli.contracts.parse import parse_schema
-from schemacli.contracts.schema import (
+from schemacli.contracts.avro.canonical import canonical_form, fingerprint
+from schemacli.contracts.avro.parse import parse_schema
+from schemacli.contracts.avro.schema import (
     ArraySchema,
     EnumSchema,
     Names,

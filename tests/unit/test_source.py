@@ -10,7 +10,7 @@ import fastavro
 import pytest
 from fastavro.repository.base import SchemaRepositoryError
 
-from schemacli.contracts.source import join_pointer, load_json
+from schemacli.contracts.jsontext.source import join_pointer, load_json
 from schemacli.errors import ExitCode, InputError
 
 SYNTAX_ERRORS = [
@@ -250,7 +250,7 @@ def _random_json(rnd, depth: int):
 def test_path_lookup_agrees_with_a_full_token_walk(seed: int) -> None:
     import random
 
-    from schemacli.contracts.source import _build_index
+    from schemacli.contracts.jsontext.source import _build_index
 
     rnd = random.Random(seed)
     value = _random_json(rnd, 5)

@@ -9,10 +9,10 @@ import avro.schema
 import fastavro.schema
 import pytest
 
-from schemacli.contracts.kinds import Kind
-from schemacli.contracts.source import detect_encoding, load_json
-from schemacli.contracts.validate import validate_paths
+from schemacli.contracts.jsontext.source import detect_encoding, load_json
+from schemacli.contracts.lint.validate import validate_paths
 from schemacli.errors import InputError
+from schemacli.kinds import Kind
 
 SCHEMA = (
     '{"type": "record", "name": "Position", "namespace": "com.acme", "fields": [\n'

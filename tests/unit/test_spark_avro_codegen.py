@@ -323,7 +323,7 @@ def test_codegen_from_a_store_embeds_the_types_a_version_references(tmp_path):
     home = namespace["SCHEMA_V1"]["fields"][1]["type"]
     assert home["name"] == "Address" and home["namespace"] == "com.acme"
 
-    from schemacli.contracts.parse import parse_schema
+    from schemacli.contracts.avro.parse import parse_schema
 
     parse_schema(json.loads(namespace["WRITER_SCHEMAS"][9]))  # stands alone
 

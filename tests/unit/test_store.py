@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from schemacli.config import Settings
-from schemacli.contracts.check import Verdict, check_candidate
-from schemacli.contracts.gate import gate
-from schemacli.contracts.kinds import Kind
-from schemacli.contracts.levels import Level, SubjectLevels
-from schemacli.contracts.loader import load_schema_file, load_schema_text
-from schemacli.contracts.naming import NamingStrategy, subject_for_file
-from schemacli.contracts.store import FileTree, git_tree, load_history
+from schemacli.contracts.avro.loader import load_schema_file, load_schema_text
+from schemacli.contracts.evolution.check import Verdict, check_candidate
+from schemacli.contracts.evolution.gate import gate
+from schemacli.contracts.evolution.levels import Level, SubjectLevels
+from schemacli.contracts.store.naming import NamingStrategy, subject_for_file
+from schemacli.contracts.store.store import FileTree, git_tree, load_history
 from schemacli.errors import InputError, SchemaParseError, UsageError
+from schemacli.kinds import Kind
 
 
 def ride(*extra: dict, total_type: str = "float") -> dict:
@@ -600,7 +600,7 @@ def test_a_breaking_change_in_the_shared_type_is_seen_by_the_dependent_subject(t
 
 
 def test_a_cached_verdict_is_not_reused_when_the_shared_type_changes(tmp_path):
-    from schemacli.contracts.verdicts import VerdictCache
+    from schemacli.contracts.evolution.verdicts import VerdictCache
 
     cache = tmp_path / "cache"
     store = make_store(
@@ -624,7 +624,7 @@ def test_a_cached_verdict_is_not_reused_when_the_shared_type_changes(tmp_path):
 
 
 def test_a_gate_row_that_used_the_store_names_is_never_served_from_the_cache(tmp_path):
-    from schemacli.contracts.verdicts import VerdictCache
+    from schemacli.contracts.evolution.verdicts import VerdictCache
 
     cache = tmp_path / "cache"
     store = make_store(tmp_path / "st", {"orders-value": [order()]})
@@ -741,7 +741,7 @@ def test_gate_against_a_ref_checks_a_new_version_with_the_types_at_each_side(rep
 
 
 def test_a_text_parsed_in_two_trees_shares_its_model_only_with_the_same_types_found(tmp_path):
-    from schemacli.contracts.store import References, read_versions
+    from schemacli.contracts.store.store import References, read_versions
 
     def first_version(root: Path, lat: str, memo: dict):
         store = make_store(

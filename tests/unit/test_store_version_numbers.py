@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from schemacli.contracts.naming import NamingStrategy, store_version, subject_for_file
-from schemacli.contracts.store import (
+from schemacli.contracts.store.naming import NamingStrategy, store_version, subject_for_file
+from schemacli.contracts.store.store import (
     MAX_VERSION,
     FileTree,
     StoreLayoutError,

@@ -11,16 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from schemacli.contracts import suggest
-from schemacli.contracts.check import check_candidate
-from schemacli.contracts.diff import diff
-from schemacli.contracts.edits import Applicability, apply_edits
-from schemacli.contracts.fixing import fix_candidate
-from schemacli.contracts.gate import gate
-from schemacli.contracts.levels import Level, SubjectLevels
-from schemacli.contracts.loader import load_schema_text
-from schemacli.contracts.parse import parse_schema
-from schemacli.contracts.store import FileTree
+from schemacli.contracts.avro.loader import load_schema_text
+from schemacli.contracts.avro.parse import parse_schema
+from schemacli.contracts.evolution.check import check_candidate
+from schemacli.contracts.evolution.diff import diff
+from schemacli.contracts.evolution.gate import gate
+from schemacli.contracts.evolution.levels import Level, SubjectLevels
+from schemacli.contracts.fixes import suggest
+from schemacli.contracts.fixes.edits import Applicability, apply_edits
+from schemacli.contracts.fixes.fixing import fix_candidate
+from schemacli.contracts.store.store import FileTree
 from tests.unit.test_compat_kinds import KIND_FIXTURES
 
 SAFE, UNSAFE, DISPLAY = Applicability.SAFE, Applicability.UNSAFE, Applicability.DISPLAY
@@ -179,7 +179,7 @@ def test_a_compatible_check_builds_no_fix_context(monkeypatch):
     def boom(*args, **kwargs):
         raise AssertionError("fixes computed without findings")
 
-    monkeypatch.setattr("schemacli.contracts.check.FixContext", boom)
+    monkeypatch.setattr("schemacli.contracts.evolution.check.FixContext", boom)
     old = record({"name": "a", "type": "int"})
     new = record({"name": "a", "type": "int"}, {"name": "b", "type": "int", "default": 0})
     _, _, report = checked(old, new, Level.FULL)
@@ -205,7 +205,7 @@ def test_diff_findings_carry_fixes_proven_both_ways_at_full():
 
 
 def test_gate_findings_carry_fixes_and_a_cached_row_keeps_them(tmp_path):
-    from schemacli.contracts.verdicts import VerdictCache
+    from schemacli.contracts.evolution.verdicts import VerdictCache
 
     store = tmp_path / "schemas"
     subject = store / "subjects" / "s-value"
@@ -245,7 +245,7 @@ def test_edits_keep_the_layout_outside_the_edited_span(tmp_path):
 
 
 def test_a_type_defined_in_a_referenced_file_is_not_edited_here(tmp_path: Path):
-    from schemacli.contracts.loader import load_schema_file
+    from schemacli.contracts.avro.loader import load_schema_file
 
     (tmp_path / "E.avsc").write_text(text({"type": "enum", "name": "E", "symbols": ["A"]}))
     (tmp_path / "new.avsc").write_text(text(record({"name": "e", "type": "E"})))
@@ -271,7 +271,7 @@ def test_a_forward_findings_fix_names_the_candidate_file_it_edits():
 
 
 def test_a_fix_survives_the_gate_cache_encoding_with_its_file():
-    from schemacli.contracts.verdicts import decode_finding, encode_finding
+    from schemacli.contracts.evolution.verdicts import decode_finding, encode_finding
 
     old = record({"name": "a", "type": "int"}, {"name": "b", "type": "string"})
     new = record({"name": "a", "type": "int"})

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from schemacli.contracts import validate as validate_module
 from schemacli.contracts.findings import Severity
-from schemacli.contracts.validate import validate_paths
+from schemacli.contracts.lint import validate as validate_module
+from schemacli.contracts.lint.validate import validate_paths
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "avsc"
 ROOT = Path(__file__).resolve().parents[2]

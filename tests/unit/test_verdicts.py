@@ -19,14 +19,14 @@ from pathlib import Path
 
 import pytest
 
-from schemacli.contracts import compat, verdicts
-from schemacli.contracts.check import check_candidate
-from schemacli.contracts.gate import gate
-from schemacli.contracts.levels import BACKWARD, Level, SubjectLevels
-from schemacli.contracts.loader import load_schema_text
-from schemacli.contracts.parse import parse_schema
-from schemacli.contracts.store import FileTree
-from schemacli.contracts.verdicts import DiskCache, VerdictCache
+from schemacli.contracts.avro.loader import load_schema_text
+from schemacli.contracts.avro.parse import parse_schema
+from schemacli.contracts.evolution import compat, verdicts
+from schemacli.contracts.evolution.check import check_candidate
+from schemacli.contracts.evolution.gate import gate
+from schemacli.contracts.evolution.levels import BACKWARD, Level, SubjectLevels
+from schemacli.contracts.evolution.verdicts import DiskCache, VerdictCache
+from schemacli.contracts.store.store import FileTree
 from schemacli.errors import SchemacliError, SchemacliWarning
 from tests.oracle.generator import pairs
 

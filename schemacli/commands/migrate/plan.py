@@ -141,9 +141,9 @@ def _v1_readers(mapping: Any, target: str, store: Path) -> Any:
     schema the converter writes: whom the converter keeps alive (docs/readers.md)."""
     import json
 
-    from schemacli.contracts.loader import load_schema_file, load_schema_text
-    from schemacli.contracts.readercheck import judge_latest
-    from schemacli.contracts.readers import load_readers
+    from schemacli.contracts.avro.loader import load_schema_file, load_schema_text
+    from schemacli.contracts.readers.declared import load_readers
+    from schemacli.contracts.readers.judge import judge_latest
 
     subject = mapping.target.subject
     if subject is None or mapping.target.schema_json is None:

@@ -193,7 +193,7 @@ def _errors_as_json_lines() -> Iterator[None]:
 def _declared_readers(mapping: Mapping) -> list[Any]:
     """The store's declared readers of the v1 subject (docs/readers.md), to label v1's groups."""
     from schemacli.config import load_settings
-    from schemacli.contracts.readers import load_readers
+    from schemacli.contracts.readers.declared import load_readers
 
     subject = mapping.target.subject
     if subject is None:

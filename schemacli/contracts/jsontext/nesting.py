@@ -22,7 +22,7 @@ from itertools import accumulate
 from types import FrameType
 from typing import Any, TypeVar
 
-from schemacli.contracts.numberlength import NumberTooLong, number_too_long
+from schemacli.contracts.jsontext.numberlength import NumberTooLong, number_too_long
 
 T = TypeVar("T")
 
@@ -91,7 +91,8 @@ class TooDeep(Exception):
 
 def read(decode: Callable[..., T], text: str, *args: Any) -> T:
     """``decode(text, *args)`` for JSON text no deeper than Java reads; :class:`TooDeep` if deeper,
-    :class:`~schemacli.contracts.numberlength.NumberTooLong` if a number is longer than it reads.
+    :class:`~schemacli.contracts.jsontext.numberlength.NumberTooLong` if a number is longer than
+    it reads.
 
     Within the limit, a decode that hits Python's recursion limit runs again with room.
     """

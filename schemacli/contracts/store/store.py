@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from schemacli.contracts.loader import (
+from schemacli.contracts.avro.loader import (
     SIDECAR_SUFFIX,
     CircularReferenceError,
     DuplicateDefinitionError,
@@ -36,9 +36,9 @@ from schemacli.contracts.loader import (
     load_schema_document,
     scan_names,
 )
-from schemacli.contracts.parse import UNDEFINED_NAME
-from schemacli.contracts.schema import Names
-from schemacli.contracts.source import Document, decode_bytes, parse_text, read_text
+from schemacli.contracts.avro.parse import UNDEFINED_NAME
+from schemacli.contracts.avro.schema import Names
+from schemacli.contracts.jsontext.source import Document, decode_bytes, parse_text, read_text
 from schemacli.errors import InputError, Location, SchemacliError, SchemaParseError, UsageError
 from schemacli.textfile import resolved
 

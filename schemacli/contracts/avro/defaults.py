@@ -3,7 +3,7 @@ default to offer for a type that has none (:func:`default_for`, the value lint's
 suggested fixes add).
 
 Apache Avro Java 1.12's ``Schema.Parser`` validates every field default while it parses (its
-``isValidDefault``); the parser (``schemacli.contracts.parse``) calls :func:`check_default` for
+``isValidDefault``); the parser (``schemacli.contracts.avro.parse``) calls :func:`check_default` for
 each field that has one, and :func:`check_enum_default` for an enum's default. Confirmed against
 the jar (``tests/oracle``) and documented in ``docs/compatibility.md``:
 
@@ -21,8 +21,7 @@ import re
 from collections.abc import Set
 from typing import Any
 
-from schemacli.contracts.kinds import Kind
-from schemacli.contracts.schema import (
+from schemacli.contracts.avro.schema import (
     INT_MAX,
     INT_MIN,
     LONG_MAX,
@@ -37,6 +36,7 @@ from schemacli.contracts.schema import (
     UnionSchema,
 )
 from schemacli.errors import Location, SchemaParseError
+from schemacli.kinds import Kind
 
 # SchemaParseError.kind of a refused default (the finding kind `validate` shows).
 INVALID_DEFAULT = Kind.INVALID_DEFAULT

@@ -12,12 +12,12 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from schemacli.contracts.check import CheckReport, check_candidate
-from schemacli.contracts.edits import Applicability, Fix, apply_fixes
-from schemacli.contracts.levels import Level
-from schemacli.contracts.loader import LoadedSchema, load_schema_text
-from schemacli.contracts.schema import NamedSchema, Names, named_types
-from schemacli.contracts.verdicts import VerdictCache
+from schemacli.contracts.avro.loader import LoadedSchema, load_schema_text
+from schemacli.contracts.avro.schema import NamedSchema, Names, named_types
+from schemacli.contracts.evolution.check import CheckReport, check_candidate
+from schemacli.contracts.evolution.levels import Level
+from schemacli.contracts.evolution.verdicts import VerdictCache
+from schemacli.contracts.fixes.edits import Applicability, Fix, apply_fixes
 from schemacli.errors import SchemacliError
 
 __all__ = ["Fixed", "fix_candidate", "reloaded"]

@@ -43,17 +43,17 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from schemacli.contracts.kinds import Kind
-from schemacli.contracts.parse import parse_schema
-from schemacli.contracts.schema import (
+from schemacli.contracts.avro.parse import parse_schema
+from schemacli.contracts.avro.schema import (
     PRIMITIVE_TYPES,
     NamedSchema,
     Names,
     Schema,
     named_types,
 )
-from schemacli.contracts.source import Document, join_pointer, load_json, parse_text
+from schemacli.contracts.jsontext.source import Document, join_pointer, load_json, parse_text
 from schemacli.errors import InputError, Location, SchemacliError, SchemaParseError
+from schemacli.kinds import Kind
 from schemacli.textfile import resolved
 
 SIDECAR_SUFFIX = ".references.json"

@@ -14,7 +14,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from schemacli.contracts.source import STDIN_SOURCE, is_stdin
+from schemacli.contracts.jsontext.source import STDIN_SOURCE, is_stdin
 from schemacli.errors import UsageError
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from schemacli.errors import InputError, Location
 
 if TYPE_CHECKING:
-    from schemacli.contracts.loader import LoadedSchema
+    from schemacli.contracts.avro.loader import LoadedSchema
 
 PRIMITIVES = frozenset({"null", "boolean", "int", "long", "float", "double", "bytes", "string"})
 NAMED = frozenset({"record", "error", "enum", "fixed"})

@@ -33,12 +33,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from schemacli.contracts.canonical import Fingerprints, fingerprints
-from schemacli.contracts.defaults import is_valid_default
-from schemacli.contracts.findings import Finding, Kind, Severity
-from schemacli.contracts.loader import LoadedSchema, Loader, scan_names
-from schemacli.contracts.nesting import call_deep
-from schemacli.contracts.schema import (
+from schemacli.contracts.avro.canonical import Fingerprints, fingerprints
+from schemacli.contracts.avro.defaults import is_valid_default
+from schemacli.contracts.avro.loader import LoadedSchema, Loader, scan_names
+from schemacli.contracts.avro.schema import (
     ArraySchema,
     EnumSchema,
     Field,
@@ -50,7 +48,9 @@ from schemacli.contracts.schema import (
     Schema,
     UnionSchema,
 )
-from schemacli.contracts.source import Document, is_stdin, source_name
+from schemacli.contracts.findings import Finding, Kind, Severity
+from schemacli.contracts.jsontext.nesting import call_deep
+from schemacli.contracts.jsontext.source import Document, is_stdin, source_name
 from schemacli.errors import Location, SchemacliError, SchemaParseError
 
 # Logical types Java 1.12 knows, and the base types each one may annotate.

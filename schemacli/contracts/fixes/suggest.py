@@ -30,21 +30,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from schemacli.contracts import compat
-from schemacli.contracts.compat import _PROMOTIONS
-from schemacli.contracts.defaults import NoDefault, default_for
-from schemacli.contracts.edits import (
-    Applicability,
-    Fix,
-    JsonEditor,
-    TextEdit,
-    apply_edits,
-)
-from schemacli.contracts.findings import Finding, Kind
-from schemacli.contracts.levels import BACKWARD, Level, comparisons
-from schemacli.contracts.loader import LoadedSchema
-from schemacli.contracts.parse import parse_schema
-from schemacli.contracts.schema import (
+from schemacli.contracts.avro.defaults import NoDefault, default_for
+from schemacli.contracts.avro.loader import LoadedSchema
+from schemacli.contracts.avro.parse import parse_schema
+from schemacli.contracts.avro.schema import (
     ArraySchema,
     EnumSchema,
     Field,
@@ -58,7 +47,18 @@ from schemacli.contracts.schema import (
     UnionSchema,
     named_types,
 )
-from schemacli.contracts.source import Document, parse_text
+from schemacli.contracts.evolution import compat
+from schemacli.contracts.evolution.compat import _PROMOTIONS
+from schemacli.contracts.evolution.levels import BACKWARD, Level, comparisons
+from schemacli.contracts.findings import Finding, Kind
+from schemacli.contracts.fixes.edits import (
+    Applicability,
+    Fix,
+    JsonEditor,
+    TextEdit,
+    apply_edits,
+)
+from schemacli.contracts.jsontext.source import Document, parse_text
 from schemacli.errors import SchemacliError
 
 __all__ = ["FixContext", "MIGRATE_HINT", "default_for", "fixes_for", "to_json"]

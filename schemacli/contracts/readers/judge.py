@@ -15,12 +15,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from schemacli.contracts.check import CheckReport
+from schemacli.contracts.avro.loader import LoadedSchema, load_schema_text
+from schemacli.contracts.evolution.check import CheckReport
+from schemacli.contracts.evolution.verdicts import VerdictCache
 from schemacli.contracts.findings import Finding, Kind, ReaderRef, Severity
-from schemacli.contracts.loader import LoadedSchema, load_schema_text
-from schemacli.contracts.readers import DeclaredReader
-from schemacli.contracts.source import escape_pointer_token, read_text
-from schemacli.contracts.verdicts import VerdictCache
+from schemacli.contracts.jsontext.source import escape_pointer_token, read_text
+from schemacli.contracts.readers.declared import DeclaredReader
 from schemacli.errors import Location, SchemacliError
 
 

@@ -7,11 +7,11 @@ pointer of the offending node and a hint. Behaviour confirmed against the jar (s
 
 * names follow Java's default validator: Unicode letters and digits are allowed;
 * a reference may point to a named type defined *later* in the same schema;
-* defaults are validated as Java does (``schemacli.contracts.defaults``);
+* defaults are validated as Java does (``schemacli.contracts.avro.defaults``);
 * logical types are never validated (an invalid one is silently ignored);
 * a named type may be defined twice if Java's ``equals`` holds at the moment of definition.
 
-The nodes it builds are the model of ``schemacli.contracts.schema``.
+The nodes it builds are the model of ``schemacli.contracts.avro.schema``.
 """
 
 from __future__ import annotations
@@ -23,11 +23,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, cast
 
-from schemacli.contracts import nesting
-from schemacli.contracts.defaults import check_default, check_enum_default
-from schemacli.contracts.kinds import Kind
-from schemacli.contracts.numberlength import NUMBER_TOO_LONG_HINT, NumberTooLong
-from schemacli.contracts.schema import (
+from schemacli.contracts.avro.defaults import check_default, check_enum_default
+from schemacli.contracts.avro.schema import (
     EMPTY_PROPS,
     INT_MAX,
     INT_MIN,
@@ -45,7 +42,10 @@ from schemacli.contracts.schema import (
     Schema,
     UnionSchema,
 )
+from schemacli.contracts.jsontext import nesting
+from schemacli.contracts.jsontext.numberlength import NUMBER_TOO_LONG_HINT, NumberTooLong
 from schemacli.errors import Location, SchemaParseError
+from schemacli.kinds import Kind
 from schemacli.textfile import line_column
 
 _ASCII_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")

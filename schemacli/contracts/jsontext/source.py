@@ -33,9 +33,9 @@ from pathlib import Path
 from typing import Any, cast
 
 from schemacli.contracts.findings import Finding, Kind, Severity
-from schemacli.contracts.nesting import TOO_DEEP_HINT, TooDeep, read
-from schemacli.contracts.numberlength import NUMBER_TOO_LONG_HINT, NumberTooLong
-from schemacli.contracts.positions import Position, at, nearest
+from schemacli.contracts.jsontext.nesting import TOO_DEEP_HINT, TooDeep, read
+from schemacli.contracts.jsontext.numberlength import NUMBER_TOO_LONG_HINT, NumberTooLong
+from schemacli.contracts.jsontext.positions import Position, at, nearest
 from schemacli.errors import InputError, Location
 from schemacli.textfile import (
     SCHEMA_LIMIT,

@@ -38,14 +38,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from schemacli.contracts import compat
-from schemacli.contracts.compat import CompatResult
-from schemacli.contracts.edits import Applicability, Fix, TextEdit
-from schemacli.contracts.findings import Finding, Kind, ReaderRef, Severity
-from schemacli.contracts.levels import BACKWARD, Level, comparisons
-from schemacli.contracts.loader import LoadedSchema
-from schemacli.contracts.parse import parse_schema
-from schemacli.contracts.schema import (
+from schemacli.contracts.avro.loader import LoadedSchema
+from schemacli.contracts.avro.parse import parse_schema
+from schemacli.contracts.avro.schema import (
     ArraySchema,
     MapSchema,
     PrimitiveSchema,
@@ -53,6 +48,11 @@ from schemacli.contracts.schema import (
     Schema,
     UnionSchema,
 )
+from schemacli.contracts.evolution import compat
+from schemacli.contracts.evolution.compat import CompatResult
+from schemacli.contracts.evolution.levels import BACKWARD, Level, comparisons
+from schemacli.contracts.findings import Finding, Kind, ReaderRef, Severity
+from schemacli.contracts.fixes.edits import Applicability, Fix, TextEdit
 from schemacli.errors import Location, SchemacliError, SchemacliWarning
 from schemacli.textfile import DOCUMENT_LIMIT, UnreadableInput, read_input
 
@@ -64,8 +64,9 @@ ENGINE_VERSION = "1"
 
 
 def engine_id() -> str:
-    """:data:`ENGINE_VERSION` and a digest of ``schemacli/contracts/*.py`` (what decides every
-    verdict and finding): the version a cache entry is written by and read for."""
+    """:data:`ENGINE_VERSION` and a digest of ``schemacli/contracts/**/*.py`` and the kinds
+    catalogue (what decides every verdict and finding): the version a cache entry is written by
+    and read for."""
     return f"{ENGINE_VERSION}-{_source_digest()}"
 
 
@@ -73,8 +74,10 @@ def engine_id() -> str:
 def _source_digest() -> str:
     hasher = hashlib.sha256()
     try:
-        for path in sorted(Path(__file__).parent.glob("*.py")):
-            hasher.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        core = Path(__file__).parent.parent
+        for path in [*sorted(core.rglob("*.py")), core.parent / "kinds.py"]:
+            name = path.relative_to(core.parent).as_posix()
+            hasher.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
     except OSError:  # sources not readable (a frozen build): the version alone
         return "unknown"
     return hasher.hexdigest()[:16]

@@ -21,8 +21,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 
-from schemacli.contracts import nesting
-from schemacli.contracts.schema import (
+from schemacli.contracts.avro.schema import (
     ArraySchema,
     EnumSchema,
     FixedSchema,
@@ -32,6 +31,7 @@ from schemacli.contracts.schema import (
     Schema,
     UnionSchema,
 )
+from schemacli.contracts.jsontext import nesting
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """The Avro schema model: one immutable node class per kind of schema, and the named types known.
 
-The parser (``schemacli.contracts.parse``) builds these nodes the way Apache Avro Java 1.12's
-``Schema.Parser`` does; default values are checked by ``schemacli.contracts.defaults``; the
-Parsing Canonical Form and fingerprints are printed by ``schemacli.contracts.canonical``.
+The parser (``schemacli.contracts.avro.parse``) builds these nodes the way Apache Avro Java 1.12's
+``Schema.Parser`` does; default values are checked by ``schemacli.contracts.avro.defaults``; the
+Parsing Canonical Form and fingerprints are printed by ``schemacli.contracts.avro.canonical``.
 
 Every node is an immutable object that keeps the JSON pointer where it was defined. A reference
 to a named type resolves to the defining object itself, so recursive schemas are cyclic graphs

@@ -25,7 +25,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # source imports findings, which imports this module
-    from schemacli.contracts.source import Document
+    from schemacli.contracts.jsontext.source import Document
 
 __all__ = [
     "Applicability",

@@ -12,10 +12,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from schemacli.contracts.check import check_candidate
+from schemacli.contracts.avro.loader import LoadedSchema, load_schema_text
+from schemacli.contracts.evolution.check import check_candidate
+from schemacli.contracts.evolution.levels import Level
 from schemacli.contracts.findings import Finding
-from schemacli.contracts.levels import Level
-from schemacli.contracts.loader import LoadedSchema, load_schema_text
 from schemacli.errors import Location
 
 PRIMITIVES = frozenset({"null", "boolean", "int", "long", "float", "double", "bytes", "string"})

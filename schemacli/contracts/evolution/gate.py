@@ -15,13 +15,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from schemacli.contracts.check import INPUT_KINDS, Verdict, check_candidate
+from schemacli.contracts.avro.loader import LoadedSchema
+from schemacli.contracts.evolution.check import INPUT_KINDS, Verdict, check_candidate
+from schemacli.contracts.evolution.levels import Level, SubjectLevels
+from schemacli.contracts.evolution.verdicts import VerdictCache, decode_finding, digest, encodable
 from schemacli.contracts.findings import Finding, Kind, Severity
-from schemacli.contracts.levels import Level, SubjectLevels
-from schemacli.contracts.loader import LoadedSchema
-from schemacli.contracts.readercheck import ReaderText, judge_readers, load_declared, read_declared
-from schemacli.contracts.readers import DeclaredReader
-from schemacli.contracts.store import (
+from schemacli.contracts.readers.declared import DeclaredReader
+from schemacli.contracts.readers.judge import (
+    ReaderText,
+    judge_readers,
+    load_declared,
+    read_declared,
+)
+from schemacli.contracts.store.store import (
     CONTRACT_SUFFIX,
     Contracts,
     ParseMemo,
@@ -33,7 +39,6 @@ from schemacli.contracts.store import (
     read_contracts,
     read_versions,
 )
-from schemacli.contracts.verdicts import VerdictCache, decode_finding, digest, encodable
 from schemacli.errors import InputError, Location, SchemacliError
 
 

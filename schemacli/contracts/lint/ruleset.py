@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from fnmatch import fnmatchcase
 
-from schemacli.contracts.kinds import Kind
+from schemacli.kinds import Kind
 
 __all__ = [
     "RULES",

@@ -25,24 +25,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from schemacli.contracts.check import INPUT_KINDS
-from schemacli.contracts.defaults import NoDefault, default_for
-from schemacli.contracts.edits import (
-    Applicability,
-    EditError,
-    Fix,
-    JsonEditor,
-    TextEdit,
-    apply_fixes,
-)
-from schemacli.contracts.findings import Finding, Kind, Severity
-from schemacli.contracts.gate import GateReport
-from schemacli.contracts.levels import FORWARD, Level, SubjectLevels
-from schemacli.contracts.lintrules import RULES, LintConfig, NameStyle, matches, rule_for
-from schemacli.contracts.loader import LoadedSchema, Loader, scan_names
-from schemacli.contracts.nesting import call_deep
-from schemacli.contracts.parse import parse_schema
-from schemacli.contracts.schema import (
+from schemacli.contracts.avro.defaults import NoDefault, default_for
+from schemacli.contracts.avro.loader import LoadedSchema, Loader, scan_names
+from schemacli.contracts.avro.parse import parse_schema
+from schemacli.contracts.avro.schema import (
     ArraySchema,
     EnumSchema,
     Field,
@@ -54,7 +40,20 @@ from schemacli.contracts.schema import (
     UnionSchema,
     named_types,
 )
-from schemacli.contracts.source import (
+from schemacli.contracts.evolution.check import INPUT_KINDS
+from schemacli.contracts.evolution.gate import GateReport
+from schemacli.contracts.evolution.levels import FORWARD, Level, SubjectLevels
+from schemacli.contracts.findings import Finding, Kind, Severity
+from schemacli.contracts.fixes.edits import (
+    Applicability,
+    EditError,
+    Fix,
+    JsonEditor,
+    TextEdit,
+    apply_fixes,
+)
+from schemacli.contracts.jsontext.nesting import call_deep
+from schemacli.contracts.jsontext.source import (
     Document,
     is_stdin,
     join_pointer,
@@ -62,7 +61,8 @@ from schemacli.contracts.source import (
     parse_text,
     source_name,
 )
-from schemacli.contracts.validate import error_finding, expand_paths
+from schemacli.contracts.lint.ruleset import RULES, LintConfig, NameStyle, matches, rule_for
+from schemacli.contracts.lint.validate import error_finding, expand_paths
 from schemacli.errors import Location, SchemacliError
 
 SUPPRESS = "schemacli:ignore"  # the JSON property that suppresses rules on a node

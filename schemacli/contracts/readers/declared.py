@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from schemacli.contracts.loader import LoadedSchema, load_schema_file
-from schemacli.contracts.source import Document, parse_text, read_text
+from schemacli.contracts.avro.loader import LoadedSchema, load_schema_file
+from schemacli.contracts.jsontext.source import Document, parse_text, read_text
 from schemacli.errors import InputError, Location
 
 READERS_DIR = "readers"

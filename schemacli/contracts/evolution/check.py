@@ -12,13 +12,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from schemacli.contracts.compat import _DIRECTION_WORDS
-from schemacli.contracts.edits import Fix
+from schemacli.contracts.avro.loader import LoadedSchema
+from schemacli.contracts.evolution.compat import _DIRECTION_WORDS
+from schemacli.contracts.evolution.levels import BACKWARD, Level, compared_versions
+from schemacli.contracts.evolution.verdicts import VerdictCache
 from schemacli.contracts.findings import Finding, Kind, Severity
-from schemacli.contracts.levels import BACKWARD, Level, compared_versions
-from schemacli.contracts.loader import LoadedSchema
-from schemacli.contracts.suggest import FixContext, fixes_for
-from schemacli.contracts.verdicts import VerdictCache
+from schemacli.contracts.fixes.edits import Fix
+from schemacli.contracts.fixes.suggest import FixContext, fixes_for
 from schemacli.errors import ExitCode
 
 # Finding kinds that are input errors (exit 2), next to the engine's Avro incompatibility kinds.

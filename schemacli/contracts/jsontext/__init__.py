@@ -1,0 +1,1 @@
+"""JSON text that remembers where each value sits: parsing with line:col, JSON pointers, bounds."""

@@ -1,0 +1,1 @@
+"""Declared readers: readers/<consumer>/ files, and a writer judged against them."""

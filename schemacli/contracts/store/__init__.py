@@ -1,0 +1,1 @@
+"""The local store: subjects' version histories in files, naming strategies."""
