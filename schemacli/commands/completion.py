@@ -20,7 +20,6 @@ from typing import Any, NoReturn
 
 import click
 
-from schemacli.atomicwrite import why
 from schemacli.errors import ExitCode, UsageError, error_text
 
 
@@ -112,6 +111,8 @@ def guard_install(params: list[click.Parameter]) -> None:
             try:
                 return _cb(ctx, param, value)
             except OSError as err:
+                from schemacli.atomicwrite import why  # its tempfile and shutil: when failing
+
                 where = f" {err.filename}" if err.filename else ""
                 _fail(
                     f"cannot install the shell completion: cannot write{where}: {why(err)}",

@@ -30,14 +30,12 @@ migrate_app = typer.Typer(
     rich_markup_mode=None,
 )
 
-
-def register(app: typer.Typer) -> None:
-    migrate_app.command("plan")(plan_command)
-    migrate_app.command("validate")(validate_command)
-    migrate_app.command("deploy")(deploy_command)
-    migrate_app.command("status")(status_command)
-    migrate_app.command("stop")(stop_command)
-    migrate_app.command("finish")(finish_command)
-    migrate_app.command("replay")(replay_command)
-    migrate_app.command("rules")(rules_command)
-    app.add_typer(migrate_app, name="migrate")
+# its commands, in the order `schemacli migrate --help` lists them
+migrate_app.command("plan")(plan_command)
+migrate_app.command("validate")(validate_command)
+migrate_app.command("deploy")(deploy_command)
+migrate_app.command("status")(status_command)
+migrate_app.command("stop")(stop_command)
+migrate_app.command("finish")(finish_command)
+migrate_app.command("replay")(replay_command)
+migrate_app.command("rules")(rules_command)
