@@ -147,7 +147,7 @@ COMMANDS: dict[str, Entry] = {
         "Spark readers for Confluent-framed Avro topics: generate one, or show a Spark schema.",
     ),
     "migrate": Entry(
-        "schemacli.commands.migrate",
+        "schemacli.commands.migrate.group",
         "migrate_app",
         "Convert a v2 topic back to v1 with a Spark job: plan a mapping, validate it, deploy, "
         "watch and stop the job, replay its dead letters, and finish the migration once nobody "

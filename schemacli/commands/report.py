@@ -8,8 +8,14 @@ from typing import Annotated, Any
 
 import typer
 
-from schemacli.commands.check import NoCache, Store, store_tree, verdict_cache
 from schemacli.commands.options import JsonOutput
+from schemacli.commands.store_options import (
+    NoCache,
+    Store,
+    load_store_settings,
+    store_tree,
+    verdict_cache,
+)
 from schemacli.errors import SchemacliError, error_text
 from schemacli.output import TextOrJson
 from schemacli.output.json_out import emit_json, is_json
@@ -55,13 +61,12 @@ def report_command(
     refused. Exit codes: 0 written, 2 usage or input error (a bad census or state file, an
     output path that is a file or a folder of other files).
     """
-    from schemacli.config import load_settings
     from schemacli.site.build import build_site
     from schemacli.site.census import read_census
     from schemacli.site.render import pages
     from schemacli.site.write import write_site
 
-    settings = load_settings(flags={"store": store})
+    settings = load_store_settings(store)
     censuses = [read_census(path) for path in census or ()]
     migrations = _migrations(state_dir)
     site = build_site(

@@ -4,10 +4,10 @@ from typing import Annotated
 
 import typer
 
-from schemacli.commands.migrate.common import Bootstrap, KafkaProperties
+from schemacli.commands.census_run import check_topic, run_census
+from schemacli.commands.kafka_options import Bootstrap, KafkaProperties
 from schemacli.commands.options import JsonOutput
 from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect, registry_flags
-from schemacli.commands.topics import check_topic, run_census
 from schemacli.errors import CheckFailed, RegistryError, UsageError
 from schemacli.output import TextOrJson
 from schemacli.output.json_out import emit_json, is_json

@@ -5,18 +5,13 @@ from typing import Annotated
 import click
 import typer
 
-from schemacli.commands.migrate.common import (
-    WINDOW_SECONDS,
+from schemacli.commands.kafka_options import (
     KafkaProperties,
-    MappingArg,
     RequiredBootstrap,
-    StateDir,
-    Window,
     kafka_client_settings,
-    require_extras,
-    state_of,
 )
-from schemacli.commands.options import DAY, JsonOutput, seconds
+from schemacli.commands.migrate.common import WINDOW_SECONDS, MappingArg, StateDir, Window, state_of
+from schemacli.commands.options import DAY, JsonOutput, require_extras, seconds
 from schemacli.errors import ExitCode
 from schemacli.output import TextOrJson
 from schemacli.output.json_out import emit_json, is_json

@@ -9,20 +9,19 @@ from typing import TYPE_CHECKING, Annotated, Any
 import click
 import typer
 
-from schemacli.commands.check import shown_store
+from schemacli.commands.kafka_options import Bootstrap, KafkaProperties, kafka_client_settings
 from schemacli.commands.migrate.common import (
     WINDOW_SECONDS,
-    Bootstrap,
-    KafkaProperties,
     StateDir,
     StateMappingArg,
     Window,
-    kafka_client_settings,
-    require_extras,
     state_of,
 )
-from schemacli.commands.options import JsonOutput, seconds
+from schemacli.commands.options import JsonOutput, require_extras, seconds
 from schemacli.commands.options import count as count_of
+from schemacli.commands.store_options import declared_readers
+from schemacli.config import load_settings
+from schemacli.contracts.readers.declared import DeclaredReader
 from schemacli.errors import ExitCode, NetworkError, SchemacliError, error_text
 from schemacli.output import TextOrJson
 from schemacli.output.json_out import emit_json, error_json, is_json
@@ -190,12 +189,9 @@ def _errors_as_json_lines() -> Iterator[None]:
         raise typer.Exit(int(err.exit_code)) from None
 
 
-def _declared_readers(mapping: Mapping) -> list[Any]:
+def _declared_readers(mapping: Mapping) -> list[DeclaredReader]:
     """The store's declared readers of the v1 subject (docs/readers.md), to label v1's groups."""
-    from schemacli.config import load_settings
-    from schemacli.contracts.readers.declared import load_readers
-
     subject = mapping.target.subject
     if subject is None:
         return []
-    return load_readers(shown_store(load_settings().store), subject)
+    return declared_readers(load_settings().store, subject)
