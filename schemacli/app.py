@@ -303,14 +303,12 @@ def _report(ctx: click.Context, err: SchemacliError) -> None:
     _document(ctx, err, ctx.meta.get(OUTPUT_META_KEY))
 
 
-SECRET_FLAGS = ("--password", "--token")
-URL_FLAGS = ("--registry", "-r")
-
-
 def _usage_error(ctx: click.Context, err: click.UsageError, words: list[str]) -> None:
     """Click's own words on stderr, as ever; and, when the command line asks for a machine
     format the command has, that format's error document on stdout: a CI step that reads the
     report still finds one when an option is misspelt or an argument is missing."""
+    # the registry flags' names (stdlib only, but not needed unless an error is shown)
+    from schemacli.registry.settings import SECRET_FLAGS, URL_FLAGS
 
     # click quotes the words it could not place ("Got unexpected extra arguments (...)"): the
     # command never ran, so no secret was remembered yet; remember the credential flags' values

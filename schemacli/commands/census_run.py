@@ -71,10 +71,10 @@ def run_census(
         load,
         spark_options,
     )
-    from schemacli.commands.store_options import load_store_settings  # the store's core too
+    from schemacli.commands.store_options import settings_from_flags  # the store's core too
 
     online = flags.url is not None
-    settings = load_store_settings(store, flags)
+    settings = settings_from_flags(store, flags)
     require_extras("topics census", "kafka")
     written = load(kafka_properties)  # read and judged once: librdkafka's share and Java's
     properties = librdkafka_properties(written)

@@ -23,7 +23,7 @@ from schemacli.commands.store_options import (
     ReadersOnly,
     Store,
     declared_readers,
-    load_store_settings,
+    settings_from_flags,
     store_tree,
     verdict_cache,
 )
@@ -106,7 +106,7 @@ def check_command(
             "--fix writes the schema file in place, and standard input is not a file",
             hint="give the file's path, or use --diff to see the fixes",
         )
-    settings = load_store_settings(store, flags)
+    settings = settings_from_flags(store, flags)
     tree = None
     if flags.url is None:
         tree = git_tree(against, settings.store) if against else store_tree(settings.store)

@@ -25,7 +25,7 @@ from schemacli.commands.store_options import (
     ReadersOnly,
     Store,
     declared_readers,
-    load_store_settings,
+    settings_from_flags,
     store_tree,
     verdict_cache,
 )
@@ -95,7 +95,7 @@ def gate_command(
             "--fix and --diff fix the store against its own history, not a registry's",
             hint="pull the subjects first (schemacli pull), then gate --fix without --registry",
         )
-    settings = load_store_settings(store, flags)
+    settings = settings_from_flags(store, flags)
     readers = declared_readers(settings.store)
     levels = SubjectLevels(Level.READERS) if readers_only else settings.levels
     head = _head(settings, store)

@@ -65,7 +65,7 @@ KafkaProperties = Annotated[
 ]
 
 
-def kafka_client_settings(path: Path | None) -> dict[str, str]:
+def kafka_client_config(path: Path | None) -> dict[str, str]:
     """The --kafka-properties file as librdkafka settings (``converters.kafka.settings``): read,
     checked (an InputError naming the line) and translated; ``{}`` for none."""
     from converters.kafka.settings import librdkafka_properties, load

@@ -20,7 +20,7 @@ from schemacli.commands.store_options import (
     NoCache,
     Store,
     declared_readers,
-    load_store_settings,
+    settings_from_flags,
     shown_store,
     store_tree,
     verdict_cache,
@@ -89,7 +89,7 @@ def add_command(
     """
     from schemacli.readerstore import add_reader
 
-    settings = load_store_settings(store)
+    settings = settings_from_flags(store)
     for text, name in ((owner, "--owner"), (contact, "--contact")):
         if text is not None and not text.strip():
             raise UsageError(f"{name} is empty")
@@ -119,7 +119,7 @@ def remove_command(
     """
     from schemacli.readerstore import remove_reader
 
-    settings = load_store_settings(store)
+    settings = settings_from_flags(store)
     change = remove_reader(settings.store, consumer, subject)
     _report_change(change, settings.store, output, "removed")
 
@@ -144,7 +144,7 @@ def list_command(
     """
 
     online = flags.url is not None
-    settings = load_store_settings(store, flags)
+    settings = settings_from_flags(store, flags)
     readers = declared_readers(settings.store, subject)
     if consumer:
         known = {r.consumer for r in declared_readers(settings.store)}
@@ -232,7 +232,7 @@ def pull_command(
 
     from schemacli.readerstore import pull_readers
 
-    settings = load_store_settings(store)
+    settings = settings_from_flags(store)
     if path is not None:
         inner = PurePosixPath(path)
         if inner.is_absolute() or ".." in inner.parts or not path.strip():

@@ -12,7 +12,7 @@ from schemacli.commands.options import JsonOutput
 from schemacli.commands.store_options import (
     NoCache,
     Store,
-    load_store_settings,
+    settings_from_flags,
     store_tree,
     verdict_cache,
 )
@@ -66,7 +66,7 @@ def report_command(
     from schemacli.site.render import pages
     from schemacli.site.write import write_site
 
-    settings = load_store_settings(store)
+    settings = settings_from_flags(store)
     censuses = [read_census(path) for path in census or ()]
     migrations = _migrations(state_dir)
     site = build_site(

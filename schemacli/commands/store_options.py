@@ -1,7 +1,7 @@
 """The options every store-backed command takes, declared once, and what they open.
 
 ``--store``, ``--against``, ``--no-cache`` and ``--readers-only`` as ``Annotated`` aliases; and
-the plumbing from the flags to the settings (:func:`load_store_settings`) and from the
+the plumbing from the flags to the settings (:func:`settings_from_flags`) and from the
 settings to the core's objects: the working tree of the store named as the user sees it
 (:func:`store_tree`), the declared readers (:func:`declared_readers`), the verdict cache
 (:func:`verdict_cache`). Commands import these from here, never from each other.
@@ -53,7 +53,7 @@ NoCache = Annotated[
 ]
 
 
-def load_store_settings(store: Path | None, registry: RegistryFlags | None = None) -> Settings:
+def settings_from_flags(store: Path | None, registry: RegistryFlags | None = None) -> Settings:
     """The settings, with ``--store`` when given; the registry's settings too when the registry
     flags name a URL (offline, no registry setting is read, so none can fail)."""
     online = registry is not None and registry.url is not None

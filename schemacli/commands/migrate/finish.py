@@ -8,7 +8,7 @@ import typer
 from schemacli.commands.kafka_options import (
     KafkaProperties,
     RequiredBootstrap,
-    kafka_client_settings,
+    kafka_client_config,
 )
 from schemacli.commands.migrate.common import WINDOW_SECONDS, MappingArg, StateDir, Window, state_of
 from schemacli.commands.options import DAY, JsonOutput, require_extras, seconds
@@ -59,7 +59,7 @@ def finish_command(
     # every local check (the mapping, the deployment, the properties file) before Kafka is asked
     sdir, mapping = state_of(mapping_file, state_dir, deployed=True)
     require_extras("finish", "kafka")
-    properties = kafka_client_settings(kafka_properties)
+    properties = kafka_client_config(kafka_properties)
     report = finish(
         sdir,
         mapping,

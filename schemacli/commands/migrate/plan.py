@@ -127,7 +127,7 @@ def plan_command(
             key_inline=planned.key_inline,
         )
         subject = planned.mapping.target.subject
-        readers = _v1_readers(planned.mapping, target, conn.store_settings.store)
+        readers = _v1_readers(planned.mapping, target, conn.settings.store)
         if is_json(output):  # the summary, and the mapping itself unless it went to --out
             if out is not None:
                 write_out(out, text, force=force)

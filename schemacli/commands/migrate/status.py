@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import click
 import typer
 
-from schemacli.commands.kafka_options import Bootstrap, KafkaProperties, kafka_client_settings
+from schemacli.commands.kafka_options import Bootstrap, KafkaProperties, kafka_client_config
 from schemacli.commands.migrate.common import (
     WINDOW_SECONDS,
     StateDir,
@@ -75,7 +75,7 @@ def status_command(
         sdir, mapping = state_of(mapping_file, state_dir, deployed=True)
         if bootstrap:
             require_extras("status with --bootstrap", "kafka")
-        kafka = kafka_client_settings(kafka_properties)
+        kafka = kafka_client_config(kafka_properties)
         _show(mapping, sdir, bootstrap, window, kafka, watch, every, count, output)
     raise typer.Exit(ExitCode.OK)
 
