@@ -4,7 +4,7 @@ migration windows (``schemacli.site``)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -20,6 +20,9 @@ from schemacli.errors import SchemacliError, error_text
 from schemacli.output import TextOrJson
 from schemacli.output.json_out import emit_json, is_json
 from schemacli.output.terminal import echo
+
+if TYPE_CHECKING:  # a state directory's overview reads Kafka's settings: only when one is named
+    from converters.ops.overview import Overview
 
 
 def report_command(
@@ -99,7 +102,7 @@ def report_command(
         )
 
 
-def _migrations(named: list[Path] | None) -> list[tuple[str, Any, str | None]]:
+def _migrations(named: list[Path] | None) -> list[tuple[str, Overview | None, str | None]]:
     """The migrations' overviews. A named state directory that does not read is an error (exit
     2); without names, each one under ``.schemacli/migrate/`` (deploy's default) is shown, and
     one that does not read gets a page saying why."""
@@ -112,7 +115,7 @@ def _migrations(named: list[Path] | None) -> list[tuple[str, Any, str | None]]:
         return []  # no converter was deployed from here: no Kafka or Spark code is loaded
     from converters.ops.overview import discover, overview
 
-    found: list[tuple[str, Any, str | None]] = []
+    found: list[tuple[str, Overview | None, str | None]] = []
     for directory in discover(base):
         try:
             found.append((str(directory), overview(directory), None))

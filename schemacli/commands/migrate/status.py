@@ -27,9 +27,11 @@ from schemacli.output import TextOrJson
 from schemacli.output.json_out import emit_json, error_json, is_json
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from converters.mapping.model import Mapping
+    from converters.ops.status import Status
 
 
 def status_command(
@@ -98,7 +100,7 @@ def _show(
 
     declared = _declared_readers(mapping) if bootstrap and mapping is not None else []
 
-    def look() -> Any:
+    def look() -> Status:
         topic = mapping.source.topic if mapping else None
         st = status(sdir, topic=topic, bootstrap=bootstrap, properties=kafka)
         if bootstrap and mapping is not None:
@@ -118,7 +120,9 @@ def _show(
         click.echo(status_text(look(), sdir))
 
 
-def _watch(look: Any, sdir: Any, *, every: float, count: int | None, as_json: bool) -> None:
+def _watch(
+    look: Callable[[], Status], sdir: Path, *, every: float, count: int | None, as_json: bool
+) -> None:
     """Redraw until interrupted (or ``count`` times): a rich live view on a terminal, else one
     block per refresh, for logs. With ``as_json``, every line on stdout is one compact JSON
     document: a snapshot, or an error (then the watch ends with the error's exit code, except
@@ -141,7 +145,7 @@ def _watch(look: Any, sdir: Any, *, every: float, count: int | None, as_json: bo
                     if count is None or n + 1 < count:
                         time.sleep(every)
             return
-        last: Any = None
+        last: Status | dict[str, Any] | None = None
         for n in rounds:
             if as_json:
                 last = _look_or_error(look)
@@ -159,7 +163,7 @@ def _watch(look: Any, sdir: Any, *, every: float, count: int | None, as_json: bo
         raise typer.Exit(int(last["error"]["exit_code"]))
 
 
-def _look_or_error(look: Any) -> Any:
+def _look_or_error(look: Callable[[], Status]) -> Status | dict[str, Any]:
     """A snapshot, or the error document of Kafka out of reach (its words on stderr); any other
     error ends the watch (``_errors_as_json_lines``)."""
 
