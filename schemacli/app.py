@@ -1,19 +1,19 @@
-"""The typer application: global wiring, and the one place errors become words and exit codes.
+"""The typer application: global wiring; every command runs inside the error edge
+(``schemacli.edge``), the one place errors become words and exit codes.
 
 Commands live one per module in ``schemacli.commands``, listed here in one static table
 (:data:`COMMANDS`): a command's module is imported only when that command runs (or its help or
 its completions are asked for), so ``schemacli --help`` and every command start without the
 others' imports. The table also holds the first sentence of each command's help, which
-``--help`` lists without importing the command (tests/unit/test_app_commands.py keeps it equal
-to the command's own). Heavy libraries (pyspark, confluent-kafka) are imported only inside the
-commands that need them.
+``--help`` lists without importing the command (tests/cli/test_app_start_up.py keeps it equal
+to the command's own). Nor does ``--help`` load the edge, the errors or the renderers. Heavy
+libraries (pyspark, confluent-kafka) are imported only inside the commands that need them.
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
-import warnings
 from collections.abc import Iterator, MutableMapping
 from typing import Any, NamedTuple
 
@@ -23,14 +23,9 @@ from click.shell_completion import CompletionItem
 from typer.core import TyperGroup
 from typer.models import CommandInfo, TyperInfo
 
-from schemacli import __version__, entry, redact
+from schemacli import __version__, entry
 from schemacli.commands.completion import complete_var_name, guard_install, run_completion
-from schemacli.commands.options import OUTPUT_META_KEY
-from schemacli.contracts.jsontext.nesting import deep
-from schemacli.errors import ExitCode, SchemacliError, SchemacliWarning, UsageError, error_text
 from schemacli.gcpolicy import collect_rarely
-from schemacli.output import OutputFormat
-from schemacli.redact import printable
 
 HELP = """Avro data contracts on Kafka: validate, check compatibility, gate CI,
 read with Spark, migrate.
@@ -208,8 +203,9 @@ class LazyCommands(MutableMapping[str, click.Command]):
 
 
 class SchemacliGroup(TyperGroup):
-    """The root group: its commands are built on first use (:class:`LazyCommands`); catches
-    every SchemacliError raised below it, renders it once, exits with its code."""
+    """The root group: its commands are built on first use (:class:`LazyCommands`); a command
+    runs inside the error edge (``schemacli.edge.guarded``), which catches every SchemacliError
+    raised below it, renders it once and exits with its code."""
 
     def __init__(self, **attrs: Any) -> None:
         super().__init__(**attrs)
@@ -254,120 +250,18 @@ class SchemacliGroup(TyperGroup):
         )
 
     def invoke(self, ctx: click.Context) -> Any:
-        # Start-up is over: from here Ctrl-C is a KeyboardInterrupt, answered below once the
-        # command's own clean-up has run.
+        # Start-up is over: from here Ctrl-C is a KeyboardInterrupt, answered by the edge once
+        # the command's own clean-up has run.
         entry.command_starts()
-        for stream in (sys.stdout, sys.stderr):
-            # A schema may hold text UTF-8 cannot encode (a lone surrogate escape, "\ud800",
-            # which Java reads): print it escaped rather than fail in the middle of the output.
-            reconfigure = getattr(stream, "reconfigure", None)
-            if reconfigure is not None:
-                reconfigure(errors="backslashreplace")
-        words = [*ctx._protected_args, *ctx.args]  # before click clears them: see _usage_error
-        try:
-            with deep(), warnings.catch_warnings():  # deep: schemas as nested as Java reads
-                warnings.simplefilter("default", SchemacliWarning)  # each one once
-                warnings.showwarning = _show_warning
-                return super().invoke(ctx)
-        except SchemacliError as err:
-            _report(ctx, err)
-            ctx.exit(int(err.exit_code))
-        except click.UsageError as err:  # a subcommand's arguments do not parse
-            _usage_error(ctx, err, words)
-            ctx.exit(err.exit_code)
-        except KeyboardInterrupt:
-            click.echo(entry.INTERRUPTED, err=True)
-            ctx.exit(entry.EXIT_INTERRUPTED)
+        from schemacli.edge import guarded  # the error edge: loaded when a command runs
+
+        return guarded(ctx, lambda: super(SchemacliGroup, self).invoke(ctx))
 
 
 def _summary(name: str) -> click.Command:
     """A stand-in carrying only the summary of ``name``, so that click shortens it exactly as
     it shortens the command's own help."""
     return click.Command(name, help=COMMANDS[name].summary)
-
-
-def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    """Our warnings as one ``warning:`` line on stderr; anything else as Python prints it."""
-    if issubclass(category, SchemacliWarning):
-        click.echo(f"warning: {printable(str(message))}", err=True)
-    else:
-        _python_showwarning(message, category, filename, lineno, file, line)
-
-
-_python_showwarning = warnings.showwarning
-
-
-def _report(ctx: click.Context, err: SchemacliError) -> None:
-
-    click.echo(error_text(err), err=True)
-    _document(ctx, err, ctx.meta.get(OUTPUT_META_KEY))
-
-
-def _usage_error(ctx: click.Context, err: click.UsageError, words: list[str]) -> None:
-    """Click's own words on stderr, as ever; and, when the command line asks for a machine
-    format the command has, that format's error document on stdout: a CI step that reads the
-    report still finds one when an option is misspelt or an argument is missing."""
-    # the registry flags' names (stdlib only, but not needed unless an error is shown)
-    from schemacli.registry.settings import SECRET_FLAGS, URL_FLAGS
-
-    # click quotes the words it could not place ("Got unexpected extra arguments (...)"): the
-    # command never ran, so no secret was remembered yet; remember the credential flags' values
-    # and mask the message like everything else we print
-    for i, word in enumerate(words):
-        name, eq, value = word.partition("=")
-        if name in SECRET_FLAGS:
-            redact.remember(value if eq else (words[i + 1] if i + 1 < len(words) else None))
-        elif name in URL_FLAGS and not eq and i + 1 < len(words):
-            redact.remember_url(words[i + 1])
-        elif name in URL_FLAGS:
-            redact.remember_url(value)
-    # click declares message Final; the words it prints must be masked all the same
-    err.message = redact.redact(err.message)  # type: ignore[misc]
-    err.show()
-    output = ctx.meta.get(OUTPUT_META_KEY) or _asked_output(err.ctx, words)
-    if output is None:
-        return
-    path = err.ctx.command_path if err.ctx is not None else ctx.command_path
-    problem = UsageError(err.format_message(), hint=f"See '{path} --help'.")
-    # a --watch writes one JSON document per line: its refusal is one line too
-    _document(ctx, problem, output, compact=bool({"--watch", "-w"} & set(words)))
-
-
-def _asked_output(command_ctx: click.Context | None, words: list[str]) -> str | None:
-    """The -o/--output value in ``words`` (the last one given), if the command takes it."""
-    command = command_ctx.command if command_ctx is not None else None
-    option = next((p for p in getattr(command, "params", ()) if "--output" in p.opts), None)
-    if option is None:
-        return None
-    asked = None
-    for i, word in enumerate(words):
-        if word == "--":
-            break
-        if word in option.opts and i + 1 < len(words):
-            asked = words[i + 1]
-        elif word.startswith("--output="):
-            asked = word.partition("=")[2]
-        elif word.startswith("-o") and len(word) > 2 and "-o" in option.opts:
-            asked = word[2:]
-    choices = [str(c) for c in getattr(option.type, "choices", ())]
-    return asked if asked in choices else None
-
-
-def _document(
-    ctx: click.Context, err: SchemacliError, output: str | None, *, compact: bool = False
-) -> None:
-    """``err`` as one document of ``output`` on stdout (nothing for text); ``compact``: JSON on
-    one line."""
-    if output is None:
-        return
-    # the one table of formats, as schemacli.output.render reads it; it imports every format
-    # (~14 ms), so only when an error is rendered
-    from schemacli.output.formats import FORMATS
-
-    command = ctx.invoked_subcommand or "schemacli"
-    document = FORMATS[OutputFormat(output)].render_error(err, command=command, compact=compact)
-    if document:
-        click.echo(document, nl=False)
 
 
 app = typer.Typer(
@@ -386,7 +280,7 @@ app = typer.Typer(
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"schemacli {__version__}")
-        raise typer.Exit(ExitCode.OK)
+        raise typer.Exit(0)  # ExitCode.OK: its module (errors) is not loaded at start-up
 
 
 @app.callback()

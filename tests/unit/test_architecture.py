@@ -294,13 +294,14 @@ def test_the_renderers_take_from_the_converters_only_the_mappings_model():
 
 def start_ups(names: dict[str, Path]) -> list[set[str]]:
     """What the CLI loads before it runs: the console script's entry alone (it answers Ctrl-C
-    before it imports the app), the app (``schemacli --help``), and for each command the app and
-    that command's module (the app imports a command's module only when that command runs:
-    ``schemacli.app.COMMANDS``)."""
+    before it imports the app), the app (``schemacli --help``), and for each command the app,
+    the error edge and that command's module (the app imports a command's module, and the edge,
+    only when that command runs: ``schemacli.app.COMMANDS``)."""
     from schemacli.app import COMMANDS
 
     app = loaded_with("schemacli.app", names)
-    commands = (app | loaded_with(entry.module, names) for entry in COMMANDS.values())
+    run = app | loaded_with("schemacli.edge", names)
+    commands = (run | loaded_with(entry.module, names) for entry in COMMANDS.values())
     return [loaded_with("schemacli.entry", names), app, *commands]
 
 
