@@ -18,7 +18,6 @@ from schemacli.contracts.jsontext.nesting import deep
 from schemacli.errors import SchemacliError, SchemacliWarning, UsageError, error_text
 from schemacli.output import OutputFormat
 from schemacli.redact import printable
-from schemacli.registry.settings import SECRET_FLAGS, URL_FLAGS
 
 
 def guarded(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
@@ -69,6 +68,9 @@ def _usage_error(ctx: click.Context, err: click.UsageError, words: list[str]) ->
     """Click's own words on stderr, as ever; and, when the command line asks for a machine
     format the command has, that format's error document on stdout: a CI step that reads the
     report still finds one when an option is misspelt or an argument is missing."""
+    # the registry flags' names: their module (TOML, URLs) is loaded only for this
+    from schemacli.registry.settings import SECRET_FLAGS, URL_FLAGS
+
     # click quotes the words it could not place ("Got unexpected extra arguments (...)"): the
     # command never ran, so no secret was remembered yet; remember the credential flags' values
     # and mask the message like everything else we print
