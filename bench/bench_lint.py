@@ -6,7 +6,7 @@
 generator's realistic seeds and generated schemas, each written to its own file, with optional
 fields lacking defaults so that findings and fixes are made), default rules, then the same with
 ``fix=True`` (the fix loop: apply, re-parse, re-lint). In-process, so the CLI's start-up (about
-150 ms, bench_help.py) is not in it; also the whole CLI once (``schemacli lint DIR -o json``)
+150 ms before, bench_startup.py) is not in it; also the whole CLI once (``schemacli lint DIR -o json``)
 as a subprocess.
 
 (b) one record of F fields (a third optional without default, a third camelCase among snake_case,

@@ -4,6 +4,7 @@ runs of a round in a random order. Targets (issue #39): --help < 100 ms, validat
 median wall time.
 
     .venv/bin/python bench/bench_startup.py [--rounds 30] [--tree DIR ...] [--imports]
+        [--instructions]
 
 Every command runs as ``python -m schemacli`` in a new process, with ``PYTHONPATH`` set to the
 tree measured (default: this checkout), so two trees (``--tree A --tree B``, e.g. an export of
@@ -11,7 +12,9 @@ the commit before: ``git archive REF schemacli converters spark_avro | tar -x -C
 from the same venv and are paired round by round. Bytecode is written by the warm-up runs and
 read by the measured ones (``PYTHONDONTWRITEBYTECODE`` is unset for them), as for an installed
 package. ``--imports`` prints, for validate, the modules it imports beyond --help and what each
-costs (``-X importtime``, median of the runs).
+costs (``-X importtime``, median of the runs). ``--instructions`` counts the instructions of one
+run of each (valgrind's callgrind): a figure the machine's load does not move, and its ratio to
+the floor's.
 
 Prints the machine, the load average before and after, the commit, and per command: the median
 wall and CPU time, the median of the paired differences over the floor, and (two trees) the
@@ -69,6 +72,22 @@ def commit(tree: Path) -> str:
     return done.stdout.strip() or "(not a checkout)"
 
 
+def instructions(argv: list[str], env: dict[str, str], cwd: Path) -> int:
+    """The instructions one run executes, counted by callgrind (user space, the whole process)."""
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
+        env=env,
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    match = re.search(r"Collected : (\d+)", done.stderr)
+    if match is None:
+        raise SystemExit(f"callgrind counted nothing for {argv}: {done.stderr[-400:]}")
+    return int(match.group(1))
+
+
 def imports(tree: Path, schema: Path, cwd: Path, runs: int = 5) -> None:
     """validate's imports beyond --help's, with their cumulative import time (median, µs)."""
 
@@ -102,6 +121,9 @@ def main() -> int:
     parser.add_argument("--warm-ups", type=int, default=3)
     parser.add_argument("--tree", type=Path, action="append", help="a source tree (repeatable)")
     parser.add_argument("--imports", action="store_true", help="list validate's imports")
+    parser.add_argument(
+        "--instructions", action="store_true", help="count instructions (valgrind callgrind)"
+    )
     args = parser.parse_args()
     trees = [t.resolve() for t in args.tree] if args.tree else [ROOT]
     with tempfile.TemporaryDirectory() as tmp:
@@ -129,6 +151,9 @@ def main() -> int:
         load_after = os.getloadavg()
         if args.imports:
             imports(trees[-1], schema, Path(tmp))
+        counted = {}
+        if args.instructions:
+            counted = {(n, t): instructions(a, environment(t), Path(tmp)) for n, t, a in runs}
 
     print(
         f"\n{datetime.now(UTC):%Y-%m-%d %H:%M} UTC  {cpu_model()}  {os.cpu_count()} CPUs  "
@@ -153,6 +178,13 @@ def main() -> int:
                 f"({min(w):.0f}-{max(w):.0f}), over the floor {statistics.median(over):5.0f} ms; "
                 f"CPU median {statistics.median(c):4.0f} ms; target < {target:.0f} ms: {verdict}"
             )
+    if counted:
+        base = counted[("floor", None)]
+        print(f"\ninstructions (callgrind, one run each): floor {base / 1e6:.0f} M")
+        for tree in trees:
+            for name in cases:
+                n = counted[(name, tree)]
+                print(f"  {tree.name:12s} {name:9s} {n / 1e6:5.0f} M, {n / base:.2f}x the floor")
     if len(trees) == 2:
         first, second = trees
         print(f"\npaired ratio, {second.name} / {first.name} (median of the rounds' ratios):")
