@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_gate_fix_cli import BROKEN
+from tests.cli.test_check_fix_cli import BROKEN
 
 DEADLINE = 120.0  # only a hang reaches it
 

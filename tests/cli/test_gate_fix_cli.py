@@ -13,27 +13,13 @@ import pytest
 from typer.testing import CliRunner
 
 from schemacli.app import app
+from tests.cli.test_check_fix_cli import BROKEN
 
 SUBJECT = "taxi-rides-value"
 STORE = Path("schemas/subjects")
 
-# v2 of the example subject with a new field without a default (safe fix: add the default).
-BROKEN = """{
-  "type": "record",
-  "name": "TaxiRide",
-  "namespace": "com.datatalksclub.taxi",
-  "fields": [
-    {"name": "vendorId", "type": "int"},
-    {"name": "passenger_count", "type": "int"},
-    {"name": "trip_distance", "type": "float"},
-    {"name": "payment_type", "type": "int"},
-    {"name": "total_amount", "type": "float"},
-    {"name": "tip_amount", "type": "float", "default": 0.0, "doc": "Added in v2."},
-    {"name": "store_and_fwd_flag", "type": ["null", "string"], "default": null},
-    {"name": "zone", "type": "int"}
-  ]
-}
-"""
+# v2 of the example subject with two breaking edits, as test_check_fix_cli lays it out: zone
+# added without a default (a safe fix adds one), total_amount left as float.
 FIXED = BROKEN.replace(
     '{"name": "zone", "type": "int"}', '{"name": "zone", "type": "int", "default": 0}'
 )
