@@ -10,7 +10,8 @@ import fastavro
 import pytest
 from fastavro.repository.base import SchemaRepositoryError
 
-from schemacli.contracts.jsontext.source import join_pointer, load_json
+from schemacli.contracts.jsontext.pointer import join_pointer
+from schemacli.contracts.jsontext.source import load_json
 from schemacli.errors import ExitCode, InputError
 
 SYNTAX_ERRORS = [

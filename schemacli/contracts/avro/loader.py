@@ -51,7 +51,8 @@ from schemacli.contracts.avro.schema import (
     Schema,
     named_types,
 )
-from schemacli.contracts.jsontext.source import Document, join_pointer, load_json, parse_text
+from schemacli.contracts.jsontext.pointer import join_pointer
+from schemacli.contracts.jsontext.source import Document, load_json, parse_text
 from schemacli.errors import InputError, Location, SchemacliError, SchemaParseError
 from schemacli.kinds import Kind
 from schemacli.textfile import resolved

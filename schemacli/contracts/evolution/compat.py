@@ -45,6 +45,7 @@ from schemacli.contracts.avro.schema import (
 from schemacli.contracts.evolution.levels import BACKWARD, FORWARD, Level, comparisons
 from schemacli.contracts.findings import Finding
 from schemacli.contracts.jsontext import nesting
+from schemacli.contracts.jsontext.pointer import escape_token
 from schemacli.errors import Location
 from schemacli.kinds import INCOMPATIBILITIES, Kind
 
@@ -104,7 +105,7 @@ class _Incompatibility:
     @property
     def pointer(self) -> str:
         # Java's Incompatibility.getLocation: the root token is dropped, "/" always leads.
-        return "/" + "/".join(t.replace("~", "~0").replace("/", "~1") for t in self.location[1:])
+        return "/" + "/".join(escape_token(t) for t in self.location[1:])
 
 
 # The location while the checker walks: Java's tokens ("" for the root, "fields", "3", "type").

@@ -35,6 +35,7 @@ from typing import Any, cast
 from schemacli.contracts.findings import Finding, Kind, Severity
 from schemacli.contracts.jsontext.nesting import TOO_DEEP_HINT, TooDeep, read
 from schemacli.contracts.jsontext.numberlength import NUMBER_TOO_LONG_HINT, NumberTooLong
+from schemacli.contracts.jsontext.pointer import escape_token, join_pointer, unescape_token
 from schemacli.contracts.jsontext.positions import Position, at, nearest
 from schemacli.errors import InputError, Location
 from schemacli.textfile import (
@@ -67,21 +68,6 @@ _TOKEN = re.compile(
 # Strings (kept) or comments (blanked); used only when the text contains "/*" or "//".
 _STRING_OR_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"|/\*.*?\*/|//[^\n]*', re.S)
 _NON_NUMBERS = re.compile(r"-?(?:NaN|Infinity)\b")
-
-
-def escape_pointer_token(token: str) -> str:
-    """Escape one JSON-pointer reference token (RFC 6901: ``~`` -> ``~0``, ``/`` -> ``~1``)."""
-    return token.replace("~", "~0").replace("/", "~1")
-
-
-def join_pointer(pointer: str, *tokens: str | int, escape: bool = True) -> str:
-    """``join_pointer("/fields", 3, "type") == "/fields/3/type"``.
-
-    ``escape=False`` joins the tokens as written (a key ``a/b`` stays ``/a/b``): the mapping
-    file's key paths are printed that way."""
-    if not escape:
-        return pointer + "".join(f"/{t}" for t in tokens)
-    return pointer + "".join("/" + escape_pointer_token(str(t)) for t in tokens)
 
 
 @dataclass
@@ -263,7 +249,7 @@ def _navigate(
     if children is None:
         children = {}
     for raw in pointer[1:].split("/"):
-        token = raw.replace("~1", "/").replace("~0", "~")
+        token = unescape_token(raw)
         opener = text[pos] if pos < len(text) else ""
         if opener == "{":
             members = children.get(pos)
@@ -356,7 +342,7 @@ def _build_index(text: str) -> _Index:
         if top is None:
             pointer = ""
         elif top[1]:
-            pointer = top[0] + "/" + escape_pointer_token(top[3])
+            pointer = top[0] + "/" + escape_token(top[3])
         else:
             pointer = top[0] + "/" + str(top[3])
             top[3] += 1

@@ -53,10 +53,10 @@ from schemacli.contracts.fixes.edits import (
     apply_fixes,
 )
 from schemacli.contracts.jsontext.nesting import call_deep
+from schemacli.contracts.jsontext.pointer import join_pointer, value_at
 from schemacli.contracts.jsontext.source import (
     Document,
     is_stdin,
-    join_pointer,
     load_json,
     parse_text,
     source_name,
@@ -581,16 +581,16 @@ def _rename_type_fixes(run: _Run, node: NamedSchema, new: str) -> list[Fix]:
     old_full = node.fullname
     new_full = f"{node.namespace}.{new}" if node.namespace else new
     value = run.loaded.value
-    written = _value_at(value, node.pointer + "/name")
+    written = value_at(value, node.pointer + "/name")
     edits = [editor.replace(node.pointer + "/name", new_full if "." in str(written) else new)]
     _, uses = scan_names(value)
     for use in uses:
         if old_full not in use.candidates or not _resolves_to(run, use.candidates, old_full):
             continue
         at = use.pointer
-        if isinstance(_value_at(value, at), dict):
+        if isinstance(value_at(value, at), dict):
             at += "/type"
-        used = _value_at(value, at)
+        used = value_at(value, at)
         edits.append(editor.replace(at, new_full if "." in str(used) else new))
     edits.append(_add_alias(run, node.pointer, old_full))
     return [
@@ -612,22 +612,10 @@ def _resolves_to(run: _Run, candidates: tuple[str, ...], full: str) -> bool:
 
 def _add_alias(run: _Run, pointer: str, alias: str) -> TextEdit:
     editor = run.edit()
-    aliases = _value_at(run.loaded.value, pointer + "/aliases")
+    aliases = value_at(run.loaded.value, pointer + "/aliases")
     if isinstance(aliases, list):
         return editor.insert_element(pointer + "/aliases", len(aliases), alias)
     return editor.set_member(pointer, "aliases", [alias])
-
-
-def _value_at(value: Any, pointer: str) -> Any:
-    for raw in pointer[1:].split("/") if pointer else ():
-        token = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(value, list):
-            value = value[int(token)]
-        elif isinstance(value, dict):
-            value = value.get(token)
-        else:
-            return None
-    return value
 
 
 def _enum(run: _Run, node: EnumSchema) -> None:

@@ -38,6 +38,7 @@ from schemacli.contracts.avro.loader import (
 )
 from schemacli.contracts.avro.parse import UNDEFINED_NAME
 from schemacli.contracts.avro.schema import Names
+from schemacli.contracts.jsontext.pointer import value_at
 from schemacli.contracts.jsontext.source import Document, decode_bytes, parse_text, read_text
 from schemacli.errors import InputError, Location, SchemacliError, SchemaParseError, UsageError
 from schemacli.textfile import resolved
@@ -616,7 +617,7 @@ class StoreNames:
                 continue
             for name, pointer in scan_names(value)[0].items():
                 body = json.dumps(
-                    collapse_primitives(_value_at(value, pointer)),
+                    collapse_primitives(value_at(value, pointer)),
                     sort_keys=True,
                     separators=(",", ":"),
                     ensure_ascii=False,
@@ -624,13 +625,6 @@ class StoreNames:
                 found = Definition(subject, numbers[subject], path, pointer, body)
                 defined.setdefault(name, []).append(found)
         return defined
-
-
-def _value_at(value: Any, pointer: str) -> Any:
-    """The JSON value at a pointer ``scan_names`` made (plain keys and indexes, no escapes)."""
-    for token in pointer.split("/")[1:]:
-        value = value[int(token)] if isinstance(value, list) else value[token]
-    return value
 
 
 _NEEDS_STORE = "\0needs the store's names"  # a memo key no (text, references) pair can be
