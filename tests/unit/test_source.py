@@ -116,7 +116,7 @@ def test_comments_are_accepted_like_java_but_warned() -> None:
     assert doc.position("/doc") == (3, 9)
     [note] = doc.notes
     assert note.kind == "JSON_COMMENT"
-    assert note.severity == "warning"
+    assert note.kind.severity == "warning"
     assert (note.location.line, note.location.column) == (1, 10)
     assert "fastavro" in note.message and "1 more" in note.message
 

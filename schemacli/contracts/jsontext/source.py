@@ -32,12 +32,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
-from schemacli.contracts.findings import Finding, Kind, Severity
 from schemacli.contracts.jsontext.nesting import TOO_DEEP_HINT, TooDeep, read
 from schemacli.contracts.jsontext.numberlength import NUMBER_TOO_LONG_HINT, NumberTooLong
 from schemacli.contracts.jsontext.pointer import escape_token, join_pointer, unescape_token
 from schemacli.contracts.jsontext.positions import Position, at, nearest
 from schemacli.errors import InputError, Location
+from schemacli.kinds import Kind
 from schemacli.textfile import (
     SCHEMA_LIMIT,
     UnreadableInput,
@@ -68,6 +68,18 @@ _TOKEN = re.compile(
 # Strings (kept) or comments (blanked); used only when the text contains "/*" or "//".
 _STRING_OR_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"|/\*.*?\*/|//[^\n]*', re.S)
 _NON_NUMBERS = re.compile(r"-?(?:NaN|Infinity)\b")
+
+
+@dataclass(frozen=True)
+class Note:
+    """A warning about the JSON text itself (its encoding, a comment, a repeated key): Java
+    reads the file, another reader may not. The parts of a finding, which
+    ``contracts.findings.Finding.of_note`` makes of it (this room sits below the findings)."""
+
+    kind: Kind
+    message: str
+    location: Location
+    hint: str
 
 
 @dataclass
@@ -158,12 +170,11 @@ class Document:
         return self._locate(pointer)[1]
 
     # -- notes -------------------------------------------------------------------------------
-    def _encoding_note(self) -> Finding:
+    def _encoding_note(self) -> Note:
         # Checked in tests/unit/test_source_encoding.py: fastavro.schema.load_schema and the
         # avro package's parse of the text read as UTF-8 both fail on these files.
-        return Finding(
+        return Note(
             kind=Kind.ENCODING_NOT_UTF8,
-            severity=Severity.WARNING,
             message=f"the file is {self.encoding} encoded; Apache Avro Java reads it (it detects "
             "UTF-16 and UTF-32 as Jackson does), but fastavro and the Python avro package read "
             "schema files as UTF-8 and refuse it, and the registry receives UTF-8 text",
@@ -172,10 +183,10 @@ class Document:
         )
 
     @property
-    def notes(self) -> tuple[Finding, ...]:
+    def notes(self) -> tuple[Note, ...]:
         """Warnings about the JSON text: its encoding, comments and duplicate keys, in text
         order."""
-        found: list[tuple[int, Finding]] = []
+        found: list[tuple[int, Note]] = []
         if self.encoding != UTF8:
             found.append((-1, self._encoding_note()))
         if not (self.has_comments or self.has_duplicates):
@@ -188,9 +199,8 @@ class Document:
             found.append(
                 (
                     offset,
-                    Finding(
+                    Note(
                         kind=Kind.JSON_COMMENT,
-                        severity=Severity.WARNING,
                         message="the file contains JSON comments"
                         + (f" ({more} more after this one)" if more else "")
                         + "; Apache Avro Java and the schema registry accept them, but fastavro, "
@@ -205,9 +215,8 @@ class Document:
             found.append(
                 (
                     offset,
-                    Finding(
+                    Note(
                         kind=Kind.DUPLICATE_KEY,
-                        severity=Severity.WARNING,
                         message=f"key {key!r} appears more than once in this object; Java, "
                         "fastavro and the Python avro package silently keep the last value and "
                         "ignore the earlier ones",

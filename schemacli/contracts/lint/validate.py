@@ -202,7 +202,8 @@ def _walk(folder: Path) -> tuple[list[Path], list[Path]]:
 
 def _inspect(loader: Loader, path: Path) -> tuple[LoadedSchema, list[Finding], Fingerprints]:
     loaded = loader.load(path)
-    return loaded, list(loaded.document.notes) + list(lint(loaded)), fingerprints(loaded.schema)
+    notes = [Finding.of_note(n) for n in loaded.document.notes]
+    return loaded, notes + list(lint(loaded)), fingerprints(loaded.schema)
 
 
 def validate_file(path: Path, *, loader: Loader | None = None, strict: bool = False) -> FileResult:
