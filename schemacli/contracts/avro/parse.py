@@ -24,12 +24,9 @@ from types import MappingProxyType
 from typing import Any, cast
 
 from schemacli.contracts.avro.defaults import check_default, check_enum_default
+from schemacli.contracts.avro.facts import INT_MAX, INT_MIN, ORDERS, PRIMITIVE_TYPES
 from schemacli.contracts.avro.schema import (
     EMPTY_PROPS,
-    INT_MAX,
-    INT_MIN,
-    ORDERS,
-    PRIMITIVE_TYPES,
     ArraySchema,
     EnumSchema,
     Field,

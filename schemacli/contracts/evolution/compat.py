@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from schemacli.contracts.avro.facts import PRIMITIVE_TYPES, PROMOTIONS
 from schemacli.contracts.avro.parse import SELF_COMPATIBLE, parse_schema
 from schemacli.contracts.avro.schema import (
     ArraySchema,
@@ -65,15 +66,6 @@ AMBIGUOUS_FIELD_MATCH = Kind.AMBIGUOUS_FIELD_MATCH
 
 KINDS = INCOMPATIBILITIES
 
-_PRIMITIVES = frozenset({"null", "boolean", "int", "long", "float", "double", "bytes", "string"})
-# reader type -> writer types it can read besides its own (Avro's promotions)
-_PROMOTIONS = {
-    "long": frozenset({"int"}),
-    "float": frozenset({"int", "long"}),
-    "double": frozenset({"int", "long", "float"}),
-    "bytes": frozenset({"string"}),
-    "string": frozenset({"bytes"}),
-}
 _NO_PROMOTION: frozenset[str] = frozenset()
 
 
@@ -155,7 +147,7 @@ class _Checker:
         if reader.__class__ is PrimitiveSchema and writer.__class__ is PrimitiveSchema:
             rtype = reader.type
             wtype = writer.type
-            if rtype == wtype or wtype in _PROMOTIONS.get(rtype, _NO_PROMOTION):
+            if rtype == wtype or wtype in PROMOTIONS.get(rtype, _NO_PROMOTION):
                 return _OK
             location.append(token)
             found = (_Incompatibility(TYPE_MISMATCH, reader, writer, None, location),)
@@ -191,7 +183,7 @@ class _Checker:
                 return self.names(r_record, w_record, location) + self.fields(
                     r_record, w_record, location
                 )
-            if rtype in _PRIMITIVES:
+            if rtype in PRIMITIVE_TYPES:
                 return _OK
             if rtype == "array":
                 r_items, w_items = cast(ArraySchema, reader).items, cast(ArraySchema, writer).items
@@ -227,7 +219,7 @@ class _Checker:
             for index, branch in enumerate(cast(UnionSchema, writer).types):
                 out += self.get(str(index), reader, branch, location)
             return out
-        if wtype in _PROMOTIONS.get(rtype, _NO_PROMOTION):
+        if wtype in PROMOTIONS.get(rtype, _NO_PROMOTION):
             return _OK
         if rtype == "union":
             if self.union_reads(cast(UnionSchema, reader), writer):
@@ -334,7 +326,7 @@ class _Checker:
                     if w is None:
                         wtype = writer_field.type
                         w = wtype.type if wtype.__class__ is PrimitiveSchema else None
-                    if w is not None and (r == w or w in _PROMOTIONS.get(r, _NO_PROMOTION)):
+                    if w is not None and (r == w or w in PROMOTIONS.get(r, _NO_PROMOTION)):
                         continue
                 location.append(str(field.position))
                 found = get("type", field.type, writer_field.type, location)

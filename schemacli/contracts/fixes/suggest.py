@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from schemacli.contracts.avro.defaults import NoDefault, default_for
+from schemacli.contracts.avro.facts import PROMOTIONS
 from schemacli.contracts.avro.loader import LoadedSchema
 from schemacli.contracts.avro.parse import parse_schema
 from schemacli.contracts.avro.schema import (
@@ -48,7 +49,6 @@ from schemacli.contracts.avro.schema import (
     named_types,
 )
 from schemacli.contracts.evolution import compat
-from schemacli.contracts.evolution.compat import _PROMOTIONS
 from schemacli.contracts.evolution.levels import BACKWARD, Level, comparisons
 from schemacli.contracts.findings import Finding, Kind
 from schemacli.contracts.fixes.edits import (
@@ -626,9 +626,9 @@ def _promotions(site: Site, backward: bool) -> Iterator[Plan]:
     if not isinstance(other, PrimitiveSchema) or cand is None or cand.props or other.props:
         return
     if backward:  # the candidate reads ``other``: a type that promotes from it
-        choices = [t for t, sources in _PROMOTIONS.items() if other.type in sources]
+        choices = [t for t, sources in PROMOTIONS.items() if other.type in sources]
     else:  # ``other`` reads the candidate: a type it promotes from
-        choices = sorted(_PROMOTIONS.get(other.type, ()))
+        choices = sorted(PROMOTIONS.get(other.type, ()))
     for t in choices:
         if t != cand.type:
             yield Plan(

@@ -26,6 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from schemacli.contracts.avro.defaults import NoDefault, default_for
+from schemacli.contracts.avro.facts import (
+    TIMESTAMP_UNITS,
+    TYPE_NAMES,
+    DecimalProblem,
+    decimal_problem,
+)
 from schemacli.contracts.avro.loader import LoadedSchema, Loader, scan_names
 from schemacli.contracts.avro.parse import parse_schema
 from schemacli.contracts.avro.schema import (
@@ -276,14 +282,6 @@ def _reparse(loaded: LoadedSchema, text: str) -> LoadedSchema:
 # -- the store: which subject a file is a version of -------------------------------------------
 
 _VERSION = re.compile(r"v([1-9][0-9]*)\.avsc")
-_TIMESTAMPS = {
-    "timestamp-millis": "millis",
-    "timestamp-micros": "micros",
-    "timestamp-nanos": "nanos",
-    "local-timestamp-millis": "millis",
-    "local-timestamp-micros": "micros",
-    "local-timestamp-nanos": "nanos",
-}
 
 
 class _StoreSubjects:
@@ -346,7 +344,7 @@ def _first_timestamp(value: Any, pointer: str) -> tuple[str, str] | None:
         node, at = stack.pop()
         if isinstance(node, dict):
             logical = node.get("logicalType")
-            if isinstance(logical, str) and logical in _TIMESTAMPS:
+            if isinstance(logical, str) and logical in TIMESTAMP_UNITS:
                 return logical, at
             stack.extend(reversed([(v, join_pointer(at, k)) for k, v in node.items()]))
         elif isinstance(node, list):
@@ -503,10 +501,6 @@ def _majority(names: Sequence[str]) -> NameStyle | None:
     return first if len(leaders) > 1 else leaders[0]
 
 
-_AVRO_NAMES = frozenset(
-    "null boolean int long float double bytes string record enum array map fixed error "
-    "union".split()
-)
 _KEYWORDS = {
     "Java": frozenset(
         "abstract assert boolean break byte case catch char class const continue default do "
@@ -528,7 +522,7 @@ _KEYWORDS = {
 
 
 def _reserved(name: str) -> list[str]:
-    where = ["Avro"] if name in _AVRO_NAMES else []
+    where = ["Avro"] if name in TYPE_NAMES else []
     where += [
         lang
         for lang, words_ in _KEYWORDS.items()
@@ -838,11 +832,11 @@ def _logical(run: _Run, node: Schema) -> None:
         problem = _decimal_problem(node)
         if problem is not None:
             run.report(Kind.T001, node.pointer, {"problem": problem})
-    if logical in _TIMESTAMPS and run.on(Kind.T002):
+    if logical in TIMESTAMP_UNITS and run.on(Kind.T002):
         first = run.first_timestamp
         if first is None:
             run.first_timestamp = (logical, node.pointer or "/")
-        elif _TIMESTAMPS[first[0]] != _TIMESTAMPS[logical]:
+        elif TIMESTAMP_UNITS[first[0]] != TIMESTAMP_UNITS[logical]:
             run.report(
                 Kind.T002,
                 node.pointer,
@@ -858,15 +852,16 @@ def _logical(run: _Run, node: Schema) -> None:
 def _decimal_problem(node: Schema) -> str | None:
     precision = node.props.get("precision")
     scale = node.props.get("scale", 0)
+    problem = decimal_problem(node.props)
+    if problem is None:
+        return None
     if precision is None:
         return "without a precision"
-    if not isinstance(precision, int) or isinstance(precision, bool) or precision < 1:
+    if problem is DecimalProblem.PRECISION:
         return f"precision {precision!r} is not a whole number of 1 or more"
-    if not isinstance(scale, int) or isinstance(scale, bool) or scale < 0:
+    if problem is DecimalProblem.SCALE:
         return f"scale {scale!r} is not a whole number of 0 or more"
-    if scale > precision:
-        return f"scale {scale} is greater than its precision {precision}"
-    return None
+    return f"scale {scale} is greater than its precision {precision}"
 
 
 # -- suppression -------------------------------------------------------------------------------

@@ -26,7 +26,6 @@ pyspark), fastavro 1.13 and the ``avro`` package 1.12 (see tests/unit/test_valid
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -35,6 +34,13 @@ from typing import Any
 
 from schemacli.contracts.avro.canonical import Fingerprints, fingerprints
 from schemacli.contracts.avro.defaults import is_valid_default
+from schemacli.contracts.avro.facts import (
+    LOGICAL_BASES,
+    DecimalProblem,
+    decimal_problem,
+    max_decimal_precision,
+    min_fixed_size,
+)
 from schemacli.contracts.avro.loader import LoadedSchema, Loader, scan_names
 from schemacli.contracts.avro.schema import (
     ArraySchema,
@@ -52,23 +58,6 @@ from schemacli.contracts.findings import Finding, Kind, Severity
 from schemacli.contracts.jsontext.nesting import call_deep
 from schemacli.contracts.jsontext.source import Document, is_stdin, source_name
 from schemacli.errors import Location, SchemacliError, SchemaParseError
-
-# Logical types Java 1.12 knows, and the base types each one may annotate.
-_LOGICAL_BASES: dict[str, tuple[str, ...]] = {
-    "date": ("int",),
-    "time-millis": ("int",),
-    "time-micros": ("long",),
-    "timestamp-millis": ("long",),
-    "timestamp-micros": ("long",),
-    "timestamp-nanos": ("long",),
-    "local-timestamp-millis": ("long",),
-    "local-timestamp-micros": ("long",),
-    "local-timestamp-nanos": ("long",),
-    "uuid": ("string", "fixed"),
-    "decimal": ("bytes", "fixed"),
-    "big-decimal": ("bytes",),
-    "duration": ("fixed",),
-}
 
 
 @dataclass(frozen=True)
@@ -471,7 +460,7 @@ def _logical_warnings(node: Schema, at: _At) -> Iterator[Finding]:
     if logical is None or not isinstance(node, PrimitiveSchema | FixedSchema):
         return
     pointer = node.pointer + "/logicalType"
-    bases = _LOGICAL_BASES.get(logical)
+    bases = LOGICAL_BASES.get(logical)
     if bases is None:
         return  # a custom logical type: every reader ignores it, by design
     if (
@@ -504,8 +493,9 @@ def _decimal_warnings(node: Schema, at: _At) -> Iterator[Finding]:
     props = node.props
     base = node.pointer
     precision, scale = props.get("precision"), props.get("scale", 0)
+    problem = decimal_problem(props, node.size if isinstance(node, FixedSchema) else None)
     ignored = "Java and the Python avro package ignore the logical type (plain bytes)"
-    if type(precision) is not int or precision <= 0:
+    if problem is DecimalProblem.PRECISION:
         refusers = (
             "fastavro refuses the schema"
             if precision is not None and type(precision) is not int
@@ -519,7 +509,7 @@ def _decimal_warnings(node: Schema, at: _At) -> Iterator[Finding]:
             'give "precision": the total number of digits, a positive integer',
         )
         return
-    if type(scale) is not int or scale < 0:
+    if problem is DecimalProblem.SCALE:
         yield _warning(
             Kind.INVALID_DECIMAL,
             f"decimal scale {_json(scale)} is not a non-negative integer; {ignored}; fastavro "
@@ -528,7 +518,7 @@ def _decimal_warnings(node: Schema, at: _At) -> Iterator[Finding]:
             'give "scale": the digits after the point, 0 <= scale <= precision',
         )
         return
-    if scale > precision:
+    if problem is DecimalProblem.SCALE_ABOVE_PRECISION:
         yield _warning(
             Kind.INVALID_DECIMAL,
             f"decimal scale {scale} is greater than precision {precision}; {ignored}; fastavro "
@@ -539,30 +529,16 @@ def _decimal_warnings(node: Schema, at: _At) -> Iterator[Finding]:
             new=scale,
         )
         return
-    if isinstance(node, FixedSchema):
-        most = _max_precision(node.size)
-        if precision > most:
-            yield _warning(
-                Kind.INVALID_DECIMAL,
-                f"fixed {node.fullname} of {node.size} byte(s) holds at most {most} decimal "
-                f"digits, not precision {precision}; {ignored.replace('bytes', 'fixed')}; "
-                "fastavro refuses the schema",
-                at(base + "/precision"),
-                f"raise size to at least {_min_size(precision)} or lower precision to {most}",
-            )
-
-
-def _max_precision(size: int) -> int:
-    if size <= 0:
-        return 0
-    return math.floor(math.log10(2 ** (8 * size - 1) - 1))
-
-
-def _min_size(precision: int) -> int:
-    size = 1
-    while _max_precision(size) < precision:
-        size += 1
-    return size
+    if problem is DecimalProblem.FIXED_TOO_SMALL and isinstance(node, FixedSchema):
+        most, precision = max_decimal_precision(node.size), props["precision"]
+        yield _warning(
+            Kind.INVALID_DECIMAL,
+            f"fixed {node.fullname} of {node.size} byte(s) holds at most {most} decimal "
+            f"digits, not precision {precision}; {ignored.replace('bytes', 'fixed')}; "
+            "fastavro refuses the schema",
+            at(base + "/precision"),
+            f"raise size to at least {min_fixed_size(precision)} or lower precision to {most}",
+        )
 
 
 def _json(value: Any) -> str:
