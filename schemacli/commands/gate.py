@@ -63,8 +63,8 @@ def gate_command(
     an invalid .avsc file).
     """
     from schemacli.config import load_settings
-    from schemacli.contracts.evolution.gate import gate as check_store
     from schemacli.contracts.evolution.levels import Level, SubjectLevels
+    from schemacli.contracts.gate.gate import gate as check_store
     from schemacli.contracts.readers.declared import load_readers
     from schemacli.contracts.store.store import git_tree
 

@@ -21,7 +21,9 @@ from typing import Protocol
 
 from schemacli.contracts.avro.loader import LoadedSchema
 from schemacli.contracts.evolution.check import Verdict, check_candidate
-from schemacli.contracts.evolution.gate import (
+from schemacli.contracts.evolution.levels import Level
+from schemacli.contracts.findings import Finding, Kind, Severity
+from schemacli.contracts.gate.gate import (
     GateReport,
     SubjectReport,
     input_error_row,
@@ -29,8 +31,6 @@ from schemacli.contracts.evolution.gate import (
     readers_by_subject,
     unknown_reader_row,
 )
-from schemacli.contracts.evolution.levels import Level
-from schemacli.contracts.findings import Finding, Kind, Severity
 from schemacli.contracts.readers.declared import DeclaredReader
 from schemacli.contracts.readers.judge import judge_readers, load_declared
 from schemacli.contracts.store.store import References, Tree, VersionFile, read_versions

@@ -12,8 +12,8 @@ import pytest
 from schemacli.config import Settings
 from schemacli.contracts.avro.loader import load_schema_file, load_schema_text
 from schemacli.contracts.evolution.check import Verdict, check_candidate
-from schemacli.contracts.evolution.gate import gate
 from schemacli.contracts.evolution.levels import Level, SubjectLevels
+from schemacli.contracts.gate.gate import gate
 from schemacli.contracts.store.naming import NamingStrategy, subject_for_file
 from schemacli.contracts.store.store import FileTree, git_tree, load_history
 from schemacli.errors import InputError, SchemaParseError, UsageError

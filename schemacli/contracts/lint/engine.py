@@ -47,7 +47,6 @@ from schemacli.contracts.avro.schema import (
     named_types,
 )
 from schemacli.contracts.evolution.check import INPUT_KINDS
-from schemacli.contracts.evolution.gate import GateReport
 from schemacli.contracts.evolution.levels import FORWARD, Level, SubjectLevels
 from schemacli.contracts.findings import Finding, Kind, Severity
 from schemacli.contracts.fixes.edits import (
@@ -58,6 +57,7 @@ from schemacli.contracts.fixes.edits import (
     TextEdit,
     apply_fixes,
 )
+from schemacli.contracts.gate.gate import GateReport
 from schemacli.contracts.jsontext.nesting import call_deep
 from schemacli.contracts.jsontext.pointer import join_pointer, value_at
 from schemacli.contracts.jsontext.source import (
