@@ -98,7 +98,7 @@ def _linter(settings: Any, head: Any) -> Any:
     versions a gate report checked to it; None (nothing loaded) when off."""
     if not settings.lint.gate:
         return None
-    from schemacli.contracts.lint.engine import lint_gate
+    from schemacli.contracts.gate.lint import lint_gate
 
     def vet(report: Any) -> Any:
         return lint_gate(

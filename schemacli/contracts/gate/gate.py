@@ -3,7 +3,7 @@
 ``gate`` walks the store (``store.Tree``), checks each new version with ``check.check_candidate``
 and adds what only a history can show: a version changed or deleted since a base ref, a
 duplicate version, a configured subject the store does not hold. A subject that cannot be read
-is a row with an input-error finding, never a stop.
+is a row with an input-error finding, never a stop. ``gate.lint`` adds lint findings.
 """
 
 from __future__ import annotations

@@ -46,7 +46,6 @@ from schemacli.contracts.avro.schema import (
     UnionSchema,
     named_types,
 )
-from schemacli.contracts.evolution.check import INPUT_KINDS
 from schemacli.contracts.evolution.levels import FORWARD, Level, SubjectLevels
 from schemacli.contracts.findings import Finding, Kind, Severity
 from schemacli.contracts.fixes.edits import (
@@ -57,7 +56,6 @@ from schemacli.contracts.fixes.edits import (
     TextEdit,
     apply_fixes,
 )
-from schemacli.contracts.gate.gate import GateReport
 from schemacli.contracts.jsontext.nesting import call_deep
 from schemacli.contracts.jsontext.pointer import join_pointer, value_at
 from schemacli.contracts.jsontext.source import (
@@ -921,30 +919,3 @@ def _bad_suppression(document: Document, pointer: str, problem: str) -> Finding:
         "schemacli lint --list-rules)",
         severity=Severity.WARNING,
     )
-
-
-# -- the gate ----------------------------------------------------------------------------------
-
-
-def lint_gate(
-    report: GateReport,
-    version_path: Callable[[str, int], Path],
-    config: LintConfig,
-    *,
-    store: Path,
-    levels: SubjectLevels,
-    relative_to: Path | None = None,
-) -> GateReport:
-    """``report`` with the lint findings of every version the gate checked added to its
-    subject's row (``gate = true`` in ``[tool.schemacli.lint]``): a lint error fails the row
-    as an incompatibility does. ``version_path(subject, n)``: the file of version ``n``."""
-    rows = []
-    for row in report.subjects:
-        if not row.checked or any(f.kind in INPUT_KINDS for f in row.findings):
-            rows.append(row)
-            continue
-        paths = [version_path(row.subject, n) for n in row.checked]
-        linted = lint_paths(paths, config, store=store, levels=levels, relative_to=relative_to)
-        found = tuple(replace(f, subject=row.subject) for f in linted.findings)
-        rows.append(replace(row, findings=row.findings + found))
-    return replace(report, subjects=tuple(rows))
