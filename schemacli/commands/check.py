@@ -133,8 +133,10 @@ def check_command(
     from schemacli.contracts.jsontext.source import is_stdin
     from schemacli.contracts.readers.declared import load_readers
     from schemacli.contracts.readers.judge import with_readers
+    from schemacli.contracts.store.history import load_history
     from schemacli.contracts.store.naming import subject_for_file
-    from schemacli.contracts.store.store import git_tree, load_history, store_fallback
+    from schemacli.contracts.store.references import store_fallback
+    from schemacli.gittree import git_tree
 
     fixing = fix or diff
     if unsafe_fixes and not fixing:
@@ -265,7 +267,7 @@ def _before_own_version(history: tuple, schema: Path, subject: str, store: Path)
     ``subjects/<subject>/v<N>.avsc`` (a version is checked as gate checks it: against those
     before it, not found identical to itself); ``history`` unchanged otherwise."""
     from schemacli.contracts.store.naming import store_version
-    from schemacli.contracts.store.store import SUBJECTS_DIR
+    from schemacli.contracts.store.tree import SUBJECTS_DIR
 
     found = store_version(schema)
     if found is None or found[0] != subject:
@@ -300,11 +302,11 @@ def shown_store(store: Path) -> Path:
     return store if shown.startswith("..") else Path(shown)
 
 
-def store_tree(store: Path):  # -> schemacli.contracts.store.store.FileTree
+def store_tree(store: Path):  # -> schemacli.contracts.store.tree.FileTree
     """The working-tree store, named relative to the current directory in messages."""
     import os
 
-    from schemacli.contracts.store.store import FileTree
+    from schemacli.contracts.store.tree import FileTree
 
     try:
         shown = os.path.relpath(store)

@@ -66,7 +66,7 @@ def gate_command(
     from schemacli.contracts.evolution.levels import Level, SubjectLevels
     from schemacli.contracts.gate.gate import gate as check_store
     from schemacli.contracts.readers.declared import load_readers
-    from schemacli.contracts.store.store import git_tree
+    from schemacli.gittree import git_tree
 
     online = flags.url is not None  # offline, no registry setting is read (nor can fail)
     settings = load_settings(flags={"store": store}, registry=flags if online else None)

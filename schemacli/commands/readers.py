@@ -179,7 +179,7 @@ def list_command(
             found = judge_latest(readers, latest_in_registry, verdicts=verdicts)
             report = readers_report(found, store=shown, against=conn.url)
     else:
-        from schemacli.contracts.store.store import load_history
+        from schemacli.contracts.store.history import load_history
 
         tree = store_tree(settings.store)
 

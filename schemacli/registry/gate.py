@@ -33,7 +33,9 @@ from schemacli.contracts.gate.gate import (
 )
 from schemacli.contracts.readers.declared import DeclaredReader
 from schemacli.contracts.readers.judge import judge_readers, load_declared
-from schemacli.contracts.store.store import References, Tree, VersionFile, read_versions
+from schemacli.contracts.store.history import read_versions
+from schemacli.contracts.store.references import References
+from schemacli.contracts.store.tree import Tree, VersionFile
 from schemacli.errors import CheckFailed, InputError, Location, RegistryError, SchemacliError
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.compare import RegistryCheck, registry_findings, schema_text

@@ -18,7 +18,8 @@ UI = ("typer", "click", "rich")
 HEAVY = ("pyspark", "confluent_kafka")
 
 RULES = [
-    # the core knows nothing of the terminal, the settings file, the registry or Spark
+    # the core knows nothing of the terminal, the settings file, the registry or Spark, and
+    # runs no process (a store at a git ref arrives as a Tree built by schemacli.gittree)
     (
         "schemacli.contracts",
         (
@@ -30,6 +31,8 @@ RULES = [
             "schemacli.output",
             "schemacli.registry",
             "schemacli.app",
+            "schemacli.gittree",
+            "subprocess",
             "converters",
             "spark_avro",
         ),

@@ -20,7 +20,7 @@ from schemacli.contracts.fixes import suggest
 from schemacli.contracts.fixes.edits import Applicability, apply_edits
 from schemacli.contracts.fixes.fixing import fix_candidate
 from schemacli.contracts.gate.gate import gate
-from schemacli.contracts.store.store import FileTree
+from schemacli.contracts.store.tree import FileTree
 from tests.unit.test_compat_kinds import KIND_FIXTURES
 
 SAFE, UNSAFE, DISPLAY = Applicability.SAFE, Applicability.UNSAFE, Applicability.DISPLAY

@@ -26,7 +26,7 @@ from schemacli.contracts.evolution.check import check_candidate
 from schemacli.contracts.evolution.levels import BACKWARD, Level, SubjectLevels
 from schemacli.contracts.evolution.verdicts import DiskCache, VerdictCache
 from schemacli.contracts.gate.gate import gate
-from schemacli.contracts.store.store import FileTree
+from schemacli.contracts.store.tree import FileTree
 from schemacli.errors import SchemacliError, SchemacliWarning
 from tests.oracle.generator import pairs
 

@@ -27,18 +27,10 @@ from schemacli.contracts.readers.judge import (
     load_declared,
     read_declared,
 )
-from schemacli.contracts.store.store import (
-    CONTRACT_SUFFIX,
-    Contracts,
-    ParseMemo,
-    References,
-    StoreLayoutError,
-    StoreLayoutErrors,
-    Tree,
-    VersionFile,
-    read_contracts,
-    read_versions,
-)
+from schemacli.contracts.store.contractfiles import CONTRACT_SUFFIX, Contracts, read_contracts
+from schemacli.contracts.store.history import read_versions
+from schemacli.contracts.store.references import ParseMemo, References
+from schemacli.contracts.store.tree import StoreLayoutError, StoreLayoutErrors, Tree, VersionFile
 from schemacli.errors import InputError, Location, SchemacliError
 
 
