@@ -49,6 +49,7 @@ from schemacli.contracts.avro.schema import (
     named_types,
 )
 from schemacli.contracts.evolution import compat
+from schemacli.contracts.evolution.incompatibility import type_name
 from schemacli.contracts.evolution.levels import BACKWARD, Level, comparisons
 from schemacli.contracts.findings import Finding, Kind
 from schemacli.contracts.fixes.edits import (
@@ -511,7 +512,7 @@ def _plans(ctx: FixContext, kind: Kind, direction: str, site: Site) -> Iterator[
             lacking = site.branch if site.branch is not None else other
             branch = to_json(lacking, ctx.candidate_names())
             yield Plan(
-                f"Restore the union branch {compat._type_name(lacking)}",
+                f"Restore the union branch {type_name(lacking)}",
                 SAFE,
                 (("append", cand.pointer, branch),),
             )
@@ -519,7 +520,7 @@ def _plans(ctx: FixContext, kind: Kind, direction: str, site: Site) -> Iterator[
         if not backward and isinstance(cand, UnionSchema) and site.branch is not None:
             if len(cand.types) > 1:
                 yield Plan(
-                    f"Remove the new union branch {compat._type_name(site.branch)}: readers of "
+                    f"Remove the new union branch {type_name(site.branch)}: readers of "
                     "the earlier version cannot read it",
                     UNSAFE,
                     (("remove_element", cand.pointer, cand.types.index(site.branch)),),
@@ -646,7 +647,7 @@ def _revert(ctx: FixContext, site: Site, backward: bool) -> Iterator[Plan]:
         return
     for value in _spellings(ctx, other):
         yield Plan(
-            f"Keep the earlier type {compat._type_name(other)}",
+            f"Keep the earlier type {type_name(other)}",
             UNSAFE,
             (("replace", cand.pointer, value),),
         )
