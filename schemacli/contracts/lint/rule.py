@@ -179,8 +179,8 @@ class Run:
         hint: str | None,
         fixes: Callable[[], Iterable[Fix]] | None = None,
         *,
-        old: Any = None,
-        new: Any = None,
+        old: object = None,
+        new: object = None,
     ) -> None:
         """A finding of ``kind`` whose rule wrote its own message and hint."""
         made: tuple[Fix, ...] = ()
@@ -230,7 +230,7 @@ def union_text(union: UnionSchema) -> str:
     return "[" + ", ".join(json.dumps(t.fullname, ensure_ascii=False) for t in union.types) + "]"
 
 
-def shown(value: Any) -> str:
+def shown(value: object) -> str:
     """A JSON value as a message quotes it: at most 40 characters."""
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 40 else text[:37] + "..."

@@ -65,7 +65,7 @@ def _field(run: Run, fld: Field) -> None:
         _check(run, fld.type, fld.default, fld.pointer + "/default")
 
 
-def _warn(run: Run, kind: Kind, message: str, pointer: str, hint: str, *, new: Any) -> None:
+def _warn(run: Run, kind: Kind, message: str, pointer: str, hint: str, *, new: object) -> None:
     if run.on(kind):
         run.add(kind, run.loaded.location(pointer), message, hint, new=new)
 

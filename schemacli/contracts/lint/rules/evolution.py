@@ -154,7 +154,7 @@ def _zero_default_fixes(run: Run, fld: Field) -> list[Fix]:
     ]
 
 
-def _json(value: Any) -> str:
+def _json(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 

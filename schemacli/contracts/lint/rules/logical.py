@@ -112,8 +112,7 @@ def _decimal(run: Run, node: PrimitiveSchema | FixedSchema) -> None:
     problem = decimal_problem(props, size)
     if problem is None:
         return
-    precision: Any = props.get("precision")
-    scale: Any = props.get("scale", 0)
+    precision, scale = props.get("precision"), props.get("scale", 0)
     ignored = "Java and the Python avro package ignore the logical type (plain bytes)"
     at = node.pointer
     if problem is DecimalProblem.PRECISION:
@@ -154,7 +153,8 @@ def _decimal(run: Run, node: PrimitiveSchema | FixedSchema) -> None:
             f"fixed {node.fullname} of {node.size} byte(s) holds at most {most} decimal "
             f"digits, not precision {precision}; {ignored.replace('bytes', 'fixed')}; "
             "fastavro refuses the schema",
-            f"raise size to at least {min_fixed_size(precision)} or lower precision to {most}",
+            f"raise size to at least {min_fixed_size(props['precision'])} or lower precision "
+            f"to {most}",
         )
 
 
