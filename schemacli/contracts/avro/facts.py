@@ -5,13 +5,14 @@ types Apache Avro Java 1.12 knows and the base types each annotates, a timestamp
 makes a decimal valid (Java's ``LogicalTypes.Decimal.validate``), and the names Spark gives
 Avro's types. The parser, the compatibility engine, the lint rules, the fixes, the Spark type
 mapping and the converter's mapping all import them from here; nothing here imports anything.
+The tables are plain dicts typed read-only (``Mapping``): the compatibility engine reads the
+promotions for every pair of primitives it compares, and a read-only proxy costs twice a dict.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
-from types import MappingProxyType
 from typing import Any
 
 PRIMITIVE_TYPES = frozenset(
@@ -27,54 +28,46 @@ ORDERS = ("ascending", "descending", "ignore")
 # The value ranges of Avro's int and long (Java's int and long).
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
-RANGES: Mapping[str, tuple[int, int]] = MappingProxyType(
-    {"int": (INT_MIN, INT_MAX), "long": (LONG_MIN, LONG_MAX)}
-)
+RANGES: Mapping[str, tuple[int, int]] = {"int": (INT_MIN, INT_MAX), "long": (LONG_MIN, LONG_MAX)}
 
 # reader type -> the writer types it reads besides its own (the specification's promotions).
-PROMOTIONS: Mapping[str, frozenset[str]] = MappingProxyType(
-    {
-        "long": frozenset({"int"}),
-        "float": frozenset({"int", "long"}),
-        "double": frozenset({"int", "long", "float"}),
-        "bytes": frozenset({"string"}),
-        "string": frozenset({"bytes"}),
-    }
-)
+PROMOTIONS: Mapping[str, frozenset[str]] = {
+    "long": frozenset({"int"}),
+    "float": frozenset({"int", "long"}),
+    "double": frozenset({"int", "long", "float"}),
+    "bytes": frozenset({"string"}),
+    "string": frozenset({"bytes"}),
+}
 
 # The logical types Java 1.12 knows, and the base types each may annotate (on any other base,
 # or on a fixed of another size for uuid and duration, Java ignores it).
-LOGICAL_BASES: Mapping[str, tuple[str, ...]] = MappingProxyType(
-    {
-        "date": ("int",),
-        "time-millis": ("int",),
-        "time-micros": ("long",),
-        "timestamp-millis": ("long",),
-        "timestamp-micros": ("long",),
-        "timestamp-nanos": ("long",),
-        "local-timestamp-millis": ("long",),
-        "local-timestamp-micros": ("long",),
-        "local-timestamp-nanos": ("long",),
-        "uuid": ("string", "fixed"),
-        "decimal": ("bytes", "fixed"),
-        "big-decimal": ("bytes",),
-        "duration": ("fixed",),
-    }
-)
+LOGICAL_BASES: Mapping[str, tuple[str, ...]] = {
+    "date": ("int",),
+    "time-millis": ("int",),
+    "time-micros": ("long",),
+    "timestamp-millis": ("long",),
+    "timestamp-micros": ("long",),
+    "timestamp-nanos": ("long",),
+    "local-timestamp-millis": ("long",),
+    "local-timestamp-micros": ("long",),
+    "local-timestamp-nanos": ("long",),
+    "uuid": ("string", "fixed"),
+    "decimal": ("bytes", "fixed"),
+    "big-decimal": ("bytes",),
+    "duration": ("fixed",),
+}
 # The fixed sizes a logical type on a fixed needs.
-LOGICAL_FIXED_SIZES: Mapping[str, int] = MappingProxyType({"uuid": 16, "duration": 12})
+LOGICAL_FIXED_SIZES: Mapping[str, int] = {"uuid": 16, "duration": 12}
 
 # Timestamp logical types and their unit (global or local time alike).
-TIMESTAMP_UNITS: Mapping[str, str] = MappingProxyType(
-    {
-        "timestamp-millis": "millis",
-        "timestamp-micros": "micros",
-        "timestamp-nanos": "nanos",
-        "local-timestamp-millis": "millis",
-        "local-timestamp-micros": "micros",
-        "local-timestamp-nanos": "nanos",
-    }
-)
+TIMESTAMP_UNITS: Mapping[str, str] = {
+    "timestamp-millis": "millis",
+    "timestamp-micros": "micros",
+    "timestamp-nanos": "nanos",
+    "local-timestamp-millis": "millis",
+    "local-timestamp-micros": "micros",
+    "local-timestamp-nanos": "nanos",
+}
 
 
 # -- decimals ----------------------------------------------------------------------------------
@@ -136,21 +129,19 @@ def decimal_problem(props: Mapping[str, Any], size: int | None = None) -> Decima
 # The Spark type (its JSON name) Spark's SchemaConverters gives each Avro primitive, enum and
 # fixed when no logical type changes it: what from_avro produces and to_avro expects. Names
 # only: nothing here loads Spark.
-SPARK_TYPES: Mapping[str, str] = MappingProxyType(
-    {
-        "null": "void",
-        "boolean": "boolean",
-        "int": "integer",
-        "long": "long",
-        "float": "float",
-        "double": "double",
-        "bytes": "binary",
-        "string": "string",
-        "enum": "string",
-        "fixed": "binary",
-    }
-)
-_SPARK_SQL = MappingProxyType({"integer": "INT", "long": "BIGINT", "void": "VOID"})
+SPARK_TYPES: Mapping[str, str] = {
+    "null": "void",
+    "boolean": "boolean",
+    "int": "integer",
+    "long": "long",
+    "float": "float",
+    "double": "double",
+    "bytes": "binary",
+    "string": "string",
+    "enum": "string",
+    "fixed": "binary",
+}
+_SPARK_SQL = {"integer": "INT", "long": "BIGINT", "void": "VOID"}
 
 
 def spark_sql_name(spark_type: str) -> str:
