@@ -41,8 +41,8 @@ def pull_command(
     were.
     """
     with connect(flags, store=store) as conn:
-        from schemacli.config import CONFIG_FILE
         from schemacli.registry.snapshot import apply_pull, plan_levels, plan_pull
+        from schemacli.tomlfile import CONFIG_FILE
 
         settings = conn.settings
         root = settings.store

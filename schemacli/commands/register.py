@@ -2,7 +2,7 @@
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -14,6 +14,9 @@ from schemacli.output.json_out import emit_json, is_json
 from schemacli.output.terminal import echo
 from schemacli.registry.models import Reference
 from schemacli.textfile import line_column, read_utf8
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 SubjectOpt = Annotated[str, typer.Option("--subject", "-s", help="The subject to register under.")]
 ReferenceOpt = Annotated[
@@ -153,10 +156,10 @@ def register_command(
         raise typer.Exit(ExitCode.OK)
 
 
-def _asdict(result: object) -> dict:
+def _asdict(result: "DataclassInstance") -> dict[str, Any]:
     from dataclasses import asdict
 
-    return asdict(result)  # type: ignore[call-overload]
+    return asdict(result)
 
 
 RULES_LIMIT = 4 * 1024 * 1024  # a rule set is a few KB; JSONata of a wide schema some 100 KB
