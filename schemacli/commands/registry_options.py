@@ -28,8 +28,10 @@ import typer
 
 from schemacli import redact
 from schemacli.registry.settings import (  # stdlib only: cheap at start-up, unlike the client
+    DEFAULT_CONCURRENCY,
     DEFAULT_RETRIES,
     DEFAULT_TIMEOUT,
+    MAX_CONCURRENCY,
     MAX_RETRIES,
     MAX_TIMEOUT,
     RegistryFlags,
@@ -144,6 +146,16 @@ Retries = Annotated[
         f"5xx [env SCHEMACLI_REGISTRY_RETRIES; default {DEFAULT_RETRIES}].",
     ),
 ]
+Concurrency = Annotated[
+    int | None,
+    typer.Option(
+        "--concurrency",
+        metavar="N",
+        rich_help_panel=PANEL,
+        help=f"Requests in flight at once (1 to {MAX_CONCURRENCY}) where a command asks about "
+        f"many subjects [env SCHEMACLI_REGISTRY_CONCURRENCY; default {DEFAULT_CONCURRENCY}].",
+    ),
+]
 Verbose = Annotated[
     bool,
     typer.Option(
@@ -165,6 +177,7 @@ _FLAG_PARAMETERS: tuple[tuple[str, Any, Any], ...] = (
     ("insecure", Insecure, False),
     ("timeout", Timeout, None),
     ("retries", Retries, None),
+    ("concurrency", Concurrency, None),
     ("verbose", Verbose, False),
 )
 Command = TypeVar("Command", bound=Callable[..., Any])

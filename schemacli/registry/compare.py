@@ -1,6 +1,7 @@
 """Checking a schema against a subject in the registry: its verdict and ours, side by side.
 
-The registry (verbose) and the local engine (``check_candidate`` over ``registry_history``) are both
+The registry (verbose) and the local engine (``check_candidate`` over the subject's history from
+``schemacli.registry.schemas``) are both
 asked, at the level the registry applies to the subject. They should agree case for case (both
 follow Apache Avro Java's SchemaCompatibility); when they do not, ``RegistryCheck.agree`` is False
 and the commands say so loudly — one of the two has a bug, or the registry deviates from Java.
@@ -18,8 +19,9 @@ from schemacli.contracts.evolution.levels import Level
 from schemacli.contracts.findings import Finding, Kind, Severity
 from schemacli.errors import Location, RegistryError
 from schemacli.registry.client import RegistryClient
-from schemacli.registry.history import is_missing_subject, registry_history, registry_level
+from schemacli.registry.history import is_missing_subject, registry_level
 from schemacli.registry.models import CompatibilityAnswer, Reference
+from schemacli.registry.schemas import RegistrySchemas
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,7 @@ def check_against_registry(
     chosen = level or configured.level
     source = "flag" if level is not None and level != configured.level else configured.source
     if history is None:
-        history = registry_history(client, subject)
+        history = RegistrySchemas(client).history(subject)
     local = check_candidate(candidate, history, subject=subject, level=chosen)
 
     if chosen != configured.level:

@@ -26,6 +26,9 @@ from schemacli.tomlfile import read as read_settings_file
 DEFAULT_URL = "http://localhost:8081"
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_RETRIES = 3
+# requests in flight at once where a command asks about many subjects: enough to hide a far
+# registry's round trip, few enough not to crowd a registry others share
+DEFAULT_CONCURRENCY = 8
 
 ENV_URL = "SCHEMACLI_REGISTRY_URL"
 ENV_USER = "SCHEMACLI_REGISTRY_USER"
@@ -37,6 +40,7 @@ ENV_CERT = "SCHEMACLI_REGISTRY_CERT"
 ENV_KEY = "SCHEMACLI_REGISTRY_KEY"
 ENV_TIMEOUT = "SCHEMACLI_REGISTRY_TIMEOUT"
 ENV_RETRIES = "SCHEMACLI_REGISTRY_RETRIES"
+ENV_CONCURRENCY = "SCHEMACLI_REGISTRY_CONCURRENCY"
 
 
 def strip_userinfo(url: str) -> str:
@@ -69,6 +73,7 @@ class RegistrySettings:
     insecure: bool = False
     timeout: float = DEFAULT_TIMEOUT
     retries: int = DEFAULT_RETRIES
+    concurrency: int = DEFAULT_CONCURRENCY
     backoff: float = 0.2  # first retry waits up to this long; doubles each attempt (full jitter)
     backoff_max: float = 5.0
 
@@ -103,6 +108,7 @@ class RegistrySettings:
         insecure: bool = False,
         timeout: float | None = None,
         retries: int | None = None,
+        concurrency: int | None = None,
         env: Mapping[str, str] | None = None,
         file_values: Mapping[str, object] | None = None,
         file_source: Path | None = None,
@@ -222,6 +228,7 @@ class RegistrySettings:
             insecure=bool(insecure),
             timeout=_timeout(*pick(timeout, ENV_TIMEOUT, "timeout")),
             retries=_retries(*pick(retries, ENV_RETRIES, "retries")),
+            concurrency=_concurrency(*pick(concurrency, ENV_CONCURRENCY, "concurrency")),
         )
 
     def credentials_env(self) -> dict[str, str]:
@@ -241,6 +248,9 @@ class RegistrySettings:
             ENV_KEY: self.client_key,
             ENV_TIMEOUT: self.timeout if self.timeout != DEFAULT_TIMEOUT else None,
             ENV_RETRIES: self.retries if self.retries != DEFAULT_RETRIES else None,
+            ENV_CONCURRENCY: (
+                self.concurrency if self.concurrency != DEFAULT_CONCURRENCY else None
+            ),
         }
         extra = {name: str(value) for name, value in values.items() if value is not None}
         return {**self.credentials_env(), **extra}
@@ -261,6 +271,7 @@ class RegistryFlags:
     insecure: bool = False
     timeout: float | None = None
     retries: int | None = None
+    concurrency: int | None = None
     verbose: bool = False  # log every HTTP call (the CLI's concern; no setting)
 
     def settings(
@@ -282,6 +293,7 @@ class RegistryFlags:
             insecure=self.insecure,
             timeout=self.timeout,
             retries=self.retries,
+            concurrency=self.concurrency,
             env=env,
             file_values=file_values,
             file_source=file_source,
@@ -290,6 +302,7 @@ class RegistryFlags:
 
 MAX_TIMEOUT = 3600.0  # an hour per request; beyond ~1e9 s the socket layer overflows
 MAX_RETRIES = 100
+MAX_CONCURRENCY = 64
 
 # Config keys whose value must be a TOML string, with an example for the hint.
 _FILE_STRINGS = {
@@ -311,6 +324,7 @@ _FLAGS = {
     "key": "--key",
     "timeout": "--timeout",
     "retries": "--retries",
+    "concurrency": "--concurrency",
 }
 
 
@@ -556,5 +570,30 @@ def _retries(value: object, source: Origin | None) -> int:
             source,
             f"{value} retries is not between 0 and {MAX_RETRIES}",
             f"give e.g. {example} (the default is {DEFAULT_RETRIES}; 0 turns retries off)",
+        )
+    return value
+
+
+def _concurrency(value: object, source: Origin | None) -> int:
+    if source is None:
+        return DEFAULT_CONCURRENCY
+    example = _example(source, "8")
+    if isinstance(value, str) and source.kind is not Kind.FILE:
+        if not re.fullmatch(r"-?[0-9]+", value.strip()):
+            raise _error(
+                source, f"{value!r} is not a whole number of requests", f"give one, e.g. {example}"
+            )
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _error(
+            source,
+            f"the concurrency must be a whole number, not {_toml_type(value)}",
+            f"give one, e.g. {example}",
+        )
+    if not 1 <= value <= MAX_CONCURRENCY:
+        raise _error(
+            source,
+            f"{value} requests at once is not between 1 and {MAX_CONCURRENCY}",
+            f"give e.g. {example} (the default is {DEFAULT_CONCURRENCY}; 1 asks one at a time)",
         )
     return value
