@@ -36,8 +36,13 @@ from schemacli.contracts.readers.judge import judge_readers, load_declared
 from schemacli.contracts.store.store import References, Tree, VersionFile, read_versions
 from schemacli.errors import CheckFailed, InputError, Location, RegistryError, SchemacliError
 from schemacli.registry.client import RegistryClient
-from schemacli.registry.compare import RegistryCheck, registry_findings, schema_text
-from schemacli.registry.history import Levels, SubjectLevel, is_missing_subject
+from schemacli.registry.compare import (
+    RegistryCheck,
+    ask_registry,
+    registry_findings,
+    schema_text,
+)
+from schemacli.registry.history import Levels, SubjectLevel
 from schemacli.registry.models import CompatibilityAnswer, Reference
 from schemacli.registry.publish import (
     Outcome,
@@ -110,13 +115,17 @@ def gate_against_registry(
     declared = readers_by_subject(readers)
     names = sorted(index)
     local: dict[str, _Local | SubjectReport] = {}
-    for subject in names:  # the store first: parsing is CPU, no request waits on it
+
+    def read(subject: str) -> str:  # the store's side, in this thread: parsing is CPU
         local[subject] = _read_local(head, index, subject, settings, resolver)
+        return subject
+
     road = RegistrySchemas(client)
     levels = Levels(client)
+    # each subject's questions go out as soon as its store side is read, while the next is
     answers = road.map(
         lambda subject: _ask_registry(road, levels, local[subject], declared.get(subject, ())),
-        names,
+        (read(subject) for subject in names),
     )
     rows, candidates = [], []
     for subject, remote in zip(each(names), answers, strict=True):
@@ -163,6 +172,7 @@ class _Remote:
     level: SubjectLevel
     asked_level: bool  # False: the subject has no new version, so the level was not asked
     answer: CompatibilityAnswer | None  # its verdict on the first new version
+    note: str | None  # why it gave none, when it could not judge it
     references: tuple[tuple[Reference, ...], Finding | None] | None  # the first new version's
 
 
@@ -219,18 +229,18 @@ def _ask_registry(
             history[position] = road.schema(subject, number).loaded
     if not new:
         level = SubjectLevel(here.configured, "config")
-        return _Remote(history, len(numbers), level, False, None, None)
+        return _Remote(history, len(numbers), level, False, None, None, None)
     level = SubjectLevel(Level.READERS, "config") if here.readers_only else levels.level(subject)
     first = local[len(numbers)]
     sidecars = {f.version: f.references for f in here.files}
     number = first.version or len(numbers) + 1
     refs, problem = _registry_references(sidecars.get(number), first, subject)
-    answer = None
+    answer, note = None, None
     # The registry can only judge against what it holds, and cannot parse a schema whose
     # references it is not given (the problem says so).
     if problem is None and not here.readers_only:
-        answer = _ask(road.client, subject, schema_text(first), refs)
-    return _Remote(history, len(numbers), level, True, answer, (refs, problem))
+        answer, note = ask_registry(road.client, subject, schema_text(first), refs)
+    return _Remote(history, len(numbers), level, True, answer, note, (refs, problem))
 
 
 def _judge_subject(
@@ -278,8 +288,10 @@ def _judge_subject(
             findings.append(problem)
         local = check_candidate(version, history, subject=subject, level=level.level)
         findings.extend(local.findings)
-        if not new and remote.answer is not None:
-            check = RegistryCheck(subject, level.level, level.source, local, remote.answer)
+        if not new and (remote.answer is not None or remote.note is not None):
+            check = RegistryCheck(
+                subject, level.level, level.source, local, remote.answer, remote.note
+            )
             findings.extend(registry_findings(check))
         new.append(Candidate(subject, number, version, refs))
         history.append(replace(version, version=len(history) + 1))
@@ -361,17 +373,6 @@ def _registry_references(
         hint='write {"name": ..., "subject": ..., "version": <n>} in the references file',
         subject=subject,
     )
-
-
-def _ask(
-    client: RegistryClient, subject: str, text: str, refs: Sequence[Reference] = ()
-) -> CompatibilityAnswer:
-    try:
-        return client.test_compatibility_all(subject, text, references=refs)
-    except RegistryError as err:
-        if not is_missing_subject(err):
-            raise
-        return CompatibilityAnswer(True, ("new subject: the first version is always compatible",))
 
 
 def register_candidates(

@@ -355,17 +355,19 @@ class RegistrySchemas:
 
     def map(self, work: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
         """``work(item)`` for every item, in order, with at most ``settings.concurrency`` of
-        them running at once (each makes its own requests; the answers are shared). Yields the
-        results in the items' order as they come; the first error (in that order) is raised
-        and the work not yet started is cancelled."""
-        items = list(items)
-        workers = max(1, min(self.client.settings.concurrency, len(items)))
-        if workers == 1:
+        them running at once (each makes its own requests; the answers are shared). ``items``
+        is consumed as the work is handed out, so a generator that prepares each item (reading
+        the store, say) runs while the first items' requests are in flight. Yields the results
+        in the items' order; the first error (in that order) is raised and the work not yet
+        started is cancelled."""
+        workers = self.client.settings.concurrency
+        if workers <= 1:
             yield from (work(item) for item in items)
             return
         with ThreadPoolExecutor(workers, thread_name_prefix="registry") as pool:
-            futures = [pool.submit(work, item) for item in items]
+            futures: list[Future[R]] = []
             try:
+                futures.extend(pool.submit(work, item) for item in items)
                 for future in futures:
                     yield future.result()
             finally:

@@ -317,8 +317,9 @@ def pull(
 
 @dataclass(frozen=True)
 class _Fetched:
-    """What the registry said about one subject: each live version at its store place (None
-    where the store's file and snapshot vouch for it), its level and compatibility group."""
+    """What the registry said about one subject: each live version at its store place (the
+    earlier pull's row where the store's files and snapshot vouch for it, else the registry's
+    answer), its level and compatibility group."""
 
     versions: tuple[tuple[int, RegistryVersion | SnapshotRow], ...]  # (registry version, ...)
     level: SubjectLevel
