@@ -30,7 +30,7 @@ from converters.pipeline.headers import (
 )
 from converters.pipeline.progress import KINDS, METRICS
 from converters.pipeline.transform import ERROR, STAGE, V1, convert_rows
-from schemacli.contracts.avro.loader import identity_of
+from schemacli.contracts.avro.loader import collapse_primitives
 from schemacli.errors import CheckFailed, UsageError
 from schemacli.registry.schemas import RegistrySchemas
 from spark_avro.encode import confluent_value
@@ -123,9 +123,13 @@ def _registered_as(
         return found.id, found.version
     if not road.version_numbers(subject):
         return None
-    wanted = identity_of(schema)
+    wanted = collapse_primitives(schema)  # the same JSON, as the registry's lookup compares
     return next(
-        ((i, w.number) for i, w in road.writers(subject).items() if identity_of(w.value) == wanted),
+        (
+            (i, w.number)
+            for i, w in road.writers(subject).items()
+            if collapse_primitives(w.value) == wanted
+        ),
         None,
     )
 

@@ -222,7 +222,9 @@ def _ask_registry(
         if (
             mine is not None
             and here.snapshot is not None
-            and here.snapshot.vouches(road.client.settings.display_url, position, number, mine)
+            and here.snapshot.vouches(
+                road.client.settings.display_url, position, number, here.files[position - 1].text
+            )
         ):
             history[position] = mine
         else:

@@ -38,7 +38,7 @@ from functools import cached_property
 from typing import Any, TypeVar
 
 from schemacli.contracts.avro.inline import inlined
-from schemacli.contracts.avro.loader import LoadedSchema, identity_of, load_schema_text
+from schemacli.contracts.avro.loader import LoadedSchema, load_schema_text
 from schemacli.contracts.avro.schema import Names
 from schemacli.errors import InputError, Location, RegistryError, SchemacliError
 from schemacli.registry.client import RegistryClient, Version
@@ -94,21 +94,16 @@ class RegistryVersion:
         except ValueError:
             return self._text if self._text.endswith("\n") else self._text + "\n"
 
-    def fingerprint(self) -> str | None:
-        """SHA-256 of the schema's identity (its JSON, layout and key order aside, as
-        ``LoadedSchema.identity``); None for text that is not JSON. ``pull`` records it, so a
-        later run knows an unchanged store file is this version without asking again."""
-        try:
-            value = json.loads(self._text)
-        except ValueError:
-            return None
-        return fingerprint_of(identity_of(value))
+    def fingerprint(self) -> str:
+        """SHA-256 of :meth:`stored_text`, the file ``pull`` writes for this version. ``pull``
+        records it, so a later run knows a store file it finds unchanged is this version
+        without asking again (a file edited, or only reformatted, is asked for again)."""
+        return fingerprint_of(self.stored_text())
 
 
-def fingerprint_of(identity: str) -> str:
-    """The fingerprint :meth:`RegistryVersion.fingerprint` records, of a schema's identity
-    (``LoadedSchema.identity``)."""
-    return hashlib.sha256(identity.encode("utf-8")).hexdigest()
+def fingerprint_of(text: str) -> str:
+    """The fingerprint :meth:`RegistryVersion.fingerprint` records: SHA-256 of a file's text."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass(frozen=True)

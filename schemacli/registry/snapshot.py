@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from schemacli.atomicwrite import Write, WriteError, write_all
-from schemacli.contracts.avro.loader import LoadedSchema, identity_of
 from schemacli.contracts.evolution.levels import Level
 from schemacli.contracts.store.store import Tree
 from schemacli.errors import ConfigError, InputError, Location
@@ -139,18 +138,18 @@ class Snapshot:
     def row(self, store_version: int) -> SnapshotRow | None:
         return next((r for r in self.rows if r.store_version == store_version), None)
 
-    def vouches(self, registry: str, place: int, number: int, stored: LoadedSchema) -> bool:
-        """Whether the store's version at ``place`` (``stored``) is, unchanged, the registry's
-        version ``number``: pulled from ``registry`` into that place, and its content still
-        what the registry held then. Registered versions are immutable, so it need not be
-        asked for again."""
+    def vouches(self, registry: str, place: int, number: int, text: str) -> bool:
+        """Whether the store's version at ``place`` (its file's ``text``) is, unchanged, the
+        registry's version ``number``: pulled from ``registry`` into that place, and the file
+        still as pull wrote it. Registered versions are immutable, so it need not be asked for
+        again."""
         row = self.row(place)
         return (
             self.registry == registry
             and row is not None
             and row.registry_version == number
             and row.fingerprint is not None
-            and row.fingerprint == fingerprint_of(stored.identity)
+            and row.fingerprint == fingerprint_of(text)
         )
 
 
@@ -367,10 +366,9 @@ def _unchanged(
         return None
     try:
         text = _local_text(directory / f"v{place}.avsc")
-        local = fingerprint_of(identity_of(json.loads(text))) if text else None
-    except (InputError, ValueError):
+    except InputError:
         return None
-    if local != row.fingerprint:
+    if text is None or fingerprint_of(text) != row.fingerprint:
         return None
     refs = _sidecar(row.references)
     if _local_text(directory / f"v{place}{SIDECAR_SUFFIX}") != refs:

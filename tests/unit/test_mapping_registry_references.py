@@ -133,3 +133,35 @@ def test_migrate_plan_from_a_referenced_subject_writes_it_self_contained(fake, t
     assert got.exit_code == 0, got.output
     assert "Undefined name" not in got.output
     assert "ship_to: {from: ship_to, convert: copy}" in got.stdout
+
+
+def test_the_job_finds_the_id_of_a_v1_registered_with_references(fake, tmp_path):
+    """The mapping holds v1 self-contained; the registry holds it with references (another
+    text), which its lookup does not match: the job finds it among the subject's versions."""
+    from converters.mapping.reader import load
+    from converters.mapping.schemas import with_registry_schemas
+    from converters.pipeline.records import resolve_registry
+    from schemacli.registry.client import RegistryClient
+    from schemacli.registry.schemas import RegistrySchemas
+    from schemacli.registry.settings import RegistrySettings
+
+    register(fake)
+    by_reference = {"name": "ship_to", "type": "x.Address"}
+    v1_by_reference = {**V1, "fields": [V1["fields"][0], by_reference, V1["fields"][2]]}
+    v1_id = fake.add(
+        "orders-value",
+        v1_by_reference,
+        references=[{"name": "x.Address", "subject": "address-value", "version": 1}],
+    )
+    path = tmp_path / "m.yaml"
+    path.write_text(
+        "version: 1\nsource: {subject: orders-v2-value, topic: orders-v2}\n"
+        "target: {subject: orders-value, topic: orders}\n" + FIELDS
+    )
+    with RegistryClient(RegistrySettings(url=fake.url, retries=0)) as client:
+        mapping = with_registry_schemas(load(path), RegistrySchemas(client))
+        plan = resolve_registry(mapping, client)
+    assert plan.target_id == v1_id
+    assert json.loads(plan.target_schema) == mapping.target.schema_json  # self-contained
+    (writer,) = plan.writer_schemas.values()
+    assert "x.Address" not in writer  # every referenced type defined inline

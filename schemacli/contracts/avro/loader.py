@@ -113,7 +113,12 @@ class LoadedSchema:
         properties included), not the Parsing Canonical Form, so a doc-only change is a new
         version there and here. Like ``toString()``, ``{"type": "int"}`` is the same as ``"int"``.
         """
-        return identity_of(self.value)
+        return json.dumps(
+            collapse_primitives(self.value),
+            sort_keys=True,
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
 
     def location(self, pointer: str | None = None) -> Location:
         """Source, pointer and line:col of ``pointer`` in this schema's text."""
@@ -131,13 +136,6 @@ class LoadedSchema:
             if ref.path is not None:
                 out.setdefault(ref.path)
         return tuple(out)
-
-
-def identity_of(value: Any) -> str:
-    """:attr:`LoadedSchema.identity` of a schema's parsed JSON (no Avro parse needed)."""
-    return json.dumps(
-        collapse_primitives(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False
-    )
 
 
 def collapse_primitives(value: Any) -> Any:
