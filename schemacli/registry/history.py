@@ -89,20 +89,23 @@ class Levels:
         return found, None
 
     def _global_level(self, *, native: bool) -> SubjectLevel | None:
+        """The global level (Apicurio's own rule when ``native``), asked once: a thread that
+        comes while another asks waits for its answer."""
         from schemacli.registry import apicurio
 
-        with self._lock:
+        with self._lock:  # held while asking: the question goes out once
             if native in self._global:
                 return self._global[native]
-        if native:
-            rule = apicurio.global_rule(self.client)
-            found = None if rule is None else SubjectLevel(_as_level(rule, self.client), "global")
-        else:
-            found = SubjectLevel(_as_level(self.client.get_config(), self.client), "global")
-        with self._lock:
+            if native:
+                rule = apicurio.global_rule(self.client)
+                found = (
+                    None if rule is None else SubjectLevel(_as_level(rule, self.client), "global")
+                )
+            else:
+                found = SubjectLevel(_as_level(self.client.get_config(), self.client), "global")
             if found is not None:
-                self._global.setdefault(native, found)
-        return found
+                self._global[native] = found
+            return found
 
 
 def _as_level(text: str, client: RegistryClient) -> Level:

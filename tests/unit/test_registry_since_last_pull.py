@@ -109,3 +109,20 @@ def test_the_gate_without_a_snapshot_asks_for_every_version(store, fake, client)
     (store / "subjects" / SUBJECT / "registry.json").unlink()
     assert gate(client, store).passed
     assert versions_asked(fake) == [f"{VERSIONS}1", f"{VERSIONS}2"]
+
+
+def test_the_global_level_is_asked_once_however_many_subjects_ask_together(
+    fake, client, tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    store = tmp_path / "many"
+    for n in range(12):  # every subject new: each asks its level, all at once
+        folder = store / "subjects" / f"s{n}-value"
+        folder.mkdir(parents=True)
+        (folder / "v1.avsc").write_text(V1)
+    assert gate(client, store).passed
+    asked = [r.path for r in fake.requests if r.method == "GET" and r.path.startswith("/config")]
+    assert asked.count("/config") == 1
+    assert sorted(p for p in asked if p != "/config") == sorted(
+        f"/config/s{n}-value" for n in range(12)
+    )
