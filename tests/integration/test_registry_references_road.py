@@ -39,47 +39,19 @@ from tests.integration.test_converter_end_to_end import (
     headers_of,
 )
 from tests.integration.test_replay import replay
+from tests.referenced_schemas import (
+    ADDRESS,
+    COLOR,
+    ORDER_V1,
+    ORDER_V2,
+    ORDER_V2_INLINE,
+)
+from tests.referenced_schemas import FIELDS as RULES
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 
-COLOR = {"type": "enum", "name": "Color", "namespace": "x", "symbols": ["RED", "GREEN", "BLUE"]}
-ADDRESS = {
-    "type": "record",
-    "name": "Address",
-    "namespace": "x",
-    "fields": [{"name": "street", "type": "string"}, {"name": "color", "type": "x.Color"}],
-}
-V2 = {  # as registered: x.Address by reference
-    "type": "record",
-    "name": "Order",
-    "namespace": "shop",
-    "fields": [
-        {"name": "id", "type": "long"},
-        {"name": "ship_to", "type": "x.Address"},
-        {"name": "note", "type": ["null", "string"], "default": None},
-        {"name": "total", "type": "string"},
-    ],
-}
-INLINE_ADDRESS = {**ADDRESS, "fields": [ADDRESS["fields"][0], {"name": "color", "type": COLOR}]}
-V2_INLINE = {  # the same schema, written in one file
-    **V2,
-    "fields": [V2["fields"][0], {"name": "ship_to", "type": INLINE_ADDRESS}, *V2["fields"][2:]],
-}
-V1 = {
-    "type": "record",
-    "name": "Order",
-    "namespace": "shop",
-    "fields": [
-        {"name": "id", "type": "long"},
-        {"name": "ship_to", "type": INLINE_ADDRESS},
-        {"name": "total", "type": "float"},
-    ],
-}
-FIELDS = {
-    "id": {"from": "id", "convert": "copy"},
-    "ship_to": {"from": "ship_to", "convert": "copy"},
-    "total": {"from": "total", "convert": "parse_number", "on_error": "fail"},
-}
+V1, V2, V2_INLINE = ORDER_V1, ORDER_V2, ORDER_V2_INLINE
+FIELDS = yaml.safe_load(RULES)["fields"]
 FIXED = {**FIELDS, "total": {**FIELDS["total"], "on_error": "default", "default": -1.0}}
 COUNT = 30  # every i % 10 == 3 order has total "n/a": dead-lettered, then replayed
 

@@ -17,59 +17,20 @@ from typer.testing import CliRunner
 from schemacli.app import app
 from schemacli.contracts.avro.canonical import canonical_form
 from schemacli.contracts.avro.parse import parse_schema
+from tests.referenced_schemas import (
+    FIELDS,
+    ORDER_V1,
+    ORDER_V2,
+    ORDER_V2_INLINE,
+    reference,
+    register_in_fake,
+)
 
-COLOR = {"type": "enum", "name": "Color", "namespace": "x", "symbols": ["RED", "GREEN"]}
-ADDRESS = {
-    "type": "record",
-    "name": "Address",
-    "namespace": "x",
-    "fields": [{"name": "street", "type": "string"}, {"name": "color", "type": "x.Color"}],
-}
-V2 = {  # as registered: x.Address by reference
-    "type": "record",
-    "name": "Order",
-    "namespace": "shop",
-    "fields": [
-        {"name": "id", "type": "long"},
-        {"name": "ship_to", "type": "x.Address"},
-        {"name": "note", "type": ["null", "string"], "default": None},
-        {"name": "total", "type": "string"},
-    ],
-}
-INLINE_ADDRESS = {**ADDRESS, "fields": [ADDRESS["fields"][0], {"name": "color", "type": COLOR}]}
-V2_INLINE = {  # the same schema as a person writes it in one file
-    **V2,
-    "fields": [V2["fields"][0], {"name": "ship_to", "type": INLINE_ADDRESS}, *V2["fields"][2:]],
-}
-V1 = {
-    "type": "record",
-    "name": "Order",
-    "namespace": "shop",
-    "fields": [
-        {"name": "id", "type": "long"},
-        {"name": "ship_to", "type": INLINE_ADDRESS},
-        {"name": "total", "type": "float"},
-    ],
-}
-FIELDS = """fields:
-  id: {from: id, convert: copy}
-  ship_to: {from: ship_to, convert: copy}
-  total: {from: total, convert: parse_number, on_error: fail}
-"""
+V1, V2, V2_INLINE = ORDER_V1, ORDER_V2, ORDER_V2_INLINE
 
 
 def register(fake) -> None:
-    fake.add("color-value", COLOR)
-    fake.add(
-        "address-value",
-        ADDRESS,
-        references=[{"name": "x.Color", "subject": "color-value", "version": 1}],
-    )
-    fake.add(
-        "orders-v2-value",
-        V2,
-        references=[{"name": "x.Address", "subject": "address-value", "version": 1}],
-    )
+    register_in_fake(fake, "color-value", "address-value", "orders-v2-value")
 
 
 def mappings(tmp_path: Path) -> tuple[Path, Path]:
@@ -149,9 +110,7 @@ def test_the_job_finds_the_id_of_a_v1_registered_with_references(fake, tmp_path)
     by_reference = {"name": "ship_to", "type": "x.Address"}
     v1_by_reference = {**V1, "fields": [V1["fields"][0], by_reference, V1["fields"][2]]}
     v1_id = fake.add(
-        "orders-value",
-        v1_by_reference,
-        references=[{"name": "x.Address", "subject": "address-value", "version": 1}],
+        "orders-value", v1_by_reference, references=[reference("x.Address", "address-value")]
     )
     path = tmp_path / "m.yaml"
     path.write_text(

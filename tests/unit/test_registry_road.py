@@ -20,23 +20,15 @@ from schemacli.registry.client import RegistryClient
 from schemacli.registry.models import Reference
 from schemacli.registry.schemas import MAX_REFERENCE_DEPTH, RegistrySchemas
 from schemacli.registry.settings import RegistrySettings
+from tests.referenced_schemas import ADDRESS, COLOR, ORDER_V2, reference
 
 ROOT = Path(__file__).resolve().parents[2]
 
-COLOR = {"type": "enum", "name": "Color", "namespace": "x", "symbols": ["RED", "GREEN"]}
-ADDRESS = {
-    "type": "record",
-    "name": "Address",
-    "namespace": "x",
-    "fields": [{"name": "street", "type": "string"}, {"name": "color", "type": "x.Color"}],
-}
+# the order uses x.Address twice: defined inline at its first use only
 ORDER = {
-    "type": "record",
-    "name": "Order",
-    "namespace": "shop",
+    **ORDER_V2,
     "fields": [
-        {"name": "id", "type": "long"},
-        {"name": "ship_to", "type": "x.Address"},
+        *ORDER_V2["fields"],
         {"name": "bill_to", "type": ["null", "x.Address"], "default": None},
     ],
 }
@@ -45,16 +37,8 @@ ORDER = {
 def register_two_levels(fake) -> None:
     """orders-v2-value -> x.Address (address-value) -> x.Color (color-value)."""
     fake.add("color-value", COLOR)
-    fake.add(
-        "address-value",
-        ADDRESS,
-        references=[{"name": "x.Color", "subject": "color-value", "version": 1}],
-    )
-    fake.add(
-        "orders-v2-value",
-        ORDER,
-        references=[{"name": "x.Address", "subject": "address-value", "version": 1}],
-    )
+    fake.add("address-value", ADDRESS, references=[reference("x.Color", "color-value")])
+    fake.add("orders-v2-value", ORDER, references=[reference("x.Address", "address-value")])
 
 
 @pytest.fixture
@@ -87,11 +71,7 @@ def test_each_referenced_version_is_fetched_once_per_run_even_from_many_threads(
     for n in range(2, 7):  # more versions of orders, each referencing the same Address
         extra = {"name": f"f{n}", "type": "int", "default": 0}
         order = {**ORDER, "fields": [*ORDER["fields"], extra]}
-        fake.add(
-            "orders-v2-value",
-            order,
-            references=[{"name": "x.Address", "subject": "address-value", "version": 1}],
-        )
+        fake.add("orders-v2-value", order, references=[reference("x.Address", "address-value")])
     barrier = threading.Barrier(4)
 
     def one(_: int) -> int:
