@@ -42,20 +42,13 @@ from schemacli.contracts.avro.loader import LoadedSchema, load_schema_text
 from schemacli.contracts.avro.schema import Names
 from schemacli.errors import InputError, Location, RegistryError, SchemacliError
 from schemacli.registry.client import RegistryClient, Version
-from schemacli.registry.errors import RegistryErrorCode
+from schemacli.registry.history import is_missing_subject
 from schemacli.registry.models import Reference, SchemaById, SubjectVersion, SubjectVersionRef
 
 MAX_REFERENCE_DEPTH = 32  # references nested deeper than this are a mistake, or a cycle
 
-_NO_SUBJECT = (RegistryErrorCode.SUBJECT_NOT_FOUND, RegistryErrorCode.SUBJECT_SOFT_DELETED)
-
 T = TypeVar("T")
 R = TypeVar("R")
-
-
-def is_missing_subject(err: RegistryError) -> bool:
-    """True when ``err`` says the subject does not exist (any registry's way of saying it)."""
-    return err.error_code in _NO_SUBJECT or (err.status == 404 and err.error_code in (None, 404))
 
 
 @dataclass(frozen=True)
