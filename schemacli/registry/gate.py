@@ -278,7 +278,8 @@ def _judge_subject(
             # them): a difference is an edited history, which would otherwise be registered
             # as a new version.
             theirs = history[position - 1]
-            if version.identity != theirs.identity:
+            # the store's own file where the pull's snapshot vouched for it: nothing to compare
+            if theirs is not version and version.identity != theirs.identity:
                 findings.append(_diverges(subject, number, version, theirs))
             continue
         checked.append(number)

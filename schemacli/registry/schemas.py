@@ -87,15 +87,12 @@ class RegistryVersion:
         except ValueError:
             return self._text if self._text.endswith("\n") else self._text + "\n"
 
-    def fingerprint(self) -> str:
-        """SHA-256 of :meth:`stored_text`, the file ``pull`` writes for this version. ``pull``
-        records it, so a later run knows a store file it finds unchanged is this version
-        without asking again (a file edited, or only reformatted, is asked for again)."""
-        return fingerprint_of(self.stored_text())
-
 
 def fingerprint_of(text: str) -> str:
-    """The fingerprint :meth:`RegistryVersion.fingerprint` records: SHA-256 of a file's text."""
+    """SHA-256 of a file's text: ``pull`` records it for each version's file
+    (:meth:`RegistryVersion.stored_text`), so a later run knows a store file it finds unchanged
+    is that version without asking again (a file edited, or only reformatted, is asked for
+    again)."""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 

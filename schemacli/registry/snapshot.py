@@ -333,7 +333,8 @@ def _fetch_subject(road: RegistrySchemas, levels: Levels, subject: str, store: P
         road.client.list_versions(subject)  # raises the registry's own "subject not found"
         numbers = []
     directory = store / SUBJECTS_DIR / subject
-    previous = _previous_snapshot(directory)
+    present = _listing(directory)
+    previous = _previous_snapshot(directory, present)
     found: list[tuple[int, RegistryVersion | SnapshotRow]] = []
     for place, number in enumerate(numbers, start=1):
         row = _unchanged(previous, road.client.settings.display_url, directory, place, number)
@@ -342,12 +343,12 @@ def _fetch_subject(road: RegistrySchemas, levels: Levels, subject: str, store: P
     return _Fetched(tuple(found), level, group if numbers else None)
 
 
-def _previous_snapshot(directory: Path) -> Snapshot | None:
+def _previous_snapshot(directory: Path, present: frozenset[str] | None) -> Snapshot | None:
     """The snapshot an earlier pull wrote for this subject; None when there is none or it
     cannot be read (everything is asked for then)."""
     record = directory / SNAPSHOT_FILE
     try:
-        text = _local_text(record)
+        text = _local_text(record, present)
         return parse_snapshot(text, str(record)) if text else None
     except InputError:
         return None
@@ -392,6 +393,7 @@ def _plan_subject(
     level = fetched.level
     directory = store / SUBJECTS_DIR / subject
     _check_subject_dir(directory, store)
+    present = _listing(directory)
     writes: list[tuple[Path, str]] = []
     written, unchanged, conflicts, rows = [], [], [], []
     for number, (_, version) in enumerate(fetched.versions, start=1):
@@ -400,7 +402,7 @@ def _plan_subject(
             rows.append(version.to_json())
             unchanged.append(str(path))
             for extra in (SIDECAR_SUFFIX, CONTRACT_SUFFIX):
-                if (directory / f"v{number}{extra}").exists():
+                if _local_text(directory / f"v{number}{extra}", present) is not None:
                     unchanged.append(str(directory / f"v{number}{extra}"))
             continue
         text = version.stored_text()
@@ -411,7 +413,7 @@ def _plan_subject(
                 version.version or number,
                 version.id,
                 version.references,
-                version.fingerprint(),
+                fingerprint_of(text),
                 fingerprint_of(contract) if contract is not None else None,
             ).to_json()
         )
@@ -422,7 +424,7 @@ def _plan_subject(
         if refs is not None:  # the store's form of Confluent references: v<N>.references.json
             files.append((directory / f"v{number}{SIDECAR_SUFFIX}", refs, refs))
         for target, content, remote in files:
-            local = _local_text(target)
+            local = _local_text(target, present)
             if local is not None:
                 if _same(local, remote):
                     unchanged.append(str(target))
@@ -434,7 +436,7 @@ def _plan_subject(
             written.append(str(target))
     if fetched.group is not None:
         top = json.dumps({"compatibilityGroup": fetched.group}, indent=2) + "\n"
-        if _local_text(directory / SUBJECT_CONTRACT) != top:
+        if _local_text(directory / SUBJECT_CONTRACT, present) != top:
             writes.append((directory / SUBJECT_CONTRACT, top))
             written.append(str(directory / SUBJECT_CONTRACT))
     if fetched.versions:
@@ -447,7 +449,7 @@ def _plan_subject(
         }
         record = directory / SNAPSHOT_FILE
         content = json.dumps(meta, indent=2) + "\n"
-        if _local_text(record) != content:
+        if _local_text(record, present) != content:
             writes.append((record, content))
     pulled = PulledSubject(
         subject,
@@ -474,13 +476,28 @@ def _contract(
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
-def _local_text(path: Path) -> str | None:
-    """The text of a local file pull may replace; None when there is none.
+def _listing(directory: Path) -> frozenset[str] | None:
+    """The names in ``directory`` (none when it is no directory yet; None when it cannot be
+    read: then every file is looked at). One read of the folder spares a stat of every file
+    pull might write there, which a slow file system makes dear."""
+    try:
+        return frozenset(os.listdir(directory))
+    except (NotADirectoryError, FileNotFoundError):
+        return frozenset()
+    except OSError:
+        return None
+
+
+def _local_text(path: Path, present: frozenset[str] | None = None) -> str | None:
+    """The text of a local file pull may replace; None when there is none (``present``: the
+    names in its folder, when they are known: a name not among them is no file).
 
     Raises InputError for a directory where the file belongs. A symbolic link counts as a file
     with its target's text (one that cannot be read differs from everything); it is only ever
     replaced, never written through.
     """
+    if present is not None and path.name not in present:
+        return None
     if path.is_symlink():
         if not path.is_file():  # dangling, a folder, a pipe (reading one could block forever)
             return ""  # differs, so a conflict unless --force
