@@ -226,13 +226,16 @@ class RegistryClient:
 
     @_reads_answer
     def list_subjects(self, *, prefix: str | None = None, deleted: bool = False) -> list[str]:
-        """``GET /subjects``: subject names (soft-deleted ones too with ``deleted``)."""
+        """``GET /subjects``: subject names (soft-deleted ones too with ``deleted``); with
+        ``prefix``, those starting with it (also where the registry ignores ``subjectPrefix``,
+        as Apicurio 3.0.9 does)."""
         params: dict[str, Any] = {}
         if prefix is not None:
             params["subjectPrefix"] = prefix
         if deleted:
             params["deleted"] = "true"
-        return list(_names(_null_is_empty(self._call("GET", "/subjects", params=params))))
+        names = _names(_null_is_empty(self._call("GET", "/subjects", params=params)))
+        return [name for name in names if prefix is None or name.startswith(prefix)]
 
     @_reads_answer
     def list_versions(self, subject: str, *, deleted: bool = False) -> list[int]:
