@@ -46,7 +46,7 @@ def _road(registry_url: str) -> RegistrySchemas:
     from schemacli.registry.client import RegistryClient
     from schemacli.registry.schemas import RegistrySchemas
 
-    return RegistrySchemas(RegistryClient(RegistryFlags(url=registry_url).settings()))
+    return RegistrySchemas(RegistryClient(RegistryFlags(url=registry_url).resolve()))
 
 
 def with_registry(registry_url: str, fetch: Callable[[RegistrySchemas], T]) -> T:
