@@ -46,12 +46,14 @@ from schemacli.contracts.evolution.levels import FORWARD, Level, SubjectLevels
 from schemacli.contracts.findings import Finding, Kind, Severity
 from schemacli.contracts.fixes.edits import (
     Applicability,
+    Dropped,
     EditError,
     Fix,
     JsonEditor,
     TextEdit,
-    apply_fixes,
+    apply_checked,
 )
+from schemacli.contracts.fixes.renames import default_key_edits
 from schemacli.contracts.jsontext.nesting import call_deep
 from schemacli.contracts.jsontext.source import (
     Document,
@@ -84,6 +86,7 @@ class FileLint:
     text: str | None = None  # the fixed text; None when the file did not load
     fixed: tuple[Fix, ...] = ()
     encoding: str = "UTF-8"
+    dropped: tuple[Dropped, ...] = ()  # fixes not applied: their result would not parse
 
     @property
     def changed(self) -> bool:
@@ -191,19 +194,22 @@ def lint_file(
     original = loaded.document.text
     findings = _lint_loaded(loaded, rules, config, context)
     applied: list[Fix] = []
+    dropped: dict[tuple[str, str], Dropped] = {}
     if fix:
         for _ in range(MAX_ROUNDS):
-            text, taken, _skipped = apply_fixes(
-                loaded.document.text, (x for f in findings for x in f.fixes), unsafe=unsafe
+            # a fix whose result does not parse is dropped (and said why), the others applied
+            text, taken, refused = apply_checked(
+                loaded.document.text,
+                (x for f in findings for x in f.fixes),
+                partial(_refusal, loaded),
+                unsafe=unsafe,
             )
+            for one in refused:
+                dropped.setdefault((one.fix.title, one.reason), one)
             if not taken:
                 break
-            try:
-                again = call_deep(_reparse, loaded, text)
-                findings = _lint_loaded(again, rules, config, context)
-            except (SchemacliError, RecursionError, EditError):
-                break  # a fix whose result does not parse is not taken
-            loaded = again
+            loaded = call_deep(_reparse, loaded, text)
+            findings = _lint_loaded(loaded, rules, config, context)
             applied.extend(taken)
     return FileLint(
         source,
@@ -213,7 +219,22 @@ def lint_file(
         loaded.document.text,
         tuple(applied),
         loaded.document.encoding,
+        tuple(dropped.values()),
     )
+
+
+def _refusal(loaded: LoadedSchema, text: str) -> str | None:
+    """Why ``text`` cannot replace ``loaded``'s (None when it parses as a schema, with no key
+    repeated in an object unless ``loaded`` repeated one)."""
+    try:
+        again = call_deep(_reparse, loaded, text)
+    except SchemacliError as err:
+        return f"the result would not parse: {err.message}"
+    except RecursionError:
+        return "the result would nest too deeply"
+    if again.document.has_duplicates and not loaded.document.has_duplicates:
+        return "it adds a member another fix adds too (applied on the next round)"
+    return None
 
 
 def lint_loaded(
@@ -689,7 +710,7 @@ def _record(run: _Run, node: RecordSchema) -> None:
                     Kind.N002,
                     name_at,
                     {"name": fld.name, "style": style.value, "suggestion": suggestion},
-                    partial(_rename_field_fixes, run, fld, suggestion),
+                    partial(_rename_field_fixes, run, node, fld, suggestion),
                 )
         folded = fld.name.lower()
         if run.on(Kind.N005) and folded in by_fold:
@@ -729,9 +750,14 @@ def _record(run: _Run, node: RecordSchema) -> None:
         _field_defaults(run, fld)
 
 
-def _rename_field_fixes(run: _Run, fld: Field, new: str) -> list[Fix]:
+def _rename_field_fixes(run: _Run, record: RecordSchema, fld: Field, new: str) -> list[Fix]:
     editor = run.edit()
-    edits = (editor.replace(fld.pointer + "/name", new), _add_alias(run, fld.pointer, fld.name))
+    edits = (
+        editor.replace(fld.pointer + "/name", new),
+        _add_alias(run, fld.pointer, fld.name),
+        # the defaults that spell the field's name (a value of its record) are renamed too
+        *default_key_edits(editor, run.loaded.schema, record, fld.name, new),
+    )
     return [
         Fix(
             f"Rename field {fld.name} to {new} (old name kept as an alias)",
