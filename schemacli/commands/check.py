@@ -253,6 +253,8 @@ def _say_fixed(fixed, written: str | None) -> None:
         typer.echo("nothing to fix", err=True)
     for fix in fixed.applied:
         typer.echo(f"  applied ({fix.applicability.value}): {fix.title}", err=True)
+    for one in fixed.dropped:
+        typer.echo(f"  not applied: {one.fix.title}: {one.reason}", err=True)
     if left and not fixed.report.compatible:
         typer.echo(
             f"{left} problem(s) left: see their fixes (unsafe ones apply with --unsafe-fixes)",

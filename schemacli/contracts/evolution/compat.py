@@ -471,6 +471,16 @@ def _self_compatible(schema: Schema) -> bool:
     return bool(schema.__dict__.get(SELF_COMPATIBLE, False))
 
 
+def incompatibilities(reader: Schema, writer: Schema) -> tuple[tuple[Kind, str], ...]:
+    """(kind, JSON pointer into the reader) of every finding :func:`check` gives, in its
+    order, without their words: the fix proofs compare thousands of small checks' places."""
+    try:
+        found = nesting.call_deep(_Checker().get, "", reader, writer, [])
+    except _Ambiguous as ambiguous:
+        return ((AMBIGUOUS_FIELD_MATCH, "/" + "/".join(ambiguous.location[1:])),)
+    return tuple((inc.kind, inc.pointer) for inc in found)
+
+
 def is_compatible(reader: SchemaInput, writer: SchemaInput) -> bool:
     """Just the verdict of :func:`check` (the same work, without building messages)."""
     reader_schema = _as_schema(reader)
