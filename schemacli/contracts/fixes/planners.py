@@ -370,16 +370,10 @@ def _default_of(cand_field: Field, old_field: Field | None) -> list[Op]:
 
 def _both(ctx: Candidate, cand: Schema, other: Schema) -> Iterator[Plan]:
     """A union of the new type (as written) and the earlier one."""
-    placement = ctx.placement(cand.pointer, replacing=True)
-    if ctx.document.pointer_exists(cand.pointer):
+    try:
+        placement = ctx.placement(cand.pointer, replacing=True)
         first = value_at(ctx.value, cand.pointer)
         placement.added |= ctx.defined_within(cand.pointer)  # the first branch defines them
-    else:
-        try:
-            first = to_json(cand, placement)
-        except Unplaceable:
-            return
-    try:
         both = [first, to_json(other, placement)]
     except Unplaceable:
         return

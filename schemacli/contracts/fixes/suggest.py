@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from schemacli.contracts.avro.defaults import default_for
-from schemacli.contracts.avro.loader import LoadedSchema, scan_names
+from schemacli.contracts.avro.loader import LoadedSchema, NameUse, scan_names
 from schemacli.contracts.avro.parse import parse_schema
 from schemacli.contracts.avro.schema import NamedSchema, Names, RecordSchema, Schema, named_types
 from schemacli.contracts.evolution.levels import BACKWARD, Level, comparisons
@@ -75,6 +75,7 @@ class Candidate:
         self._proof: Proof | None = None
         self._definitions: _Definitions | None = None
         self._references: dict[str, list[tuple[str, str]]] | None = None
+        self._names: tuple[dict[str, str], list[NameUse]] | None = None
         self._field_names: dict[int, tuple[RecordSchema, frozenset[str]]] = {}
         self.plans: dict[tuple[int, str, str, str], _Planned] = {}
         self._kept: dict[int, LoadedSchema] = {}  # the versions ``plans`` names by id
@@ -125,6 +126,13 @@ class Candidate:
             found = self._field_names[id(record)] = (record, frozenset(names))
         return found[1]
 
+    def names_in_text(self) -> tuple[dict[str, str], list[NameUse]]:
+        """The full names the candidate's JSON defines (name -> pointer) and every reference
+        (``loader.scan_names``), read once."""
+        if self._names is None:
+            self._names = scan_names(self.loaded.value)
+        return self._names
+
     def candidate_names(self) -> set[str]:
         """Full names of the candidate's named types (a copy: callers add to it)."""
         return set(self.definitions.by_name)
@@ -165,7 +173,7 @@ class Candidate:
             found: dict[str, list[tuple[str, str]]] = {}
             known = self.definitions.by_name.keys() | self.foreign_names
             value = self.loaded.value
-            for use in scan_names(value)[1]:
+            for use in self.names_in_text()[1]:
                 target = next((c for c in use.candidates if c in known), None)
                 if target is None:
                     continue
@@ -217,13 +225,15 @@ class _Definitions:
         self.by_name: dict[str, list[int]] = {}
         self.namespaces: dict[str, str | None] = {}
         placed: list[tuple[int, str]] = []
-        for named in named_types(candidate.loaded.schema):
-            if id(named) in candidate.foreign or not document.pointer_exists(named.pointer):
+        # From the JSON, as the parser names them (no model walk: a wide record's fields
+        # would each build their type's node)
+        for full, pointer in candidate.names_in_text()[0].items():
+            if not document.pointer_exists(pointer):
                 continue
-            offset = document.offset(named.pointer)
-            self.by_name.setdefault(named.fullname, []).append(offset)
-            self.namespaces[named.pointer] = named.namespace
-            placed.append((offset, named.fullname))
+            offset = document.offset(pointer)
+            self.by_name.setdefault(full, []).append(offset)
+            self.namespaces[pointer] = full.rsplit(".", 1)[0] if "." in full else None
+            placed.append((offset, full))
         placed.sort()
         self.offsets = [offset for offset, _ in placed]
         self.names = [name for _, name in placed]
@@ -363,7 +373,7 @@ def _planned(ctx: FixContext, finding: Finding, index: int, direction: str) -> _
 def _plans(shared: Candidate, finding: Finding, backward: bool, site: Site) -> Iterator[Plan]:
     try:
         yield from plans_for(shared, finding.kind, backward, site)
-    except (KeyError, IndexError, TypeError, ValueError, SchemacliError):
+    except (KeyError, IndexError, TypeError, ValueError, SchemacliError, Unplaceable):
         return  # a node the candidate's text does not hold as the model says: no plan
 
 
