@@ -22,7 +22,7 @@ from schemacli.contracts.fixes.fixing import fix_candidate
 from schemacli.contracts.fixes.planners import plans_for
 from schemacli.contracts.fixes.plans import locate
 from schemacli.contracts.fixes.proof import Budget, Proof
-from schemacli.contracts.fixes.suggest import Candidate, FixContext, _edits
+from schemacli.contracts.fixes.suggest import Candidate, FixContext, _candidate, _edits
 from schemacli.errors import SchemacliError
 from schemacli.kinds import Kind
 from tests.oracle.generator import Generator, named_pairs, pairs
@@ -208,9 +208,9 @@ def _proving_cost(fields: int, changed: int) -> tuple[int, int, int]:
         FixContext.__init__ = real_init  # type: ignore[method-assign]
     (budget,) = ctx_budgets
     start = Budget(fields, 2).left
-    reparsed = sum(
-        1 for plan in Candidate(candidate).proof._plans.values() if plan.whole is not False
-    )
+    shared = _candidate(candidate)  # the one the check used
+    assert shared.proof._plans, "the check proved plans"
+    reparsed = sum(1 for plan in shared.proof._plans.values() if plan.whole is not False)
     return start - budget.left, reparsed, len(report.findings)
 
 
