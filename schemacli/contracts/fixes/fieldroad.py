@@ -21,10 +21,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from schemacli.contracts.avro.loader import LoadedSchema
-from schemacli.contracts.avro.parse import SELF_COMPATIBLE, parse_schema
+from schemacli.contracts.avro.parse import SELF_COMPATIBLE, name_error, parse_schema
 from schemacli.contracts.avro.schema import (
     ArraySchema,
     Field,
@@ -173,7 +173,10 @@ class FieldRoad:
         # One reader field's findings against the writer field it reads, by what both say
         # besides the name (a wide change repeats a few shapes thousands of times).
         self.shapes: dict[tuple[str, str, str], tuple[tuple[str, str], ...]] = {}
-        self.roots: dict[tuple[int, int, str], Keys] = {}  # (reader, writer kept in versions)
+        self.roots: dict[tuple[int, int, str], Keys] = {}
+        self.templates: dict[
+            str, Field
+        ] = {}  # a field's shape, parsed once  # (reader, writer kept in versions)
 
     @classmethod
     def of(cls, candidate: Candidate) -> FieldRoad | None:
@@ -338,39 +341,72 @@ class FieldRoad:
         positions = sorted(per_field)
         try:
             values = [edited(self.values[p], per_field[p]) for p in positions]
-            tiny = {"type": "record", "name": "_", "fields": values + appended}
-            parsed = parse_schema(tiny)
+            fields = self._parsed(values + appended)
         except (KeyError, IndexError, TypeError, ValueError, SchemacliError, RecursionError):
             return None  # the whole road decides (a name from elsewhere, or an invalid edit)
-        assert isinstance(parsed, RecordSchema)
-        if not all(_plain(f) for f in parsed.fields):
+        if fields is None:
             return None
         out: dict[int, Field] = {}
-        for position, f in zip(positions, parsed.fields, strict=False):
+        for position, f in zip(positions, fields, strict=False):
             if f.name != record.fields[position].name:
                 return None
             out[position] = _copy(f, {"position": position, "pointer": f"/fields/{position}"})
         added: list[Field] = []
         names: set[str] = set()
-        for offset, f in enumerate(parsed.fields[len(positions) :]):
+        for offset, f in enumerate(fields[len(positions) :]):
             if f.name in record.field_map or f.name in names:
                 return Changed({}, (), broken=True)
             names.add(f.name)
             position = len(record.fields) + offset
             added.append(_copy(f, {"position": position, "pointer": f"/fields/{position}"}))
-        if may_warn(tiny["fields"]) and warned(tiny, parsed) - self._warnings_before(positions):
+        tiny = values + appended
+        if may_warn(tiny) and warned(_record_of(tiny), _view(_HOLDER, fields)) - (
+            self._warnings_before(positions)
+        ):
             return Changed({}, (), broken=True)  # readers would refuse or misread it
         written = dict(zip(positions, values, strict=True))
         written.update((f.position, v) for f, v in zip(added, appended, strict=True))
         return Changed(out, tuple(added), values=written)
 
+    def _parsed(self, values: list[Any]) -> list[Field] | None:
+        """The fields ``values`` (JSON) as the parser reads them, None when one holds a named
+        type. A field's meaning does not depend on its name: each shape is parsed once (a
+        wide change repeats a few), under a stand-in name, and named after (names checked as
+        the parser checks them). Raises SchemaParseError."""
+        out: list[Field] = []
+        for position, value in enumerate(values):
+            if not isinstance(value, dict) or name_error(value.get("name")) is not None:
+                return None  # the whole road says why
+            shape = _shape(value)
+            template = self.templates.get(shape)
+            if template is None:
+                parsed = parse_schema(_record_of([{**value, "name": "_"}]))
+                assert isinstance(parsed, RecordSchema)
+                template = self.templates[shape] = parsed.fields[0]
+            if not _plain(template):
+                return None
+            pointer = f"/fields/{position}"
+            out.append(
+                _copy(template, {"name": value["name"], "position": position, "pointer": pointer})
+            )
+        return out
+
     def _warnings_before(self, positions: list[int]) -> Counter[str]:
         key = tuple(positions)
         found = self.warnings.get(key)
         if found is None:
-            tiny = {"type": "record", "name": "_", "fields": [self.values[p] for p in positions]}
+            tiny = _record_of([self.values[p] for p in positions])
             found = self.warnings[key] = warned(tiny, parse_schema(tiny))
         return found
+
+
+def _record_of(fields: list[Any]) -> dict[str, Any]:
+    """A record holding ``fields`` (JSON), for the parser and validate."""
+    return {"type": "record", "name": "_", "fields": fields}
+
+
+# the record _record_of's fields are parsed into
+_HOLDER = cast(RecordSchema, parse_schema(_record_of([])))
 
 
 def _view(record: RecordSchema, fields: Sequence[Field]) -> RecordSchema:

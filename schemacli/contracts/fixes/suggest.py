@@ -41,7 +41,6 @@ from schemacli.contracts.fixes.plans import (
     Unplaceable,
     locate,
     to_json,
-    tokens,
     value_at,
 )
 from schemacli.contracts.fixes.proof import Budget, FindingKey, Proof, Verdict
@@ -155,11 +154,11 @@ class Candidate:
         defs = self.definitions
         if replacing:
             before, after = defs.Before(defs, start, (start, end)), defs.After(defs, end)
-            above = tokens(pointer)[:-1]
+            above = pointer.rpartition("/")[0]
         else:
             spot = end - 1  # before the closing bracket
             before, after = defs.Before(defs, spot, None), defs.After(defs, spot)
-            above = tokens(pointer)
+            above = pointer
         return Placement(before, after, defs.namespace_at(above))
 
     def defined_within(self, pointer: str) -> set[str]:
@@ -244,14 +243,15 @@ class _Definitions:
         high = bisect.bisect_left(self.offsets, end)
         return set(self.names[low:high])
 
-    def namespace_at(self, steps: list[str]) -> str | None:
-        """The namespace names are read in below the pointer ``steps`` (its innermost named
-        type's, the pointer itself included)."""
-        for n in range(len(steps), -1, -1):
-            pointer = "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in steps[:n])
+    def namespace_at(self, pointer: str) -> str | None:
+        """The namespace names are read in below ``pointer`` (its innermost named type's,
+        the pointer itself included)."""
+        while True:
             if pointer in self.namespaces:
                 return self.namespaces[pointer]
-        return None
+            if not pointer:
+                return None
+            pointer = pointer.rpartition("/")[0]
 
     class Before:
         """Names defined before ``spot`` and not inside ``inside`` (or in another file)."""
