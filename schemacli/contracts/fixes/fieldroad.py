@@ -21,10 +21,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from schemacli.contracts.avro.loader import LoadedSchema
-from schemacli.contracts.avro.parse import SELF_COMPATIBLE, name_error, parse_schema
+from schemacli.contracts.avro.names import name_error
+from schemacli.contracts.avro.parse import SELF_COMPATIBLE, parse_schema
 from schemacli.contracts.avro.schema import (
     ArraySchema,
     Field,
@@ -37,11 +38,8 @@ from schemacli.contracts.avro.schema import (
 from schemacli.contracts.evolution import compat
 from schemacli.contracts.evolution.levels import BACKWARD
 from schemacli.contracts.fixes.guards import may_warn, warned
-from schemacli.contracts.fixes.plans import Op, edited
+from schemacli.contracts.fixes.plans import CandidateView, Op, edited
 from schemacli.errors import SchemacliError
-
-if TYPE_CHECKING:  # suggest builds the road of its candidate
-    from schemacli.contracts.fixes.suggest import Candidate
 
 __all__ = ["Changed", "FieldRoad", "Keys", "keys_of"]
 
@@ -163,7 +161,7 @@ class Changed:
 class FieldRoad:
     """The field road (see the module's docstring) for one candidate."""
 
-    def __init__(self, candidate: Candidate, fields: Fields) -> None:
+    def __init__(self, candidate: CandidateView, fields: Fields) -> None:
         self.candidate = candidate
         self.fields = fields
         self.values: list[Any] = candidate.loaded.value["fields"]
@@ -179,7 +177,7 @@ class FieldRoad:
         ] = {}  # a field's shape, parsed once  # (reader, writer kept in versions)
 
     @classmethod
-    def of(cls, candidate: Candidate) -> FieldRoad | None:
+    def of(cls, candidate: CandidateView) -> FieldRoad | None:
         """The road, or None when the candidate is not a record written as one."""
         schema, value = candidate.loaded.schema, candidate.loaded.value
         if not isinstance(schema, RecordSchema) or not isinstance(value, dict):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from schemacli.contracts.avro.canonical import canonical_form
 from schemacli.contracts.avro.loader import LoadedSchema, NameUse, scan_names
@@ -29,17 +29,15 @@ from schemacli.contracts.avro.schema import (
     named_types,
 )
 from schemacli.contracts.fixes.edits import EditError, TextEdit
-from schemacli.contracts.fixes.plans import tokens
+from schemacli.contracts.fixes.plans import CandidateView
+from schemacli.contracts.jsontext.pointer import split_pointer
 from schemacli.contracts.jsontext.source import Document
-from schemacli.contracts.lint import validate
-
-if TYPE_CHECKING:  # suggest's candidate is what is kept
-    from schemacli.contracts.fixes.suggest import Candidate
+from schemacli.contracts.lint.validate import warnings_about
 
 __all__ = ["Untouched", "may_warn", "refusals", "warned"]
 
 
-def refusals(value: Any, schema: Schema, candidate: Candidate) -> tuple[int, int, int]:
+def refusals(value: Any, schema: Schema, candidate: CandidateView) -> tuple[int, int, int]:
     """(named types defined a second time, names not readable by their full name where they
     are used, full names the Python avro package reads twice): Java accepts the first two (an
     identical redefinition; a forward reference or a fallback to the null namespace), fastavro
@@ -58,7 +56,7 @@ def warned(value: Any, schema: Schema) -> Counter[str]:
     text = json.dumps(value, ensure_ascii=False)
     document = Document(value=value, source="<fixed>", text=text)
     loaded = LoadedSchema(source="<fixed>", document=document, schema=schema)
-    return Counter(f.kind.value for f in validate.lint(loaded))
+    return Counter(f.kind.value for f in warnings_about(loaded))
 
 
 def may_warn(fields: Sequence[Any]) -> bool:
@@ -113,7 +111,7 @@ def _avro_package_names(value: Any) -> Iterator[str]:
                 stack.extend((node.get(key), space) for key in ("type", "items", "values"))
 
 
-def _readable_use(use: NameUse, defined: dict[str, str], candidate: Candidate) -> bool:
+def _readable_use(use: NameUse, defined: dict[str, str], candidate: CandidateView) -> bool:
     full = use.candidates[0]
     if full in candidate.foreign_names:
         return True
@@ -123,7 +121,7 @@ def _readable_use(use: NameUse, defined: dict[str, str], candidate: Candidate) -
 
 def _order(pointer: str) -> tuple[tuple[int, int | str], ...]:
     """A pointer's place in document order (the walk ``scan_names`` makes)."""
-    return tuple((0, int(t)) if t.isdigit() else (1, t) for t in tokens(pointer))
+    return tuple((0, int(t)) if t.isdigit() else (1, t) for t in split_pointer(pointer))
 
 
 class Untouched:
@@ -131,7 +129,7 @@ class Untouched:
     directly, and its canonical form; the named types' definition spans and what each one
     names directly (built once, for the whole road)."""
 
-    def __init__(self, candidate: Candidate) -> None:
+    def __init__(self, candidate: CandidateView) -> None:
         editor = candidate.editor
         self.fields: list[tuple[Field, str, tuple[int, int], list[int]]] = []
         self.definitions: list[tuple[int, tuple[int, int]]] = []  # (id, span)

@@ -20,9 +20,10 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable, Container, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from schemacli.contracts.avro.defaults import NoDefault, default_for
+from schemacli.contracts.avro.facts import NAMED_SPELLINGS, PROMOTIONS
 from schemacli.contracts.avro.loader import scan_names
 from schemacli.contracts.avro.schema import (
     EnumSchema,
@@ -34,22 +35,20 @@ from schemacli.contracts.avro.schema import (
     Schema,
     UnionSchema,
 )
-from schemacli.contracts.evolution import compat
-from schemacli.contracts.evolution.compat import _PROMOTIONS
+from schemacli.contracts.evolution.incompatibility import type_name
 from schemacli.contracts.fixes.edits import Applicability
 from schemacli.contracts.fixes.plans import (
+    CandidateView,
     Op,
     Plan,
     Site,
     Unplaceable,
     field_json,
+    held_at,
     to_json,
-    value_at,
 )
+from schemacli.contracts.jsontext.pointer import unescape_token
 from schemacli.kinds import Kind
-
-if TYPE_CHECKING:  # suggest imports this module for the table
-    from schemacli.contracts.fixes.suggest import Candidate
 
 __all__ = ["MIGRATE_HINT", "PLANNERS", "plans_for"]
 
@@ -60,10 +59,10 @@ MIGRATE_HINT = (
     "(`schemacli migrate plan --from NEW.avsc --to OLD.avsc`)"
 )
 
-Planner = Callable[["Candidate", Site, bool], Iterator[Plan]]
+Planner = Callable[[CandidateView, Site, bool], Iterator[Plan]]
 
 
-def plans_for(ctx: Candidate, kind: Kind, backward: bool, site: Site) -> Iterator[Plan]:
+def plans_for(ctx: CandidateView, kind: Kind, backward: bool, site: Site) -> Iterator[Plan]:
     """The plans for a finding of ``kind`` at ``site`` (none for a kind without a planner)."""
     planner = PLANNERS.get(kind)
     if planner is not None:
@@ -84,7 +83,7 @@ def _jsonable(value: Any) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def missing_default(ctx: Candidate, site: Site, backward: bool) -> Iterator[Plan]:
+def missing_default(ctx: CandidateView, site: Site, backward: bool) -> Iterator[Plan]:
     """READER_FIELD_MISSING_DEFAULT_VALUE: a default for the new field (BACKWARD), or the removed
     field restored, deprecated, with a default (FORWARD)."""
     rf = site.reader_field
@@ -121,7 +120,7 @@ def missing_default(ctx: Candidate, site: Site, backward: bool) -> Iterator[Plan
     )
 
 
-def name_mismatch(ctx: Candidate, site: Site, backward: bool) -> Iterator[Plan]:
+def name_mismatch(ctx: CandidateView, site: Site, backward: bool) -> Iterator[Plan]:
     """NAME_MISMATCH: the earlier name as an alias (BACKWARD), or the earlier name back."""
     cand, other = _sides(site, backward)
     if not isinstance(cand, NamedSchema) or not isinstance(other, NamedSchema):
@@ -133,7 +132,7 @@ def name_mismatch(ctx: Candidate, site: Site, backward: bool) -> Iterator[Plan]:
             SAFE,
             (("set", cand.pointer, "aliases", [*cand.aliases, other.fullname]),),
         )
-    written = value_at(ctx.value, cand.pointer + "/name")
+    written = held_at(ctx.value, cand.pointer + "/name")
     renames: list[Op] = [("set", cand.pointer, "name", _renamed(written, other.simple_name))]
     renames += [
         ("replace", pointer, _renamed(spelled, other.simple_name))
@@ -147,7 +146,7 @@ def name_mismatch(ctx: Candidate, site: Site, backward: bool) -> Iterator[Plan]:
     )
 
 
-def missing_enum_symbols(ctx: Candidate, site: Site, backward: bool) -> Iterator[Plan]:
+def missing_enum_symbols(ctx: CandidateView, site: Site, backward: bool) -> Iterator[Plan]:
     """MISSING_ENUM_SYMBOLS: an enum default or the symbols back (BACKWARD); the new symbols
     removed (FORWARD)."""
     cand, other = _sides(site, backward)
@@ -178,7 +177,7 @@ def missing_enum_symbols(ctx: Candidate, site: Site, backward: bool) -> Iterator
     )
 
 
-def fixed_size_mismatch(ctx: Candidate, site: Site, backward: bool) -> Iterator[Plan]:
+def fixed_size_mismatch(ctx: CandidateView, site: Site, backward: bool) -> Iterator[Plan]:
     """FIXED_SIZE_MISMATCH: the earlier size, or the field split."""
     cand, other = _sides(site, backward)
     if not isinstance(cand, FixedSchema) or not isinstance(other, FixedSchema):
@@ -191,7 +190,7 @@ def fixed_size_mismatch(ctx: Candidate, site: Site, backward: bool) -> Iterator[
     yield from _split_field(ctx, site, backward)
 
 
-def missing_union_branch(ctx: Candidate, site: Site, backward: bool) -> Iterator[Plan]:
+def missing_union_branch(ctx: CandidateView, site: Site, backward: bool) -> Iterator[Plan]:
     """MISSING_UNION_BRANCH: the branch back (BACKWARD); the new branch removed, the earlier
     type, or the field split (FORWARD)."""
     cand, other = _sides(site, backward)
@@ -204,7 +203,7 @@ def missing_union_branch(ctx: Candidate, site: Site, backward: bool) -> Iterator
         except Unplaceable:
             return
         yield Plan(
-            f"Restore the union branch {compat._type_name(lacking)}",
+            f"Restore the union branch {type_name(lacking)}",
             SAFE,
             (("append", cand.pointer, branch),),
         )
@@ -212,7 +211,7 @@ def missing_union_branch(ctx: Candidate, site: Site, backward: bool) -> Iterator
     if not backward and isinstance(cand, UnionSchema) and site.branch is not None:
         if len(cand.types) > 1:
             yield Plan(
-                f"Remove the new union branch {compat._type_name(site.branch)}: readers of "
+                f"Remove the new union branch {type_name(site.branch)}: readers of "
                 "the earlier version cannot read it",
                 UNSAFE,
                 (("remove_element", cand.pointer, cand.types.index(site.branch)),),
@@ -224,7 +223,7 @@ def missing_union_branch(ctx: Candidate, site: Site, backward: bool) -> Iterator
     yield from _split_field(ctx, site, backward)
 
 
-def type_mismatch(ctx: Candidate, site: Site, backward: bool) -> Iterator[Plan]:
+def type_mismatch(ctx: CandidateView, site: Site, backward: bool) -> Iterator[Plan]:
     """TYPE_MISMATCH: the new type kept in a new field first (it keeps what the change meant),
     then the promotions Avro allows, the earlier type, a union of both."""
     if site.writer_field is None and site.reader_field is not None and not site.at_field:
@@ -241,7 +240,7 @@ def type_mismatch(ctx: Candidate, site: Site, backward: bool) -> Iterator[Plan]:
         yield from _both(ctx, cand, other)
 
 
-def ambiguous_field_match(ctx: Candidate, site: Site, backward: bool) -> Iterator[Plan]:
+def ambiguous_field_match(ctx: CandidateView, site: Site, backward: bool) -> Iterator[Plan]:
     """AMBIGUOUS_FIELD_MATCH (BACKWARD): drop the aliases that name other writer fields."""
     rf, record = site.reader_field, site.writer_record
     if not backward or rf is None or record is None:
@@ -285,7 +284,7 @@ PLANNERS: dict[Kind, Planner] = {
 # --------------------------------------------------------------------------------------------
 
 
-def _default_plans(ctx: Candidate, f: Field, why: str) -> Iterator[Plan]:
+def _default_plans(ctx: CandidateView, f: Field, why: str) -> Iterator[Plan]:
     """Give candidate field ``f`` a default (safe), or make it optional (unsafe)."""
     try:
         value = default_for(f.type)
@@ -305,7 +304,7 @@ def _default_plans(ctx: Candidate, f: Field, why: str) -> Iterator[Plan]:
     if isinstance(f.type, UnionSchema) and any(b.type == "null" for b in f.type.types):
         return
     # The type as the file writes it, in the same place: its names mean what they meant.
-    written = value_at(ctx.value, f.pointer + "/type")
+    written = held_at(ctx.value, f.pointer + "/type")
     types = ["null", *written] if isinstance(written, list) else ["null", written]
     yield Plan(
         f"Make field '{f.name}' optional: type {_jsonable(types)} with default null",
@@ -328,9 +327,9 @@ def _promotions(site: Site, backward: bool) -> Iterator[Plan]:
     if not isinstance(other, PrimitiveSchema) or cand is None or cand.props or other.props:
         return
     if backward:  # the candidate reads ``other``: a type that promotes from it
-        choices = [t for t, sources in _PROMOTIONS.items() if other.type in sources]
+        choices = [t for t, sources in PROMOTIONS.items() if other.type in sources]
     else:  # ``other`` reads the candidate: a type it promotes from
-        choices = sorted(_PROMOTIONS.get(other.type, ()))
+        choices = sorted(PROMOTIONS.get(other.type, ()))
     for t in choices:
         if t != cand.type:
             yield Plan(
@@ -341,7 +340,7 @@ def _promotions(site: Site, backward: bool) -> Iterator[Plan]:
             )
 
 
-def _revert(ctx: Candidate, site: Site, backward: bool) -> Iterator[Plan]:
+def _revert(ctx: CandidateView, site: Site, backward: bool) -> Iterator[Plan]:
     """The earlier type back, written where the candidate's is."""
     cand, other = _sides(site, backward)
     if cand is None or other is None:
@@ -356,7 +355,7 @@ def _revert(ctx: Candidate, site: Site, backward: bool) -> Iterator[Plan]:
     if cand_field is not None and cand.pointer == cand_field.pointer + "/type":
         # the field's default goes with its type: the earlier field's, or none
         ops += _default_of(cand_field, old_field)
-    yield Plan(f"Keep the earlier type {compat._type_name(other)}", UNSAFE, tuple(ops))
+    yield Plan(f"Keep the earlier type {type_name(other)}", UNSAFE, tuple(ops))
 
 
 def _default_of(cand_field: Field, old_field: Field | None) -> list[Op]:
@@ -368,11 +367,11 @@ def _default_of(cand_field: Field, old_field: Field | None) -> list[Op]:
     return []
 
 
-def _both(ctx: Candidate, cand: Schema, other: Schema) -> Iterator[Plan]:
+def _both(ctx: CandidateView, cand: Schema, other: Schema) -> Iterator[Plan]:
     """A union of the new type (as written) and the earlier one."""
     try:
         placement = ctx.placement(cand.pointer, replacing=True)
-        first = value_at(ctx.value, cand.pointer)
+        first = held_at(ctx.value, cand.pointer)
         placement.added |= ctx.defined_within(cand.pointer)  # the first branch defines them
         both = [first, to_json(other, placement)]
     except Unplaceable:
@@ -380,7 +379,7 @@ def _both(ctx: Candidate, cand: Schema, other: Schema) -> Iterator[Plan]:
     yield Plan(f"Accept both: type {_jsonable(both)}", UNSAFE, (("replace", cand.pointer, both),))
 
 
-def _split_field(ctx: Candidate, site: Site, backward: bool) -> Iterator[Plan]:
+def _split_field(ctx: CandidateView, site: Site, backward: bool) -> Iterator[Plan]:
     """Keep the earlier field as it was, and add the new type as a new field (optional, with
     a null default): old and new readers each find what they expect."""
     rf, wf = site.reader_field, site.writer_field
@@ -397,7 +396,7 @@ def _split_field(ctx: Candidate, site: Site, backward: bool) -> Iterator[Plan]:
     except Unplaceable:
         return
     ops: list[Op] = [("replace", at, kept_type), *_default_of(cand_field, old_field)]
-    new_type = _renamed_copy(ctx, value_at(ctx.value, at), record)
+    new_type = _renamed_copy(ctx, held_at(ctx.value, at), record)
     name = _new_field_name(ctx.field_names(record), cand_field.name, _suffix(cand_field.type))
     if isinstance(new_type, list):  # null first: the default null is the first branch's
         branches = ["null", *(b for b in new_type if b != "null")]
@@ -429,7 +428,7 @@ def _suffix(schema: Schema) -> str:
     return schema.type
 
 
-def _renamed_copy(ctx: Candidate, value: Any, record: RecordSchema) -> Any:
+def _renamed_copy(ctx: CandidateView, value: Any, record: RecordSchema) -> Any:
     """The candidate's type JSON ``value`` (written in ``record``) with every named type it
     defines renamed (``NameV2``, ``NameV3``, ...) and its references to them following: the
     copy moves to a new field, where the old definitions' names would be defined twice."""
@@ -448,7 +447,7 @@ def _renamed_copy(ctx: Candidate, value: Any, record: RecordSchema) -> Any:
     for full, pointer in defined.items():
         if not pointer:  # the holder itself
             continue
-        node = value_at(holder, pointer)
+        node = held_at(holder, pointer)
         base = full.rsplit(".", 1)[-1]
         space = full.rsplit(".", 1)[0] if "." in full else None
         n, simple = 2, f"{base}V2"
@@ -465,9 +464,9 @@ def _renamed_copy(ctx: Candidate, value: Any, record: RecordSchema) -> Any:
         if target not in renamed:
             continue
         at = use.pointer
-        if isinstance(value_at(holder, at), dict):
+        if isinstance(held_at(holder, at), dict):
             at += "/type"
-        spelled = value_at(holder, at)
+        spelled = held_at(holder, at)
         _set_at(holder, at, _renamed(spelled, renamed[target].rsplit(".", 1)[-1]))
     return holder["fields"][0]["type"]
 
@@ -477,7 +476,7 @@ def _defines(value: Any) -> bool:
     if isinstance(value, list):
         return any(_defines(v) for v in value)
     if isinstance(value, dict):
-        return value.get("type") in ("record", "error", "enum", "fixed") or any(
+        return value.get("type") in NAMED_SPELLINGS or any(
             _defines(value.get(k)) for k in ("type", "items", "values")
         )
     return False
@@ -485,8 +484,8 @@ def _defines(value: Any) -> bool:
 
 def _set_at(value: Any, pointer: str, new: Any) -> None:
     parent, _, last = pointer.rpartition("/")
-    container = value_at(value, parent)
+    container = held_at(value, parent)
     if isinstance(container, list):
         container[int(last)] = new
     else:
-        container[last.replace("~1", "/").replace("~0", "~")] = new
+        container[unescape_token(last)] = new

@@ -13,7 +13,9 @@ Also here, what every planner shares:
   name, one it defines after it can be neither referred to (a forward reference) nor defined
   again (a second definition): both are refused by fastavro and the Python avro package, so
   such a plan is not made (:class:`Unplaceable`);
-* :func:`edited`: a JSON value with a plan's operations applied (what the edited text parses to).
+* :func:`edited`: a JSON value with a plan's operations applied (what the edited text parses to);
+* :class:`CandidateView`: what the planners, the proof and its guards read of the candidate
+  (``suggest.Candidate``, which builds them: they name it by this protocol, not by import).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from schemacli.contracts.avro.schema import (
     ArraySchema,
@@ -35,8 +37,16 @@ from schemacli.contracts.avro.schema import (
     UnionSchema,
 )
 from schemacli.contracts.fixes.edits import Applicability
+from schemacli.contracts.jsontext.pointer import split_pointer
+from schemacli.contracts.jsontext.pointer import value_at as json_value_at
+
+if TYPE_CHECKING:
+    from schemacli.contracts.avro.loader import LoadedSchema
+    from schemacli.contracts.fixes.edits import JsonEditor
+    from schemacli.contracts.jsontext.source import Document
 
 __all__ = [
+    "CandidateView",
     "Op",
     "Placement",
     "Plan",
@@ -46,8 +56,7 @@ __all__ = [
     "field_json",
     "locate",
     "to_json",
-    "unescape",
-    "value_at",
+    "held_at",
 ]
 
 # One edit of the candidate's JSON, before it becomes text:
@@ -71,21 +80,15 @@ class Plan:
 # --------------------------------------------------------------------------------------------
 
 
-def unescape(token: str) -> str:
-    return token.replace("~1", "/").replace("~0", "~")
+_NOTHING = object()
 
 
-def tokens(pointer: str) -> list[str]:
-    """The keys and indexes a pointer names, unescaped ("" is the whole document)."""
-    return [unescape(t) for t in pointer.split("/")[1:]] if pointer else []
-
-
-def value_at(value: Any, pointer: str) -> Any:
-    """The JSON value at ``pointer`` (KeyError / IndexError / ValueError if it has none)."""
-    node = value
-    for token in tokens(pointer):
-        node = node[int(token)] if isinstance(node, list) else node[token]
-    return node
+def held_at(value: Any, pointer: str) -> Any:
+    """The JSON value at ``pointer`` (KeyError if it names none: the plan is not made)."""
+    found = json_value_at(value, pointer, _NOTHING)
+    if found is _NOTHING:
+        raise KeyError(pointer)
+    return found
 
 
 def edited(value: Any, ops: Sequence[Op]) -> Any:
@@ -95,7 +98,7 @@ def edited(value: Any, ops: Sequence[Op]) -> Any:
     root: Any = [value]  # a holder, so the root itself can be replaced
 
     def parent(pointer: str) -> tuple[Any, str | int]:
-        steps = tokens(pointer)
+        steps = split_pointer(pointer)
         node: Any = root
         key: int | str = 0
         for token in steps:
@@ -161,6 +164,35 @@ class Placement:
 
     def can_refer(self, fullname: str) -> bool:
         return fullname in self.added or fullname in self.referable
+
+
+class CandidateView(Protocol):
+    """The candidate as its plans and their proof see it (``suggest.Candidate``)."""
+
+    loaded: LoadedSchema
+    foreign: set[int]  # ids of the named types defined in referenced files
+    foreign_names: frozenset[str]
+
+    @property
+    def value(self) -> Any: ...
+
+    @property
+    def document(self) -> Document: ...
+
+    @property
+    def editor(self) -> JsonEditor: ...
+
+    def parse(self, text: str) -> tuple[Any, Schema] | None: ...
+
+    def field_names(self, record: RecordSchema) -> frozenset[str]: ...
+
+    def candidate_names(self) -> set[str]: ...
+
+    def placement(self, pointer: str, *, replacing: bool) -> Placement: ...
+
+    def defined_within(self, pointer: str) -> set[str]: ...
+
+    def references(self, named: NamedSchema) -> list[tuple[str, str]]: ...
 
 
 def to_json(schema: Schema, placement: Placement) -> Any:
@@ -276,7 +308,7 @@ def _writer_field(reader_field: Field, writer: RecordSchema) -> Field | None:
 def locate(reader: Schema, writer: Schema, pointer: str) -> Site | None:
     """Walk ``reader`` and ``writer`` along Java's location ``pointer``; None if it does not
     walk (a location Java replays from a union trial, see compat's docstring)."""
-    steps = tokens(pointer) if pointer != "/" else []
+    steps = split_pointer(pointer) if pointer != "/" else []
     site = Site()
     r, w = reader, writer
     i = 0

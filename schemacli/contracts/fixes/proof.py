@@ -33,7 +33,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from schemacli.contracts.avro.loader import LoadedSchema
 from schemacli.contracts.avro.schema import Schema
@@ -41,11 +41,8 @@ from schemacli.contracts.evolution.levels import BACKWARD
 from schemacli.contracts.fixes.edits import EditError, TextEdit, apply_edits, overlapping
 from schemacli.contracts.fixes.fieldroad import Changed, FieldRoad, Keys, keys_of
 from schemacli.contracts.fixes.guards import Untouched, refusals, warned
-from schemacli.contracts.fixes.plans import Op
+from schemacli.contracts.fixes.plans import CandidateView, Op
 from schemacli.kinds import Kind
-
-if TYPE_CHECKING:  # suggest builds the proof of its candidate
-    from schemacli.contracts.fixes.suggest import Candidate
 
 __all__ = ["Budget", "FindingKey", "Proof", "Verdict"]
 
@@ -114,7 +111,7 @@ class Proof:
     plans' effects are kept per comparison, so ``diff``'s BACKWARD, FORWARD and FULL checks of
     one candidate prove each plan once per direction."""
 
-    def __init__(self, candidate: Candidate, *, field_road: bool = True) -> None:
+    def __init__(self, candidate: CandidateView, *, field_road: bool = True) -> None:
         """``field_road=False``: every plan by the whole road (the test comparing the two)."""
         self.candidate = candidate
         self.use_field_road = field_road

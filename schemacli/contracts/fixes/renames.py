@@ -21,6 +21,7 @@ from schemacli.contracts.avro.schema import (
     named_types,
 )
 from schemacli.contracts.fixes.edits import JsonEditor, TextEdit
+from schemacli.contracts.jsontext.pointer import join_pointer
 
 __all__ = ["default_key_edits"]
 
@@ -58,14 +59,10 @@ def _objects_of(
             yield pointer, value
         for f in schema.fields:
             if f.name in value:
-                yield from _objects_of(f.type, value[f.name], _join(pointer, f.name), record)
+                yield from _objects_of(f.type, value[f.name], join_pointer(pointer, f.name), record)
     elif isinstance(schema, ArraySchema) and isinstance(value, list):
         for i, item in enumerate(value):
-            yield from _objects_of(schema.items, item, _join(pointer, str(i)), record)
+            yield from _objects_of(schema.items, item, join_pointer(pointer, str(i)), record)
     elif isinstance(schema, MapSchema) and isinstance(value, dict):
         for key, item in value.items():
-            yield from _objects_of(schema.values, item, _join(pointer, key), record)
-
-
-def _join(pointer: str, token: str) -> str:
-    return pointer + "/" + token.replace("~", "~0").replace("/", "~1")
+            yield from _objects_of(schema.values, item, join_pointer(pointer, key), record)

@@ -39,9 +39,9 @@ from schemacli.contracts.fixes.plans import (
     Plan,
     Site,
     Unplaceable,
+    held_at,
     locate,
     to_json,
-    value_at,
 )
 from schemacli.contracts.fixes.proof import Budget, FindingKey, Proof, Verdict
 from schemacli.contracts.jsontext.source import Document, parse_text
@@ -177,9 +177,9 @@ class Candidate:
                 if target is None:
                     continue
                 at = use.pointer
-                if isinstance(value_at(value, at), dict):
+                if isinstance(held_at(value, at), dict):
                     at += "/type"
-                found.setdefault(target, []).append((at, str(value_at(value, at))))
+                found.setdefault(target, []).append((at, str(held_at(value, at))))
             self._references = found
         return self._references.get(named.fullname, [])
 
@@ -398,7 +398,7 @@ def _edits(editor: JsonEditor, ops: Sequence[Op]) -> tuple[TextEdit, ...]:
         elif name == "replace":
             out.append(editor.replace(op[1], op[2]))
         elif name == "append":
-            array = value_at(editor.document.value, op[1])
+            array = held_at(editor.document.value, op[1])
             out.append(editor.insert_element(op[1], len(array), op[2]))
         elif name == "remove":
             out.append(editor.remove_member(op[1], op[2]))
