@@ -116,6 +116,10 @@ def say_fixed(fixed: Sequence[tuple[str, Fixed]], *, written: bool) -> None:
     for name, fix in applied:
         file = f"{name}: " if len(fixed) > 1 else ""
         echo(f"  {file}applied ({fix.applicability.value}): {fix.title}", err=True)
+    for name, outcome in fixed:  # refused: their result would not parse or check
+        file = f"{name}: " if len(fixed) > 1 else ""
+        for one in outcome.dropped:
+            echo(f"  {file}not applied: {one.fix.title}: {one.reason}", err=True)
     left = sum(
         1
         for _, outcome in fixed

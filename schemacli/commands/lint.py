@@ -124,6 +124,7 @@ def lint_command(
         raise typer.Exit(int(_show_diff(report)))
     if fix and stdin and report.files and report.files[0].text is not None:
         typer.echo(report.files[0].text, nl=False)  # the fixed schema; the findings on stderr
+        _say_dropped(report)
         typer.echo(render(as_report(report, strict=strict), OutputFormat.text), err=True, nl=False)
         raise typer.Exit(int(_exit_code(report, strict)))
     if fix:
@@ -169,6 +170,7 @@ def _show_diff(report: LintReport) -> ExitCode:
             typer.echo(unified_diff(result.source, result.original, result.text), nl=False)
             changed += len(result.fixed)
     word = "fix" if changed == 1 else "fixes"
+    _say_dropped(report)
     typer.echo(f"lint: {changed} {word} would be applied (--diff: nothing written)", err=True)
     if report.invalid:
         return ExitCode.INPUT_ERROR
@@ -186,7 +188,17 @@ def _write(report: LintReport) -> None:
             )
     if writes:
         write_all(writes, hint="nothing was fixed; check the files are writable")
+    _say_dropped(report)
     typer.echo(f"lint: {report.fixed} fix(es) applied in {len(writes)} file(s)", err=True)
+
+
+def _say_dropped(report: LintReport) -> None:
+    """On stderr: each fix not applied because its result would not parse, and why."""
+    for result in report.files:
+        for one in result.dropped:
+            typer.echo(
+                f"lint: {result.source}: not applied: {one.fix.title}: {one.reason}", err=True
+            )
 
 
 def as_report(report: LintReport, *, strict: bool = False) -> Report:

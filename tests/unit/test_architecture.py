@@ -78,7 +78,15 @@ RULES = [
             "schemacli.contracts.fixes.fixing",
         ),
     ),
-    ("schemacli.contracts.fixes", _rooms_but("jsontext", "avro", "evolution", "fixes")),
+    # of lint, the fixes take only validate's warnings: a suggested fix may not add one
+    (
+        "schemacli.contracts.fixes",
+        (
+            *_rooms_but("jsontext", "avro", "evolution", "fixes", "lint"),
+            *_modules_but("lint", "validate"),
+            "schemacli.contracts.lint.rules",
+        ),
+    ),
     ("schemacli.contracts.readers", _rooms_but("jsontext", "avro", "evolution", "readers")),
     # the finding record names its fixes (Fix), nothing else of the rooms
     (
