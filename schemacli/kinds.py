@@ -35,6 +35,7 @@ MAPPING = "docs/migration.md#validate-is-it-deployable-what-does-each-field-beco
 LINT = "docs/lint.md#"  # + the heading's slug: "### N001 record-name-style" -> n001-record-...
 READERS = "docs/readers.md#finding-kinds"
 CENSUS = "docs/census.md#a-side-keys-values"
+QUALITY = "docs/quality.md#finding-kinds"
 
 
 class Kind(StrEnum):
@@ -308,6 +309,11 @@ class Kind(StrEnum):
     # -- the census of a topic's data (topics census)
     CENSUS_UNFRAMED = "CENSUS_UNFRAMED", CENSUS, WARNING  # keys/values without a Confluent header
     CENSUS_UNKNOWN_ID = "CENSUS_UNKNOWN_ID", CENSUS, WARNING  # an id neither registry nor store has
+    # -- a topic's data run through its subject's domain rules (topics check)
+    CHECK_RULE_FAILED = "CHECK_RULE_FAILED", QUALITY  # records a rule's condition refuses
+    CHECK_RULE_ERROR = "CHECK_RULE_ERROR", QUALITY  # records a rule's expression fails on
+    CHECK_UNDECODABLE = "CHECK_UNDECODABLE", QUALITY  # records their writer schema cannot decode
+    CHECK_OTHER_ID = "CHECK_OTHER_ID", QUALITY, WARNING  # records of a schema id not the subject's
 
     def message(self, **values: object) -> str:
         """The kind's template filled with ``values``; ValueError for a kind without one."""
