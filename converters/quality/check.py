@@ -28,8 +28,9 @@ from converters.quality import jvmscan
 from schemacli.contracts.avro.parse import parse_schema
 from schemacli.contracts.rules.execute import RuleRunner
 from schemacli.contracts.rules.model import parse_contract
-from schemacli.errors import InputError, NetworkError
+from schemacli.errors import InputError, NetworkError, RegistryError
 from schemacli.registry.client import RegistryClient
+from schemacli.registry.errors import RegistryErrorCode
 from schemacli.registry.models import SubjectVersion
 
 CHECK_FORMAT = 1
@@ -61,7 +62,16 @@ def rules_of(version: SubjectVersion) -> RuleSource:
 def writers_of(client: RegistryClient, subject: str) -> dict[int, SubjectVersion]:
     """Every version of ``subject`` by schema id: the writers a record of the topic may name."""
     out: dict[int, SubjectVersion] = {}
-    for v in client.list_versions(subject):
+    try:
+        versions = client.list_versions(subject)
+    except RegistryError as err:
+        if err.error_code != RegistryErrorCode.SUBJECT_NOT_FOUND:
+            raise
+        raise InputError(
+            f"subject {subject!r} has no versions in the registry: nothing to decode with",
+            hint="Give the topic's value subject with --subject (default: TOPIC-value).",
+        ) from err
+    for v in versions:
         got = client.get_version(subject, v)
         if got.schema_type == "AVRO":
             out.setdefault(got.id, got)
