@@ -35,6 +35,7 @@ MAPPING = "docs/migration.md#validate-is-it-deployable-what-does-each-field-beco
 LINT = "docs/lint.md#"  # + the heading's slug: "### N001 record-name-style" -> n001-record-...
 READERS = "docs/readers.md#finding-kinds"
 CENSUS = "docs/census.md#a-side-keys-values"
+RULES = "docs/rules.md#finding-kinds"  # data-quality rules (CEL domain rules, field tags)
 
 
 class Kind(StrEnum):
@@ -170,6 +171,17 @@ class Kind(StrEnum):
     READER_OF_UNKNOWN_SUBJECT = "READER_OF_UNKNOWN_SUBJECT", READERS, WARNING
     # a new compatibility group (major version) without a DOWNGRADE rule (docs/store.md)
     MISSING_MIGRATION_RULE = "MISSING_MIGRATION_RULE", STORE
+
+    # -- data-quality rules in a contract (docs/rules.md); located in the contract file
+    RULE_SYNTAX = "RULE_SYNTAX", RULES  # a CEL expression that does not parse
+    RULE_UNKNOWN_FIELD = "RULE_UNKNOWN_FIELD", RULES  # names a field the schema does not have
+    RULE_TYPE_MISMATCH = "RULE_TYPE_MISMATCH", RULES  # no such operator/function for the types
+    RULE_UNKNOWN_NAME = "RULE_UNKNOWN_NAME", RULES  # a name or function the executors lack
+    RULE_UNSUPPORTED_VALUE = "RULE_UNSUPPORTED_VALUE", RULES, WARNING  # a decimal, a time-*
+    RULE_FIELD_REMOVED = "RULE_FIELD_REMOVED", RULES  # a new version drops a field a rule reads
+    RULE_FIELD_RETYPED = "RULE_FIELD_RETYPED", RULES  # a new version retypes a field a rule reads
+    RULE_SELECTS_NO_FIELD = "RULE_SELECTS_NO_FIELD", RULES  # a CEL_FIELD rule's tags match none
+    RULE_REQUIRED_FOR_TAG = "RULE_REQUIRED_FOR_TAG", RULES  # a tagged field no rule covers
 
     # -- the registry's verdicts next to the engine's (check --registry)
     REGISTRY_INCOMPATIBLE = "REGISTRY_INCOMPATIBLE", REGISTRY_CHECK  # the registry's own reasons
