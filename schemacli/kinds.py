@@ -36,6 +36,7 @@ LINT = "docs/lint.md#"  # + the heading's slug: "### N001 record-name-style" -> 
 READERS = "docs/readers.md#finding-kinds"
 CENSUS = "docs/census.md#a-side-keys-values"
 RULES = "docs/rules.md#finding-kinds"  # data-quality rules (CEL domain rules, field tags)
+RULES_TEST = "docs/rules.md#rules-test-the-rules-over-sample-records"
 
 
 class Kind(StrEnum):
@@ -182,6 +183,10 @@ class Kind(StrEnum):
     RULE_FIELD_RETYPED = "RULE_FIELD_RETYPED", RULES  # a new version retypes a field a rule reads
     RULE_SELECTS_NO_FIELD = "RULE_SELECTS_NO_FIELD", RULES  # a CEL_FIELD rule's tags match none
     RULE_REQUIRED_FOR_TAG = "RULE_REQUIRED_FOR_TAG", RULES  # a tagged field no rule covers
+    # -- rules over sample records (rules test)
+    RULE_FAILED = "RULE_FAILED", RULES_TEST  # a record breaks a rule (a condition is false)
+    RULE_ERRORED = "RULE_ERRORED", RULES_TEST  # a rule's expression failed on a record
+    RULE_NOT_RUN = "RULE_NOT_RUN", RULES_TEST, WARNING  # no executor here (JSONATA, ENCRYPT, ...)
 
     # -- the registry's verdicts next to the engine's (check --registry)
     REGISTRY_INCOMPATIBLE = "REGISTRY_INCOMPATIBLE", REGISTRY_CHECK  # the registry's own reasons
