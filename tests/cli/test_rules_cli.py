@@ -211,6 +211,7 @@ def test_rules_test_in_read_mode_runs_no_write_rule(tmp_path, contract):
 
 def _bad_inputs(tmp_path: Path, contract: Path) -> dict[str, list[object]]:
     samples = records(tmp_path, GOOD)
+    schema = contract.with_name("v1.avsc")
     not_json = tmp_path / "not.contract.json"
     not_json.write_text('{"ruleSet": ')
     bad_mode = tmp_path / "mode.contract.json"
@@ -228,7 +229,7 @@ def _bad_inputs(tmp_path: Path, contract: Path) -> dict[str, list[object]]:
     return {
         "missing contract": ["rules", "test", tmp_path / "none.contract.json", samples],
         "contract is a folder": ["rules", "test", tmp_path, samples],
-        "contract not JSON": ["rules", "test", not_json, samples, "--schema", contract.with_name("v1.avsc")],
+        "contract not JSON": ["rules", "test", not_json, samples, "--schema", schema],
         "unknown mode in a rule": ["rules", "test", bad_mode, samples],
         "a rule that is not an object": ["rules", "test", not_object, samples],
         "no schema anywhere": ["rules", "test", lonely, samples],
