@@ -322,6 +322,30 @@ class Kind(StrEnum):
         "member1, ... by position",
         "use a record with one optional field per alternative, or a single type",
     )
+    R001 = (
+        "R001",
+        LINT + "r001-rule-without-name",
+        ERROR,
+        "the rule at {pointer} has no name",
+        "give it a name: DLQ headers, logs and `rules test` name a rule by it, and a DLQ "
+        "replay skips the rule named in its header",
+    )
+    R002 = (
+        "R002",
+        LINT + "r002-write-rule-without-on-failure",
+        WARNING,
+        "rule {name!r} runs on WRITE without onFailure: a producer's send fails (ERROR) when it "
+        "fails",
+        'say what a failing record does: "onFailure": "ERROR", "DLQ" (with params dlq.topic) or '
+        '"NONE"',
+    )
+    R003 = (
+        "R003",
+        LINT + "r003-always-true-expression",
+        WARNING,
+        "rule {name!r} is true for every record: {expr}",
+        "a condition that cannot fail checks nothing; compare a field of the record",
+    )
     # -- the census of a topic's data (topics census)
     CENSUS_UNFRAMED = "CENSUS_UNFRAMED", CENSUS, WARNING  # keys/values without a Confluent header
     CENSUS_UNKNOWN_ID = "CENSUS_UNKNOWN_ID", CENSUS, WARNING  # an id neither registry nor store has

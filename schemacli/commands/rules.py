@@ -8,12 +8,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from schemacli.commands.options import Output
+from schemacli.contracts.findings import Finding
 from schemacli.errors import ExitCode, InputError, Location, UsageError
+from schemacli.kinds import Kind
 from schemacli.output import Case, OutputFormat, Report, render
+from schemacli.output.terminal import Progress
 
 if TYPE_CHECKING:
     from schemacli.contracts.avro.loader import LoadedSchema
-    from schemacli.contracts.findings import Finding
     from schemacli.contracts.rules.model import Contract
     from schemacli.contracts.rules.sample import SampleReport
 
@@ -72,7 +74,6 @@ def test_command(
     from schemacli.contracts.rules.judge import judge_contract
     from schemacli.contracts.rules.model import read_contract
     from schemacli.contracts.rules.sample import run_samples
-    from schemacli.output.terminal import Progress
 
     chosen = mode.upper()
     if chosen not in MODES:
@@ -124,9 +125,7 @@ def _schema_of(contract: Contract, path: Path, schema: Path | None) -> LoadedSch
 def as_report(result: SampleReport, static: list[Finding]) -> Report:
     """One case per rule (its counts and violations), and one for the contract's own
     findings when it has any."""
-    from schemacli.contracts.findings import Finding
     from schemacli.contracts.rules.sample import shown
-    from schemacli.kinds import Kind
 
     cases = []
     for tally in result.tallies:
