@@ -281,3 +281,48 @@ def test_a_bad_require_tags_setting_is_refused_with_its_line(tmp_path, monkeypat
     monkeypatch.chdir(tmp_path)
     r = run("gate", "--no-cache")
     assert r.exit_code == 2 and "schemacli.toml:3" in r.stderr, r.output
+
+
+# -- register --rules CONTRACT (without --major-version) -------------------------------------
+
+
+def test_register_sends_the_contracts_rule_set_and_a_registry_dropping_it_is_exit_3(
+    fake_registry_cli, fake, tmp_path
+):
+    folder = store(tmp_path, [cel("positive", "message.total >= 0.0", onFailure="ERROR")],
+                   metadata={"tags": {"acme.Order.total": ["MONEY"]}})  # fmt: skip
+    r = fake_registry_cli("register", folder / "v1.avsc", "-s", "orders-value",
+                          "--rules", folder / "v1.contract.json")  # fmt: skip
+    assert r.exit_code == 3, r.output  # the in-process fake keeps no ruleSet (like Apicurio)
+    assert "did not keep the ruleSet" in r.output and "stored, as version 1" in r.output
+    (sent,) = [s.body for s in fake.requests if s.method == "POST" and s.path.endswith("/versions")]
+    assert sent["ruleSet"]["domainRules"][0]["name"] == "positive"
+    assert sent["metadata"] == {"tags": {"acme.Order.total": ["MONEY"]}}
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        ('{"ruleSet": {"domainRules": [', "v1.contract.json:1:"),
+        (
+            '{"ruleSet": {"domainRules": [{"kind": "SOMETIMES", "mode": "WRITE", "type": "CEL"}]}}',
+            "unknown rule kind",
+        ),  # fmt: skip
+        ('{"metadata": {"tags": {"a": "PII"}}}', "metadata.tags"),
+    ],
+)
+def test_register_refuses_a_bad_contract_before_the_registry(fake_registry_cli, fake, tmp_path,
+                                                             content, words):  # fmt: skip
+    folder = store(tmp_path, [])
+    (folder / "v1.contract.json").write_text(content)
+    r = fake_registry_cli("register", folder / "v1.avsc", "-s", "orders-value",
+                          "--rules", folder / "v1.contract.json")  # fmt: skip
+    assert r.exit_code == 2 and words in r.output, r.output
+    assert not fake.requests
+
+
+def test_register_rules_without_major_version_refuses_dry_run(fake_registry_cli, fake, tmp_path):
+    folder = store(tmp_path, [])
+    r = fake_registry_cli("register", folder / "v1.avsc", "-s", "orders-value", "--dry-run",
+                          "--rules", folder / "v1.contract.json")  # fmt: skip
+    assert r.exit_code == 2 and "does not combine" in r.output and not fake.requests
