@@ -28,6 +28,7 @@ from schemacli.commands import (
     register,
     registry_config,
     report,
+    rules,
     spark,
     subjects,
     topics,
@@ -240,6 +241,7 @@ app.add_typer(readers.readers_app)
 app.add_typer(topics.topics_app)
 app.add_typer(registry_config.config_app)
 app.add_typer(spark.spark_app, name="spark")
+app.add_typer(rules.rules_app)
 migrate.register(app)  # its subcommands onto its own typer, then that typer onto the app
 
 

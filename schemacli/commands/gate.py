@@ -86,6 +86,9 @@ def gate_command(
         typer.echo(f"gate: checking {head.source('').rstrip('/')}{where}", err=True)
     verdicts = verdict_cache(settings, no_cache)
     result = check_store(head, levels, base=base, verdicts=verdicts, readers=readers)
+    from schemacli.contracts.rules.store import rules_gate
+
+    result = rules_gate(result, head, settings.rules)  # data-quality rules (docs/rules.md)
     vet = _linter(settings, head)
     if vet is not None:
         result = vet(result)

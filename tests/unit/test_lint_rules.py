@@ -59,6 +59,7 @@ def test_rule_codes_start_with_their_categorys_letter():
         Category.EVOLUTION: "E",
         Category.TYPES: "T",
         Category.SPARK: "S",
+        Category.RULES: "R",
     }
     for rule in RULES:
         assert rule.code.startswith(letters[rule.category])

@@ -63,6 +63,7 @@ from schemacli.contracts.jsontext.source import (
 )
 from schemacli.contracts.lint.ruleset import RULES, LintConfig, NameStyle, matches, rule_for
 from schemacli.contracts.lint.validate import error_finding, expand_paths
+from schemacli.contracts.rules.lint import lint_beside
 from schemacli.errors import Location, SchemacliError
 
 SUPPRESS = "schemacli:ignore"  # the JSON property that suppresses rules on a node
@@ -190,6 +191,8 @@ def lint_file(
         return FileLint(source, path, (_too_deep(source),))
     original = loaded.document.text
     findings = _lint_loaded(loaded, rules, config, context)
+    # the rule set beside a store version (R001-R003, docs/rules.md): not touched by fixes
+    beside = tuple(lint_beside(path, rules)) if not is_stdin(path) else ()
     applied: list[Fix] = []
     if fix:
         for _ in range(MAX_ROUNDS):
@@ -208,7 +211,7 @@ def lint_file(
     return FileLint(
         source,
         path,
-        tuple(findings),
+        tuple(findings) + beside,
         original,
         loaded.document.text,
         tuple(applied),

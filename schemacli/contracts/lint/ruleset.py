@@ -39,6 +39,7 @@ class Category(StrEnum):
     EVOLUTION = "evolution"
     TYPES = "types"
     SPARK = "spark"
+    RULES = "rules"  # the data-quality rule set beside a version (v<N>.contract.json)
 
 
 class Fixable(StrEnum):
@@ -71,12 +72,13 @@ class Rule:
         return self.kind.severity.value
 
 
-N, D, E, T, S = (
+N, D, E, T, S, R = (
     Category.NAMING,
     Category.DOCS,
     Category.EVOLUTION,
     Category.TYPES,
     Category.SPARK,
+    Category.RULES,
 )
 
 RULES: tuple[Rule, ...] = (
@@ -109,6 +111,12 @@ RULES: tuple[Rule, ...] = (
          "one timestamp precision (millis or micros) across a file and its subject"),
     Rule(Kind.S001, "positional-union", S, True, Fixable.NONE,
          "a union has at most one non-null branch (Spark names the others by position)"),
+    Rule(Kind.R001, "rule-without-name", R, True, Fixable.NONE,
+         "every rule of a version's rule set has a name"),
+    Rule(Kind.R002, "write-rule-without-on-failure", R, True, Fixable.NONE,
+         "a rule that runs on WRITE says what a failing record does (onFailure)"),
+    Rule(Kind.R003, "always-true-expression", R, True, Fixable.NONE,
+         "a CONDITION can fail for some record"),
 )  # fmt: skip
 
 _BY_KIND = {rule.kind: rule for rule in RULES}

@@ -175,7 +175,7 @@ class RuleRunner:
             value = p.body.run(bindings)
         except CelEvalError as err:
             return Outcome(rule, "error", rule.action(mode, True), err.message)
-        if rule.kind == "CONDITION":
+        if rule.is_condition:
             if not value:
                 return Outcome(rule, "fail", rule.action(mode, True), condition_message(rule))
             return Outcome(rule, "pass", rule.action(mode, False))
@@ -187,7 +187,7 @@ class RuleRunner:
     def _field_rule(self, p: Prepared, result: Result, mode: str) -> Outcome:
         rule = p.rule
         walker = _FieldWalk(p, self.metadata)
-        record = copy.deepcopy(result.record) if rule.kind == "TRANSFORM" else result.record
+        record = copy.deepcopy(result.record) if not rule.is_condition else result.record
         try:
             new = walker.walk(self.schema, record)
         except _FieldFailed as failed:
@@ -196,7 +196,7 @@ class RuleRunner:
             )
         except CelEvalError as err:
             return Outcome(rule, "error", rule.action(mode, True), err.message, walker.current)
-        if rule.kind == "TRANSFORM":
+        if not rule.is_condition:
             result.record = new
         return Outcome(rule, "pass", rule.action(mode, False))
 
@@ -204,7 +204,7 @@ class RuleRunner:
 def _shadowed(rule: Rule, rules: list[Rule], index: int, mode: str) -> bool:
     """A CEL_FIELD TRANSFORM the serde skips: an earlier (WRITE/UPGRADE) or later (READ/
     DOWNGRADE) rule transforms the same tags the same way."""
-    if not rule.tags or rule.kind != "TRANSFORM":
+    if not rule.tags or rule.is_condition:
         return False
     others = rules[:index] if mode in ("WRITE", "UPGRADE") else rules[index + 1 :]
     return any(
@@ -249,7 +249,7 @@ class _FieldWalk:
                 if f.name not in value:
                     continue
                 new = self.walk(f.type, value[f.name], (schema, f.name, value))
-                if self.p.rule.kind == "CONDITION":
+                if self.p.rule.is_condition:
                     if new is False:
                         raise _FieldFailed(f"{schema.fullname}.{f.name}")
                 else:
@@ -290,10 +290,10 @@ class _FieldWalk:
         }
         p = self.p
         if p.guard is not None and p.guard.run(bindings) is not True:
-            return True if p.rule.kind == "CONDITION" else value
+            return True if p.rule.is_condition else value
         assert p.body is not None
         out = p.body.run(bindings)
-        if p.rule.kind == "CONDITION":
+        if p.rule.is_condition:
             return out
         return avrocel.from_cel(out)
 

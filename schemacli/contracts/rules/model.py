@@ -66,6 +66,10 @@ class Rule:
     disabled: bool = False
 
     @property
+    def is_condition(self) -> bool:
+        return self.kind == KINDS[0]
+
+    @property
     def label(self) -> str:
         """How messages name the rule: its name, else its place in the file."""
         return self.name if self.name else f"the rule at {self.pointer}"
@@ -119,6 +123,14 @@ class Metadata:
     tags: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     properties: Mapping[str, str] = field(default_factory=dict)
     sensitive: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RulesPolicy:
+    """What the project requires of rule sets (``[tool.schemacli.rules]``): every field
+    carrying one of ``require_tags`` must be selected by an enabled CEL_FIELD rule."""
+
+    require_tags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ class CelSyntaxError(ValueError):
 
 @dataclass(frozen=True)
 class Token:
-    kind: str  # INT UINT DOUBLE STRING BYTES IDENT, an operator or punctuation, EOF
+    tag: str  # INT UINT DOUBLE STRING BYTES IDENT, an operator or punctuation, EOF
     text: str
     pos: int
     value: object = None
@@ -100,7 +100,7 @@ def tokenize(text: str) -> list[Token]:
             tokens.append(_number(number.group(), i))
             i = number.end()
             if i < n and (_IDENT.match(text, i) or text[i] == "."):
-                if text[i] != "." or not (tokens[-1].kind != "DOUBLE" and _member_after(text, i)):
+                if text[i] != "." or not (tokens[-1].tag != "DOUBLE" and _member_after(text, i)):
                     raise CelSyntaxError(f"unexpected {text[i]!r} after a number", i)
             continue
         word = _IDENT.match(text, i)
@@ -239,7 +239,7 @@ class _Parser:
 
     def at(self, *kinds: str) -> bool:
         t = self.tok
-        return t.kind in kinds or (t.kind == "IDENT" and t.text in kinds and t.text == "in")
+        return t.tag in kinds or (t.tag == "IDENT" and t.text in kinds and t.text == "in")
 
     def take(self) -> Token:
         t = self.tokens[self.i]
@@ -247,13 +247,17 @@ class _Parser:
         return t
 
     def expect(self, kind: str, what: str) -> Token:
-        if self.tok.kind != kind:
+        if self.tok.tag != kind:
             raise CelSyntaxError(f"expected {what}, found {self._found()}", self.tok.pos)
         return self.take()
 
     def _found(self) -> str:
         t = self.tok
-        return "the end of the expression" if t.kind == "EOF" else repr(t.text)
+        return "the end of the expression" if t.tag == "EOF" else repr(t.text)
+
+    def _unexpected(self) -> str:
+        t = self.tok
+        return "the expression ends too early" if t.tag == "EOF" else f"unexpected {t.text!r}"
 
     def nest(self) -> None:
         self.depth += 1
@@ -265,14 +269,14 @@ class _Parser:
     # -- grammar --------------------------------------------------------------------------
     def parse(self) -> Expr:
         node = self.expr()
-        if self.tok.kind != "EOF":
-            raise CelSyntaxError(f"unexpected {self._found()}", self.tok.pos)
+        if self.tok.tag != "EOF":
+            raise CelSyntaxError(self._unexpected(), self.tok.pos)
         return node
 
     def expr(self) -> Expr:
         self.nest()
         node = self.cond_or()
-        if self.tok.kind == "?":
+        if self.tok.tag == "?":
             pos = self.take().pos
             then = self.cond_or()
             self.expect(":", "':' of the conditional")
@@ -283,51 +287,51 @@ class _Parser:
 
     def cond_or(self) -> Expr:
         node = self.cond_and()
-        while self.tok.kind == "||":
+        while self.tok.tag == "||":
             pos = self.take().pos
             node = Call(pos, "_||_", (node, self.cond_and()))
         return node
 
     def cond_and(self) -> Expr:
         node = self.relation()
-        while self.tok.kind == "&&":
+        while self.tok.tag == "&&":
             pos = self.take().pos
             node = Call(pos, "_&&_", (node, self.relation()))
         return node
 
     def relation(self) -> Expr:
         node = self.addition()
-        while self.tok.kind in _RELOPS or (self.tok.kind == "IDENT" and self.tok.text == "in"):
+        while self.tok.tag in _RELOPS or (self.tok.tag == "IDENT" and self.tok.text == "in"):
             t = self.take()
             node = Call(t.pos, _RELOPS[t.text], (node, self.addition()))
         return node
 
     def addition(self) -> Expr:
         node = self.multiplication()
-        while self.tok.kind in _ADDOPS:
+        while self.tok.tag in _ADDOPS:
             t = self.take()
-            node = Call(t.pos, _ADDOPS[t.kind], (node, self.multiplication()))
+            node = Call(t.pos, _ADDOPS[t.tag], (node, self.multiplication()))
         return node
 
     def multiplication(self) -> Expr:
         node = self.unary()
-        while self.tok.kind in _MULOPS:
+        while self.tok.tag in _MULOPS:
             t = self.take()
-            node = Call(t.pos, _MULOPS[t.kind], (node, self.unary()))
+            node = Call(t.pos, _MULOPS[t.tag], (node, self.unary()))
         return node
 
     def unary(self) -> Expr:
-        if self.tok.kind == "!":
+        if self.tok.tag == "!":
             ops = []
-            while self.tok.kind == "!":
+            while self.tok.tag == "!":
                 ops.append(self.take().pos)
             node = self.member()
             for pos in reversed(ops):
                 node = Call(pos, "!_", (node,))
             return node
-        if self.tok.kind == "-":
+        if self.tok.tag == "-":
             ops = []
-            while self.tok.kind == "-":
+            while self.tok.tag == "-":
                 ops.append(self.take().pos)
             node = self.member()
             for n, pos in enumerate(reversed(ops)):
@@ -341,16 +345,16 @@ class _Parser:
     def member(self) -> Expr:
         node = self.primary()
         while True:
-            if self.tok.kind == ".":
+            if self.tok.tag == ".":
                 self.take()
                 name = self.expect("IDENT", "a field or function name after '.'")
-                if self.tok.kind == "(":
+                if self.tok.tag == "(":
                     self.take()
                     args = self.args(")")
                     node = self.receiver_call(node, name, args)
                 else:
                     node = Select(name.pos, node, name.text)
-            elif self.tok.kind == "[":
+            elif self.tok.tag == "[":
                 pos = self.take().pos
                 self.nest()
                 index = self.expr()
@@ -379,9 +383,9 @@ class _Parser:
     def args(self, close: str) -> list[Expr]:
         out: list[Expr] = []
         self.nest()
-        if self.tok.kind != close:
+        if self.tok.tag != close:
             out.append(self.expr())
-            while self.tok.kind == ",":
+            while self.tok.tag == ",":
                 self.take()
                 out.append(self.expr())
         self.depth -= 1
@@ -390,32 +394,32 @@ class _Parser:
 
     def primary(self) -> Expr:
         t = self.tok
-        if t.kind in ("INT", "UINT", "DOUBLE", "STRING", "BYTES"):
+        if t.tag in ("INT", "UINT", "DOUBLE", "STRING", "BYTES"):
             self.take()
-            kind = {"INT": "int", "UINT": "uint", "DOUBLE": "double"}.get(t.kind, t.kind.lower())
-            if t.kind == "INT" and t.value == INT_MAX + 1 and not self._negating():
+            lit_kind = {"INT": "int", "UINT": "uint", "DOUBLE": "double"}.get(t.tag, t.tag.lower())
+            if t.tag == "INT" and t.value == INT_MAX + 1 and not self._negating():
                 raise CelSyntaxError(f"int literal {t.text} is out of range (64-bit signed)", t.pos)
-            return Lit(t.pos, kind, t.value)  # type: ignore[arg-type]
-        if t.kind == "(":
+            return Lit(t.pos, lit_kind, t.value)  # type: ignore[arg-type]
+        if t.tag == "(":
             self.take()
             self.nest()
             node = self.expr()
             self.depth -= 1
             self.expect(")", "')'")
             return node
-        if t.kind == "[":
+        if t.tag == "[":
             self.take()
             items = self.trailing_list("]")
             return ListLit(t.pos, tuple(items))
-        if t.kind == "{":
+        if t.tag == "{":
             self.take()
             return MapLit(t.pos, tuple(self.map_entries()))
         leading_dot = False
-        if t.kind == ".":
+        if t.tag == ".":
             self.take()
             leading_dot = True
             t = self.tok
-        if t.kind == "IDENT":
+        if t.tag == "IDENT":
             self.take()
             if t.text in ("true", "false"):
                 return Lit(t.pos, "bool", t.text == "true")
@@ -424,37 +428,37 @@ class _Parser:
             if t.text in RESERVED or t.text == "in":
                 raise CelSyntaxError(f"{t.text!r} is a reserved word, not a name", t.pos)
             name = ("." if leading_dot else "") + t.text
-            if self.tok.kind == "(":
+            if self.tok.tag == "(":
                 self.take()
                 args = self.args(")")
                 if t.text == "has" and not leading_dot:
                     return self.has_macro(t, args)
                 return Call(t.pos, name, tuple(args))
-            if self.tok.kind == "{" or (self.tok.kind == "." and self._struct_ahead()):
+            if self.tok.tag == "{" or (self.tok.tag == "." and self._struct_ahead()):
                 return self.struct(t.pos, name)
             return Ident(t.pos, name)
-        raise CelSyntaxError(f"unexpected {self._found()}", t.pos)
+        raise CelSyntaxError(self._unexpected(), t.pos)
 
     def _negating(self) -> bool:
-        return self.i >= 2 and self.tokens[self.i - 2].kind == "-"
+        return self.i >= 2 and self.tokens[self.i - 2].tag == "-"
 
     def _struct_ahead(self) -> bool:
         j = self.i
-        while self.tokens[j].kind == "." and self.tokens[j + 1].kind == "IDENT":
+        while self.tokens[j].tag == "." and self.tokens[j + 1].tag == "IDENT":
             j += 2
-        return self.tokens[j].kind == "{"
+        return self.tokens[j].tag == "{"
 
     def struct(self, pos: int, name: str) -> Expr:
-        while self.tok.kind == ".":
+        while self.tok.tag == ".":
             self.take()
             name += "." + self.expect("IDENT", "a type name").text
         self.expect("{", "'{'")
         fields: list[tuple[str, Expr]] = []
-        while self.tok.kind != "}":
+        while self.tok.tag != "}":
             field = self.expect("IDENT", "a field name")
             self.expect(":", "':'")
             fields.append((field.text, self.expr()))
-            if self.tok.kind != ",":
+            if self.tok.tag != ",":
                 break
             self.take()
         self.expect("}", "'}'")
@@ -469,9 +473,9 @@ class _Parser:
     def trailing_list(self, close: str) -> list[Expr]:
         self.nest()
         items: list[Expr] = []
-        while self.tok.kind != close:
+        while self.tok.tag != close:
             items.append(self.expr())
-            if self.tok.kind != ",":
+            if self.tok.tag != ",":
                 break
             self.take()
         self.depth -= 1
@@ -481,11 +485,11 @@ class _Parser:
     def map_entries(self) -> list[tuple[Expr, Expr]]:
         self.nest()
         entries: list[tuple[Expr, Expr]] = []
-        while self.tok.kind != "}":
+        while self.tok.tag != "}":
             key = self.expr()
             self.expect(":", "':' between a map key and its value")
             entries.append((key, self.expr()))
-            if self.tok.kind != ",":
+            if self.tok.tag != ",":
                 break
             self.take()
         self.depth -= 1
