@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from schemacli.contracts.avro.schema import RecordSchema, Schema
@@ -609,3 +609,50 @@ __all__ = [
     "refusal_sql",
     "statuses",
 ]
+
+
+def load_contract(rules: object, *, registry_url: str | None, subject: str | None,
+                  version: int | str = "latest") -> Contract:  # fmt: skip
+    """The contract ``read_topic(rules=...)`` applies: a contract file's path, a Contract, or
+    ``True`` for the reader version's rule set and metadata in the registry."""
+    from pathlib import Path
+
+    from schemacli.contracts.rules.model import read_contract
+    from schemacli.errors import UsageError
+
+    if isinstance(rules, Contract):
+        return rules
+    if isinstance(rules, str | Path) and not isinstance(rules, bool):
+        return read_contract(Path(rules))
+    if rules is True:
+        if registry_url is None or subject is None:
+            raise UsageError(
+                "rules=True reads the subject's rule set from the registry: give registry_url "
+                "and subject",
+                hint="Or pass rules=PATH, a contract file (v<N>.contract.json).",
+            )
+        import json
+
+        from schemacli.contracts.rules.model import parse_contract
+        from spark_avro.registry import with_client
+
+        found = with_client(registry_url, lambda c: c.get_version(subject, version))
+        body = {"metadata": found.metadata or {}, "ruleSet": found.rule_set or {}}
+        return parse_contract(
+            json.dumps(body, indent=2), f"{subject}:{found.version} (the registry's rule set)"
+        )
+    raise UsageError(
+        f"rules={rules!r} is not True, a contract file's path or a Contract",
+        hint="rules=True reads the reader version's rule set from the registry.",
+    )
+
+
+def decode_with_rules(raw: object, decode: Callable[[object, tuple[str, ...]], object],
+                      compiled: Sequence[CompiledRule]) -> object:  # fmt: skip
+    """``decode(frame, passthrough)`` with the raw value carried through, then the rules
+    applied (a pure DataFrame -> DataFrame stage after decoding)."""
+    from pyspark.sql import DataFrame
+
+    assert isinstance(raw, DataFrame)
+    carried = raw.withColumn(VALUE_COLUMN, raw["value"])
+    return apply_rules(decode(carried, (VALUE_COLUMN,)), compiled)

@@ -260,3 +260,36 @@ def test_what_has_no_sql_form_is_refused_naming_the_rule(expr, words):
     with pytest.raises(RulesNotCompiled, match="rule r0") as caught:
         compile_rules(_contract([expr]), parse_schema(SCHEMA), "READ")
     assert words in str(caught.value)
+
+
+def test_read_topic_with_rules_from_a_contract_file_marks_refused_records(
+    spark, tmp_path, monkeypatch
+):
+    import spark_avro.reader as reader
+
+    rows = records(30)
+    text = json.dumps(SCHEMA)
+    path = tmp_path / "v1.contract.json"
+    body = {"ruleSet": {"domainRules": [
+        {"name": "positive", "kind": "CONDITION", "mode": "WRITE", "type": "CEL",
+         "expr": "message.total >= 0.0", "onFailure": "DLQ", "params": {"dlq.topic": "dlq"}},
+        {"name": "readOnly", "kind": "CONDITION", "mode": "READ", "type": "CEL",
+         "expr": "false"}]}}  # fmt: skip
+    path.write_text(json.dumps(body))
+    monkeypatch.setattr(
+        reader, "kafka_source",
+        lambda *a, **k: kafka_frame(spark, [confluent(1, text, r) for r in rows]),
+    )  # fmt: skip
+    frame = reader.read_topic(
+        spark, "unused:9092", "orders", schemas={1: text}, reader_schema=text,
+        rules=path, rules_mode="write",
+    )  # fmt: skip
+    bad = frame.where("decode_error_kind = 'rule'").collect()
+    assert {r["offset"] for r in bad} == {i for i, r in enumerate(rows) if r["total"] < 0}
+    assert all(r["decode_error"].startswith("rule positive failed") for r in bad)
+    assert all(r["rule_dlq_topic"] == "dlq" for r in bad)
+    nested = reader.read_topic(
+        spark, "unused:9092", "orders", schemas={1: text}, reader_schema=text,
+        rules=path, rules_mode="write", flatten=False,
+    )  # fmt: skip
+    assert nested.where("decode_error_kind = 'rule'").count() == len(bad)
