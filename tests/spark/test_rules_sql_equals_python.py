@@ -293,3 +293,31 @@ def test_read_topic_with_rules_from_a_contract_file_marks_refused_records(
         rules=path, rules_mode="write", flatten=False,
     )  # fmt: skip
     assert nested.where("decode_error_kind = 'rule'").count() == len(bad)
+
+
+def test_the_converter_dead_letters_a_record_breaking_v1s_write_rules(spark):
+    from converters.pipeline.v1rules import apply_v1_rules, compile_v1_rules, contract_text
+
+    v1 = {"type": "record", "name": "Ride", "fields": [
+        {"name": "total", "type": "double"}, {"name": "flag", "type": ["null", "string"]}]}  # fmt: skip
+    rules = {"domainRules": [
+        {"name": "positive", "kind": "CONDITION", "mode": "WRITE", "type": "CEL",
+         "expr": "message.total >= 0.0", "onFailure": "ERROR"},
+        {"name": "advisory", "kind": "CONDITION", "mode": "WRITE", "type": "CEL",
+         "expr": "message.flag != null", "onFailure": "NONE"},
+        {"name": "readOnly", "kind": "CONDITION", "mode": "READ", "type": "CEL",
+         "expr": "false"}]}  # fmt: skip
+    text = contract_text({}, rules)
+    compiled = compile_v1_rules(text, json.dumps(v1), "rides-value")
+    assert [c.rule.name for c in compiled] == ["positive", "advisory"]
+    frame = spark.createDataFrame(
+        [((5.0, None), None, None), ((-1.0, "Y"), None, None), (None, "x: bad", "convert")],
+        "v1 struct<total:double,flag:string>, error string, error_stage string",
+    )
+    out = apply_v1_rules(frame, compiled).collect()
+    assert (out[0]["error"], out[0]["v1"]["total"]) == (None, 5.0)  # NONE does not refuse
+    assert out[1]["error"].startswith("rule positive failed") and out[1]["v1"] is None
+    assert out[1]["error_stage"] == "rule"
+    assert (out[2]["error"], out[2]["error_stage"]) == ("x: bad", "convert")
+    assert compile_v1_rules(None, json.dumps(v1), "rides-value") == []
+    assert contract_text({}, {"migrationRules": []}) is None
