@@ -299,7 +299,8 @@ def test_the_converter_dead_letters_a_record_breaking_v1s_write_rules(spark):
     from converters.pipeline.v1rules import apply_v1_rules, compile_v1_rules, contract_text
 
     v1 = {"type": "record", "name": "Ride", "fields": [
-        {"name": "total", "type": "double"}, {"name": "flag", "type": ["null", "string"]}]}  # fmt: skip
+        {"name": "total", "type": "double"},
+        {"name": "flag", "type": ["null", "string"]}]}  # fmt: skip
     rules = {"domainRules": [
         {"name": "positive", "kind": "CONDITION", "mode": "WRITE", "type": "CEL",
          "expr": "message.total >= 0.0", "onFailure": "ERROR"},
