@@ -21,8 +21,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from schemacli.contracts.avro.loader import load_schema_text
 from schemacli.errors import InputError, RegistryError, UsageError
 from spark_avro import onread, registry
+from spark_avro import rules as data_rules
 from spark_avro.compat import incompatible_writers
 from spark_avro.decode import MODES, decode_confluent, header_schema_id, reader_field_names
 from spark_avro.migrate import decode_migrated
@@ -241,9 +243,6 @@ def _read_with_rules(
     kafka_options: Mapping[str, str] | None,
     stable_union_names: bool,
 ) -> DataFrame:
-    from schemacli.contracts.avro.loader import load_schema_text
-    from spark_avro import rules as data_rules
-
     resolved = resolve_schemas(
         subject=subject,
         reader_version=reader_version,
@@ -467,9 +466,7 @@ def stream_topic(
 
             if compiled is None:
                 return plain(batch)
-            from spark_avro.rules import decode_with_rules
-
-            return decode_with_rules(batch, plain, compiled)  # type: ignore[return-value]
+            return data_rules.decode_with_rules(batch, plain, compiled)  # type: ignore[return-value]
 
     raw = kafka_source(spark, bootstrap_servers, topic, streaming=True, kafka_options=kafka_options)
 
@@ -493,9 +490,6 @@ def _stream_rules(
     reader_version: int | str,
     flatten: bool,
 ) -> Any:
-    from schemacli.contracts.avro.loader import load_schema_text
-    from spark_avro import rules as data_rules
-
     contract = data_rules.load_contract(
         rules, registry_url=registry_url, subject=subject, version=reader_version
     )

@@ -19,9 +19,11 @@ conversions of doubles, map construction, ... The Python road (``rules test``) r
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from schemacli.contracts.avro.schema import RecordSchema, Schema
 from schemacli.contracts.rules import avrocel
@@ -45,8 +47,15 @@ from schemacli.contracts.rules.cel.types import (
     RecordT,
 )
 from schemacli.contracts.rules.execute import condition_message
-from schemacli.contracts.rules.model import DLQ_TOPIC, Contract, Rule
-from schemacli.errors import InputError, Location
+from schemacli.contracts.rules.model import (
+    DLQ_TOPIC,
+    Contract,
+    Rule,
+    parse_contract,
+    read_contract,
+)
+from schemacli.errors import InputError, Location, UsageError
+from spark_avro.registry import with_client
 
 RULE_KIND = "rule"  # decode_error_kind of a record a rule refuses
 DLQ_COLUMN = "rule_dlq_topic"  # the DLQ topic the refusing rule names (null otherwise)
@@ -615,11 +624,6 @@ def load_contract(rules: object, *, registry_url: str | None, subject: str | Non
                   version: int | str = "latest") -> Contract:  # fmt: skip
     """The contract ``read_topic(rules=...)`` applies: a contract file's path, a Contract, or
     ``True`` for the reader version's rule set and metadata in the registry."""
-    from pathlib import Path
-
-    from schemacli.contracts.rules.model import read_contract
-    from schemacli.errors import UsageError
-
     if isinstance(rules, Contract):
         return rules
     if isinstance(rules, str | Path) and not isinstance(rules, bool):
@@ -631,11 +635,6 @@ def load_contract(rules: object, *, registry_url: str | None, subject: str | Non
                 "and subject",
                 hint="Or pass rules=PATH, a contract file (v<N>.contract.json).",
             )
-        import json
-
-        from schemacli.contracts.rules.model import parse_contract
-        from spark_avro.registry import with_client
-
         found = with_client(registry_url, lambda c: c.get_version(subject, version))
         body = {"metadata": found.metadata or {}, "ruleSet": found.rule_set or {}}
         return parse_contract(

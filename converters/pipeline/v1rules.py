@@ -18,11 +18,12 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from converters.pipeline.transform import ERROR, STAGE, V1
+from schemacli.contracts.avro.loader import load_schema_text
+from schemacli.contracts.rules.model import parse_contract
+from spark_avro.rules import CompiledRule, compile_rules, refusal_sql
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
-
-    from spark_avro.rules import CompiledRule
 
 RULE_STAGE = "rule"
 
@@ -43,10 +44,6 @@ def compile_v1_rules(
     RulesNotCompiled for a rule without a SQL form (the job refuses to start)."""
     if target_rules is None:
         return []
-    from schemacli.contracts.avro.loader import load_schema_text
-    from schemacli.contracts.rules.model import parse_contract
-    from spark_avro.rules import compile_rules
-
     contract = parse_contract(target_rules, f"{subject} (the v1 rule set)")
     schema = load_schema_text(target_schema, f"{subject} (v1)").schema
     return compile_rules(contract, schema, "WRITE", root=f"`{V1}`")
@@ -59,8 +56,6 @@ def apply_v1_rules(converted: DataFrame, rules: Sequence[CompiledRule]) -> DataF
     if not rules:
         return converted
     from pyspark.sql import functions as F
-
-    from spark_avro.rules import refusal_sql
 
     reason_sql, _ = refusal_sql(rules)
     reason = F.when(F.col(ERROR).isNull() & F.col(V1).isNotNull(), F.expr(reason_sql))
