@@ -237,6 +237,9 @@ class _Compiler:
         if fn in ("_&&_", "_||_"):
             a, b = (self.compile(x) for x in node.args)
             ea, eb = _null_error(a), _null_error(b)
+            if ea == eb == FALSE:  # no error on either side: SQL's own AND / OR
+                op = "AND" if fn == "_&&_" else "OR"
+                return Sql(f"({a.value} {op} {b.value})", FALSE, False)
             absorbing = "FALSE" if fn == "_&&_" else "TRUE"
             hit_a = _and(_not(ea), f"({a.value} = {absorbing})")
             hit_b = _and(_not(eb), f"({b.value} = {absorbing})")
@@ -582,11 +585,20 @@ def apply_rules(decoded: object, rules: Sequence[CompiledRule]) -> object:
     from spark_avro.decode import ERROR_COLUMN, KIND_COLUMN, RAW_COLUMN, TOMBSTONE_COLUMN
 
     assert isinstance(decoded, DataFrame)
-    reason_sql, topic_sql = refusal_sql(rules)
+    # Each rule's status once, in its own column: the reason and the topic read the columns
+    # (Spark does not fold a projection whose costly expressions the next one reads twice).
     good = F.col(ERROR_COLUMN).isNull() & ~F.col(TOMBSTONE_COLUMN)
-    staged = decoded.withColumn("_rule_reason", F.when(good, F.expr(reason_sql))).withColumn(
-        "_rule_topic", F.when(good, F.expr(topic_sql))
+    named = [
+        CompiledRule(c.rule, f"`_rule_{i}`", c.action_on_failure, c.message)
+        for i, c in enumerate(rules)
+    ]
+    reason_sql, topic_sql = refusal_sql(named)
+    with_status = decoded.select(
+        "*", *(F.when(good, F.expr(c.status)).alias(f"_rule_{i}") for i, c in enumerate(rules))
     )
+    staged = with_status.select(
+        "*", F.expr(reason_sql).alias("_rule_reason"), F.expr(topic_sql).alias("_rule_topic")
+    ).drop(*(f"_rule_{i}" for i in range(len(rules))))
     refused = F.col("_rule_reason").isNotNull()
     return (
         staged.withColumn(ERROR_COLUMN, F.coalesce(F.col(ERROR_COLUMN), F.col("_rule_reason")))
