@@ -22,7 +22,7 @@ import datetime as dt
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from schemacli.contracts.avro.schema import RecordSchema, Schema
@@ -80,6 +80,7 @@ class CompiledRule:
     status: str  # SQL giving 'pass', 'fail' or 'error'
     action_on_failure: str
     message: str
+    code: str  # SQL giving 0 (pass), 1 (fail) or 2 (error)
 
 
 def _or(*parts: str) -> str:
@@ -513,14 +514,20 @@ def compile_rule(
         parts.append(compiler.compile(expr))
     # A body that is null fails (the serde's `not result`); a guard that is not true passes.
     body = parts[-1]
-    status = f"(CASE WHEN {body.error} THEN 'error' WHEN {body.value} THEN 'pass' ELSE 'fail' END)"
+    # the status as a code: 0 pass, 1 fail, 2 error (ints are cheaper to carry than strings)
+    code = (
+        f"(CASE WHEN {body.value} THEN 0 ELSE 1 END)"
+        if body.error == FALSE
+        else f"(CASE WHEN {body.error} THEN 2 WHEN {body.value} THEN 0 ELSE 1 END)"
+    )
     if len(parts) == 2:
         guard = parts[0]
-        status = (
-            f"(CASE WHEN {guard.error} THEN 'error' WHEN NOT coalesce({guard.value}, FALSE) "
-            f"THEN 'pass' ELSE {status} END)"
+        code = (
+            f"(CASE WHEN {guard.error} THEN 2 WHEN NOT coalesce({guard.value}, FALSE) "
+            f"THEN 0 ELSE {code} END)"
         )
-    return CompiledRule(rule, status, rule.action("READ", True), condition_message(rule))
+    status = f"element_at(array('pass', 'fail', 'error'), {code} + 1)"
+    return CompiledRule(rule, status, rule.action("READ", True), condition_message(rule), code)
 
 
 def compile_rules(
@@ -543,7 +550,7 @@ def compile_rules(
         if rule.disabled or not rule.runs_on(mode):
             continue
         compiled = compile_rule(rule, schema, root=root, contract=contract)
-        out.append(CompiledRule(rule, compiled.status, rule.action(mode, True), compiled.message))
+        out.append(replace(compiled, action_on_failure=rule.action(mode, True)))
     return out
 
 
@@ -585,27 +592,43 @@ def apply_rules(decoded: object, rules: Sequence[CompiledRule]) -> object:
     from spark_avro.decode import ERROR_COLUMN, KIND_COLUMN, RAW_COLUMN, TOMBSTONE_COLUMN
 
     assert isinstance(decoded, DataFrame)
-    # Each rule's status once, in its own column: the reason and the topic read the columns
-    # (Spark does not fold a projection whose costly expressions the next one reads twice).
-    good = F.col(ERROR_COLUMN).isNull() & ~F.col(TOMBSTONE_COLUMN)
-    named = [
-        CompiledRule(c.rule, f"`_rule_{i}`", c.action_on_failure, c.message)
-        for i, c in enumerate(rules)
-    ]
-    reason_sql, topic_sql = refusal_sql(named)
-    with_status = decoded.select(
-        "*", *(F.when(good, F.expr(c.status)).alias(f"_rule_{i}") for i, c in enumerate(rules))
+    # Each acting rule's code once, in its own column (Spark does not fold a projection whose
+    # costly expressions the next one reads twice); then the first refusing rule's place as one
+    # int, and its reason and DLQ topic read from constant arrays by that place.
+    acting = [c for c in rules if c.action_on_failure != "NONE"]
+    if not acting:
+        return decoded.withColumn(DLQ_COLUMN, F.lit(None).cast("string")).drop(VALUE_COLUMN)
+    codes = [f"_rule_{i}" for i in range(len(acting))]
+    with_codes = decoded.select(
+        "*", *(F.expr(c.code).alias(n) for c, n in zip(acting, codes, strict=True))
     )
-    staged = with_status.select(
-        "*", F.expr(reason_sql).alias("_rule_reason"), F.expr(topic_sql).alias("_rule_topic")
-    ).drop(*(f"_rule_{i}" for i in range(len(rules))))
-    refused = F.col("_rule_reason").isNotNull()
-    return (
-        staged.withColumn(ERROR_COLUMN, F.coalesce(F.col(ERROR_COLUMN), F.col("_rule_reason")))
-        .withColumn(KIND_COLUMN, F.when(refused, F.lit(RULE_KIND)).otherwise(F.col(KIND_COLUMN)))
-        .withColumn(RAW_COLUMN, F.when(refused, F.col(VALUE_COLUMN)).otherwise(F.col(RAW_COLUMN)))
-        .withColumn(DLQ_COLUMN, F.col("_rule_topic"))
-        .drop("_rule_reason", "_rule_topic", VALUE_COLUMN)
+    first = " ".join(f"WHEN `{n}` > 0 THEN {2 * i} + `{n}`" for i, n in enumerate(codes))
+    reasons, topics = [], []
+    for c in acting:
+        name = c.rule.label
+        reasons += [_string(f"rule {name} failed: {c.message}"),
+                    _string(f"rule {name} errored: {c.message}")]  # fmt: skip
+        dlq = c.rule.params.get(DLQ_TOPIC) if c.action_on_failure == "DLQ" else None
+        topics.append(_string(dlq) if dlq is not None else "CAST(NULL AS STRING)")
+    good = F.col(ERROR_COLUMN).isNull() & ~F.col(TOMBSTONE_COLUMN)
+    at = F.when(good, F.expr(f"CASE {first} END"))
+    staged = with_codes.select("*", at.alias("_rule_at")).drop(*codes)
+    place = F.col("_rule_at")
+    reason = F.element_at(F.expr(f"array({', '.join(reasons)})"), place)
+    topic = F.element_at(
+        F.expr(f"array({', '.join(topics)})"), F.floor((place + 1) / 2).cast("int")
+    )
+    refused = place.isNotNull()
+    return staged.select(
+        *[
+            c
+            for c in staged.columns
+            if c not in (ERROR_COLUMN, KIND_COLUMN, RAW_COLUMN, "_rule_at", VALUE_COLUMN)
+        ],
+        F.coalesce(F.col(ERROR_COLUMN), reason).alias(ERROR_COLUMN),
+        F.when(refused, F.lit(RULE_KIND)).otherwise(F.col(KIND_COLUMN)).alias(KIND_COLUMN),
+        F.when(refused, F.col(VALUE_COLUMN)).otherwise(F.col(RAW_COLUMN)).alias(RAW_COLUMN),
+        F.when(refused, topic).alias(DLQ_COLUMN),
     )
 
 

@@ -108,7 +108,7 @@ def _resolve_side(mapping: Mapping, client: RegistryClient) -> RegistryPlan:
             location=mapping.location("/source/subject"),
             hint=f"Register the v2 {what}schema under it before starting the converter.",
         )
-    rules = contract_text(found.metadata, found.rule_set)  # pipeline.v1rules (docs/rules.md)
+    rules = contract_text(getattr(found, "metadata", None), getattr(found, "rule_set", None))
     return RegistryPlan(found.id, found.schema or target_text, writers, versions, None, rules)
 
 
