@@ -30,6 +30,7 @@ from converters.pipeline.headers import (
 )
 from converters.pipeline.progress import KINDS, METRICS
 from converters.pipeline.transform import ERROR, STAGE, V1, convert_rows
+from converters.pipeline.v1rules import apply_v1_rules, compile_v1_rules, contract_text
 from schemacli.errors import CheckFailed, UsageError
 from spark_avro.encode import confluent_value
 
@@ -55,6 +56,8 @@ class RegistryPlan:
     writer_schemas: dict[int, str]  # v2 schema id -> schema text
     writer_versions: dict[int, str]  # v2 schema id -> "subject/version" (the marker header)
     key: RegistryPlan | None = None  # the same for the key, when the mapping converts keys
+    # v1's rule set (contract JSON) when it has domain rules: pipeline.v1rules applies them
+    target_rules: str | None = None
 
 
 def resolve_registry(mapping: Mapping, client: RegistryClient) -> RegistryPlan:
@@ -105,7 +108,8 @@ def _resolve_side(mapping: Mapping, client: RegistryClient) -> RegistryPlan:
             location=mapping.location("/source/subject"),
             hint=f"Register the v2 {what}schema under it before starting the converter.",
         )
-    return RegistryPlan(found.id, found.schema or target_text, writers, versions)
+    rules = contract_text(getattr(found, "metadata", None), getattr(found, "rule_set", None))
+    return RegistryPlan(found.id, found.schema or target_text, writers, versions, None, rules)
 
 
 def _header(name: str, value: Any) -> Any:
@@ -255,6 +259,9 @@ def convert_side(
         stable_union_names=False,  # the mappings name union members positionally
     ).drop(RAW_COLUMN)
     converted = convert_rows(decoded, mapping, compiled=compiled)
+    # a stage of its own: v1's WRITE rules on what is written (pipeline.v1rules)
+    v1_rules = compile_v1_rules(reg.target_rules, reg.target_schema, mapping.target.subject or "v1")
+    converted = apply_v1_rules(converted, v1_rules)
     encoded = confluent_value(F.col(V1), json.dumps(json.loads(reg.target_schema)), reg.target_id)
     return converted, encoded
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import sys
 from typing import Any
 
 import pytest
@@ -237,7 +238,17 @@ def celpy_value(v: Any) -> Any:
     return v
 
 
+_LIMIT = sys.getrecursionlimit()
 EXECUTOR = CelExecutor()  # its environment and functions, as the serializers run them
+sys.setrecursionlimit(_LIMIT)  # cel-python raises Python's limit for the whole process
+
+
+@pytest.fixture(autouse=True)
+def _recursion_limit_given_back():
+    """cel-python sets Python's recursion limit when it builds an environment: give it back,
+    so no other test runs with a limit it did not choose."""
+    yield
+    sys.setrecursionlimit(_LIMIT)
 
 
 def run_celpy(expr: str, record: dict[str, Any]) -> tuple[str, Any]:

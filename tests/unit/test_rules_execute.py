@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import json
 import random
+import sys
 from typing import Any
 
 import fastavro
@@ -34,8 +35,19 @@ from schemacli.contracts.avro.parse import parse_schema  # noqa: E402
 from schemacli.contracts.rules.execute import RuleRunner  # noqa: E402
 from schemacli.contracts.rules.model import parse_contract  # noqa: E402
 
+_LIMIT = sys.getrecursionlimit()
 CelExecutor.register()
 CelFieldExecutor.register()
+sys.setrecursionlimit(_LIMIT)  # cel-python raises Python's limit for the whole process
+
+
+@pytest.fixture(autouse=True)
+def _recursion_limit_given_back():
+    """cel-python sets Python's recursion limit when it builds an environment: give it back,
+    so no other test runs with a limit it did not choose."""
+    yield
+    sys.setrecursionlimit(_LIMIT)
+
 
 SCHEMA = {
     "type": "record",

@@ -454,7 +454,7 @@ class _Compiler:
                     raise _no_overload("matches", s, p, pos=pos)
                 pattern = compiled.get(p)
                 if pattern is None:
-                    pattern = _re2(p, pos)
+                    pattern = re2_pattern(p, pos)
                     if len(compiled) < MAX_REGEX_CACHE:
                         compiled[p] = pattern
                 return pattern.search(s) is not None
@@ -473,7 +473,7 @@ class _Compiler:
         return apply
 
 
-def _re2(pattern: str, pos: int) -> re.Pattern[str]:
+def re2_pattern(pattern: str, pos: int) -> re.Pattern[str]:
     """A pattern in RE2's syntax, run by Python's ``re``: refused when it uses what RE2 lacks
     (backreferences, lookaround), as RE2 refuses them. The subset both accept means the same."""
     if re.search(r"\\[1-9]|\(\?[=!<]|\(\?P=", pattern):
@@ -658,7 +658,7 @@ _RFC3339 = re.compile(
 )
 
 
-def _to_timestamp(pos: int, v: Any) -> dt.datetime:
+def to_timestamp(pos: int, v: Any) -> dt.datetime:
     if isinstance(v, dt.datetime):
         return v
     if _kind(v) == "int":
@@ -750,7 +750,7 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
         if v in ("true", "false")
         else (_ for _ in ()).throw(_no_overload("bool", v, pos=pos))
     ),
-    "timestamp": _to_timestamp,
+    "timestamp": to_timestamp,
     "duration": _to_duration,
     "dyn": lambda pos, v: v,
     "type": _type_of,

@@ -2,7 +2,8 @@
 node's offset. Refusals are ``CelSyntaxError`` with the offset of the first thing wrong.
 
 Bounded: an expression longer than ``MAX_LENGTH`` characters, or nested deeper than
-``MAX_DEPTH``, is refused by name (cel-go refuses past 250 levels too), never a RecursionError.
+``MAX_DEPTH``, or whose tree (a chain of operators is a tree as deep as the chain) is deeper than
+``MAX_TREE_DEPTH``, is refused by name, never a RecursionError in the walks that follow.
 """
 
 from __future__ import annotations
@@ -20,10 +21,12 @@ from schemacli.contracts.rules.cel.ast import (
     MapLit,
     Select,
     StructLit,
+    children,
 )
 
 MAX_LENGTH = 100_000
-MAX_DEPTH = 250
+MAX_DEPTH = 64  # brackets inside brackets: no rule comes near it
+MAX_TREE_DEPTH = 150  # operators chained (a && b && ... is a tree this deep): the walks recurse
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 UINT_MAX = 2**64 - 1
 
@@ -356,9 +359,7 @@ class _Parser:
                     node = Select(name.pos, node, name.text)
             elif self.tok.tag == "[":
                 pos = self.take().pos
-                self.nest()
                 index = self.expr()
-                self.depth -= 1
                 self.expect("]", "']'")
                 node = Call(pos, "_[_]", (node, index))
             else:
@@ -382,13 +383,11 @@ class _Parser:
 
     def args(self, close: str) -> list[Expr]:
         out: list[Expr] = []
-        self.nest()
         if self.tok.tag != close:
             out.append(self.expr())
             while self.tok.tag == ",":
                 self.take()
                 out.append(self.expr())
-        self.depth -= 1
         self.expect(close, f"',' or {close!r}")
         return out
 
@@ -402,9 +401,7 @@ class _Parser:
             return Lit(t.pos, lit_kind, t.value)  # type: ignore[arg-type]
         if t.tag == "(":
             self.take()
-            self.nest()
             node = self.expr()
-            self.depth -= 1
             self.expect(")", "')'")
             return node
         if t.tag == "[":
@@ -471,19 +468,16 @@ class _Parser:
         return Select(sel.pos, sel.operand, sel.field, test_only=True)
 
     def trailing_list(self, close: str) -> list[Expr]:
-        self.nest()
         items: list[Expr] = []
         while self.tok.tag != close:
             items.append(self.expr())
             if self.tok.tag != ",":
                 break
             self.take()
-        self.depth -= 1
         self.expect(close, f"',' or {close!r}")
         return items
 
     def map_entries(self) -> list[tuple[Expr, Expr]]:
-        self.nest()
         entries: list[tuple[Expr, Expr]] = []
         while self.tok.tag != "}":
             key = self.expr()
@@ -492,7 +486,6 @@ class _Parser:
             if self.tok.tag != ",":
                 break
             self.take()
-        self.depth -= 1
         self.expect("}", "',' or '}'")
         return entries
 
@@ -507,4 +500,13 @@ def parse(text: str) -> Expr:
         raise CelSyntaxError(f"the expression is longer than {MAX_LENGTH:,} characters", 0)
     if not text.strip():
         raise CelSyntaxError("the expression is empty", 0)
-    return _Parser(text).parse()
+    tree = _Parser(text).parse()
+    stack: list[tuple[Expr, int]] = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_TREE_DEPTH:
+            raise CelSyntaxError(
+                f"the expression nests deeper than {MAX_TREE_DEPTH} operators", node.pos
+            )
+        stack.extend((child, depth + 1) for child in children(node))
+    return tree
