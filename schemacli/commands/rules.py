@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from schemacli.commands.options import Output
+from schemacli.commands.options import Output, count
 from schemacli.contracts.findings import Finding
 from schemacli.errors import ExitCode, InputError, Location, UsageError
 from schemacli.kinds import Kind
@@ -61,7 +61,12 @@ def test_command(
     ] = "WRITE",
     examples: Annotated[
         int,
-        typer.Option("--examples", min=0, max=10_000, help="Violations shown per rule."),
+        typer.Option(
+            "--examples",
+            click_type=count(0, 10_000),
+            metavar="N",
+            help="Violations shown per rule (0-10000).",
+        ),
     ] = 20,
     output: Output = OutputFormat.text,
 ) -> None:
