@@ -114,7 +114,10 @@ public final class Engine {
   private final Map<String, Set<String>> metadataTags;
   private final boolean read;
   private final boolean chain;
-  private final Map<ProgramKey, Compiled> programs = new ConcurrentHashMap<>();
+  private final String[] guards; // a rule's guard (before its first ';'), null when none
+  private final String[] bodies; // and what it evaluates
+  private final Map<Shape, Compiled> programs = new ConcurrentHashMap<>();
+  private final Map<Schema, Walked[]> walks = new ConcurrentHashMap<>();
 
   /**
    * @param rules the rule set's domain rules, in order
@@ -132,6 +135,19 @@ public final class Engine {
     this.metadataTags = metadataTags;
     this.read = "READ".equals(mode);
     this.chain = chain;
+    this.guards = new String[this.rules.size()];
+    this.bodies = new String[this.rules.size()];
+    for (int i = 0; i < this.rules.size(); i++) {
+      Rule rule = this.rules.get(i);
+      String expr = rule.expr() == null ? "" : rule.expr();
+      int at = Boolean.parseBoolean(rule.params().get(GUARD_OFF)) ? -1 : expr.indexOf(';');
+      if (at >= 0) {
+        String guard = expr.substring(0, at);
+        guards[i] = guard.trim().isEmpty() ? null : guard;
+        expr = expr.substring(at + 1);
+      }
+      bodies[i] = expr;
+    }
   }
 
   /** The rules in the order they run (READ: reversed). */
@@ -145,7 +161,7 @@ public final class Engine {
     Object message = record;
     boolean stopped = false;
     boolean refused = false;
-    Now now = new Now();
+    Scope now = new Scope();
     for (int i = 0; i < rules.size(); i++) {
       Rule rule = rules.get(i);
       if (stopped) {
@@ -160,6 +176,9 @@ public final class Engine {
       String error = null;
       try {
         Object output = execute(rule, i, message, now);
+        if ("CEL_FIELD".equals(rule.type()) && "TRANSFORM".equals(rule.kind())) {
+          now.forget(); // the record was changed in place: its views are stale
+        }
         if ("CONDITION".equals(rule.kind())) {
           verdict = Boolean.FALSE.equals(output) ? Verdict.FAIL : Verdict.PASS;
         } else {
@@ -223,14 +242,18 @@ public final class Engine {
     }
   }
 
-  private Object execute(Rule rule, int index, Object message, Now now)
+  private Object execute(Rule rule, int index, Object message, Scope now)
       throws CelEvaluationException, CelValidationException {
     String type = rule.type() == null ? "" : rule.type().toUpperCase(java.util.Locale.ROOT);
     switch (type) {
       case "CEL": {
-        Map<String, Object> args = new HashMap<>();
-        args.put("message", message);
-        Object result = withGuard(rule, message, args, now);
+        Object bound = now.view(message);
+        Map<String, Object> values = Map.of("message", bound);
+        Schema schema = message instanceof IndexedRecord r ? r.getSchema() : null;
+        Shape shape = new Shape(index, schema, schema == null ? celTypeOf(message) : null);
+        Object result = withGuard(index, rule, shape, values, bound, now);
+        // CelExecutor.transform: an expression giving back the bound message leaves it as is
+        if (result == bound) return message;
         if ("CONDITION".equals(rule.kind()) || result == message) return result;
         if (!(message instanceof IndexedRecord rec)) return result;
         return toAvro(result, rec.getSchema());
@@ -238,7 +261,7 @@ public final class Engine {
       case "CEL_FIELD": {
         if ("TRANSFORM".equals(rule.kind()) && sameTagsEarlier(rule, index)) return message;
         if (!(message instanceof IndexedRecord rec)) return message;
-        walk(rule, rec.getSchema(), rec, null, now);
+        walk(rule, index, rec.getSchema(), rec, null, now);
         return message;
       }
       default:
@@ -263,68 +286,87 @@ public final class Engine {
 
   // ---- the field walk (CEL_FIELD) ----
 
+  /** A record's field as every walk sees it: its names, tags and declared type (per schema). */
+  private record Walked(
+      Schema.Field field, Schema declared, String fullName, Set<String> tags, List<String> tagList,
+      String kind) {}
+
+  private Walked[] walked(Schema schema, Schema recordSchema) {
+    if (schema == recordSchema) {
+      Walked[] known = walks.get(recordSchema);
+      if (known != null) return known;
+    }
+    List<Schema.Field> fields = recordSchema.getFields();
+    Walked[] out = new Walked[fields.size()];
+    for (int i = 0; i < out.length; i++) {
+      Schema.Field f = fields.get(i);
+      Schema.Field declared = schema.getField(f.name());
+      if (declared == null) declared = f;
+      String fullName = recordSchema.getFullName() + "." + f.name();
+      Set<String> tags = inlineTags(declared);
+      Set<String> byPath = pathTags(fullName);
+      if (!byPath.isEmpty()) {
+        tags = new LinkedHashSet<>(tags);
+        tags.addAll(byPath);
+      }
+      out[i] = new Walked(f, declared.schema(), fullName, tags, List.copyOf(tags),
+          typeName(declared.schema()));
+    }
+    if (schema == recordSchema) walks.put(recordSchema, out);
+    return out;
+  }
+
   /** The field being walked: what the expression is told about it. */
   private static final class Field {
-    final Object container;
-    final String fullName;
-    final String name;
-    final Set<String> tags;
+    final IndexedRecord container;
+    final Walked walked;
     String typeName;
 
-    Field(Object container, String fullName, String name, String typeName, Set<String> tags) {
+    Field(IndexedRecord container, Walked walked) {
       this.container = container;
-      this.fullName = fullName;
-      this.name = name;
-      this.typeName = typeName;
-      this.tags = tags;
+      this.walked = walked;
+      this.typeName = walked.kind();
     }
   }
 
-  private Object walk(Rule rule, Schema schema, Object value, Field field, Now now)
+  private Object walk(Rule rule, int index, Schema schema, Object value, Field field, Scope now)
       throws CelEvaluationException, CelValidationException {
     if (field != null) field.typeName = typeName(schema);
     switch (schema.getType()) {
       case UNION: {
         int branch = GenericData.get().resolveUnion(schema, value);
-        return walk(rule, schema.getTypes().get(branch), value, field, now);
+        return walk(rule, index, schema.getTypes().get(branch), value, field, now);
       }
       case ARRAY: {
         if (!(value instanceof Iterable<?> items)) return value;
         List<Object> out = new ArrayList<>();
-        for (Object item : items) out.add(walk(rule, schema.getElementType(), item, field, now));
+        for (Object item : items) {
+          out.add(walk(rule, index, schema.getElementType(), item, field, now));
+        }
         return out;
       }
       case MAP: {
         if (!(value instanceof Map<?, ?> map)) return value;
         Map<Object, Object> out = new LinkedHashMap<>();
         for (Map.Entry<?, ?> e : map.entrySet()) {
-          out.putIfAbsent(e.getKey(), walk(rule, schema.getValueType(), e.getValue(), field, now));
+          out.putIfAbsent(
+              e.getKey(), walk(rule, index, schema.getValueType(), e.getValue(), field, now));
         }
         return out;
       }
       case RECORD: {
         if (value == null) return null;
         IndexedRecord rec = (IndexedRecord) value;
-        Schema recordSchema = rec.getSchema();
-        for (Schema.Field f : recordSchema.getFields()) {
-          Schema.Field declared = schema.getField(f.name());
-          if (declared == null) declared = f;
-          String fullName = recordSchema.getFullName() + "." + f.name();
-          Set<String> tags = inlineTags(declared);
-          Set<String> byPath = pathTags(fullName);
-          if (!byPath.isEmpty()) {
-            tags = new LinkedHashSet<>(tags);
-            tags.addAll(byPath);
-          }
-          String kind = typeName(declared.schema());
+        for (Walked w : walked(schema, rec.getSchema())) {
           Field entered = field;
           // RuleContext.enterField: a primitive field whose tags miss the rule's is not entered
-          if (!primitive(kind) || rule.tags().isEmpty() || !disjoint(tags, rule.tags())) {
-            entered = new Field(rec, fullName, f.name(), kind, tags);
+          if (!primitive(w.kind()) || rule.tags().isEmpty() || !disjoint(w.tags(), rule.tags())) {
+            entered = new Field(rec, w);
           }
+          Schema.Field f = w.field();
           Object v = rec.get(f.pos());
           if (v instanceof Utf8) v = v.toString();
-          Object nv = walk(rule, declared.schema(), v, entered, now);
+          Object nv = walk(rule, index, w.declared(), v, entered, now);
           if ("CONDITION".equals(rule.kind())) {
             if (Boolean.FALSE.equals(nv)) throw new RuleFailed();
           } else {
@@ -335,23 +377,26 @@ public final class Engine {
       }
       default: {
         if (field == null) return value;
-        if (!rule.tags().isEmpty() && disjoint(field.tags, rule.tags())) return value;
-        return fieldTransform(rule, value, field, now);
+        if (!rule.tags().isEmpty() && disjoint(field.walked.tags(), rule.tags())) return value;
+        return fieldTransform(rule, index, value, field, now);
       }
     }
   }
 
-  private Object fieldTransform(Rule rule, Object value, Field field, Now now)
+  private Object fieldTransform(Rule rule, int index, Object value, Field field, Scope now)
       throws CelEvaluationException, CelValidationException {
     if (!primitive(field.typeName)) return value;
-    Map<String, Object> args = new LinkedHashMap<>();
-    args.put("value", value != null ? value : com.google.protobuf.NullValue.NULL_VALUE);
-    args.put("fullName", field.fullName);
-    args.put("name", field.name);
-    args.put("typeName", field.typeName);
-    args.put("tags", new ArrayList<>(field.tags));
-    args.put("message", field.container);
-    Object result = withGuard(rule, value, args, now);
+    Map<String, Object> values = new HashMap<>(8);
+    values.put("value", toCel(value));
+    values.put("fullName", field.walked.fullName());
+    values.put("name", field.walked.field().name());
+    values.put("typeName", field.typeName);
+    values.put("tags", field.walked.tagList());
+    // a TRANSFORM changes the record field by field: its view is made afresh for each field
+    values.put("message", "CONDITION".equals(rule.kind())
+        ? now.view(field.container) : new RecordView(field.container));
+    Shape shape = new Shape(index, field.container.getSchema(), celTypeOf(value));
+    Object result = withGuard(index, rule, shape, values, value, now);
     if (result instanceof NullValue || result instanceof com.google.protobuf.NullValue) {
       return null;
     }
@@ -426,63 +471,67 @@ public final class Engine {
 
   // ---- CEL: the guard, the program, the values ----
 
-  private Object withGuard(Rule rule, Object subject, Map<String, Object> args, Now now)
-      throws CelEvaluationException, CelValidationException {
-    String expr = rule.expr() == null ? "" : rule.expr();
-    boolean guardOff = Boolean.parseBoolean(rule.params().get(GUARD_OFF));
-    Bound bound = bind(args, rule);
-    if (!guardOff) {
-      int at = expr.indexOf(';');
-      if (at >= 0) {
-        String guard = expr.substring(0, at);
-        if (!guard.trim().isEmpty()) {
-          Object ok = Boolean.FALSE;
-          try {
-            ok = eval(guard, bound, now);
-          } catch (CelEvaluationException | CelValidationException | RuntimeException e) {
-            ok = Boolean.FALSE; // a guard that fails skips the body
-          }
-          if (!Boolean.TRUE.equals(ok)) {
-            return "CONDITION".equals(rule.kind()) ? Boolean.TRUE : subject;
-          }
-        }
-        expr = expr.substring(at + 1);
+  /**
+   * A rule's guard, then its body: a guard that is not true (or fails) makes a CONDITION pass
+   * and a TRANSFORM give back what it was given.
+   */
+  private Object withGuard(int index, Rule rule, Shape shape, Map<String, Object> values,
+      Object subject, Scope now) throws CelEvaluationException, CelValidationException {
+    if (guards[index] != null) {
+      Object ok;
+      try {
+        ok = eval(shape.guard(), guards[index], values, now);
+      } catch (CelEvaluationException | CelValidationException | RuntimeException e) {
+        ok = Boolean.FALSE; // a guard that fails skips the body
       }
+      if (!Boolean.TRUE.equals(ok)) return "CONDITION".equals(rule.kind()) ? Boolean.TRUE : subject;
     }
-    Object result = eval(expr, bound, now);
-    // CelExecutor.transform: an expression that gives back the bound message leaves it as is
-    if (result == bound.values.get("message") && args.get("message") == subject) return subject;
-    return result;
+    return eval(shape, bodies[index], values, now);
   }
 
-  /** The variables as CEL sees them, and their declared types. */
-  private record Bound(Map<String, Object> values, Map<String, CelType> types, Schema schema) {}
-
-  private static Bound bind(Map<String, Object> args, Rule rule) {
-    Map<String, Object> values = new HashMap<>();
-    Map<String, CelType> types = new LinkedHashMap<>();
-    Schema schema = null;
-    Object message = args.get("message");
-    if (message instanceof IndexedRecord r) schema = r.getSchema();
-    for (Map.Entry<String, Object> e : args.entrySet()) {
-      types.put(e.getKey(), celTypeOf(e.getValue()));
-      values.put(e.getKey(), toCel(e.getValue()));
-    }
-    types.put("now", SimpleType.TIMESTAMP);
-    return new Bound(values, types, schema);
-  }
-
-  private Object eval(String expr, Bound bound, Now now)
+  private Object eval(Shape shape, String expr, Map<String, Object> values, Scope now)
       throws CelEvaluationException, CelValidationException {
-    Compiled compiled = programs.computeIfAbsent(
-        new ProgramKey(expr, bound.types, bound.schema), k -> compile(k));
+    Compiled compiled = programs.get(shape);
+    if (compiled == null) {
+      compiled = programs.computeIfAbsent(shape, s -> compile(expr, declared(s, values), s.schema));
+    }
     if (compiled.failure != null) throw compiled.failure;
-    Map<String, Object> values = bound.values;
     return compiled.program.eval(
         name -> "now".equals(name) ? Optional.of(now.get()) : Optional.ofNullable(values.get(name)));
   }
 
-  private record ProgramKey(String expr, Map<String, CelType> types, Schema schema) {}
+  /**
+   * What a program is compiled for: the rule (its guard or its body), the schema of the record
+   * bound as {@code message}, and the CEL type of {@code value} (CEL_FIELD) or of a message that
+   * is not a record. Every record of one writer schema shares its programs.
+   */
+  private record Shape(int rule, boolean isGuard, Schema schema, CelType type) {
+    Shape(int rule, Schema schema, CelType type) {
+      this(rule, false, schema, type);
+    }
+
+    Shape guard() {
+      return new Shape(rule, true, schema, type);
+    }
+  }
+
+  /** The variables' declared types (CelUtils.findCelType's rules). */
+  private static Map<String, CelType> declared(Shape shape, Map<String, Object> values) {
+    Map<String, CelType> types = new LinkedHashMap<>();
+    for (String name : values.keySet()) {
+      if ("message".equals(name)) {
+        types.put(name, shape.schema != null ? celTypeOf(shape.schema) : shape.type);
+      } else if ("value".equals(name)) {
+        types.put(name, shape.type);
+      } else if ("tags".equals(name)) {
+        types.put(name, ListType.create(SimpleType.DYN));
+      } else {
+        types.put(name, SimpleType.STRING);
+      }
+    }
+    types.put("now", SimpleType.TIMESTAMP);
+    return types;
+  }
 
   private static final class Compiled {
     final CelRuntime.Program program;
@@ -494,27 +543,27 @@ public final class Engine {
     }
   }
 
-  private static Compiled compile(ProgramKey key) {
-    boolean structs = key.schema != null
-        && key.types.values().stream().anyMatch(t -> t instanceof StructTypeReference);
+  private static Compiled compile(String expr, Map<String, CelType> types, Schema schema) {
+    boolean structs = schema != null
+        && types.values().stream().anyMatch(t -> t instanceof StructTypeReference);
     try {
       if (structs) {
         try {
-          return new Compiled(build(key.expr, key.types, key.schema), null);
+          return new Compiled(build(expr, types, schema), null);
         } catch (CelValidationException first) {
           Map<String, CelType> loose = new LinkedHashMap<>();
-          for (Map.Entry<String, CelType> e : key.types.entrySet()) {
+          for (Map.Entry<String, CelType> e : types.entrySet()) {
             loose.put(e.getKey(), e.getValue() instanceof StructTypeReference
                 ? MapType.create(SimpleType.STRING, SimpleType.DYN) : e.getValue());
           }
           try {
-            return new Compiled(build(key.expr, loose, null), null);
+            return new Compiled(build(expr, loose, null), null);
           } catch (CelValidationException second) {
             return new Compiled(null, first);
           }
         }
       }
-      return new Compiled(build(key.expr, key.types, null), null);
+      return new Compiled(build(expr, types, null), null);
     } catch (CelValidationException e) {
       return new Compiled(null, e);
     }
@@ -568,9 +617,13 @@ public final class Engine {
     return p.matcher(value).matches();
   }
 
-  /** {@code now}: one instant per record, taken when a rule first asks. */
-  static final class Now {
+  /**
+   * One record's run: {@code now} (one instant, taken when a rule first asks) and the CEL views
+   * of the records the rules are given, made once and shared until a transform changes them.
+   */
+  static final class Scope {
     private Timestamp at;
+    private final Map<Object, Object> views = new java.util.IdentityHashMap<>();
 
     Timestamp get() {
       if (at == null) {
@@ -578,6 +631,71 @@ public final class Engine {
         at = Timestamp.newBuilder().setSeconds(i.getEpochSecond()).setNanos(i.getNano()).build();
       }
       return at;
+    }
+
+    /** The value as CEL is given it; a record's view is shared by the record's rules. */
+    Object view(Object value) {
+      if (!(value instanceof IndexedRecord)) return toCel(value);
+      return views.computeIfAbsent(value, v -> new RecordView((IndexedRecord) v));
+    }
+
+    /** A CEL_FIELD TRANSFORM changed records in place: their views are stale. */
+    void forget() {
+      views.clear();
+    }
+  }
+
+  /**
+   * A record as CEL is given it: a map of field name to value (CelUtils.avroRecordToMap's), each
+   * value converted by {@link #toCel} when CEL first reads it, so a rule pays only for the
+   * fields it reads. Reads only: the record must not change while the view is in use.
+   */
+  static final class RecordView extends java.util.AbstractMap<String, Object> {
+    private static final Object UNREAD = new Object();
+    private final IndexedRecord record;
+    private final List<Schema.Field> fields;
+    private final Object[] values;
+
+    RecordView(IndexedRecord record) {
+      this.record = record;
+      this.fields = record.getSchema().getFields();
+      this.values = new Object[fields.size()];
+      java.util.Arrays.fill(values, UNREAD);
+    }
+
+    private Object at(int pos) {
+      Object v = values[pos];
+      if (v == UNREAD) {
+        v = toCel(record.get(pos));
+        values[pos] = v;
+      }
+      return v;
+    }
+
+    @Override
+    public Object get(Object key) {
+      if (!(key instanceof String name)) return null;
+      Schema.Field f = record.getSchema().getField(name);
+      return f == null ? null : at(f.pos());
+    }
+
+    @Override
+    public boolean containsKey(Object key) {
+      return key instanceof String name && record.getSchema().getField(name) != null;
+    }
+
+    @Override
+    public int size() {
+      return fields.size();
+    }
+
+    @Override
+    public Set<Map.Entry<String, Object>> entrySet() {
+      Set<Map.Entry<String, Object>> out = new LinkedHashSet<>();
+      for (Schema.Field f : fields) {
+        out.add(new java.util.AbstractMap.SimpleImmutableEntry<>(f.name(), at(f.pos())));
+      }
+      return out;
     }
   }
 
@@ -626,11 +744,7 @@ public final class Engine {
   /** A value as CEL is given it (CelUtils.toCelValue's rules). */
   static Object toCel(Object v) {
     if (v == null || v instanceof com.google.protobuf.NullValue) return NullValue.NULL_VALUE;
-    if (v instanceof IndexedRecord r) {
-      Map<String, Object> out = new LinkedHashMap<>();
-      for (Schema.Field f : r.getSchema().getFields()) out.put(f.name(), toCel(r.get(f.pos())));
-      return out;
-    }
+    if (v instanceof IndexedRecord r) return new RecordView(r);
     if (v instanceof GenericEnumSymbol<?> || v instanceof CharSequence) return v.toString();
     if (v instanceof Integer i) return i.longValue();
     if (v instanceof Short s) return s.longValue();
@@ -810,18 +924,51 @@ public final class Engine {
         return b.build();
       }
       case UNION: {
-        Object plain = v instanceof Map<?, ?> || v instanceof List<?> ? v : plainOf(v);
-        int branch = GenericData.get().resolveUnion(schema, plain);
-        return toAvro(v, schema.getTypes().get(branch));
+        List<Schema> branches = schema.getTypes();
+        for (Schema branch : branches) {
+          if (takes(branch, v)) return toAvro(v, branch);
+        }
+        throw new org.apache.avro.UnresolvedUnionException(schema, v);
       }
       default:
         throw new AvroTypeException("Unsupported Avro type: " + schema.getType());
     }
   }
 
-  private static Object plainOf(Object v) {
-    if (v instanceof CelByteString b) return ByteBuffer.wrap(b.toByteArray());
-    return v;
+  /**
+   * Whether a union's branch takes a CEL result (AvroResultWriter's resolver, not Avro's: CEL
+   * widens int to long and float to double and gives records as maps). The first branch that
+   * takes it wins, in declaration order.
+   */
+  static boolean takes(Schema branch, Object v) {
+    if (v == null) return branch.getType() == Schema.Type.NULL;
+    return switch (branch.getType()) {
+      case NULL, UNION -> false;
+      case BOOLEAN -> v instanceof Boolean;
+      case INT -> v instanceof Integer
+          || (v instanceof Long l && l >= Integer.MIN_VALUE && l <= Integer.MAX_VALUE);
+      case LONG -> v instanceof Long || v instanceof Integer;
+      case FLOAT, DOUBLE -> v instanceof Number;
+      case STRING -> v instanceof CharSequence;
+      case ENUM -> (v instanceof CharSequence || v instanceof GenericEnumSymbol<?>)
+          && branch.hasEnumSymbol(v.toString());
+      case BYTES -> v instanceof byte[] || v instanceof ByteBuffer || v instanceof CelByteString
+          || v instanceof GenericFixed;
+      case FIXED -> fixedSize(v) == branch.getFixedSize();
+      case ARRAY -> v instanceof List<?>;
+      case MAP -> v instanceof Map<?, ?>;
+      case RECORD -> v instanceof IndexedRecord r
+          ? r.getSchema().getFullName().equals(branch.getFullName())
+          : v instanceof Map<?, ?>;
+    };
+  }
+
+  private static int fixedSize(Object v) {
+    if (v instanceof GenericFixed f) return f.bytes().length;
+    if (v instanceof byte[] b) return b.length;
+    if (v instanceof ByteBuffer b) return b.remaining();
+    if (v instanceof CelByteString b) return b.size();
+    return -1;
   }
 
   private static byte[] bytesOf(Object v, Schema schema) {
