@@ -12,6 +12,7 @@ tallies, turned here into one document (:func:`document`).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import io
 import json
@@ -19,12 +20,12 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from converters.census import scan as census_scan
 from converters.census.model import Mode, PartitionTally
 from converters.kafka import waits
-from converters.quality import jvmscan
+from converters.quality import jvmscan, sparkcheck
 from schemacli.contracts.avro.parse import parse_schema
 from schemacli.contracts.rules.execute import RuleRunner
 from schemacli.contracts.rules.model import parse_contract
@@ -32,6 +33,10 @@ from schemacli.errors import InputError, NetworkError, RegistryError
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.errors import RegistryErrorCode
 from schemacli.registry.models import SubjectVersion
+from spark_avro.registry import self_contained_text
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 CHECK_FORMAT = 1
 RULE_MODES = ("WRITE", "READ")
@@ -60,7 +65,8 @@ def rules_of(version: SubjectVersion) -> RuleSource:
 
 
 def writers_of(client: RegistryClient, subject: str) -> dict[int, SubjectVersion]:
-    """Every version of ``subject`` by schema id: the writers a record of the topic may name."""
+    """Every version of ``subject`` by schema id: the writers a record of the topic may name,
+    each self-contained (:func:`self_contained`)."""
     out: dict[int, SubjectVersion] = {}
     try:
         versions = client.list_versions(subject)
@@ -73,14 +79,27 @@ def writers_of(client: RegistryClient, subject: str) -> dict[int, SubjectVersion
         ) from err
     for v in versions:
         got = client.get_version(subject, v)
-        if got.schema_type == "AVRO":
-            out.setdefault(got.id, got)
+        if got.schema_type == "AVRO" and got.id not in out:
+            out[got.id] = self_contained(client, got)
     return out
+
+
+def self_contained(client: RegistryClient, version: SubjectVersion) -> SubjectVersion:
+    """``version`` with the named types its references point to defined inline: both roads
+    decode with one schema text (Avro's parser and fastavro follow no references). The one call
+    of this road into the registry's reference walk."""
+    if not version.references:
+        return version
+    what = f"{version.subject} version {version.version}"
+    text = self_contained_text(client, version.schema, version.references, what)
+    return dataclasses.replace(version, schema=text, references=())
 
 
 def engine_of(engine: str) -> str:
     """``auto`` -> ``jvm`` when it can run here, else ``python``; JvmUnavailable for ``jvm``
-    without its parts."""
+    without its parts; ``spark`` and ``python`` as they are."""
+    if engine == "spark":
+        return "spark"
     if engine == "jvm":
         jvmscan.runtime()
         return "jvm"
@@ -107,9 +126,13 @@ def take_check(
     progress: Callable[[int, int], None] | None = None,
     engine: str = "auto",
     examples: int = 3,
+    spark: SparkSession | None = None,
+    spark_master: str = "local[*]",
 ) -> dict[str, Any]:
     """The check document of ``topic`` (docs/quality.md). Raises InputError (no such topic or
-    subject version, no rules, the JVM asked for and missing), NetworkError, RegistryError."""
+    subject version, no rules, the JVM asked for and missing, a rule Spark cannot run),
+    NetworkError, RegistryError. ``spark``: the session of the Spark road (else one is made on
+    ``spark_master``)."""
     from confluent_kafka import Consumer, KafkaException
 
     writers = writers_of(client, subject)
@@ -117,6 +140,10 @@ def take_check(
         chosen = client.get_version(subject, version if version is not None else "latest")
         rules = rules_of(chosen)
     road = engine_of(engine)
+    compiled = None
+    if road == "spark":  # refuse what Spark cannot run before Spark starts
+        contract = sparkcheck.contract_of(rules.rule_set, rules.metadata, _where_text(rules.where))
+        compiled = sparkcheck.compile_for(contract, writers, rule_mode)
     started = time.time()
     try:
         consumer = Consumer(census_scan.consumer_config(bootstrap, properties))
@@ -150,6 +177,19 @@ def take_check(
                 examples=examples,
             )
             answer = jvmscan.read_partitions(bootstrap, plan, properties=java_properties, step=step)
+        elif compiled is not None:
+            session = spark or sparkcheck.session(spark_master)
+            answer = sparkcheck.read_with_spark(
+                session,
+                bootstrap,
+                topic,
+                tallies,
+                compiled,
+                n_rules=len(rules.rule_set.get("domainRules") or []),
+                examples=examples,
+                kafka_options=java_properties,
+            )
+            step(total)
         else:
             try:
                 answer = read_in_python(

@@ -302,11 +302,21 @@ CheckEngine = Annotated[
     str,
     typer.Option(
         "--engine",
-        click_type=click.Choice(["auto", "jvm", "python"]),
+        click_type=click.Choice(["auto", "jvm", "python", "spark"]),
         help="Who decodes and runs the rules: jvm (Kafka's Java consumer, Avro's GenericRecord "
         "and Google's CEL-Java, as Confluent's Java serializer; needs java 17+ and its jars, "
         "docs/quality.md#engines), python (librdkafka, fastavro and schemacli's evaluator, as "
-        "confluent-kafka-python), auto (the JVM when it can run here).",
+        "confluent-kafka-python), spark (Spark's Kafka source, from_avro and the CEL "
+        "CONDITIONs compiled to Spark SQL, on --spark-master), auto (the JVM when it can run "
+        "here, else python).",
+    ),
+]
+SparkMaster = Annotated[
+    str,
+    typer.Option(
+        "--spark-master",
+        metavar="URL",
+        help="The Spark master of --engine spark (local[*], spark://HOST:PORT, yarn, ...).",
     ),
 ]
 
@@ -328,6 +338,7 @@ def check_command(
     connect_timeout: ConnectTimeout = 10.0,
     kafka_properties: KafkaProperties = None,
     engine: CheckEngine = "auto",
+    spark_master: SparkMaster = "local[*]",
     examples: Examples = 3,
     output: Output = OutputFormat.text,
     flags: RegistryFlags = NO_FLAGS,
@@ -380,7 +391,7 @@ def check_command(
                 hint='Give a file with {"ruleSet": {"domainRules": [...]}}.',
             )
     settings = load_settings(registry=flags)
-    require_extras("topics check", "kafka")
+    require_extras("topics check", "kafka", *(["spark"] if engine == "spark" else []))
     written = load(kafka_properties)
     properties = librdkafka_properties(written)
     java_properties = {k.removeprefix("kafka."): v for k, v in spark_options(written).items()}
@@ -404,6 +415,7 @@ def check_command(
             progress=progress,
             engine=engine,
             examples=examples,
+            spark_master=spark_master,
         )
     if is_json(output):
         emit_json(doc)

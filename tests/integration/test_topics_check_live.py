@@ -48,6 +48,7 @@ class Topic:
     ids: dict[str, int]
     contract: Path
     passing: Path
+    ghost: str  # a topic that is not there, whose value subject is registered
 
 
 def _frame(schema_id: int, schema: dict, record: dict) -> bytes:
@@ -80,9 +81,10 @@ def topic(kafka, registry, tmp_path_factory) -> Topic:
     for future in admin.create_topics([NewTopic(name, 2, 1)]).values():
         future.result(30)
     ids = {}
-    for label, schema in (("v1", V1), ("v2", V2)):
+    ghost = f"ghost-{uuid.uuid4().hex[:8]}"
+    for label, subject, schema in (("v1", name, V1), ("v2", name, V2), ("ghost", ghost, V1)):
         answer = requests.post(
-            f"{_url(registry)}/subjects/{name}-value/versions",
+            f"{_url(registry)}/subjects/{subject}-value/versions",
             json={"schema": json.dumps(schema)},
             timeout=30,
         )
@@ -113,7 +115,7 @@ def topic(kafka, registry, tmp_path_factory) -> Topic:
     contract.write_text(json.dumps({"metadata": {}, "ruleSet": RULES}))
     passing = where / "passing.contract.json"
     passing.write_text(json.dumps({"ruleSet": {"domainRules": [RULES["domainRules"][0]]}}))
-    return Topic(name, ids, contract, passing)
+    return Topic(name, ids, contract, passing, ghost)
 
 
 def check(topic: Topic, kafka, registry, *args: str, engine: str = "jvm", fmt: str = "json"):
@@ -153,22 +155,53 @@ def test_jvm_check_counts_every_rule_per_writer_version_exactly(topic, kafka, re
     assert [s["name"] for s in doc["summary"]] == [r["name"] for r in RULES["domainRules"]]
 
 
+def counts(doc: dict) -> dict:
+    """The document without what depends on the road or the clock (timings, error words)."""
+    out = {k: v for k, v in doc.items() if k not in (*TIMING, "versions")}
+    out["versions"] = [
+        {**v, "decode_error": None, "rules": [{**r, "first_error": None} for r in v["rules"]]}
+        for v in doc["versions"]
+    ]
+    return out
+
+
 def test_python_check_gives_the_jvm_document(topic, kafka, registry):
     jvm = json.loads(check(topic, kafka, registry, "--contract", str(topic.contract)).stdout)
     done = check(topic, kafka, registry, "--contract", str(topic.contract), engine="python")
     assert done.returncode == 1, done.stderr
     python = json.loads(done.stdout)
     assert python["engine"] == "python"
-
-    def counts(doc: dict) -> dict:
-        out = {k: v for k, v in doc.items() if k not in (*TIMING, "versions")}
-        out["versions"] = [
-            {**v, "decode_error": None, "rules": [{**r, "first_error": None} for r in v["rules"]]}
-            for v in doc["versions"]
-        ]
-        return out
-
     assert counts(python) == counts(jvm)
+
+
+SQL_RULES = {"domainRules": [  # CEL CONDITIONs on fields every version has: Spark SQL runs them
+    RULES["domainRules"][0],
+    {"name": "id-above-2", "kind": "CONDITION", "type": "CEL", "mode": "WRITE",
+     "expr": "message.id > 2", "onFailure": "NONE"},
+    {"name": "email-has-at", "kind": "CONDITION", "type": "CEL", "mode": "WRITE",
+     "expr": "message.email.contains('@') ; message.total < 4.0", "onFailure": "DLQ",
+     "params": {"dlq.topic": "dlq"}},
+    RULES["domainRules"][3],
+]}  # fmt: skip
+
+
+@pytest.mark.parametrize("rule_mode", ["WRITE", "READ"])
+def test_spark_check_gives_the_jvm_document(topic, kafka, registry, spark, tmp_path, rule_mode):
+    from converters.census.model import Mode
+    from converters.quality.check import RuleSource, take_check
+    from schemacli.registry.client import RegistryClient
+    from schemacli.registry.settings import RegistrySettings
+
+    rules = RuleSource(SQL_RULES, {}, {"subject": None, "version": None, "file": "sql.json"})
+    docs = {}
+    with RegistryClient(RegistrySettings(url=_url(registry))) as client:
+        for engine in ("jvm", "spark"):
+            docs[engine] = take_check(_bootstrap(kafka), topic.name, subject=f"{topic.name}-value",
+                                      client=client, rules=rules, mode=Mode(), engine=engine,
+                                      rule_mode=rule_mode, spark=spark)  # fmt: skip
+    assert docs["spark"]["engine"] == "spark"
+    assert counts(docs["spark"]) == counts(docs["jvm"])
+    assert docs["jvm"]["verdict"] == "fail" and docs["jvm"]["totals"]["checked"] == 7
 
 
 def test_read_mode_runs_the_read_rules(topic, kafka, registry):
@@ -214,13 +247,16 @@ def valid_document(fmt: str, text: str) -> None:
         (("--contract", "/nonexistent/c.json"), 2, "c.json"),
         (("--contract", "CONTRACT", "--version", "1"), 2, "--contract and --version"),
         (("--topic", "no-such-topic-x"), 2, "no versions"),
+        (("--topic", "GHOST", "--contract", "CONTRACT"), 2, "not found"),
         (("--bootstrap", "127.0.0.1:1", "--contract", "CONTRACT"), 3, "Kafka"),
         (("--registry", "http://127.0.0.1:1"), 3, "127.0.0.1:1"),
         (("--version", "1"), 2, "no domain rules"),
-        (("--engine", "spark"), 2, "spark"),
+        (("--engine", "flink"), 2, "flink"),
+        (("--engine", "spark", "--contract", "CONTRACT"), 2, "--engine spark cannot run"),
     ],
     ids=["no-registry", "no-contract-file", "contract-and-version", "unknown-topic",
-         "broker-unreachable", "registry-unreachable", "version-without-rules", "bad-engine"],
+         "subject-without-topic", "broker-unreachable", "registry-unreachable",
+         "version-without-rules", "bad-engine", "spark-without-sql-form"],
 )  # fmt: skip
 def test_every_bad_input_is_a_clear_error_in_every_format(topic, kafka, registry, args, code,
                                                           words):  # fmt: skip
@@ -232,7 +268,7 @@ def test_every_bad_input_is_a_clear_error_in_every_format(topic, kafka, registry
             if a == "--registry-less":
                 url = None
             elif a == "--topic":
-                name, i = args[i + 1], i + 1
+                name, i = (topic.ghost if args[i + 1] == "GHOST" else args[i + 1]), i + 1
             elif a == "--bootstrap":
                 bootstrap, i = args[i + 1], i + 1
             elif a == "--registry":
@@ -250,3 +286,75 @@ def test_every_bad_input_is_a_clear_error_in_every_format(topic, kafka, registry
         assert words.lower() in done.stderr.lower(), done.stderr
         if fmt != "text":
             valid_document(fmt, done.stdout)
+
+
+ADDRESS = {"type": "record", "name": "Address", "namespace": "shop", "fields": [
+    {"name": "city", "type": "string"},
+    {"name": "zip", "type": "string", "confluent:tags": ["PII"]},
+]}  # fmt: skip
+ORDER = {"type": "record", "name": "Order", "namespace": "shop", "fields": [
+    {"name": "id", "type": "long"},
+    {"name": "ship", "type": ["null", "shop.Address"], "default": None},
+    {"name": "bill", "type": "shop.Address"},
+]}  # fmt: skip
+ORDER_INLINE = {**ORDER, "fields": [ORDER["fields"][0],
+    {"name": "ship", "type": ["null", ADDRESS], "default": None},
+    {"name": "bill", "type": "shop.Address"}]}  # fmt: skip
+REFERENCE_RULES = {"domainRules": [
+    {"name": "bill-city", "kind": "CONDITION", "type": "CEL", "mode": "WRITE",
+     "expr": "message.bill.city != ''"},
+    {"name": "ship-or-bill", "kind": "CONDITION", "type": "CEL", "mode": "WRITE",
+     "expr": "message.ship == null || message.ship.city == message.bill.city"},
+    {"name": "zip-long", "kind": "CONDITION", "type": "CEL_FIELD", "mode": "WRITE",
+     "tags": ["PII"], "expr": "size(value) >= 4"},
+]}  # fmt: skip
+
+
+def test_a_writer_with_schema_references_is_decoded_and_checked_by_both_engines(
+    kafka, registry, tmp_path
+):
+    """The writer's named types live in another subject (a Confluent schema reference): both
+    engines decode with the schema made self-contained, and count alike."""
+    import requests
+    from confluent_kafka import Producer
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    bootstrap, url = _bootstrap(kafka), _url(registry)
+    name = f"refs-{uuid.uuid4().hex[:8]}"
+    for future in (
+        AdminClient({"bootstrap.servers": bootstrap}).create_topics([NewTopic(name, 1, 1)]).values()
+    ):
+        future.result(30)
+    requests.post(f"{url}/subjects/{name}-address/versions",
+                  json={"schema": json.dumps(ADDRESS)}, timeout=30).raise_for_status()  # fmt: skip
+    answer = requests.post(
+        f"{url}/subjects/{name}-value/versions",
+        json={"schema": json.dumps(ORDER), "references": [
+            {"name": "shop.Address", "subject": f"{name}-address", "version": 1}]},
+        timeout=30,
+    )  # fmt: skip
+    answer.raise_for_status()
+    order_id = answer.json()["id"]
+    oslo, lisbon = {"city": "Oslo", "zip": "0150"}, {"city": "", "zip": "12"}
+    records = [
+        {"id": 1, "ship": None, "bill": oslo},  # passes all
+        {"id": 2, "ship": oslo, "bill": lisbon},  # bill-city, ship-or-bill, zip-long fail
+        {"id": 3, "ship": lisbon, "bill": oslo},  # ship-or-bill and zip-long (ship.zip) fail
+    ]
+    producer = Producer({"bootstrap.servers": bootstrap})
+    for r in records:
+        producer.produce(name, value=_frame(order_id, ORDER_INLINE, r))
+    assert producer.flush(30) == 0
+    contract = tmp_path / "c.json"
+    contract.write_text(json.dumps({"ruleSet": REFERENCE_RULES}))
+    docs = {}
+    for engine in ("jvm", "python"):
+        done = cli("topics", "check", name, "-b", bootstrap, "-r", url, "--engine", engine,
+                   "-o", "json", "--contract", str(contract))  # fmt: skip
+        assert done.returncode == 1, done.stderr
+        docs[engine] = json.loads(done.stdout)
+    for engine, doc in docs.items():
+        assert doc["totals"]["checked"] == 3 and doc["totals"]["undecodable"] == 0, engine
+        counts = [(r["name"], r["pass"], r["fail"], r["error"]) for r in doc["summary"]]
+        assert counts == [("bill-city", 2, 1, 0), ("ship-or-bill", 1, 2, 0),
+                          ("zip-long", 1, 2, 0)], (engine, counts)  # fmt: skip
