@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from schemacli.contracts.lint.engine import lint_paths
+from schemacli.contracts.lint.rules.datarules import always_true
 from schemacli.contracts.lint.ruleset import LintConfig
-from schemacli.contracts.rules.lint import always_true
 from schemacli.contracts.rules.model import Rule
 
 SCHEMA = {"type": "record", "name": "Ride", "namespace": "taxi", "doc": "d",

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from schemacli.contracts.avro.loader import LoadedSchema
 from schemacli.contracts.avro.schema import EnumSchema, FixedSchema, RecordSchema, UnionSchema
 from schemacli.contracts.findings import Finding
-from schemacli.contracts.jsontext.source import join_pointer
+from schemacli.contracts.jsontext.pointer import join_pointer
 from schemacli.contracts.rules.avrocel import cel_type, record_type
 from schemacli.contracts.rules.cel.ast import Expr
 from schemacli.contracts.rules.cel.checker import Checked, FieldUse, Issue, check

@@ -13,11 +13,13 @@ from dataclasses import replace
 
 from schemacli.contracts.avro.loader import LoadedSchema
 from schemacli.contracts.evolution.check import INPUT_KINDS, CheckReport
-from schemacli.contracts.evolution.gate import GateReport, input_error_row
 from schemacli.contracts.findings import Finding
+from schemacli.contracts.gate.gate import GateReport, input_error_row
 from schemacli.contracts.rules.judge import Version, judge_contract, judge_versions
 from schemacli.contracts.rules.model import Contract, RulesPolicy, parse_contract, read_contract
-from schemacli.contracts.store.store import CONTRACT_SUFFIX, Tree, load_history
+from schemacli.contracts.store.contractfiles import CONTRACT_SUFFIX
+from schemacli.contracts.store.history import load_history
+from schemacli.contracts.store.tree import Tree
 from schemacli.errors import InputError
 
 

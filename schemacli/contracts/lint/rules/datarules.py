@@ -1,10 +1,12 @@
-"""Lint rules over a version's rule set (``v<N>.contract.json``): R001 a rule without a name,
-R002 a rule running on WRITE without ``onFailure``, R003 a CONDITION true for every record.
+"""Data-quality rule sets (R001-R003): the rule set beside a store version
+(``v<N>.contract.json`` beside ``v<N>.avsc``, docs/rules.md): R001 a rule without a name, R002
+a rule running on WRITE without ``onFailure``, R003 a CONDITION true for every record.
 
 "True for every record" is decided by evaluating the condition with no record at all: an
 expression that reads the record then meets an error, and CEL's ``||`` absorbs errors, so
 ``true``, ``1 < 2`` and ``message.total > 0.0 || true`` give true without a record, while
-anything that depends on it gives an error or false.
+anything that depends on it gives an error or false. The findings point into the contract
+file; fixes never touch it.
 """
 
 from __future__ import annotations
@@ -13,18 +15,45 @@ from collections.abc import Callable
 from pathlib import Path
 
 from schemacli.contracts.findings import Finding
-from schemacli.contracts.jsontext.source import join_pointer
-from schemacli.contracts.lint.validate import error_finding
+from schemacli.contracts.jsontext.pointer import join_pointer
+from schemacli.contracts.jsontext.source import is_stdin
+from schemacli.contracts.lint.files import error_finding
+from schemacli.contracts.lint.rule import Category, Family, Fixable, Rule, Run
 from schemacli.contracts.rules.cel.evaluate import CelEvalError, compile_expr
 from schemacli.contracts.rules.cel.parser import CelSyntaxError, parse
-from schemacli.contracts.rules.model import CEL_TYPES, Contract, Rule, read_contract
+from schemacli.contracts.rules.model import CEL_TYPES, Contract, read_contract
+from schemacli.contracts.rules.model import Rule as DomainRule
+from schemacli.contracts.store.contractfiles import CONTRACT_SUFFIX
 from schemacli.errors import SchemacliError
 from schemacli.kinds import Kind
 
-CONTRACT_SUFFIX = ".contract.json"  # as the store names a version's contract (docs/store.md)
+R001 = Rule(
+    Kind.R001,
+    "rule-without-name",
+    Category.RULES,
+    default=True,
+    fixable=Fixable.NONE,
+    summary="every rule of a version's rule set has a name",
+)
+R002 = Rule(
+    Kind.R002,
+    "write-rule-without-on-failure",
+    Category.RULES,
+    default=True,
+    fixable=Fixable.NONE,
+    summary="a rule that runs on WRITE says what a failing record does (onFailure)",
+)
+R003 = Rule(
+    Kind.R003,
+    "always-true-expression",
+    Category.RULES,
+    default=True,
+    fixable=Fixable.NONE,
+    summary="a CONDITION can fail for some record",
+)
 
 
-def always_true(rule: Rule) -> bool:
+def always_true(rule: DomainRule) -> bool:
     """Whether the rule's condition holds whatever the record (guard aside: a guard only
     makes a condition pass more often)."""
     _, body, _ = rule.guard_and_body
@@ -70,12 +99,10 @@ def lint_contract(contract: Contract, on: Callable[[Kind], bool]) -> list[Findin
     return out
 
 
-def lint_beside(version: Path, rules: frozenset[Kind]) -> list[Finding]:
+def lint_beside(version: Path, on: Callable[[Kind], bool]) -> list[Finding]:
     """The R* findings of the contract file beside a version (``v2.avsc`` ->
-    ``v2.contract.json``); none when it has none or no R rule is selected. A contract file
-    that cannot be read is one error finding."""
-    if not any(k in rules for k in (Kind.R001, Kind.R002, Kind.R003)):
-        return []
+    ``v2.contract.json``); none when it has none. A contract file that cannot be read is one
+    error finding."""
     beside = version.with_name(version.name.removesuffix(".avsc") + CONTRACT_SUFFIX)
     if not beside.is_file():
         return []
@@ -83,4 +110,13 @@ def lint_beside(version: Path, rules: frozenset[Kind]) -> list[Finding]:
         contract = read_contract(beside)
     except SchemacliError as err:
         return [error_finding(err, str(beside))]
-    return lint_contract(contract, rules.__contains__)
+    return lint_contract(contract, on)
+
+
+def _end(run: Run) -> None:
+    path = run.loaded.path
+    if path is not None and not is_stdin(path):
+        run.findings.extend(lint_beside(path, run.on))
+
+
+FAMILY = Family((R001, R002, R003), end=_end)
