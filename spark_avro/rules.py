@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from schemacli.contracts.avro.facts import LONG_MIN
 from schemacli.contracts.avro.schema import RecordSchema, Schema
 from schemacli.contracts.rules import avrocel
 from schemacli.contracts.rules.cel import ast
@@ -337,7 +338,7 @@ class _Compiler:
                 v = f"{name}({a.value}, {b.value})"
                 return Sql(v, _or(errors, _and(_not(errors), f"({v} IS NULL)")), False)
             zero = f"({b.value} = 0)"
-            overflow = f"({a.value} = {-(2**63)} AND {b.value} = -1)"
+            overflow = f"({a.value} = {LONG_MIN} AND {b.value} = -1)"
             op = "div" if fn == "_/_" else "%"
             return Sql(
                 f"(CASE WHEN {b.value} = 0 THEN NULL ELSE {a.value} {op} {b.value} END)",

@@ -14,6 +14,8 @@ from schemacli.commands.kafka_options import KafkaProperties, RequiredBootstrap
 from schemacli.commands.options import DAY, Output, count, require_extras, seconds
 from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect, registry_flags
 from schemacli.commands.store_options import Store
+from schemacli.config import load_settings
+from schemacli.contracts.rules.model import read_contract
 from schemacli.errors import ExitCode, UsageError
 from schemacli.output import OutputFormat, render
 from schemacli.output.census import report, text
@@ -258,7 +260,6 @@ def check_command(
         spark_options,
     )
     from converters.quality.check import RuleSource, take_check
-    from schemacli.config import load_settings
     from schemacli.output.quality import report, text
 
     check_topic(topic)
@@ -275,8 +276,6 @@ def check_command(
         )
     rules = None
     if contract is not None:
-        from schemacli.contracts.rules.model import read_contract
-
         read = read_contract(contract)
         value = read.document.value
         rules = RuleSource(

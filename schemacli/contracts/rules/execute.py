@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from schemacli.contracts.avro.facts import PRIMITIVE_TYPES
 from schemacli.contracts.avro.schema import (
     ArraySchema,
     EnumSchema,
@@ -47,16 +48,8 @@ from schemacli.contracts.rules.model import CEL_TYPES, DLQ_TOPIC, Metadata, Rule
 from schemacli.contracts.rules.tags import selects, tags_of
 
 Status = Literal["pass", "fail", "error", "not-run"]
-_PRIMITIVE_TYPES = {
-    "int": "INT",
-    "long": "LONG",
-    "float": "FLOAT",
-    "double": "DOUBLE",
-    "boolean": "BOOLEAN",
-    "null": "NULL",
-    "string": "STRING",
-    "bytes": "BYTES",
-}
+# a field's typeName as Confluent's executors give it to a CEL_FIELD rule: its Avro type, upper-case
+_PRIMITIVE_TYPES = {t: t.upper() for t in PRIMITIVE_TYPES}
 
 
 @dataclass(frozen=True)

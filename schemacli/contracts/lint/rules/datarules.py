@@ -23,9 +23,12 @@ from schemacli.contracts.rules.cel.evaluate import CelEvalError, compile_expr
 from schemacli.contracts.rules.cel.parser import CelSyntaxError, parse
 from schemacli.contracts.rules.model import CEL_TYPES, Contract, read_contract
 from schemacli.contracts.rules.model import Rule as DomainRule
-from schemacli.contracts.store.contractfiles import CONTRACT_SUFFIX
 from schemacli.errors import SchemacliError
 from schemacli.kinds import Kind
+
+# v<N>.contract.json beside v<N>.avsc: the store's name (contracts.store.contractfiles owns it;
+# lint sits below the store and may not import it)
+CONTRACT_SUFFIX = ".contract.json"
 
 R001 = Rule(
     Kind.R001,

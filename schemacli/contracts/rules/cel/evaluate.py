@@ -20,9 +20,10 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from schemacli.contracts.avro.facts import LONG_MAX, LONG_MIN
 from schemacli.contracts.rules.cel import ast
 
-INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+INT_MIN, INT_MAX = LONG_MIN, LONG_MAX  # CEL's int is a 64-bit signed integer, as Avro's long
 UINT_MAX = 2**64 - 1
 MAX_REGEX_CACHE = 256
 
@@ -551,7 +552,7 @@ def _to_int(pos: int, v: Any) -> int:
     if k in ("int", "uint"):
         return _check_int(int(v), pos)
     if k == "double":
-        if math.isnan(v) or math.isinf(v) or not (INT_MIN <= v < 2.0**63):
+        if math.isnan(v) or math.isinf(v) or not (INT_MIN <= v < -float(INT_MIN)):
             raise CelEvalError("int overflow", pos)
         return int(v)
     if k == "string":

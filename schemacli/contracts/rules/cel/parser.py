@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from schemacli.contracts.avro.facts import LONG_MAX, LONG_MIN
 from schemacli.contracts.rules.cel.ast import (
     Call,
     Comprehension,
@@ -27,7 +28,7 @@ from schemacli.contracts.rules.cel.ast import (
 MAX_LENGTH = 100_000
 MAX_DEPTH = 64  # brackets inside brackets: no rule comes near it
 MAX_TREE_DEPTH = 150  # operators chained (a && b && ... is a tree this deep): the walks recurse
-INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+INT_MIN, INT_MAX = LONG_MIN, LONG_MAX  # CEL's int is a 64-bit signed integer, as Avro's long
 UINT_MAX = 2**64 - 1
 
 # langdef.md "Syntax": words that are not identifiers ("in" is an operator).
