@@ -615,11 +615,14 @@ def apply_rules(decoded: object, rules: Sequence[CompiledRule]) -> object:
     at = F.when(good, F.expr(f"CASE {first} END"))
     staged = with_codes.select("*", at.alias("_rule_at")).drop(*codes)
     place = F.col("_rule_at")
-    reason = F.element_at(F.expr(f"array({', '.join(reasons)})"), place)
+    refused = place.isNotNull()
+    # element_at is asked only where a rule refused: Spark's generated code for element_at
+    # over a constant array reads a null index as the last element (a good record got the
+    # last reason)
+    reason = F.when(refused, F.element_at(F.expr(f"array({', '.join(reasons)})"), place))
     topic = F.element_at(
         F.expr(f"array({', '.join(topics)})"), F.floor((place + 1) / 2).cast("int")
     )
-    refused = place.isNotNull()
     return staged.select(
         *[
             c
