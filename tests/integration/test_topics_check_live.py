@@ -321,9 +321,8 @@ def test_a_writer_with_schema_references_is_decoded_and_checked_by_both_engines(
 
     bootstrap, url = _bootstrap(kafka), _url(registry)
     name = f"refs-{uuid.uuid4().hex[:8]}"
-    for future in (
-        AdminClient({"bootstrap.servers": bootstrap}).create_topics([NewTopic(name, 1, 1)]).values()
-    ):
+    admin = AdminClient({"bootstrap.servers": bootstrap})  # kept: its futures need it alive
+    for future in admin.create_topics([NewTopic(name, 1, 1)]).values():
         future.result(30)
     requests.post(f"{url}/subjects/{name}-address/versions",
                   json={"schema": json.dumps(ADDRESS)}, timeout=30).raise_for_status()  # fmt: skip
