@@ -20,14 +20,17 @@ PACKAGES = (
 )
 
 
-def local_spark(app: str = "schemacli-migrate-validate") -> SparkSession:
-    """A local Spark session named ``app`` with spark-avro (jars from SCHEMACLI_SPARK_JARS or
-    Maven), for ``validate(..., spark=SparkDryRun(...))`` and replay."""
+def local_spark(
+    app: str = "schemacli-migrate-validate", *, master: str = "local[1]", kafka: bool = False
+) -> SparkSession:
+    """A Spark session named ``app`` on ``master`` with spark-avro (and spark-sql-kafka with
+    ``kafka``; jars from SCHEMACLI_SPARK_JARS or Maven), for ``validate(...,
+    spark=SparkDryRun(...))``, replay and ``topics check --engine spark``."""
     from pyspark.sql import SparkSession
 
     jars = os.environ.get("SCHEMACLI_SPARK_JARS")
     builder = (
-        SparkSession.builder.master("local[1]")
+        SparkSession.builder.master(master)
         .appName(app)
         .config("spark.ui.enabled", "false")
         .config("spark.sql.session.timeZone", "UTC")
@@ -35,5 +38,5 @@ def local_spark(app: str = "schemacli-migrate-validate") -> SparkSession:
     if jars:
         builder = builder.config("spark.jars", jars)
     else:
-        builder = builder.config("spark.jars.packages", PACKAGES[0])
+        builder = builder.config("spark.jars.packages", ",".join(PACKAGES[: 2 if kafka else 1]))
     return builder.getOrCreate()

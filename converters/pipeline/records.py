@@ -30,6 +30,7 @@ from converters.pipeline.headers import (
 )
 from converters.pipeline.progress import KINDS, METRICS
 from converters.pipeline.transform import ERROR, STAGE, V1, convert_rows
+from converters.pipeline.v1rules import apply_v1_rules, compile_v1_rules, contract_text
 from schemacli.contracts.avro.loader import collapse_primitives
 from schemacli.errors import CheckFailed, UsageError
 from schemacli.registry.schemas import RegistrySchemas
@@ -57,6 +58,8 @@ class RegistryPlan:
     writer_schemas: dict[int, str]  # v2 schema id -> schema text
     writer_versions: dict[int, str]  # v2 schema id -> "subject/version" (the marker header)
     key: RegistryPlan | None = None  # the same for the key, when the mapping converts keys
+    # v1's rule set (contract JSON) when it has domain rules: pipeline.v1rules applies them
+    target_rules: str | None = None
 
 
 def resolve_registry(mapping: Mapping, client: RegistryClient) -> RegistryPlan:
@@ -107,24 +110,25 @@ def _resolve_side(mapping: Mapping, client: RegistryClient) -> RegistryPlan:
             hint=f"Register the v2 {what}schema under it before starting the converter.",
         )
     # v1 is written with the mapping's own v1 schema (self-contained), which the lookup found
-    # registered under that id
-    return RegistryPlan(found[0], target_text, writers, versions)
+    # registered under that id; v1's domain rules come with the version the lookup found
+    rules = contract_text(getattr(found[2], "metadata", None), getattr(found[2], "rule_set", None))
+    return RegistryPlan(found[0], target_text, writers, versions, None, rules)
 
 
 def _registered_as(
     road: RegistrySchemas, subject: str, schema: Any
-) -> tuple[int, int | None] | None:
-    """(id, version) of ``schema`` (the mapping's v1, self-contained) under ``subject``; None
-    when it is not registered there. The registry's lookup first; a v1 registered with
-    references is another text than its self-contained form, so then the subject's versions,
-    self-contained, are compared with it."""
+) -> tuple[int, int | None, object] | None:
+    """(id, version, the registry's answer for that version) of ``schema`` (the mapping's v1,
+    self-contained) under ``subject``; None when it is not registered there. The registry's
+    lookup first; a v1 registered with references is another text than its self-contained form,
+    so then the subject's versions, self-contained, are compared with it."""
     found = road.client.lookup(subject, json.dumps(schema))
     if found is not None:
-        return found.id, found.version
+        return found.id, found.version, found
     if not road.version_numbers(subject):
         return None
     wanted = collapse_primitives(schema)  # the same JSON, as the registry's lookup compares
-    return next(
+    match = next(
         (
             (i, w.number)
             for i, w in road.writers(subject).items()
@@ -132,6 +136,10 @@ def _registered_as(
         ),
         None,
     )
+    if match is None:
+        return None
+    number = match[1] if match[1] is not None else "latest"
+    return match[0], match[1], road.version(subject, number)  # asked once per run
 
 
 def _header(name: str, value: Any) -> Any:
@@ -281,6 +289,9 @@ def convert_side(
         stable_union_names=False,  # the mappings name union members positionally
     ).drop(RAW_COLUMN)
     converted = convert_rows(decoded, mapping, compiled=compiled)
+    # a stage of its own: v1's WRITE rules on what is written (pipeline.v1rules)
+    v1_rules = compile_v1_rules(reg.target_rules, reg.target_schema, mapping.target.subject or "v1")
+    converted = apply_v1_rules(converted, v1_rules)
     encoded = confluent_value(F.col(V1), json.dumps(json.loads(reg.target_schema)), reg.target_id)
     return converted, encoded
 

@@ -138,6 +138,8 @@ def run(
     try:
         if args.delivery == "exactly-once":
             road = choose_road(mapping, getattr(args, "road", "auto"))
+            if road.fast and reg.target_rules is not None:  # pipeline.v1rules runs in SQL
+                road = Road(why="v1's rule set is applied on the SQL road")
             print(f"converter road: {road.describe()}", file=sys.stderr, flush=True)
             records = build_records(reader.load(), mapping, reg)  # the mapping first: exit 1
             try:

@@ -148,6 +148,9 @@ def check_command(
     verdicts = verdict_cache(settings, no_cache)
     result = check_candidate(candidate, history, subject=subject, level=chosen, verdicts=verdicts)
     result = with_readers(result, candidate, readers, verdicts=verdicts)
+    from schemacli.contracts.rules.store import rules_check
+
+    result = rules_check(result, candidate, history, tree, settings.rules)  # docs/rules.md
     typer.echo(render(check_report(result), output, color=sys.stdout.isatty()), nl=False)
     raise typer.Exit(int(result.verdict.exit_code))
 

@@ -131,8 +131,12 @@ def _gate(
     verdicts: VerdictCache,
     readers: Sequence[DeclaredReader],
 ) -> GateReport:
-    """The gate over ``head`` (against ``base``), with the lint findings when the config asks."""
+    """The gate over ``head`` (against ``base``), with the data-quality rules' findings
+    (docs/rules.md) and the lint findings when the config asks."""
+    from schemacli.contracts.rules.store import rules_gate
+
     result = check_store(head, levels, base=base, verdicts=verdicts, readers=readers)
+    result = rules_gate(result, head, settings.rules)
     vet = _linter(settings, head)
     return vet(result) if vet is not None else result
 

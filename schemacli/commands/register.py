@@ -67,8 +67,9 @@ def register_command(
         typer.Option(
             "--rules",
             metavar="FILE",
-            help="The JSON `schemacli migrate rules` writes: its ruleSet (and metadata) go with "
-            "SCHEMA. Needs --major-version.",
+            help="With --major-version: the JSON `schemacli migrate rules` writes (migration "
+            "rules). Without: a contract file (v<N>.contract.json: domain rules, metadata "
+            "tags), docs/rules.md. Its ruleSet and metadata go with SCHEMA and are read back.",
         ),
     ] = None,
     compatibility_group: Annotated[
@@ -95,11 +96,19 @@ def register_command(
     2 the file is not a valid schema; 3 registry or network error (a registry that drops the
     metadata, rules or compatibilityGroup it was given, too).
     """
-    if major_version is None and (rules is not None or compatibility_group):
+    if major_version is None and compatibility_group:
         raise UsageError(
-            "--rules and --compatibility-group register a major version: give --major-version N",
+            "--compatibility-group registers a major version: give --major-version N",
             hint="For example: --major-version 2 --rules rules.json --compatibility-group",
         )
+    if major_version is None and rules is not None:
+        if dry_run or normalize or reference:
+            raise UsageError(
+                "--rules does not combine with --dry-run, --normalize or --reference",
+                hint="Register the version with its rules alone; check it first with "
+                "`schemacli check` (it judges the rules too).",
+            )
+        _register_rule_set(schema, subject, rules, output, flags)
     if major_version is not None and (dry_run or normalize or reference):
         raise UsageError(
             "--major-version does not combine with --dry-run, --normalize or --reference",
@@ -155,6 +164,35 @@ def register_command(
         else:
             echo(result.describe())
         raise typer.Exit(ExitCode.OK)
+
+
+def _register_rule_set(
+    schema: Path, subject: str, rules: Path, output: TextOrJson, flags: RegistryFlags
+) -> None:
+    """``register --rules CONTRACT`` without --major-version: the contract's rule set and
+    metadata with the schema, read back (docs/rules.md)."""
+    from schemacli.contracts.jsontext.source import read_text
+    from schemacli.contracts.rules.model import read_contract
+    from schemacli.registry.compare import schema_text
+    from schemacli.registry.ruleset import register_with_rules
+    from schemacli.registry.schemas import RegistrySchemas
+
+    contract = read_contract(rules)
+    document = contract.document.value
+    with connect(flags) as conn:
+        loaded = RegistrySchemas(conn.client).candidate(read_text(schema, str(schema)), str(schema))
+        done = register_with_rules(
+            conn.client,
+            subject,
+            schema_text(loaded),
+            metadata=document.get("metadata") or None,
+            rule_set=document.get("ruleSet") or {},
+        )
+        if is_json(output):
+            emit_json({"registry": conn.url, "schema": str(schema), **_asdict(done)})
+        else:
+            echo(done.describe())
+    raise typer.Exit(ExitCode.OK)
 
 
 def _asdict(result: object) -> dict:

@@ -47,7 +47,7 @@ def render(report: Report, *, color: bool = False, width: int = 100) -> str:
     first = report.cases[0].columns if report.cases else ()
     columns = [name.replace("_", " ") for name, _ in first]
     table = Table(box=box.SIMPLE, show_edge=False, pad_edge=False)
-    first_column = {"diff": "level", "lint": "file", "readers": "reader"}.get(
+    first_column = {"diff": "level", "lint": "file", "readers": "reader", "rules test": "rule"}.get(
         report.command, "subject"
     )
     table.add_column(first_column, no_wrap=True)
@@ -123,7 +123,9 @@ def summary(report: Report) -> str:
         return f"check: {report.verdict}: {_counted(errors, 'problem')}"
     failing = [c for c in report.cases if c.verdict != "compatible"]
     # validate reports files
-    noun = {"gate": "subject", "readers": "declared reader"}.get(report.command, "file")
+    noun = {"gate": "subject", "readers": "declared reader", "rules test": "rule"}.get(
+        report.command, "file"
+    )
     total = _counted(len(report.cases), noun)
     if report.verdict == "compatible":
         return f"{report.command}: passed ({total})"

@@ -60,7 +60,6 @@ def test_a_rules_path_that_is_no_file_is_refused(fake_registry_cli, fake, tmp_pa
 @pytest.mark.parametrize(
     ("args", "words"),
     [
-        (["--rules", "RULES"], "give --major-version"),
         (["--compatibility-group"], "give --major-version"),
         (["--major-version", "2", "--dry-run"], "does not combine"),
         (["--major-version", "0"], "--major-version"),

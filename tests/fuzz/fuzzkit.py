@@ -360,6 +360,46 @@ def mapping_contents() -> st.SearchStrategy[bytes]:
     )
 
 
+CONTRACT = "rules.contract.json"
+GOOD_RULE = {"name": "fare", "kind": "CONDITION", "type": "CEL", "mode": "WRITE",
+             "expr": "message.total_amount >= 0.0", "onFailure": "DLQ",
+             "params": {"dlq.topic": "taxi-rides-dlq"}}  # fmt: skip
+
+
+def contract_contents() -> st.SearchStrategy[bytes]:
+    """A contract file (``topics check --contract``): a good rule set and its hostile kin."""
+
+    def contract(*rules: object, **more: object) -> str:
+        return json.dumps({"ruleSet": {"domainRules": list(rules)}, **more})
+
+    variants = [
+        contract(GOOD_RULE),
+        contract(GOOD_RULE, metadata={"tags": {"**.vendorId": ["PII"]}}),
+        contract({**GOOD_RULE, "type": "CEL_FIELD", "tags": ["PII"], "expr": "size(value) > 0"}),
+        contract({**GOOD_RULE, "expr": "message.total_amount >= "}),  # does not parse
+        contract({**GOOD_RULE, "expr": "1 + " * 4000 + "1"}),  # a deep tree
+        contract({**GOOD_RULE, "expr": "(" * 3000 + "1" + ")" * 3000}),
+        contract({**GOOD_RULE, "kind": "BOGUS"}),
+        contract({**GOOD_RULE, "mode": "SIDEWAYS"}),
+        contract({**GOOD_RULE, "type": "JSONATA", "expr": "$"}),
+        contract({**GOOD_RULE, "expr": None}),
+        contract("not a rule", 1),
+        json.dumps({"ruleSet": {"domainRules": {}}}),
+        json.dumps({"ruleSet": {}}),
+        json.dumps({"ruleSet": None, "metadata": []}),
+        json.dumps([GOOD_RULE]),
+        '{"ruleSet": ',
+        "[" * 3000,
+        "",
+        GOOD_SCHEMA.decode(),
+    ]
+    return st.one_of(
+        st.sampled_from(variants).map(str.encode),
+        st.sampled_from([b"\xff\xfe", b'{"ruleSet": {"domainRules": [{"expr": "\xff"}]}}']),
+        st.binary(max_size=120),
+    )
+
+
 def properties_contents(secrets: Secrets, port: int) -> st.SearchStrategy[bytes]:
     s = secrets.values[0]
     variants = [
@@ -597,6 +637,7 @@ def _layout(draw: st.DrawFn, secrets: Secrets, ports: dict[str, int]) -> list[Fi
         FileSpec("adir", kind="dir"),
         FileSpec("ca.pem", content=b"-----BEGIN CERTIFICATE-----\nnot base64\n"),
         FileSpec("gen.avsc", content=draw(schema_contents())),
+        FileSpec(CONTRACT, content=draw(contract_contents())),
     ]
     if draw(st.integers(0, 3)) == 0:
         files.append(FileSpec("schemacli.toml", content=draw(config_contents(secrets, url))))
@@ -694,6 +735,22 @@ TEMPLATES: dict[str, list[str]] = {
     "migrate finish": [MAPPING, "-b", "{closed}"],
     "migrate replay": [MAPPING, "-b", "{closed}", "--dry-run"],
     "report": ["--html", "site"],
+    # the Python engine: no JVM starts; the closed bootstrap refuses at once (exit 3)
+    "topics check": [
+        "taxi-rides",
+        "-b",
+        "{closed}",
+        "-r",
+        "{fake}",
+        "--contract",
+        CONTRACT,
+        "--engine",
+        "python",
+        "--connect-timeout",
+        "1",
+        "--read-timeout",
+        "5",
+    ],
 }
 
 
