@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from schemacli.errors import InputError, Location
+from schemacli.textfile import inside
 
 # A refusal says "nothing was written"; a failure after the first write says it was undone.
 NOTHING_WRITTEN = "nothing was written"
@@ -36,12 +37,15 @@ class Write:
     kept); otherwise the path must not exist at all, not even as a dangling link.
     ``follow_link``: a symbolic link at ``path`` is followed, so the link stays and the file it
     names changes (a user's own config file); off, the link itself is replaced by the file, never
-    written through (a store pulled from a registry)."""
+    written through (a store pulled from a registry). ``within``: the folder the file must land
+    in; a folder on the way that is a symbolic link leading out of it (``readers/`` linked to
+    another place) refuses the write, so nothing is written through it."""
 
     path: Path
     content: bytes
     replace: bool = False
     follow_link: bool = True
+    within: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,10 @@ _WHY = {
 def why(err: OSError) -> str:
     """A short reason for an OSError, without the path (the caller names it)."""
     return _WHY.get(err.errno or 0) or err.strerror or str(err)
+
+
+def _leaves(root: Path) -> str:
+    return f"a folder on its way is a symbolic link that leads outside {root}"
 
 
 def _writable(path: Path) -> bool:
@@ -132,6 +140,8 @@ def _look(write: Write) -> Refusal | None:
         folder = folder.parent
     if not folder.is_dir():
         return Refusal(write.path, f"cannot be written: {folder} is not a folder")
+    if write.within is not None and not inside(target.parent, write.within):
+        return Refusal(write.path, f"cannot be written: {_leaves(write.within)}")
     if not _writable(folder):
         what = f"cannot create {missing[-1]}" if missing else "cannot be written"
         return Refusal(write.path, f"{what}: the folder {folder} is read-only")
@@ -208,6 +218,9 @@ class _Transaction:
     def stage(self, write: Write) -> Path:
         self.current = write.path
         target = _target(write)
+        if write.within is not None and not inside(target.parent, write.within):
+            # a folder swapped for a link since the look: refuse, nothing of this write made
+            raise OSError(errno.EXDEV, _leaves(write.within))
         missing = [p for p in (target.parent, *target.parent.parents) if not p.exists()]
         for folder in reversed(missing):
             try:

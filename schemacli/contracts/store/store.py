@@ -40,7 +40,7 @@ from schemacli.contracts.avro.parse import UNDEFINED_NAME
 from schemacli.contracts.avro.schema import Names
 from schemacli.contracts.jsontext.source import Document, decode_bytes, parse_text, read_text
 from schemacli.errors import InputError, Location, SchemacliError, SchemaParseError, UsageError
-from schemacli.textfile import resolved
+from schemacli.textfile import Root, resolved
 
 SUBJECTS_DIR = "subjects"
 VERSION_FILE = re.compile(r"v([1-9][0-9]*)\.avsc")
@@ -183,6 +183,11 @@ class FileTree:
         base = self.display_root if self.display_root is not None else str(self.root)
         return f"{base.rstrip('/')}/{path}" if base else path
 
+    @property
+    def confined(self) -> Root:
+        """The root every file of the store must resolve inside (docs/store.md)."""
+        return Root(self.root, f"the store {self.source('').rstrip('/') or '.'}")
+
     def subjects(self) -> dict[str, dict[int, str]]:
         base = self.root / SUBJECTS_DIR
         if not self.root.is_dir():
@@ -235,8 +240,9 @@ class FileTree:
                 texts[p] = None
                 continue
             # The bounded reader: a size cap; a FIFO, device, directory or link loop named
-            # as such (an InputError naming the file), never a hang or an OSError.
-            texts[p] = read_text(self.root / p, self.source(p))
+            # as such (an InputError naming the file), never a hang or an OSError; nothing
+            # that resolves outside the store (a link a pull request adds to /etc/passwd).
+            texts[p] = read_text(self.root / p, self.source(p), within=self.confined)
         return texts
 
 
@@ -527,12 +533,12 @@ def read_contracts(
 def _contract_json(tree: Tree, path: str, text: str | None) -> dict[str, Any]:
     if text is None:
         return {}
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
+    try:  # the one JSON parser: Java's limits on nesting and numbers, positions kept
+        doc = parse_text(text.removeprefix("\ufeff"), tree.source(path), what="contract file").value
+    except InputError as exc:
         raise InputError(
-            f"not JSON: {exc.msg}",
-            location=Location(source=tree.source(path), line=exc.lineno, column=exc.colno),
+            f"not JSON: {exc.message}",
+            location=exc.location,
             hint="A contract file is the JSON `schemacli pull` writes.",
         ) from None
     if not isinstance(doc, dict) or not all(
