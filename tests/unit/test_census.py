@@ -253,7 +253,7 @@ def test_since_and_until_take_iso_dates_and_ages(text, ms):
 
 
 @pytest.mark.parametrize("text", ["yesterday", "", "7", "7y", "-5d", "1" * 50 + "d", "2026-13-01",
-                                  "x" * 5000])  # fmt: skip
+                                  "x" * 5000, "\u0667d", "\uff17d"])  # fmt: skip
 def test_a_when_that_is_neither_a_date_nor_an_age_is_refused(text):
     assert parse_when(text, now=NOW) is None
 
