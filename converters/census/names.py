@@ -5,14 +5,14 @@ version's registry version and id)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
 from converters.census.model import Registered
+from schemacli.contracts.jsontext.source import read_json_file
 from schemacli.errors import InputError, Location, RegistryError
 from schemacli.registry.client import RegistryClient
-from schemacli.textfile import SCHEMA_LIMIT, read_utf8
+from schemacli.textfile import SCHEMA_LIMIT, Root
 
 SNAPSHOT_FILE = "registry.json"  # as schemacli.registry.snapshot writes it
 SUBJECTS_DIR = "subjects"
@@ -42,20 +42,23 @@ def from_store(store: Path) -> dict[int, list[Registered]]:
     if not root.is_dir():
         return found
     for record in sorted(root.glob(f"*/{SNAPSHOT_FILE}")):
-        text = read_utf8(record, hint="It is written by `schemacli pull`.", limit=SCHEMA_LIMIT,
-                         what="registry snapshot")  # fmt: skip
+        data = read_json_file(record, hint="It is written by `schemacli pull`.",
+                              limit=SCHEMA_LIMIT, what="registry snapshot",
+                              within=Root(store, f"the store {store}")).value  # fmt: skip
         try:
-            data = json.loads(text)
             subject = data["subject"]
-            rows = [(int(r["id"]), int(r["registry_version"])) for r in data["versions"]]
-            if not isinstance(subject, str):
-                raise TypeError("subject")
-        except (ValueError, KeyError, TypeError) as exc:
+            rows = [(r["id"], r["registry_version"]) for r in data["versions"]]
+            whole = all(type(n) is int for row in rows for n in row)
+        except (KeyError, TypeError, AttributeError):
+            subject, rows, whole = None, [], False
+        if not isinstance(subject, str) or not whole:
+            # the file's content is never quoted: a store comes from another party
             raise InputError(
-                f"{record} is not a registry snapshot ({type(exc).__name__}: {exc})",
+                f"{record} is not a registry snapshot: it needs a subject, and versions each "
+                "with a whole-number id and registry_version",
                 location=Location(source=str(record)),
                 hint="Run `schemacli pull` again to rewrite it, or remove it.",
-            ) from exc
+            )
         for schema_id, version in rows:
             found.setdefault(schema_id, []).append(Registered(subject, version))
     return found

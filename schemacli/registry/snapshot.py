@@ -504,12 +504,12 @@ def _get(data: Mapping[str, object], keys: Sequence[str]) -> object:
 def _pretty(schema: str) -> str:
     try:
         return json.dumps(json.loads(schema), indent=2, ensure_ascii=False) + "\n"
-    except ValueError:
+    except (ValueError, RecursionError):  # too deep or a number too long for Python: as it is
         return schema if schema.endswith("\n") else schema + "\n"
 
 
 def _same(local: str, remote: str) -> bool:
     try:
         return json.loads(local) == json.loads(remote)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
