@@ -28,7 +28,7 @@ def test_yaml_nested_deeper_than_java_reads_is_refused_not_a_recursion_error():
 
 
 @pytest.mark.parametrize(
-    "number", ["9" * 5000, "1" * 5000 + ".5", "-" + "7" * 1001, "1.0e" + "9" * 1001]
+    "number", ["9" * 5000, "1" * 5000 + ".5", "-" + "7" * 1001, "1.0e+" + "9" * 1001]
 )
 def test_a_number_longer_than_java_reads_is_refused_not_a_value_error(number):
     err = error(GOOD + f"x: {number}\n")
