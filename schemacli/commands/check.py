@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from schemacli.atomicwrite import Write, write_all
+from schemacli.atomicwrite import edit, write_all
 from schemacli.commands.completion import complete_level, complete_subject
 from schemacli.commands.options import Output
 from schemacli.commands.registry_options import (
@@ -215,31 +215,12 @@ def _fix(candidate, history, subject, level, schema: Path, output, diff: bool, u
         raise typer.Exit(code)
     if fixed.changed:
         write_all(
-            [Write(schema, _encoded(fixed.text, candidate, schema), replace=True)],
+            [edit(schema, fixed.before, fixed.text, encoding=candidate.document.encoding)],
             hint="check that the file and its folder are writable",
         )
     _say_fixed(fixed, written=candidate.source if fixed.changed else None)
     typer.echo(render(check_report(result), output, color=sys.stdout.isatty()), nl=False)
     raise typer.Exit(int(result.verdict.exit_code))
-
-
-_BOMS = (b"\xef\xbb\xbf", b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff", b"\xff\xfe", b"\xfe\xff")
-
-
-def _encoded(text: str, candidate, schema: Path) -> bytes:
-    """The fixed text in the file's own encoding, its byte-order mark kept."""
-    encoding = candidate.document.encoding
-    codec = "utf-8" if encoding.upper() in ("UTF-8", "UTF8") else encoding.lower()
-    data = text.encode(codec)
-    try:
-        with open(schema, "rb") as file:
-            original = file.read(4)
-    except OSError:  # the write itself will say why the file cannot be written
-        return data
-    for bom in _BOMS:
-        if original.startswith(bom) and not data.startswith(bom):
-            return bom + data if not text.startswith("\ufeff") else data
-    return data
 
 
 def _say_fixed(fixed, written: str | None) -> None:

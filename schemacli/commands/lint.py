@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from schemacli.atomicwrite import Write, write_all
+from schemacli.atomicwrite import edit, write_all
 from schemacli.commands.options import Output, Strict
 from schemacli.contracts.findings import Severity
 from schemacli.contracts.fixes.edits import unified_diff
@@ -18,7 +18,7 @@ from schemacli.output import Case, OutputFormat, Report, render
 from schemacli.output.json_out import emit_json
 
 if TYPE_CHECKING:
-    from schemacli.contracts.lint.engine import FileLint, LintReport
+    from schemacli.contracts.lint.engine import LintReport
     from schemacli.contracts.lint.ruleset import LintConfig, Rule
 
 Selectors = Annotated[
@@ -184,32 +184,11 @@ def _write(report: LintReport) -> None:
     writes = []
     for result in report.files:
         if result.changed and result.path is not None and result.text is not None:
-            writes.append(Write(result.path, _encoded(result), replace=True))
+            assert result.original is not None  # changed: there was a text before
+            writes.append(edit(result.path, result.original, result.text, encoding=result.encoding))
     if writes:
         write_all(writes, hint="nothing was fixed; check the files are writable")
     typer.echo(f"lint: {report.fixed} fix(es) applied in {len(writes)} file(s)", err=True)
-
-
-_BOMS = {
-    "utf-8": b"\xef\xbb\xbf",
-    "utf-16le": b"\xff\xfe",
-    "utf-16be": b"\xfe\xff",
-    "utf-32le": b"\xff\xfe\x00\x00",
-    "utf-32be": b"\x00\x00\xfe\xff",
-}
-
-
-def _encoded(result: FileLint) -> bytes:
-    """The fixed text in the file's encoding, with the byte-order mark it had (if any)."""
-    assert result.path is not None and result.text is not None
-    encoding = result.encoding.lower().replace("_", "-")
-    bom = _BOMS.get(encoding, b"")
-    try:
-        with open(result.path, "rb") as handle:
-            had_bom = bool(bom) and handle.read(len(bom)) == bom
-    except OSError:
-        had_bom = False
-    return (bom if had_bom else b"") + result.text.encode(encoding)
 
 
 def as_report(report: LintReport, *, strict: bool = False) -> Report:
