@@ -8,7 +8,7 @@ import typer
 
 from schemacli.atomicwrite import edit, write_all
 from schemacli.commands.completion import complete_level, complete_subject
-from schemacli.commands.options import Output
+from schemacli.commands.options import Output, check_fix_flags
 from schemacli.commands.registry_options import (
     NO_FLAGS,
     RegistryFlags,
@@ -137,11 +137,7 @@ def check_command(
     from schemacli.contracts.store.store import git_tree, load_history, store_fallback
 
     fixing = fix or diff
-    if unsafe_fixes and not fixing:
-        raise UsageError(
-            "--unsafe-fixes only chooses which fixes --fix or --diff apply",
-            hint="add --fix (write the file) or --diff (show the change)",
-        )
+    check_fix_flags(fix=fix, diff=diff, unsafe=unsafe_fixes, output=output)
     if fixing and flags.url is not None:
         raise UsageError(
             "--fix and --diff check against the store's history, not a registry's",

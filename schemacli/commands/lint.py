@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from schemacli.atomicwrite import edit, write_all
-from schemacli.commands.options import Output, Strict
+from schemacli.commands.options import Output, Strict, check_fix_flags
 from schemacli.contracts.findings import Severity
 from schemacli.contracts.fixes.edits import unified_diff
 from schemacli.errors import ExitCode, UsageError
@@ -100,11 +100,8 @@ def lint_command(
         _describe((rule,), output)
     if not paths:
         raise UsageError("lint needs at least one PATH (a file, a folder, or - for stdin)")
-    if unsafe_fixes and not (fix or diff):
-        raise UsageError("--unsafe-fixes applies with --fix or --diff")
-    if fix and diff:
-        raise UsageError("--fix writes the files, --diff only shows the change: give one")
     stdin = any(str(p) == "-" for p in paths)
+    check_fix_flags(fix=fix, diff=diff, unsafe=unsafe_fixes, output=output, stdin=stdin)
     if stdin and len(paths) > 1:
         raise UsageError("- (standard input) cannot be linted together with other paths")
 
