@@ -36,7 +36,14 @@ from schemacli.commands import (
 from schemacli.commands.completion import complete_var_name, guard_install, run_completion
 from schemacli.commands.options import OUTPUT_META_KEY
 from schemacli.contracts.jsontext.nesting import deep
-from schemacli.errors import ExitCode, SchemacliError, SchemacliWarning, UsageError, error_text
+from schemacli.errors import (
+    ExitCode,
+    InputError,
+    SchemacliError,
+    SchemacliWarning,
+    UsageError,
+    error_text,
+)
 from schemacli.gcpolicy import collect_rarely
 from schemacli.output import OutputFormat
 from schemacli.redact import printable
@@ -110,6 +117,16 @@ class SchemacliGroup(TyperGroup):
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             ctx.exit(130)
+        except MemoryError:  # the input's structures are garbage by now: room to say so
+            _report(ctx, OUT_OF_MEMORY)
+            ctx.exit(int(OUT_OF_MEMORY.exit_code))
+
+
+# What a run that exhausts memory says (docs/store.md: the schema cap is the memory bound).
+OUT_OF_MEMORY = InputError(
+    "ran out of memory: the input is larger than this machine (or its memory limit) can check",
+    hint="check fewer or smaller files at once; a schema file holds at most 8 MiB (docs/store.md)",
+)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:

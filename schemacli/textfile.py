@@ -39,9 +39,13 @@ UTF8_BOM = b"\xef\xbb\xbf"
 
 MiB = 1024 * 1024
 # The most schemacli reads of one input, by kind. Generous for real files (the largest schema
-# in the wild is a few MiB; a mapping may carry both schemas inline), small enough that a wrong
-# path (/dev/zero, a disk image, a log) fails at once with a clear error.
-SCHEMA_LIMIT = 64 * MiB  # .avsc files, the store's files, a schema on standard input
+# in the wild is a few MiB; a default Confluent registry keeps schemas in a Kafka topic of 1 MB
+# messages; a mapping may carry both schemas inline), small enough that a wrong path
+# (/dev/zero, a disk image, a log) fails at once with a clear error. A schema's cap is also what
+# 2 GiB of memory holds: the commands take up to ~110 bytes of memory per byte of the densest
+# schema (check and diff hold two; bench/bench_wide_schema.py measures the curve), so 8 MiB
+# stays under 1 GiB; at 64 MiB a wide schema ran out of memory.
+SCHEMA_LIMIT = 8 * MiB  # .avsc files, the store's files, a schema on standard input
 DOCUMENT_LIMIT = 16 * MiB  # mapping files, converter state and checkpoint files
 SETTINGS_LIMIT = 1 * MiB  # schemacli.toml, pyproject.toml, Kafka properties files
 
