@@ -135,6 +135,13 @@ def remove_reader(store: Path, consumer: str, subject: str | None = None) -> Cha
     _store_dir(store)
     folder = readers_root(store) / consumer
     check_consumer_name(consumer, Location(source=str(folder)))
+    if folder.is_dir() and not inside(folder, store):
+        raise InputError(
+            f"{folder} leads outside the store (a folder on its way is a symbolic link); "
+            "nothing was removed",
+            location=Location(source=str(folder)),
+            hint="remove the declarations in the folder the link names yourself",
+        )
     if folder.is_symlink() or not folder.is_dir():
         known = consumers(store)
         raise InputError(

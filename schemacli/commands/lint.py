@@ -16,6 +16,7 @@ from schemacli.contracts.fixes.edits import unified_diff
 from schemacli.errors import ExitCode, UsageError
 from schemacli.output import Case, OutputFormat, Report, render
 from schemacli.output.json_out import emit_json
+from schemacli.output.terminal import echo
 
 if TYPE_CHECKING:
     from schemacli.contracts.lint.engine import LintReport
@@ -186,6 +187,8 @@ def _write(report: LintReport) -> None:
     if writes:
         write_all(writes, hint="nothing was fixed; check the files are writable")
     typer.echo(f"lint: {report.fixed} fix(es) applied in {len(writes)} file(s)", err=True)
+    for write in writes:
+        echo(f"  wrote {write.path}", err=True)
 
 
 def as_report(report: LintReport, *, strict: bool = False) -> Report:

@@ -251,3 +251,14 @@ def test_a_schema_that_is_not_json_is_never_quoted(tmp_path, secret):
     result = run("migrate", "rules", mapping)
     clean(result)
     assert "found a word without quotes" in result.output
+
+
+def test_readers_remove_never_removes_through_a_linked_readers_folder(project, tmp_path):
+    outside = tmp_path / "outside"
+    (outside / "billing").mkdir(parents=True)
+    (outside / "billing/reader.json").write_text('{"groups": ["g"]}')
+    (project / "schemas/readers").symlink_to(outside)
+    result = run("readers", "remove", "billing")
+    assert result.exit_code == 2, result.output
+    assert "leads outside the store" in result.output
+    assert (outside / "billing/reader.json").is_file()
