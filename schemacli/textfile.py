@@ -29,6 +29,7 @@ import os
 import stat
 import sys
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import BinaryIO
 
@@ -61,6 +62,15 @@ class Root:
 
     path: Path
     name: str
+
+    @cached_property
+    def real(self) -> str:
+        """``path`` resolved, once (a store that is a link to another folder is that folder)."""
+        return _real(self.path) or str(self.path)
+
+    def holds(self, real: str) -> bool:
+        """Whether the resolved path ``real`` lies inside this root."""
+        return _below(real, self.real)
 
 
 class UnreadableInput(InputError):
@@ -110,10 +120,18 @@ def refused_kind(mode: int) -> tuple[str, str] | None:
 def inside(path: Path | str, root: Path | str) -> bool:
     """Whether ``path``, every symbolic link on it followed, resolves inside ``root`` (itself
     resolved: a store that is a link to another folder is that folder). Never raises."""
+    real, base = _real(path), _real(root)
+    return real is not None and base is not None and _below(real, base)
+
+
+def _real(path: Path | str) -> str | None:
     try:
-        real, base = os.path.realpath(path), os.path.realpath(root)
+        return os.path.realpath(path)
     except (OSError, ValueError):  # a NUL in the name, a name too long to resolve
-        return False
+        return None
+
+
+def _below(real: str, base: str) -> bool:
     return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
 
 
@@ -156,9 +174,10 @@ def read_input(
     where = Location(source=source)
     flags = _OPEN_FLAGS
     if within is not None:
-        if not inside(path, within.path):
+        real = _real(path)
+        if real is None or not within.holds(real):
             raise _outside(where, what, within)
-        path, flags = os.path.realpath(path), flags | getattr(os, "O_NOFOLLOW", 0)
+        path, flags = real, flags | getattr(os, "O_NOFOLLOW", 0)
     try:
         info = os.stat(path)
         refused = refused_kind(info.st_mode)
@@ -174,7 +193,7 @@ def read_input(
         refused = refused_kind(info.st_mode)
         if refused is not None:
             raise _unreadable(refused[0], refused[1], where, what)
-        if within is not None and not _opened_inside(fd, within.path):
+        if within is not None and not _opened_inside(fd, within):
             raise _outside(where, what, within)  # a folder on the way swapped for a link
         with os.fdopen(fd, "rb", buffering=0, closefd=False) as handle:
             data = _read_capped(handle, limit, first=info.st_size + 1)
@@ -225,14 +244,15 @@ def _read_capped(handle: BinaryIO, limit: int, first: int = 64 * 1024) -> bytes 
     return b"".join(chunks)
 
 
-def _opened_inside(fd: int, root: Path) -> bool:
+def _opened_inside(fd: int, root: Root) -> bool:
     """Whether the file open as ``fd`` is inside ``root``, where the system can say which file
-    a descriptor names (Linux's /proc); elsewhere the look before opening stands alone."""
+    a descriptor names (Linux's /proc: the path it gives is resolved already); elsewhere the
+    look before opening stands alone."""
     try:
         opened = os.readlink(f"/proc/self/fd/{fd}")
     except OSError:
         return True
-    return inside(opened, root)
+    return root.holds(opened)
 
 
 def _a(noun: str) -> str:

@@ -21,6 +21,7 @@ import re
 import subprocess
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -183,7 +184,7 @@ class FileTree:
         base = self.display_root if self.display_root is not None else str(self.root)
         return f"{base.rstrip('/')}/{path}" if base else path
 
-    @property
+    @cached_property
     def confined(self) -> Root:
         """The root every file of the store must resolve inside (docs/store.md)."""
         return Root(self.root, f"the store {self.source('').rstrip('/') or '.'}")
