@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from schemacli.atomicwrite import edit, write_all
-from schemacli.commands.options import Output, Strict, check_fix_flags
+from schemacli.commands.fix_options import Diff, Fix, UnsafeFixes, fix_mode
+from schemacli.commands.options import Output, Strict
 from schemacli.contracts.findings import Severity
 from schemacli.contracts.fixes.edits import unified_diff
 from schemacli.errors import ExitCode, UsageError
@@ -42,17 +43,9 @@ def lint_command(
     ] = None,
     select: Selectors = None,
     ignore: Selectors = None,
-    fix: Annotated[
-        bool, typer.Option("--fix", help="Apply the safe fixes and write the files.")
-    ] = False,
-    diff: Annotated[
-        bool,
-        typer.Option("--diff", help="Print the fixes as a unified diff; write nothing."),
-    ] = False,
-    unsafe_fixes: Annotated[
-        bool,
-        typer.Option("--unsafe-fixes", help="With --fix or --diff, apply unsafe fixes too."),
-    ] = False,
+    fix: Fix = False,
+    diff: Diff = False,
+    unsafe_fixes: UnsafeFixes = False,
     list_rules: Annotated[
         bool, typer.Option("--list-rules", help="List every rule and exit.")
     ] = False,
@@ -101,10 +94,16 @@ def lint_command(
         _describe((rule,), output)
     if not paths:
         raise UsageError("lint needs at least one PATH (a file, a folder, or - for stdin)")
+    fixing = fix_mode(fix, diff, unsafe_fixes, output)
     stdin = any(str(p) == "-" for p in paths)
-    check_fix_flags(fix=fix, diff=diff, unsafe=unsafe_fixes, output=output, stdin=stdin)
     if stdin and len(paths) > 1:
         raise UsageError("- (standard input) cannot be linted together with other paths")
+    if stdin and fix and OutputFormat(output) is not OutputFormat.text:
+        raise UsageError(
+            f"lint - --fix prints the fixed schema on stdout, where a {output.value} document "
+            "cannot go too",
+            hint="leave -o out (the findings go to stderr as text), or lint a file",
+        )
 
     from schemacli.config import load_settings
     from schemacli.contracts.lint.engine import lint_paths
@@ -117,7 +116,7 @@ def lint_command(
         config,
         store=settings.store,
         levels=settings.levels,
-        fix=fix or diff,
+        fix=fixing,
         unsafe=unsafe_fixes,
         relative_to=base,
     )

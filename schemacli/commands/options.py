@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import math
 from typing import Annotated, Any
 
@@ -116,37 +117,18 @@ def count(low: int, high: int) -> Bounded:
 DAY = 86_400.0
 
 
-def check_fix_flags(
-    *, fix: bool, diff: bool, unsafe: bool, output: OutputFormat, stdin: bool = False
-) -> None:
-    """The one rule of ``--fix`` / ``--diff`` / ``--unsafe-fixes`` and ``-o`` for ``lint`` and
-    ``check``; a UsageError (exit 2, the format's error document) for a pair that does not go:
+EXTRAS = {"kafka": "confluent_kafka", "spark": "pyspark"}  # extra -> the module it brings
 
-    * ``--unsafe-fixes`` only chooses which fixes ``--fix`` or ``--diff`` apply;
-    * ``--fix`` writes the files and ``--diff`` only shows the change: one or the other;
-    * ``--diff`` prints a unified diff, which is no ``-o`` document: text only (the findings in
-      every document carry their fixes);
-    * ``--fix`` of standard input prints the fixed schema on stdout (``lint -``), which leaves
-      no room for an ``-o`` document either.
-    """
-    if unsafe and not (fix or diff):
+
+def require_extras(what: str, *extras: str) -> None:
+    """A UsageError (exit 2) naming the extras ``what`` needs that are not installed, and how to
+    install them; checked with the local checks, before anything is read from Kafka."""
+    missing = [extra for extra in extras if importlib.util.find_spec(EXTRAS[extra]) is None]
+    if missing:
+        plural = "s" if len(missing) > 1 else ""
         raise UsageError(
-            "--unsafe-fixes only chooses which fixes --fix or --diff apply",
-            hint="add --fix (write the files) or --diff (show the change)",
-        )
-    if fix and diff:
-        raise UsageError(
-            "--fix writes the files, --diff only shows the change: give one",
-            hint="--diff first to see the change, then --fix to write it",
-        )
-    if diff and output is not OutputFormat.text:
-        raise UsageError(
-            f"--diff prints a unified diff, not a {output.value} document",
-            hint=f"leave -o out for the diff; -o {output.value} alone gives the findings with "
-            "their fixes",
-        )
-    if fix and stdin and output is not OutputFormat.text:
-        raise UsageError(
-            f"--fix of standard input prints the fixed schema, not a {output.value} document",
-            hint=f"-o {output.value} without --fix gives the findings with their fixes",
+            f"{what} needs the {' and '.join(missing)} extra{plural}, which the base install "
+            "leaves out",
+            hint=f"Install {'them' if plural else 'it'}: `scripts/bootstrap --all` in a "
+            f"checkout, or `pip install 'schemacli[{','.join(missing)}]'`.",
         )

@@ -1,7 +1,8 @@
-"""One rule for --fix / --diff / --unsafe-fixes and -o, in lint and check
-(commands.options.check_fix_flags): every combination gives one valid document of the format
-asked for (the report, or the format's error document), never a diff or a schema in its
-place; --fix with --diff is refused by both."""
+"""One rule for --fix / --diff / --unsafe-fixes and -o, in lint, check and gate
+(commands.fix_options.fix_mode): every combination of the flags in every format gives one valid
+document of the format asked for (the report, or the format's error document), never a diff or
+a schema in its place, and a refusal writes nothing. The rule's messages, one by one:
+test_gate_fix_cli."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typer.testing import CliRunner
 
 from schemacli.app import app
 from tests.cli.test_check_fix_cli import BROKEN, SUBJECT
+from tests.cli.test_fix_writes_cli import GATE_FILE
 from tests.cli.test_lint_cli import OPTIONAL
 from tests.output_documents import FORMATS, parse
 
@@ -34,13 +36,17 @@ def _allowed(flags: tuple[str, ...], fmt: str, stdin: bool = False) -> bool:
 
 @pytest.mark.parametrize("fmt", ["text", *FORMATS])
 @pytest.mark.parametrize("flags", COMBINATIONS, ids="+".join)
-@pytest.mark.parametrize("command", ["lint", "check"])
+@pytest.mark.parametrize("command", ["lint", "check", "gate"])
 def test_every_fix_flag_and_format_gives_one_document_or_a_usage_error(
     project, command, flags, fmt
 ):
-    path = project / "v3.avsc"
+    path = project / "v3.avsc" if command != "gate" else project / GATE_FILE
     path.write_text(OPTIONAL if command == "lint" else BROKEN)
-    target = ("lint", path) if command == "lint" else ("check", path, "-s", SUBJECT)
+    target = {
+        "lint": ("lint", path),
+        "check": ("check", path, "-s", SUBJECT),
+        "gate": ("gate",),
+    }[command]
     result = run(*target, *flags, "-o", fmt)
     assert "Traceback" not in result.output
     if _allowed(flags, fmt):
@@ -61,12 +67,3 @@ def test_lint_of_standard_input_follows_the_same_rule(project, flags, fmt):
     assert result.exit_code in ((0, 1) if _allowed(flags, fmt, stdin=True) else (2,)), result.output
     if fmt != "text":
         parse(fmt, result.stdout)
-
-
-@pytest.mark.parametrize("command", ["lint", "check"])
-def test_fix_and_diff_together_are_refused_by_both(project, command):
-    path = project / "v3.avsc"
-    path.write_text(OPTIONAL if command == "lint" else BROKEN)
-    target = ("lint", path) if command == "lint" else ("check", path, "-s", SUBJECT)
-    result = run(*target, "--fix", "--diff")
-    assert result.exit_code == 2 and "give one" in result.output

@@ -1,6 +1,6 @@
-"""`lint --fix` and `check --fix` write a user's file only as it was read: an edit made while
-they run is never overwritten, a file swapped for a FIFO is refused by name (never a hang),
-and the file keeps its owner and its hard links (or the fix is refused, saying why).
+"""`lint --fix`, `check --fix` and `gate --fix` write a user's file only as it was read
+(atomicwrite.edit): an edit made while they run is never overwritten, and the file keeps its
+owner and its hard links (or the fix is refused, saying why).
 
 "While they run" is made exact: the core call that read the file is wrapped so that the file
 changes right after it returns, before the command writes."""
@@ -8,7 +8,6 @@ changes right after it returns, before the command writes."""
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 
 import pytest
@@ -23,17 +22,6 @@ EDITED = OPTIONAL.replace('"Ride"', '"RideEditedMeanwhile"')
 
 def run(*args: object):
     return CliRunner().invoke(app, [str(a) for a in args])
-
-
-def run_bounded(*args: object):
-    """``run``, in a thread: a command that blocks (a FIFO opened for reading) fails the test
-    at the deadline instead of hanging it. Only a hang reaches the deadline."""
-    done: list = []
-    thread = threading.Thread(target=lambda: done.append(run(*args)), daemon=True)
-    thread.start()
-    thread.join(timeout=120)
-    assert done, "the command blocked"
-    return done[0]
 
 
 def after(monkeypatch, module: str, name: str, change) -> None:
@@ -52,61 +40,46 @@ def after(monkeypatch, module: str, name: str, change) -> None:
     monkeypatch.setattr(owner, name, wrapped)
 
 
-LINT = ("schemacli.contracts.lint.engine", "lint_paths")
-CHECK = ("schemacli.contracts.fixes.fixing", "fix_candidate")
+# Each command: the call (module, attribute) that runs after the file was read and before the
+# write, the file it fixes and what that file holds.
+CORE = {
+    "lint": ("schemacli.contracts.lint.engine", "lint_paths"),
+    "check": ("schemacli.commands.check", "fix_candidate"),
+    "gate": ("schemacli.commands.gate", "fix_store"),
+}
+GATE_FILE = Path("schemas/subjects") / SUBJECT / "v3.avsc"
 
 
-@pytest.fixture
-def lint_file(project) -> Path:
-    path = project / "ride.avsc"
-    path.write_text(OPTIONAL)
-    return path
-
-
-@pytest.fixture
-def check_file(project) -> Path:
-    path = project / "v3.avsc"
-    path.write_text(BROKEN)
-    return path
-
-
-def _command(which: str, path: Path) -> tuple[object, ...]:
+def _case(project: Path, which: str) -> tuple[Path, tuple[object, ...]]:
+    """The file ``which`` fixes (written, broken) and the command line that fixes it."""
     if which == "lint":
-        return ("lint", "--fix", path)
-    return ("check", path, "-s", SUBJECT, "--fix")
+        path = project / "ride.avsc"
+        path.write_text(OPTIONAL)
+        return path, ("lint", "--fix", path)
+    if which == "check":
+        path = project / "v3.avsc"
+        path.write_text(BROKEN)
+        return path, ("check", path, "-s", SUBJECT, "--fix")
+    path = project / GATE_FILE
+    path.write_text(BROKEN)
+    return path, ("gate", "--fix")
 
 
-@pytest.mark.parametrize("which", ["lint", "check"])
-def test_an_edit_made_while_fix_runs_is_never_overwritten(
-    monkeypatch, lint_file, check_file, which
-):
-    path = lint_file if which == "lint" else check_file
+# A file swapped for a FIFO while --fix runs: test_fix_swapped_for_a_fifo_cli (all three).
+
+
+@pytest.mark.parametrize("which", list(CORE))
+def test_an_edit_made_while_fix_runs_is_never_overwritten(monkeypatch, project, which):
+    path, command = _case(project, which)
     edited = EDITED if which == "lint" else BROKEN.replace("TaxiRide", "EditedMeanwhile")
-    after(monkeypatch, *(LINT if which == "lint" else CHECK), lambda: path.write_text(edited))
-    result = run(*_command(which, path))
+    after(monkeypatch, *CORE[which], lambda: path.write_text(edited))
+    result = run(*command)
     assert result.exit_code == 2, result.output
     assert "changed since schemacli read it" in result.output
     assert path.read_text() == edited
 
 
-@pytest.mark.parametrize("which", ["lint", "check"])
-def test_a_file_swapped_for_a_fifo_while_fix_runs_is_refused_not_waited_on(
-    monkeypatch, lint_file, check_file, which
-):
-    path = lint_file if which == "lint" else check_file
-
-    def swap() -> None:
-        path.unlink()
-        os.mkfifo(path)
-
-    after(monkeypatch, *(LINT if which == "lint" else CHECK), swap)
-    result = run_bounded(*_command(which, path))
-    assert result.exit_code == 2, result.output
-    assert "FIFO" in result.output
-    assert Path(path).is_fifo()
-
-
-def test_a_change_between_the_plan_and_the_rename_is_refused_too(monkeypatch, lint_file):
+def test_a_change_between_the_plan_and_the_rename_is_refused_too(monkeypatch, project):
     """The last look, just before the rename (atomicwrite's commit)."""
     from schemacli import atomicwrite
 
@@ -118,7 +91,8 @@ def test_a_change_between_the_plan_and_the_rename_is_refused_too(monkeypatch, li
         return temp
 
     monkeypatch.setattr(atomicwrite._Transaction, "stage", stage)
-    result = run("lint", "--fix", lint_file)
+    lint_file, command = _case(project, "lint")
+    result = run(*command)
     assert result.exit_code == 2, result.output
     assert "changed since schemacli read it" in result.output
     assert lint_file.read_text() == EDITED
@@ -126,12 +100,12 @@ def test_a_change_between_the_plan_and_the_rename_is_refused_too(monkeypatch, li
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root")
-@pytest.mark.parametrize("which", ["lint", "check"])
-def test_root_fixing_another_users_file_leaves_it_that_users(lint_file, check_file, which):
-    path = lint_file if which == "lint" else check_file
+@pytest.mark.parametrize("which", list(CORE))
+def test_root_fixing_another_users_file_leaves_it_that_users(project, which):
+    path, command = _case(project, which)
     os.chown(path, 4321, 4322)
     path.chmod(0o640)
-    result = run(*_command(which, path))
+    result = run(*command)
     assert result.exit_code == 0, result.output
     info = path.stat()
     assert (info.st_uid, info.st_gid, info.st_mode & 0o7777) == (4321, 4322, 0o640)
@@ -139,13 +113,13 @@ def test_root_fixing_another_users_file_leaves_it_that_users(lint_file, check_fi
         assert path.read_text() == CLEAN
 
 
-@pytest.mark.parametrize("which", ["lint", "check"])
-def test_a_file_with_hard_links_is_refused_and_every_name_keeps_it(lint_file, check_file, which):
-    path = lint_file if which == "lint" else check_file
-    other = path.with_name("other-name.avsc")
+@pytest.mark.parametrize("which", list(CORE))
+def test_a_file_with_hard_links_is_refused_and_every_name_keeps_it(project, which):
+    path, command = _case(project, which)
+    other = project / "other-name.link"  # outside the store: no version of the gate
     os.link(path, other)
     before = path.read_bytes()
-    result = run(*_command(which, path))
+    result = run(*command)
     assert result.exit_code == 2, result.output
     assert "2 hard links" in result.output
     assert path.read_bytes() == before == other.read_bytes()

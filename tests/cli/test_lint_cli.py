@@ -247,7 +247,7 @@ def test_bad_settings_exit_2_naming_the_line_and_column(here, table, message, li
     ("args", "message"),
     [
         ((), "lint needs at least one PATH"),
-        (("--unsafe-fixes", "a.avsc"), "--unsafe-fixes only chooses which fixes"),
+        (("--unsafe-fixes", "a.avsc"), "--unsafe-fixes only chooses which fixes --fix or --diff"),
         (("--fix", "--diff", "a.avsc"), "give one"),
         (("--select", "X9", "a.avsc"), "--select: 'X9' selects no rule"),
         (("--ignore", "E,,Q", "a.avsc"), "--ignore: 'Q' selects no rule"),

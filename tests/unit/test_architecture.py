@@ -9,6 +9,7 @@ renderers may take from the converters, and where an import may wait inside a fu
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -197,7 +198,8 @@ def _imported(node: ast.AST) -> list[str]:
     return []
 
 
-def top_level_imports(path: Path) -> set[str]:
+@functools.cache
+def top_level_imports(path: Path) -> frozenset[str]:
     """What a module imports when it is imported: at its top level, outside functions and
     outside ``if TYPE_CHECKING:``."""
     names: set[str] = set()
@@ -207,7 +209,7 @@ def top_level_imports(path: Path) -> set[str]:
         names.update(_imported(node))
         if isinstance(node, (ast.If, ast.Try, ast.With)) and _runtime(node):
             todo.extend(ast.iter_child_nodes(node))
-    return names
+    return frozenset(names)
 
 
 def function_imports(path: Path) -> list[tuple[str, str]]:
@@ -290,12 +292,33 @@ def test_the_renderers_take_from_the_converters_only_the_mappings_model():
     assert taken == set()
 
 
+def start_ups(names: dict[str, Path]) -> list[set[str]]:
+    """What the CLI loads before it runs: the console script's entry alone (it answers Ctrl-C
+    before it imports the app), the app (``schemacli --help``), and for each command the app,
+    the error edge and that command's module (the app imports a command's module, and the edge,
+    only when that command runs: ``schemacli.app.COMMANDS``)."""
+    from schemacli.app import COMMANDS
+
+    app = loaded_with("schemacli.app", names)
+    run = app | loaded_with("schemacli.edge", names)
+    commands = (run | loaded_with(entry.module, names) for entry in COMMANDS.values())
+    return [loaded_with("schemacli.entry", names), app, *commands]
+
+
+def test_the_app_starts_without_any_command_module():
+    from schemacli.app import COMMANDS
+
+    loaded = loaded_with("schemacli.app", modules())
+    assert sorted(entry.module for entry in COMMANDS.values() if entry.module in loaded) == []
+
+
 def test_an_import_waits_inside_a_function_only_for_start_up_time():
     """A project module imported inside a function must be one that loads something slow
     (pyspark, confluent_kafka, requests, ...), or be imported there by a module the CLI loads at
-    start-up from a module it does not; anything else belongs at the top of the file."""
+    a start-up (the app's, or a command's) from a module it does not; anything else belongs at
+    the top of the file."""
     names = modules()
-    start_up = loaded_with("schemacli.app", names)
+    starts = start_ups(names)
     slow = {}
     needless = []
     for module, path in names.items():
@@ -305,7 +328,7 @@ def test_an_import_waits_inside_a_function_only_for_start_up_time():
                 continue  # third-party: lazy where it is slow is the point
             if target not in slow:
                 slow[target] = any(under(m, s) for m in loaded_with(target, names) for s in SLOW)
-            if slow[target] or (module in start_up and target not in start_up):
+            if slow[target] or any(module in s and target not in s for s in starts):
                 continue
             needless.append(f"{module}.{function} imports {name}")
     assert needless == []
