@@ -19,7 +19,8 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from schemacli.contracts.evolution.levels import Level, SubjectLevels
-from schemacli.contracts.lint.ruleset import LintConfig, NameStyle, UnknownSelector, check_selectors
+from schemacli.contracts.lint.rule import NameStyle
+from schemacli.contracts.lint.ruleset import LintConfig, UnknownSelector, check_selectors
 from schemacli.contracts.store.naming import NamingStrategy
 from schemacli.errors import ConfigError, Location, SchemacliError, SchemacliWarning
 from schemacli.origin import Kind, Origin, Setting, Sources, resolve

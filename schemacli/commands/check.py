@@ -35,14 +35,12 @@ from schemacli.contracts.fixes.edits import unified_diff
 from schemacli.contracts.fixes.fixing import fix_candidate
 from schemacli.contracts.jsontext.source import is_stdin
 from schemacli.contracts.readers.judge import with_readers
+from schemacli.contracts.store.history import load_history
 from schemacli.contracts.store.naming import store_version, subject_for_file
-from schemacli.contracts.store.store import (
-    SUBJECTS_DIR,
-    git_tree,
-    load_history,
-    store_fallback,
-)
+from schemacli.contracts.store.references import store_fallback
+from schemacli.contracts.store.tree import SUBJECTS_DIR
 from schemacli.errors import UsageError
+from schemacli.gittree import git_tree
 from schemacli.output import OutputFormat, check_report, render
 from schemacli.textfile import resolved
 

@@ -31,15 +31,16 @@ from schemacli.commands.store_options import (
 )
 from schemacli.config import Settings
 from schemacli.contracts.evolution.check import Verdict
-from schemacli.contracts.evolution.gate import GateReport
-from schemacli.contracts.evolution.gate import gate as check_store
 from schemacli.contracts.evolution.levels import Level, SubjectLevels
 from schemacli.contracts.evolution.verdicts import VerdictCache
 from schemacli.contracts.fixes.edits import unified_diff
-from schemacli.contracts.fixes.storefix import fix_store
+from schemacli.contracts.gate.fix import fix_store
+from schemacli.contracts.gate.gate import GateReport
+from schemacli.contracts.gate.gate import gate as check_store
 from schemacli.contracts.readers.declared import DeclaredReader
-from schemacli.contracts.store.store import SUBJECTS_DIR, FileTree, GitTree, git_tree
+from schemacli.contracts.store.tree import SUBJECTS_DIR, FileTree
 from schemacli.errors import ExitCode, UsageError
+from schemacli.gittree import GitTree, git_tree
 from schemacli.output import OutputFormat, Report, gate_report, render
 from schemacli.output.github import step_summary
 from schemacli.output.terminal import progress
@@ -184,7 +185,7 @@ def _linter(settings: Settings, head: FileTree) -> Callable[[GateReport], GateRe
     versions a gate report checked to it; None (the lint engine not even loaded) when off."""
     if not settings.lint.gate:
         return None
-    from schemacli.contracts.lint.engine import lint_gate
+    from schemacli.contracts.gate.lint import lint_gate
 
     def vet(report: GateReport) -> GateReport:
         return lint_gate(

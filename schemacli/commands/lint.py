@@ -21,7 +21,8 @@ from schemacli.output.terminal import echo
 
 if TYPE_CHECKING:
     from schemacli.contracts.lint.engine import LintReport
-    from schemacli.contracts.lint.ruleset import LintConfig, Rule
+    from schemacli.contracts.lint.rule import Rule
+    from schemacli.contracts.lint.ruleset import LintConfig
 
 Selectors = Annotated[
     list[str] | None,
@@ -256,11 +257,14 @@ def _describe(rules: tuple[Rule, ...], output: OutputFormat) -> None:
 
 
 def _rules_table(rules: tuple[Rule, ...]) -> str:
-    lines = [f"{'code':<6}{'name':<38}{'category':<11}{'severity':<9}{'default':<9}fix"]
+    code = max(len("code"), *(len(r.code) for r in rules)) + 2
+    name = max(len("name"), *(len(r.name) for r in rules)) + 2
+    category = max(len("category"), *(len(r.category.value) for r in rules)) + 2
+    lines = [f"{'code':<{code}}{'name':<{name}}{'category':<{category}}{'severity':<9}default  fix"]
     for rule in rules:
         lines.append(
-            f"{rule.code:<6}{rule.name:<38}{rule.category.value:<11}{rule.severity:<9}"
-            f"{'on' if rule.default else 'off':<9}{rule.fixable.value}"
+            f"{rule.code:<{code}}{rule.name:<{name}}{rule.category.value:<{category}}"
+            f"{rule.severity:<9}{'on' if rule.default else 'off':<9}{rule.fixable.value}"
         )
     return "\n".join(lines) + "\n"
 

@@ -27,8 +27,8 @@ from schemacli.commands.store_options import (
 )
 from schemacli.contracts.avro.loader import load_schema_file
 from schemacli.contracts.readers.judge import judge_latest
+from schemacli.contracts.store.history import load_history
 from schemacli.contracts.store.naming import subject_for_file
-from schemacli.contracts.store.store import load_history
 from schemacli.errors import ExitCode, RegistryError, UsageError
 from schemacli.gitfetch import check_url, cloned, is_git_url
 from schemacli.output import OutputFormat, TextOrJson, readers_report, render

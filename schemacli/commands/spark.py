@@ -273,7 +273,8 @@ def _parse_ids(pairs: list[str]) -> dict[int, int]:
 
 
 def _store_versions(store: Path, subject: str, ids: dict[int, int]) -> "list[WriterVersion]":
-    from schemacli.contracts.store.store import FileTree, load_history
+    from schemacli.contracts.store.history import load_history
+    from schemacli.contracts.store.tree import FileTree
     from spark_avro.codegen import WriterVersion
 
     history = load_history(FileTree(store), subject)

@@ -19,7 +19,7 @@ from schemacli.config import Settings, load_settings
 from schemacli.contracts.evolution.cachedir import default_cache_dir
 from schemacli.contracts.evolution.verdicts import VerdictCache
 from schemacli.contracts.readers.declared import DeclaredReader, load_readers
-from schemacli.contracts.store.store import FileTree
+from schemacli.contracts.store.tree import FileTree
 from schemacli.registry.settings import RegistryFlags
 
 Store = Annotated[

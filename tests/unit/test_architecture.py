@@ -17,9 +17,27 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 UI = ("typer", "click", "rich")
 HEAVY = ("pyspark", "confluent_kafka")
+_ROOM_NAMES = ("jsontext", "avro", "store", "evolution", "lint", "fixes", "readers", "gate")
+
+
+def _rooms_but(*allowed: str) -> tuple[str, ...]:
+    """Every room of the contract core but ``allowed``."""
+    return tuple(f"schemacli.contracts.{r}" for r in _ROOM_NAMES if r not in allowed)
+
+
+def _modules_but(room: str, *allowed: str) -> tuple[str, ...]:
+    """Every module of one room but ``allowed``."""
+    folder = ROOT / "schemacli" / "contracts" / room
+    return tuple(
+        f"schemacli.contracts.{room}.{p.stem}"
+        for p in sorted(folder.glob("*.py"))
+        if p.stem not in allowed and p.stem != "__init__"
+    )
+
 
 RULES = [
-    # the core knows nothing of the terminal, the settings file, the registry or Spark
+    # the core knows nothing of the terminal, the settings file, the registry or Spark, and
+    # runs no process (a store at a git ref arrives as a Tree built by schemacli.gittree)
     (
         "schemacli.contracts",
         (
@@ -31,9 +49,41 @@ RULES = [
             "schemacli.output",
             "schemacli.registry",
             "schemacli.app",
+            "schemacli.gittree",
+            "subprocess",
             "converters",
             "spark_avro",
         ),
+    ),
+    # the contract core's rooms (docs/architecture.md): jsontext at the bottom, then the Avro
+    # model, the store and the compatibility engine, then lint, fixes and readers, the gate on top
+    ("schemacli.contracts.jsontext", (*_rooms_but("jsontext"), "schemacli.contracts.findings")),
+    ("schemacli.contracts.avro", (*_rooms_but("jsontext", "avro"), "schemacli.contracts.findings")),
+    (
+        "schemacli.contracts.store",
+        (*_rooms_but("jsontext", "avro", "store"), "schemacli.contracts.findings"),
+    ),
+    # of the fixes, check takes the suggested fixes and verdicts the Fix record; never the loop
+    (
+        "schemacli.contracts.evolution",
+        (*_rooms_but("jsontext", "avro", "evolution", "fixes"), "schemacli.contracts.fixes.fixing"),
+    ),
+    # of the compatibility engine, lint takes only the levels (E003)
+    (
+        "schemacli.contracts.lint",
+        (
+            *_rooms_but("jsontext", "avro", "evolution", "fixes", "lint"),
+            *_modules_but("evolution", "levels"),
+            "schemacli.contracts.fixes.suggest",
+            "schemacli.contracts.fixes.fixing",
+        ),
+    ),
+    ("schemacli.contracts.fixes", _rooms_but("jsontext", "avro", "evolution", "fixes")),
+    ("schemacli.contracts.readers", _rooms_but("jsontext", "avro", "evolution", "readers")),
+    # the finding record names its fixes (Fix), nothing else of the rooms
+    (
+        "schemacli.contracts.findings",
+        (*_rooms_but("jsontext", "fixes"), *_modules_but("fixes", "edits")),
     ),
     # the registry client and its checks: no terminal, no settings file, no Spark
     (
@@ -356,3 +406,24 @@ def test_the_registry_settings_config_takes_load_no_network_code():
     loaded = loaded_with("schemacli.registry.settings", modules())
     network = ("requests", "urllib3", "schemacli.registry.client", "schemacli.registry.publish")
     assert sorted(m for m in loaded if any(under(m, n) for n in network)) == []
+
+
+def test_no_two_modules_of_the_contract_core_import_each_other_round_a_circle():
+    """Imports of every kind count (top level, in functions, for the type checker alone)."""
+    names = modules()
+    core = {m for m in names if under(m, "schemacli.contracts")}
+    graph = {
+        m: {o for n in imports(names[m]) if (o := owner(n, names)) in core and o != m} for m in core
+    }
+    circles = []
+    for start in sorted(core):
+        seen, todo = set(), [(start, (start,))]
+        while todo:
+            current, path = todo.pop()
+            for nxt in graph[current]:
+                if nxt == start:
+                    circles.append(" -> ".join((*path, start)))
+                elif nxt not in seen and nxt > start:
+                    seen.add(nxt)
+                    todo.append((nxt, (*path, nxt)))
+    assert circles == []

@@ -13,19 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from schemacli.contracts.avro.loader import LoadedSchema
-from schemacli.contracts.evolution.gate import parse_versions, version_checks
 from schemacli.contracts.evolution.levels import SubjectLevels
 from schemacli.contracts.evolution.verdicts import VerdictCache
 from schemacli.contracts.fixes.fixing import Fixed, fix_candidate, reloaded
-from schemacli.contracts.store.store import (
-    Contracts,
-    ParseMemo,
-    References,
-    StoreLayoutErrors,
-    Tree,
-    read_contracts,
-    read_versions,
-)
+from schemacli.contracts.gate.gate import parse_versions, version_checks
+from schemacli.contracts.store.contractfiles import Contracts, read_contracts
+from schemacli.contracts.store.history import read_versions
+from schemacli.contracts.store.references import ParseMemo, References
+from schemacli.contracts.store.tree import StoreLayoutErrors, Tree
 from schemacli.errors import SchemacliError
 
 __all__ = ["FixedVersion", "fix_store"]

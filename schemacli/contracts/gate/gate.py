@@ -3,7 +3,7 @@
 ``gate`` walks the store (``store.Tree``), checks each new version with ``check.check_candidate``
 and adds what only a history can show: a version changed or deleted since a base ref, a
 duplicate version, a configured subject the store does not hold. A subject that cannot be read
-is a row with an input-error finding, never a stop.
+is a row with an input-error finding, never a stop. ``gate.lint`` adds lint findings.
 """
 
 from __future__ import annotations
@@ -27,18 +27,10 @@ from schemacli.contracts.readers.judge import (
     load_declared,
     read_declared,
 )
-from schemacli.contracts.store.store import (
-    CONTRACT_SUFFIX,
-    Contracts,
-    ParseMemo,
-    References,
-    StoreLayoutError,
-    StoreLayoutErrors,
-    Tree,
-    VersionFile,
-    read_contracts,
-    read_versions,
-)
+from schemacli.contracts.store.contractfiles import CONTRACT_SUFFIX, Contracts, read_contracts
+from schemacli.contracts.store.history import read_versions
+from schemacli.contracts.store.references import ParseMemo, References
+from schemacli.contracts.store.tree import StoreLayoutError, StoreLayoutErrors, Tree, VersionFile
 from schemacli.errors import InputError, Location, SchemacliError
 
 
