@@ -13,7 +13,7 @@ from converters.census.model import Registered
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.schemas import RegistrySchemas
 from schemacli.registry.snapshot import SNAPSHOT_FILE, SUBJECTS_DIR, parse_snapshot
-from schemacli.textfile import SCHEMA_LIMIT, read_utf8
+from schemacli.textfile import SCHEMA_LIMIT, Root, read_utf8
 
 
 def from_registry(client: RegistryClient, ids: Iterable[int]) -> dict[int, list[Registered]]:
@@ -35,9 +35,10 @@ def from_store(store: Path) -> dict[int, list[Registered]]:
     root = store / SUBJECTS_DIR
     if not root.is_dir():
         return found
+    inside_store = Root(store, f"the store {store}")  # a snapshot linked out of it is refused
     for record in sorted(root.glob(f"*/{SNAPSHOT_FILE}")):
         text = read_utf8(record, hint="It is written by `schemacli pull`.", limit=SCHEMA_LIMIT,
-                         what="registry snapshot")  # fmt: skip
+                         what="registry snapshot", within=inside_store)  # fmt: skip
         snapshot = parse_snapshot(text, str(record))
         for row in snapshot.rows:
             found.setdefault(row.id, []).append(Registered(snapshot.subject, row.registry_version))

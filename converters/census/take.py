@@ -14,7 +14,7 @@ from converters.census.model import Mode, document
 from converters.census.scan import scan
 from schemacli.registry.client import RegistryClient
 
-_AGO = re.compile(r"(\d{1,9})([smhdw])")
+_AGO = re.compile(r"([0-9]{1,9})([smhdw])")  # ASCII digits: \\d takes "٧" too
 _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}
 
 

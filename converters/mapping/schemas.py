@@ -16,6 +16,7 @@ from schemacli.contracts.avro.loader import load_schema_file
 from schemacli.contracts.avro.parse import parse_schema
 from schemacli.contracts.jsontext.source import UnreadableFile
 from schemacli.errors import InputError, Location, RegistryError, SchemaParseError
+from schemacli.textfile import Root, work_tree
 
 if TYPE_CHECKING:
     from schemacli.registry.schemas import RegistrySchemas
@@ -34,7 +35,7 @@ def load_schema_files(mapping: Mapping, base: Path) -> Mapping:
             js = _inline_schema(mapping, side, js)
         elif ep.schema is not None:
             path = (base / ep.schema) if not Path(ep.schema).is_absolute() else Path(ep.schema)
-            js = _schema_file(mapping, side, path)
+            js = _schema_file(mapping, side, path, _root(base))
         loaded.append(js)
     return mapping.with_schemas(*loaded)
 
@@ -44,11 +45,19 @@ def side_label(mapping: Mapping, side: str) -> str:
     return ("v2" if side == "source" else "v1") + (" key" if mapping.prefix else "")
 
 
-def _schema_file(mapping: Mapping, side: str, path: Path) -> Any:
+def _root(base: Path) -> Root | None:
+    """Where a mapping's schema paths must resolve: the git work tree holding the mapping (a
+    mapping in a pull request names files of its repository, never /etc/passwd or a link out
+    of it); a mapping outside any work tree is the user's own, its paths read as written."""
+    top = work_tree(base)
+    return Root(top, f"the repository {top}") if top is not None else None
+
+
+def _schema_file(mapping: Mapping, side: str, path: Path, within: Root | None) -> Any:
 
     label = side_label(mapping, side)
     try:
-        loaded = load_schema_file(path)
+        loaded = load_schema_file(path, within=within)
     except UnreadableFile as err:
         if err.location is not None and err.location.line is not None:  # bad bytes: in the file
             raise
@@ -56,7 +65,7 @@ def _schema_file(mapping: Mapping, side: str, path: Path) -> Any:
             f"cannot read the {mapping.prefix[1:]}{' ' if mapping.prefix else ''}{side} "
             f"schema {str(path)!r} ({label}): {err.message}",
             location=mapping.location(f"/{side}/schema"),
-            hint="Paths are relative to the mapping file.",
+            hint=err.hint if err.reason == "outside" else "Paths are relative to the mapping file.",
         ) from err
     except SchemaParseError as err:
         raise SchemaParseError(

@@ -9,14 +9,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from schemacli.atomicwrite import Write, write_all
-from schemacli.commands.fix_options import Diff, Fix, UnsafeFixes, encoded, fix_mode
+from schemacli.atomicwrite import edit, write_all
+from schemacli.commands.fix_options import Diff, Fix, UnsafeFixes, fix_mode
 from schemacli.commands.options import Output, Strict
 from schemacli.contracts.findings import Severity
 from schemacli.contracts.fixes.edits import unified_diff
 from schemacli.errors import ExitCode, UsageError
 from schemacli.output import Case, OutputFormat, Report, render
 from schemacli.output.json_out import emit_json
+from schemacli.output.terminal import echo
 
 if TYPE_CHECKING:
     from schemacli.contracts.lint.engine import LintReport
@@ -183,13 +184,14 @@ def _write(report: LintReport) -> None:
     writes = []
     for result in report.files:
         if result.changed and result.path is not None and result.text is not None:
-            writes.append(
-                Write(result.path, encoded(result.text, result.encoding, result.path), replace=True)
-            )
+            assert result.original is not None  # changed: there was a text before
+            writes.append(edit(result.path, result.original, result.text, encoding=result.encoding))
     if writes:
         write_all(writes, hint="nothing was fixed; check the files are writable")
     _say_dropped(report)
     typer.echo(f"lint: {report.fixed} fix(es) applied in {len(writes)} file(s)", err=True)
+    for write in writes:
+        echo(f"  wrote {write.path}", err=True)
 
 
 def _say_dropped(report: LintReport) -> None:

@@ -261,8 +261,9 @@ def pull_command(
     ):
         where = root / path if path else root
         changes = pull_readers(
-            settings.store, where, shown=shown, only=consumer or (), rename=bool(url)
-        )
+            settings.store, where, shown=shown, only=consumer or (), rename=bool(url),
+            repository=root,
+        )  # fmt: skip
     if is_json(output):
         emit_json(
             {

@@ -1,6 +1,5 @@
 """`schemacli register SCHEMA --subject S`: register a schema, idempotently."""
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -13,7 +12,6 @@ from schemacli.output import TextOrJson
 from schemacli.output.json_out import emit_json, is_json
 from schemacli.output.terminal import echo
 from schemacli.registry.models import Reference
-from schemacli.textfile import line_column, read_utf8
 
 SubjectOpt = Annotated[str, typer.Option("--subject", "-s", help="The subject to register under.")]
 ReferenceOpt = Annotated[
@@ -114,6 +112,11 @@ def register_command(
             "--major-version does not combine with --dry-run, --normalize or --reference",
             hint="Register the major version alone; check it first with `schemacli check`.",
         )
+    if not property_name.strip() or not property_name.isprintable():
+        raise UsageError(
+            f"--property {property_name!r} is not a metadata property name",
+            hint="Name the property the major version is kept in, e.g. --property major_version.",
+        )
     rule_set, metadata = (None, {}) if rules is None else read_rules(rules)
     with connect(flags) as conn:
         if major_version is not None:
@@ -206,21 +209,14 @@ RULES_LIMIT = 4 * 1024 * 1024  # a rule set is a few KB; JSONata of a wide schem
 
 def read_rules(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     """(ruleSet, metadata) from a `schemacli migrate rules` file; InputError with line:col."""
-    text = read_utf8(
+    from schemacli.contracts.jsontext.source import read_json_file
+
+    doc = read_json_file(
         path,
-        hint="Write it with `schemacli migrate rules MAPPING --out FILE`.",
         limit=RULES_LIMIT,
         what="rules file",
-    )
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        line, col = line_column(text, exc.pos)
-        raise InputError(
-            f"the rules file is not JSON: {exc.msg}",
-            location=Location(source=str(path), line=line, column=col),
-            hint="Write it with `schemacli migrate rules MAPPING --out FILE`.",
-        ) from None
+        hint="Write it with `schemacli migrate rules MAPPING --out FILE`.",
+    ).value
     rule_set = doc.get("ruleSet") if isinstance(doc, dict) else None
     metadata = doc.get("metadata", {}) if isinstance(doc, dict) else None
     rules = rule_set.get("migrationRules") if isinstance(rule_set, dict) else None

@@ -84,7 +84,7 @@ class RegistryVersion:
         newline); text that is not JSON as it is."""
         try:
             return json.dumps(json.loads(self._text), indent=2, ensure_ascii=False) + "\n"
-        except ValueError:
+        except (ValueError, RecursionError):  # too deep or a number too long for Python: as it is
             return self._text if self._text.endswith("\n") else self._text + "\n"
 
 

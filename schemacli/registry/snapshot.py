@@ -31,6 +31,7 @@ from pathlib import Path
 
 from schemacli.atomicwrite import Write, WriteError, write_all
 from schemacli.contracts.evolution.levels import Level
+from schemacli.contracts.jsontext.source import parse_text
 from schemacli.contracts.store.tree import Tree
 from schemacli.errors import ConfigError, InputError, Location
 from schemacli.registry.client import RegistryClient
@@ -154,9 +155,18 @@ class Snapshot:
 
 
 def parse_snapshot(text: str, source: str) -> Snapshot:
-    """``registry.json``'s text; InputError naming ``source`` when it is not a snapshot."""
+    """``registry.json``'s text; InputError naming ``source`` when it is not a snapshot. Parsed
+    by the one JSON parser (nesting and number length within Java's limits: never a
+    RecursionError); the error quotes nothing of the file (a store comes from another party)."""
     try:
-        data = json.loads(text)
+        data = parse_text(text.removeprefix("\ufeff"), source, what="registry snapshot").value
+    except InputError as exc:
+        raise InputError(
+            f"{source} is not a registry snapshot: {exc.message}",
+            location=exc.location,
+            hint=_SNAPSHOT_HINT,
+        ) from None
+    try:
         subject, registry = data["subject"], data.get("registry", "")
         if not isinstance(subject, str) or not isinstance(registry, str):
             raise TypeError("subject")
@@ -171,13 +181,17 @@ def parse_snapshot(text: str, source: str) -> Snapshot:
             )
             for r in data["versions"]
         )
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+    except (ValueError, KeyError, TypeError, AttributeError):
         raise InputError(
-            f"{source} is not a registry snapshot ({type(exc).__name__}: {exc})",
+            f"{source} is not a registry snapshot: it needs a subject, and versions each with a "
+            "whole-number store_version, registry_version and id",
             location=Location(source=source),
-            hint="Run `schemacli pull` again to rewrite it, or remove it.",
-        ) from exc
+            hint=_SNAPSHOT_HINT,
+        ) from None
     return Snapshot(registry, subject, rows)
+
+
+_SNAPSHOT_HINT = "Run `schemacli pull` again to rewrite it, or remove it."
 
 
 def read_snapshot(tree: Tree, subject: str) -> Snapshot | None:
@@ -695,5 +709,5 @@ def _get(data: Mapping[str, object], keys: Sequence[str]) -> object:
 def _same(local: str, remote: str) -> bool:
     try:
         return json.loads(local) == json.loads(remote)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False

@@ -599,7 +599,7 @@ class DiskCache:
                 and entry["key"] == key
                 and entry["sha256"] == _checksum(value)
             )
-        except (ValueError, TypeError, KeyError, UnicodeDecodeError):
+        except (ValueError, TypeError, KeyError, UnicodeDecodeError, RecursionError):
             self._warn(path, "is not a cache entry (truncated or corrupt)")
             return None
         if not ok:
