@@ -97,10 +97,20 @@ Engine = Annotated[
     str,
     typer.Option(
         "--engine",
-        click_type=click.Choice(["auto", "jvm", "python"]),
+        click_type=click.Choice(["auto", "jvm", "python", "spark"]),
         help="Who reads the records: jvm (Kafka's own Java consumer in threads; needs java 17+ "
         "and the Kafka client jars, docs/census.md#engines), python (librdkafka in processes), "
-        "auto (the JVM when it can run here, else Python).",
+        "spark (a Spark job, local or on --master; needs pyspark), auto (the JVM when it can "
+        "run here, else Python).",
+    ),
+]
+Master = Annotated[
+    str | None,
+    typer.Option(
+        "--master",
+        metavar="URL",
+        help="With --engine spark: the Spark master, local[N] or spark://HOST:PORT (default "
+        "local[--jobs], else every core).",
     ),
 ]
 Store = Annotated[
@@ -151,6 +161,7 @@ def run_census(
     timeout: float = 600.0,
     connect_timeout: float = 10.0,
     engine: str = "auto",
+    master: str | None = None,
 ) -> dict[str, Any]:
     """The census document, with a progress bar on a terminal: the one road ``topics census``
     and ``subjects delete`` take."""
@@ -187,7 +198,27 @@ def run_census(
                 progress=progress,
                 engine=engine,
                 java_properties=java_properties,
+                master=master,
             )
+
+
+def check_master(master: str | None, engine: str) -> None:
+    """--master goes with --engine spark, and names a master Spark takes (exit 2 otherwise)."""
+    from converters.census.sparkscan import master_problem
+
+    if master is None:
+        return
+    if engine != "spark":
+        raise UsageError(
+            f"--master is for --engine spark, not --engine {engine}",
+            hint="Add --engine spark, or leave --master out.",
+        )
+    problem = master_problem(master)
+    if problem is not None:
+        raise UsageError(
+            f"--master {master[:80]!r} {problem}",
+            hint="Give local[N] or spark://HOST:PORT (a standalone master).",
+        )
 
 
 class _offline:
@@ -211,6 +242,7 @@ def census_command(
     connect_timeout: ConnectTimeout = 10.0,
     kafka_properties: KafkaProperties = None,
     engine: Engine = "auto",
+    master: Master = None,
     store: Store = None,
     output: Output = OutputFormat.text,
     flags: RegistryFlags = NO_FLAGS,
@@ -226,6 +258,7 @@ def census_command(
     from schemacli.output.census import report, text
 
     check_topic(topic)
+    check_master(master, engine)
     mode = census_mode(sample, since, until)
     doc = run_census(
         topic,
@@ -238,6 +271,7 @@ def census_command(
         timeout=read_timeout,
         connect_timeout=connect_timeout,
         engine=engine,
+        master=master,
     )
     if is_json(output):
         emit_json(doc)
