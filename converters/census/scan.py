@@ -45,6 +45,10 @@ from schemacli.gcpolicy import collect_rarely
 
 BATCH = 100_000  # records per consume() call
 PARALLEL_MIN = 200_000  # fewer records to read than this: one process (spawning costs ~0.3 s)
+# Seconds a partition may be without a leader while the census takes the watermarks, once the
+# cluster has answered: a lost broker's partitions get new leaders when the controller fences it
+# (broker.session.timeout.ms, 9 s by default), which is longer than --connect-timeout's default
+LEADER_WAIT = 30.0
 CONSUMER_DEFAULTS = {
     "enable.auto.commit": False,
     "enable.partition.eof": True,  # a partition's end is heard even when a marker ends it
@@ -77,7 +81,8 @@ def layout(
     consumer: Any, topic: str, mode: Mode, bootstrap: str, timeout: float
 ) -> list[PartitionTally]:
     """Every partition of ``topic`` with its watermarks and the range ``mode`` reads. Raises
-    InputError when the topic is not there, NetworkError when Kafka does not answer."""
+    InputError when the topic is not there, NetworkError when Kafka does not answer: no broker
+    within ``timeout`` seconds, or a partition without a leader for :data:`LEADER_WAIT`."""
     from confluent_kafka import KafkaException, TopicPartition
 
     try:
@@ -88,13 +93,19 @@ def layout(
                 f"topic {topic!r} not found on {bootstrap}",
                 hint="Check the topic's name and --bootstrap (`kafka-topics --list`).",
             )
+        # the cluster answers: a partition whose leader was just lost is waited for
+        until = time.monotonic() + max(timeout, LEADER_WAIT)
+
+        def left() -> float:
+            return max(waits.SLICE, until - time.monotonic())
+
         tallies = []
         for p in sorted(found.partitions):
-            low, high = waits.watermarks(consumer, TopicPartition(topic, p), timeout)
+            low, high = waits.watermarks(consumer, TopicPartition(topic, p), left())
             tallies.append(PartitionTally(p, low, high, low, high))
-        starts = _offsets_at(consumer, topic, tallies, mode.since_ms, timeout)
+        starts = _offsets_at(consumer, topic, tallies, mode.since_ms, left())
         ends = _offsets_at(
-            consumer, topic, tallies, None if mode.until_ms is None else mode.until_ms + 1, timeout
+            consumer, topic, tallies, None if mode.until_ms is None else mode.until_ms + 1, left()
         )
     except KafkaException as exc:
         raise unreachable(bootstrap, exc) from exc

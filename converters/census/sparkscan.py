@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from converters.census.jvmscan import CONSUMER_DEFAULTS
 from converters.census.model import HEADER, NULL, UNFRAMED, Kind, PartitionTally, Span
 from converters.kafka import waits
+from converters.kafka.settings import SPARK_SOURCE_FAILOVER, with_failover
 from converters.spark import KAFKA_PACKAGE, MASTER, connector_conf
 from schemacli.errors import InputError, NetworkError
 
@@ -156,13 +157,14 @@ def source_options(
     census's consumer settings, the user's (Java names) over them, the ranges as JSON."""
     reading = [t for t in tallies if t.end > t.start]
     return {
-        **{f"kafka.{k}": v for k, v in {**SOURCE_DEFAULTS, **properties}.items()},
+        **{f"kafka.{k}": v for k, v in with_failover(SOURCE_DEFAULTS, properties).items()},
         "kafka.bootstrap.servers": bootstrap,
         "assign": json.dumps({topic: [t.partition for t in reading]}),
         "startingOffsets": json.dumps({topic: {str(t.partition): t.start for t in reading}}),
         "endingOffsets": json.dumps({topic: {str(t.partition): t.end for t in reading}}),
         # a range retention shortened while the census read is counted as far as it goes
         "failOnDataLoss": "false",
+        **SPARK_SOURCE_FAILOVER,  # a lost broker's partitions listed again, not given up
     }
 
 
