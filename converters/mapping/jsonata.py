@@ -32,9 +32,9 @@ from typing import Any
 from converters.mapping.model import Conversion, Mapping, Policy, Rule
 from converters.mapping.schemaview import AvroField, AvroType, same_type, view
 from converters.mapping.sql import FLOAT_MAX, PROMOTIONS, compile_mapping, field_at, fits
+from schemacli.contracts.avro.facts import INT_MAX, INT_MIN
 from schemacli.errors import InputError
 
-INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 DOUBLE_MAX = 1.7976931348623157e308
 # what Spark's try_cast(string AS INT/BIGINT) reads: control characters and spaces around, sign,
 # digits; and AS FLOAT/DOUBLE: a decimal number with an optional exponent and Java's d/f suffix

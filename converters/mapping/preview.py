@@ -17,12 +17,12 @@ from typing import Any
 from converters.mapping.model import Conversion, Mapping, Policy, Rule
 from converters.mapping.schemaview import AvroField, AvroType
 from converters.mapping.sql import FLOAT_MAX, field_at
+from schemacli.contracts.avro.facts import RANGES
 
 _INT = re.compile(r"^[+-]?\d+$")
 _FLOAT = re.compile(
     r"^[+-]?((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|nan|inf|infinity)[dDfF]?$", re.IGNORECASE
 )
-RANGES = {"int": (-(2**31), 2**31 - 1), "long": (-(2**63), 2**63 - 1)}
 
 
 class NeedsSpark(Exception):

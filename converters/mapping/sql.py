@@ -19,6 +19,7 @@ from typing import Any
 
 from converters.mapping.model import Conversion, Mapping, Policy, Rule
 from converters.mapping.schemaview import SPARK_TYPES, AvroField, AvroType, same_type, view
+from schemacli.contracts.avro.facts import RANGES
 from schemacli.contracts.findings import Finding
 from schemacli.errors import CheckFailed
 from schemacli.kinds import Kind
@@ -68,9 +69,6 @@ def spark_type(t: AvroType) -> str:
     return SPARK_TYPES[t.kind]
 
 
-_INT_RANGE = {"int": (-(2**31), 2**31 - 1), "long": (-(2**63), 2**63 - 1)}
-
-
 def fits(value: Any, t: AvroType) -> bool:
     """Whether ``value`` (a default as the mapping file's YAML gives it) is a value of ``t``,
     as Avro reads a default: a number for int/long/float/double (whole and in range for
@@ -87,8 +85,8 @@ def fits(value: Any, t: AvroType) -> bool:
         return k == "null"
     if k == "boolean":
         return isinstance(value, bool)
-    if k in _INT_RANGE:
-        low, high = _INT_RANGE[k]
+    if k in RANGES:
+        low, high = RANGES[k]
         return type(value) is int and low <= value <= high
     if k in ("float", "double"):
         return type(value) in (int, float)
