@@ -305,8 +305,11 @@ def _load(spark: SparkSession, options: Mapping[str, str]) -> DataFrame:
     try:
         return reader.load()
     except IllegalArgumentException as exc:
+        # a plain Java exception has no Spark error class: getMessage() is empty, str() has its
+        # words (over several lines, as the source writes them)
+        said = " ".join((exc.getMessage() or str(exc)).split("JVM stacktrace:")[0].split())
         raise InputError(
-            f"Spark's Kafka source refuses the census's Kafka settings: {exc.getMessage()}",
+            f"Spark's Kafka source refuses the census's Kafka settings: {said}",
             hint="Check the --kafka-properties file (Java client names; the source sets "
             "offsets, deserializers and commits itself).",
         ) from exc
