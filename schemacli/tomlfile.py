@@ -58,7 +58,18 @@ LINT_KEYS = (
     LINT_GATE,
 )
 SUBJECT_KEYS = (LEVEL,)
-REGISTRY_KEYS = ("url", "user", "password", "token", "ca", "cert", "key", "timeout", "retries")
+REGISTRY_KEYS = (
+    "url",
+    "user",
+    "password",
+    "token",
+    "ca",
+    "cert",
+    "key",
+    "timeout",
+    "retries",
+    "concurrency",
+)
 
 KeyPath = tuple[str, ...]
 

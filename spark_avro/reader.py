@@ -154,9 +154,10 @@ def read_topic(
     to ``split_bad_records``. ``stable_union_names=False`` keeps Spark's positional union members
     (``member0..N``) instead of ``member_<type>``.
 
-    ``migrate=MAPPING`` (a mapping file's path, or a loaded ``converters.mapping`` Mapping) reads
-    a topic of v2 records, or of v1 and v2 records, as v1 rows: v2 records go through the
-    mapping's compiled Spark SQL as the converter runs it, v1 records are read as written (see
+    ``migrate=MIGRATION`` (a mapping prepared by ``converters.onread.load_migration``; its
+    ``read_topic`` takes the mapping file's path and calls this one) reads a topic of v2
+    records, or of v1 and v2 records, as v1 rows: v2 records go through the mapping's compiled
+    Spark SQL as the converter runs it, v1 records are read as written (see
     ``spark_avro.onread`` for which writer goes which road); the reader schema is the mapping's
     v1 schema, so ``reader_version``/``reader_schema`` do not apply. With the registry, the
     writers are the versions of ``subject`` (default the mapping's ``source.subject``) and of
@@ -229,7 +230,7 @@ def _read_migrated(
             "give exactly one source of writer schemas: registry_url=... or schemas={id: json}",
             hint="Offline, pass schemas={schema_id: schema_json, ...}.",
         )
-    migration = onread.load_migration(migrate, registry_url=registry_url)
+    migration = onread.require_migration(migrate)
     if registry_url is not None:
         writers = onread.registry_writers(migration, registry_url, subject)
     else:
@@ -269,7 +270,7 @@ def _migrated(
     except ValueError as exc:
         raise InputError(
             str(exc),
-            location=migration.mapping.location("/target"),
+            location=migration.location("/target"),
             hint="Read with flatten=False to get the v1 record as one struct column.",
         ) from exc
 
@@ -324,7 +325,7 @@ def stream_topic(
     query runs are decoded too; each writer is checked against the reader schema once (the
     verdicts are memoised). Returns the started query.
 
-    ``migrate=MAPPING`` reads as ``read_topic(..., migrate=MAPPING)`` does (v1 rows; v2 records
+    ``migrate=MIGRATION`` reads as ``read_topic(..., migrate=MIGRATION)`` does (v1 rows; v2 records
     through the mapping's SQL, a record the converter would dead-letter a bad record), with the
     writers of ``subject`` (default the mapping's ``source.subject``) and of its
     ``target.subject``, and each id first seen in a micro-batch put on its road then.
@@ -336,7 +337,7 @@ def stream_topic(
                 "migrate= reads into the mapping's v1 schema: reader_version does not apply",
                 hint="Drop reader_version, or stream without migrate=.",
             )
-        migration = onread.load_migration(migrate, registry_url=registry_url)
+        migration = onread.require_migration(migrate)
         cache = SchemaCache(registry_url, onread.registry_writers(migration, registry_url, subject))
 
         def decode(batch: DataFrame, writers: Mapping[int, str]) -> DataFrame:
@@ -346,7 +347,8 @@ def stream_topic(
         if subject is None:
             raise UsageError(
                 "stream_topic needs subject=... (the subject whose versions it decodes)",
-                hint="Pass subject=..., or migrate=MAPPING to read through a mapping.",
+                hint="Pass subject=..., or read through a mapping "
+                "(converters.onread.stream_topic(..., migrate=MAPPING)).",
             )
         resolved = resolve_schemas(
             subject=subject, reader_version=reader_version, registry_url=registry_url

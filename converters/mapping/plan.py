@@ -19,9 +19,9 @@ from converters.mapping.model import FORMAT_VERSION, Conversion, Endpoint, Mappi
 from converters.mapping.schemaview import AvroField, AvroType, same_type, view
 from converters.mapping.sql import PROMOTIONS
 from schemacli.contracts.avro.inline import inlined
-from schemacli.contracts.avro.loader import load_schema_file, load_schema_text
+from schemacli.contracts.avro.loader import load_schema_file
 from schemacli.errors import InputError, Location, UsageError
-from spark_avro.registry import self_contained_text
+from schemacli.registry.schemas import RegistrySchemas
 
 if TYPE_CHECKING:
     from schemacli.registry.client import RegistryClient
@@ -65,7 +65,8 @@ class _Side:
 
 def plan_request(request: PlanRequest, out_dir: Path, client: RegistryClient) -> Planned:
     """Plan ``request``: schemas read from files (paths in the mapping relative to ``out_dir``,
-    where it is written) or from the registry (``client.get_version``), subjects inferred from
+    where it is written) or from the registry (self-contained, ``schemacli.registry.schemas``),
+    subjects inferred from
     the store's layout (``schemas/subjects/<s>/vN.avsc``), topics and key subjects by
     TopicNameStrategy. Raises UsageError for --key-from without --key-to (or the reverse),
     InputError for a schema that cannot be read, RegistryError from the registry."""
@@ -74,8 +75,9 @@ def plan_request(request: PlanRequest, out_dir: Path, client: RegistryClient) ->
             "--key-from and --key-to go together",
             hint="Give both to convert keys, or neither to copy keys byte for byte.",
         )
-    src = _side(client, request.source, out_dir, request.source_subject)
-    tgt = _side(client, request.target, out_dir, request.target_subject)
+    road = RegistrySchemas(client)
+    src = _side(road, request.source, out_dir, request.source_subject)
+    tgt = _side(road, request.target, out_dir, request.target_subject)
     mapping = plan(
         src.schema_json,
         tgt.schema_json,
@@ -85,8 +87,8 @@ def plan_request(request: PlanRequest, out_dir: Path, client: RegistryClient) ->
     )
     if request.key_source is None or request.key_target is None:
         return Planned(mapping, (src.inline, tgt.inline))
-    ksrc = _side(client, request.key_source, out_dir)
-    ktgt = _side(client, request.key_target, out_dir)
+    ksrc = _side(road, request.key_source, out_dir)
+    ktgt = _side(road, request.key_target, out_dir)
     # TopicNameStrategy: the key's subject is the value's with -key for -value
     for side, value_side in ((ksrc, src), (ktgt, tgt)):
         subject = value_side.fields.get("subject") or ""
@@ -102,7 +104,7 @@ def plan_request(request: PlanRequest, out_dir: Path, client: RegistryClient) ->
     return Planned(mapping, (src.inline, tgt.inline), (ksrc.inline, ktgt.inline))
 
 
-def _side(client: RegistryClient, spec: str, out_dir: Path, subject: str | None = None) -> _Side:
+def _side(road: RegistrySchemas, spec: str, out_dir: Path, subject: str | None = None) -> _Side:
     """Schema JSON and endpoint fields for ``--from``/``--to``: an .avsc file, or
     SUBJECT[:VERSION] in the registry; ``subject`` (given on the command line) wins."""
 
@@ -118,13 +120,9 @@ def _side(client: RegistryClient, spec: str, out_dir: Path, subject: str | None 
     else:
         name, _, version = spec.partition(":")
         ver: int | str = int(version) if version.isdigit() else (version or "latest")
-        sv = client.get_version(name, ver)
-        where = f"{name}:{sv.version}"
-        loaded = load_schema_text(
-            self_contained_text(client, sv.schema, sv.references, where), where
-        )
-        fields = {"subject": name, "version": sv.version}
-        side = _Side(loaded.document.value, fields, inline=True)
+        found = road.schema(name, ver)
+        fields = {"subject": name, "version": found.number}
+        side = _Side(found.value, fields, inline=True)
     if subject:
         side.fields["subject"] = subject
     return side

@@ -158,20 +158,26 @@ def list_command(
     verdicts = verdict_cache(settings, no_cache)
     shown = str(shown_store(settings.store))
     if online:
-        from schemacli.registry.history import is_missing_subject, registry_history
+        from schemacli.registry.history import is_missing_subject
+        from schemacli.registry.schemas import RegistrySchemas
 
         with connect(flags, settings=settings) as conn:
+            road = RegistrySchemas(conn.client)
 
-            def latest_in_registry(name: str):
+            def latest_of(name: str):
                 try:
-                    history = registry_history(conn.client, name)
+                    latest = road.schema(name, "latest")
                 except RegistryError as err:
-                    if is_missing_subject(err):
+                    if is_missing_subject(err) or err.status == 404:  # no (live) version
                         return None
                     raise
-                if not history:
-                    return None
-                return history[-1], f"{name} v{len(history)} ({conn.url})"
+                return latest.loaded, f"{name} v{latest.number} ({conn.url})"
+
+            names = sorted({r.subject for r in readers})  # asked together, each once
+            latest = dict(zip(names, road.map(latest_of, names), strict=True))
+
+            def latest_in_registry(name: str):
+                return latest[name]
 
             found = judge_latest(readers, latest_in_registry, verdicts=verdicts)
             report = readers_report(found, store=shown, against=conn.url)

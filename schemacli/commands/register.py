@@ -110,10 +110,12 @@ def register_command(
         if major_version is not None:
             from schemacli.contracts.jsontext.source import read_text
             from schemacli.registry.compare import schema_text
-            from schemacli.registry.history import load_candidate
             from schemacli.registry.majorversion import register_major_version
+            from schemacli.registry.schemas import RegistrySchemas
 
-            loaded = load_candidate(conn.client, read_text(schema, str(schema)), str(schema), ())
+            loaded = RegistrySchemas(conn.client).candidate(
+                read_text(schema, str(schema)), str(schema)
+            )
             props = {**(metadata.get("properties") or {}), property_name: str(major_version)}
             done = register_major_version(
                 conn.client,
@@ -131,13 +133,15 @@ def register_command(
                 echo(done.describe())
             raise typer.Exit(ExitCode.OK)
         from schemacli.registry.compare import schema_text
-        from schemacli.registry.history import load_candidate
         from schemacli.registry.publish import register_schema
+        from schemacli.registry.schemas import RegistrySchemas
 
         refs = parse_references(reference)
         from schemacli.contracts.jsontext.source import read_text
 
-        loaded = load_candidate(conn.client, read_text(schema, str(schema)), str(schema), refs)
+        loaded = RegistrySchemas(conn.client).candidate(
+            read_text(schema, str(schema)), str(schema), refs
+        )
         result = register_schema(
             conn.client,
             subject,
