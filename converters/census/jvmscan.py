@@ -34,6 +34,7 @@ from typing import IO, Any
 from converters import jvmbuild
 from converters.census.model import NULL, UNFRAMED, Kind, PartitionTally, Span
 from converters.kafka import waits
+from converters.kafka.settings import FAILOVER_CONSUMER, with_failover
 from schemacli.errors import InputError, NetworkError, SchemacliError
 
 HOME = Path(__file__).resolve().parent / "jvm"
@@ -45,7 +46,8 @@ JARS_ENV = "SCHEMACLI_KAFKA_JARS"
 _CHECKOUT = Path(__file__).resolve().parents[2]
 ANSWER_LIMIT = 256 * 1024 * 1024  # the JVM's JSON: a few hundred bytes per partition and kind
 # the Java consumer's settings for a header-only read (the user's properties win): large fetches
-# and polls, as on the Python road (bench/README.md, issue #29)
+# and polls, as on the Python road (bench/README.md, issue #29), and the bounds that keep a lost
+# broker's stall short (kafka.settings.FAILOVER_CONSUMER; docs/census.md)
 CONSUMER_DEFAULTS = {
     "enable.auto.commit": "false",
     "isolation.level": "read_uncommitted",
@@ -55,6 +57,7 @@ CONSUMER_DEFAULTS = {
     "max.poll.records": "100000",
     "receive.buffer.bytes": str(4 * 1024 * 1024),
     "client.id": "schemacli-census",
+    **FAILOVER_CONSUMER,
 }
 JVM_OPTIONS = ("-Xms256m", "-Xmx1g", "-XX:+UseParallelGC", "-Xshare:auto")
 
@@ -134,9 +137,10 @@ def properties_text(
     properties: Mapping[str, str],
     defaults: Mapping[str, str] = CONSUMER_DEFAULTS,
 ) -> str:
-    """A Java properties file: the defaults, the user's (Java) settings over them, the bootstrap
-    (also for topics check's scan, with its own defaults)."""
-    settings = {**defaults, **properties, "bootstrap.servers": bootstrap}
+    """A Java properties file: the defaults (with the failover timeouts a user's settings may
+    raise), the user's (Java) settings over them, the bootstrap (also for topics check's scan,
+    with its own defaults)."""
+    settings = {**with_failover(defaults, properties), "bootstrap.servers": bootstrap}
 
     def escape(text: str) -> str:  # the JVM reads the file as UTF-8 (CensusScan)
         out = []

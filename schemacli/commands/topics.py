@@ -9,7 +9,7 @@ from typing import Annotated
 import click
 import typer
 
-from schemacli.commands.census_run import census_mode, check_topic, run_census
+from schemacli.commands.census_run import census_mode, check_master, check_topic, run_census
 from schemacli.commands.kafka_options import KafkaProperties, RequiredBootstrap
 from schemacli.commands.options import DAY, Output, count, require_extras, seconds
 from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect, registry_flags
@@ -93,10 +93,20 @@ Engine = Annotated[
     str,
     typer.Option(
         "--engine",
-        click_type=click.Choice(["auto", "jvm", "python"]),
+        click_type=click.Choice(["auto", "jvm", "python", "spark"]),
         help="Who reads the records: jvm (Kafka's own Java consumer in threads; needs java 17+ "
         "and the Kafka client jars, docs/census.md#engines), python (librdkafka in processes), "
-        "auto (the JVM when it can run here, else Python).",
+        "spark (a Spark job, local or on --master; needs pyspark), auto (the JVM when it can "
+        "run here, else Python).",
+    ),
+]
+Master = Annotated[
+    str | None,
+    typer.Option(
+        "--master",
+        metavar="URL",
+        help="With --engine spark: the Spark master, local[N] or spark://HOST:PORT (default "
+        "local[--jobs], else every core).",
     ),
 ]
 
@@ -114,6 +124,7 @@ def census_command(
     connect_timeout: ConnectTimeout = 10.0,
     kafka_properties: KafkaProperties = None,
     engine: Engine = "auto",
+    master: Master = None,
     store: Store = None,
     output: Output = OutputFormat.text,
     flags: RegistryFlags = NO_FLAGS,
@@ -127,6 +138,7 @@ def census_command(
     the registry unreachable.
     """
     check_topic(topic)
+    check_master(master, engine)
     mode = census_mode(sample, since, until)
     doc = run_census(
         topic,
@@ -139,6 +151,7 @@ def census_command(
         timeout=read_timeout,
         connect_timeout=connect_timeout,
         engine=engine,
+        master=master,
     )
     if is_json(output):
         emit_json(doc)
