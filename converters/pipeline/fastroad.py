@@ -32,9 +32,11 @@ CORRUPT_WHY = ": truncated, not written with it, or not readable as the reader s
 SOURCE_COLUMNS = ("key", "value", "topic", "partition", "offset", "timestamp", "headers")
 
 
-def plan_json(mapping: Mapping, reg: RegistryPlan, road: Road) -> str:
+def plan_json(mapping: Mapping, reg: RegistryPlan, road: Road, *, in_place: bool = True) -> str:
     """The plan the JVM writer interprets: the road's operations, the registry's schemas and the
-    topics. Raises ValueError for a mapping on the SQL road."""
+    topics. ``in_place``: records whose writer schema is the v2 schema are read in place (the
+    JVM's ``InPlace``); False reads every record with Avro's datum reader (tests and benches
+    compare the two). Raises ValueError for a mapping on the SQL road."""
     if not road.fast:
         raise ValueError(f"the mapping takes the SQL road: {road.why}")
     return json.dumps(
@@ -50,6 +52,7 @@ def plan_json(mapping: Mapping, reg: RegistryPlan, road: Road) -> str:
             },
             "corrupt_why": CORRUPT_WHY,
             "fields": list(road.fields),
+            "in_place": in_place,
         }
     )
 
@@ -89,3 +92,8 @@ def convert_one(spark: Any, plan: str, value: bytes) -> tuple[bytes | None, tupl
     why = spark._jvm.java.util.ArrayList()
     out = jvm_writer(spark).convertOne(plan, bytearray(value), why)
     return (bytes(out) if out is not None else None), tuple(str(w) for w in why)
+
+
+def reads_in_place(spark: Any, plan: str, value: bytes) -> bool:
+    """Whether the fast road reads ``value`` in place under ``plan`` (tests)."""
+    return bool(jvm_writer(spark).readsInPlace(plan, bytearray(value)))

@@ -5,15 +5,17 @@ the same dead-letter decisions and reasons."""
 
 from __future__ import annotations
 
+import decimal
 import json
 import random
+import struct
 
 import pytest
 
 from converters.mapping.check import generate_samples
 from converters.mapping.recordplan import record_plan
 from converters.mapping.sql import compile_mapping
-from converters.pipeline.fastroad import convert_one, plan_json
+from converters.pipeline.fastroad import convert_one, plan_json, reads_in_place
 from converters.pipeline.records import RegistryPlan, build_records
 from tests.spark.test_converter_transform import (
     NESTED_V1,
@@ -118,14 +120,27 @@ def both_roads(spark, mapping, v2: dict, v1: dict, values: list[bytes]):
             sql.append((r["kind"], reason, headers["schemacli.error-stage"].decode()))
     road = record_plan(mapping)
     assert road.fast, road.why
+    fast, datum_reader = (
+        fast_road(spark, plan_json(mapping, reg, road, in_place=in_place), values)
+        for in_place in (True, False)
+    )
+    # the fast road reads a record in place, or with Avro's datum reader: the same bytes
+    for i, (a, b) in enumerate(zip(fast, datum_reader, strict=True)):
+        assert a == b, (i, values[i].hex())
     plan = plan_json(mapping, reg, road)
-    fast = []
-    for v in values:
-        out, why = convert_one(spark, plan, v)
-        fast.append(
-            ("converted", out, None) if out is not None else ("dead_letter", why[1], why[0])
-        )
+    assert any(reads_in_place(spark, plan, v) for v in values)
     return sql, fast
+
+
+def fast_road(spark, plan: str, values: list[bytes]):
+    """Each value through the fast road's transform: (kind, v1 bytes or reason, stage)."""
+    out = []
+    for v in values:
+        value, why = convert_one(spark, plan, v)
+        out.append(
+            ("converted", value, None) if value is not None else ("dead_letter", why[1], why[0])
+        )
+    return out
 
 
 def test_the_fast_road_gives_the_sql_roads_bytes_and_dead_letters_on_generated_taxi_rides(spark):
@@ -610,3 +625,238 @@ def test_the_fast_road_equals_the_sql_road_on_parsing_into_int_and_long_and_on_e
         assert a == b, (i, samples[i])
     kinds = [k for k, _, _ in sql]
     assert kinds.count("converted") > 30 and kinds.count("dead_letter") > 30
+
+
+DEC9 = {"type": "bytes", "logicalType": "decimal", "precision": 9, "scale": 2}
+DEC20 = {"type": "bytes", "logicalType": "decimal", "precision": 20, "scale": 0}
+FIXED_DEC = {
+    "type": "fixed",
+    "name": "FD",
+    "size": 9,
+    "logicalType": "decimal",
+    "precision": 18,
+    "scale": 3,
+}
+ITEM = {
+    "type": "record",
+    "name": "Item",
+    "fields": [{"name": "q", "type": "int"}, {"name": "p", "type": ["null", DEC9]}],
+}
+RAW_V2 = {
+    "type": "record",
+    "name": "Raw",
+    "fields": [
+        {"name": "i", "type": "int"},
+        {"name": "l", "type": "long"},
+        {"name": "b", "type": "boolean"},
+        {"name": "f", "type": "float"},
+        {"name": "d", "type": "double"},
+        {"name": "s", "type": "string"},
+        {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A", "B"]}},
+        {"name": "u", "type": ["null", "long"]},
+        {"name": "a", "type": {"type": "array", "items": "long"}},
+        {"name": "dec", "type": DEC9},
+        {"name": "big", "type": DEC20},
+        {"name": "fd", "type": FIXED_DEC},
+        {"name": "items", "type": {"type": "array", "items": ITEM}},
+        {"name": "m", "type": {"type": "map", "values": "int"}},
+    ],
+}
+RAW_V1 = {
+    "type": "record",
+    "name": "Raw",
+    "fields": [
+        *RAW_V2["fields"][:6],
+        {"name": "e", "type": {"type": "enum", "name": "E1", "symbols": ["B", "C", "A"]}},
+        *RAW_V2["fields"][7:13],
+        {"name": "wide", "type": "long"},
+    ],
+}
+
+
+def zz(n: int) -> bytes:
+    """Avro's zig-zag varint of ``n``, in its fewest bytes."""
+    n = (n << 1) ^ (n >> 63)
+    out = bytearray()
+    while n > 0x7F:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    return bytes([*out, n])
+
+
+def overlong(n: int) -> bytes:
+    """``n`` in one byte more than it needs (Avro's reader takes it; its writer never writes it)."""
+    b = zz(n)
+    return b[:-1] + bytes([b[-1] | 0x80, 0])
+
+
+def signed(n: int, size: int | None = None) -> bytes:
+    size = size or (n.bit_length() + 8) // 8
+    return n.to_bytes(size, "big", signed=True)
+
+
+def chunk(b: bytes) -> bytes:
+    return zz(len(b)) + b
+
+
+def item(q: bytes, price: bytes | None) -> bytes:
+    return q + (zz(0) if price is None else zz(1) + chunk(price))
+
+
+RAW = {  # each v2 field's bytes as Avro's writer writes them
+    "i": zz(-7),
+    "l": zz(2**40),
+    "b": b"\x01",
+    "f": struct.pack("<f", 1.5),
+    "d": struct.pack("<d", -2.25),
+    "s": chunk("ü€𝄞".encode()),
+    "e": zz(1),
+    "u": zz(1) + zz(-3),
+    "a": zz(2) + zz(5) + zz(6) + zz(0),
+    "dec": chunk(signed(12345)),
+    "big": chunk(signed(10**19 + 7)),
+    "fd": signed(-42, 9),
+    "items": zz(2) + item(zz(1), signed(99)) + item(zz(2), None) + zz(0),
+    "m": zz(1) + chunk(b"k") + zz(1) + zz(0),
+}
+# (field, bytes): values Avro's reader reads but its writer writes otherwise, values Spark's
+# DECIMAL(p, s) changes or cannot read, and values no reader reads
+RAW_EDGES = [
+    ("i", overlong(-7)),
+    ("i", b"\xff\xff\xff\xff\x7f"),  # an int's 5th byte with more than 4 bits
+    ("l", overlong(2**40)),
+    ("l", b"\xff" * 9 + b"\x7f"),  # a long's 10th byte with more than 1 bit
+    ("l", b"\x80" * 10 + b"\x00"),  # 11 bytes
+    ("b", b"\x02"),
+    ("f", struct.pack("<I", 0x7FC00001)),  # NaN payloads, a signalling NaN
+    ("f", struct.pack("<I", 0x7F800001)),
+    ("d", struct.pack("<Q", 0xFFF8000000000001)),
+    ("s", overlong(1) + b"x"),
+    ("s", zz(-1)),
+    ("e", zz(2)),
+    ("e", overlong(1)),
+    ("u", zz(2) + zz(1)),
+    ("u", zz(0) + b""),
+    ("a", zz(1) + zz(5) + zz(1) + zz(6) + zz(0)),  # two blocks
+    ("a", zz(-2) + zz(2) + zz(5) + zz(6) + zz(0)),  # a block with its size
+    ("a", zz(0)),
+    ("dec", chunk(signed(2**64 + 5))),  # Spark keeps the low 64 bits under 19 digits
+    ("dec", chunk(signed(2**70 - 1))),
+    ("dec", chunk(signed(-(2**64) + 7))),
+    ("dec", chunk(signed(5, 8))),  # not the shortest form
+    ("dec", chunk(signed(10**9))),  # one digit over
+    ("dec", chunk(signed(-(10**9) + 1))),
+    ("dec", chunk(b"")),
+    ("big", chunk(signed(10**20 - 1))),
+    ("big", chunk(signed(10**20))),
+    ("big", chunk(signed(2**64 + 5, 12))),
+    ("fd", signed(2**64 + 5, 9)),  # a fixed(9) of precision 18: the low 64 bits too
+    ("fd", signed(-(10**18), 9)),
+    ("fd", signed(10**18 - 1, 9)),
+    ("items", zz(1) + item(zz(3), signed(7, 6)) + zz(0)),
+    ("items", zz(1) + item(zz(3), signed(2**64 + 5)) + zz(0)),
+    ("items", zz(1) + item(zz(3), signed(10**9)) + zz(0)),
+    ("items", zz(1) + item(zz(3), b"") + zz(0)),
+    ("items", zz(2) + item(zz(3), None) + item(overlong(4), signed(1)) + zz(0)),
+    ("m", zz(1) + chunk(b"k") + zz(1) + zz(1) + chunk(b"k") + zz(2) + zz(0)),  # two blocks
+    ("m", zz(2) + chunk(b"k") + zz(1) + chunk(b"k") + zz(2) + zz(0)),  # a key twice
+]
+
+
+def raw_body(**fields: bytes) -> bytes:
+    return b"".join(fields.get(f["name"], RAW[f["name"]]) for f in RAW_V2["fields"])
+
+
+def test_the_fast_road_reads_in_place_only_what_avros_writer_writes_and_gives_spark_decimals(
+    spark,
+):
+    """Bytes written by hand: what Avro's reader reads but its writer never writes (a varint in
+    more bytes than it needs, arrays and maps in several blocks, a boolean byte 2), NaN
+    payloads, decimals Spark's DECIMAL(p, s) keeps the low 64 bits of (up to 18 digits) or
+    cannot read, nested and fixed ones too, indexes out of range, truncated bodies and bytes
+    after the record: the SQL road's bytes and dead letters, read in place or not."""
+    from converters.mapping.reader import loads
+
+    rules = "".join(
+        f"  {f['name']}: {{from: {f['name']}, convert: copy}}\n" for f in RAW_V1["fields"][:-1]
+    )
+    mapping = loads(
+        f"version: 1\n{ENDPOINTS}fields:\n{rules}  wide: {{from: i, convert: copy}}\n"
+    ).with_schemas(RAW_V2, RAW_V1)
+    road = record_plan(mapping)
+    assert road.fast, road.why
+    base = raw_body()
+    bodies = [base, base + b"\x00\x01trailing", base[:-3], base[:10]]
+    bodies += [raw_body(**{name: value}) for name, value in RAW_EDGES]
+    values = [b"\x00" + V2_ID.to_bytes(4, "big") + body for body in bodies]
+    sql, fast = both_roads(spark, mapping, RAW_V2, RAW_V1, values)
+    for i, (a, b) in enumerate(zip(sql, fast, strict=True)):
+        assert a == b, (i, bodies[i].hex())
+    kinds = [k for k, _, _ in sql]
+    assert kinds[0] == "converted" and kinds.count("dead_letter") >= 8
+    reg = RegistryPlan(V1_ID, json.dumps(RAW_V1), {V2_ID: json.dumps(RAW_V2)}, {V2_ID: "s2/1"})
+    read = [reads_in_place(spark, plan_json(mapping, reg, road), v) for v in values]
+    # what Avro's writer writes is read in place (bytes after the record are not read); what it
+    # never writes, a truncated body or a decimal Spark cannot read, by the datum reader
+    assert read[:4] == [True, True, False, False], read
+    assert read.count(True) >= 10 and read.count(False) >= 15, read
+    # Spark's DECIMAL(9, 2) of 2^64 + 5: the low 64 bits, 5
+    dec = RAW_EDGES.index(("dec", chunk(signed(2**64 + 5)))) + 4
+    assert unframe(sql[dec][1], RAW_V1)[1]["dec"] == decimal.Decimal("0.05")
+
+
+NESTED_DEC_V2 = {
+    "type": "record",
+    "name": "Order",
+    "fields": [
+        {"name": "lines", "type": {"type": "array", "items": ITEM}},
+        {"name": "totals", "type": ["null", {"type": "array", "items": DEC9}]},
+        {
+            "name": "fx",
+            "type": {
+                "type": "record",
+                "name": "Fx",
+                "fields": [{"name": "rate", "type": FIXED_DEC}, {"name": "big", "type": DEC20}],
+            },
+        },
+    ],
+}
+
+
+def test_the_fast_road_equals_the_sql_road_on_decimals_inside_records_and_arrays(spark):
+    """Decimals inside copied records and arrays (bytes and fixed, nullable) take Spark's
+    DECIMAL(p, s) round trip on the fast road too: the shortest form, the low 64 bits under 19
+    digits, an undecodable record where one has too many digits."""
+    from converters.mapping.reader import loads
+
+    rules = "".join(
+        f"  {f['name']}: {{from: {f['name']}, convert: copy}}\n" for f in NESTED_DEC_V2["fields"]
+    )
+    mapping = loads(f"version: 1\n{ENDPOINTS}fields:\n{rules}").with_schemas(
+        NESTED_DEC_V2, NESTED_DEC_V2
+    )
+    road = record_plan(mapping)
+    assert road.fast, road.why
+    samples = generate_samples(mapping, compile_mapping(mapping), 60, seed=23)
+    rng = random.Random(23)
+    for sample in samples[::2]:  # fastavro's random bytes overflow most decimals
+        for line in sample["lines"]:
+            line["p"] = None if rng.random() < 0.3 else signed(rng.randint(-(10**9) + 1, 10**9 - 1))
+        sample["totals"] = [signed(rng.randint(-999, 999), rng.randint(2, 9)) for _ in range(3)]
+        sample["fx"] = {"rate": signed(rng.randint(-(10**18) + 1, 10**18 - 1), 9), "big": signed(7)}
+    edges = [signed(2**64 + 5), signed(5, 9), signed(10**9), signed(-(10**9) + 1), b""]
+    for value in edges:
+        samples.append(
+            {
+                "lines": [{"q": 1, "p": value}, {"q": 2, "p": None}],
+                "totals": [value, signed(1)],
+                "fx": {"rate": signed(2**64 + 5, 9), "big": signed(10**20 - 1)},
+            }
+        )
+    samples.append({"lines": [], "totals": None, "fx": {"rate": bytes(9), "big": signed(10**20)}})
+    values = [framed(NESTED_DEC_V2, s, V2_ID) for s in samples]
+    sql, fast = both_roads(spark, mapping, NESTED_DEC_V2, NESTED_DEC_V2, values)
+    for i, (a, b) in enumerate(zip(sql, fast, strict=True)):
+        assert a == b, (i, samples[i])
+    kinds = [k for k, _, _ in sql]
+    assert kinds.count("converted") >= 30 and kinds.count("dead_letter") >= 3

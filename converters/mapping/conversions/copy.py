@@ -115,42 +115,59 @@ def copy_back(v1: AvroType, v2: AvroType) -> str | None:
 def _logical_copy(name: str, source: AvroType, target: AvroType) -> dict[str, Any] | str:
     """A copy of a logical type: the same logical type on the same Avro type (decimals of the
     same precision and scale, fixed of the same size): the value's bytes as they are."""
-    same = (
-        source.kind == target.kind
-        and source.logical == target.logical
-        and all(source.json.get(k) == target.json.get(k) for k in ("precision", "scale", "size"))
-    )
-    if not same or source.logical not in COPIED_LOGICAL:
+    if not _same_logical(source, target) or source.logical not in COPIED_LOGICAL:
         return (
             f"copy of {source.describe()} into {target.describe()} (the fast road copies a "
             "logical type only into the same logical type)"
         )
     if source.logical == "decimal":
-        precision = source.json.get("precision")
-        if not isinstance(precision, int) or not 0 < precision <= MAX_DECIMAL_PRECISION:
-            return f"a decimal of precision {precision} (Spark's decimals hold up to 38 digits)"
+        why = _decimal_why(source)
+        if why is not None:
+            return why
         # Spark reads a decimal into its DECIMAL(p, s): one with more digits than its precision
         # (or no bytes) fails the decode (the dead letter "undecodable Avro body"); to_avro writes
         # a bytes decimal's unscaled value in its shortest form
-        return {"op": "decimal", "source": name, "precision": precision}
+        return {"op": "decimal", "source": name, "precision": source.json.get("precision")}
     if source.kind == "fixed":  # a uuid on a fixed(16): Spark's reading of it is not proven
         return f"copy of {source.describe()} (a logical type on a fixed other than decimal)"
     return {"op": "copy", "source": name}
 
 
+def _same_logical(s: AvroType, t: AvroType) -> bool:
+    """The same logical type on the same Avro type (decimals of the same precision and scale,
+    fixed of the same size)."""
+    return (
+        s.kind == t.kind
+        and s.logical == t.logical
+        and all(s.json.get(k) == t.json.get(k) for k in ("precision", "scale", "size"))
+    )
+
+
+def _decimal_why(s: AvroType) -> str | None:
+    precision = s.json.get("precision")
+    if not isinstance(precision, int) or not 0 < precision <= MAX_DECIMAL_PRECISION:
+        return f"a decimal of precision {precision} (Spark's decimals hold up to 38 digits)"
+    return None
+
+
 def _nested_why(s: AvroType, t: AvroType, seen: set[str]) -> str | None:
     """Why a record or array of v2 type ``s`` cannot be copied as it is into v1 type ``t``
     (None when it can): the same shape all the way down (``same_type``: field names, order,
-    union branches), the same names (Avro resolves a union's branch by name), and nothing whose
-    bytes Spark's row round trip would change (decimals, maps, unions of several types) or that
-    the SQL road cannot read (a recursive type)."""
+    union branches), the same names (Avro resolves a union's branch by name), decimals of the
+    same precision and scale (the JVM takes each through Spark's DECIMAL(p, s) round trip), and
+    nothing whose bytes Spark's row round trip changes in a way the JVM does not reproduce
+    (maps, unions of several types) or that the SQL road cannot read (a recursive type)."""
     if s.kind == "map":
-        return "maps (Spark's row round trip may reorder their entries)"
+        return "maps (Spark's row round trip reorders their entries)"
     if s.kind == "union":
         if not (s.nullable and len(s.branches) == 2 and same_type(s, t)):
             return "unions of several types"
         return _nested_why(s.non_null(), t.non_null(), seen)
-    if s.logical == "decimal" or (s.logical is not None and s.logical not in COPIED_LOGICAL):
+    if s.logical == "decimal":
+        if not _same_logical(s, t):
+            return f"a nested {s.describe()} that is not v1's {t.describe()}"
+        return _decimal_why(s)
+    if s.logical is not None and s.logical not in COPIED_LOGICAL:
         return f"a nested {s.describe()}"
     if s.kind in ("record", "enum", "fixed") and s.name != t.name:
         return f"a nested {s.describe()} named {t.name} in v1"

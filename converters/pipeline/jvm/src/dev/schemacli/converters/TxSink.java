@@ -69,6 +69,12 @@ public final class TxSink {
     return r.value;
   }
 
+  /** Whether the fast road reads {@code value} in place under {@code plan} (tests: the reading
+   * the bytes take; {@link InPlace}). */
+  public static boolean readsInPlace(String plan, byte[] value) {
+    return new RecordPlan.Transform(new RecordPlan(plan)).readsInPlace(value);
+  }
+
   /** A writer for one partition, open on this JVM (from the driver: tests and tools). */
   public static PartitionWriter open(Map<String, String> options, int partition) {
     return new PartitionWriter(SinkConfig.of(options), partition);
