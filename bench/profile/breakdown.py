@@ -26,6 +26,7 @@ ROADS = {
     "cp-conv": "(b) at-least-once",
     "cp-eo": "(b') exactly-once, SQL road",
     "cp-fo": "(b'') exactly-once, fast road",
+    "cp-fd": "(b*) exactly-once, fast road, every record by Avro's datum reader",
     "bench-ks": "(k) Kafka Streams",
 }
 

@@ -860,3 +860,53 @@ def test_the_fast_road_equals_the_sql_road_on_decimals_inside_records_and_arrays
         assert a == b, (i, samples[i])
     kinds = [k for k, _, _ in sql]
     assert kinds.count("converted") >= 30 and kinds.count("dead_letter") >= 3
+
+
+def test_the_fast_roads_marker_is_the_sql_roads_for_every_offset_and_timestamp(spark):
+    """The marker (origin, position, timestamp in ms) the JVM writes in bytes, against the SQL
+    road's concat_ws, for offsets up to a long's limit and timestamps before 1970 and year 1."""
+    import datetime as dt
+
+    from converters.pipeline.headers import MARKER_HEADER
+    from converters.pipeline.txsink import jvm_writer
+
+    utc = dt.UTC
+    stamps = [
+        dt.datetime(1970, 1, 1, tzinfo=utc),
+        dt.datetime(1969, 12, 31, 23, 59, 59, 999999, tzinfo=utc),  # -1 ms, floored
+        dt.datetime(1, 1, 1, 0, 0, 0, 1, tzinfo=utc),
+        dt.datetime(2026, 1, 1, 0, 0, 0, 999, tzinfo=utc),
+        dt.datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=utc),
+    ]
+    offsets = [0, 7, 2**31, 2**63 - 1, 10**18]
+    value = framed(
+        WIDE_V2,
+        generate_samples(wide_mapping(), compile_mapping(wide_mapping()), 1, seed=1)[0],
+        V2_ID,
+    )
+    rows = [
+        (b"k", value, "t2", partition, offset, ts, [])
+        for partition in (0, 7)
+        for offset, ts in zip(offsets, stamps, strict=True)
+    ]
+    frame = spark.createDataFrame(
+        rows,
+        "key binary, value binary, topic string, partition int, offset long, timestamp timestamp, "
+        "headers array<struct<key:string,value:binary>>",
+    )
+    reg = RegistryPlan(V1_ID, json.dumps(WIDE_V1), {V2_ID: json.dumps(WIDE_V2)}, {V2_ID: "s2/1"})
+    out = build_records(frame, wide_mapping(), reg).collect()
+    # the timestamps as Spark holds them (microseconds), which the fast road reads
+    micros = {
+        (r["partition"], r["offset"]): r["micros"]
+        for r in frame.selectExpr(
+            "partition", "offset", "unix_micros(timestamp) AS micros"
+        ).collect()
+    }
+    writer = jvm_writer(spark)
+    for row in out:
+        sql = {h["key"]: bytes(h["value"]) for h in row["headers"]}[MARKER_HEADER]
+        at = (row["source_partition"], row["source_offset"])
+        fast = bytes(writer.marker("s2/1", "t2", at[0], at[1], micros[at]))
+        assert fast == sql, (fast, sql)
+    assert len(out) == len(rows)

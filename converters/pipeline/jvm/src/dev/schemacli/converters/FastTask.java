@@ -24,6 +24,7 @@ final class FastTask implements FlatMapFunction<Iterator<InternalRow>, String> {
   static final String STAGE = "schemacli.error-stage";
   static final String SOURCE = "schemacli.source";
   static final String TIMESTAMP = "schemacli.source-timestamp";
+  static final String TOMBSTONE = "tombstone"; // a forwarded delete's origin
 
   private final SinkConfig cfg;
   private final RecordPlan plan;
@@ -37,6 +38,7 @@ final class FastTask implements FlatMapFunction<Iterator<InternalRow>, String> {
   public Iterator<String> call(Iterator<InternalRow> rows) {
     RecordPlan.Transform transform = new RecordPlan.Transform(plan);
     RecordPlan.Result result = new RecordPlan.Result();
+    Marker marker = new Marker();
     List<String> stats = new ArrayList<>();
     PartitionWriter writer = null;
     String topic = null;
@@ -59,21 +61,20 @@ final class FastTask implements FlatMapFunction<Iterator<InternalRow>, String> {
           continue;
         }
         long millis = Math.floorDiv(row.getLong(5), 1000L); // Spark's timestamps are micros
-        String position = topic + "/" + partition + "/" + offset;
         if (row.isNullAt(1)) {
-          headers.add(MARKER, RecordPlan.utf8("tombstone " + position + " " + millis));
+          headers.add(MARKER, marker.of(TOMBSTONE, topic, partition, offset, millis));
           writer.add(plan.targetTopic, key, null, headers, Counts.TOMBSTONE, offset);
           continue;
         }
         byte[] value = row.getBinary(1);
         transform.apply(value, result);
         if (result.error == null) {
-          headers.add(MARKER, RecordPlan.utf8(result.origin + " " + position + " " + millis));
+          headers.add(MARKER, marker.of(result.origin, topic, partition, offset, millis));
           writer.add(plan.targetTopic, key, result.value, headers, Counts.CONVERTED, offset);
         } else {
           headers.add(ERROR, RecordPlan.utf8(result.error));
           headers.add(STAGE, RecordPlan.utf8(result.stage));
-          headers.add(SOURCE, RecordPlan.utf8(position));
+          headers.add(SOURCE, RecordPlan.utf8(topic + "/" + partition + "/" + offset));
           headers.add(TIMESTAMP, RecordPlan.utf8(Long.toString(millis)));
           writer.add(plan.deadLetterTopic, key, value, headers, Counts.DEAD_LETTER, offset);
         }
@@ -88,5 +89,58 @@ final class FastTask implements FlatMapFunction<Iterator<InternalRow>, String> {
       throw e;
     }
     return stats.iterator();
+  }
+
+  /**
+   * The marker's value, {@code <origin> <topic>/<partition>/<offset> <millis>} (the SQL road's
+   * {@code concat_ws}), in UTF-8: the part before the offset made once per origin and partition,
+   * the two numbers written as digits (no string per record).
+   */
+  static final class Marker {
+    private String origin;
+    private String topic;
+    private int partition;
+    private byte[] head;
+    private byte[] buf = new byte[64];
+
+    byte[] of(String origin, String topic, int partition, long offset, long millis) {
+      if (head == null || partition != this.partition || !origin.equals(this.origin)
+          || !topic.equals(this.topic)) {
+        this.origin = origin;
+        this.topic = topic;
+        this.partition = partition;
+        head = RecordPlan.utf8(origin + " " + topic + "/" + partition + "/");
+        if (buf.length < head.length + 41) {
+          buf = new byte[head.length + 41];
+        }
+      }
+      System.arraycopy(head, 0, buf, 0, head.length);
+      int n = digits(offset, buf, head.length);
+      buf[n++] = ' ';
+      n = digits(millis, buf, n);
+      return java.util.Arrays.copyOf(buf, n);
+    }
+
+    /** {@code Long.toString(v)}'s bytes at {@code at} (20 at most); where they end. */
+    static int digits(long v, byte[] b, int at) {
+      if (v == Long.MIN_VALUE) {
+        byte[] s = RecordPlan.utf8(Long.toString(v));
+        System.arraycopy(s, 0, b, at, s.length);
+        return at + s.length;
+      }
+      if (v < 0) {
+        b[at++] = '-';
+        v = -v;
+      }
+      int end = at + 1;
+      for (long rest = v / 10; rest != 0; rest /= 10) {
+        end++;
+      }
+      for (int i = end - 1; i >= at; i--) {
+        b[i] = (byte) ('0' + v % 10);
+        v /= 10;
+      }
+      return end;
+    }
   }
 }

@@ -131,6 +131,11 @@ final class RecordPlan implements Serializable {
     private BinaryDecoder decoder;
     private BinaryEncoder encoder;
     private GenericRecord decoded;
+    // the last writer id seen and what it maps to (a batch is mostly one writer: no map lookups)
+    private int lastId;
+    private GenericDatumReader<GenericRecord> lastReader;
+    private InPlace lastInPlace;
+    private String lastVersion;
 
     Transform(RecordPlan plan) {
       JsonNode root = read(plan.json);
@@ -333,15 +338,20 @@ final class RecordPlan implements Serializable {
       }
       int id = ((value[1] & 0xff) << 24) | ((value[2] & 0xff) << 16) | ((value[3] & 0xff) << 8)
           | (value[4] & 0xff);
-      GenericDatumReader<GenericRecord> reader = readers.get(id);
-      if (reader == null) {
-        dead(r, "decode", "unknown schema id " + id + " (known ids: " + known + ")");
-        return;
+      if (lastReader == null || id != lastId) {
+        lastReader = readers.get(id);
+        if (lastReader == null) {
+          dead(r, "decode", "unknown schema id " + id + " (known ids: " + known + ")");
+          return;
+        }
+        lastId = id;
+        lastInPlace = inPlace.get(id);
+        lastVersion = versions.get(id);
       }
-      InPlace direct = inPlace.get(id);
-      if (direct != null && direct.convert(value, frame, r)) {
+      GenericDatumReader<GenericRecord> reader = lastReader;
+      if (lastInPlace != null && lastInPlace.convert(value, frame, r)) {
         if (r.error == null) {
-          r.origin = versions.get(id);
+          r.origin = lastVersion;
         }
         return;
       }
@@ -435,7 +445,7 @@ final class RecordPlan implements Serializable {
         throw new IllegalStateException("v1 encode failed", e);
       }
       r.value = out.toByteArray();
-      r.origin = versions.get(id);
+      r.origin = lastVersion;
     }
 
     private static final Object UNREADABLE = new Object();

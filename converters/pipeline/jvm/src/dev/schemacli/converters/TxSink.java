@@ -75,6 +75,11 @@ public final class TxSink {
     return new RecordPlan.Transform(new RecordPlan(plan)).readsInPlace(value);
   }
 
+  /** The fast road's marker value of a record (tests: the SQL road's, byte for byte). */
+  public static byte[] marker(String origin, String topic, int partition, long offset, long micros) {
+    return new FastTask.Marker().of(origin, topic, partition, offset, Math.floorDiv(micros, 1000L));
+  }
+
   /** A writer for one partition, open on this JVM (from the driver: tests and tools). */
   public static PartitionWriter open(Map<String, String> options, int partition) {
     return new PartitionWriter(SinkConfig.of(options), partition);
