@@ -35,12 +35,13 @@ as the SQL road's null rule: null in a nullable v1 field, else a dead letter (``
 is null, v1 field is not nullable``) with ``on_error: fail`` or the default with ``on_error:
 default``.
 
-A ``copy`` of a record or an array of the same shape and names all the way down (nothing inside
-that Spark's row round trip would change: no decimals, maps or unions of several types) is a
-plain ``copy`` too. Everything else (records built field by field, maps, unions of several
-types, other logical type changes, narrowing, parsing into float/double with ``on_error:
-default``, ``to_string``, bytes <-> string, ``to_enum``, ``convert: sql``, a ``key:`` section)
-is the SQL road's.
+A ``copy`` of a record, an array or a map of the same shape and names all the way down is a
+plain ``copy`` too (no unions of several types inside): the JVM gives each decimal inside
+Spark's DECIMAL(p, s) round trip and each map the entry order Spark's row round trip gives it
+(two Java hash maps, the first reused from record to record). Everything else (records built
+field by field, unions of several types, other logical type changes, narrowing, parsing into
+float/double with ``on_error: default``, ``to_string``, bytes <-> string, ``to_enum``,
+``convert: sql``, a ``key:`` section) is the SQL road's.
 
 Each conversion's operation is its spec's (``converters.mapping.conversions``: ``on_fast_road``
 and ``fast``); this module adds what every operation shares, the null rule and the default an

@@ -58,12 +58,14 @@ def plan_json(mapping: Mapping, reg: RegistryPlan, road: Road, *, in_place: bool
 
 
 def source_rows(raw: DataFrame) -> DataFrame:
-    """The Kafka source's columns the fast road reads (headers null when not included)."""
+    """The Kafka source's rows as the fast road reads them: as they are (the JVM finds the
+    columns of ``SOURCE_COLUMNS`` by name; a projection would copy every row), with null
+    headers when the source does not include them."""
     from pyspark.sql import functions as F
 
     if "headers" not in raw.columns:
         raw = raw.withColumn("headers", F.lit(None).cast("array<struct<key:string,value:binary>>"))
-    return raw.select(*SOURCE_COLUMNS)
+    return raw
 
 
 def write_fast_batch(batch: DataFrame, cfg: SinkConfig, plan: str) -> list[Stats]:

@@ -910,3 +910,169 @@ def test_the_fast_roads_marker_is_the_sql_roads_for_every_offset_and_timestamp(s
         fast = bytes(writer.marker("s2/1", "t2", at[0], at[1], micros[at]))
         assert fast == sql, (fast, sql)
     assert len(out) == len(rows)
+
+
+def in_one_task(spark, mapping, v2: dict, v1: dict, writers: dict[int, dict], rows: list):
+    """``rows`` (value, loop-guard marked) through the SQL road and the fast road each as one
+    task, in order (a map's entry order depends on the records before it): (kind, v1 bytes or
+    reason, stage) per row, each road."""
+    from converters.pipeline.headers import MARKER_HEADER
+    from converters.pipeline.txsink import jvm_writer
+
+    versions = {sid: f"s2/{n}" for n, sid in enumerate(sorted(writers), 1)}
+    reg = RegistryPlan(
+        V1_ID, json.dumps(v1), {sid: json.dumps(s) for sid, s in writers.items()}, versions
+    )
+    frame = kafka_frame(
+        spark,
+        [
+            (b"k", value, [(MARKER_HEADER, b"elsewhere/1")] if marked else [])
+            for value, marked in rows
+        ],
+    ).coalesce(1)
+    sql = []
+    for r in sorted(build_records(frame, mapping, reg).collect(), key=lambda r: r["source_offset"]):
+        headers = {h["key"]: bytes(h["value"]) for h in r["headers"] or []}
+        if r["kind"] == "converted":
+            sql.append(("converted", bytes(r["value"]), None))
+        elif r["kind"] == "dead_letter":
+            reason = headers["schemacli.error"].decode()
+            sql.append(("dead_letter", reason, headers["schemacli.error-stage"].decode()))
+        else:
+            sql.append((r["kind"], None, None))
+    road = record_plan(mapping)
+    assert road.fast, road.why
+    why = spark._jvm.java.util.ArrayList()
+    values = jvm_writer(spark).convertAll(
+        plan_json(mapping, reg, road),
+        [bytearray(v) if v is not None else None for v, _ in rows],
+        [marked for _, marked in rows],
+        why,
+    )
+    fast = []
+    for value, reason in zip(values, why, strict=True):
+        reason = str(reason)
+        if value is not None:
+            fast.append(("converted", bytes(value), None))
+        elif reason in ("skipped", "tombstone"):
+            fast.append((reason, None, None))
+        else:
+            stage, text = reason.split("\t", 1)
+            fast.append(("dead_letter", text, stage))
+    return sql, fast
+
+
+TAGS = {"type": "map", "values": "string"}
+MAP_V2 = {
+    "type": "record",
+    "name": "Doc",
+    "fields": [
+        {"name": "id", "type": "int", "default": 0},
+        {"name": "tags", "type": TAGS},
+        {"name": "attrs", "type": ["null", {"type": "map", "values": ["null", DEC9]}]},
+        {
+            "name": "inner",
+            "type": {
+                "type": "record",
+                "name": "Inner",
+                "fields": [{"name": "m", "type": {"type": "map", "values": "int"}}],
+            },
+        },
+        {"name": "lists", "type": {"type": "array", "items": {"type": "map", "values": "long"}}},
+    ],
+}
+MAP_V2_OLDER = {**MAP_V2, "fields": MAP_V2["fields"][1:]}  # without `id`: read with its default
+# keys whose order the SQL road's hash maps decide: the same String hash ("Aa", "BB"), and
+# "k0", "k30", whose order flips once the first map's table has grown past them
+COLLIDING = ["k0", "k30", "BB", "Aa", "c", "b", "a"]
+
+
+def doc(keys: list[str], i: int = 0) -> dict:
+    return {
+        "id": i,
+        "tags": {k: f"{k}-{i}" for k in keys},
+        "attrs": None
+        if i % 3 == 1
+        else {k: (None if n % 2 else signed(n)) for n, k in enumerate(keys)},
+        "inner": {"m": {k: n for n, k in enumerate(reversed(keys))}},
+        "lists": [{k: n} for n, k in enumerate(keys[:3])] + [{}],
+    }
+
+
+def test_the_fast_road_gives_a_maps_entries_the_sql_roads_order_record_after_record(spark):
+    """Maps copied on the fast road come out in the order the SQL road writes them, which is
+    the order of Java hash maps, one of them reused from record to record: so a record's bytes
+    depend on the maps of the records before it, also those the loop guard skips and those of
+    another writer schema's (its own history) and of a record that failed half-read."""
+    from converters.mapping.reader import loads
+
+    rules = "".join(
+        f"  {f['name']}: {{from: {f['name']}, convert: copy}}\n" for f in MAP_V2["fields"]
+    )
+    mapping = loads(f"version: 1\n{ENDPOINTS}fields:\n{rules}").with_schemas(MAP_V2, MAP_V2)
+    big = [f"x{n}" for n in range(70)]
+    older = 22
+    rows = []
+    for i, keys in enumerate(
+        [COLLIDING[:2], big, COLLIDING[:2], COLLIDING, COLLIDING[::-1], [], ["only"], COLLIDING]
+    ):
+        rows.append((framed(MAP_V2, doc(keys, i), V2_ID), False))
+    rows.append((framed(MAP_V2, doc([f"z{n}" for n in range(270)], 9), V2_ID), True))
+    rows.append((framed(MAP_V2, doc(COLLIDING[:2], 10), V2_ID), False))  # after a skipped one
+    rows.append((framed(MAP_V2_OLDER, {**doc(COLLIDING, 11)}, older), False))
+    rows.append((framed(MAP_V2_OLDER, {**doc(big, 12)}, older), False))
+    rows.append((framed(MAP_V2_OLDER, {**doc(COLLIDING[:2], 13)}, older), False))
+    half = framed(MAP_V2, doc([f"w{n}" for n in range(300)], 14), V2_ID)
+    rows.append((half[: len(half) // 3], False))  # undecodable, its first entries read
+    rows.append((framed(MAP_V2, doc(COLLIDING[:2], 15), V2_ID), False))
+    rows.append((None, False))
+    bad = doc(COLLIDING, 16)
+    bad["attrs"] = {"p": signed(10**9)}  # a decimal Spark cannot read
+    rows.append((framed(MAP_V2, bad, V2_ID), False))
+    samples = generate_samples(mapping, compile_mapping(mapping), 40, seed=29)
+    rng = random.Random(29)
+    for sample in samples:
+        if sample["attrs"] is not None:  # fastavro's random bytes overflow most decimals
+            sample["attrs"] = {k: signed(rng.randint(-999, 999)) for k in sample["attrs"]}
+        rows.append((framed(MAP_V2, sample, V2_ID), False))
+    writers = {V2_ID: MAP_V2, older: MAP_V2_OLDER}
+    sql, fast = in_one_task(spark, mapping, MAP_V2, MAP_V2, writers, rows)
+    for i, (a, b) in enumerate(zip(sql, fast, strict=True)):
+        assert a == b, (i, rows[i][0].hex() if rows[i][0] else None)
+
+    # the SQL road's order of one map's keys flips after the big map: the fast road's with it
+    def order(value: bytes) -> list[str]:
+        return list(unframe(value, MAP_V2)[1]["tags"])
+
+    assert order(sql[0][1]) == ["k0", "k30"] and order(sql[2][1]) == ["k30", "k0"]
+    kinds = [k for k, _, _ in sql]
+    assert kinds.count("converted") >= 40 and {"dead_letter", "skipped", "tombstone"} <= set(kinds)
+
+
+def test_the_fast_road_gives_map_keys_as_spark_reads_them_invalid_utf8_ones_too(spark):
+    """Spark turns a map's keys into Java strings (invalid UTF-8 becomes U+FFFD, and keys that
+    become equal are one), its values stay bytes: the fast road's map is the SQL road's."""
+    from converters.mapping.reader import loads
+
+    v2 = {"type": "record", "name": "M", "fields": [{"name": "m", "type": TAGS}]}
+    mapping = loads(
+        f"version: 1\n{ENDPOINTS}fields:\n  m: {{from: m, convert: copy}}\n"
+    ).with_schemas(v2, v2)
+
+    def body(entries: list[tuple[bytes, bytes]]) -> bytes:
+        out = zz(len(entries)) if entries else b""
+        for key, value in entries:
+            out += chunk(key) + chunk(value)
+        return b"\x00" + V2_ID.to_bytes(4, "big") + out + zz(0)
+
+    rows = [
+        (body([(b"\xff", b"a"), (b"\xfe", b"b"), (b"ok", b"\xff\xfe")]), False),
+        (body([(b"k", b"1"), (b"k", b"2")]), False),  # a key twice: the last value
+        (body([("ü€𝄞".encode(), b"x"), (b"\xed\xa0\x80", b"surrogate")]), False),
+        (body([]), False),
+        (body([(b"Aa", b"1"), (b"BB", b"2")]), False),
+        (body([(b"BB", b"1"), (b"Aa", b"2")]), False),
+    ]
+    sql, fast = in_one_task(spark, mapping, v2, v2, {V2_ID: v2}, rows)
+    assert fast == sql
+    assert all(k == "converted" for k, _, _ in sql)

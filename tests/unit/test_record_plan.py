@@ -274,6 +274,8 @@ DEC_LOC = {**LOC, "fields": [*LOC["fields"], {"name": "d", "type": ["null", DEC]
             {"type": "array", "items": ["null", "long"]},
         ),
         (DEC_LOC, DEC_LOC),
+        ({"type": "map", "values": "long"}, {"type": "map", "values": "long"}),
+        ({"type": "map", "values": DEC_LOC}, {"type": "map", "values": DEC_LOC}),
         ({"type": "array", "items": DEC}, {"type": "array", "items": DEC}),
         (
             {"type": "array", "items": ["null", FIXED_DEC]},
@@ -297,7 +299,6 @@ def renamed(record: dict, **changes) -> dict:
     ("v2_type", "v1_type", "why"),
     [
         (LOC, renamed(LOC, name="Place"), "named Place in v1"),
-        ({"type": "map", "values": "long"}, {"type": "map", "values": "long"}, "maps"),
         (
             renamed(LOC, fields=[{"name": "d", "type": logical("bytes", "decimal", precision=4)}]),
             renamed(LOC, fields=[{"name": "d", "type": logical("bytes", "decimal", precision=5)}]),
@@ -307,6 +308,11 @@ def renamed(record: dict, **changes) -> dict:
             {"type": "array", "items": logical("bytes", "decimal", precision=40)},
             {"type": "array", "items": logical("bytes", "decimal", precision=40)},
             "a decimal of precision 40",
+        ),
+        (
+            {"type": "map", "values": ["null", "int", "string"]},
+            {"type": "map", "values": ["null", "int", "string"]},
+            "unions of several types",
         ),
         (
             renamed(LOC, fields=[{"name": "u", "type": ["null", "int", "string"]}]),

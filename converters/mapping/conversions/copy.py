@@ -154,11 +154,10 @@ def _nested_why(s: AvroType, t: AvroType, seen: set[str]) -> str | None:
     """Why a record or array of v2 type ``s`` cannot be copied as it is into v1 type ``t``
     (None when it can): the same shape all the way down (``same_type``: field names, order,
     union branches), the same names (Avro resolves a union's branch by name), decimals of the
-    same precision and scale (the JVM takes each through Spark's DECIMAL(p, s) round trip), and
-    nothing whose bytes Spark's row round trip changes in a way the JVM does not reproduce
-    (maps, unions of several types) or that the SQL road cannot read (a recursive type)."""
-    if s.kind == "map":
-        return "maps (Spark's row round trip reorders their entries)"
+    same precision and scale (the JVM takes each through Spark's DECIMAL(p, s) round trip, and a
+    map through its hash maps), and nothing whose bytes Spark's row round trip changes in a way
+    the JVM does not reproduce (unions of several types) or that the SQL road cannot read (a
+    recursive type)."""
     if s.kind == "union":
         if not (s.nullable and len(s.branches) == 2 and same_type(s, t)):
             return "unions of several types"
@@ -173,7 +172,7 @@ def _nested_why(s: AvroType, t: AvroType, seen: set[str]) -> str | None:
         return f"a nested {s.describe()} named {t.name} in v1"
     if not same_type(s, t) if s.kind != "record" else len(s.fields) != len(t.fields):
         return f"a nested {s.describe()} that is not v1's {t.describe()}"
-    if s.kind == "array" and s.items is not None and t.items is not None:
+    if s.kind in ("array", "map") and s.items is not None and t.items is not None:
         return _nested_why(s.items, t.items, seen)
     if s.kind == "record":
         if s.name in seen:

@@ -132,6 +132,31 @@ final class InPlace {
     return t instanceof LogicalTypes.Decimal d ? d.getPrecision() : 0;
   }
 
+  /** Whether a value of shape {@code s} may hold a map. */
+  static boolean hasMap(Shape s) {
+    return hasMap(s, new IdentityHashMap<>());
+  }
+
+  private static boolean hasMap(Shape s, Map<Shape, Boolean> seen) {
+    if (s.kind == MAP) {
+      return true;
+    }
+    if (seen.put(s, true) != null) {
+      return false;
+    }
+    if (s.item != null && hasMap(s.item, seen)) {
+      return true;
+    }
+    if (s.children != null) {
+      for (Shape c : s.children) {
+        if (hasMap(c, seen)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   private static boolean plain(Shape s, Map<Shape, Boolean> seen) {
     Boolean known = seen.get(s);
     if (known != null) {

@@ -117,10 +117,27 @@ final class RecordPlan implements Serializable {
     static final int NULL_FAIL = 2;
     static final int NULL_DEFAULT = 3;
 
-    private final Map<Integer, GenericDatumReader<GenericRecord>> readers = new HashMap<>();
-    // per writer id whose schema is the mapping's v2 schema: its records read in place
-    private final Map<Integer, InPlace> inPlace = new HashMap<>();
-    private final Map<Integer, String> versions = new HashMap<>();
+    /** A writer schema's reading: Avro's datum reader, in place where its schema allows. */
+    private static final class Writer {
+      final GenericDatumReader<GenericRecord> reader;
+      final InPlace inPlace; // null: its records take the datum reader
+      final String version;
+      // the record the datum reader reads into, reused from record to record as Spark's
+      // from_avro reuses its own (one per writer schema): a map's table grows across records
+      // and the order of its entries with it, which the SQL road's v1 bytes show
+      GenericRecord decoded;
+
+      Writer(GenericDatumReader<GenericRecord> reader, InPlace inPlace, String version) {
+        this.reader = reader;
+        this.inPlace = inPlace;
+        this.version = version;
+      }
+    }
+
+    private final Map<Integer, Writer> writers = new HashMap<>();
+    // a copied value holds a map: every record of a writer goes through its datum reader, those
+    // the loop guard skips too, as the SQL road's from_avro reads them (see Writer.decoded)
+    private final boolean maps;
     private final String known;
     private final GenericDatumWriter<GenericRecord> writer;
     private final GenericData.Record v1;
@@ -130,12 +147,9 @@ final class RecordPlan implements Serializable {
     private final ByteArrayOutputStream out = new ByteArrayOutputStream(256);
     private BinaryDecoder decoder;
     private BinaryEncoder encoder;
-    private GenericRecord decoded;
-    // the last writer id seen and what it maps to (a batch is mostly one writer: no map lookups)
+    // the last writer id seen and its reading (a batch is mostly one writer: no map lookups)
     private int lastId;
-    private GenericDatumReader<GenericRecord> lastReader;
-    private InPlace lastInPlace;
-    private String lastVersion;
+    private Writer last;
 
     Transform(RecordPlan plan) {
       JsonNode root = read(plan.json);
@@ -160,18 +174,22 @@ final class RecordPlan implements Serializable {
       for (int i = 0; i < n; i++) {
         ops[i] = fieldOp(fields.get(i), reader, target.getFields().get(i).schema());
       }
-      InPlace direct = inPlace ? new InPlace(reader, ops) : null;
+      boolean hasMaps = false;
+      for (FieldOp o : ops) {
+        hasMaps |= o.op == COPY && InPlace.hasMap(InPlace.shape(o.v2Type));
+      }
+      maps = hasMaps;
+      InPlace direct = inPlace && !maps ? new InPlace(reader, ops) : null;
       List<Integer> ids = new ArrayList<>();
       for (Iterator<Map.Entry<String, JsonNode>> it = root.get("writers").fields(); it.hasNext(); ) {
         Map.Entry<String, JsonNode> w = it.next();
         int wid = Integer.parseInt(w.getKey());
         ids.add(wid);
         Schema ws = new Schema.Parser().parse(w.getValue().get("schema").asText());
-        readers.put(wid, new GenericDatumReader<>(ws, reader));
-        versions.put(wid, w.getValue().get("version").asText());
-        if (direct != null && SchemaNormalization.toParsingForm(ws).equals(readerForm)) {
-          this.inPlace.put(wid, direct); // the writer's bytes are the reader's: no resolution
-        }
+        // where the writer's bytes are the reader's (no resolution), they are read in place
+        boolean same = SchemaNormalization.toParsingForm(ws).equals(readerForm);
+        writers.put(wid, new Writer(new GenericDatumReader<>(ws, reader), same ? direct : null,
+            w.getValue().get("version").asText()));
       }
       ids.sort(null);
       StringBuilder k = new StringBuilder();
@@ -315,9 +333,43 @@ final class RecordPlan implements Serializable {
       if (value.length < 5 || value[0] != 0) {
         return false;
       }
-      InPlace direct = inPlace.get(((value[1] & 0xff) << 24) | ((value[2] & 0xff) << 16)
+      Writer w = writers.get(((value[1] & 0xff) << 24) | ((value[2] & 0xff) << 16)
           | ((value[3] & 0xff) << 8) | (value[4] & 0xff));
-      return direct != null && direct.convert(value, frame, new Result());
+      return w != null && w.inPlace != null && w.inPlace.convert(value, frame, new Result());
+    }
+
+    /**
+     * A framed value the loop guard skips: read as the SQL road's from_avro reads it when a
+     * copied map's entry order depends on the records before (else nothing to do).
+     */
+    void skipped(byte[] value) {
+      Writer w = maps ? writer(value) : null;
+      if (w != null) {
+        try {
+          decoder = DecoderFactory.get().binaryDecoder(value, 5, value.length - 5, decoder);
+          w.decoded = w.reader.read(w.decoded, decoder);
+        } catch (IOException | RuntimeException e) {
+          // undecodable: what from_avro read of it before failing stays in the record, as there
+        }
+      }
+    }
+
+    /** The reading of a framed value's writer id; null when unframed or of no known writer. */
+    private Writer writer(byte[] value) {
+      if (value == null || value.length < 5 || value[0] != 0) {
+        return null;
+      }
+      int id = ((value[1] & 0xff) << 24) | ((value[2] & 0xff) << 16) | ((value[3] & 0xff) << 8)
+          | (value[4] & 0xff);
+      if (last == null || id != lastId) {
+        Writer w = writers.get(id);
+        if (w == null) {
+          return null;
+        }
+        last = w;
+        lastId = id;
+      }
+      return last;
     }
 
     /** Convert one non-null v2 value into {@code r}. */
@@ -336,28 +388,25 @@ final class RecordPlan implements Serializable {
             + " (expected 0x00): not Confluent-framed Avro");
         return;
       }
-      int id = ((value[1] & 0xff) << 24) | ((value[2] & 0xff) << 16) | ((value[3] & 0xff) << 8)
-          | (value[4] & 0xff);
-      if (lastReader == null || id != lastId) {
-        lastReader = readers.get(id);
-        if (lastReader == null) {
-          dead(r, "decode", "unknown schema id " + id + " (known ids: " + known + ")");
-          return;
-        }
-        lastId = id;
-        lastInPlace = inPlace.get(id);
-        lastVersion = versions.get(id);
+      Writer w = writer(value);
+      if (w == null) {
+        int id = ((value[1] & 0xff) << 24) | ((value[2] & 0xff) << 16) | ((value[3] & 0xff) << 8)
+            | (value[4] & 0xff);
+        dead(r, "decode", "unknown schema id " + id + " (known ids: " + known + ")");
+        return;
       }
-      GenericDatumReader<GenericRecord> reader = lastReader;
-      if (lastInPlace != null && lastInPlace.convert(value, frame, r)) {
+      int id = lastId;
+      if (w.inPlace != null && w.inPlace.convert(value, frame, r)) {
         if (r.error == null) {
-          r.origin = lastVersion;
+          r.origin = w.version;
         }
         return;
       }
+      GenericRecord decoded;
       try {
         decoder = DecoderFactory.get().binaryDecoder(value, 5, value.length - 5, decoder);
-        decoded = reader.read(decoded, decoder);
+        decoded = w.reader.read(w.decoded, decoder);
+        w.decoded = decoded;
       } catch (IOException | RuntimeException e) {
         dead(r, "decode", "undecodable Avro body for schema id " + id + corruptWhy);
         return;
@@ -377,12 +426,14 @@ final class RecordPlan implements Serializable {
         switch (o.op) {
           case COPY -> {
             Object copied = decoded.get(o.source);
-            if (o.decimals) {
+            if (maps) {
+              copied = sparkRoundTrip(copied, o.v2Type);
+            } else if (o.decimals) {
               copied = sparkDecimals(copied, o.v2Type);
-              if (copied == UNREADABLE) {
-                dead(r, "decode", "undecodable Avro body for schema id " + id + corruptWhy);
-                return;
-              }
+            }
+            if (copied == UNREADABLE) {
+              dead(r, "decode", "undecodable Avro body for schema id " + id + corruptWhy);
+              return;
             }
             v1.put(i, copied);
           }
@@ -445,10 +496,67 @@ final class RecordPlan implements Serializable {
         throw new IllegalStateException("v1 encode failed", e);
       }
       r.value = out.toByteArray();
-      r.origin = lastVersion;
+      r.origin = w.version;
     }
 
     private static final Object UNREADABLE = new Object();
+
+    /**
+     * A copied value as Spark's row round trip gives it back, the decoded value left as it is
+     * (the datum reader reuses it): each map a new {@code HashMap} of {@code String} keys of its
+     * size, filled in the decoded map's order (to_avro's map), each decimal Spark's; the
+     * containers on the way copied. {@link #UNREADABLE} when Spark cannot read a decimal.
+     */
+    private static Object sparkRoundTrip(Object v, Schema s) {
+      if (v == null) {
+        return null;
+      }
+      switch (s.getType()) {
+        case UNION:
+          return sparkRoundTrip(v, s.getTypes().get(GenericData.get().resolveUnion(s, v)));
+        case RECORD: {
+          GenericRecord record = (GenericRecord) v;
+          GenericData.Record copy = new GenericData.Record(s);
+          for (Schema.Field f : s.getFields()) {
+            Object x = sparkRoundTrip(record.get(f.pos()), f.schema());
+            if (x == UNREADABLE) {
+              return UNREADABLE;
+            }
+            copy.put(f.pos(), x);
+          }
+          return copy;
+        }
+        case ARRAY: {
+          List<?> items = (List<?>) v;
+          List<Object> copy = new ArrayList<>(items.size());
+          for (Object item : items) {
+            Object x = sparkRoundTrip(item, s.getElementType());
+            if (x == UNREADABLE) {
+              return UNREADABLE;
+            }
+            copy.add(x);
+          }
+          return copy;
+        }
+        case MAP: {
+          Map<?, ?> map = (Map<?, ?>) v;
+          Map<String, Object> copy = new HashMap<>(map.size());
+          for (Map.Entry<?, ?> e : map.entrySet()) {
+            Object x = sparkRoundTrip(e.getValue(), s.getValueType());
+            if (x == UNREADABLE) {
+              return UNREADABLE;
+            }
+            copy.put(e.getKey().toString(), x);
+          }
+          return copy;
+        }
+        case BYTES:
+        case FIXED:
+          return sparkDecimals(v, s);
+        default:
+          return v;
+      }
+    }
 
     /**
      * A copied value with each decimal inside through Spark's DECIMAL(p, s) round trip (in place:
