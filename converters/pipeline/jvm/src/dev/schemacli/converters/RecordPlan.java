@@ -37,9 +37,10 @@ import org.apache.avro.io.EncoderFactory;
  * Spark's {@code try_cast}, a finite number only: NaN, ±Infinity and overflow fail, -0 is 0;
  * a failure dead-letters the record with the SQL road's reason), {@code parse_int} (string to
  * int or long), {@code literal} (a constant), {@code enum} and {@code fixed} (re-typed as v1's),
- * {@code decimal} (Spark's DECIMAL(p, s) round trip; a copied record or array with decimals
- * inside takes it for each). A nullable v2 field's null is handled before the operation, by the
- * field's {@code if_null}: null, a dead letter with the SQL road's reason, or a default.
+ * {@code decimal} (Spark's DECIMAL(p, s) round trip; a copied value with decimals or maps
+ * inside takes Spark's round trip of each, on a copy: the datum reader reuses the decoded one).
+ * A nullable v2 field's null is handled before the operation, by the field's {@code if_null}:
+ * null, a dead letter with the SQL road's reason, or a default.
  *
  * <p>A record whose writer schema is the mapping's v2 schema is read in place ({@link InPlace}:
  * its bytes walked and copied, no objects); any other, or one the walk does not take as
@@ -89,7 +90,7 @@ final class RecordPlan implements Serializable {
     Schema v1Type; // the v1 field's type without its null branch
     Schema v2Type; // the v2 field's type without its null branch
     int precision; // a decimal's (as Avro reads the v2 schema)
-    boolean decimals; // a copied value with decimals inside (Spark's round trip of each)
+    boolean roundTrip; // a copied value with decimals or maps inside: Spark's round trip of each
     boolean failDefault; // parse_int with on_error: default
     Object failValue;
     // what the in-place reading writes (InPlace): the v1 field's bytes of each constant, the
@@ -176,7 +177,7 @@ final class RecordPlan implements Serializable {
       }
       boolean hasMaps = false;
       for (FieldOp o : ops) {
-        hasMaps |= o.op == COPY && InPlace.hasMap(InPlace.shape(o.v2Type));
+        hasMaps |= o.roundTrip && InPlace.hasMap(InPlace.shape(o.v2Type));
       }
       maps = hasMaps;
       InPlace direct = inPlace && !maps ? new InPlace(reader, ops) : null;
@@ -222,7 +223,8 @@ final class RecordPlan implements Serializable {
         o.source = sf.pos();
         o.v2Type = nonNull(sf.schema());
         o.precision = InPlace.decimalPrecision(o.v2Type);
-        o.decimals = o.op == COPY && !InPlace.shape(o.v2Type).plain;
+        InPlace.Shape shape = InPlace.shape(o.v2Type);
+        o.roundTrip = o.op == COPY && (!shape.plain || InPlace.hasMap(shape));
       }
       if (o.op == DECIMAL && o.precision == 0) { // Avro ignores the decimal (invalid): so does Spark
         o.op = o.v2Type.getType() == Schema.Type.FIXED ? FIXED : COPY;
@@ -426,10 +428,8 @@ final class RecordPlan implements Serializable {
         switch (o.op) {
           case COPY -> {
             Object copied = decoded.get(o.source);
-            if (maps) {
+            if (o.roundTrip) {
               copied = sparkRoundTrip(copied, o.v2Type);
-            } else if (o.decimals) {
-              copied = sparkDecimals(copied, o.v2Type);
             }
             if (copied == UNREADABLE) {
               dead(r, "decode", "undecodable Avro body for schema id " + id + corruptWhy);
@@ -549,48 +549,6 @@ final class RecordPlan implements Serializable {
             copy.put(e.getKey().toString(), x);
           }
           return copy;
-        }
-        case BYTES:
-        case FIXED:
-          return sparkDecimals(v, s);
-        default:
-          return v;
-      }
-    }
-
-    /**
-     * A copied value with each decimal inside through Spark's DECIMAL(p, s) round trip (in place:
-     * the decoded value is this task's own); {@link #UNREADABLE} when Spark cannot read one.
-     */
-    private static Object sparkDecimals(Object v, Schema s) {
-      if (v == null) {
-        return null;
-      }
-      switch (s.getType()) {
-        case UNION:
-          return sparkDecimals(v, s.getTypes().get(GenericData.get().resolveUnion(s, v)));
-        case RECORD: {
-          GenericRecord record = (GenericRecord) v;
-          for (Schema.Field f : s.getFields()) {
-            Object x = sparkDecimals(record.get(f.pos()), f.schema());
-            if (x == UNREADABLE) {
-              return UNREADABLE;
-            }
-            record.put(f.pos(), x);
-          }
-          return record;
-        }
-        case ARRAY: {
-          @SuppressWarnings("unchecked")
-          List<Object> items = (List<Object>) v;
-          for (int i = 0; i < items.size(); i++) {
-            Object x = sparkDecimals(items.get(i), s.getElementType());
-            if (x == UNREADABLE) {
-              return UNREADABLE;
-            }
-            items.set(i, x);
-          }
-          return items;
         }
         case BYTES:
         case FIXED: {
