@@ -5,9 +5,9 @@
 (a) ``contracts.lint.lint_paths`` over N realistic files (the example taxi schema, the oracle
 generator's realistic seeds and generated schemas, each written to its own file, with optional
 fields lacking defaults so that findings and fixes are made), default rules, then the same with
-``fix=True`` (the fix loop: apply, re-parse, re-lint). In-process, so the CLI's start-up (about
-150 ms, bench_help.py) is not in it; also the whole CLI once (``schemacli lint DIR -o json``)
-as a subprocess.
+``fix=True`` (the fix loop: apply, re-parse, re-lint). In-process, so the CLI's start-up
+(bench_startup.py) is not in it; also the whole CLI once (``schemacli lint DIR -o json``) as a
+subprocess.
 
 (b) one record of F fields (a third optional without default, a third camelCase among snake_case,
 a third plain) for F in 1,000, 2,000, 5,000, 10,000: lint, and lint with fixes. Linear means the

@@ -1,4 +1,4 @@
-from schemacli.app import main
+from schemacli.entry import main
 
 if __name__ == "__main__":  # not when a spawned worker process imports it
     main()

@@ -19,10 +19,11 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from schemacli.contracts.evolution.levels import Level, SubjectLevels
-from schemacli.contracts.lint.ruleset import LintConfig, NameStyle, UnknownSelector, check_selectors
+from schemacli.contracts.lint.rule import NameStyle
+from schemacli.contracts.lint.ruleset import LintConfig, UnknownSelector, check_selectors
 from schemacli.contracts.store.naming import NamingStrategy
 from schemacli.errors import ConfigError, Location, SchemacliError, SchemacliWarning
-from schemacli.origin import Kind, Origin
+from schemacli.origin import Kind, Origin, Setting, Sources, resolve
 from schemacli.textfile import SETTINGS_LIMIT, UnreadableInput, read_input, resolved
 from schemacli.tomlfile import (
     CACHE_DIR,
@@ -52,7 +53,7 @@ from schemacli.tomlfile import (
 )
 from schemacli.tomlfile import DEFAULT_LEVEL as DEFAULT_LEVEL_KEY
 
-if TYPE_CHECKING:  # a registry command hands in its flags; config calls their .settings()
+if TYPE_CHECKING:  # a registry command hands in its flags; config calls their .resolve()
     from schemacli.registry.settings import RegistryFlags, RegistrySettings
 
 __all__ = ["Level", "NamingStrategy", "Settings", "load_settings", "parse_level"]
@@ -60,16 +61,15 @@ __all__ = ["Level", "NamingStrategy", "Settings", "load_settings", "parse_level"
 
 # The file's layout (CONFIG_FILE, PYPROJECT, FILE_KEYS, ...) is schemacli.tomlfile's. The
 # [registry] table is validated here by key name only; for a registry command it is handed to
-# RegistryFlags.settings (registry.settings.RegistrySettings.build), which checks the values.
+# RegistryFlags.resolve (registry.settings.RegistrySettings.build), which checks the values.
 
-ENV_PREFIX = "SCHEMACLI_"
 ENV_CONFIG = "SCHEMACLI_CONFIG"
-ENV_KEYS = {  # environment variable -> file key
-    "SCHEMACLI_STORE": STORE,
-    "SCHEMACLI_DEFAULT_LEVEL": DEFAULT_LEVEL_KEY,
-    "SCHEMACLI_NAMING_STRATEGY": NAMING_STRATEGY,
-    "SCHEMACLI_CACHE_DIR": CACHE_DIR,
-}
+# The project's settings, each named once: file key, environment variable, flag. All four are
+# decided by one rule, origin.resolve (flag > environment > file > default).
+STORE_SETTING = Setting(STORE, "SCHEMACLI_STORE", "--store")
+LEVEL_SETTING = Setting(DEFAULT_LEVEL_KEY, "SCHEMACLI_DEFAULT_LEVEL", "--default-level")
+STRATEGY_SETTING = Setting(NAMING_STRATEGY, "SCHEMACLI_NAMING_STRATEGY", "--naming-strategy")
+CACHE_DIR_SETTING = Setting(CACHE_DIR, "SCHEMACLI_CACHE_DIR", "--cache-dir")
 
 DEFAULT_STORE = "schemas"
 DEFAULT_LEVEL = Level.BACKWARD  # Confluent Schema Registry's default
@@ -138,34 +138,26 @@ def load_settings(
                 hint=f"allowed keys: {', '.join(FILE_KEYS)}",
             )
 
-    def pick(key: str) -> tuple[Any, Origin] | None:
-        if key in flags:
-            return flags[key], Origin.flag(key)
-        env_name = next((e for e, k in ENV_KEYS.items() if k == key), None)
-        if env_name and env.get(env_name):
-            return env[env_name], Origin.env(env_name)
-        if key in table:
-            assert file is not None
-            return table[key], Origin.file(key, file.settings_location(key))
-        return None
+    def file_origin(key: str) -> Origin:
+        return Origin.file(key, file.settings_location(key) if file is not None else None)
 
-    def path(key: str, example: str, *, expand: bool = False) -> Path | None:
+    sources = Sources(flags=flags, env=env, file=table, file_origin=file_origin)
+
+    def path(setting: Setting, example: str, *, expand: bool = False) -> Path | None:
         """A directory path: relative to the file's folder when the file gives it."""
-        if (picked := pick(key)) is None:
+        value, origin = resolve(setting, sources, None)
+        if origin.kind is Kind.DEFAULT:
             return None
-        value, origin = picked
         if not isinstance(value, str | Path) or not str(value).strip():
             raise _invalid(origin, value, f"a directory path, e.g. {example}")
         base = config_file.parent if origin.kind is Kind.FILE and config_file else cwd
         return base / (Path(value).expanduser() if expand else Path(value))
 
     default_store = (config_file.parent if config_file else cwd) / DEFAULT_STORE
-    store = path(STORE, '"schemas"') or default_store
-    picked = pick(DEFAULT_LEVEL_KEY)
-    default_level = _level(*picked) if picked is not None else DEFAULT_LEVEL
-    picked = pick(NAMING_STRATEGY)
-    strategy = _strategy(*picked) if picked is not None else DEFAULT_STRATEGY
-    cache_dir = path(CACHE_DIR, '".cache/schemacli"', expand=True)
+    store = path(STORE_SETTING, '"schemas"') or default_store
+    default_level = _level(*resolve(LEVEL_SETTING, sources, DEFAULT_LEVEL))
+    strategy = _strategy(*resolve(STRATEGY_SETTING, sources, DEFAULT_STRATEGY))
+    cache_dir = path(CACHE_DIR_SETTING, '".cache/schemacli"', expand=True)
     registry_table = Table(MappingProxyType(dict(_registry_table(file, table))), file, (REGISTRY,))
     subject_levels = _subject_levels(file, table)
     lint = _lint_table(file, table)
@@ -175,7 +167,7 @@ def load_settings(
         subject_levels=MappingProxyType(subject_levels),
         naming_strategy=strategy,
         registry=(
-            registry.settings(registry_table, config_file, env) if registry is not None else None
+            registry.resolve(registry_table, config_file, env) if registry is not None else None
         ),
         config_file=config_file,
         cache_dir=cache_dir,

@@ -133,8 +133,6 @@ class Kind(StrEnum):
     DUPLICATE_UNION_BRANCH = "DUPLICATE_UNION_BRANCH", PARSE
     NESTED_UNION = "NESTED_UNION", PARSE
     MISSING_ATTRIBUTE = "MISSING_ATTRIBUTE", PARSE
-    # an error from the parser, a warning from validate when the definitions are identical
-    REDEFINED_NAME = "REDEFINED_NAME", PARSE
     # -- the paths and files validate is given
     PATH_NOT_FOUND = "PATH_NOT_FOUND", PARSE
     NO_SCHEMA_FILES = "NO_SCHEMA_FILES", PARSE
@@ -145,18 +143,46 @@ class Kind(StrEnum):
     CIRCULAR_REFERENCE = "CIRCULAR_REFERENCE", REFERENCES
     DUPLICATE_DEFINITION = "DUPLICATE_DEFINITION", REFERENCES
 
-    # -- validate's warnings: Java accepts it, another common reader or the specification does not
-    UNION_DEFAULT_NOT_FIRST = "UNION_DEFAULT_NOT_FIRST", PARSE, WARNING
-    ENUM_DEFAULT_NOT_SYMBOL = "ENUM_DEFAULT_NOT_SYMBOL", PARSE, WARNING
-    FIXED_DEFAULT_SIZE = "FIXED_DEFAULT_SIZE", PARSE, WARNING
-    BYTES_DEFAULT_NOT_LATIN1 = "BYTES_DEFAULT_NOT_LATIN1", PARSE, WARNING
-    INVALID_DECIMAL = "INVALID_DECIMAL", PARSE, WARNING
-    LOGICAL_TYPE_IGNORED = "LOGICAL_TYPE_IGNORED", PARSE, WARNING
-    NON_ASCII_NAME = "NON_ASCII_NAME", PARSE, WARNING
-    JSON_COMMENT = "JSON_COMMENT", PARSE, WARNING
-    DUPLICATE_KEY = "DUPLICATE_KEY", PARSE, WARNING
-    ENCODING_NOT_UTF8 = "ENCODING_NOT_UTF8", PARSE, WARNING
-    NULL_NAMESPACE_FALLBACK = "NULL_NAMESPACE_FALLBACK", PARSE, WARNING
+    # -- Java accepts it, another common reader or the specification does not: lint rules that
+    # validate reports too (contracts/lint/rules: each one's name, category, check and message).
+    # REDEFINED_NAME is also the parser's refusal of a name defined twice differently (an error,
+    # as every refusal is); defined twice identically, Java accepts it and this rule warns.
+    UNION_DEFAULT_NOT_FIRST = (
+        "UNION_DEFAULT_NOT_FIRST",
+        LINT + "union_default_not_first-union-default-not-first",
+        WARNING,
+    )
+    ENUM_DEFAULT_NOT_SYMBOL = (
+        "ENUM_DEFAULT_NOT_SYMBOL",
+        LINT + "enum_default_not_symbol-enum-default-not-symbol",
+        WARNING,
+    )
+    FIXED_DEFAULT_SIZE = (
+        "FIXED_DEFAULT_SIZE",
+        LINT + "fixed_default_size-fixed-default-size",
+        WARNING,
+    )
+    BYTES_DEFAULT_NOT_LATIN1 = (
+        "BYTES_DEFAULT_NOT_LATIN1",
+        LINT + "bytes_default_not_latin1-bytes-default-not-latin1",
+        WARNING,
+    )
+    INVALID_DECIMAL = "INVALID_DECIMAL", LINT + "invalid_decimal-invalid-decimal", WARNING
+    LOGICAL_TYPE_IGNORED = (
+        "LOGICAL_TYPE_IGNORED",
+        LINT + "logical_type_ignored-logical-type-ignored",
+        WARNING,
+    )
+    NON_ASCII_NAME = "NON_ASCII_NAME", LINT + "non_ascii_name-non-ascii-name", WARNING
+    REDEFINED_NAME = "REDEFINED_NAME", LINT + "redefined_name-redefined-name", WARNING
+    NULL_NAMESPACE_FALLBACK = (
+        "NULL_NAMESPACE_FALLBACK",
+        LINT + "null_namespace_fallback-null-namespace-fallback",
+        WARNING,
+    )
+    JSON_COMMENT = "JSON_COMMENT", LINT + "json_comment-json-comment", WARNING
+    DUPLICATE_KEY = "DUPLICATE_KEY", LINT + "duplicate_key-duplicate-key", WARNING
+    ENCODING_NOT_UTF8 = "ENCODING_NOT_UTF8", LINT + "encoding_not_utf8-encoding-not-utf8", WARNING
 
     # -- the local store and the gate
     STORE_LAYOUT = "STORE_LAYOUT", STORE  # a badly named file or a gap in the versions
@@ -198,7 +224,7 @@ class Kind(StrEnum):
     PREVIEW_MISMATCH = "PREVIEW_MISMATCH", MAPPING, WARNING
     ENCODE_FAILED = "ENCODE_FAILED", MAPPING
 
-    # -- lint rules (contracts/lintrules.py holds each one's name, category, default and fix)
+    # -- lint rules (contracts/lint/rules/ holds each one's name, category, check and fix)
     N001 = (
         "N001",
         LINT + "n001-record-name-style",
@@ -282,13 +308,6 @@ class Kind(StrEnum):
         WARNING,
         "field {name!r} has no default: at level {level} it can never be removed",
         'add a "default"; a field without one cannot be deleted at {level}',
-    )
-    T001 = (
-        "T001",
-        LINT + "t001-invalid-decimal",
-        ERROR,
-        "decimal {problem}",
-        'give "precision" (1 or more) and a "scale" from 0 to the precision',
     )
     T002 = (
         "T002",

@@ -1,16 +1,21 @@
 """Where a setting came from — a flag, an environment variable, the settings file (with its
-line:col) or the default — so that an error about its value can say so.
+line:col) or the default — so that an error about its value can say so; and the one rule that
+decides where it comes from (:func:`resolve`: flag > environment > file > default).
 
-One type for every setting: the project's (``schemacli.config``) and the registry's
-(``schemacli.registry.settings``). A value from a flag is a usage error (exit 2, UsageError);
-from the environment or the file a configuration error (ConfigError), the file's with its
-location. Imports neither config nor registry: both build on it.
+One type and one rule for every setting: the project's (``schemacli.config``) and the
+registry's (``schemacli.registry.settings``). A setting is named once (:class:`Setting`: its
+key in the settings file, its environment variable, its flag); a command's input is looked up in
+:class:`Sources`. A value from a flag is a usage error (exit 2, UsageError); from the
+environment or the file a configuration error (ConfigError), the file's with its location.
+Imports neither config nor registry: both build on it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from enum import Enum
+from typing import TypeVar
 
 from schemacli.errors import ConfigError, Location, UsageError
 
@@ -71,3 +76,47 @@ class Origin:
         if self.kind is Kind.FLAG:
             return UsageError(message, hint=hint)
         return ConfigError(message, location=self.location, hint=hint)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting's names: ``key`` in the settings file's table (and in the flags a command
+    hands in), ``env`` its environment variable, ``flag`` its command-line option, which also
+    names the setting when its default is meant."""
+
+    key: str
+    env: str
+    flag: str
+
+
+def _nowhere(key: str) -> Origin:
+    return Origin.file(key, None)
+
+
+@dataclass(frozen=True)
+class Sources:
+    """What a command was given, by setting key: its flags (None: not given), the environment
+    (an empty variable counts as unset), the settings file's table, and ``file_origin``, which
+    places a key of that table (its name as errors show it, its line:col)."""
+
+    flags: Mapping[str, object] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict)
+    file: Mapping[str, object] = field(default_factory=dict)
+    file_origin: Callable[[str], Origin] = _nowhere
+
+
+T = TypeVar("T")
+
+
+def resolve(setting: Setting, sources: Sources, default: T) -> tuple[object | T, Origin]:
+    """The setting's value and where it came from: the flag, else the environment variable,
+    else the file's key, else ``default`` (``Origin.default`` named by the flag). The value is
+    as given (a string from the environment); checking it is the caller's."""
+    flag = sources.flags.get(setting.key)
+    if flag is not None:
+        return flag, Origin.flag(setting.flag)
+    if sources.env.get(setting.env):
+        return sources.env[setting.env], Origin.env(setting.env)
+    if setting.key in sources.file:
+        return sources.file[setting.key], sources.file_origin(setting.key)
+    return default, Origin.default(setting.flag)

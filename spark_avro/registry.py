@@ -47,7 +47,7 @@ def _client(registry_url: str) -> RegistryClient:
     # reader asks again in every micro-batch that brings an unseen id
     from schemacli.registry.client import RegistryClient
 
-    return RegistryClient(RegistryFlags(url=registry_url).settings())
+    return RegistryClient(RegistryFlags(url=registry_url).resolve())
 
 
 def with_client(registry_url: str, fetch: Callable[[RegistryClient], T]) -> T:

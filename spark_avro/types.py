@@ -27,19 +27,23 @@ import json
 import re
 from typing import Any
 
-from schemacli.errors import InputError, Location
-
-PRIMITIVES = {
-    "null": "void",
-    "boolean": "boolean",
-    "int": "integer",
-    "long": "long",
-    "float": "float",
-    "double": "double",
-    "bytes": "binary",
-    "string": "string",
-}
-NAMED = ("record", "enum", "fixed")
+from schemacli.contracts.avro.facts import (
+    PRIMITIVE_TYPES,
+    SPARK_TYPES,
+    decimal_problem,
+    spark_sql_name,
+)
+from schemacli.contracts.avro.parse import parse_schema
+from schemacli.contracts.avro.schema import (
+    ArraySchema,
+    FixedSchema,
+    MapSchema,
+    NamedSchema,
+    RecordSchema,
+    Schema,
+    UnionSchema,
+)
+from schemacli.errors import InputError, Location, SchemaParseError
 
 SparkType = Any  # Spark's JSON form: a type name (str) or a dict for struct/array/map
 
@@ -51,19 +55,29 @@ class UnsupportedForSpark(InputError):
 def avro_to_spark(
     schema: Any, *, source: str | None = None, stable_union_names: bool = False
 ) -> tuple[SparkType, bool]:
-    """Spark's (type, nullable) for an Avro schema given as JSON text or parsed JSON.
+    """Spark's (type, nullable) for an Avro schema: the parsed model (``contracts.avro``), or
+    JSON text or parsed JSON, which is parsed first (as Java's Schema.Parser, Spark's own).
 
     ``stable_union_names`` names union members ``member_<type name>`` as from_avro does with
     ``enableStableIdentifiersForUnionType`` (the default of spark_avro's readers); without it,
     ``member0..N`` as plain from_avro does. Raises UnsupportedForSpark (with a JSON pointer) for
-    recursive records, unknown names, or union branches whose stable names clash.
+    recursive records, a schema Java refuses (an unknown name, ...), or union branches whose
+    stable names clash.
     """
-    if isinstance(schema, str):
+    if not isinstance(schema, Schema):
+        if isinstance(schema, str):
+            try:
+                schema = json.loads(schema)
+            except json.JSONDecodeError:
+                pass  # a bare type name such as "string" is not JSON text
         try:
-            schema = json.loads(schema)
-        except json.JSONDecodeError:
-            pass  # a bare type name such as "string" is not JSON text
-    return _Converter(source, stable_union_names).convert(schema, "", None, ())
+            schema = parse_schema(schema)
+        except SchemaParseError as err:
+            pointer = err.location.pointer if err.location is not None else None
+            raise UnsupportedForSpark(
+                err.message, location=Location(source=source, pointer=pointer), hint=err.hint
+            ) from err
+    return _Converter(source, stable_union_names).convert(schema, schema.pointer, ())
 
 
 def as_nullable(spark_type: SparkType) -> SparkType:
@@ -92,11 +106,23 @@ def as_nullable(spark_type: SparkType) -> SparkType:
     }
 
 
+# The logical types that change the Spark type of their base (a decimal's is decimal(p,s)).
+_LOGICAL = {
+    ("int", "date"): "date",
+    ("long", "timestamp-millis"): "timestamp",
+    ("long", "timestamp-micros"): "timestamp",
+    ("long", "local-timestamp-millis"): "timestamp_ntz",
+    ("long", "local-timestamp-micros"): "timestamp_ntz",
+}
+
+
 class _Converter:
+    """Walks the model; ``at`` is where the node is used in the text (a named type used by
+    name is defined elsewhere), for the errors' pointers."""
+
     def __init__(self, source: str | None, stable_union_names: bool = False) -> None:
         self.source = source
         self.stable_union_names = stable_union_names
-        self.named: dict[str, Any] = {}
 
     def _error(self, message: str, pointer: str, hint: str) -> UnsupportedForSpark:
         return UnsupportedForSpark(
@@ -104,91 +130,32 @@ class _Converter:
         )
 
     def convert(
-        self, schema: Any, pointer: str, namespace: str | None, enclosing: tuple[str, ...]
+        self, node: Schema, at: str, enclosing: tuple[RecordSchema, ...]
     ) -> tuple[SparkType, bool]:
-        if isinstance(schema, list):
-            return self._union(schema, pointer, namespace, enclosing)
-        if isinstance(schema, str):
-            if schema in PRIMITIVES:
-                return PRIMITIVES[schema], schema == "null"
-            return self._reference(schema, pointer, namespace, enclosing)
-        if not isinstance(schema, dict) or "type" not in schema:
-            raise self._error(
-                f"not an Avro schema: {json.dumps(schema)[:60]}",
-                pointer,
-                "Use a type name, a union list or an object with a 'type'.",
-            )
-        kind = schema["type"]
-        logical = schema.get("logicalType")
-        if kind in NAMED:
-            namespace = self._register(schema, namespace)
-        if kind == "record" or kind == "error":
-            return self._record(schema, pointer, namespace, enclosing)
-        if kind == "enum":
-            return "string", False
-        if kind == "array":
-            element, nullable = self.convert(
-                schema["items"], f"{pointer}/items", namespace, enclosing
-            )
+        if isinstance(node, UnionSchema):
+            return self._union(node, enclosing)
+        if isinstance(node, RecordSchema):
+            return self._record(node, at, enclosing)
+        if isinstance(node, ArraySchema):
+            element, nullable = self.convert(node.items, node.pointer + "/items", enclosing)
             return {"type": "array", "elementType": element, "containsNull": nullable}, False
-        if kind == "map":
-            value, nullable = self.convert(
-                schema["values"], f"{pointer}/values", namespace, enclosing
-            )
-            return (
-                {
-                    "type": "map",
-                    "keyType": "string",
-                    "valueType": value,
-                    "valueContainsNull": nullable,
-                },
-                False,
-            )
-        if kind in ("bytes", "fixed") and logical == "decimal":
-            precision, scale = schema.get("precision"), schema.get("scale", 0)
-            if _valid_decimal(schema, precision, scale):
-                return f"decimal({precision},{scale})", False
+        if isinstance(node, MapSchema):
+            value, nullable = self.convert(node.values, node.pointer + "/values", enclosing)
+            map_type = {
+                "type": "map",
+                "keyType": "string",
+                "valueType": value,
+                "valueContainsNull": nullable,
+            }
+            return map_type, False
+        logical = node.logical_type
+        if logical == "decimal" and node.type in ("bytes", "fixed"):
+            size = node.size if isinstance(node, FixedSchema) else None
+            if decimal_problem(node.props, size) is None:
+                return f"decimal({node.props['precision']},{node.props.get('scale', 0)})", False
             # Avro ignores an invalid decimal logical type; so does Spark.
-        if kind == "fixed":
-            return "binary", False
-        if kind == "int" and logical == "date":
-            return "date", False
-        if kind == "long" and logical in ("timestamp-millis", "timestamp-micros"):
-            return "timestamp", False
-        if kind == "long" and logical in ("local-timestamp-millis", "local-timestamp-micros"):
-            return "timestamp_ntz", False
-        if isinstance(kind, str) and kind in PRIMITIVES:
-            return PRIMITIVES[kind], kind == "null"
-        if isinstance(kind, (dict, list)):
-            return self.convert(kind, f"{pointer}/type", namespace, enclosing)
-        return self._reference(kind, f"{pointer}/type", namespace, enclosing)
-
-    def _register(self, schema: dict[str, Any], namespace: str | None) -> str | None:
-        name = schema.get("name", "")
-        space = schema.get("namespace", namespace)
-        full = name if "." in name or not space else f"{space}.{name}"
-        self.named[full] = schema
-        return full.rpartition(".")[0] or None
-
-    def _reference(
-        self, name: str, pointer: str, namespace: str | None, enclosing: tuple[str, ...]
-    ) -> tuple[SparkType, bool]:
-        full = name if "." in name or not namespace else f"{namespace}.{name}"
-        target = self.named.get(full, self.named.get(name))
-        if target is None:
-            raise self._error(
-                f"unknown type name {name!r}",
-                pointer,
-                "Define the named type before using it, or give its full name with the namespace.",
-            )
-        if target.get("type") == "record":
-            full = full if full in self.named else name
-            if full in enclosing:
-                raise self._recursive(full, pointer)
-            return self._record(target, pointer, full.rpartition(".")[0] or None, enclosing)
-        return self.convert(
-            {**target, "name": full, "namespace": None}, pointer, namespace, enclosing
-        )
+        spark_type = _LOGICAL.get((node.type, logical or "")) or SPARK_TYPES[node.type]
+        return spark_type, node.type == "null"
 
     def _recursive(self, full: str, pointer: str) -> UnsupportedForSpark:
         return self._error(
@@ -199,58 +166,48 @@ class _Converter:
         )
 
     def _record(
-        self,
-        schema: dict[str, Any],
-        pointer: str,
-        namespace: str | None,
-        enclosing: tuple[str, ...],
+        self, node: RecordSchema, at: str, enclosing: tuple[RecordSchema, ...]
     ) -> tuple[SparkType, bool]:
-        name = schema.get("name", "")
-        full = name if "." in name or not namespace else f"{namespace}.{name}"
-        if full in enclosing:
-            raise self._recursive(full, pointer)
-        inner = (*enclosing, full)
+        if any(node is outer for outer in enclosing):
+            raise self._recursive(node.fullname, at)
+        inner = (*enclosing, node)
         fields = []
-        for index, field in enumerate(schema.get("fields", [])):
-            spark_type, nullable = self.convert(
-                field["type"], f"{pointer}/fields/{index}/type", namespace, inner
-            )
+        for field in node.fields:
+            spark_type, nullable = self.convert(field.type, field.pointer + "/type", inner)
             fields.append(
-                {"name": field["name"], "type": spark_type, "nullable": nullable, "metadata": {}}
+                {"name": field.name, "type": spark_type, "nullable": nullable, "metadata": {}}
             )
         return {"type": "struct", "fields": fields}, False
 
     def _union(
-        self, branches: list[Any], pointer: str, namespace: str | None, enclosing: tuple[str, ...]
+        self, node: UnionSchema, enclosing: tuple[RecordSchema, ...]
     ) -> tuple[SparkType, bool]:
-        non_null = [(i, b) for i, b in enumerate(branches) if _type_name(b) != "null"]
+        branches = [(f"{node.pointer}/{i}", b) for i, b in enumerate(node.types)]
+        non_null = [(at, b) for at, b in branches if b.type != "null"]
         if len(non_null) < len(branches):
             if len(non_null) == 1:
-                index, branch = non_null[0]
-                spark_type, _ = self.convert(branch, f"{pointer}/{index}", namespace, enclosing)
+                at, branch = non_null[0]
+                spark_type, _ = self.convert(branch, at, enclosing)
                 return spark_type, True
-            spark_type, _ = self._union_without_null(non_null, pointer, namespace, enclosing)
+            spark_type, _ = self._union_without_null(non_null, enclosing)
             return spark_type, True
-        return self._union_without_null(list(enumerate(branches)), pointer, namespace, enclosing)
+        return self._union_without_null(branches, enclosing)
 
     def _union_without_null(
-        self,
-        branches: list[tuple[int, Any]],
-        pointer: str,
-        namespace: str | None,
-        enclosing: tuple[str, ...],
+        self, branches: list[tuple[str, Schema]], enclosing: tuple[RecordSchema, ...]
     ) -> tuple[SparkType, bool]:
-        kinds = {_type_name(b) for _, b in branches}
+        # Avro's getType of each branch, logical types ignored; a named type is just "named".
+        kinds = {b.type if b.type in PRIMITIVE_TYPES else "named" for _, b in branches}
         if len(branches) == 1:
-            index, branch = branches[0]
-            return self.convert(branch, f"{pointer}/{index}", namespace, enclosing)
+            at, branch = branches[0]
+            return self.convert(branch, at, enclosing)
         if len(branches) == 2 and kinds == {"int", "long"}:
             return "long", False
         if len(branches) == 2 and kinds == {"float", "double"}:
             return "double", False
         members, seen = [], set()
-        for position, (index, branch) in enumerate(branches):
-            spark_type, _ = self.convert(branch, f"{pointer}/{index}", namespace, enclosing)
+        for position, (at, branch) in enumerate(branches):
+            spark_type, _ = self.convert(branch, at, enclosing)
             name = f"member{position}"
             if self.stable_union_names:
                 name = f"member_{_branch_name(branch)}"
@@ -258,7 +215,7 @@ class _Converter:
                     raise self._error(
                         f"union branches clash on the stable member name {name!r} "
                         "(type names are compared without namespace and case)",
-                        f"{pointer}/{index}",
+                        at,
                         "Rename one of the types, or read with stable_union_names=False "
                         "(positional member0..N).",
                     )
@@ -267,36 +224,10 @@ class _Converter:
         return {"type": "struct", "fields": members}, False
 
 
-def _branch_name(schema: Any) -> str:
+def _branch_name(node: Schema) -> str:
     """Avro's Schema.getName of a union branch: a named type's name without namespace, else
     the type (logical types ignored): what Spark's stable union member names use."""
-    if isinstance(schema, dict):
-        kind = schema.get("type")
-        if kind in NAMED or kind == "error":
-            return str(schema.get("name", "")).rpartition(".")[2]
-        return kind if isinstance(kind, str) else _branch_name(kind)
-    return str(schema).rpartition(".")[2]
-
-
-def _type_name(schema: Any) -> str | None:
-    """The Avro type of a union branch, with logical types ignored (as Avro's getType does)."""
-    if isinstance(schema, str):
-        return schema if schema in PRIMITIVES else "named"
-    if isinstance(schema, dict):
-        kind = schema.get("type")
-        return kind if isinstance(kind, str) and kind in PRIMITIVES else "named"
-    return None
-
-
-def _valid_decimal(schema: dict[str, Any], precision: Any, scale: Any) -> bool:
-    if not isinstance(precision, int) or precision <= 0:
-        return False
-    if not isinstance(scale, int) or scale < 0 or scale > precision:
-        return False
-    if schema["type"] == "fixed":
-        size = schema.get("size", 0)
-        return precision <= int((8 * size - 1) * 0.30102999566398120)  # log10(2)
-    return True
+    return node.simple_name if isinstance(node, NamedSchema) else node.type
 
 
 _PLAIN_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -312,8 +243,7 @@ def _quote(name: str) -> str:
 def type_sql(spark_type: SparkType) -> str:
     """Spark's ``DataType.sql`` for a type in JSON form (``INT``, ``ARRAY<STRING>``, ...)."""
     if isinstance(spark_type, str):
-        names = {"integer": "INT", "long": "BIGINT", "void": "VOID"}
-        return names.get(spark_type, spark_type.upper())
+        return spark_sql_name(spark_type)
     kind = spark_type["type"]
     if kind == "array":
         return f"ARRAY<{type_sql(spark_type['elementType'])}>"

@@ -39,8 +39,8 @@ from converters.mapping.model import (
 )
 from converters.mapping.schemas import load_schema_files
 from schemacli.contracts.jsontext.nesting import deep
+from schemacli.contracts.jsontext.pointer import join_pointer
 from schemacli.contracts.jsontext.positions import Positions
-from schemacli.contracts.jsontext.source import join_pointer
 from schemacli.errors import InputError, Location
 from schemacli.textfile import DOCUMENT_LIMIT, UnreadableInput, read_utf8
 from schemacli.topics import TOPIC_HINT, topic_problem

@@ -1,8 +1,10 @@
 """The small view of an Avro schema the converter needs: fields by path, types, defaults, aliases.
 
-Schemas are validated by ``schemacli.contracts.avro.schema.parse_schema`` when it is available; this
-module only walks already-valid schema JSON, resolving named-type references, so the planner can
-ask "what is the type at ``/fields/3``" without depending on the parser's object model.
+A projection of the one Avro model: ``view`` parses the schema JSON as Java's Schema.Parser does
+(``schemacli.contracts.avro.parse``: names, namespaces and forward references resolved there) and
+turns the model's nodes into :class:`AvroType` / :class:`AvroField`, so the planner can ask
+"what is the type at ``/fields/3``" in the converter's own vocabulary. ``AvroType.json`` is the
+type as written (the JSON at the node's pointer), for messages and for fastavro.
 """
 
 from __future__ import annotations
@@ -10,22 +12,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from schemacli.contracts.avro import facts
+from schemacli.contracts.avro.parse import parse_schema
+from schemacli.contracts.avro.schema import (
+    ArraySchema,
+    EnumSchema,
+    FixedSchema,
+    MapSchema,
+    NamedSchema,
+    RecordSchema,
+    Schema,
+    UnionSchema,
+)
+from schemacli.contracts.jsontext.pointer import value_at
 from schemacli.errors import InputError, Location
 
-PRIMITIVES = ("null", "boolean", "int", "long", "float", "double", "bytes", "string")
-
 # Avro type -> Spark SQL type name (what from_avro produces and to_avro expects).
-SPARK_TYPES = {
-    "boolean": "BOOLEAN",
-    "int": "INT",
-    "long": "BIGINT",
-    "float": "FLOAT",
-    "double": "DOUBLE",
-    "bytes": "BINARY",
-    "string": "STRING",
-    "enum": "STRING",
-    "fixed": "BINARY",
-}
+SPARK_TYPES = {avro: facts.spark_sql_name(spark) for avro, spark in facts.SPARK_TYPES.items()}
 
 
 @dataclass(frozen=True)
@@ -90,123 +93,73 @@ class AvroField:
 
 
 def view(schema_json: Any) -> AvroType:
-    """Walk valid Avro schema JSON into an :class:`AvroType` tree (named references resolved,
-    forward references too: Java accepts a name used before the type is defined)."""
-    walker = _Walker()
-    walker.collect(schema_json, "", None)
-    return walker.walk(schema_json, "", None)
+    """The view of Avro schema JSON: parsed (a schema Java refuses raises its SchemaParseError,
+    an InputError), then projected; named references resolved, forward ones too. A recursive
+    record is an InputError naming where it refers to itself."""
+    return _Projection(schema_json).type_of(parse_schema(schema_json), "")
 
 
-class _Walker:
-    def __init__(self) -> None:
-        self.named: dict[str, AvroType] = {}
-        self.defining: set[str] = set()  # records whose fields are being walked
-        # every named type's definition: (its JSON, pointer, enclosing namespace)
-        self.definitions: dict[str, tuple[Any, str, str | None]] = {}
+class _Projection:
+    """The model's nodes as AvroTypes, each named type once (a reference to it is the same
+    AvroType); ``at`` is where a node is used, for the error about a recursive record."""
 
-    def _own_namespace(self, js: dict[str, Any], namespace: str | None) -> str | None:
-        name = js["name"]
-        return js.get("namespace", namespace) if "." not in name else name.rsplit(".", 1)[0]
+    def __init__(self, schema_json: Any) -> None:
+        self.json = schema_json
+        self.named: dict[int, AvroType] = {}
+        self.defining: set[int] = set()  # records whose fields are being projected
 
-    def collect(self, js: Any, pointer: str, namespace: str | None) -> None:
-        """Note where each named type is defined, so a reference that comes first resolves."""
-        if isinstance(js, list):
-            for i, branch in enumerate(js):
-                self.collect(branch, f"{pointer}/{i}", namespace)
-            return
-        if not isinstance(js, dict):
-            return
-        kind = js.get("type")
-        if kind in ("record", "error", "enum", "fixed"):
-            ns = self._own_namespace(js, namespace)
-            self.definitions.setdefault(self._full(js["name"], ns), (js, pointer, namespace))
-            for i, f in enumerate(js.get("fields") or ()):
-                self.collect(f.get("type"), f"{pointer}/fields/{i}/type", ns)
-        elif kind == "array":
-            self.collect(js.get("items"), f"{pointer}/items", namespace)
-        elif kind == "map":
-            self.collect(js.get("values"), f"{pointer}/values", namespace)
-        elif isinstance(kind, (dict, list)):
-            self.collect(kind, pointer, namespace)
-
-    def _full(self, name: str, namespace: str | None) -> str:
-        if "." in name or not namespace:
-            return name
-        return f"{namespace}.{name}"
-
-    def walk(self, js: Any, pointer: str, namespace: str | None) -> AvroType:
-        if isinstance(js, str):
-            if js in PRIMITIVES:
-                return AvroType(kind=js, json=js)
-            full = self._full(js, namespace)
-            for name in (full, js):
-                if name in self.defining:
-                    raise InputError(
-                        f"recursive type {name!r}: it refers to itself at {pointer}",
-                        location=Location(pointer=pointer),
-                        hint="The planner and the converter job do not support recursive "
-                        "records (Spark's from_avro refuses them by default); convert such "
-                        "topics outside Spark.",
-                    )
-            found = self.named.get(full) or self.named.get(js)
-            if found is None:
-                definition = self.definitions.get(full) or self.definitions.get(js)
-                if definition is not None:  # defined further down: walk it now
-                    found = self.walk(*definition)
-            if found is None:
-                # parse_schema would have refused this; say so plainly rather than guess.
-                raise ValueError(f"unknown named type {js!r} at {pointer or '/'}")
-            return found
-        if isinstance(js, list):
-            branches = tuple(self.walk(b, f"{pointer}/{i}", namespace) for i, b in enumerate(js))
-            return AvroType(kind="union", json=js, branches=branches)
-        kind = js["type"]
-        logical = js.get("logicalType")
-        if kind in PRIMITIVES:
-            return AvroType(kind=kind, json=js, logical=logical)
-        if kind in ("record", "error", "enum", "fixed"):
-            ns = self._own_namespace(js, namespace)
-            full = self._full(js["name"], ns)
-            if full in self.named:  # walked already, where a reference came first
-                return self.named[full]
-            if kind == "enum":
-                t = AvroType(kind="enum", json=js, name=full, symbols=tuple(js["symbols"]))
-                self.named[full] = t
-                return t
-            if kind == "fixed":
-                t = AvroType(kind="fixed", json=js, name=full, logical=logical)
-                self.named[full] = t
-                return t
-            fields = []
-            self.defining.add(full)
-            for i, f in enumerate(js["fields"]):
-                fp = f"{pointer}/fields/{i}"
-                fields.append(
-                    AvroField(
-                        name=f["name"],
-                        type=self.walk(f["type"], f"{fp}/type", ns),
-                        pointer=fp,
-                        aliases=tuple(f.get("aliases", ())),
-                        has_default="default" in f,
-                        default=f.get("default"),
-                        doc=f.get("doc"),
-                    )
+    def type_of(self, node: Schema, at: str) -> AvroType:
+        js = value_at(self.json, node.pointer)
+        if isinstance(node, NamedSchema):
+            done = self.named.get(id(node))
+            if done is not None:
+                return done
+            if id(node) in self.defining:
+                raise InputError(
+                    f"recursive type {node.fullname!r}: it refers to itself at {at}",
+                    location=Location(pointer=at),
+                    hint="The planner and the converter job do not support recursive "
+                    "records (Spark's from_avro refuses them by default); convert such "
+                    "topics outside Spark.",
                 )
-            self.defining.discard(full)
-            t = AvroType(kind="record", json=js, name=full, fields=tuple(fields))
-            self.named[full] = t
-            return t
-        if kind == "array":
-            return AvroType(
-                kind="array", json=js, items=self.walk(js["items"], f"{pointer}/items", namespace)
+        if isinstance(node, UnionSchema):
+            branches = tuple(
+                self.type_of(b, f"{node.pointer}/{i}") for i, b in enumerate(node.types)
             )
-        if kind == "map":
-            return AvroType(
-                kind="map", json=js, items=self.walk(js["values"], f"{pointer}/values", namespace)
+            return AvroType(kind="union", json=js, branches=branches)
+        if isinstance(node, ArraySchema):
+            items = self.type_of(node.items, node.pointer + "/items")
+            return AvroType(kind="array", json=js, items=items)
+        if isinstance(node, MapSchema):
+            values = self.type_of(node.values, node.pointer + "/values")
+            return AvroType(kind="map", json=js, items=values)
+        if isinstance(node, EnumSchema):
+            made = AvroType(kind="enum", json=js, name=node.fullname, symbols=node.symbols)
+        elif isinstance(node, FixedSchema):
+            made = AvroType(kind="fixed", json=js, name=node.fullname, logical=node.logical_type)
+        elif isinstance(node, RecordSchema):
+            made = self._record(node, js)
+        else:
+            return AvroType(kind=node.type, json=js, logical=node.logical_type)
+        self.named[id(node)] = made
+        return made
+
+    def _record(self, node: RecordSchema, js: Any) -> AvroType:
+        self.defining.add(id(node))
+        fields = tuple(
+            AvroField(
+                name=f.name,
+                type=self.type_of(f.type, f.pointer + "/type"),
+                pointer=f.pointer,
+                aliases=f.aliases,
+                has_default=f.has_default,
+                default=f.default,
+                doc=f.doc,
             )
-        if isinstance(kind, (dict, list)) or kind not in PRIMITIVES:
-            return self.walk(kind, pointer, namespace)
-        raise ValueError(f"unsupported type {kind!r} at {pointer or '/'}")
+            for f in node.fields
+        )
+        self.defining.discard(id(node))
+        return AvroType(kind="record", json=js, name=node.fullname, fields=fields)
 
 
 def same_type(a: AvroType, b: AvroType) -> bool:

@@ -23,6 +23,7 @@ from converters.mapping.conversions import value_spec
 from converters.mapping.model import Conversion, Mapping, Policy, Rule
 from converters.mapping.schemaview import SPARK_TYPES, AvroField, AvroType, view
 from converters.mapping.sqltext import ident, string_literal
+from schemacli.contracts.avro.facts import RANGES
 from schemacli.contracts.findings import Finding
 from schemacli.errors import CheckFailed
 from schemacli.kinds import Kind
@@ -51,9 +52,6 @@ def spark_type(t: AvroType) -> str:
     return SPARK_TYPES[t.kind]
 
 
-_INT_RANGE = {"int": (-(2**31), 2**31 - 1), "long": (-(2**63), 2**63 - 1)}
-
-
 def fits(value: Any, t: AvroType) -> bool:
     """Whether ``value`` (a default as the mapping file's YAML gives it) is a value of ``t``,
     as Avro reads a default: a number for int/long/float/double (whole and in range for
@@ -70,8 +68,8 @@ def fits(value: Any, t: AvroType) -> bool:
         return k == "null"
     if k == "boolean":
         return isinstance(value, bool)
-    if k in _INT_RANGE:
-        low, high = _INT_RANGE[k]
+    if k in RANGES:
+        low, high = RANGES[k]
         return type(value) is int and low <= value <= high
     if k in ("float", "double"):
         return type(value) in (int, float)

@@ -91,7 +91,7 @@ def start(args: argparse.Namespace) -> int:
     mapping = load(args.mapping)
     # The CLI's road: flags (here --registry; credentials from SCHEMACLI_REGISTRY_*, set by
     # deploy.child_env) -> RegistrySettings -> a client handed inward.
-    with RegistryClient(RegistryFlags(url=args.registry).settings()) as client:
+    with RegistryClient(RegistryFlags(url=args.registry).resolve()) as client:
         reg = resolve_registry(mapping, client)
     compiled_or_fail(mapping)
     if mapping.key is not None:

@@ -2,12 +2,13 @@
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from schemacli.atomicwrite import Write, write_all
 from schemacli.commands.completion import complete_level, complete_subject
+from schemacli.commands.fix_options import Diff, Fix, UnsafeFixes, encoded, fix_mode, say_fixed
 from schemacli.commands.options import Output
 from schemacli.commands.registry_options import (
     NO_FLAGS,
@@ -16,66 +17,32 @@ from schemacli.commands.registry_options import (
     connect,
     registry_flags,
 )
-from schemacli.contracts.evolution.cachedir import default_cache_dir
+from schemacli.commands.store_options import (
+    Against,
+    NoCache,
+    ReadersOnly,
+    Store,
+    declared_readers,
+    settings_from_flags,
+    store_tree,
+    verdict_cache,
+)
+from schemacli.config import parse_level
+from schemacli.contracts.avro.loader import LoadedSchema, load_schema_file
+from schemacli.contracts.evolution.check import check_candidate
+from schemacli.contracts.evolution.levels import Level
 from schemacli.contracts.fixes.edits import unified_diff
+from schemacli.contracts.fixes.fixing import fix_candidate
+from schemacli.contracts.jsontext.source import is_stdin
+from schemacli.contracts.readers.judge import with_readers
+from schemacli.contracts.store.history import load_history
+from schemacli.contracts.store.naming import store_version, subject_for_file
+from schemacli.contracts.store.references import store_fallback
+from schemacli.contracts.store.tree import SUBJECTS_DIR
 from schemacli.errors import UsageError
+from schemacli.gittree import git_tree
 from schemacli.output import OutputFormat, check_report, render
 from schemacli.textfile import resolved
-
-Against = Annotated[
-    str | None,
-    typer.Option(
-        "--against",
-        metavar="git:REF",
-        help="Use the store as it was at a git ref (e.g. git:origin/main) instead of the "
-        "working tree.",
-    ),
-]
-Store = Annotated[
-    Path | None,
-    typer.Option("--store", help="The store directory (default: from config, else ./schemas)."),
-]
-ReadersOnly = Annotated[
-    bool,
-    typer.Option(
-        "--readers-only",
-        help="Judge only against the readers consumers declared in the store (readers/), "
-        "not against earlier versions: the level READERS for every subject.",
-    ),
-]
-NoCache = Annotated[
-    bool,
-    typer.Option(
-        "--no-cache",
-        help="Neither read nor write the verdict cache (cache-dir in the config, "
-        "SCHEMACLI_CACHE_DIR, else the user cache directory).",
-    ),
-]
-
-Fix = Annotated[
-    bool,
-    typer.Option(
-        "--fix",
-        help="Apply the safe suggested fixes to SCHEMA (re-checked until nothing more applies) "
-        "and write it in place, atomically; the report is the check of the fixed file.",
-    ),
-]
-Diff = Annotated[
-    bool,
-    typer.Option(
-        "--diff",
-        help="Print the fixes --fix would make as a unified diff; write nothing. Exit 1 when "
-        "there is something to fix.",
-    ),
-]
-UnsafeFixes = Annotated[
-    bool,
-    typer.Option(
-        "--unsafe-fixes",
-        help="With --fix or --diff: apply unsafe fixes too (they change a type, a name or a "
-        "size, or revert a change; read them first).",
-    ),
-]
 
 
 @registry_flags(RegistryMode)
@@ -126,22 +93,7 @@ def check_command(
     Exit codes: 0 compatible (or identical to an existing version), 1 incompatible (or, with
     --diff, something to fix), 2 usage or input error, 3 registry or network error.
     """
-    from schemacli.config import load_settings, parse_level
-    from schemacli.contracts.avro.loader import load_schema_file
-    from schemacli.contracts.evolution.check import check_candidate
-    from schemacli.contracts.evolution.levels import Level
-    from schemacli.contracts.jsontext.source import is_stdin
-    from schemacli.contracts.readers.declared import load_readers
-    from schemacli.contracts.readers.judge import with_readers
-    from schemacli.contracts.store.naming import subject_for_file
-    from schemacli.contracts.store.store import git_tree, load_history, store_fallback
-
-    fixing = fix or diff
-    if unsafe_fixes and not fixing:
-        raise UsageError(
-            "--unsafe-fixes only chooses which fixes --fix or --diff apply",
-            hint="add --fix (write the file) or --diff (show the change)",
-        )
+    fixing = fix_mode(fix, diff, unsafe_fixes, output)
     if fixing and flags.url is not None:
         raise UsageError(
             "--fix and --diff check against the store's history, not a registry's",
@@ -152,13 +104,12 @@ def check_command(
             "--fix writes the schema file in place, and standard input is not a file",
             hint="give the file's path, or use --diff to see the fixes",
         )
-    online = flags.url is not None  # offline, no registry setting is read (nor can fail)
-    settings = load_settings(flags={"store": store}, registry=flags if online else None)
+    settings = settings_from_flags(store, flags)
     tree = None
     if flags.url is None:
         tree = git_tree(against, settings.store) if against else store_tree(settings.store)
 
-    def subject_of(value) -> str:
+    def subject_of(value: Any) -> str:
         return subject or subject_for_file(schema, value, settings.naming_strategy)
 
     candidate = load_schema_file(  # names no file defines: from the store, as its versions
@@ -174,7 +125,7 @@ def check_command(
             )
         level = Level.READERS.value
     # The declared readers always come from the store's working tree, also with --registry.
-    readers = load_readers(shown_store(settings.store), subject)
+    readers = declared_readers(settings.store, subject)
     if flags.url is not None:
         from schemacli.registry.compare import check_with_registry
 
@@ -201,72 +152,40 @@ def check_command(
     raise typer.Exit(int(result.verdict.exit_code))
 
 
-def _fix(candidate, history, subject, level, schema: Path, output, diff: bool, unsafe: bool):
+def _fix(
+    candidate: LoadedSchema,
+    history: tuple[LoadedSchema, ...],
+    subject: str,
+    level: Level,
+    schema: Path,
+    output: OutputFormat,
+    diff: bool,
+    unsafe: bool,
+) -> None:
     """check --fix / --diff: apply the fixes, then write the file (or print the diff) and the
     report of the fixed file; always exits."""
-    from schemacli.contracts.fixes.fixing import fix_candidate
-
     fixed = fix_candidate(candidate, history, subject=subject, level=level, unsafe=unsafe)
     result = fixed.report
     if diff:
         typer.echo(unified_diff(candidate.source, fixed.before, fixed.text), nl=False)
-        _say_fixed(fixed, written=None)
-        code = 1 if fixed.changed else int(result.verdict.exit_code)
-        raise typer.Exit(code)
+        say_fixed([(candidate.source, fixed)], written=False)
+        raise typer.Exit(1 if fixed.changed else int(result.verdict.exit_code))
     if fixed.changed:
         write_all(
-            [Write(schema, _encoded(fixed.text, candidate, schema), replace=True)],
+            [Write(schema, encoded(fixed.text, candidate.document.encoding, schema), replace=True)],
             hint="check that the file and its folder are writable",
         )
-    _say_fixed(fixed, written=candidate.source if fixed.changed else None)
+    say_fixed([(candidate.source, fixed)], written=True)
     typer.echo(render(check_report(result), output, color=sys.stdout.isatty()), nl=False)
     raise typer.Exit(int(result.verdict.exit_code))
 
 
-_BOMS = (b"\xef\xbb\xbf", b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff", b"\xff\xfe", b"\xfe\xff")
-
-
-def _encoded(text: str, candidate, schema: Path) -> bytes:
-    """The fixed text in the file's own encoding, its byte-order mark kept."""
-    encoding = candidate.document.encoding
-    codec = "utf-8" if encoding.upper() in ("UTF-8", "UTF8") else encoding.lower()
-    data = text.encode(codec)
-    try:
-        with open(schema, "rb") as file:
-            original = file.read(4)
-    except OSError:  # the write itself will say why the file cannot be written
-        return data
-    for bom in _BOMS:
-        if original.startswith(bom) and not data.startswith(bom):
-            return bom + data if not text.startswith("\ufeff") else data
-    return data
-
-
-def _say_fixed(fixed, written: str | None) -> None:
-    """On stderr: how many fixes applied (and where written), and what is left."""
-    count = len(fixed.applied)
-    left = sum(1 for f in fixed.report.findings if f.fixes and f.severity == "error")
-    if count:
-        where = f"; wrote {written}" if written else ""
-        typer.echo(f"fixed {count} problem(s){where}", err=True)
-    else:
-        typer.echo("nothing to fix", err=True)
-    for fix in fixed.applied:
-        typer.echo(f"  applied ({fix.applicability.value}): {fix.title}", err=True)
-    if left and not fixed.report.compatible:
-        typer.echo(
-            f"{left} problem(s) left: see their fixes (unsafe ones apply with --unsafe-fixes)",
-            err=True,
-        )
-
-
-def _before_own_version(history: tuple, schema: Path, subject: str, store: Path) -> tuple:
+def _before_own_version(
+    history: tuple[LoadedSchema, ...], schema: Path, subject: str, store: Path
+) -> tuple[LoadedSchema, ...]:
     """``history`` without the versions from N on when ``schema`` is the store's own
     ``subjects/<subject>/v<N>.avsc`` (a version is checked as gate checks it: against those
     before it, not found identical to itself); ``history`` unchanged otherwise."""
-    from schemacli.contracts.store.naming import store_version
-    from schemacli.contracts.store.store import SUBJECTS_DIR
-
     found = store_version(schema)
     if found is None or found[0] != subject:
         return history
@@ -274,40 +193,3 @@ def _before_own_version(history: tuple, schema: Path, subject: str, store: Path)
     if resolved(schema) != resolved(own):
         return history
     return tuple(h for h in history if (h.version or 0) < found[1])
-
-
-def verdict_cache(
-    settings, no_cache: bool
-):  # -> schemacli.contracts.evolution.verdicts.VerdictCache
-    """The verdict cache in the configured directory (else the user cache directory), or in
-    memory only with --no-cache."""
-    from schemacli.contracts.evolution.verdicts import VerdictCache
-
-    if no_cache:
-        return VerdictCache()
-    return VerdictCache(settings.cache_dir or default_cache_dir())
-
-
-def shown_store(store: Path) -> Path:
-    """``store`` relative to the current directory when it is below it (so files found in it,
-    such as the declared readers, are named that way in messages), else as it is."""
-    import os
-
-    try:
-        shown = os.path.relpath(store)
-    except ValueError:  # another drive on Windows
-        return store
-    return store if shown.startswith("..") else Path(shown)
-
-
-def store_tree(store: Path):  # -> schemacli.contracts.store.store.FileTree
-    """The working-tree store, named relative to the current directory in messages."""
-    import os
-
-    from schemacli.contracts.store.store import FileTree
-
-    try:
-        shown = os.path.relpath(store)
-    except ValueError:  # another drive on Windows
-        shown = str(store)
-    return FileTree(store, display_root=str(store) if shown.startswith("..") else shown)

@@ -20,9 +20,6 @@ from typing import Any, NoReturn
 
 import click
 
-from schemacli.atomicwrite import why
-from schemacli.errors import ExitCode, UsageError, error_text
-
 
 def complete_level(incomplete: str) -> list[str]:
     """Confluent's compatibility levels that start with what was typed (any case)."""
@@ -112,6 +109,8 @@ def guard_install(params: list[click.Parameter]) -> None:
             try:
                 return _cb(ctx, param, value)
             except OSError as err:
+                from schemacli.atomicwrite import why  # its tempfile and shutil: when failing
+
                 where = f" {err.filename}" if err.filename else ""
                 _fail(
                     f"cannot install the shell completion: cannot write{where}: {why(err)}",
@@ -124,6 +123,8 @@ def guard_install(params: list[click.Parameter]) -> None:
 
 
 def _fail(message: str, *, hint: str) -> NoReturn:
+    # the errors' words: loaded only when completion fails (every start runs this module)
+    from schemacli.errors import ExitCode, UsageError, error_text
 
     click.echo(error_text(UsageError(message, hint=hint)), err=True)
     sys.exit(int(ExitCode.INPUT_ERROR))

@@ -2,21 +2,15 @@
 
 import os
 import sys
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from schemacli.commands.check import (
-    Against,
-    NoCache,
-    ReadersOnly,
-    Store,
-    shown_store,
-    store_tree,
-    verdict_cache,
-)
+from schemacli.atomicwrite import Write, write_all
+from schemacli.commands.fix_options import Diff, Fix, UnsafeFixes, encoded, fix_mode, say_fixed
 from schemacli.commands.options import Output
 from schemacli.commands.registry_options import (
     NO_FLAGS,
@@ -25,10 +19,34 @@ from schemacli.commands.registry_options import (
     connect,
     registry_flags,
 )
-from schemacli.errors import UsageError
-from schemacli.output import OutputFormat, gate_report, render
+from schemacli.commands.store_options import (
+    Against,
+    NoCache,
+    ReadersOnly,
+    Store,
+    declared_readers,
+    settings_from_flags,
+    store_tree,
+    verdict_cache,
+)
+from schemacli.config import Settings
+from schemacli.contracts.evolution.check import Verdict
+from schemacli.contracts.evolution.levels import Level, SubjectLevels
+from schemacli.contracts.evolution.verdicts import VerdictCache
+from schemacli.contracts.fixes.edits import unified_diff
+from schemacli.contracts.gate.fix import fix_store
+from schemacli.contracts.gate.gate import GateReport
+from schemacli.contracts.gate.gate import gate as check_store
+from schemacli.contracts.readers.declared import DeclaredReader
+from schemacli.contracts.store.tree import SUBJECTS_DIR, FileTree
+from schemacli.errors import ExitCode, UsageError
+from schemacli.gittree import GitTree, git_tree
+from schemacli.output import OutputFormat, Report, gate_report, render
 from schemacli.output.github import step_summary
 from schemacli.output.terminal import progress
+
+if TYPE_CHECKING:  # the registry's client and gate load requests: only with --registry
+    from schemacli.registry.publish import RegisterResult
 
 
 @registry_flags(RegistryMode)
@@ -49,6 +67,9 @@ def gate_command(
         ),
     ] = False,
     readers_only: ReadersOnly = False,
+    fix: Fix = False,
+    diff: Diff = False,
+    unsafe_fixes: UnsafeFixes = False,
     flags: RegistryFlags = NO_FLAGS,
 ) -> None:
     """Check every subject's versions at the subject's compatibility level, and against the
@@ -59,51 +80,115 @@ def gate_command(
     that changed or disappeared is a violation (history is immutable). Lists every
     violation. Verdicts are cached by content (see --no-cache). With --output github
     inside GitHub Actions, the summary table also goes to
-    $GITHUB_STEP_SUMMARY. Exit codes: 0 pass, 1 incompatible, 2 usage or input error (e.g.
-    an invalid .avsc file).
-    """
-    from schemacli.config import load_settings
-    from schemacli.contracts.evolution.gate import gate as check_store
-    from schemacli.contracts.evolution.levels import Level, SubjectLevels
-    from schemacli.contracts.readers.declared import load_readers
-    from schemacli.contracts.store.store import git_tree
+    $GITHUB_STEP_SUMMARY.
 
-    online = flags.url is not None  # offline, no registry setting is read (nor can fail)
-    settings = load_settings(flags={"store": store}, registry=flags if online else None)
-    readers = load_readers(shown_store(settings.store))
+    --fix applies the safe suggested fixes to every failing version the gate checks (with
+    --against git:REF, only the versions new since REF), as check --fix does for one file,
+    writes them all at once, and reports the gate of the fixed store; --diff shows the same
+    as a diff and writes nothing; --unsafe-fixes adds the unsafe fixes.
+
+    Exit codes: 0 pass, 1 incompatible (with --diff: something to fix), 2 usage or input
+    error (e.g. an invalid .avsc file).
+    """
+    fixing = fix_mode(fix, diff, unsafe_fixes, output)
+    if fixing and (flags.url is not None or register_):
+        raise UsageError(
+            "--fix and --diff fix the store against its own history, not a registry's",
+            hint="pull the subjects first (schemacli pull), then gate --fix without --registry",
+        )
+    settings = settings_from_flags(store, flags)
+    readers = declared_readers(settings.store)
     levels = SubjectLevels(Level.READERS) if readers_only else settings.levels
-    head = store_tree(settings.store)
-    if store is not None:  # messages name the store as the user wrote it
-        head = replace(head, display_root=str(store))
+    head = _head(settings, store)
     if flags.url is not None or register_:
         verdict = _against_registry(
             flags, settings, head, against, register_, output, quiet, readers, levels
         )
         raise typer.Exit(int(verdict.exit_code))
     base = git_tree(against, settings.store) if against else None
+    verdicts = verdict_cache(settings, no_cache)
+    if fixing:
+        _fix(settings, store, head, base, levels, verdicts, readers, output, diff, unsafe_fixes)
     if not quiet and output is not OutputFormat.text:  # the text report's title says it
         where = f" against {base.label}" if base else ""
         typer.echo(f"gate: checking {head.source('').rstrip('/')}{where}", err=True)
-    verdicts = verdict_cache(settings, no_cache)
-    result = check_store(head, levels, base=base, verdicts=verdicts, readers=readers)
-    vet = _linter(settings, head)
-    if vet is not None:
-        result = vet(result)
+    result = _gate(settings, head, base, levels, verdicts, readers)
     _emit(gate_report(result), output)
     raise typer.Exit(int(result.verdict.exit_code))
 
 
-def _linter(settings: Any, head: Any) -> Any:
+def _head(settings: Settings, store: Path | None) -> FileTree:
+    """The store's working tree; named in messages as the user wrote --store, if given."""
+    head = store_tree(settings.store)
+    return replace(head, display_root=str(store)) if store is not None else head
+
+
+def _gate(
+    settings: Settings,
+    head: FileTree,
+    base: GitTree | None,
+    levels: SubjectLevels,
+    verdicts: VerdictCache,
+    readers: Sequence[DeclaredReader],
+) -> GateReport:
+    """The gate over ``head`` (against ``base``), with the lint findings when the config asks."""
+    result = check_store(head, levels, base=base, verdicts=verdicts, readers=readers)
+    vet = _linter(settings, head)
+    return vet(result) if vet is not None else result
+
+
+def _fix(
+    settings: Settings,
+    store: Path | None,
+    head: FileTree,
+    base: GitTree | None,
+    levels: SubjectLevels,
+    verdicts: VerdictCache,
+    readers: Sequence[DeclaredReader],
+    output: OutputFormat,
+    diff: bool,
+    unsafe: bool,
+) -> None:
+    """gate --fix / --diff: the fixes of every failing version the gate checks; then the diff
+    (nothing written), or every fixed file written at once and the gate of the fixed store.
+    Always exits."""
+    changed = fix_store(head, levels, base=base, verdicts=verdicts, unsafe=unsafe)
+    shown = [(version.source, version.fixed) for version in changed]
+    if diff:
+        for version in changed:
+            typer.echo(
+                unified_diff(version.source, version.fixed.before, version.fixed.text), nl=False
+            )
+        say_fixed(shown, written=False)
+        verdict = _gate(settings, head, base, levels, verdicts, readers).verdict
+        if verdict is Verdict.INVALID:
+            raise typer.Exit(int(ExitCode.INPUT_ERROR))
+        raise typer.Exit(int(ExitCode.CHECK_FAILED) if changed else int(verdict.exit_code))
+    if changed:
+        writes = []
+        for version in changed:
+            path = settings.store / SUBJECTS_DIR / version.subject / f"v{version.version}.avsc"
+            data = encoded(version.fixed.text, version.encoding, path)
+            writes.append(Write(path, data, replace=True))
+        write_all(writes, hint="check that the store's files and folders are writable")
+    say_fixed(shown, written=True)
+    fixed_head = _head(settings, store)  # read again: the files changed
+    result = _gate(settings, fixed_head, base, levels, verdicts, readers)
+    _emit(gate_report(result), output)
+    raise typer.Exit(int(result.verdict.exit_code))
+
+
+def _linter(settings: Settings, head: FileTree) -> Callable[[GateReport], GateReport] | None:
     """With ``[tool.schemacli.lint] gate = true``: a function adding the lint findings of the
-    versions a gate report checked to it; None (nothing loaded) when off."""
+    versions a gate report checked to it; None (the lint engine not even loaded) when off."""
     if not settings.lint.gate:
         return None
-    from schemacli.contracts.lint.engine import lint_gate
+    from schemacli.contracts.gate.lint import lint_gate
 
-    def vet(report: Any) -> Any:
+    def vet(report: GateReport) -> GateReport:
         return lint_gate(
             report,
-            lambda subject, n: Path(head.source(f"subjects/{subject}/v{n}.avsc")),
+            lambda subject, n: Path(head.source(f"{SUBJECTS_DIR}/{subject}/v{n}.avsc")),
             settings.lint,
             store=settings.store,
             levels=settings.levels,
@@ -113,7 +198,7 @@ def _linter(settings: Any, head: Any) -> Any:
     return vet
 
 
-def _emit(report: Any, output: OutputFormat) -> None:
+def _emit(report: Report, output: OutputFormat) -> None:
     """The report on stdout; in GitHub Actions with --output github, also the summary table on
     the run's page ($GITHUB_STEP_SUMMARY)."""
 
@@ -125,16 +210,16 @@ def _emit(report: Any, output: OutputFormat) -> None:
 
 
 def _against_registry(
-    flags: Any,
-    settings: Any,
-    head: Any,
+    flags: RegistryFlags,
+    settings: Settings,
+    head: FileTree,
     against: str | None,
     register: bool,
-    output,
-    quiet,
-    readers: Any = (),
-    levels: Any = None,
-) -> Any:
+    output: OutputFormat,
+    quiet: bool,
+    readers: Sequence[DeclaredReader],
+    levels: SubjectLevels,
+) -> Verdict:
     """`gate --registry URL [--register]`: the store against the registry's histories, then
     (all or nothing) registration. Returns the verdict; the client is built here, once."""
     from schemacli.registry.gate import registry_gate
@@ -148,10 +233,10 @@ def _against_registry(
     if flags.url is None and register:
         raise UsageError("--register needs --registry URL.")
 
-    def each(names):
+    def each(names: Sequence[str]) -> Iterable[str]:
         return progress(names, len(names), "gate") if not quiet else names
 
-    def done(result):
+    def done(result: "RegisterResult") -> None:
         if not quiet:
             typer.echo(result.describe(), err=True)
 
@@ -161,7 +246,7 @@ def _against_registry(
             typer.echo(f"gate: checking {where} against {conn.url}", err=True)
         gate, registered = registry_gate(
             conn.client,
-            levels if levels is not None else settings,
+            levels,
             head,
             register=register,
             each=each,

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from schemacli.atomicwrite import Write, write_all
+from schemacli.commands.fix_options import Diff, Fix, UnsafeFixes, encoded, fix_mode
 from schemacli.commands.options import Output, Strict
 from schemacli.contracts.findings import Severity
 from schemacli.contracts.fixes.edits import unified_diff
@@ -18,8 +19,9 @@ from schemacli.output import Case, OutputFormat, Report, render
 from schemacli.output.json_out import emit_json
 
 if TYPE_CHECKING:
-    from schemacli.contracts.lint.engine import FileLint, LintReport
-    from schemacli.contracts.lint.ruleset import LintConfig, Rule
+    from schemacli.contracts.lint.engine import LintReport
+    from schemacli.contracts.lint.rule import Rule
+    from schemacli.contracts.lint.ruleset import LintConfig
 
 Selectors = Annotated[
     list[str] | None,
@@ -41,17 +43,9 @@ def lint_command(
     ] = None,
     select: Selectors = None,
     ignore: Selectors = None,
-    fix: Annotated[
-        bool, typer.Option("--fix", help="Apply the safe fixes and write the files.")
-    ] = False,
-    diff: Annotated[
-        bool,
-        typer.Option("--diff", help="Print the fixes as a unified diff; write nothing."),
-    ] = False,
-    unsafe_fixes: Annotated[
-        bool,
-        typer.Option("--unsafe-fixes", help="With --fix or --diff, apply unsafe fixes too."),
-    ] = False,
+    fix: Fix = False,
+    diff: Diff = False,
+    unsafe_fixes: UnsafeFixes = False,
     list_rules: Annotated[
         bool, typer.Option("--list-rules", help="List every rule and exit.")
     ] = False,
@@ -100,13 +94,16 @@ def lint_command(
         _describe((rule,), output)
     if not paths:
         raise UsageError("lint needs at least one PATH (a file, a folder, or - for stdin)")
-    if unsafe_fixes and not (fix or diff):
-        raise UsageError("--unsafe-fixes applies with --fix or --diff")
-    if fix and diff:
-        raise UsageError("--fix writes the files, --diff only shows the change: give one")
+    fixing = fix_mode(fix, diff, unsafe_fixes, output)
     stdin = any(str(p) == "-" for p in paths)
     if stdin and len(paths) > 1:
         raise UsageError("- (standard input) cannot be linted together with other paths")
+    if stdin and fix and OutputFormat(output) is not OutputFormat.text:
+        raise UsageError(
+            f"lint - --fix prints the fixed schema on stdout, where a {output.value} document "
+            "cannot go too",
+            hint="leave -o out (the findings go to stderr as text), or lint a file",
+        )
 
     from schemacli.config import load_settings
     from schemacli.contracts.lint.engine import lint_paths
@@ -119,7 +116,7 @@ def lint_command(
         config,
         store=settings.store,
         levels=settings.levels,
-        fix=fix or diff,
+        fix=fixing,
         unsafe=unsafe_fixes,
         relative_to=base,
     )
@@ -184,32 +181,12 @@ def _write(report: LintReport) -> None:
     writes = []
     for result in report.files:
         if result.changed and result.path is not None and result.text is not None:
-            writes.append(Write(result.path, _encoded(result), replace=True))
+            writes.append(
+                Write(result.path, encoded(result.text, result.encoding, result.path), replace=True)
+            )
     if writes:
         write_all(writes, hint="nothing was fixed; check the files are writable")
     typer.echo(f"lint: {report.fixed} fix(es) applied in {len(writes)} file(s)", err=True)
-
-
-_BOMS = {
-    "utf-8": b"\xef\xbb\xbf",
-    "utf-16le": b"\xff\xfe",
-    "utf-16be": b"\xfe\xff",
-    "utf-32le": b"\xff\xfe\x00\x00",
-    "utf-32be": b"\x00\x00\xfe\xff",
-}
-
-
-def _encoded(result: FileLint) -> bytes:
-    """The fixed text in the file's encoding, with the byte-order mark it had (if any)."""
-    assert result.path is not None and result.text is not None
-    encoding = result.encoding.lower().replace("_", "-")
-    bom = _BOMS.get(encoding, b"")
-    try:
-        with open(result.path, "rb") as handle:
-            had_bom = bool(bom) and handle.read(len(bom)) == bom
-    except OSError:
-        had_bom = False
-    return (bom if had_bom else b"") + result.text.encode(encoding)
 
 
 def as_report(report: LintReport, *, strict: bool = False) -> Report:
@@ -278,11 +255,14 @@ def _describe(rules: tuple[Rule, ...], output: OutputFormat) -> None:
 
 
 def _rules_table(rules: tuple[Rule, ...]) -> str:
-    lines = [f"{'code':<6}{'name':<38}{'category':<11}{'severity':<9}{'default':<9}fix"]
+    code = max(len("code"), *(len(r.code) for r in rules)) + 2
+    name = max(len("name"), *(len(r.name) for r in rules)) + 2
+    category = max(len("category"), *(len(r.category.value) for r in rules)) + 2
+    lines = [f"{'code':<{code}}{'name':<{name}}{'category':<{category}}{'severity':<9}default  fix"]
     for rule in rules:
         lines.append(
-            f"{rule.code:<6}{rule.name:<38}{rule.category.value:<11}{rule.severity:<9}"
-            f"{'on' if rule.default else 'off':<9}{rule.fixable.value}"
+            f"{rule.code:<{code}}{rule.name:<{name}}{rule.category.value:<{category}}"
+            f"{rule.severity:<9}{'on' if rule.default else 'off':<9}{rule.fixable.value}"
         )
     return "\n".join(lines) + "\n"
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 import math
 from typing import Annotated, Any
 
 import click
 import typer
 
+from schemacli.errors import UsageError
 from schemacli.output import OutputFormat, TextOrJson
 
 # Where a command's --output is remembered in click's context, so the error edge (app.py) can
@@ -111,3 +113,20 @@ def count(low: int, high: int) -> Bounded:
 
 
 DAY = 86_400.0
+
+
+EXTRAS = {"kafka": "confluent_kafka", "spark": "pyspark"}  # extra -> the module it brings
+
+
+def require_extras(what: str, *extras: str) -> None:
+    """A UsageError (exit 2) naming the extras ``what`` needs that are not installed, and how to
+    install them; checked with the local checks, before anything is read from Kafka."""
+    missing = [extra for extra in extras if importlib.util.find_spec(EXTRAS[extra]) is None]
+    if missing:
+        plural = "s" if len(missing) > 1 else ""
+        raise UsageError(
+            f"{what} needs the {' and '.join(missing)} extra{plural}, which the base install "
+            "leaves out",
+            hint=f"Install {'them' if plural else 'it'}: `scripts/bootstrap --all` in a "
+            f"checkout, or `pip install 'schemacli[{','.join(missing)}]'`.",
+        )

@@ -44,7 +44,7 @@ def pull_command(
         from schemacli.config import CONFIG_FILE
         from schemacli.registry.snapshot import apply_pull, plan_levels, plan_pull
 
-        settings = conn.store_settings
+        settings = conn.settings
         root = settings.store
         # Fetch and check everything, prepare the config edit, then write: all or nothing.
         plan = plan_pull(

@@ -1,13 +1,13 @@
 """`schemacli readers add|list|remove|pull`: the reader schemas consumers declare."""
 
+import contextlib
 import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Annotated
 
 import typer
 
 from schemacli import redact
-from schemacli.commands.check import Store, shown_store, store_tree, verdict_cache
 from schemacli.commands.options import JsonOutput, Output, seconds
 from schemacli.commands.registry_options import (
     NO_FLAGS,
@@ -16,7 +16,21 @@ from schemacli.commands.registry_options import (
     connect,
     registry_flags,
 )
+from schemacli.commands.store_options import (
+    NoCache,
+    Store,
+    declared_readers,
+    settings_from_flags,
+    shown_store,
+    store_tree,
+    verdict_cache,
+)
+from schemacli.contracts.avro.loader import load_schema_file
+from schemacli.contracts.readers.judge import judge_latest
+from schemacli.contracts.store.history import load_history
+from schemacli.contracts.store.naming import subject_for_file
 from schemacli.errors import ExitCode, RegistryError, UsageError
+from schemacli.gitfetch import check_url, cloned, is_git_url
 from schemacli.output import OutputFormat, TextOrJson, readers_report, render
 from schemacli.output.json_out import emit_json, is_json
 from schemacli.output.terminal import echo
@@ -35,16 +49,6 @@ SubjectOption = Annotated[
     str | None,
     typer.Option("--subject", "-s", help="The subject the reader reads."),
 ]
-
-
-def _settings(store: Path | None):  # -> schemacli.config.Settings
-    from schemacli.config import load_settings
-
-    return load_settings(flags={"store": store})
-
-
-def _shown_store(store: Path) -> str:
-    return store_tree(store).source("").rstrip("/") or "."
 
 
 def _report_change(change, store: Path, output, verb: str) -> None:
@@ -83,11 +87,9 @@ def add_command(
     The subject defaults to the configured naming strategy's, as for `check`. Exit codes:
     0 written, 2 usage or input error (nothing written).
     """
-    from schemacli.contracts.avro.loader import load_schema_file
-    from schemacli.contracts.store.naming import subject_for_file
     from schemacli.readerstore import add_reader
 
-    settings = _settings(store)
+    settings = settings_from_flags(store)
     for text, name in ((owner, "--owner"), (contact, "--contact")):
         if text is not None and not text.strip():
             raise UsageError(f"{name} is empty")
@@ -117,7 +119,7 @@ def remove_command(
     """
     from schemacli.readerstore import remove_reader
 
-    settings = _settings(store)
+    settings = settings_from_flags(store)
     change = remove_reader(settings.store, consumer, subject)
     _report_change(change, settings.store, output, "removed")
 
@@ -130,9 +132,7 @@ def list_command(
         list[str] | None, typer.Option("--consumer", "-c", help="Only this consumer (repeat).")
     ] = None,
     store: Store = None,
-    no_cache: Annotated[
-        bool, typer.Option("--no-cache", help="Neither read nor write the verdict cache.")
-    ] = False,
+    no_cache: NoCache = False,
     output: Output = OutputFormat.text,
     flags: RegistryFlags = NO_FLAGS,
 ) -> None:
@@ -142,15 +142,12 @@ def list_command(
     Exit codes: 0 every reader reads the latest version, 1 one cannot, 2 usage or input error,
     3 registry or network error.
     """
-    from schemacli.config import load_settings
-    from schemacli.contracts.readers.declared import load_readers
-    from schemacli.contracts.readers.judge import judge_latest
 
     online = flags.url is not None
-    settings = load_settings(flags={"store": store}, registry=flags if online else None)
-    readers = load_readers(shown_store(settings.store), subject)
+    settings = settings_from_flags(store, flags)
+    readers = declared_readers(settings.store, subject)
     if consumer:
-        known = {r.consumer for r in load_readers(shown_store(settings.store))}
+        known = {r.consumer for r in declared_readers(settings.store)}
         unknown = [c for c in consumer if c not in known]
         if unknown:
             raise UsageError(
@@ -159,7 +156,7 @@ def list_command(
             )
         readers = [r for r in readers if r.consumer in consumer]
     verdicts = verdict_cache(settings, no_cache)
-    shown = _shown_store(settings.store)
+    shown = str(shown_store(settings.store))
     if online:
         from schemacli.registry.history import is_missing_subject, registry_history
 
@@ -179,8 +176,6 @@ def list_command(
             found = judge_latest(readers, latest_in_registry, verdicts=verdicts)
             report = readers_report(found, store=shown, against=conn.url)
     else:
-        from schemacli.contracts.store.store import load_history
-
         tree = store_tree(settings.store)
 
         def latest_in_store(name: str):
@@ -234,13 +229,10 @@ def pull_command(
     repository's. Exit codes: 0 pulled, 2 usage or input error (nothing written), 3 the
     repository could not be cloned.
     """
-    import contextlib
-    from pathlib import PurePosixPath
 
-    from schemacli.gitfetch import check_url, cloned, is_git_url
     from schemacli.readerstore import pull_readers
 
-    settings = _settings(store)
+    settings = settings_from_flags(store)
     if path is not None:
         inner = PurePosixPath(path)
         if inner.is_absolute() or ".." in inner.parts or not path.strip():

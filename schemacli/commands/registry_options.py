@@ -30,8 +30,12 @@ from schemacli import redact
 from schemacli.registry.settings import (  # stdlib only: cheap at start-up, unlike the client
     DEFAULT_RETRIES,
     DEFAULT_TIMEOUT,
+    DEFAULT_URL,
+    ENV_BASIC_AUTH,
     MAX_RETRIES,
     MAX_TIMEOUT,
+    SETTINGS,
+    URL_FLAGS,
     RegistryFlags,
 )
 
@@ -42,22 +46,25 @@ if TYPE_CHECKING:  # requests costs ~90 ms to import: only when a registry comma
 
 PANEL = "Registry"
 
+# Each flag's name and environment variable are the registry settings' (registry.settings).
+URL, USER, PASSWORD, TOKEN = (SETTINGS[k] for k in ("url", "user", "password", "token"))
+CA, CERT, KEY, TIMEOUT, RETRIES = (SETTINGS[k] for k in ("ca", "cert", "key", "timeout", "retries"))
+
 RegistryUrl = Annotated[
     str | None,
     typer.Option(
-        "--registry",
-        "-r",
+        *URL_FLAGS,
         metavar="URL",
         rich_help_panel=PANEL,
-        help="Schema registry base URL [env SCHEMACLI_REGISTRY_URL; default "
-        "http://localhost:8081]. For Apicurio: http://host:8080/apis/ccompat/v7.",
+        help=f"Schema registry base URL [env {URL.env}; default {DEFAULT_URL}]. For Apicurio: "
+        "http://host:8080/apis/ccompat/v7.",
     ),
 ]
 # `check` and `gate` stay offline unless --registry is given: there the flag switches the mode.
 RegistryMode = Annotated[
     str | None,
     typer.Option(
-        "--registry",
+        URL.flag,
         metavar="URL",
         help="Check against the subject's history in this schema registry instead of the local "
         "store (credentials, TLS, time-out: the registry options below, else "
@@ -67,54 +74,52 @@ RegistryMode = Annotated[
 User = Annotated[
     str | None,
     typer.Option(
-        "--user",
+        USER.flag,
         rich_help_panel=PANEL,
-        help="Basic-auth user [env SCHEMACLI_REGISTRY_USER, or "
-        "SCHEMACLI_REGISTRY_BASIC_AUTH=user:password].",
+        help=f"Basic-auth user [env {USER.env}, or {ENV_BASIC_AUTH}=user:password].",
     ),
 ]
 Password = Annotated[
     str | None,
     typer.Option(
-        "--password",
+        PASSWORD.flag,
         rich_help_panel=PANEL,
         show_default=False,
-        help="Basic-auth password; prefer env SCHEMACLI_REGISTRY_PASSWORD "
-        "(flags show up in shell history and ps).",
+        help=f"Basic-auth password; prefer env {PASSWORD.env} (flags show up in shell history "
+        "and ps).",
     ),
 ]
 Token = Annotated[
     str | None,
     typer.Option(
-        "--token",
+        TOKEN.flag,
         rich_help_panel=PANEL,
         show_default=False,
-        help="Bearer token; prefer env SCHEMACLI_REGISTRY_TOKEN.",
+        help=f"Bearer token; prefer env {TOKEN.env}.",
     ),
 ]
 Ca = Annotated[
     Path | None,
     typer.Option(
-        "--ca",
+        CA.flag,
         rich_help_panel=PANEL,
-        help="CA bundle (PEM) to verify the registry's TLS certificate "
-        "[env SCHEMACLI_REGISTRY_CA].",
+        help=f"CA bundle (PEM) to verify the registry's TLS certificate [env {CA.env}].",
     ),
 ]
 Cert = Annotated[
     Path | None,
     typer.Option(
-        "--cert",
+        CERT.flag,
         rich_help_panel=PANEL,
-        help="Client certificate (PEM) for mutual TLS [env SCHEMACLI_REGISTRY_CERT].",
+        help=f"Client certificate (PEM) for mutual TLS [env {CERT.env}].",
     ),
 ]
 Key = Annotated[
     Path | None,
     typer.Option(
-        "--key",
+        KEY.flag,
         rich_help_panel=PANEL,
-        help="Client certificate key (PEM) [env SCHEMACLI_REGISTRY_KEY].",
+        help=f"Client certificate key (PEM) [env {KEY.env}].",
     ),
 ]
 Insecure = Annotated[
@@ -128,20 +133,20 @@ Insecure = Annotated[
 Timeout = Annotated[
     float | None,
     typer.Option(
-        "--timeout",
+        TIMEOUT.flag,
         metavar="SECONDS",
         rich_help_panel=PANEL,
         help=f"Seconds to wait for an answer, more than 0 and at most {MAX_TIMEOUT:g} "
-        f"[env SCHEMACLI_REGISTRY_TIMEOUT; default {DEFAULT_TIMEOUT:g}].",
+        f"[env {TIMEOUT.env}; default {DEFAULT_TIMEOUT:g}].",
     ),
 ]
 Retries = Annotated[
     int | None,
     typer.Option(
-        "--retries",
+        RETRIES.flag,
         rich_help_panel=PANEL,
         help=f"Retries (0 to {MAX_RETRIES}) for idempotent calls on connection errors, 429 and "
-        f"5xx [env SCHEMACLI_REGISTRY_RETRIES; default {DEFAULT_RETRIES}].",
+        f"5xx [env {RETRIES.env}; default {DEFAULT_RETRIES}].",
     ),
 ]
 Verbose = Annotated[
@@ -206,13 +211,14 @@ def registry_flags(url: Any = RegistryUrl) -> Callable[[Command], Command]:
 
 @dataclass
 class Connection:
-    """What a registry command gets: the settings (store, levels) and a lazily built client.
+    """What a registry command gets: the settings (store, levels, the registry's) and a lazily
+    built client.
 
     A context manager: leaving it closes the client, if one was built.
     """
 
     registry: RegistrySettings
-    store_settings: Settings
+    settings: Settings
     _client: RegistryClient | None = field(default=None, repr=False)
 
     @property
@@ -260,7 +266,7 @@ def connect(
         click.echo(
             f"warning: TLS verification is OFF for {registry.display_url} (--insecure)", err=True
         )
-    return Connection(registry=registry, store_settings=settings)
+    return Connection(registry=registry, settings=settings)
 
 
 def _log_to_stderr() -> None:

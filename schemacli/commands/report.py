@@ -4,16 +4,25 @@ migration windows (``schemacli.site``)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from schemacli.commands.check import NoCache, Store, store_tree, verdict_cache
 from schemacli.commands.options import JsonOutput
+from schemacli.commands.store_options import (
+    NoCache,
+    Store,
+    settings_from_flags,
+    store_tree,
+    verdict_cache,
+)
 from schemacli.errors import SchemacliError, error_text
 from schemacli.output import TextOrJson
 from schemacli.output.json_out import emit_json, is_json
 from schemacli.output.terminal import echo
+
+if TYPE_CHECKING:  # a state directory's overview reads Kafka's settings: only when one is named
+    from converters.ops.overview import Overview
 
 
 def report_command(
@@ -55,13 +64,12 @@ def report_command(
     refused. Exit codes: 0 written, 2 usage or input error (a bad census or state file, an
     output path that is a file or a folder of other files).
     """
-    from schemacli.config import load_settings
     from schemacli.site.build import build_site
     from schemacli.site.census import read_census
     from schemacli.site.render import pages
     from schemacli.site.write import write_site
 
-    settings = load_settings(flags={"store": store})
+    settings = settings_from_flags(store)
     censuses = [read_census(path) for path in census or ()]
     migrations = _migrations(state_dir)
     site = build_site(
@@ -94,7 +102,7 @@ def report_command(
         )
 
 
-def _migrations(named: list[Path] | None) -> list[tuple[str, Any, str | None]]:
+def _migrations(named: list[Path] | None) -> list[tuple[str, Overview | None, str | None]]:
     """The migrations' overviews. A named state directory that does not read is an error (exit
     2); without names, each one under ``.schemacli/migrate/`` (deploy's default) is shown, and
     one that does not read gets a page saying why."""
@@ -107,7 +115,7 @@ def _migrations(named: list[Path] | None) -> list[tuple[str, Any, str | None]]:
         return []  # no converter was deployed from here: no Kafka or Spark code is loaded
     from converters.ops.overview import discover, overview
 
-    found: list[tuple[str, Any, str | None]] = []
+    found: list[tuple[str, Overview | None, str | None]] = []
     for directory in discover(base):
         try:
             found.append((str(directory), overview(directory), None))

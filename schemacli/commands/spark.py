@@ -5,7 +5,7 @@ Both commands are pure: they need no pyspark and start no JVM.
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -23,6 +23,10 @@ from schemacli.errors import InputError, Location, UsageError
 from schemacli.output import OutputFormat, TextOrJson
 from schemacli.output.json_out import emit_json
 from schemacli.topics import TOPIC_HINT, topic_problem
+
+if TYPE_CHECKING:  # the reader's generator and the core's loader: only when a command runs
+    from schemacli.contracts.avro.loader import LoadedSchema
+    from spark_avro.codegen import MigrationSpec, ReaderModuleSpec, WriterVersion
 
 spark_app = typer.Typer(
     name="spark",
@@ -268,8 +272,9 @@ def _parse_ids(pairs: list[str]) -> dict[int, int]:
     return ids
 
 
-def _store_versions(store: Path, subject: str, ids: dict[int, int]) -> list[Any]:
-    from schemacli.contracts.store.store import FileTree, load_history
+def _store_versions(store: Path, subject: str, ids: dict[int, int]) -> "list[WriterVersion]":
+    from schemacli.contracts.store.history import load_history
+    from schemacli.contracts.store.tree import FileTree
     from spark_avro.codegen import WriterVersion
 
     history = load_history(FileTree(store), subject)
@@ -303,7 +308,7 @@ def _store_versions(store: Path, subject: str, ids: dict[int, int]) -> list[Any]
     return writers
 
 
-def _embedded(loaded: Any) -> Any:
+def _embedded(loaded: "LoadedSchema") -> Any:
     """A store version as one schema: the named types its references define, inline."""
     from schemacli.contracts.avro.inline import inlined
 
@@ -340,8 +345,13 @@ def _registry_versions(conn: Connection, subject: str) -> list[Any]:
 
 
 def _migration(
-    conn: Connection, path: Path, subject: str, writers: list[Any], *, store: Path | None
-) -> tuple[Any, list[Any]]:
+    conn: Connection,
+    path: Path,
+    subject: str,
+    writers: "list[WriterVersion]",
+    *,
+    store: Path | None,
+) -> "tuple[MigrationSpec, list[WriterVersion]]":
     """The MigrationSpec of the mapping at ``path`` and the writers with the mapping's target
     subject's versions added (from the registry; with --store, SUBJECT's alone). Raises what
     ``spark_avro.onread`` raises: the mapping is checked against SUBJECT's schemas."""
@@ -372,7 +382,7 @@ def _migration(
     return spec, writers
 
 
-def _check_readable(spec: Any) -> None:
+def _check_readable(spec: "ReaderModuleSpec") -> None:
     """Every embedded schema must map to Spark types, and the reader must be a record."""
     from spark_avro.types import avro_to_spark
 

@@ -1,18 +1,28 @@
 """`schemacli subjects list|show|delete`: what the registry holds."""
 
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from schemacli.commands.migrate.common import Bootstrap, KafkaProperties
+from schemacli.commands.census_run import check_topic, run_census
+from schemacli.commands.kafka_options import Bootstrap, KafkaProperties
 from schemacli.commands.options import JsonOutput
-from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect, registry_flags
-from schemacli.commands.topics import check_topic, run_census
+from schemacli.commands.registry_options import (
+    NO_FLAGS,
+    Connection,
+    RegistryFlags,
+    connect,
+    registry_flags,
+)
 from schemacli.errors import CheckFailed, RegistryError, UsageError
 from schemacli.output import TextOrJson
 from schemacli.output.json_out import emit_json, is_json
 from schemacli.output.terminal import echo, progress
 from schemacli.registry.models import parse_version
+
+if TYPE_CHECKING:  # the client loads requests: only when a command connects
+    from schemacli.registry.client import RegistryClient
 
 subjects_app = typer.Typer(
     name="subjects",
@@ -123,7 +133,7 @@ def _check_subject(subject: str, verb: str) -> None:
         )
 
 
-def _mode(client) -> str:
+def _mode(client: "RegistryClient") -> str:
 
     try:
         return client.get_mode()
@@ -226,15 +236,15 @@ def delete_command(
 
 
 def _census_guard(
-    conn,
-    store,
+    conn: Connection,
+    store: Path,
     subject: str,
     version: str,
     bootstrap: str,
     topic: str | None,
-    kafka_properties,
+    kafka_properties: Path | None,
     force: bool,
-) -> dict:
+) -> dict[str, Any]:
     """Take the census of the subject's topic; raise CheckFailed (exit 1) while its data holds
     records written with the version (unless ``force``: then say so on stderr). Returns what
     was found, for the JSON answer."""

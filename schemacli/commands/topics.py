@@ -3,28 +3,21 @@
 from __future__ import annotations
 
 import sys
-import time
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
 import click
 import typer
 
-from schemacli.commands.migrate.common import (
-    KafkaProperties,
-    RequiredBootstrap,
-    require_extras,
-)
+from schemacli.commands.census_run import census_mode, check_topic, run_census
+from schemacli.commands.kafka_options import KafkaProperties, RequiredBootstrap
 from schemacli.commands.options import DAY, Output, count, seconds
-from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect, registry_flags
-from schemacli.errors import ExitCode, UsageError
+from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, registry_flags
+from schemacli.commands.store_options import Store
+from schemacli.errors import ExitCode
 from schemacli.output import OutputFormat, render
+from schemacli.output.census import report, text
 from schemacli.output.json_out import emit_json, is_json
-from schemacli.output.terminal import Progress, echo
-from schemacli.topics import TOPIC_HINT, topic_problem
-
-if TYPE_CHECKING:
-    from converters.census.model import Mode
+from schemacli.output.terminal import echo
 
 topics_app = typer.Typer(
     name="topics",
@@ -103,99 +96,6 @@ Engine = Annotated[
         "auto (the JVM when it can run here, else Python).",
     ),
 ]
-Store = Annotated[
-    Path | None,
-    typer.Option("--store", help="The store directory (default: from config, else ./schemas)."),
-]
-
-
-def census_mode(sample: int | None, since: str | None, until: str | None) -> Mode:
-    """The census's :class:`Mode` from the flags; a UsageError (exit 2) naming a bad one."""
-    from converters.census.model import Mode
-    from converters.census.take import parse_when
-
-    now = time.time()
-    bounds: dict[str, int | None] = {}
-    for flag, value in (("--since", since), ("--until", until)):
-        ms = None if value is None else parse_when(value, now=now)
-        if value is not None and ms is None:
-            raise UsageError(
-                f"{flag} {value[:60]!r} is neither an ISO-8601 date/time nor an age",
-                hint="Give e.g. 2026-11-01, 2026-11-01T10:00:00Z, 90s, 30m, 12h, 7d or 2w.",
-            )
-        bounds[flag] = ms
-    since_ms, until_ms = bounds["--since"], bounds["--until"]
-    if since_ms is not None and until_ms is not None and since_ms > until_ms:
-        raise UsageError(
-            f"--since ({since}) is after --until ({until}): nothing would be read",
-            hint="Swap them, or leave one out.",
-        )
-    return Mode(sample=sample, since_ms=since_ms, until_ms=until_ms)
-
-
-def check_topic(topic: str) -> None:
-    problem = topic_problem(topic)
-    if problem is not None:
-        raise UsageError(f"TOPIC {topic[:60]!r} {problem}", hint=TOPIC_HINT)
-
-
-def run_census(
-    topic: str,
-    bootstrap: str,
-    *,
-    flags: RegistryFlags,
-    store: Path | None,
-    mode: Mode,
-    kafka_properties: Path | None,
-    jobs: int | None = None,
-    timeout: float = 600.0,
-    connect_timeout: float = 10.0,
-    engine: str = "auto",
-) -> dict[str, Any]:
-    """The census document, with a progress bar on a terminal: the one road ``topics census``
-    and ``subjects delete`` take."""
-    from converters.census.take import take_census
-    from converters.kafka.settings import (
-        ONLY_LIBRDKAFKA,
-        librdkafka_properties,
-        load,
-        spark_options,
-    )
-    from schemacli.config import load_settings
-
-    online = flags.url is not None
-    settings = load_settings(flags={"store": store}, registry=flags if online else None)
-    require_extras("topics census", "kafka")
-    written = load(kafka_properties)  # read and judged once: librdkafka's share and Java's
-    properties = librdkafka_properties(written)
-    # the same file in the Java client's names, for the JVM road
-    java_properties = {k.removeprefix("kafka."): v for k, v in spark_options(written).items()}
-    if engine == "auto" and any(k.startswith("kafka." + ONLY_LIBRDKAFKA) for k in written):
-        engine = "python"  # settings for librdkafka alone: only the Python road has them
-    with connect(flags, settings=settings) if online else _offline() as conn:
-        with Progress(f"census of {topic}") as progress:
-            return take_census(
-                bootstrap,
-                topic,
-                mode=mode,
-                client=conn.client if conn is not None else None,
-                store=settings.store,
-                properties=properties,
-                jobs=jobs,
-                timeout=timeout,
-                connect_timeout=connect_timeout,
-                progress=progress,
-                engine=engine,
-                java_properties=java_properties,
-            )
-
-
-class _offline:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 @topics_app.command("census")
@@ -223,8 +123,6 @@ def census_command(
     Exit codes: 0 the census was taken, 2 usage or input error (an unknown topic), 3 Kafka or
     the registry unreachable.
     """
-    from schemacli.output.census import report, text
-
     check_topic(topic)
     mode = census_mode(sample, since, until)
     doc = run_census(

@@ -149,7 +149,7 @@ def render_json(report: ValidationReport, *, show_canonical: bool = False) -> st
     return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
 
 
-def as_report(report: ValidationReport):  # -> schemacli.output.Report
+def as_report(report: ValidationReport) -> Report:
     """The validation as the shared Report (one case per file) for junit / github output."""
 
     cases = [

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from schemacli.contracts.fixes.edits import Fix
 from schemacli.errors import Location
 from schemacli.kinds import Kind, Severity
+
+if TYPE_CHECKING:  # the CLI loads findings at start-up, the JSON reader only when it reads
+    from schemacli.contracts.jsontext.source import Note
 
 __all__ = ["Finding", "Kind", "ReaderRef", "Severity"]
 
@@ -52,6 +55,19 @@ class Finding:
         # ``old`` / ``new`` may be lists or objects (enum symbols, default values): unhashable,
         # so they stay out of the hash (equal findings still hash alike; == compares them).
         return hash((self.kind, self.message, self.location, self.hint, self.severity))
+
+    @classmethod
+    def of_note(cls, note: Note, **more: Any) -> Finding:
+        """A note about a file's JSON text (``Document.notes``) as a finding, at its kind's
+        severity; ``more`` sets other fields (``subject=``)."""
+        return cls(
+            kind=note.kind,
+            message=note.message,
+            location=note.location,
+            hint=note.hint,
+            severity=note.kind.severity,
+            **more,
+        )
 
     def at(self, **changes: Any) -> Finding:
         """Return a copy whose location has ``changes`` applied (e.g. ``source=``, ``line=``)."""

@@ -21,7 +21,9 @@ from typing import Protocol
 
 from schemacli.contracts.avro.loader import LoadedSchema
 from schemacli.contracts.evolution.check import Verdict, check_candidate
-from schemacli.contracts.evolution.gate import (
+from schemacli.contracts.evolution.levels import Level
+from schemacli.contracts.findings import Finding, Kind, Severity
+from schemacli.contracts.gate.gate import (
     GateReport,
     SubjectReport,
     input_error_row,
@@ -29,11 +31,11 @@ from schemacli.contracts.evolution.gate import (
     readers_by_subject,
     unknown_reader_row,
 )
-from schemacli.contracts.evolution.levels import Level
-from schemacli.contracts.findings import Finding, Kind, Severity
 from schemacli.contracts.readers.declared import DeclaredReader
 from schemacli.contracts.readers.judge import judge_readers, load_declared
-from schemacli.contracts.store.store import References, Tree, VersionFile, read_versions
+from schemacli.contracts.store.history import read_versions
+from schemacli.contracts.store.references import References
+from schemacli.contracts.store.tree import Tree, VersionFile
 from schemacli.errors import CheckFailed, InputError, Location, RegistryError, SchemacliError
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.compare import RegistryCheck, registry_findings, schema_text

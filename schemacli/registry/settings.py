@@ -1,10 +1,12 @@
 """How to reach a registry: URL, credentials, TLS, timeouts, retries — one frozen object.
 
 Built once at the edge (``RegistrySettings.build``) with precedence flag > environment > config
-file > default. Secrets (password, token, user info in the URL) are kept out of ``repr``/``str``
-and out of every URL we echo: ``display_url`` is the URL without user info. ``build`` hands every
-secret it is given, from every source and before it checks anything, to ``schemacli.redact``,
-which masks them in whatever is printed afterwards (a malformed URL's error included).
+file > default, the one rule of ``schemacli.origin.resolve``; each setting's key, environment
+variable and flag are named once, in :data:`SETTINGS` (the registry options read them there).
+Secrets (password, token, user info in the URL) are kept out of ``repr``/``str`` and out of
+every URL we echo: ``display_url`` is the URL without user info. ``build`` hands every secret it
+is given, from every source and before it checks anything, to ``schemacli.redact``, which masks
+them in whatever is printed afterwards (a malformed URL's error included).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
 from schemacli import redact
 from schemacli.errors import ConfigError, Location, SchemacliError, UsageError
-from schemacli.origin import Kind, Origin
+from schemacli.origin import Kind, Origin, Setting, Sources, resolve
 from schemacli.tomlfile import REGISTRY, Table, TomlFile, dotted, settings_path
 from schemacli.tomlfile import read as read_settings_file
 
@@ -27,16 +29,29 @@ DEFAULT_URL = "http://localhost:8081"
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_RETRIES = 3
 
-ENV_URL = "SCHEMACLI_REGISTRY_URL"
-ENV_USER = "SCHEMACLI_REGISTRY_USER"
-ENV_PASSWORD = "SCHEMACLI_REGISTRY_PASSWORD"
+# Each registry setting once: its key in the [registry] table (and RegistryFlags' field), its
+# environment variable, its flag.
+SETTINGS: dict[str, Setting] = {
+    setting.key: setting
+    for setting in (
+        Setting("url", "SCHEMACLI_REGISTRY_URL", "--registry"),
+        Setting("user", "SCHEMACLI_REGISTRY_USER", "--user"),
+        Setting("password", "SCHEMACLI_REGISTRY_PASSWORD", "--password"),
+        Setting("token", "SCHEMACLI_REGISTRY_TOKEN", "--token"),
+        Setting("ca", "SCHEMACLI_REGISTRY_CA", "--ca"),
+        Setting("cert", "SCHEMACLI_REGISTRY_CERT", "--cert"),
+        Setting("key", "SCHEMACLI_REGISTRY_KEY", "--key"),
+        Setting("timeout", "SCHEMACLI_REGISTRY_TIMEOUT", "--timeout"),
+        Setting("retries", "SCHEMACLI_REGISTRY_RETRIES", "--retries"),
+    )
+}
+ENV_URL = SETTINGS["url"].env
+ENV_USER = SETTINGS["user"].env
+ENV_PASSWORD = SETTINGS["password"].env
+ENV_TOKEN = SETTINGS["token"].env
 ENV_BASIC_AUTH = "SCHEMACLI_REGISTRY_BASIC_AUTH"  # "user:password", as Confluent's clients take it
-ENV_TOKEN = "SCHEMACLI_REGISTRY_TOKEN"
-ENV_CA = "SCHEMACLI_REGISTRY_CA"
-ENV_CERT = "SCHEMACLI_REGISTRY_CERT"
-ENV_KEY = "SCHEMACLI_REGISTRY_KEY"
-ENV_TIMEOUT = "SCHEMACLI_REGISTRY_TIMEOUT"
-ENV_RETRIES = "SCHEMACLI_REGISTRY_RETRIES"
+SECRET_FLAGS = (SETTINGS["password"].flag, SETTINGS["token"].flag)  # values never echoed
+URL_FLAGS = (SETTINGS["url"].flag, "-r")  # the URL flag and its short form
 
 
 def strip_userinfo(url: str) -> str:
@@ -128,29 +143,37 @@ class RegistrySettings:
                     f'write it in quotes, e.g. {key} = "{_FILE_STRINGS[key]}"',
                 )
 
-        def pick(flag: object, env_key: str, file_key: str) -> tuple[object, Origin | None]:
-            if flag is not None:
-                return flag, Origin.flag(_FLAGS[file_key])
-            if env.get(env_key):
-                return env[env_key], Origin.env(env_key)
-            if file_key in file_values:
-                return file_values[file_key], _file_origin(file_key, file_values, file)
-            return None, None
+        sources = Sources(
+            flags={
+                "url": url,
+                "token": token or None,
+                "ca": ca_bundle,
+                "cert": client_cert,
+                "key": client_key,
+                "timeout": timeout,
+                "retries": retries,
+            },
+            env=env,
+            file=file_values,
+            file_origin=lambda key: _file_origin(key, file_values, file),
+        )
+
+        def pick(key: str) -> tuple[object, Origin]:
+            return resolve(SETTINGS[key], sources, None)
 
         # An explicitly empty URL is a mistake (an unset CI variable), not a wish for the default.
-        url_source: Origin | None
         if url is None and env.get(ENV_URL) == "":
             raw_url, url_source = "", Origin.env(ENV_URL)
         else:
-            picked, url_source = pick(url, ENV_URL, "url")
-            raw_url = DEFAULT_URL if url_source is None else str(picked)
+            picked, url_source = resolve(SETTINGS["url"], sources, DEFAULT_URL)
+            raw_url = str(picked)
         parts = _check_url(raw_url, url_source)
         url_user = unquote(parts.username) if parts.username else None
         url_password = unquote(parts.password) if parts.password else None
 
         username = user or None
         secret = password or None
-        user_source = Origin.flag("--user") if username else None
+        user_source = Origin.flag(SETTINGS["user"].flag) if username else None
         if username is None and secret is None:
             basic = env.get(ENV_BASIC_AUTH)
             if basic:
@@ -169,7 +192,7 @@ class RegistrySettings:
                     user_source = _file_origin("user", file_values, file)
         elif secret is None:
             secret = env.get(ENV_PASSWORD) or url_password
-        bearer_value, token_source = pick(token or None, ENV_TOKEN, "token")
+        bearer_value, token_source = pick("token")
         bearer = _str(bearer_value) or None
         if username and bearer:
             raise UsageError(
@@ -189,18 +212,18 @@ class RegistrySettings:
                 "the user contains ':', which basic auth cannot carry",
                 "give the user without ':' and the password apart (the password may contain one)",
             )
-        if bearer and token_source is not None:
+        if bearer:
             _check_token(bearer, token_source)
         redact.remember_basic(username, secret)  # the credential as it travels, base64
 
-        cert = pick(client_cert, ENV_CERT, "cert")[0]
-        key_file = pick(client_key, ENV_KEY, "key")[0]
+        cert = pick("cert")[0]
+        key_file = pick("key")[0]
         if key_file and not cert:
             raise UsageError(
                 "A client key was given without a client certificate.",
                 hint="Give --cert (SCHEMACLI_REGISTRY_CERT) as well.",
             )
-        ca = pick(ca_bundle, ENV_CA, "ca")[0]
+        ca = pick("ca")[0]
         for label, value in (
             ("CA bundle", ca),
             ("client certificate", cert),
@@ -220,8 +243,8 @@ class RegistrySettings:
             client_cert=Path(str(cert)) if cert else None,
             client_key=Path(str(key_file)) if key_file else None,
             insecure=bool(insecure),
-            timeout=_timeout(*pick(timeout, ENV_TIMEOUT, "timeout")),
-            retries=_retries(*pick(retries, ENV_RETRIES, "retries")),
+            timeout=_timeout(*pick("timeout")),
+            retries=_retries(*pick("retries")),
         )
 
     def credentials_env(self) -> dict[str, str]:
@@ -236,13 +259,13 @@ class RegistrySettings:
         defaults: what another process needs to reach the registry as this one does (the URL
         travels separately; --insecure does not travel: the job verifies TLS)."""
         values = {
-            ENV_CA: self.ca_bundle,
-            ENV_CERT: self.client_cert,
-            ENV_KEY: self.client_key,
-            ENV_TIMEOUT: self.timeout if self.timeout != DEFAULT_TIMEOUT else None,
-            ENV_RETRIES: self.retries if self.retries != DEFAULT_RETRIES else None,
+            "ca": self.ca_bundle,
+            "cert": self.client_cert,
+            "key": self.client_key,
+            "timeout": self.timeout if self.timeout != DEFAULT_TIMEOUT else None,
+            "retries": self.retries if self.retries != DEFAULT_RETRIES else None,
         }
-        extra = {name: str(value) for name, value in values.items() if value is not None}
+        extra = {SETTINGS[k].env: str(value) for k, value in values.items() if value is not None}
         return {**self.credentials_env(), **extra}
 
 
@@ -263,14 +286,15 @@ class RegistryFlags:
     retries: int | None = None
     verbose: bool = False  # log every HTTP call (the CLI's concern; no setting)
 
-    def settings(
+    def resolve(
         self,
         file_values: Mapping[str, object] | None = None,
         file_source: Path | None = None,
         env: Mapping[str, str] | None = None,
     ) -> RegistrySettings:
-        """These flags over ``env`` (default: os.environ) over the config file's [registry]
-        table. Raises UsageError (a flag) or ConfigError (environment, config file)."""
+        """The registry settings: these flags over ``env`` (default: os.environ) over the config
+        file's [registry] table over the defaults. Raises UsageError (a flag) or ConfigError
+        (environment, config file)."""
         return RegistrySettings.build(
             url=self.url,
             user=self.user,
@@ -300,17 +324,6 @@ _FILE_STRINGS = {
     "ca": "ca.pem",
     "cert": "client.pem",
     "key": "client-key.pem",
-}
-_FLAGS = {
-    "url": "--registry",
-    "user": "--user",
-    "password": "--password",
-    "token": "--token",
-    "ca": "--ca",
-    "cert": "--cert",
-    "key": "--key",
-    "timeout": "--timeout",
-    "retries": "--retries",
 }
 
 
@@ -401,10 +414,9 @@ def _remember_secrets(
             redact.remember(name, name.partition(":")[2])
 
 
-def _check_url(raw: str, source: Origin | None) -> SplitResult:
+def _check_url(raw: str, source: Origin) -> SplitResult:
     """The URL's parts, after checking its form: http(s), a valid host, an optional valid port,
     no query or fragment. Malformed is an input error (exit 2), not a network one (exit 3)."""
-    source = source or Origin.default("--registry")  # the default URL: never malformed
     shown = repr(redact.redact(strip_userinfo(raw)))  # masks what does not parse as user info
     form = "give it as http://host:8081 or https://host/path (IPv6 in brackets: http://[::1]:8081)"
     if not raw.strip():
@@ -507,8 +519,8 @@ def _str(value: object) -> str | None:
     return None if value is None else str(value)
 
 
-def _timeout(value: object, source: Origin | None) -> float:
-    if source is None:
+def _timeout(value: object, source: Origin) -> float:
+    if source.kind is Kind.DEFAULT:
         return DEFAULT_TIMEOUT
     example = _example(source, "10")
     shown = value if isinstance(value, str) else f"{value:g}" if isinstance(value, float) else value
@@ -535,8 +547,8 @@ def _timeout(value: object, source: Origin | None) -> float:
     return float(value)
 
 
-def _retries(value: object, source: Origin | None) -> int:
-    if source is None:
+def _retries(value: object, source: Origin) -> int:
+    if source.kind is Kind.DEFAULT:
         return DEFAULT_RETRIES
     example = _example(source, "3")
     if isinstance(value, str) and source.kind is not Kind.FILE:

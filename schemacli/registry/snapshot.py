@@ -45,10 +45,10 @@ from schemacli.tomlfile import (
 )
 
 SNAPSHOT_FILE = "registry.json"
-CONTRACT_SUFFIX = ".contract.json"  # as schemacli.contracts.store.store reads data contracts
+CONTRACT_SUFFIX = ".contract.json"  # as contracts.store.contractfiles reads them
 SUBJECT_CONTRACT = "contract.json"
-SIDECAR_SUFFIX = ".references.json"  # as schemacli.contracts.store.store reads references
-SUBJECTS_DIR = "subjects"  # as schemacli.contracts.store.store reads the store
+SIDECAR_SUFFIX = ".references.json"  # as schemacli.contracts.store.tree reads references
+SUBJECTS_DIR = "subjects"  # as schemacli.contracts.store.tree reads the store
 MAX_NAME_BYTES = 255  # the longest file name ext4, APFS, NTFS and friends accept (in UTF-8 bytes)
 
 

@@ -25,7 +25,9 @@ from schemacli.contracts.evolution.verdicts import VerdictCache
 from schemacli.contracts.findings import Severity
 from schemacli.contracts.readers.declared import DeclaredReader, load_readers
 from schemacli.contracts.readers.judge import judge_readers, load_declared
-from schemacli.contracts.store.store import References, StoreLayoutErrors, Tree, read_versions
+from schemacli.contracts.store.history import read_versions
+from schemacli.contracts.store.references import References
+from schemacli.contracts.store.tree import StoreLayoutErrors, Tree
 from schemacli.errors import SchemacliError, error_text
 from schemacli.site.census import Census
 from schemacli.site.model import (

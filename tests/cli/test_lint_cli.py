@@ -160,8 +160,10 @@ def test_a_read_only_file_is_refused_and_nothing_is_written(here):
 def test_list_rules_and_explain(here):
     listed = run("lint", "--list-rules")
     assert listed.exit_code == 0
-    for rule in RULES:
-        assert f"{rule.code}  {rule.name}" in listed.stdout
+    rows = [line.split() for line in listed.stdout.splitlines()[1:]]
+    assert [(row[0], row[1], row[2]) for row in rows] == [
+        (rule.code, rule.name, rule.category.value) for rule in RULES
+    ]
     explained = run("lint", "--explain", "e001")
     assert explained.exit_code == 0
     assert "docs/lint.md#e001-optional-field-without-null-default" in explained.stdout
@@ -247,7 +249,7 @@ def test_bad_settings_exit_2_naming_the_line_and_column(here, table, message, li
     ("args", "message"),
     [
         ((), "lint needs at least one PATH"),
-        (("--unsafe-fixes", "a.avsc"), "--unsafe-fixes applies with --fix or --diff"),
+        (("--unsafe-fixes", "a.avsc"), "--unsafe-fixes only chooses which fixes --fix or --diff"),
         (("--fix", "--diff", "a.avsc"), "give one"),
         (("--select", "X9", "a.avsc"), "--select: 'X9' selects no rule"),
         (("--ignore", "E,,Q", "a.avsc"), "--ignore: 'Q' selects no rule"),

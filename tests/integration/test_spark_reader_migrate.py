@@ -125,7 +125,7 @@ def converter_output(spark, kafka, registry, mixed) -> dict[int, tuple[str, dict
     from schemacli.registry.settings import RegistryFlags
 
     mapping = load(mixed.mapping)
-    client = RegistryClient(RegistryFlags(url=registry).settings())
+    client = RegistryClient(RegistryFlags(url=registry).resolve())
     plan = resolve_registry(mapping, client)
     raw = (
         spark.read.format("kafka")

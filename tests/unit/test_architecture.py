@@ -9,6 +9,7 @@ renderers may take from the converters, and where an import may wait inside a fu
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -16,9 +17,27 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 UI = ("typer", "click", "rich")
 HEAVY = ("pyspark", "confluent_kafka")
+_ROOM_NAMES = ("jsontext", "avro", "store", "evolution", "lint", "fixes", "readers", "gate")
+
+
+def _rooms_but(*allowed: str) -> tuple[str, ...]:
+    """Every room of the contract core but ``allowed``."""
+    return tuple(f"schemacli.contracts.{r}" for r in _ROOM_NAMES if r not in allowed)
+
+
+def _modules_but(room: str, *allowed: str) -> tuple[str, ...]:
+    """Every module of one room but ``allowed``."""
+    folder = ROOT / "schemacli" / "contracts" / room
+    return tuple(
+        f"schemacli.contracts.{room}.{p.stem}"
+        for p in sorted(folder.glob("*.py"))
+        if p.stem not in allowed and p.stem != "__init__"
+    )
+
 
 RULES = [
-    # the core knows nothing of the terminal, the settings file, the registry or Spark
+    # the core knows nothing of the terminal, the settings file, the registry or Spark, and
+    # runs no process (a store at a git ref arrives as a Tree built by schemacli.gittree)
     (
         "schemacli.contracts",
         (
@@ -30,9 +49,41 @@ RULES = [
             "schemacli.output",
             "schemacli.registry",
             "schemacli.app",
+            "schemacli.gittree",
+            "subprocess",
             "converters",
             "spark_avro",
         ),
+    ),
+    # the contract core's rooms (docs/architecture.md): jsontext at the bottom, then the Avro
+    # model, the store and the compatibility engine, then lint, fixes and readers, the gate on top
+    ("schemacli.contracts.jsontext", (*_rooms_but("jsontext"), "schemacli.contracts.findings")),
+    ("schemacli.contracts.avro", (*_rooms_but("jsontext", "avro"), "schemacli.contracts.findings")),
+    (
+        "schemacli.contracts.store",
+        (*_rooms_but("jsontext", "avro", "store"), "schemacli.contracts.findings"),
+    ),
+    # of the fixes, check takes the suggested fixes and verdicts the Fix record; never the loop
+    (
+        "schemacli.contracts.evolution",
+        (*_rooms_but("jsontext", "avro", "evolution", "fixes"), "schemacli.contracts.fixes.fixing"),
+    ),
+    # of the compatibility engine, lint takes only the levels (E003)
+    (
+        "schemacli.contracts.lint",
+        (
+            *_rooms_but("jsontext", "avro", "evolution", "fixes", "lint"),
+            *_modules_but("evolution", "levels"),
+            "schemacli.contracts.fixes.suggest",
+            "schemacli.contracts.fixes.fixing",
+        ),
+    ),
+    ("schemacli.contracts.fixes", _rooms_but("jsontext", "avro", "evolution", "fixes")),
+    ("schemacli.contracts.readers", _rooms_but("jsontext", "avro", "evolution", "readers")),
+    # the finding record names its fixes (Fix), nothing else of the rooms
+    (
+        "schemacli.contracts.findings",
+        (*_rooms_but("jsontext", "fixes"), *_modules_but("fixes", "edits")),
     ),
     # the registry client and its checks: no terminal, no settings file, no Spark
     (
@@ -197,7 +248,8 @@ def _imported(node: ast.AST) -> list[str]:
     return []
 
 
-def top_level_imports(path: Path) -> set[str]:
+@functools.cache
+def top_level_imports(path: Path) -> frozenset[str]:
     """What a module imports when it is imported: at its top level, outside functions and
     outside ``if TYPE_CHECKING:``."""
     names: set[str] = set()
@@ -207,7 +259,7 @@ def top_level_imports(path: Path) -> set[str]:
         names.update(_imported(node))
         if isinstance(node, (ast.If, ast.Try, ast.With)) and _runtime(node):
             todo.extend(ast.iter_child_nodes(node))
-    return names
+    return frozenset(names)
 
 
 def function_imports(path: Path) -> list[tuple[str, str]]:
@@ -290,12 +342,33 @@ def test_the_renderers_take_from_the_converters_only_the_mappings_model():
     assert taken == set()
 
 
+def start_ups(names: dict[str, Path]) -> list[set[str]]:
+    """What the CLI loads before it runs: the console script's entry alone (it answers Ctrl-C
+    before it imports the app), the app (``schemacli --help``), and for each command the app,
+    the error edge and that command's module (the app imports a command's module, and the edge,
+    only when that command runs: ``schemacli.app.COMMANDS``)."""
+    from schemacli.app import COMMANDS
+
+    app = loaded_with("schemacli.app", names)
+    run = app | loaded_with("schemacli.edge", names)
+    commands = (run | loaded_with(entry.module, names) for entry in COMMANDS.values())
+    return [loaded_with("schemacli.entry", names), app, *commands]
+
+
+def test_the_app_starts_without_any_command_module():
+    from schemacli.app import COMMANDS
+
+    loaded = loaded_with("schemacli.app", modules())
+    assert sorted(entry.module for entry in COMMANDS.values() if entry.module in loaded) == []
+
+
 def test_an_import_waits_inside_a_function_only_for_start_up_time():
     """A project module imported inside a function must be one that loads something slow
     (pyspark, confluent_kafka, requests, ...), or be imported there by a module the CLI loads at
-    start-up from a module it does not; anything else belongs at the top of the file."""
+    a start-up (the app's, or a command's) from a module it does not; anything else belongs at
+    the top of the file."""
     names = modules()
-    start_up = loaded_with("schemacli.app", names)
+    starts = start_ups(names)
     slow = {}
     needless = []
     for module, path in names.items():
@@ -305,7 +378,7 @@ def test_an_import_waits_inside_a_function_only_for_start_up_time():
                 continue  # third-party: lazy where it is slow is the point
             if target not in slow:
                 slow[target] = any(under(m, s) for m in loaded_with(target, names) for s in SLOW)
-            if slow[target] or (module in start_up and target not in start_up):
+            if slow[target] or any(module in s and target not in s for s in starts):
                 continue
             needless.append(f"{module}.{function} imports {name}")
     assert needless == []
@@ -333,3 +406,24 @@ def test_the_registry_settings_config_takes_load_no_network_code():
     loaded = loaded_with("schemacli.registry.settings", modules())
     network = ("requests", "urllib3", "schemacli.registry.client", "schemacli.registry.publish")
     assert sorted(m for m in loaded if any(under(m, n) for n in network)) == []
+
+
+def test_no_two_modules_of_the_contract_core_import_each_other_round_a_circle():
+    """Imports of every kind count (top level, in functions, for the type checker alone)."""
+    names = modules()
+    core = {m for m in names if under(m, "schemacli.contracts")}
+    graph = {
+        m: {o for n in imports(names[m]) if (o := owner(n, names)) in core and o != m} for m in core
+    }
+    circles = []
+    for start in sorted(core):
+        seen, todo = set(), [(start, (start,))]
+        while todo:
+            current, path = todo.pop()
+            for nxt in graph[current]:
+                if nxt == start:
+                    circles.append(" -> ".join((*path, start)))
+                elif nxt not in seen and nxt > start:
+                    seen.add(nxt)
+                    todo.append((nxt, (*path, nxt)))
+    assert circles == []

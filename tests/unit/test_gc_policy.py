@@ -11,9 +11,9 @@ import pytest
 from schemacli import app
 from schemacli.contracts.evolution.check import Verdict
 from schemacli.contracts.evolution.compat import check, clear_caches
-from schemacli.contracts.evolution.gate import gate
 from schemacli.contracts.evolution.levels import Level, SubjectLevels
-from schemacli.contracts.store.store import FileTree
+from schemacli.contracts.gate.gate import gate
+from schemacli.contracts.store.tree import FileTree
 from schemacli.gcpolicy import THRESHOLDS
 
 

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from schemacli.contracts.evolution.levels import Level, SubjectLevels
-from schemacli.contracts.lint.engine import lint_paths, lint_text, restyle, words
+from schemacli.contracts.lint.engine import lint_paths, lint_text
+from schemacli.contracts.lint.rule import Category, NameStyle
+from schemacli.contracts.lint.rules.naming import restyle, words
 from schemacli.contracts.lint.ruleset import (
     RULES,
-    Category,
     LintConfig,
-    NameStyle,
     UnknownSelector,
     check_selectors,
     find_rule,
@@ -49,10 +49,12 @@ def test_every_lint_kind_has_exactly_one_rule_and_every_rule_a_lint_kind():
     for rule in RULES:
         assert rule_for(rule.kind) is rule
         assert rule.kind.anchor == f"{LINT}{rule.code.lower()}-{rule.name}"
-        assert rule.kind.template and rule.kind.hint and rule.summary
+        assert rule.summary
+        # validate's rules write each message for the problem found; the others fill templates
+        assert rule.validate or (rule.kind.template and rule.kind.hint)
 
 
-def test_rule_codes_start_with_their_categorys_letter():
+def test_rule_codes_start_with_their_categorys_letter_or_are_validates_kinds():
     letters = {
         Category.NAMING: "N",
         Category.DOCS: "D",
@@ -61,7 +63,10 @@ def test_rule_codes_start_with_their_categorys_letter():
         Category.SPARK: "S",
     }
     for rule in RULES:
-        assert rule.code.startswith(letters[rule.category])
+        if re.fullmatch(r"[A-Z][0-9]{3}", rule.code):
+            assert rule.code.startswith(letters[rule.category])
+        else:  # a kind validate has always reported keeps its name as the rule's code
+            assert rule.validate
 
 
 def test_docs_document_every_rule_with_its_heading():
@@ -87,7 +92,26 @@ def test_select_takes_all_categories_prefixes_and_codes_and_ignore_removes():
     assert select_rules(["ALL"]) == {r.kind for r in RULES}
     assert select_rules(["docs"]) == {Kind.D001, Kind.D002}
     assert select_rules(["N00"], ["N001", "naming"]) == set()
-    assert select_rules(["E", "T001"], ["E003"]) == {Kind.E001, Kind.E002, Kind.T001}
+    assert select_rules(["E", "T002"], ["E003"]) == {Kind.E001, Kind.E002, Kind.T002}
+    assert select_rules(["portability"]) == {r.kind for r in RULES if r.validate} - {
+        Kind.INVALID_DECIMAL  # a type rule (it was T001)
+    }
+
+
+def test_a_prefix_selects_short_codes_only_and_a_kind_code_is_named_whole():
+    assert select_rules(["N"]) == {r.kind for r in RULES if r.category is Category.NAMING}
+    assert Kind.ENUM_DEFAULT_NOT_SYMBOL not in select_rules(["E"])
+    assert select_rules(["NON_ASCII_NAME", "duplicate-key"]) == {
+        Kind.NON_ASCII_NAME,
+        Kind.DUPLICATE_KEY,
+    }
+
+
+def test_t001_the_decimal_rules_old_code_still_selects_and_explains_it():
+    assert select_rules(["T001"]) == {Kind.INVALID_DECIMAL}
+    assert select_rules(["ALL"], ["t001"]) == {r.kind for r in RULES} - {Kind.INVALID_DECIMAL}
+    assert find_rule("T001") is find_rule("invalid-decimal") is rule_for(Kind.INVALID_DECIMAL)
+    check_selectors(["T001"])
 
 
 def test_a_selector_that_names_no_rule_is_refused():
@@ -250,17 +274,22 @@ def test_a_field_without_default_is_e003_only_in_a_subject_at_a_forward_level(tm
 @pytest.mark.parametrize(
     ("decimal", "problem"),
     [
-        ({"logicalType": "decimal"}, "decimal without a precision"),
+        ({"type": "bytes", "logicalType": "decimal"}, "decimal precision null is not a positive"),
         (
-            {"logicalType": "decimal", "precision": 2, "scale": 4},
-            "decimal scale 4 is greater than its precision 2",
+            {"type": "bytes", "logicalType": "decimal", "precision": 2, "scale": 4},
+            "decimal scale 4 is greater than precision 2",
         ),
-        ({"logicalType": "decimal", "precision": 0}, "is not a whole number of 1 or more"),
+        ({"type": "bytes", "logicalType": "decimal", "precision": 0}, "precision 0 is not a"),
+        (  # issue 37: validate warned, lint --select ALL passed it
+            {"type": "fixed", "name": "F", "size": 2, "logicalType": "decimal", "precision": 10},
+            "fixed com.acme.F of 2 byte(s) holds at most 4 decimal digits, not precision 10",
+        ),
     ],
 )
-def test_a_decimal_java_would_ignore_is_t001(decimal, problem):
-    (finding,) = lint_text(record({"name": "p", "type": {"type": "bytes", **decimal}}), ALL)
-    assert finding.kind is Kind.T001 and problem in finding.message
+def test_a_decimal_java_would_ignore_is_invalid_decimal_by_default(decimal, problem):
+    (finding,) = lint_text(record({"name": "p", "type": decimal}), LintConfig())
+    assert finding.kind is Kind.INVALID_DECIMAL and problem in finding.message
+    assert finding.severity == "warning"  # as validate says it: Java reads the data as bytes
 
 
 def test_mixed_timestamp_precision_in_one_file_is_t002_at_the_second_precision():

@@ -9,8 +9,9 @@ import pytest
 import schemacli.contracts.jsontext.positions as positions
 import schemacli.contracts.jsontext.source as source
 from converters.mapping.reader import loads
-from schemacli.contracts.jsontext.positions import Positions, nearest, parent_pointer
-from schemacli.contracts.jsontext.source import join_pointer, parse_text
+from schemacli.contracts.jsontext.pointer import join_pointer, parent_pointer
+from schemacli.contracts.jsontext.positions import Positions, nearest
+from schemacli.contracts.jsontext.source import parse_text
 from schemacli.errors import InputError
 
 MAPPING = """\

@@ -12,7 +12,7 @@ import pytest
 from schemacli.config import Level, load_settings
 from schemacli.contracts.avro.loader import load_schema_file
 from schemacli.contracts.evolution.check import Verdict
-from schemacli.contracts.store.store import FileTree
+from schemacli.contracts.store.tree import FileTree
 from schemacli.errors import RegistryError, SchemacliError
 from schemacli.kinds import Kind
 from schemacli.registry.client import RegistryClient

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from schemacli.config import load_settings
-from schemacli.contracts.store.store import FileTree
+from schemacli.contracts.store.tree import FileTree
 from schemacli.errors import RegistryError
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.gate import gate_against_registry, register_candidates

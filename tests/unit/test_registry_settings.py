@@ -284,19 +284,19 @@ def test_flags_build_the_same_settings_with_the_same_precedence():
     file_values = {"url": "http://file:1", "timeout": 7, "retries": 1}
     env = {"SCHEMACLI_REGISTRY_URL": "http://env:2", "SCHEMACLI_REGISTRY_TOKEN": "env-token"}
     flags = RegistryFlags(url="http://flag:3", timeout=0.5)
-    built = flags.settings(file_values, env=env)
+    built = flags.resolve(file_values, env=env)
     assert (built.url, built.timeout, built.retries, built.token) == (
         "http://flag:3",
         0.5,
         1,
         "env-token",
     )
-    assert RegistryFlags().settings(env={}) == RegistrySettings.build(env={})
+    assert RegistryFlags().resolve(env={}) == RegistrySettings.build(env={})
 
 
 def test_bad_flags_are_usage_errors_naming_the_flag():
     with pytest.raises(UsageError) as caught:
-        RegistryFlags(retries=-1).settings(env={})
+        RegistryFlags(retries=-1).resolve(env={})
     assert "--retries" in caught.value.message
 
 
@@ -311,7 +311,7 @@ def test_credentials_env_rebuilds_the_same_credentials_in_another_process():
         "SCHEMACLI_REGISTRY_USER": "ci",
         "SCHEMACLI_REGISTRY_PASSWORD": "p@ss",
     }
-    rebuilt = RegistryFlags(url=basic.url).settings(env=basic.credentials_env())
+    rebuilt = RegistryFlags(url=basic.url).resolve(env=basic.credentials_env())
     assert rebuilt == basic
     bearer = RegistrySettings.build(token="t0k", env={})
     assert bearer.credentials_env() == {"SCHEMACLI_REGISTRY_TOKEN": "t0k"}
@@ -331,7 +331,7 @@ def test_connection_env_carries_tls_files_and_non_default_time_outs_to_the_job(t
         "SCHEMACLI_REGISTRY_TIMEOUT": "2.5",
         "SCHEMACLI_REGISTRY_RETRIES": "0",
     }
-    assert RegistryFlags(url=given.url).settings(env=env) == given
+    assert RegistryFlags(url=given.url).resolve(env=env) == given
     assert RegistrySettings.build(env={}).connection_env() == {}
 
 

@@ -36,12 +36,12 @@ def test_a_registry_commands_settings_come_from_one_load_settings_call(tmp_path,
     flags = RegistryFlags(url="http://registry:8081", timeout=3.0)
     with connect(flags) as conn:
         assert len(calls) == 1 and calls[0]["registry"] is flags
-        assert conn.registry is conn.store_settings.registry
+        assert conn.registry is conn.settings.registry
         assert conn.registry.url == "http://registry:8081"  # flag
         assert conn.registry.timeout == 3.0  # flag over env over file
         assert conn.registry.retries == 1  # env
         assert conn.registry.username == "alice"  # file
-        assert conn.store_settings.store == tmp_path.resolve() / "schemas"
+        assert conn.settings.store == tmp_path.resolve() / "schemas"
 
 
 def test_an_offline_commands_settings_have_no_registry_with_a_broken_registry_env(tmp_path):

@@ -16,9 +16,9 @@ import pytest
 from schemacli.config import Level
 from schemacli.contracts.evolution.check import CheckReport
 from schemacli.contracts.evolution.diff import Change, LevelVerdict, SchemaDiff
-from schemacli.contracts.evolution.gate import GateReport, SubjectReport
 from schemacli.contracts.findings import Finding, Severity
 from schemacli.contracts.fixes.edits import Applicability, Fix, TextEdit
+from schemacli.contracts.gate.gate import GateReport, SubjectReport
 from schemacli.errors import Location
 from schemacli.output import OutputFormat, check_report, diff_report, gate_report, render
 from schemacli.output.github import escape_data, escape_property

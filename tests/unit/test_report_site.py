@@ -14,7 +14,7 @@ from converters.ops.overview import MAX_POINTS, overview, read_history
 from converters.pipeline.progress import HISTORY, ProgressFile, append_history, source_lag
 from schemacli.atomicwrite import WriteError
 from schemacli.contracts.evolution.levels import Level, SubjectLevels
-from schemacli.contracts.store.store import FileTree
+from schemacli.contracts.store.tree import FileTree
 from schemacli.site.assets import JS
 from schemacli.site.build import build_site, slug
 from schemacli.site.census import CensusFileError, read_census

@@ -10,7 +10,8 @@ import fastavro
 import pytest
 from fastavro.repository.base import SchemaRepositoryError
 
-from schemacli.contracts.jsontext.source import join_pointer, load_json
+from schemacli.contracts.jsontext.pointer import join_pointer
+from schemacli.contracts.jsontext.source import load_json
 from schemacli.errors import ExitCode, InputError
 
 SYNTAX_ERRORS = [
@@ -115,7 +116,7 @@ def test_comments_are_accepted_like_java_but_warned() -> None:
     assert doc.position("/doc") == (3, 9)
     [note] = doc.notes
     assert note.kind == "JSON_COMMENT"
-    assert note.severity == "warning"
+    assert note.kind.severity == "warning"
     assert (note.location.line, note.location.column) == (1, 10)
     assert "fastavro" in note.message and "1 more" in note.message
 

@@ -109,3 +109,58 @@ def test_type_sql_spells_spark_names():
     assert type_sql({"type": "map", "keyType": "string", "valueType": "long"}) == (
         "MAP<STRING, BIGINT>"
     )
+
+
+def test_an_error_type_used_by_name_maps_like_a_record():
+    schema = {
+        "type": "record",
+        "name": "Outer",
+        "fields": [
+            {"name": "failure", "type": {"type": "error", "name": "Failure", "fields": []}},
+            {"name": "again", "type": "Failure"},
+        ],
+    }
+    spark_type, _ = avro_to_spark(schema)
+    assert [f["type"] for f in spark_type["fields"]] == [{"type": "struct", "fields": []}] * 2
+
+
+def test_a_record_that_refers_to_itself_from_inside_a_field_is_refused_as_recursive():
+    schema = {
+        "type": "record",
+        "name": "Outer",
+        "fields": [
+            {
+                "name": "node",
+                "type": {
+                    "type": "record",
+                    "name": "Node",
+                    "fields": [{"name": "next", "type": ["null", "Node"]}],
+                },
+            }
+        ],
+    }
+    with pytest.raises(UnsupportedForSpark, match="refers to itself") as caught:
+        avro_to_spark(schema)
+    assert caught.value.location.pointer == "/fields/0/type/fields/0/type/1"
+
+
+def test_the_parsed_model_maps_as_its_json_does():
+    from schemacli.contracts.avro.parse import parse_schema
+
+    for case in sorted(CASES):
+        assert avro_to_spark(parse_schema(CASES[case])) == avro_to_spark(CASES[case])
+
+
+def test_a_fixed_decimal_maps_to_decimal_only_when_the_fixed_holds_its_precision():
+    def fixed(size: int, precision: int) -> dict:
+        return {
+            "type": "fixed",
+            "name": "D",
+            "size": size,
+            "logicalType": "decimal",
+            "precision": precision,
+        }
+
+    assert avro_to_spark(fixed(2, 4)) == ("decimal(4,0)", False)
+    assert avro_to_spark(fixed(2, 10)) == ("binary", False)  # Java ignores it, so does Spark
+    assert avro_to_spark(fixed(16, 38)) == ("decimal(38,0)", False)

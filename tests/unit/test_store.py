@@ -12,11 +12,13 @@ import pytest
 from schemacli.config import Settings
 from schemacli.contracts.avro.loader import load_schema_file, load_schema_text
 from schemacli.contracts.evolution.check import Verdict, check_candidate
-from schemacli.contracts.evolution.gate import gate
 from schemacli.contracts.evolution.levels import Level, SubjectLevels
+from schemacli.contracts.gate.gate import gate
+from schemacli.contracts.store.history import load_history
 from schemacli.contracts.store.naming import NamingStrategy, subject_for_file
-from schemacli.contracts.store.store import FileTree, git_tree, load_history
+from schemacli.contracts.store.tree import FileTree
 from schemacli.errors import InputError, SchemaParseError, UsageError
+from schemacli.gittree import git_tree
 from schemacli.kinds import Kind
 
 
@@ -741,7 +743,8 @@ def test_gate_against_a_ref_checks_a_new_version_with_the_types_at_each_side(rep
 
 
 def test_a_text_parsed_in_two_trees_shares_its_model_only_with_the_same_types_found(tmp_path):
-    from schemacli.contracts.store.store import References, read_versions
+    from schemacli.contracts.store.history import read_versions
+    from schemacli.contracts.store.references import References
 
     def first_version(root: Path, lat: str, memo: dict):
         store = make_store(

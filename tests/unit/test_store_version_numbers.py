@@ -8,14 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from schemacli.contracts.store.history import read_versions, version_gaps
 from schemacli.contracts.store.naming import NamingStrategy, store_version, subject_for_file
-from schemacli.contracts.store.store import (
+from schemacli.contracts.store.tree import (
     MAX_VERSION,
     FileTree,
     StoreLayoutError,
     StoreLayoutErrors,
-    read_versions,
-    version_gaps,
 )
 
 

@@ -15,12 +15,12 @@ from schemacli.contracts.avro.loader import load_schema_text
 from schemacli.contracts.avro.parse import parse_schema
 from schemacli.contracts.evolution.check import check_candidate
 from schemacli.contracts.evolution.diff import diff
-from schemacli.contracts.evolution.gate import gate
 from schemacli.contracts.evolution.levels import Level, SubjectLevels
 from schemacli.contracts.fixes import suggest
 from schemacli.contracts.fixes.edits import Applicability, apply_edits
 from schemacli.contracts.fixes.fixing import fix_candidate
-from schemacli.contracts.store.store import FileTree
+from schemacli.contracts.gate.gate import gate
+from schemacli.contracts.store.tree import FileTree
 from tests.unit.test_compat_kinds import KIND_FIXTURES
 
 SAFE, UNSAFE, DISPLAY = Applicability.SAFE, Applicability.UNSAFE, Applicability.DISPLAY

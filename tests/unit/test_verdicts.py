@@ -23,10 +23,10 @@ from schemacli.contracts.avro.loader import load_schema_text
 from schemacli.contracts.avro.parse import parse_schema
 from schemacli.contracts.evolution import compat, verdicts
 from schemacli.contracts.evolution.check import check_candidate
-from schemacli.contracts.evolution.gate import gate
 from schemacli.contracts.evolution.levels import BACKWARD, Level, SubjectLevels
 from schemacli.contracts.evolution.verdicts import DiskCache, VerdictCache
-from schemacli.contracts.store.store import FileTree
+from schemacli.contracts.gate.gate import gate
+from schemacli.contracts.store.tree import FileTree
 from schemacli.errors import SchemacliError, SchemacliWarning
 from tests.oracle.generator import pairs
 

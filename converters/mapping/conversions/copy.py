@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from converters.mapping.conversions.spec import Doc, Jsonata, Operand, Proposed, ValueSpec
+from converters.mapping.conversions.spec import NUMERIC, Doc, Jsonata, Operand, Proposed, ValueSpec
 from converters.mapping.model import Conversion
 from converters.mapping.schemaview import AvroType, same_type
+from schemacli.contracts.avro import facts
 
-# Avro's own promotions (what a v1 reader would accept from a v2 writer): copy with a cast.
-PROMOTIONS = {
-    ("int", "long"),
-    ("int", "float"),
-    ("int", "double"),
-    ("long", "float"),
-    ("long", "double"),
-    ("float", "double"),
-}
+# Avro's own numeric promotions (what a v1 reader would accept from a v2 writer), as (v2, v1)
+# pairs: copy with a cast
+PROMOTIONS = frozenset(
+    (writer, reader)
+    for reader, writers in facts.PROMOTIONS.items()
+    if reader in NUMERIC
+    for writer in writers
+)
 _CONTAINERS = ("record", "array", "map", "union")
 # what the fast road copies as it is
 COPYABLE = ("int", "long", "float", "double", "boolean", "string", "bytes")

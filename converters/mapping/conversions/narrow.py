@@ -7,9 +7,6 @@ from typing import Any
 
 from converters.mapping.conversions.spec import (
     FLOAT_MAX,
-    INT_MAX,
-    INT_MIN,
-    RANGES,
     Doc,
     Failed,
     Jsonata,
@@ -19,6 +16,7 @@ from converters.mapping.conversions.spec import (
 )
 from converters.mapping.model import Conversion
 from converters.mapping.schemaview import AvroType
+from schemacli.contracts.avro.facts import INT_MAX, INT_MIN, RANGES
 
 DOUBLE_MAX = 1.7976931348623157e308
 _PAIRS = (("long", "int"), ("double", "float"))

@@ -11,10 +11,7 @@ from typing import Any
 
 from converters.mapping.conversions.spec import (
     FLOAT_MAX,
-    INT_MAX,
-    INT_MIN,
     NUMERIC,
-    RANGES,
     Doc,
     Failed,
     Jsonata,
@@ -25,6 +22,7 @@ from converters.mapping.conversions.spec import (
 )
 from converters.mapping.model import Conversion, Policy
 from converters.mapping.schemaview import AvroType
+from schemacli.contracts.avro.facts import INT_MAX, INT_MIN, RANGES
 
 PARSED = ("float", "double")  # the fast road's `parse`; into int/long it is `parse_int`
 

@@ -31,8 +31,6 @@ from converters.mapping.model import Conversion, Rule
 from converters.mapping.schemaview import AvroField, AvroType
 
 NUMERIC = ("int", "long", "float", "double")
-RANGES = {"int": (-(2**31), 2**31 - 1), "long": (-(2**63), 2**63 - 1)}
-INT_MIN, INT_MAX = RANGES["int"]
 FLOAT_MAX = 3.4028234663852886e38
 # the JSONata engine the migration rules are written for (what `jsonata` refusals name)
 JSONATA_ENGINE = "jsonata-python (confluent-kafka's JSONata executor)"

@@ -1,12 +1,12 @@
 """What the migrate commands share: their argument types, reading a mapping (its schemas from the
-registry when it names only a subject), finding a deployment's state directory."""
+registry when it names only a subject), finding a deployment's state directory. The Kafka
+options they share with other commands are in ``commands.kafka_options``."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, overload
+from typing import TYPE_CHECKING, Annotated, overload
 
-import click
 import typer
 
 from schemacli.commands.options import DAY, seconds
@@ -20,65 +20,12 @@ MappingArg = Annotated[Path, typer.Argument(help="The mapping file (YAML, `versi
 StateMappingArg = Annotated[
     Path | None, typer.Argument(help="The mapping file (finds the state dir).")
 ]
-
-
-class BootstrapServers(click.ParamType):
-    """``--bootstrap`` of every migrate command: ``HOST:PORT[,HOST:PORT...]``, checked when the
-    flag is parsed (one rule for all: an empty value or a credential in it is a usage error,
-    exit 2, before anything is read or asked)."""
-
-    name = "bootstrap"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        from converters.ops.deploy import bootstrap_problem
-
-        text = str(value)
-        if "@" in text:
-            self.fail(
-                "the bootstrap servers must not carry credentials: put SASL settings in a "
-                "--kafka-properties file",
-                param,
-                ctx,
-            )
-        problem = bootstrap_problem(text)
-        if problem is not None:
-            self.fail(
-                f"{text[:200]!r}: {problem}; give HOST:PORT[,HOST:PORT...] of Kafka brokers, "
-                "e.g. -b broker:9092",
-                param,
-                ctx,
-            )
-        return text.strip()
-
-
-def _bootstrap_option() -> Any:
-    """--bootstrap/-b, parsed by BootstrapServers: one declaration for the optional and the
-    required form."""
-    return typer.Option(
-        "--bootstrap",
-        "-b",
-        metavar="HOST:PORT",
-        click_type=BootstrapServers(),
-        help="Kafka bootstrap servers, HOST:PORT[,HOST:PORT...].",
-    )
-
-
-Bootstrap = Annotated[str | None, _bootstrap_option()]
-RequiredBootstrap = Annotated[str, _bootstrap_option()]
 StateDir = Annotated[
     Path | None,
     typer.Option(
         "--state-dir",
         help="Where the deployment keeps its state "
         "[default: .schemacli/migrate/<v2 topic>--<v1 topic>].",
-    ),
-]
-KafkaProperties = Annotated[
-    Path | None,
-    typer.Option(
-        "--kafka-properties",
-        help="File of Kafka client properties (k=v lines in the Java client's names: SASL, "
-        "TLS): the same file for deploy, status, finish and replay (docs/migration.md).",
     ),
 ]
 # as converters.ops.dependents.WINDOW_SECONDS (not imported: --help stays fast)
@@ -93,25 +40,6 @@ Window = Annotated[
         "1 s to 365 days.",
     ),
 ]
-
-
-EXTRAS = {"kafka": "confluent_kafka", "spark": "pyspark"}  # extra -> the module it brings
-
-
-def require_extras(what: str, *extras: str) -> None:
-    """A UsageError (exit 2) naming the extras ``what`` needs that are not installed, and how to
-    install them; checked with the local checks, before anything is read from Kafka."""
-    import importlib.util
-
-    missing = [extra for extra in extras if importlib.util.find_spec(EXTRAS[extra]) is None]
-    if missing:
-        plural = "s" if len(missing) > 1 else ""
-        raise UsageError(
-            f"{what} needs the {' and '.join(missing)} extra{plural}, which the base install "
-            "leaves out",
-            hint=f"Install {'them' if plural else 'it'}: `scripts/bootstrap --all` in a "
-            f"checkout, or `pip install 'schemacli[{','.join(missing)}]'`.",
-        )
 
 
 def load_mapping(conn: Connection, mapping_file: Path) -> Mapping:
@@ -139,16 +67,6 @@ def load_mapping(conn: Connection, mapping_file: Path) -> Mapping:
         return sv.schema, f"{subject}:{sv.version}"
 
     return with_registry_schemas(mapping, fetch)
-
-
-def kafka_client_settings(path: Path | None) -> dict[str, str]:
-    """The --kafka-properties file as librdkafka settings (``converters.kafka.settings``): read,
-    checked (an InputError naming the line) and translated; ``{}`` for none."""
-    from converters.kafka.settings import librdkafka_properties, load
-
-    if path is not None:
-        require_extras("--kafka-properties", "kafka")  # librdkafka judges the file
-    return librdkafka_properties(load(path))
 
 
 @overload

@@ -6,15 +6,9 @@ from typing import Annotated
 import click
 import typer
 
-from schemacli.commands.migrate.common import (
-    KafkaProperties,
-    MappingArg,
-    RequiredBootstrap,
-    StateDir,
-    load_mapping,
-    require_extras,
-)
-from schemacli.commands.options import DAY, JsonOutput, count, seconds
+from schemacli.commands.kafka_options import KafkaProperties, RequiredBootstrap
+from schemacli.commands.migrate.common import MappingArg, StateDir, load_mapping
+from schemacli.commands.options import DAY, JsonOutput, count, require_extras, seconds
 from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect, registry_flags
 from schemacli.errors import ExitCode
 from schemacli.output import TextOrJson

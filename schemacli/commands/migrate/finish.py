@@ -5,18 +5,13 @@ from typing import Annotated
 import click
 import typer
 
-from schemacli.commands.migrate.common import (
-    WINDOW_SECONDS,
+from schemacli.commands.kafka_options import (
     KafkaProperties,
-    MappingArg,
     RequiredBootstrap,
-    StateDir,
-    Window,
-    kafka_client_settings,
-    require_extras,
-    state_of,
+    kafka_client_config,
 )
-from schemacli.commands.options import DAY, JsonOutput, seconds
+from schemacli.commands.migrate.common import WINDOW_SECONDS, MappingArg, StateDir, Window, state_of
+from schemacli.commands.options import DAY, JsonOutput, require_extras, seconds
 from schemacli.errors import ExitCode
 from schemacli.output import TextOrJson
 from schemacli.output.json_out import emit_json, is_json
@@ -64,7 +59,7 @@ def finish_command(
     # every local check (the mapping, the deployment, the properties file) before Kafka is asked
     sdir, mapping = state_of(mapping_file, state_dir, deployed=True)
     require_extras("finish", "kafka")
-    properties = kafka_client_settings(kafka_properties)
+    properties = kafka_client_config(kafka_properties)
     report = finish(
         sdir,
         mapping,

@@ -1,18 +1,25 @@
 """`schemacli migrate plan`: derive a mapping from v2 to v1."""
 
+import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import click
 import typer
 
-from schemacli.commands.check import shown_store
 from schemacli.commands.options import JsonOutput
 from schemacli.commands.outfile import Force, check_out, write_out
 from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect, registry_flags
+from schemacli.commands.store_options import declared_readers
+from schemacli.contracts.avro.loader import load_schema_file, load_schema_text
+from schemacli.contracts.readers.judge import ReaderVerdict, judge_latest
 from schemacli.errors import ExitCode
 from schemacli.output import TextOrJson
 from schemacli.output.json_out import emit_json, is_json
+
+if TYPE_CHECKING:
+    from converters.mapping.model import Mapping
 
 
 @registry_flags()
@@ -120,7 +127,7 @@ def plan_command(
             key_inline=planned.key_inline,
         )
         subject = planned.mapping.target.subject
-        readers = _v1_readers(planned.mapping, target, conn.store_settings.store)
+        readers = _v1_readers(planned.mapping, target, conn.settings.store)
         if is_json(output):  # the summary, and the mapping itself unless it went to --out
             if out is not None:
                 write_out(out, text, force=force)
@@ -136,19 +143,13 @@ def plan_command(
         raise typer.Exit(ExitCode.OK)
 
 
-def _v1_readers(mapping: Any, target: str, store: Path) -> Any:
+def _v1_readers(mapping: "Mapping", target: str, store: Path) -> Sequence[ReaderVerdict]:
     """The declared readers of the v1 subject (from the store), each judged against the v1
     schema the converter writes: whom the converter keeps alive (docs/readers.md)."""
-    import json
-
-    from schemacli.contracts.avro.loader import load_schema_file, load_schema_text
-    from schemacli.contracts.readers.declared import load_readers
-    from schemacli.contracts.readers.judge import judge_latest
-
     subject = mapping.target.subject
     if subject is None or mapping.target.schema_json is None:
         return ()
-    readers = load_readers(shown_store(store), subject)
+    readers = declared_readers(store, subject)
     if not readers:
         return ()
     where = mapping.target.schema or f"{subject} (v1)"

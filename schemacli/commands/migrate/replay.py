@@ -8,16 +8,9 @@ from typing import Annotated
 import click
 import typer
 
-from schemacli.commands.migrate.common import (
-    Bootstrap,
-    KafkaProperties,
-    StateDir,
-    StateMappingArg,
-    load_mapping,
-    require_extras,
-    state_of,
-)
-from schemacli.commands.options import JsonOutput, count
+from schemacli.commands.kafka_options import Bootstrap, KafkaProperties
+from schemacli.commands.migrate.common import StateDir, StateMappingArg, load_mapping, state_of
+from schemacli.commands.options import JsonOutput, count, require_extras
 from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect, registry_flags
 from schemacli.errors import ExitCode, InputError, UsageError
 from schemacli.output import TextOrJson

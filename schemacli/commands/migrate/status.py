@@ -9,28 +9,29 @@ from typing import TYPE_CHECKING, Annotated, Any
 import click
 import typer
 
-from schemacli.commands.check import shown_store
+from schemacli.commands.kafka_options import Bootstrap, KafkaProperties, kafka_client_config
 from schemacli.commands.migrate.common import (
     WINDOW_SECONDS,
-    Bootstrap,
-    KafkaProperties,
     StateDir,
     StateMappingArg,
     Window,
-    kafka_client_settings,
-    require_extras,
     state_of,
 )
-from schemacli.commands.options import JsonOutput, seconds
+from schemacli.commands.options import JsonOutput, require_extras, seconds
 from schemacli.commands.options import count as count_of
+from schemacli.commands.store_options import declared_readers
+from schemacli.config import load_settings
+from schemacli.contracts.readers.declared import DeclaredReader
 from schemacli.errors import ExitCode, NetworkError, SchemacliError, error_text
 from schemacli.output import TextOrJson
 from schemacli.output.json_out import emit_json, error_json, is_json
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from converters.mapping.model import Mapping
+    from converters.ops.status import Status
 
 
 def status_command(
@@ -76,7 +77,7 @@ def status_command(
         sdir, mapping = state_of(mapping_file, state_dir, deployed=True)
         if bootstrap:
             require_extras("status with --bootstrap", "kafka")
-        kafka = kafka_client_settings(kafka_properties)
+        kafka = kafka_client_config(kafka_properties)
         _show(mapping, sdir, bootstrap, window, kafka, watch, every, count, output)
     raise typer.Exit(ExitCode.OK)
 
@@ -99,7 +100,7 @@ def _show(
 
     declared = _declared_readers(mapping) if bootstrap and mapping is not None else []
 
-    def look() -> Any:
+    def look() -> Status:
         topic = mapping.source.topic if mapping else None
         st = status(sdir, topic=topic, bootstrap=bootstrap, properties=kafka)
         if bootstrap and mapping is not None:
@@ -119,7 +120,9 @@ def _show(
         click.echo(status_text(look(), sdir))
 
 
-def _watch(look: Any, sdir: Any, *, every: float, count: int | None, as_json: bool) -> None:
+def _watch(
+    look: Callable[[], Status], sdir: Path, *, every: float, count: int | None, as_json: bool
+) -> None:
     """Redraw until interrupted (or ``count`` times): a rich live view on a terminal, else one
     block per refresh, for logs. With ``as_json``, every line on stdout is one compact JSON
     document: a snapshot, or an error (then the watch ends with the error's exit code, except
@@ -142,7 +145,7 @@ def _watch(look: Any, sdir: Any, *, every: float, count: int | None, as_json: bo
                     if count is None or n + 1 < count:
                         time.sleep(every)
             return
-        last: Any = None
+        last: Status | dict[str, Any] | None = None
         for n in rounds:
             if as_json:
                 last = _look_or_error(look)
@@ -160,7 +163,7 @@ def _watch(look: Any, sdir: Any, *, every: float, count: int | None, as_json: bo
         raise typer.Exit(int(last["error"]["exit_code"]))
 
 
-def _look_or_error(look: Any) -> Any:
+def _look_or_error(look: Callable[[], Status]) -> Status | dict[str, Any]:
     """A snapshot, or the error document of Kafka out of reach (its words on stderr); any other
     error ends the watch (``_errors_as_json_lines``)."""
 
@@ -190,12 +193,9 @@ def _errors_as_json_lines() -> Iterator[None]:
         raise typer.Exit(int(err.exit_code)) from None
 
 
-def _declared_readers(mapping: Mapping) -> list[Any]:
+def _declared_readers(mapping: Mapping) -> list[DeclaredReader]:
     """The store's declared readers of the v1 subject (docs/readers.md), to label v1's groups."""
-    from schemacli.config import load_settings
-    from schemacli.contracts.readers.declared import load_readers
-
     subject = mapping.target.subject
     if subject is None:
         return []
-    return load_readers(shown_store(load_settings().store), subject)
+    return declared_readers(load_settings().store, subject)

@@ -5,8 +5,9 @@ from typing import Annotated
 import click
 import typer
 
-from schemacli.commands.migrate.common import Bootstrap, MappingArg, load_mapping, require_extras
-from schemacli.commands.options import Output, count
+from schemacli.commands.kafka_options import Bootstrap
+from schemacli.commands.migrate.common import MappingArg, load_mapping
+from schemacli.commands.options import Output, count, require_extras
 from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect, registry_flags
 from schemacli.errors import ExitCode, UsageError
 from schemacli.output import OutputFormat

@@ -21,11 +21,8 @@ import re
 from collections.abc import Set
 from typing import Any
 
+from schemacli.contracts.avro.facts import INT_MAX, INT_MIN, LONG_MAX, LONG_MIN
 from schemacli.contracts.avro.schema import (
-    INT_MAX,
-    INT_MIN,
-    LONG_MAX,
-    LONG_MIN,
     ArraySchema,
     EnumSchema,
     FixedSchema,

@@ -17,13 +17,11 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from schemacli.contracts.avro.facts import NAMED_SPELLINGS, PRIMITIVE_TYPES
 from schemacli.errors import InputError, Location
 
 if TYPE_CHECKING:
     from schemacli.contracts.avro.loader import LoadedSchema
-
-PRIMITIVES = frozenset({"null", "boolean", "int", "long", "float", "double", "bytes", "string"})
-NAMED = frozenset({"record", "error", "enum", "fixed"})
 
 
 def full_name(name: str, namespace: str | None) -> str:
@@ -54,7 +52,7 @@ def definitions(schema: Any) -> dict[str, Any]:
                 walk(branch, namespace)
         elif isinstance(node, dict):
             kind = node.get("type")
-            if kind in NAMED and isinstance(node.get("name"), str):
+            if kind in NAMED_SPELLINGS and isinstance(node.get("name"), str):
                 own = _own_namespace(node, namespace)
                 full = full_name(node["name"], own)
                 found.setdefault(full, _standalone(node, full))
@@ -104,7 +102,7 @@ def self_contained(schema: Any, referenced: Iterable[Any], *, source: str = "<sc
 
     def walk(node: Any, namespace: str | None, pointer: str) -> Any:
         if isinstance(node, str):
-            if node in PRIMITIVES:
+            if node in PRIMITIVE_TYPES:
                 return node
             full = resolve(node, namespace)
             if full is None:
@@ -124,7 +122,7 @@ def self_contained(schema: Any, referenced: Iterable[Any], *, source: str = "<sc
             return node
         out = dict(node)
         kind = node.get("type")
-        if kind in NAMED and isinstance(node.get("name"), str):
+        if kind in NAMED_SPELLINGS and isinstance(node.get("name"), str):
             namespace = _own_namespace(node, namespace)
             defined.add(full_name(node["name"], namespace))
         if kind in ("record", "error"):
@@ -138,7 +136,7 @@ def self_contained(schema: Any, referenced: Iterable[Any], *, source: str = "<sc
             out["items"] = walk(node.get("items"), namespace, f"{pointer}/items")
         elif kind == "map":
             out["values"] = walk(node.get("values"), namespace, f"{pointer}/values")
-        elif isinstance(kind, str) and kind not in PRIMITIVES and kind not in NAMED:
+        elif isinstance(kind, str) and kind not in PRIMITIVE_TYPES and kind not in NAMED_SPELLINGS:
             # {"type": "com.acme.Address"}: a named type used through the object form
             resolved = walk(kind, namespace, f"{pointer}/type")
             if isinstance(resolved, dict):

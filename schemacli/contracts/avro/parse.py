@@ -17,19 +17,25 @@ The nodes it builds are the model of ``schemacli.contracts.avro.schema``.
 from __future__ import annotations
 
 import json
-import re
-import unicodedata
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, cast
+from typing import Any
 
 from schemacli.contracts.avro.defaults import check_default, check_enum_default
+from schemacli.contracts.avro.facts import INT_MAX, INT_MIN, ORDERS, PRIMITIVE_TYPES
+from schemacli.contracts.avro.forward import Placeholder, resolve_placeholders
+from schemacli.contracts.avro.names import (
+    VALID_NAMES,
+    VALID_NAMESPACES,
+    aliases_of,
+    is_plain_name,
+    named_aliases,
+    remember_valid,
+    valid_name,
+    valid_namespace,
+)
 from schemacli.contracts.avro.schema import (
     EMPTY_PROPS,
-    INT_MAX,
-    INT_MIN,
-    ORDERS,
-    PRIMITIVE_TYPES,
     ArraySchema,
     EnumSchema,
     Field,
@@ -48,7 +54,6 @@ from schemacli.errors import Location, SchemaParseError
 from schemacli.kinds import Kind
 from schemacli.textfile import line_column
 
-_ASCII_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _NAMED_RESERVED = frozenset({"type", "name", "namespace", "doc", "aliases"})
 _RESERVED = {
     "record": _NAMED_RESERVED | {"fields"},
@@ -112,7 +117,7 @@ def _build(obj: Any, names: Names | None) -> Schema:
             hint=nesting.TOO_DEEP_HINT,
             kind=INVALID_JSON,
         ) from None
-    parser.resolve_forward_references(root)
+    resolve_placeholders(root, parser.placeholders, parser.lookup)
     if names is None and not parser.field_aliases:
         # Read by compat.check: without field aliases, a schema is always compatible with
         # itself (see compat._self_compatible).
@@ -126,7 +131,7 @@ def _json_text(text: str) -> Any:
         return _json_loads(text)
     stripped = text.strip()
     if stripped[:1] not in ("{", "[", '"') and (
-        stripped in PRIMITIVE_TYPES or _is_plain_name(stripped)
+        stripped in PRIMITIVE_TYPES or is_plain_name(stripped)
     ):
         return stripped
     return _json_loads(text)
@@ -160,63 +165,6 @@ def _json_loads(text: str) -> Any:
         ) from exc
 
 
-def _is_plain_name(text: str) -> bool:
-    return bool(text) and all(_ASCII_NAME.match(part) for part in text.split("."))
-
-
-# Names already found valid (names repeat across fields and schemas); bounded.
-_VALID_NAMES: set[str] = set()
-_VALID_NAMESPACES: set[str] = set()
-
-
-def _remember_valid(name: str) -> None:
-    if len(_VALID_NAMES) > 50_000:
-        _VALID_NAMES.clear()
-    _VALID_NAMES.add(name)
-
-
-def name_error(name: Any) -> str | None:
-    """Why Java's default name validator (``NameValidator.UTF_VALIDATOR``) refuses ``name``."""
-    if not isinstance(name, str):
-        return "Null name"
-    if _ASCII_NAME.match(name):
-        return None
-    if not name:
-        return "Empty name"
-    first = name[0]
-    if not (_is_java_letter(first) or first == "_"):
-        return f"Illegal initial character: {name}"
-    for ch in name[1:]:
-        if not (_is_java_letter(ch) or ch == "_" or _is_java_digit(ch)):
-            return f"Illegal character in: {name}"
-    return None
-
-
-def _is_java_letter(ch: str) -> bool:
-    # Java checks UTF-16 chars: a character outside the BMP is two surrogates, neither a letter.
-    return ord(ch) <= 0xFFFF and unicodedata.category(ch)[0] == "L"
-
-
-def _is_java_digit(ch: str) -> bool:
-    return ord(ch) <= 0xFFFF and unicodedata.category(ch) == "Nd"
-
-
-class _Placeholder(Schema):
-    """A reference to a named type not defined yet; replaced once the whole schema is read.
-
-    Java validates defaults against it as if it were a record without fields.
-    """
-
-    ref: str  # the full name referred to
-
-    def __init__(self, ref: str, pointer: str) -> None:
-        self.__dict__.update(type="record", pointer=pointer, ref=ref)
-
-    @property
-    def fullname(self) -> str:
-        return self.ref
-
-
 # The two container types: class, child attribute, reserved keys, what the child types.
 _CONTAINERS: dict[str, tuple[type[Schema], str, frozenset[str], str]] = {
     "array": (ArraySchema, "items", _ARRAY_RESERVED, "elements"),
@@ -238,7 +186,7 @@ class _Parser:
     def __init__(self, names: Names | None) -> None:
         self.old: Mapping[str, NamedSchema] = names.types if names is not None else {}
         self.new: dict[str, NamedSchema] = {}
-        self.placeholders: list[_Placeholder] = []
+        self.placeholders: list[Placeholder] = []
         self.building: set[int] = set()  # records whose fields are being parsed
         self.field_aliases = False  # whether any field has aliases
 
@@ -259,7 +207,7 @@ class _Parser:
         found = self.lookup(full) or self.lookup(name)
         if found is not None:
             return found
-        placeholder = _Placeholder(full, pointer)
+        placeholder = Placeholder(full, pointer)
         self.placeholders.append(placeholder)
         return placeholder
 
@@ -269,20 +217,8 @@ class _Parser:
 
     def define(self, schema: NamedSchema, fullname: str, pointer: str) -> None:
         space = schema.namespace
-        if space and space not in _VALID_NAMESPACES:
-            for part in space.split("."):
-                problem = name_error(part)
-                if problem:
-                    raise self.fail(
-                        INVALID_NAME,
-                        f'Namespace part "{part}" of {fullname!r} is invalid: {problem}',
-                        pointer,
-                        "Namespace parts are names separated by dots: a letter or _ then "
-                        "letters, digits or _.",
-                    )
-            if len(_VALID_NAMESPACES) > 10_000:
-                _VALID_NAMESPACES.clear()
-            _VALID_NAMESPACES.add(space)
+        if space and space not in VALID_NAMESPACES:
+            valid_namespace(space, fullname, pointer)
         existing = self.old.get(fullname)
         if existing is None:
             existing = self.new.get(fullname)
@@ -311,18 +247,6 @@ class _Parser:
         if isinstance(existing, FixedSchema) and isinstance(new, FixedSchema):
             return existing.size == new.size
         return False
-
-    def valid_name(self, name: Any, pointer: str, what: str) -> str:
-        problem = name_error(name)
-        if problem:
-            raise self.fail(
-                INVALID_NAME,
-                f"Invalid {what} {json.dumps(name, ensure_ascii=False)}: {problem}",
-                pointer,
-                "A name starts with a letter or _ and continues with letters, digits or _ "
-                "(no dots, dashes or spaces).",
-            )
-        return cast(str, name)  # name_error refuses anything but a str
 
     # -- the schema grammar ---------------------------------------------------------------------
 
@@ -461,8 +385,8 @@ class _Parser:
             simple = raw_name
         if not space:
             space = None
-        if simple not in _VALID_NAMES:
-            _remember_valid(self.valid_name(simple, pointer + "/name", "name"))
+        if simple not in VALID_NAMES:
+            remember_valid(valid_name(simple, pointer + "/name", "name"))
         fullname = f"{space}.{simple}" if space else simple
         if fullname in PRIMITIVE_TYPES:
             raise self.fail(
@@ -474,7 +398,7 @@ class _Parser:
         doc = node.get("doc")
         if doc is not None and doc.__class__ is not str and not isinstance(doc, str):
             doc = None
-        aliases = self.named_aliases(node, pointer, space) if "aliases" in node else ()
+        aliases = named_aliases(node, pointer, space) if "aliases" in node else ()
         if kind == "record" or kind == "error":
             reserved = _RESERVED["record"]
         else:
@@ -522,48 +446,6 @@ class _Parser:
         self.define(schema, fullname, pointer)
         return schema
 
-    def named_aliases(
-        self, node: dict[str, Any], pointer: str, space: str | None
-    ) -> tuple[str, ...]:
-        """The aliases as Java's ``NamedSchema.getAliases()`` spells them.
-
-        An alias without a dot takes the type's own namespace (not the enclosing one); a dotted
-        alias carries its own, unchecked (Java validates only the last part). An alias in the
-        null namespace (``".Old"``) of a type that has a namespace is spelled ``.Old``: no full
-        name equals it, so Java's compatibility check never matches it.
-        """
-        raw = self.aliases_of(node, pointer)
-        out = []
-        for index, alias in enumerate(raw):
-            simple, alias_space = _split_name(alias, space)
-            self.valid_name(simple, f"{pointer}/aliases/{index}", "alias")
-            if alias_space:
-                out.append(f"{alias_space}.{simple}")
-            else:
-                out.append(f".{simple}" if space else simple)
-        return tuple(dict.fromkeys(out))
-
-    def aliases_of(self, node: dict[str, Any], pointer: str) -> list[str]:
-        if "aliases" not in node:
-            return []
-        raw = node["aliases"]
-        if not isinstance(raw, list):
-            raise self.fail(
-                INVALID_SCHEMA,
-                '"aliases" is not an array',
-                pointer + "/aliases",
-                'Write aliases as an array of names: "aliases": ["OldName"].',
-            )
-        for index, alias in enumerate(raw):
-            if not isinstance(alias, str):
-                raise self.fail(
-                    INVALID_SCHEMA,
-                    f"Alias is not a string: {json.dumps(alias)}",
-                    f"{pointer}/aliases/{index}",
-                    "Each alias is a name in quotes.",
-                )
-        return raw
-
     def parse_enum(
         self,
         node: dict[str, Any],
@@ -583,7 +465,7 @@ class _Parser:
                 pointer + ("/symbols" if "symbols" in node else ""),
                 'Add "symbols": an array of names, e.g. ["CASH", "CARD"].',
             )
-        valid = _VALID_NAMES
+        valid = VALID_NAMES
         seen: set[str] = set()
         for symbol in symbols:
             if symbol.__class__ is not str or symbol not in valid or symbol in seen:
@@ -614,10 +496,8 @@ class _Parser:
         """Validate enum symbols one by one (names, duplicates); the set of symbols."""
         seen: set[str] = set()
         for index, symbol in enumerate(symbols):
-            if symbol.__class__ is not str or symbol not in _VALID_NAMES:
-                _remember_valid(
-                    self.valid_name(symbol, f"{pointer}/symbols/{index}", "enum symbol")
-                )
+            if symbol.__class__ is not str or symbol not in VALID_NAMES:
+                remember_valid(valid_name(symbol, f"{pointer}/symbols/{index}", "enum symbol"))
             if symbol in seen:
                 raise self.fail(
                     DUPLICATE_SYMBOL,
@@ -666,7 +546,7 @@ class _Parser:
         building.add(id(record))
         fields: list[Field] = []
         by_name: dict[str, Field] = {}
-        valid = _VALID_NAMES
+        valid = VALID_NAMES
         primitives = PRIMITIVE_TYPES
         new, set_attr, primitive_class, field_class = _new, _set, PrimitiveSchema, Field
         indexes = _INDEXES
@@ -685,7 +565,7 @@ class _Parser:
                     'Each field is an object with "name" and "type".',
                 )
             if name not in valid:
-                _remember_valid(self.valid_name(name, fpointer + "/name", "field name"))
+                remember_valid(valid_name(name, fpointer + "/name", "field name"))
             ftype = raw.get("type", _MISSING)
             if ftype.__class__ is str and ftype in primitives:
                 if len(raw) == 2:  # no default to check: the node is built when first asked for
@@ -781,69 +661,12 @@ class _Parser:
                 name, ftype, raw["default"], pointer + "/default", self.building
             )
         if "aliases" in raw:
-            attrs["aliases"] = tuple(self.aliases_of(raw, pointer))
+            attrs["aliases"] = tuple(aliases_of(raw, pointer))
             self.field_aliases = True
         if not _FIELD_RESERVED.issuperset(raw):
             attrs["props"] = MappingProxyType(
                 {k: v for k, v in raw.items() if k not in _FIELD_RESERVED}
             )
-
-    def resolve_forward_references(self, root: Schema) -> None:
-        if not self.placeholders:
-            return
-        for placeholder in self.placeholders:
-            if self.lookup(placeholder.ref) is None:
-                raise self.fail(
-                    UNDEFINED_NAME,
-                    f"Undefined name: {placeholder.ref}",
-                    placeholder.pointer,
-                    "Define the type (a record, enum or fixed with this name) in this schema or "
-                    "in a referenced one, or fix the spelling/namespace; names in another "
-                    "namespace need their full name.",
-                )
-        self._replace_placeholders(root)
-
-    def _replace_placeholders(self, root: Schema) -> None:
-        seen: set[int] = set()
-        stack = [root]
-        fix = self._resolved
-        while stack:
-            node = stack.pop()
-            if id(node) in seen:
-                continue
-            seen.add(id(node))
-            if isinstance(node, RecordSchema):
-                for fld in node.fields:
-                    ftype = fld.__dict__.get("type")
-                    if ftype is None:
-                        continue  # a primitive not built yet (see _PrimitiveFieldType)
-                    if isinstance(ftype, _Placeholder):
-                        ftype = fix(ftype)
-                        object.__setattr__(fld, "type", ftype)
-                    stack.append(ftype)
-            elif isinstance(node, ArraySchema):
-                object.__setattr__(node, "items", fix(node.items))
-                stack.append(node.items)
-            elif isinstance(node, MapSchema):
-                object.__setattr__(node, "values", fix(node.values))
-                stack.append(node.values)
-            elif isinstance(node, UnionSchema):
-                object.__setattr__(node, "types", tuple(fix(t) for t in node.types))
-                stack.extend(node.types)
-
-    def _resolved(self, node: Schema) -> Schema:
-        if isinstance(node, _Placeholder):
-            return self.lookup(node.ref)  # type: ignore[return-value]
-        return node
-
-
-def _split_name(name: str, space: str | None) -> tuple[str, str | None]:
-    """Java's Name(name, space): a dotted name carries its own namespace; "" means none."""
-    dot = name.rfind(".")
-    if dot >= 0:
-        space = name[:dot]
-        name = name[dot + 1 :]
-    return name, space or None
 
 
 def _props(node: dict[str, Any], kind: str) -> Mapping[str, Any]:

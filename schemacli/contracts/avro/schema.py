@@ -16,16 +16,6 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-PRIMITIVE_TYPES = frozenset(
-    {"null", "boolean", "int", "long", "float", "double", "bytes", "string"}
-)
-NAMED_TYPES = frozenset({"record", "enum", "fixed"})
-ORDERS = ("ascending", "descending", "ignore")
-
-# The value ranges of Avro's int and long (Java's int and long).
-INT_MIN, INT_MAX = -(2**31), 2**31 - 1
-LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
-
 # The props of a node or field that has none (shared: it is read-only).
 EMPTY_PROPS: Mapping[str, Any] = MappingProxyType({})
 

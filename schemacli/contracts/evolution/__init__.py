@@ -1,1 +1,1 @@
-"""Compatibility: the engine, the levels, a candidate against a history, verdicts, diff, gate."""
+"""Compatibility: the engine, the levels, a candidate against a history, verdicts, diff."""

@@ -85,7 +85,7 @@ def check_candidate(
     """
     numbers = tuple(h.version or i for i, h in enumerate(history, start=1))
     # Warnings about the JSON itself (comments, duplicate keys): reported, never failing.
-    notes = tuple(replace(n, subject=subject or None) for n in candidate.document.notes)
+    notes = tuple(Finding.of_note(n, subject=subject or None) for n in candidate.document.notes)
     for number, old in zip(numbers, history, strict=True):
         if old.identity == candidate.identity:
             return CheckReport(subject, level, candidate.source, numbers, (), notes, number)

@@ -23,17 +23,16 @@ compatibility level to a candidate and a subject's history.
 
 from __future__ import annotations
 
-import dataclasses
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, cast
 
+from schemacli.contracts.avro.facts import PRIMITIVE_TYPES, PROMOTIONS
 from schemacli.contracts.avro.parse import SELF_COMPATIBLE, parse_schema
 from schemacli.contracts.avro.schema import (
     ArraySchema,
     EnumSchema,
-    Field,
     FixedSchema,
     MapSchema,
     NamedSchema,
@@ -42,14 +41,20 @@ from schemacli.contracts.avro.schema import (
     Schema,
     UnionSchema,
 )
+from schemacli.contracts.evolution.incompatibility import (
+    Ambiguous,
+    Incompatibility,
+    JavaPath,
+    ambiguous_finding,
+    finding,
+)
 from schemacli.contracts.evolution.levels import BACKWARD, FORWARD, Level, comparisons
 from schemacli.contracts.findings import Finding
 from schemacli.contracts.jsontext import nesting
-from schemacli.errors import Location
 from schemacli.kinds import INCOMPATIBILITIES, Kind
 
 if TYPE_CHECKING:
-    from _typeshed import DataclassInstance
+    pass
 
 # Incompatibility kinds (Java's SchemaIncompatibilityType names, plus AMBIGUOUS_FIELD_MATCH)
 # with their templates and hints: schemacli.kinds. Bound to names once here: the engine
@@ -64,15 +69,6 @@ AMBIGUOUS_FIELD_MATCH = Kind.AMBIGUOUS_FIELD_MATCH
 
 KINDS = INCOMPATIBILITIES
 
-_PRIMITIVES = frozenset({"null", "boolean", "int", "long", "float", "double", "bytes", "string"})
-# reader type -> writer types it can read besides its own (Avro's promotions)
-_PROMOTIONS = {
-    "long": frozenset({"int"}),
-    "float": frozenset({"int", "long"}),
-    "double": frozenset({"int", "long", "float"}),
-    "bytes": frozenset({"string"}),
-    "string": frozenset({"bytes"}),
-}
 _NO_PROMOTION: frozenset[str] = frozenset()
 
 
@@ -87,44 +83,9 @@ class CompatResult:
         return self.compatible
 
 
-class _Incompatibility:
-    """Java's Incompatibility: kind, the reader and writer fragments, details and location."""
-
-    __slots__ = ("kind", "reader", "writer", "detail", "location")
-
-    def __init__(
-        self, kind: Kind, reader: Schema, writer: Schema, detail: _Detail, location: _Path
-    ) -> None:
-        self.kind = kind
-        self.reader = reader
-        self.writer = writer
-        self.detail = detail
-        self.location = tuple(location)
-
-    @property
-    def pointer(self) -> str:
-        # Java's Incompatibility.getLocation: the root token is dropped, "/" always leads.
-        return "/" + "/".join(t.replace("~", "~0").replace("/", "~1") for t in self.location[1:])
-
-
-# The location while the checker walks: Java's tokens ("" for the root, "fields", "3", "type").
-_Path = list[str]
-# An incompatibility's detail: the writer's symbols the reader lacks (MISSING_ENUM_SYMBOLS), the
-# reader field with no default (READER_FIELD_MISSING_DEFAULT_VALUE), the writer branch no reader
-# branch reads (MISSING_UNION_BRANCH), None for the others.
-_Detail = list[str] | Field | Schema | None
-_Found = tuple[_Incompatibility, ...]
-
 # What the checks accept for a schema: a parsed Schema, JSON text, or parsed JSON.
 SchemaInput = Schema | str | dict[str, Any] | list[Any]
-
-
-class _Ambiguous(Exception):
-    def __init__(self, field: Field, matches: list[str], location: _Path) -> None:
-        super().__init__(field.name)
-        self.field = field
-        self.matches = matches
-        self.location = tuple(location)
+_Found = tuple[Incompatibility, ...]
 
 
 # A sentinel in the memo, compared by identity and never read as findings.
@@ -150,14 +111,14 @@ class _Checker:
         # whose name-mismatched leaf branches were skipped (see union_reads).
         self.trials: dict[int, list[tuple[_UnionIndex, int]]] = {}
 
-    def get(self, token: str, reader: Schema, writer: Schema, location: _Path) -> _Found:
+    def get(self, token: str, reader: Schema, writer: Schema, location: JavaPath) -> _Found:
         if reader.__class__ is PrimitiveSchema and writer.__class__ is PrimitiveSchema:
             rtype = reader.type
             wtype = writer.type
-            if rtype == wtype or wtype in _PROMOTIONS.get(rtype, _NO_PROMOTION):
+            if rtype == wtype or wtype in PROMOTIONS.get(rtype, _NO_PROMOTION):
                 return _OK
             location.append(token)
-            found = (_Incompatibility(TYPE_MISMATCH, reader, writer, None, location),)
+            found = (Incompatibility(TYPE_MISMATCH, reader, writer, None, location),)
             location.pop()
             return found
         location.append(token)
@@ -178,7 +139,7 @@ class _Checker:
         location.pop()
         return result
 
-    def calculate(self, reader: Schema, writer: Schema, location: _Path) -> _Found:
+    def calculate(self, reader: Schema, writer: Schema, location: JavaPath) -> _Found:
         # The type names say which Schema subclass both are: the casts only tell mypy so.
         rtype = reader.type
         wtype = writer.type
@@ -190,7 +151,7 @@ class _Checker:
                 return self.names(r_record, w_record, location) + self.fields(
                     r_record, w_record, location
                 )
-            if rtype in _PRIMITIVES:
+            if rtype in PRIMITIVE_TYPES:
                 return _OK
             if rtype == "array":
                 r_items, w_items = cast(ArraySchema, reader).items, cast(ArraySchema, writer).items
@@ -207,7 +168,7 @@ class _Checker:
                 if r_fixed.size != w_fixed.size:
                     location.append("size")
                     result += (
-                        _Incompatibility(FIXED_SIZE_MISMATCH, reader, writer, None, location),
+                        Incompatibility(FIXED_SIZE_MISMATCH, reader, writer, None, location),
                     )
                     location.pop()
                 return result
@@ -217,7 +178,7 @@ class _Checker:
                 location.append(str(index))
                 if self.get("", reader, branch, []):
                     out += (
-                        _Incompatibility(MISSING_UNION_BRANCH, reader, writer, branch, location),
+                        Incompatibility(MISSING_UNION_BRANCH, reader, writer, branch, location),
                     )
                 location.pop()
             return out
@@ -226,13 +187,13 @@ class _Checker:
             for index, branch in enumerate(cast(UnionSchema, writer).types):
                 out += self.get(str(index), reader, branch, location)
             return out
-        if wtype in _PROMOTIONS.get(rtype, _NO_PROMOTION):
+        if wtype in PROMOTIONS.get(rtype, _NO_PROMOTION):
             return _OK
         if rtype == "union":
             if self.union_reads(cast(UnionSchema, reader), writer):
                 return _OK
-            return (_Incompatibility(MISSING_UNION_BRANCH, reader, writer, writer, location),)
-        return (_Incompatibility(TYPE_MISMATCH, reader, writer, None, location),)
+            return (Incompatibility(MISSING_UNION_BRANCH, reader, writer, writer, location),)
+        return (Incompatibility(TYPE_MISMATCH, reader, writer, None, location),)
 
     def union_reads(self, reader: UnionSchema, writer: Schema) -> bool:
         """Whether a branch of ``reader`` reads ``writer`` (not a union), as Java decides it.
@@ -285,16 +246,16 @@ class _Checker:
         return leaf
 
     @staticmethod
-    def names(reader: NamedSchema, writer: NamedSchema, location: _Path) -> _Found:
+    def names(reader: NamedSchema, writer: NamedSchema, location: JavaPath) -> _Found:
         if reader.simple_name == writer.simple_name or writer.fullname in reader.aliases:
             return _OK
         location.append("name")
-        found = (_Incompatibility(NAME_MISMATCH, reader, writer, None, location),)
+        found = (Incompatibility(NAME_MISMATCH, reader, writer, None, location),)
         location.pop()
         return found
 
     @staticmethod
-    def symbols(reader: EnumSchema, writer: EnumSchema, location: _Path) -> _Found:
+    def symbols(reader: EnumSchema, writer: EnumSchema, location: JavaPath) -> _Found:
         if reader.default is not None or reader.symbols == writer.symbols:
             return _OK
         reader_symbols = set(reader.symbols)
@@ -302,11 +263,11 @@ class _Checker:
         if not missing:
             return _OK
         location.append("symbols")
-        found = (_Incompatibility(MISSING_ENUM_SYMBOLS, reader, writer, missing, location),)
+        found = (Incompatibility(MISSING_ENUM_SYMBOLS, reader, writer, missing, location),)
         location.pop()
         return found
 
-    def fields(self, reader: RecordSchema, writer: RecordSchema, location: _Path) -> _Found:
+    def fields(self, reader: RecordSchema, writer: RecordSchema, location: JavaPath) -> _Found:
         out: _Found = _OK
         writer_fields = writer.field_map
         get = self.get
@@ -318,7 +279,7 @@ class _Checker:
                 matches += [writer_fields[a] for a in field.aliases if a in writer_fields]
                 if len(matches) > 1:
                     location.append(str(field.position))
-                    raise _Ambiguous(field, [m.name for m in matches], location)
+                    raise Ambiguous(field, [m.name for m in matches], location)
                 writer_field = matches[0] if matches else None
             if writer_field is not None:
                 # Two primitives are decided here (see the class docstring), by their names: a
@@ -333,7 +294,7 @@ class _Checker:
                     if w is None:
                         wtype = writer_field.type
                         w = wtype.type if wtype.__class__ is PrimitiveSchema else None
-                    if w is not None and (r == w or w in _PROMOTIONS.get(r, _NO_PROMOTION)):
+                    if w is not None and (r == w or w in PROMOTIONS.get(r, _NO_PROMOTION)):
                         continue
                 location.append(str(field.position))
                 found = get("type", field.type, writer_field.type, location)
@@ -347,7 +308,7 @@ class _Checker:
                     out += get("type", ftype, writer, location)
                 else:
                     out += (
-                        _Incompatibility(
+                        Incompatibility(
                             READER_FIELD_MISSING_DEFAULT_VALUE, reader, writer, field, location
                         ),
                     )
@@ -438,11 +399,11 @@ def _check(reader: SchemaInput, writer: SchemaInput) -> CompatResult:
 def _verdict(reader: Schema, writer: Schema) -> CompatResult:
     try:
         found = _Checker().get("", reader, writer, [])
-    except _Ambiguous as ambiguous:
-        return CompatResult(False, (_ambiguous_finding(ambiguous, reader),))
+    except Ambiguous as ambiguous:
+        return CompatResult(False, (ambiguous_finding(ambiguous, reader),))
     if not found:
         return _COMPATIBLE
-    return CompatResult(False, tuple(_finding(inc, reader) for inc in found))
+    return CompatResult(False, tuple(finding(inc, reader) for inc in found))
 
 
 # Results of checks between schema texts (results are immutable, so they can be shared): the gate
@@ -477,150 +438,8 @@ def is_compatible(reader: SchemaInput, writer: SchemaInput) -> bool:
     writer_schema = _as_schema(writer)
     try:
         return not _Checker().get("", reader_schema, writer_schema, [])
-    except _Ambiguous:
+    except Ambiguous:
         return False
-
-
-# --------------------------------------------------------------------------------------------
-# Findings: Java's incompatibilities in words
-# --------------------------------------------------------------------------------------------
-
-
-def _where(root: Schema, location: tuple[str, ...]) -> str:
-    """A readable place for a location: the dotted field path in the reader, when it walks."""
-    node: Any = root
-    path: list[str] = []
-    tokens = list(location[1:])
-    i = 0
-    try:
-        while i < len(tokens):
-            token = tokens[i]
-            if token == "fields" and isinstance(node, RecordSchema):
-                field = node.fields[int(tokens[i + 1])]
-                path.append(field.name)
-                if i + 2 < len(tokens) and tokens[i + 2] == "type":
-                    node = field.type
-                    i += 3
-                    continue
-                break
-            if token == "items":
-                node = node.items
-                path.append("[]")
-            elif token == "values":
-                node = node.values
-                path.append("{}")
-            elif token.isdigit() and isinstance(node, UnionSchema):
-                # In a union-vs-union check the last token is the *writer's* branch, which the
-                # reader's union may not have: the place is the union itself (the field).
-                if int(token) >= len(node.types):
-                    break
-                node = node.types[int(token)]
-            i += 1
-    except (IndexError, AttributeError, ValueError):
-        path = []
-    text = ".".join(path).replace(".[]", "[]").replace(".{}", "{}")
-    root_name = root.fullname if isinstance(root, NamedSchema) else root.type
-    if text:
-        return f"Field '{text}'"
-    return f"At the top ({root_name})"
-
-
-def _type_name(schema: Schema) -> str:
-    if isinstance(schema, NamedSchema):
-        return f"{schema.type} {schema.fullname}"
-    if isinstance(schema, UnionSchema):
-        return "[" + ", ".join(_type_name(t) for t in schema.types) + "]"
-    return schema.type
-
-
-def _finding(inc: _Incompatibility, root: Schema) -> Finding:
-    kind = inc.kind
-    reader, writer = inc.reader, inc.writer
-    name = getattr(reader, "fullname", reader.type)
-    values: dict[str, object] = {"name": name, "extra": ""}
-    # The kind says which Schema subclasses the pair are and what the detail is (_Detail): the
-    # casts only tell mypy so.
-    old: object
-    new: object
-    if kind == TYPE_MISMATCH:
-        old, new = _type_name(writer), _type_name(reader)
-    elif kind == NAME_MISMATCH:
-        old, new = cast(NamedSchema, writer).fullname, cast(NamedSchema, reader).fullname
-        values["extra"] = reader.type
-    elif kind == FIXED_SIZE_MISMATCH:
-        old, new = cast(FixedSchema, writer).size, cast(FixedSchema, reader).size
-    elif kind == MISSING_ENUM_SYMBOLS:
-        missing = cast(list[str], inc.detail)
-        old, new = list(missing), list(cast(EnumSchema, reader).symbols)
-        values["extra"] = ", ".join(missing)
-    elif kind == READER_FIELD_MISSING_DEFAULT_VALUE:
-        old, new = None, cast(Field, inc.detail).name
-        values["name"] = cast(RecordSchema, writer).fullname
-    else:  # MISSING_UNION_BRANCH: detail is the writer's branch (or the writer itself)
-        old, new = _type_name(cast(Schema, inc.detail)), _type_name(reader)
-    values.update(where=_where(root, inc.location), reader=new, writer=old)
-    return _make_finding(
-        kind=kind,
-        message=kind.message(**values),
-        location=_make_location(pointer=inc.pointer),
-        hint=kind.hint_for(**values),
-        old=old,
-        new=new,
-    )
-
-
-_T = TypeVar("_T", bound="DataclassInstance")
-
-
-def _fast_constructor(cls: type[_T]) -> Callable[..., _T]:
-    """``cls(**values)`` for a frozen dataclass, filling the instance dict in one step.
-
-    The generated ``__init__`` of a frozen dataclass sets each field with ``object.__setattr__``;
-    an incompatible pair builds a Finding and a Location per incompatibility, which made findings
-    a third of a check. Falls back to ``cls`` itself when the class needs its ``__init__``
-    (``__post_init__``, slots, default factories).
-    """
-    if hasattr(cls, "__post_init__") or "__slots__" in cls.__dict__:
-        return cls
-    defaults: dict[str, Any] = {}
-    for item in dataclasses.fields(cls):
-        if item.default_factory is not dataclasses.MISSING:
-            return cls
-        if item.default is not dataclasses.MISSING:
-            defaults[item.name] = item.default
-    new = object.__new__
-    set_attr = object.__setattr__
-
-    def make(**values: object) -> _T:
-        instance = new(cls)
-        set_attr(instance, "__dict__", {**defaults, **values})
-        return instance
-
-    return make
-
-
-_make_finding = _fast_constructor(Finding)
-_make_location = _fast_constructor(Location)
-
-
-def _ambiguous_finding(ambiguous: _Ambiguous, root: Schema) -> Finding:
-    location = ambiguous.location
-    pointer = "/" + "/".join(location[1:])
-    values = {
-        "where": _where(root, location),
-        "reader": ambiguous.field.name,
-        "writer": ambiguous.matches,
-        "extra": ", ".join(ambiguous.matches),
-        "name": "",
-    }
-    return Finding(
-        kind=AMBIGUOUS_FIELD_MATCH,
-        message=AMBIGUOUS_FIELD_MATCH.message(**values),
-        location=Location(pointer=pointer),
-        hint=AMBIGUOUS_FIELD_MATCH.hint,
-        old=ambiguous.matches,
-        new=ambiguous.field.name,
-    )
 
 
 # --------------------------------------------------------------------------------------------

@@ -12,14 +12,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from schemacli.contracts.avro.facts import NAMED_SPELLINGS, PRIMITIVE_TYPES
 from schemacli.contracts.avro.loader import LoadedSchema, load_schema_text
 from schemacli.contracts.evolution.check import check_candidate
 from schemacli.contracts.evolution.levels import Level
 from schemacli.contracts.findings import Finding
 from schemacli.errors import Location
-
-PRIMITIVES = frozenset({"null", "boolean", "int", "long", "float", "double", "bytes", "string"})
-NAMED = frozenset({"record", "error", "enum", "fixed"})
 
 # The levels a diff reports; for a single pair, X_TRANSITIVE is the same as X.
 DIFF_LEVELS = (Level.NONE, Level.BACKWARD, Level.FORWARD, Level.FULL)
@@ -130,14 +128,14 @@ class _Walker:
     def describe(self, node: Any, namespace: str | None) -> str:
         """A short, comparable description: ``int``, ``com.x.Ride``, ``array<string>``, ..."""
         if isinstance(node, str):
-            if node in PRIMITIVES or "." in node or not namespace:
+            if node in PRIMITIVE_TYPES or "." in node or not namespace:
                 return node
             return f"{namespace}.{node}"
         if isinstance(node, list):
             return "union[" + ", ".join(self.describe(b, namespace) for b in node) + "]"
         if isinstance(node, dict):
             kind = node.get("type")
-            if kind in NAMED:
+            if kind in NAMED_SPELLINGS:
                 return self.full_name(node, namespace)
             if kind == "array":
                 return f"array<{self.describe(node.get('items'), namespace)}>"
@@ -155,7 +153,7 @@ class _Walker:
         if isinstance(node, dict):
             kind = node.get("type")
             return "record" if kind == "error" else str(kind) if isinstance(kind, str) else "?"
-        return "named" if isinstance(node, str) and node not in PRIMITIVES else str(node)
+        return "named" if isinstance(node, str) and node not in PRIMITIVE_TYPES else str(node)
 
     # -- the walk ----------------------------------------------------------------------------
     def compare(
@@ -165,7 +163,7 @@ class _Walker:
         if old_kind == "union" and new_kind == "union":
             yield from self.union(old, new, op, np, old_ns, new_ns)
             return
-        if old_kind != new_kind or old_kind in PRIMITIVES or old_kind == "named":
+        if old_kind != new_kind or old_kind in PRIMITIVE_TYPES or old_kind == "named":
             old_d, new_d = self.describe(old, old_ns), self.describe(new, new_ns)
             if old_d != new_d:
                 yield Change(

@@ -60,7 +60,7 @@ from schemacli.textfile import DOCUMENT_LIMIT, UnreadableInput, read_input
 # old/new) the engine, the parser or the gate gives can change. A cache written by another
 # version is never read. As a guard against a forgotten bump, the key also holds a digest of
 # the contract core's source files (engine_id), so an edited engine never reads old entries.
-ENGINE_VERSION = "1"
+ENGINE_VERSION = "2"
 
 
 def engine_id() -> str:

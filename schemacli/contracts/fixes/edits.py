@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # source imports findings, which imports this module
+if TYPE_CHECKING:  # the CLI loads this module at start-up (findings name Fix); not the reader
     from schemacli.contracts.jsontext.source import Document
 
 __all__ = [

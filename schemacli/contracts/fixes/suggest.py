@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from schemacli.contracts.avro.defaults import NoDefault, default_for
+from schemacli.contracts.avro.facts import PROMOTIONS
 from schemacli.contracts.avro.loader import LoadedSchema
 from schemacli.contracts.avro.parse import parse_schema
 from schemacli.contracts.avro.schema import (
@@ -48,7 +49,7 @@ from schemacli.contracts.avro.schema import (
     named_types,
 )
 from schemacli.contracts.evolution import compat
-from schemacli.contracts.evolution.compat import _PROMOTIONS
+from schemacli.contracts.evolution.incompatibility import type_name
 from schemacli.contracts.evolution.levels import BACKWARD, Level, comparisons
 from schemacli.contracts.findings import Finding, Kind
 from schemacli.contracts.fixes.edits import (
@@ -58,6 +59,7 @@ from schemacli.contracts.fixes.edits import (
     TextEdit,
     apply_edits,
 )
+from schemacli.contracts.jsontext.pointer import unescape_token, value_at
 from schemacli.contracts.jsontext.source import Document, parse_text
 from schemacli.errors import SchemacliError
 
@@ -176,10 +178,6 @@ class Site:
     branch: Schema | None = None
 
 
-def _unescape(token: str) -> str:
-    return token.replace("~1", "/").replace("~0", "~")
-
-
 def _writer_field(reader_field: Field, writer: RecordSchema) -> Field | None:
     found = writer.field_map.get(reader_field.name)
     if found is not None:
@@ -194,7 +192,7 @@ def _writer_field(reader_field: Field, writer: RecordSchema) -> Field | None:
 def locate(reader: Schema, writer: Schema, pointer: str) -> Site | None:
     """Walk ``reader`` and ``writer`` along Java's location ``pointer``; None if it does not
     walk (a location Java replays from a union trial, see compat's docstring)."""
-    tokens = [_unescape(t) for t in pointer.split("/")[1:]] if pointer not in ("", "/") else []
+    tokens = [unescape_token(t) for t in pointer.split("/")[1:]] if pointer not in ("", "/") else []
     site = Site()
     r, w = reader, writer
     i = 0
@@ -384,20 +382,12 @@ def _default_plans(ctx: FixContext, f: Field, why: str) -> Iterator[Plan]:
             return
         types = ["null"] + [to_json(b, ctx.candidate_names()) for b in f.type.types]
     else:
-        types = ["null", _value_at(ctx.candidate.document, f.pointer + "/type")]
+        types = ["null", value_at(ctx.candidate.document.value, f.pointer + "/type")]
     yield Plan(
         f"Make field '{f.name}' optional: type {_jsonable(types)} with default null",
         UNSAFE,
         (("replace", f.pointer + "/type", types), ("set", f.pointer, "default", None)),
     )
-
-
-def _value_at(document: Document, pointer: str) -> Any:
-    node = document.value
-    for token in pointer.split("/")[1:] if pointer else []:
-        token = _unescape(token)
-        node = node[int(token)] if isinstance(node, list) else node[token]
-    return node
 
 
 def _plans(ctx: FixContext, kind: Kind, direction: str, site: Site) -> Iterator[Plan]:
@@ -460,7 +450,7 @@ def _plans(ctx: FixContext, kind: Kind, direction: str, site: Site) -> Iterator[
                 "set",
                 cand.pointer,
                 "name",
-                _renamed(_value_at(doc, cand.pointer + "/name"), other.simple_name),
+                _renamed(value_at(doc.value, cand.pointer + "/name"), other.simple_name),
             )
         ]
         renames += [
@@ -522,7 +512,7 @@ def _plans(ctx: FixContext, kind: Kind, direction: str, site: Site) -> Iterator[
             lacking = site.branch if site.branch is not None else other
             branch = to_json(lacking, ctx.candidate_names())
             yield Plan(
-                f"Restore the union branch {compat._type_name(lacking)}",
+                f"Restore the union branch {type_name(lacking)}",
                 SAFE,
                 (("append", cand.pointer, branch),),
             )
@@ -530,7 +520,7 @@ def _plans(ctx: FixContext, kind: Kind, direction: str, site: Site) -> Iterator[
         if not backward and isinstance(cand, UnionSchema) and site.branch is not None:
             if len(cand.types) > 1:
                 yield Plan(
-                    f"Remove the new union branch {compat._type_name(site.branch)}: readers of "
+                    f"Remove the new union branch {type_name(site.branch)}: readers of "
                     "the earlier version cannot read it",
                     UNSAFE,
                     (("remove_element", cand.pointer, cand.types.index(site.branch)),),
@@ -549,7 +539,7 @@ def _plans(ctx: FixContext, kind: Kind, direction: str, site: Site) -> Iterator[
         yield from _revert(ctx, site, backward)
         if backward and not isinstance(cand, UnionSchema) and site.reader_field is not None:
             both = [
-                _value_at(doc, cand.pointer)
+                value_at(doc.value, cand.pointer)
                 if doc.pointer_exists(cand.pointer)
                 else to_json(cand, set()),
                 to_json(other, ctx.candidate_names()),
@@ -637,9 +627,9 @@ def _promotions(site: Site, backward: bool) -> Iterator[Plan]:
     if not isinstance(other, PrimitiveSchema) or cand is None or cand.props or other.props:
         return
     if backward:  # the candidate reads ``other``: a type that promotes from it
-        choices = [t for t, sources in _PROMOTIONS.items() if other.type in sources]
+        choices = [t for t, sources in PROMOTIONS.items() if other.type in sources]
     else:  # ``other`` reads the candidate: a type it promotes from
-        choices = sorted(_PROMOTIONS.get(other.type, ()))
+        choices = sorted(PROMOTIONS.get(other.type, ()))
     for t in choices:
         if t != cand.type:
             yield Plan(
@@ -657,7 +647,7 @@ def _revert(ctx: FixContext, site: Site, backward: bool) -> Iterator[Plan]:
         return
     for value in _spellings(ctx, other):
         yield Plan(
-            f"Keep the earlier type {compat._type_name(other)}",
+            f"Keep the earlier type {type_name(other)}",
             UNSAFE,
             (("replace", cand.pointer, value),),
         )
@@ -692,7 +682,7 @@ def _split_field(ctx: FixContext, site: Site, backward: bool) -> Iterator[Plan]:
         ops.append(("set", cand_field.pointer, "default", old_field.default))
     elif cand_field.has_default:
         ops.append(("remove", cand_field.pointer, "default"))
-    new_type = _value_at(ctx.candidate.document, cand_field.pointer + "/type")
+    new_type = value_at(ctx.candidate.document.value, cand_field.pointer + "/type")
     new_type = _renamed_copy(new_type, names)
     name = _new_field_name(record, cand_field.name, _suffix(cand_field.type))
     if isinstance(new_type, list):
@@ -722,7 +712,7 @@ def _edits(editor: JsonEditor, ops: Sequence[Op], document: Document) -> tuple[T
         elif name == "replace":
             out.append(editor.replace(op[1], op[2]))
         elif name == "append":
-            array = _value_at(document, op[1])
+            array = value_at(document.value, op[1])
             out.append(editor.insert_element(op[1], len(array), op[2]))
         elif name == "remove":
             out.append(editor.remove_member(op[1], op[2]))

@@ -13,14 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from schemacli.contracts.jsontext.pointer import parent_pointer
 from schemacli.errors import Location
 
 Position = tuple[int, int]  # a 1-based (line, column)
-
-
-def parent_pointer(pointer: str) -> str:
-    """The pointer one level up: ``parent_pointer("/fields/3/type") == "/fields/3"``."""
-    return pointer.rsplit("/", 1)[0]
 
 
 def nearest(pointer: str, find: Callable[[str], Position | None]) -> Position | None:

@@ -32,11 +32,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
-from schemacli.contracts.findings import Finding, Kind, Severity
 from schemacli.contracts.jsontext.nesting import TOO_DEEP_HINT, TooDeep, read
 from schemacli.contracts.jsontext.numberlength import NUMBER_TOO_LONG_HINT, NumberTooLong
+from schemacli.contracts.jsontext.pointer import escape_token, join_pointer, unescape_token
 from schemacli.contracts.jsontext.positions import Position, at, nearest
 from schemacli.errors import InputError, Location
+from schemacli.kinds import Kind
 from schemacli.textfile import (
     SCHEMA_LIMIT,
     UnreadableInput,
@@ -69,19 +70,16 @@ _STRING_OR_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"|/\*.*?\*/|//[^\n]*', re.S)
 _NON_NUMBERS = re.compile(r"-?(?:NaN|Infinity)\b")
 
 
-def escape_pointer_token(token: str) -> str:
-    """Escape one JSON-pointer reference token (RFC 6901: ``~`` -> ``~0``, ``/`` -> ``~1``)."""
-    return token.replace("~", "~0").replace("/", "~1")
+@dataclass(frozen=True)
+class Note:
+    """A warning about the JSON text itself (its encoding, a comment, a repeated key): Java
+    reads the file, another reader may not. The parts of a finding, which
+    ``contracts.findings.Finding.of_note`` makes of it (this room sits below the findings)."""
 
-
-def join_pointer(pointer: str, *tokens: str | int, escape: bool = True) -> str:
-    """``join_pointer("/fields", 3, "type") == "/fields/3/type"``.
-
-    ``escape=False`` joins the tokens as written (a key ``a/b`` stays ``/a/b``): the mapping
-    file's key paths are printed that way."""
-    if not escape:
-        return pointer + "".join(f"/{t}" for t in tokens)
-    return pointer + "".join("/" + escape_pointer_token(str(t)) for t in tokens)
+    kind: Kind
+    message: str
+    location: Location
+    hint: str
 
 
 @dataclass
@@ -172,12 +170,11 @@ class Document:
         return self._locate(pointer)[1]
 
     # -- notes -------------------------------------------------------------------------------
-    def _encoding_note(self) -> Finding:
+    def _encoding_note(self) -> Note:
         # Checked in tests/unit/test_source_encoding.py: fastavro.schema.load_schema and the
         # avro package's parse of the text read as UTF-8 both fail on these files.
-        return Finding(
+        return Note(
             kind=Kind.ENCODING_NOT_UTF8,
-            severity=Severity.WARNING,
             message=f"the file is {self.encoding} encoded; Apache Avro Java reads it (it detects "
             "UTF-16 and UTF-32 as Jackson does), but fastavro and the Python avro package read "
             "schema files as UTF-8 and refuse it, and the registry receives UTF-8 text",
@@ -186,10 +183,10 @@ class Document:
         )
 
     @property
-    def notes(self) -> tuple[Finding, ...]:
+    def notes(self) -> tuple[Note, ...]:
         """Warnings about the JSON text: its encoding, comments and duplicate keys, in text
         order."""
-        found: list[tuple[int, Finding]] = []
+        found: list[tuple[int, Note]] = []
         if self.encoding != UTF8:
             found.append((-1, self._encoding_note()))
         if not (self.has_comments or self.has_duplicates):
@@ -202,9 +199,8 @@ class Document:
             found.append(
                 (
                     offset,
-                    Finding(
+                    Note(
                         kind=Kind.JSON_COMMENT,
-                        severity=Severity.WARNING,
                         message="the file contains JSON comments"
                         + (f" ({more} more after this one)" if more else "")
                         + "; Apache Avro Java and the schema registry accept them, but fastavro, "
@@ -219,9 +215,8 @@ class Document:
             found.append(
                 (
                     offset,
-                    Finding(
+                    Note(
                         kind=Kind.DUPLICATE_KEY,
-                        severity=Severity.WARNING,
                         message=f"key {key!r} appears more than once in this object; Java, "
                         "fastavro and the Python avro package silently keep the last value and "
                         "ignore the earlier ones",
@@ -263,7 +258,7 @@ def _navigate(
     if children is None:
         children = {}
     for raw in pointer[1:].split("/"):
-        token = raw.replace("~1", "/").replace("~0", "~")
+        token = unescape_token(raw)
         opener = text[pos] if pos < len(text) else ""
         if opener == "{":
             members = children.get(pos)
@@ -356,7 +351,7 @@ def _build_index(text: str) -> _Index:
         if top is None:
             pointer = ""
         elif top[1]:
-            pointer = top[0] + "/" + escape_pointer_token(top[3])
+            pointer = top[0] + "/" + escape_token(top[3])
         else:
             pointer = top[0] + "/" + str(top[3])
             top[3] += 1

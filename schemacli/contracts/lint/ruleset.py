@@ -1,115 +1,39 @@
-"""The lint rules as data: one row per rule, and which rules a file gets.
+"""Which lint rules a file gets: ruff's selection over the rules of ``contracts.lint.rules``.
 
-Each :class:`Rule` names its finding kind (the catalogue, ``contracts.kinds``: code, severity,
-message template, hint, docs anchor), a kebab-case name, a category, whether it is on by
-default, whether it can fix itself (safe, unsafe or not at all) and whether its fix may change
-the schema's Parsing Canonical Form. ``docs/lint.md`` documents every row, and argues each
-from real schemas.
-
-Selection follows ruff: ``select`` replaces the default set, ``ignore`` removes from it; a
-selector is ``ALL``, a category name (``naming``), or a code or code prefix (``N``, ``N00``,
-``N001``). ``per-file-ignores`` maps a glob to selectors ignored in matching files.
+``select`` replaces the default set, ``ignore`` removes from it; a selector is ``ALL``, a
+category name (``naming``), a rule's name (``invalid-decimal``), a code, or a prefix of a
+short code (``N``, ``N00``, ``N001``; the rules named by a catalogue kind, ``INVALID_DECIMAL``,
+match whole). ``per-file-ignores`` maps a glob to selectors ignored in matching files. A code
+a rule had before (``T001``, now ``INVALID_DECIMAL``) still selects it (``REDIRECTS``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from fnmatch import fnmatchcase
 
+from schemacli.contracts.lint.rule import Category, NameStyle, Rule, Styles
+from schemacli.contracts.lint.rules import RULES
 from schemacli.kinds import Kind
 
 __all__ = [
+    "REDIRECTS",
     "RULES",
-    "Category",
-    "Fixable",
     "LintConfig",
-    "NameStyle",
-    "Rule",
     "UnknownSelector",
+    "check_selectors",
+    "docs_url",
+    "find_rule",
+    "matches",
     "rule_for",
     "select_rules",
 ]
 
-
-class Category(StrEnum):
-    NAMING = "naming"
-    DOCS = "docs"
-    EVOLUTION = "evolution"
-    TYPES = "types"
-    SPARK = "spark"
-
-
-class Fixable(StrEnum):
-    """How a rule's fix may be applied: ruff's applicability, or no fix at all."""
-
-    SAFE = "safe"
-    UNSAFE = "unsafe"
-    SOMETIMES = "sometimes"  # safe in the common case; unsafe or advice only otherwise
-    NONE = "none"
-
-
-@dataclass(frozen=True)
-class Rule:
-    kind: Kind
-    name: str
-    category: Category
-    default: bool
-    fixable: Fixable
-    summary: str  # one line, for --list-rules
-    # The fix may change the Parsing Canonical Form (a rename, a union reordered): such fixes
-    # are unsafe, and the lint tests prove every other fix leaves the form as it was.
-    changes_canonical_form: bool = False
-
-    @property
-    def code(self) -> str:
-        return self.kind.value
-
-    @property
-    def severity(self) -> str:
-        return self.kind.severity.value
-
-
-N, D, E, T, S = (
-    Category.NAMING,
-    Category.DOCS,
-    Category.EVOLUTION,
-    Category.TYPES,
-    Category.SPARK,
-)
-
-RULES: tuple[Rule, ...] = (
-    Rule(Kind.N001, "record-name-style", N, True, Fixable.UNSAFE,
-         "record, enum and fixed names in the configured style (PascalCase)", True),
-    Rule(Kind.N002, "field-name-style", N, True, Fixable.UNSAFE,
-         "field names in the configured style (consistent: the record's majority)", True),
-    Rule(Kind.N003, "enum-symbol-style", N, True, Fixable.NONE,
-         "enum symbols in the configured style (UPPER_SNAKE_CASE)"),
-    Rule(Kind.N004, "missing-namespace", N, True, Fixable.NONE,
-         "every named type has a namespace (its own or its parent's)"),
-    Rule(Kind.N005, "case-insensitive-duplicate", N, True, Fixable.NONE,
-         "no two fields of a record differ only by case"),
-    Rule(Kind.N006, "reserved-name", N, True, Fixable.NONE,
-         "no Avro type name or Java/Python/SQL keyword as a name"),
-    Rule(Kind.N007, "alias-shadows-field", N, True, Fixable.UNSAFE,
-         "a field alias is not another field's name or alias"),
-    Rule(Kind.D001, "record-without-doc", D, False, Fixable.NONE,
-         "every record, enum and fixed has a doc"),
-    Rule(Kind.D002, "field-without-doc", D, False, Fixable.NONE, "every field has a doc"),
-    Rule(Kind.E001, "optional-field-without-null-default", E, True, Fixable.SOMETIMES,
-         'an optional field is ["null", T] with "default": null', True),
-    Rule(Kind.E002, "enum-without-default", E, True, Fixable.SOMETIMES,
-         "every enum has a default symbol for symbols added later"),
-    Rule(Kind.E003, "field-without-default-at-level", E, True, Fixable.UNSAFE,
-         "at FORWARD or FULL levels, every field has a default (or it can never be removed)"),
-    Rule(Kind.T001, "invalid-decimal", T, True, Fixable.NONE,
-         "a decimal has a precision of 1 or more and a scale from 0 to the precision"),
-    Rule(Kind.T002, "mixed-timestamp-precision", T, True, Fixable.NONE,
-         "one timestamp precision (millis or micros) across a file and its subject"),
-    Rule(Kind.S001, "positional-union", S, True, Fixable.NONE,
-         "a union has at most one non-null branch (Spark names the others by position)"),
-)  # fmt: skip
+# Codes rules had before they were merged or renamed -> the rule's code now (ruff's redirects).
+REDIRECTS: dict[str, str] = {"T001": Kind.INVALID_DECIMAL.value}
+_SHORT_CODE = re.compile(r"[A-Z]+[0-9]+")
 
 _BY_KIND = {rule.kind: rule for rule in RULES}
 
@@ -129,7 +53,7 @@ def rule_for(kind: Kind) -> Rule | None:
 
 def find_rule(code: str) -> Rule | None:
     """The rule with this code or name (case-insensitive), or None."""
-    wanted = code.strip()
+    wanted = REDIRECTS.get(code.strip().upper(), code.strip())
     for rule in RULES:
         if wanted.upper() == rule.code or wanted.lower() == rule.name:
             return rule
@@ -152,11 +76,17 @@ def matches(selector: str, rule: Rule) -> bool:
     """Whether ``selector`` (ALL, a category, a rule's name, a code or a code prefix) names
     ``rule``."""
     text = selector.strip()
+    text = REDIRECTS.get(text.upper(), text)
     if text.upper() == "ALL":
         return True
     if text.lower() in (rule.category.value, rule.name):
         return True
-    return bool(text) and rule.code.startswith(text.upper())
+    code = text.upper()
+    if code == rule.code:
+        return True
+    return (
+        bool(code) and rule.code.startswith(code) and _SHORT_CODE.fullmatch(rule.code) is not None
+    )
 
 
 def check_selectors(selectors: Iterable[str]) -> None:
@@ -176,26 +106,6 @@ def select_rules(select: Sequence[str] | None, ignore: Sequence[str] = ()) -> fr
     return frozenset(r.kind for r in chosen if not any(matches(s, r) for s in ignore))
 
 
-class NameStyle(StrEnum):
-    """How names should look. ``consistent``: as most names beside it look; ``any``: no rule."""
-
-    PASCAL = "PascalCase"
-    CAMEL = "camelCase"
-    SNAKE = "snake_case"
-    UPPER_SNAKE = "UPPER_SNAKE_CASE"
-    CONSISTENT = "consistent"
-    ANY = "any"
-
-    @classmethod
-    def parse(cls, text: str) -> NameStyle:
-        """A style by its name, case and ``-``/``_`` insensitively; ValueError if unknown."""
-        folded = text.strip().lower().replace("-", "_")
-        for style in cls:
-            if style.value.lower().replace("-", "_") == folded:
-                return style
-        raise ValueError(text)
-
-
 @dataclass(frozen=True)
 class LintConfig:
     """What to lint with: the selected rules, per-file ignores, the naming styles, and whether
@@ -208,6 +118,11 @@ class LintConfig:
     field_style: NameStyle = NameStyle.CONSISTENT
     symbol_style: NameStyle = NameStyle.UPPER_SNAKE
     gate: bool = False
+
+    @property
+    def styles(self) -> Styles:
+        """The naming rules' styles."""
+        return Styles(self.type_style, self.field_style, self.symbol_style)
 
     def rules_for(self, path: str | None) -> frozenset[Kind]:
         """The rules that apply to the file at ``path`` (POSIX form; None: standard input)."""

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from schemacli.contracts.avro.loader import LoadedSchema, load_schema_file
+from schemacli.contracts.jsontext.pointer import join_pointer
 from schemacli.contracts.jsontext.source import Document, parse_text, read_text
 from schemacli.errors import InputError, Location
 
@@ -223,7 +224,7 @@ def parse_manifest(text: str, source: str) -> Manifest:
         if key not in MANIFEST_KEYS:
             raise _bad(
                 document,
-                "/" + key.replace("~", "~0").replace("/", "~1"),
+                join_pointer("", key),
                 f"unknown key {key!r} in a reader manifest",
                 hint=f"the keys are {', '.join(MANIFEST_KEYS)}",
             )

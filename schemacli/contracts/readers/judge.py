@@ -19,7 +19,8 @@ from schemacli.contracts.avro.loader import LoadedSchema, load_schema_text
 from schemacli.contracts.evolution.check import CheckReport
 from schemacli.contracts.evolution.verdicts import VerdictCache
 from schemacli.contracts.findings import Finding, Kind, ReaderRef, Severity
-from schemacli.contracts.jsontext.source import escape_pointer_token, read_text
+from schemacli.contracts.jsontext.pointer import escape_token, unescape_token
+from schemacli.contracts.jsontext.source import read_text
 from schemacli.contracts.readers.declared import DeclaredReader
 from schemacli.errors import Location, SchemacliError
 
@@ -202,7 +203,7 @@ def writer_pointer(reader: Any, writer: Any, pointer: str) -> str:
     r, w = reader, writer
     i = 0
     while i < len(tokens):
-        token = tokens[i].replace("~1", "/").replace("~0", "~")
+        token = unescape_token(tokens[i])
         if isinstance(r, dict) and isinstance(w, dict):
             if token == "fields" and i + 1 < len(tokens):
                 index = _field_counterpart(r, w, tokens[i + 1])
@@ -216,7 +217,7 @@ def writer_pointer(reader: Any, writer: Any, pointer: str) -> str:
                 continue
             if token not in w or token not in r:
                 break
-            out.append(escape_pointer_token(token))
+            out.append(escape_token(token))
             r, w = r[token], w[token]
         elif isinstance(r, list) and isinstance(w, list) and token.isdigit():
             index = int(token)

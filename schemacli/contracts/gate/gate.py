@@ -3,7 +3,7 @@
 ``gate`` walks the store (``store.Tree``), checks each new version with ``check.check_candidate``
 and adds what only a history can show: a version changed or deleted since a base ref, a
 duplicate version, a configured subject the store does not hold. A subject that cannot be read
-is a row with an input-error finding, never a stop.
+is a row with an input-error finding, never a stop. ``gate.lint`` adds lint findings.
 """
 
 from __future__ import annotations
@@ -27,18 +27,10 @@ from schemacli.contracts.readers.judge import (
     load_declared,
     read_declared,
 )
-from schemacli.contracts.store.store import (
-    CONTRACT_SUFFIX,
-    Contracts,
-    ParseMemo,
-    References,
-    StoreLayoutError,
-    StoreLayoutErrors,
-    Tree,
-    VersionFile,
-    read_contracts,
-    read_versions,
-)
+from schemacli.contracts.store.contractfiles import CONTRACT_SUFFIX, Contracts, read_contracts
+from schemacli.contracts.store.history import read_versions
+from schemacli.contracts.store.references import ParseMemo, References
+from schemacli.contracts.store.tree import StoreLayoutError, StoreLayoutErrors, Tree, VersionFile
 from schemacli.errors import InputError, Location, SchemacliError
 
 
@@ -436,37 +428,27 @@ def _check_subject(
                 )
             )
 
-    # The history each candidate is checked against: the base's versions where they exist.
-    effective = {**by_number, **{old.version or 0: old for old in base_loaded}}
-    first_new = len(base_loaded) + 1 if base is not None else 2
-    order = sorted(effective)  # the numbers themselves, not 1..n: a file's name sets no cost
     checked = []
-    for candidate in head_loaded:
+    for candidate, before, others in version_checks(
+        head_loaded, base_loaded if base is not None else None, contracts
+    ):
         n = candidate.version or 0
-        if n < first_new:
-            continue
         checked.append(n)
-        before = [effective[m] for m in order[: bisect.bisect_left(order, n)]]
-        if contracts is not None and contracts.group is not None:
-            # Confluent's compatibilityGroup: only versions of the same group are compared; a
-            # new group (a new major version) needs a rule that turns it back into the last
-            group = contracts.group_of(n)
-            others = [v for v in before if contracts.group_of(v.version or 0) != group]
-            before = [v for v in before if contracts.group_of(v.version or 0) == group]
-            if others and not before and n not in contracts.downgrade:
-                findings.append(
-                    Finding(
-                        kind=Kind.MISSING_MIGRATION_RULE,
-                        message=f"{subject} v{n} starts {contracts.group}={group} but has no "
-                        f"DOWNGRADE migration rule: consumers of v{others[-1].version} "
-                        "would meet it unconverted",
-                        location=candidate.location(),
-                        hint=f"Write its rules with `schemacli migrate rules MAPPING` into "
-                        f"v{n}{CONTRACT_SUFFIX}, or keep v{n} in the group of the versions "
-                        "before it.",
-                        subject=subject,
-                    )
+        if others and not before and contracts is not None and n not in contracts.downgrade:
+            # a new group (a new major version) needs a rule that turns it back into the last
+            findings.append(
+                Finding(
+                    kind=Kind.MISSING_MIGRATION_RULE,
+                    message=f"{subject} v{n} starts {contracts.group}={contracts.group_of(n)} "
+                    f"but has no DOWNGRADE migration rule: consumers of "
+                    f"v{others[-1].version} would meet it unconverted",
+                    location=candidate.location(),
+                    hint=f"Write its rules with `schemacli migrate rules MAPPING` into "
+                    f"v{n}{CONTRACT_SUFFIX}, or keep v{n} in the group of the versions "
+                    "before it.",
+                    subject=subject,
                 )
+            )
         report = check_candidate(candidate, before, subject=subject, level=level, verdicts=verdicts)
         if report.identical_to is not None:
             findings.append(
@@ -498,6 +480,43 @@ def _check_subject(
                 )
             )
     return SubjectReport(subject, level, len(head_files), tuple(checked), tuple(findings))
+
+
+VersionCheck = tuple[LoadedSchema, list[LoadedSchema], list[LoadedSchema]]
+
+
+def version_checks(
+    head: Sequence[LoadedSchema],
+    base: Sequence[LoadedSchema] | None,
+    contracts: Contracts | None = None,
+) -> list[VersionCheck]:
+    """The versions of one subject the gate checks, oldest first, each as (candidate, the
+    versions it is checked against, the earlier versions of other compatibility groups).
+
+    Without ``base``: every version from the second on, against the versions before it. With
+    ``base`` (the subject's versions at a git ref): the versions new since it, against the
+    history at the ref where it has a version. With a ``compatibilityGroup`` (``contracts``),
+    only versions of the candidate's group are compared (Confluent's rule); the others are
+    handed back apart (a new group needs a migration rule).
+    """
+    by_number = {loaded.version or 0: loaded for loaded in head}
+    # The history each candidate is checked against: the base's versions where they exist.
+    effective = {**by_number, **{old.version or 0: old for old in base or ()}}
+    first_new = len(base) + 1 if base is not None else 2
+    order = sorted(effective)  # the numbers themselves, not 1..n: a file's name sets no cost
+    checks: list[VersionCheck] = []
+    for candidate in head:
+        n = candidate.version or 0
+        if n < first_new:
+            continue
+        before = [effective[m] for m in order[: bisect.bisect_left(order, n)]]
+        others: list[LoadedSchema] = []
+        if contracts is not None and contracts.group is not None:
+            group = contracts.group_of(n)
+            others = [v for v in before if contracts.group_of(v.version or 0) != group]
+            before = [v for v in before if contracts.group_of(v.version or 0) == group]
+        checks.append((candidate, before, others))
+    return checks
 
 
 def _first_difference(new: LoadedSchema, old: LoadedSchema) -> Location:

@@ -1,0 +1,230 @@
+"""The store's files, wherever they are read from: its layout, and the ``Tree`` every reader of
+it takes.
+
+Layout (see docs/store.md)::
+
+    <store>/subjects/<subject>/v1.avsc, v2.avsc, ...   versions 1..N, oldest first, no gaps
+    <store>/subjects/<subject>/v<N>.references.json    the named types a version takes elsewhere
+    <store>/migration/...                              examples and converters' schemas: not gated
+
+A :class:`Tree` is a read-only view of those files: ``FileTree`` reads the working tree; a
+tree as it was at a git ref (``--against git:REF``) is ``schemacli.gittree.GitTree``, which the
+commands build and hand in (nothing in the contract core runs git).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from schemacli.contracts.avro.loader import SIDECAR_SUFFIX
+from schemacli.contracts.jsontext.source import read_text
+from schemacli.errors import InputError, Location
+
+SUBJECTS_DIR = "subjects"
+VERSION_FILE = re.compile(r"v([1-9][0-9]*)\.avsc")
+# A registry numbers versions with a Java int (Confluent's and Karapace's API): a file named
+# past it is no version any registry can hold, and the gap before it must not cost its size.
+MAX_VERSION = 2**31 - 1
+
+
+class StoreLayoutError(InputError):
+    """The store's files are not laid out as documented (bad file name, gap in versions)."""
+
+    subject: str | None = None  # the subject whose folder holds the problem, if any
+
+
+class StoreLayoutErrors(StoreLayoutError):
+    """Several badly named files: ``problems`` lists each, ``index`` the well-named versions
+    (what ``Tree.subjects`` would return), so a caller may report them all and go on."""
+
+    def __init__(self, problems: list[StoreLayoutError], index: dict[str, dict[int, str]]):
+        more = len(problems) - 1
+        first = problems[0]
+        message = first.message + (f" (and {more} more layout problem(s))" if more else "")
+        super().__init__(message, location=first.location, hint=first.hint)
+        self.problems = problems
+        self.index = index
+
+
+# -- where histories come from ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class VersionFile:
+    """One stored version before parsing: its subject, number, display source and text."""
+
+    subject: str
+    version: int
+    source: str
+    text: str
+    references: str | None = None  # the text of v<N>.references.json, when there is one
+
+
+class Tree(Protocol):
+    """A read-only view of the store's files (the working tree, or a git commit)."""
+
+    @property
+    def label(self) -> str:
+        """ "working tree" or "git:REF"."""
+        ...
+
+    def subjects(self) -> dict[str, dict[int, str]]:
+        """subject -> {version: relative path}; raises InputError for a badly named file."""
+        ...
+
+    def read(self, paths: Sequence[str], *, optional: bool = False) -> dict[str, str | None]:
+        """The text of each relative path (None for a missing one if ``optional``)."""
+        ...
+
+    def source(self, path: str) -> str:
+        """How to name ``path`` in messages."""
+        ...
+
+
+def index_names(
+    names: Iterable[tuple[str, str]], where: Callable[[str], str]
+) -> dict[str, dict[int, str]]:
+    """Group (subject, file name) pairs into subject -> {version: relative path}.
+
+    Raises StoreLayoutErrors listing every badly named file (with the index of the rest).
+    """
+    found: dict[str, dict[int, str]] = {}
+    problems: list[StoreLayoutError] = []
+    for subject, name in names:
+        problem = _name_problem(subject, name, where)
+        if problem is not None:
+            problem.subject = subject or None
+            problems.append(problem)
+            continue
+        if name.endswith(".avsc"):
+            number = int(name[1:-5])  # vN.avsc, checked by _name_problem
+            found.setdefault(subject, {})[number] = f"{SUBJECTS_DIR}/{subject}/{name}"
+    if problems:
+        raise StoreLayoutErrors(problems, found)
+    return found
+
+
+def _name_problem(subject: str, name: str, where: Callable[[str], str]) -> StoreLayoutError | None:
+    """What is wrong with the file ``name`` in ``subject``'s folder ("" for subjects/ itself)."""
+    if not subject and name.endswith(".avsc"):
+        return StoreLayoutError(
+            f"{name!r} sits directly in {SUBJECTS_DIR}/, outside any subject",
+            location=Location(source=where(f"{SUBJECTS_DIR}/{name}")),
+            hint=f"move it to {SUBJECTS_DIR}/<subject>/v<N>.avsc (e.g. "
+            f"{SUBJECTS_DIR}/{name.removesuffix('.avsc')}/v1.avsc)",
+        )
+    rel = f"{SUBJECTS_DIR}/{subject}/{name}"
+    if not name.endswith(".avsc"):
+        return None  # READMEs and the like may live next to the versions
+    match = VERSION_FILE.fullmatch(name)
+    if match is None:
+        return StoreLayoutError(
+            f"{name!r} is not a version file name",
+            location=Location(source=where(rel)),
+            hint="name the versions of a subject v1.avsc, v2.avsc, ... (no leading zeros); "
+            "keep other schemas outside subjects/",
+        )
+    digits = match.group(1)
+    if len(digits) > len(str(MAX_VERSION)) or int(digits) > MAX_VERSION:
+        shown = digits if len(digits) <= 20 else f"{digits[:12]}...({len(digits)} digits)"
+        return StoreLayoutError(
+            f"version {shown} is past the largest version a schema registry can hold "
+            f"({MAX_VERSION}, a Java int)",
+            location=Location(source=where(rel)),
+            hint="number the versions of a subject v1.avsc, v2.avsc, ... in the order they "
+            "were registered",
+        )
+    return None
+
+
+def _is(entry: os.DirEntry[str], *, dir: bool) -> bool:
+    """``entry.is_dir()`` / ``entry.is_file()``, False where the answer is an error (a link
+    loop: ELOOP; no permission): reading the file then says what it is, naming it."""
+    try:
+        return entry.is_dir() if dir else entry.is_file()
+    except OSError:
+        return False
+
+
+_LISTED = "\0listed"  # a key no path can be: marks that subjects/ was listed
+
+
+@dataclass(frozen=True)
+class FileTree:
+    """The store in the working tree."""
+
+    root: Path
+    display_root: str | None = None
+    label: str = "working tree"
+    # The regular files under subjects/ when subjects() listed them.
+    _files: set[str] = field(default_factory=set, repr=False, compare=False)
+
+    def source(self, path: str) -> str:
+        base = self.display_root if self.display_root is not None else str(self.root)
+        return f"{base.rstrip('/')}/{path}" if base else path
+
+    def subjects(self) -> dict[str, dict[int, str]]:
+        base = self.root / SUBJECTS_DIR
+        if not self.root.is_dir():
+            raise StoreLayoutError(
+                "the store is a file, not a directory"
+                if self.root.exists()
+                else "the store directory does not exist",
+                location=Location(source=self.source("").rstrip("/") or str(self.root)),
+                hint='pass --store DIR, or set store = "..." in [tool.schemacli]',
+            )
+        if not base.is_dir():  # e.g. --store pointing one folder too high or too low
+            raise StoreLayoutError(
+                f"the store has no {SUBJECTS_DIR}/ folder, so it holds no subjects",
+                location=Location(source=self.source("").rstrip("/") or str(self.root)),
+                hint=f"point --store at the folder that holds {SUBJECTS_DIR}/<subject>/v1.avsc "
+                "(docs/store.md), or create it with the first subject's v1.avsc",
+            )
+        # One scandir per folder (the entry types come with the names, no stat per file);
+        # the regular files seen are remembered, so read() opens them without asking again.
+        listed = self._files
+        listed.clear()
+        names: list[tuple[str, str]] = []
+        folders = []
+        with os.scandir(base) as entries:
+            for entry in entries:
+                if _is(entry, dir=True):
+                    folders.append(entry.name)
+                elif _is(entry, dir=False):
+                    names.append(("", entry.name))
+        for folder in sorted(folders):
+            with os.scandir(base / folder) as entries:
+                found = sorted((e.name, _is(e, dir=False)) for e in entries)
+            for name, regular in found:
+                if regular:
+                    listed.add(f"{SUBJECTS_DIR}/{folder}/{name}")
+                if regular or name.endswith(".avsc"):  # a folder named v2.avsc: an error
+                    names.append((folder, name))
+        listed.add(_LISTED)
+        return index_names(sorted(names, key=lambda n: (n[0] != "", n)), self.source)
+
+    def read(self, paths: Sequence[str], *, optional: bool = False) -> dict[str, str | None]:
+        texts: dict[str, str | None] = {}
+        listed = _LISTED in self._files
+        for p in paths:
+            if (
+                p not in self._files
+                and optional
+                and ((listed and p.startswith(f"{SUBJECTS_DIR}/")) or not (self.root / p).is_file())
+            ):
+                texts[p] = None
+                continue
+            # The bounded reader: a size cap; a FIFO, device, directory or link loop named
+            # as such (an InputError naming the file), never a hang or an OSError.
+            texts[p] = read_text(self.root / p, self.source(p))
+        return texts
+
+
+def sidecar_path(version_path: str) -> str:
+    """``subjects/s/v2.avsc`` -> ``subjects/s/v2.references.json`` (declared references)."""
+    return version_path.removesuffix(".avsc") + SIDECAR_SUFFIX
