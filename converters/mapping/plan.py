@@ -15,9 +15,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from converters.mapping.conversions import VALUE_SPECS
 from converters.mapping.model import FORMAT_VERSION, Conversion, Endpoint, Mapping, Policy, Rule
 from converters.mapping.schemaview import AvroField, AvroType, same_type, view
-from converters.mapping.sql import PROMOTIONS
 from schemacli.contracts.avro.inline import inlined
 from schemacli.contracts.avro.loader import load_schema_file
 from schemacli.errors import InputError, Location, UsageError
@@ -26,7 +26,6 @@ from schemacli.registry.schemas import RegistrySchemas
 if TYPE_CHECKING:
     from schemacli.registry.client import RegistryClient
 
-NUMERIC = ("int", "long", "float", "double")
 _STORE_PATH = re.compile(r"(?:^|/)subjects/(?P<subject>[^/]+)/v(?P<version>\d+)\.avsc$")
 
 
@@ -267,57 +266,20 @@ def _pair(sf: AvroField, tf: AvroField, spath: str, tpath: str, note: str | None
         ]
         _record(s, t, spath + ".", tpath + ".", out)
         return out
-    if sk == tk:
-        if sk == "enum":
-            if set(s.symbols) <= set(t.symbols):
-                return rule(Conversion.COPY)
-            missing = sorted(set(s.symbols) - set(t.symbols))
-            return rule(
-                Conversion.TO_ENUM, f"v2 symbols {missing} are not in v1: those records fail"
-            )
-        if sk in ("array", "map", "fixed") and not same_type(s, t):
-            return [
-                Rule(
-                    target=tpath,
-                    source=spath,
-                    convert=Conversion.UNRESOLVED,
-                    reason=f"{s.describe()} -> {t.describe()}: element conversion is not "
-                    "automatic; "
-                    "write `convert: sql` with transform()",
-                )
-            ]
-        if s.logical != t.logical:
-            return [
-                Rule(
-                    target=tpath,
-                    source=spath,
-                    convert=Conversion.UNRESOLVED,
-                    reason=f"logical type {s.logical} -> {t.logical} has no automatic conversion",
-                )
-            ]
-        return rule(Conversion.COPY)
-    if (sk, tk) in PROMOTIONS:
-        return rule(Conversion.COPY, f"Avro promotion {sk} -> {tk}")
-    if sk == "string" and tk in NUMERIC:
-        return rule(Conversion.PARSE_NUMBER, f"string -> {tk}: non-numbers fail")
-    if (sk, tk) in (("long", "int"), ("double", "float")):
-        return rule(Conversion.NARROW, f"{sk} -> {tk}: values out of range fail")
-    if tk == "string" and sk in ("enum", "boolean", *NUMERIC):
-        return rule(Conversion.TO_STRING)
-    if tk == "enum" and sk == "string":
-        return rule(Conversion.TO_ENUM, "strings that are not v1 symbols fail")
-    if sk in ("bytes", "fixed") and tk == "string":
-        return rule(Conversion.BYTES_TO_STRING, "invalid UTF-8 fails")
-    if sk == "string" and tk == "bytes":
-        return rule(Conversion.STRING_TO_BYTES)
-    return [
-        Rule(
-            target=tpath,
-            source=spath,
-            convert=Conversion.UNRESOLVED,
-            reason=f"no safe conversion from v2 {s.describe()} to v1 {t.describe()}",
+    for spec in VALUE_SPECS:  # the first conversion of the catalogue that proposes itself
+        proposed = spec.propose(s, t)
+        if proposed is not None:
+            return rule(spec.conversion, proposed.note)
+    if sk == tk and sk in ("array", "map", "fixed") and not same_type(s, t):
+        reason = (
+            f"{s.describe()} -> {t.describe()}: element conversion is not automatic; "
+            "write `convert: sql` with transform()"
         )
-    ]
+    elif sk == tk and s.logical != t.logical:
+        reason = f"logical type {s.logical} -> {t.logical} has no automatic conversion"
+    else:
+        reason = f"no safe conversion from v2 {s.describe()} to v1 {t.describe()}"
+    return [Rule(target=tpath, source=spath, convert=Conversion.UNRESOLVED, reason=reason)]
 
 
 def _view(schema_json: Any, side: str, endpoint: Endpoint) -> AvroType:
