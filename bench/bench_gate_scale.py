@@ -169,12 +169,18 @@ def wide_scenario(subjects: int, versions: int) -> dict:
             "files": len(list(store.glob("subjects/*/*"))),
             "load": [round(os.getloadavg()[0], 1)],
         }
-        out["cold"] = gate(root, "--no-cache", cache=None)
-        out["first_with_cache"] = gate(root, cache=cache)
-        out["warm"] = gate(root, cache=cache)
+
+        def step(name: str, *extra: str, cache: Path | None) -> None:
+            out[name] = gate(root, *extra, cache=cache)
+            cpu, wall, rss = out[name]  # shown as it comes: a 10,000-subject run is long
+            print(f"  ({subjects}) {name} {cpu:.2f} s CPU, {wall:.2f} s wall, {rss} MB", flush=True)
+
+        step("cold", "--no-cache", cache=None)
+        step("first_with_cache", cache=cache)
+        step("warm", cache=cache)
         first_topic = max(1, subjects // COMMON_EVERY)
         write_wide_version(store, names, first_topic, versions + 1)
-        out["one_changed"] = gate(root, cache=cache)
+        step("one_changed", cache=cache)
         _git(root, "init", "-q")
         _git(root, "add", "schemacli.toml", "schemas")
         _git(root, "commit", "-q", "-m", "the store")
@@ -183,8 +189,8 @@ def wide_scenario(subjects: int, versions: int) -> dict:
         changed = [first_topic + 1 + i * step for i in range(CHANGED)]
         for s in changed:
             write_wide_version(store, names, s, versions + 1)
-        out["against_10"] = gate(root, "--against", "git:HEAD", cache=cache)
-        out["against_10_no_cache"] = gate(root, "--against", "git:HEAD", "--no-cache", cache=None)
+        step("against_10", "--against", "git:HEAD", cache=cache)
+        step("against_10_no_cache", "--against", "git:HEAD", "--no-cache", cache=None)
         out["load"].append(round(os.getloadavg()[0], 1))
         return out
 
