@@ -5,10 +5,12 @@ merged version never changes (STYLE.md, principle 14). ``VerdictCache`` sits abo
 (``compat``) and answers the checks ``check`` and ``gate`` make:
 
 * ``check(reader, writer)``: one pair, memoised by content across versions and subjects. Two
-  records with the same name whose fields hold no named types and no aliases are compared
-  field by field: a field identical in both cannot fail, so only the fields that differ are
-  handed to the engine (as one-field records, memoised), and their findings are moved back to
-  the field's place. This is what makes a history's cost follow what changed between versions
+  records with the same name whose fields define no named types and have no aliases are
+  compared field by field: a field identical in both cannot fail, so only the fields that
+  differ are handed to the engine (as one-field records, memoised), and their findings are
+  moved back to the field's place. A field may name a type the schema's references define: it
+  is identical only with identical references, and when it differs the records go to the
+  engine whole. This is what makes a history's cost follow what changed between versions
   rather than its width times its length; anything else goes to the engine whole.
 * ``pairs(level, candidate, history)``: every pair a level compares, remembered on disk when a
   directory is given, keyed by the exact schema contents (referenced files included), the
