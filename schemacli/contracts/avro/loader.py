@@ -139,10 +139,17 @@ def collapse_primitives(value: Any) -> Any:
     if isinstance(value, dict):
         if len(value) == 1 and value.get("type") in PRIMITIVE_TYPES:
             return value["type"]
-        return {k: collapse_primitives(v) for k, v in value.items()}
+        # strings, numbers and the like are returned as they are, without a call each (most
+        # of a schema's values): identity is computed for every version a gate reads
+        return {
+            k: v if v.__class__ in _SCALARS else collapse_primitives(v) for k, v in value.items()
+        }
     if isinstance(value, list):
-        return [collapse_primitives(v) for v in value]
+        return [v if v.__class__ in _SCALARS else collapse_primitives(v) for v in value]
     return value
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 @dataclass(frozen=True)
