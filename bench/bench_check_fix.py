@@ -8,7 +8,9 @@ on a 10,000-field record.
   several rounds over the whole corpus;
 * wide: one record of N fields (1,000 / 5,000 / 10,000) whose candidate adds K fields without a
   default, removes an enum symbol and changes one type (K+2 findings), at FULL: the same call,
-  so the growth with N (parse and check of the candidate once per proven fix) shows;
+  so the growth with N shows (the field road proves the field fixes on the fields they touch;
+  the enum's, on the whole schema, a bounded number of times); bench_fix_scale.py has the
+  curve over the number of findings;
 * cli: ``schemacli check --fix`` on the 10,000-field candidate in a store, whole subprocess.
 
 Times are CPU-bound and in-process (time.perf_counter), best and median of ``--runs``.

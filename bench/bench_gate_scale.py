@@ -17,11 +17,25 @@ Measured (CPU seconds, user + sys, of the `schemacli gate` subprocess):
 Targets (issue #20): at 100 x 100, < 20 s cold, < 1 s warm re-run, < 2 s after adding one
 version; cost roughly linear in subjects x versions (curves over 10/20/40/100 versions and
 100/1,000 subjects). Results are appended to bench/results/gate_scale.jsonl.
+
+Subjects curve (issue #39 item 1, ``--subjects-curve 1000,2000,5000,10000``): S subjects x 20
+versions of records 20-60 fields wide, FULL_TRANSITIVE. One subject in a hundred holds a shared
+record type (``commonNNNN-value``); one subject in ten takes it through a declared reference
+(``vN.references.json``), one in ten by name from the store's names. Measured per size: cold
+(``--no-cache``), the first run with the cache, warm, one subject changed (a version added),
+and ``--against git:HEAD`` with 10 subjects changed (the store committed in a git repository,
+then a version added to 10 subjects), with the cache and without, and again for 10 other
+subjects with the cache that run left (another change on the same base). Targets at 10,000 x 20:
+cold < 30 s, warm < 2 s, one changed < 1 s, against 10 changed < 2 s, peak RSS < 1 GiB.
+
+    .venv/bin/python bench/bench_gate_scale.py --subjects-curve 1000,2000
+    .venv/bin/python bench/bench_gate_scale.py --write-store DIR --subjects 10000  # to profile
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import platform
@@ -36,6 +50,19 @@ TYPES = ["int", "long", "string", "double", "boolean"]
 BASE_FIELDS = 20
 RESULTS = Path(__file__).resolve().parent / "results" / "gate_scale.jsonl"
 TARGETS = {"cold": 20.0, "warm": 1.0, "one_more": 2.0}
+# issue #39 item 1, at 10,000 subjects x 20 versions (CPU seconds; peak RSS in MB)
+WIDE_TARGETS = {
+    "cold": 30.0,
+    "warm": 2.0,
+    "one_changed": 1.0,
+    "against_10": 2.0,
+    "against_10_no_cache": 2.0,
+    "against_10_warm": 2.0,
+}
+WIDE_SIZE = 10_000
+RSS_TARGET_MB = 1024
+COMMON_EVERY = 100  # one subject in this many defines a shared record type
+CHANGED = 10  # subjects given a new version before `--against git:HEAD`
 
 
 def record(subject: int, version: int) -> dict:
@@ -67,6 +94,145 @@ def generate(root: Path, subjects: int, versions: int) -> Path:
     store = write_store(root, subjects, versions)
     (root / "schemacli.toml").write_text('store = "schemas"\ndefault-level = "FULL_TRANSITIVE"\n')
     return store
+
+
+def wide_subjects(subjects: int) -> list[str]:
+    """The subjects of a wide store: the shared types' first, then the topics'."""
+    commons = max(1, subjects // COMMON_EVERY)
+    return [f"common{k:04d}-value" for k in range(commons)] + [
+        f"topic{s:05d}-value" for s in range(commons, subjects)
+    ]
+
+
+def wide_record(subjects: list[str], s: int, version: int) -> tuple[dict, list | None]:
+    """Subject ``s``'s ``version`` in a wide store, and its references (None: no file).
+
+    20-40 fields in v1 (by subject), one optional field more per version (so up to 60 with a
+    shared type); a topic with ``s % 10 == 1`` uses a shared record through a declared
+    reference, one with ``s % 10 == 2`` by name (found in the store's names)."""
+    commons = max(1, len(subjects) // COMMON_EVERY)
+    width = 20 + (s * 7) % 21
+    fields: list[dict] = [
+        {"name": f"f{i}", "type": TYPES[(s + i) % len(TYPES)]} for i in range(width)
+    ]
+    references = None
+    if s < commons:
+        name, namespace = f"Shared{s}", "bench.common"
+    else:
+        name, namespace = f"Rec{s}", f"bench.topic{s}"
+        if s % 10 in (1, 2):
+            k = s % commons
+            fields.append({"name": "shared", "type": f"bench.common.Shared{k}"})
+            if s % 10 == 1:
+                references = [
+                    {"name": f"bench.common.Shared{k}", "subject": subjects[k], "version": 1}
+                ]
+    fields += [
+        {"name": f"added{v}", "type": ["null", "string"], "default": None}
+        for v in range(2, version + 1)
+    ]
+    record = {"type": "record", "name": name, "namespace": namespace, "fields": fields}
+    return record, references
+
+
+def write_wide_version(store: Path, subjects: list[str], s: int, version: int) -> None:
+    folder = store / "subjects" / subjects[s]
+    folder.mkdir(parents=True, exist_ok=True)
+    record, references = wide_record(subjects, s, version)
+    (folder / f"v{version}.avsc").write_text(json.dumps(record, indent=2))
+    if references is not None:
+        (folder / f"v{version}.references.json").write_text(json.dumps(references, indent=2))
+
+
+def generate_wide(root: Path, subjects: int, versions: int) -> tuple[Path, list[str]]:
+    """``root/schemas`` with ``subjects`` wide subjects (``wide_record``), FULL_TRANSITIVE."""
+    store = root / "schemas"
+    names = wide_subjects(subjects)
+    for s in range(subjects):
+        for v in range(1, versions + 1):
+            write_wide_version(store, names, s, v)
+    (root / "schemacli.toml").write_text('store = "schemas"\ndefault-level = "FULL_TRANSITIVE"\n')
+    return store, names
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )
+
+
+def wide_scenario(subjects: int, versions: int) -> dict:
+    """One size of the subjects curve: cold, first with the cache, warm, one subject changed,
+    and --against git:HEAD with ``CHANGED`` subjects changed (with the cache, and without)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root, cache = Path(tmp) / "repo", Path(tmp) / "cache"
+        store, names = generate_wide(root, subjects, versions)
+        out: dict = {
+            "mode": "subjects",
+            "subjects": subjects,
+            "versions": versions,
+            "files": len(list(store.glob("subjects/*/*"))),
+            "load": [round(os.getloadavg()[0], 1)],
+        }
+
+        def step(name: str, *extra: str, cache: Path | None) -> None:
+            out[name] = gate(root, *extra, cache=cache)
+            cpu, wall, rss = out[name]  # shown as it comes: a 10,000-subject run is long
+            print(f"  ({subjects}) {name} {cpu:.2f} s CPU, {wall:.2f} s wall, {rss} MB", flush=True)
+
+        step("cold", "--no-cache", cache=None)
+        step("first_with_cache", cache=cache)
+        step("warm", cache=cache)
+        first_topic = max(1, subjects // COMMON_EVERY)
+        write_wide_version(store, names, first_topic, versions + 1)
+        step("one_changed", cache=cache)
+        _git(root, "init", "-q")
+        _git(root, "add", "schemacli.toml", "schemas")
+        _git(root, "commit", "-q", "-m", "the store")
+        # ten subjects spread over the store (plain ones and ones with references)
+        step_size = max(2, (subjects - first_topic) // CHANGED)
+        changed = [first_topic + 1 + i * step_size for i in range(CHANGED)]
+        for s in changed:
+            write_wide_version(store, names, s, versions + 1)
+        step("against_10", "--against", "git:HEAD", cache=cache)
+        step("against_10_no_cache", "--against", "git:HEAD", "--no-cache", cache=None)
+        # Another change's CI run on the same base, with the cache the first one left (what
+        # a CI cache kept between pull requests sees): those 10 versions undone, 10 others
+        # subjects changed.
+        for s in changed:
+            (store / "subjects" / names[s] / f"v{versions + 1}.avsc").unlink()
+            (store / "subjects" / names[s] / f"v{versions + 1}.references.json").unlink(
+                missing_ok=True
+            )
+        for s in changed:
+            write_wide_version(store, names, s + step_size // 2, versions + 1)
+        step("against_10_warm", "--against", "git:HEAD", cache=cache)
+        out["load"].append(round(os.getloadavg()[0], 1))
+        return out
+
+
+def wide_report(row: dict) -> None:
+    at_target = row["subjects"] == WIDE_SIZE
+    parts = [f"{row['subjects']:>6} subjects x {row['versions']} versions, load {row['load']}:"]
+    for name in (
+        "cold",
+        "first_with_cache",
+        "warm",
+        "one_changed",
+        "against_10",
+        "against_10_no_cache",
+        "against_10_warm",
+    ):
+        cpu, wall, rss = row[name]
+        target = WIDE_TARGETS.get(name)
+        verdict = ""
+        if at_target and target is not None:
+            verdict = " met" if cpu < target and rss < RSS_TARGET_MB else " NOT MET"
+        parts.append(f"{name} {cpu:.2f} s CPU ({wall:.2f} s wall, {rss} MB){verdict}")
+    print("\n  ".join(parts), flush=True)
 
 
 def gate(root: Path, *extra: str, cache: Path | None) -> tuple[float, float, int]:
@@ -164,9 +330,31 @@ def main() -> int:
     parser.add_argument(
         "--curve-versions", type=int, default=5, help="versions for the subjects curve"
     )
+    parser.add_argument(
+        "--subjects-curve",
+        help="comma-separated subject counts of wide stores (20 versions, references): "
+        "issue #39 item 1, e.g. 1000,2000,5000,10000",
+    )
+    parser.add_argument(
+        "--write-store",
+        type=Path,
+        help="only write a wide store of --subjects x --versions into this new folder "
+        "(for a profile), then stop",
+    )
     args = parser.parse_args()
+    if args.write_store is not None:
+        args.write_store.mkdir(parents=True)
+        generate_wide(args.write_store, args.subjects, args.versions)
+        return 0
     stamp = f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC"
-    print(f"{stamp}  {machine()}  load average {os.getloadavg()[0]:.1f}")
+    print(f"{stamp}  {machine()}  commit {commit()}  load average {os.getloadavg()[0]:.1f}")
+    if args.subjects_curve:
+        rows = []
+        for subjects in (int(n) for n in args.subjects_curve.split(",")):
+            rows.append(wide_scenario(subjects, 20 if args.versions == 100 else args.versions))
+            wide_report(rows[-1])
+        save(stamp, rows)
+        return 0
     rows = [scenario(args.subjects, args.versions, full=True)]
     report(rows[-1])
     if not args.no_curves:
@@ -178,11 +366,26 @@ def main() -> int:
         for subjects in (100, 1000):
             rows.append(scenario(subjects, args.curve_versions, full=False))
             report(rows[-1])
+    save(stamp, rows)
+    return 0
+
+
+def commit() -> str:
+    """The schemacli commit measured (short hash, ``+dirty`` with uncommitted changes)."""
+    here = Path(__file__).resolve().parent
+    run = functools.partial(subprocess.run, cwd=here, capture_output=True, text=True, check=False)
+    head = run(["git", "rev-parse", "--short", "HEAD"]).stdout.strip() or "?"
+    dirty = run(["git", "status", "--porcelain", "--untracked-files=no"]).stdout.strip()
+    return head + ("+dirty" if dirty else "")
+
+
+def save(stamp: str, rows: list[dict]) -> None:
     RESULTS.parent.mkdir(exist_ok=True)
     with RESULTS.open("a", encoding="utf-8") as out:
         for row in rows:
-            out.write(json.dumps({"date": stamp, "machine": machine(), **row}) + "\n")
-    return 0
+            out.write(
+                json.dumps({"date": stamp, "machine": machine(), "commit": commit(), **row}) + "\n"
+            )
 
 
 if __name__ == "__main__":

@@ -86,9 +86,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args(argv)
 
+    from converters.onread import load_migration
     from spark_avro.decode import decode_confluent
     from spark_avro.migrate import decode_migrated
-    from spark_avro.onread import load_migration
     from tests.stack.spark import make_spark_session
 
     migration = load_migration(MAPPING)

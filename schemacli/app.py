@@ -141,6 +141,11 @@ COMMANDS: dict[str, Entry] = {
         "spark_app",
         "Spark readers for Confluent-framed Avro topics: generate one, or show a Spark schema.",
     ),
+    "rules": Entry(
+        "schemacli.commands.rules",
+        "rules_app",
+        "Data-quality rules of a contract: CEL conditions and transforms (docs/rules.md).",
+    ),
     "migrate": Entry(
         "schemacli.commands.migrate.group",
         "migrate_app",

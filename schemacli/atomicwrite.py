@@ -10,6 +10,13 @@ of either (pip's ``adjacent_tmp_file`` + ``replace``). If a later write still fa
 a file appearing meanwhile), the earlier ones are undone — created files and folders removed,
 replaced files put back from memory — so the folder is as it was.
 
+A replaced file keeps what a rename would otherwise lose: its mode, its owner and group (root
+fixing another user's file does not take it over; a user who cannot give the new file the old
+owner is refused), and its hard links (a file with more than one is refused: a rename would
+split them). A file edited in place (:func:`edit`: ``lint --fix``, ``check --fix``) must still
+hold what the command read, checked as the plan is made and again just before the rename: an
+edit made meanwhile is never overwritten, a FIFO swapped in is refused by name.
+
 Pure plumbing: no typer, no rich. Errors are :class:`WriteError` (an InputError: exit 2).
 """
 
@@ -25,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from schemacli.errors import InputError, Location
+from schemacli.textfile import UnreadableInput, inside, read_input
 
 # A refusal says "nothing was written"; a failure after the first write says it was undone.
 NOTHING_WRITTEN = "nothing was written"
@@ -36,12 +44,17 @@ class Write:
     kept); otherwise the path must not exist at all, not even as a dangling link.
     ``follow_link``: a symbolic link at ``path`` is followed, so the link stays and the file it
     names changes (a user's own config file); off, the link itself is replaced by the file, never
-    written through (a store pulled from a registry)."""
+    written through (a store pulled from a registry). ``within``: the folder the file must land
+    in; a folder on the way that is a symbolic link leading out of it (``readers/`` linked to
+    another place) refuses the write, so nothing is written through it."""
 
     path: Path
     content: bytes
     replace: bool = False
     follow_link: bool = True
+    within: Path | None = None
+    # The bytes the file held when the command read it: a file changed since is refused.
+    expected: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -79,6 +92,10 @@ _WHY = {
 def why(err: OSError) -> str:
     """A short reason for an OSError, without the path (the caller names it)."""
     return _WHY.get(err.errno or 0) or err.strerror or str(err)
+
+
+def _leaves(root: Path) -> str:
+    return f"a folder on its way is a symbolic link that leads outside {root}"
 
 
 def _writable(path: Path) -> bool:
@@ -132,6 +149,8 @@ def _look(write: Write) -> Refusal | None:
         folder = folder.parent
     if not folder.is_dir():
         return Refusal(write.path, f"cannot be written: {folder} is not a folder")
+    if write.within is not None and not inside(target.parent, write.within):
+        return Refusal(write.path, f"cannot be written: {_leaves(write.within)}")
     if not _writable(folder):
         what = f"cannot create {missing[-1]}" if missing else "cannot be written"
         return Refusal(write.path, f"{what}: the folder {folder} is read-only")
@@ -152,7 +171,92 @@ def _look(write: Write) -> Refusal | None:
             return Refusal(write.path, "is not a regular file (a device, a FIFO or a socket)")
         if not _writable(target):
             return Refusal(write.path, "is read-only")
+        kept = _keeps(target.stat())
+        if kept is not None:
+            return Refusal(write.path, kept)
+        if write.expected is not None and _changed(target, write.expected):
+            return Refusal(write.path, CHANGED)
     return None
+
+
+CHANGED = "changed since schemacli read it (edited meanwhile?): run the command again"
+
+
+def _keeps(info: os.stat_result) -> str | None:
+    """Why replacing the file of ``info`` by a new one would lose something a rename cannot
+    carry over, or None. Hard links: a rename gives the name a new file, the other names keep
+    the old one. The owner: only root can give a file to another user."""
+    if info.st_nlink > 1:
+        return (
+            f"has {info.st_nlink} hard links: replacing it would split them (the other names "
+            "would keep the old content); give it a single name first (cp FILE TMP && mv TMP FILE)"
+        )
+    if hasattr(os, "geteuid") and os.geteuid() != 0:  # root can chown; Windows has no owners
+        if info.st_uid != os.geteuid():
+            return (
+                f"is owned by another user (uid {info.st_uid}): the new file would be yours; "
+                "run as its owner"
+            )
+        if info.st_gid not in (os.getegid(), *os.getgroups()):
+            return (
+                f"belongs to group {info.st_gid}, which you are not in: the new file would "
+                "not; run as its owner"
+            )
+    return None
+
+
+def _changed(target: Path, expected: bytes) -> bool:
+    """Whether ``target`` no longer holds ``expected`` (read by the bounded reader: a FIFO or
+    a device swapped in is "changed", and never blocks)."""
+    try:
+        return read_input(target, limit=len(expected), what="file") != expected
+    except UnreadableInput:
+        return True
+
+
+class _Changed(OSError):
+    """The file changed between the plan and the rename."""
+
+
+# The byte-order mark of each encoding a schema file may be read in (Jackson's detection).
+_BOMS = {
+    "utf-8": b"\xef\xbb\xbf",
+    "utf-16le": b"\xff\xfe",
+    "utf-16be": b"\xfe\xff",
+    "utf-32le": b"\xff\xfe\x00\x00",
+    "utf-32be": b"\x00\x00\xfe\xff",
+}
+
+
+def edit(path: Path, before: str, after: str, *, encoding: str = "UTF-8") -> Write:
+    """The Write that replaces the user's file ``path``, which held the text ``before`` when it
+    was read (in ``encoding``: "UTF-8", "UTF-16LE", ... as the reader found it), by ``after``,
+    in the same encoding and with the byte-order mark it had: ``lint --fix``, ``check --fix``.
+
+    The file is looked at again now, by the bounded reader (a FIFO or a device swapped in is
+    refused by name, never opened blocking): WriteError (nothing written) when it no longer
+    holds ``before``. The Write expects the bytes seen now, so a change between now and the
+    rename is refused too."""
+    codec = encoding.lower().replace("_", "-")
+    codec = "utf-8" if codec == "utf8" else codec
+    body, bom = before.encode(codec), _BOMS.get(codec, b"")
+    where = Location(source=str(path))
+    try:
+        now: bytes | None = read_input(path, limit=len(bom) + len(body), what="file")
+    except UnreadableInput as err:
+        if err.reason != "too-large":
+            raise WriteError(
+                f"{path} {err.message}; {NOTHING_WRITTEN}", location=where, hint=err.hint
+            ) from err
+        now = None  # larger than what was read: changed
+    if now is None or now not in (body, bom + body):
+        raise WriteError(
+            f"{path} {CHANGED}; {NOTHING_WRITTEN}",
+            location=where,
+            hint="someone (an editor, a formatter) changed the file while schemacli worked on it",
+        )
+    had = bom if bom and now == bom + body else b""
+    return Write(path, had + after.encode(codec), replace=True, expected=now)
 
 
 def refuse(writes: Sequence[Write], *, hint: str) -> None:
@@ -208,6 +312,9 @@ class _Transaction:
     def stage(self, write: Write) -> Path:
         self.current = write.path
         target = _target(write)
+        if write.within is not None and not inside(target.parent, write.within):
+            # a folder swapped for a link since the look: refuse, nothing of this write made
+            raise OSError(errno.EXDEV, _leaves(write.within))
         missing = [p for p in (target.parent, *target.parent.parents) if not p.exists()]
         for folder in reversed(missing):
             try:
@@ -226,8 +333,12 @@ class _Transaction:
             os.fsync(handle.fileno())
         mode = self.new_mode
         if write.replace and target.is_file() and not target.is_symlink():
-            mode = stat.S_IMODE(target.stat().st_mode)
-        os.chmod(temp, mode)
+            info = target.stat()
+            mode = stat.S_IMODE(info.st_mode)
+            made = os.stat(temp)
+            if (made.st_uid, made.st_gid) != (info.st_uid, info.st_gid):
+                os.chown(temp, info.st_uid, info.st_gid)  # the owner's file stays the owner's
+        os.chmod(temp, mode)  # after chown, which clears set-id bits
         return temp
 
     def commit(self, write: Write, temp: Path) -> None:
@@ -239,7 +350,9 @@ class _Transaction:
             if target.is_symlink():
                 before = os.readlink(target)
             elif target.exists():
-                before, mode = target.read_bytes(), stat.S_IMODE(target.stat().st_mode)
+                if write.expected is not None and _changed(target, write.expected):
+                    raise _Changed(errno.EBUSY, CHANGED)  # the last look, just before the rename
+                before, mode = _held(target), stat.S_IMODE(target.stat().st_mode)
             os.replace(temp, target)
         else:
             before, mode = None, None
@@ -288,6 +401,15 @@ class _Transaction:
                 failed.append(folder)
         self.done, self.temps, self.folders = [], [], []
         return failed
+
+
+def _held(target: Path) -> bytes:
+    """What ``target`` holds, to put back if a later write fails (bounded, never blocking: it
+    was checked a regular file, but it may have been swapped since)."""
+    try:
+        return read_input(target, limit=1 << 62, what="file")
+    except UnreadableInput as err:
+        raise OSError(errno.EIO, f"cannot be read back before replacing it: {err.message}") from err
 
 
 def _link_new(temp: Path, target: Path) -> None:

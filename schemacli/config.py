@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from schemacli.contracts.evolution.levels import Level, SubjectLevels
 from schemacli.contracts.lint.rule import NameStyle
 from schemacli.contracts.lint.ruleset import LintConfig, UnknownSelector, check_selectors
+from schemacli.contracts.rules.model import RulesPolicy
 from schemacli.contracts.store.naming import NamingStrategy
 from schemacli.errors import ConfigError, Location, SchemacliError, SchemacliWarning
 from schemacli.origin import Kind, Origin, Setting, Sources, resolve
@@ -43,6 +44,9 @@ from schemacli.tomlfile import (
     PYPROJECT,
     REGISTRY,
     REGISTRY_KEYS,
+    RULES,
+    RULES_KEYS,
+    RULES_REQUIRE_TAGS,
     STORE,
     SUBJECT_KEYS,
     SUBJECTS,
@@ -93,6 +97,8 @@ class Settings:
     cache_dir: Path | None = None
     # [lint]: the rules, per-file ignores, naming styles, and whether the gate lints.
     lint: LintConfig = field(default_factory=LintConfig)
+    # [rules]: what gate and check require of data-quality rule sets (docs/rules.md)
+    rules: RulesPolicy = field(default_factory=RulesPolicy)
 
     @property
     def levels(self) -> SubjectLevels:
@@ -161,6 +167,7 @@ def load_settings(
     registry_table = Table(MappingProxyType(dict(_registry_table(file, table))), file, (REGISTRY,))
     subject_levels = _subject_levels(file, table)
     lint = _lint_table(file, table)
+    rules = _rules_table(file, table)
     return Settings(
         store=store,
         default_level=default_level,
@@ -172,7 +179,42 @@ def load_settings(
         config_file=config_file,
         cache_dir=cache_dir,
         lint=lint,
+        rules=rules,
     )
+
+
+def _rules_table(file: TomlFile | None, table: Mapping[str, Any]) -> RulesPolicy:
+    """The [rules] table: ``require-tags``, a list of tag names (line:col on a bad value)."""
+    if file is None or RULES not in table:
+        return RulesPolicy()
+    rules = table[RULES]
+
+    def where(*keys: str) -> Location:
+        found = file.position(settings_path(file.path, RULES, *keys))
+        line, column = found if found is not None else (None, None)
+        return Location(source=str(file.path), line=line, column=column)
+
+    if not isinstance(rules, dict):
+        raise ConfigError(
+            "rules must be a table",
+            location=where(),
+            hint='write [tool.schemacli.rules] followed by require-tags = ["PII"]',
+        )
+    for key in rules:
+        if key not in RULES_KEYS:
+            raise ConfigError(
+                f"unknown key {key!r} in the rules table",
+                location=where(key),
+                hint=f"allowed keys: {', '.join(RULES_KEYS)}",
+            )
+    tags = rules.get(RULES_REQUIRE_TAGS, [])
+    if not isinstance(tags, list) or not all(isinstance(t, str) and t for t in tags):
+        raise ConfigError(
+            f"rules.{RULES_REQUIRE_TAGS} = {tags!r} is not valid",
+            location=where(RULES_REQUIRE_TAGS),
+            hint='allowed: a list of tag names, e.g. ["PII"]',
+        )
+    return RulesPolicy(require_tags=tuple(tags))
 
 
 def _registry_table(file: TomlFile | None, table: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -15,7 +15,7 @@ import click
 from schemacli import entry, redact
 from schemacli.commands.options import OUTPUT_META_KEY
 from schemacli.contracts.jsontext.nesting import deep
-from schemacli.errors import SchemacliError, SchemacliWarning, UsageError, error_text
+from schemacli.errors import InputError, SchemacliError, SchemacliWarning, UsageError, error_text
 from schemacli.output import OutputFormat
 from schemacli.redact import printable
 
@@ -45,6 +45,16 @@ def guarded(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
     except KeyboardInterrupt:
         click.echo(entry.INTERRUPTED, err=True)
         ctx.exit(entry.EXIT_INTERRUPTED)
+    except MemoryError:  # the input's structures are garbage by now: room to say so
+        _report(ctx, OUT_OF_MEMORY)
+        ctx.exit(int(OUT_OF_MEMORY.exit_code))
+
+
+# What a run that exhausts memory says (docs/store.md: the schema cap is the memory bound).
+OUT_OF_MEMORY = InputError(
+    "ran out of memory: the input is larger than this machine (or its memory limit) can check",
+    hint="check fewer or smaller files at once; a schema file holds at most 8 MiB (docs/store.md)",
+)
 
 
 def _show_warning(

@@ -167,15 +167,20 @@ def shown(err: SchemacliError) -> SchemacliError:
 def error_text(err: SchemacliError) -> str:
     """``error: <where>: <what>`` then an optional ``hint:`` line. Never a traceback."""
     err = shown(err)
-    where = f"{err.location}: " if err.location is not None else ""
+    # A file name, a registry's answer and a hint are one line each: a line feed in them (a
+    # registry's message, a file named by a pull request) is shown escaped, never a new line a
+    # CI log could read as a command. Only the message's own lines (a list) stay lines, and
+    # none of them can start a command either (redact.printable).
+    one = redact.printable
+    where = f"{one(str(err.location))}: " if err.location is not None else ""
     lines = [f"error: {where}{err.message}"]
     server = err.server_message if isinstance(err, RegistryError) else None
     if server and server not in err.message and isinstance(err, RegistryError):
         code = f" {err.error_code}" if err.error_code is not None else ""
         status = f"HTTP {err.status}" if err.status is not None else "registry"
-        lines.append(f"  {status}{code}: {server}")
+        lines.append(f"  {status}{code}: {one(server)}")
     if err.hint:
-        lines.append(f"  hint: {err.hint}")
+        lines.append(f"  hint: {one(err.hint)}")
     # Messages may quote a registry's answer or a file name: nothing in them may drive the terminal.
     return redact.printable("\n".join(lines), keep="\n")
 

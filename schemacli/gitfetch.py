@@ -12,11 +12,14 @@ import contextlib
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 from typing import IO
 
 from schemacli import redact
@@ -82,7 +85,10 @@ def cloned(
             hint="install git, or clone the repository yourself and give its folder",
         )
     shown = redact.redact(url)
-    with tempfile.TemporaryDirectory(prefix="schemacli-readers-") as temp:
+    with (
+        _cleaned_up_on_termination(),
+        tempfile.TemporaryDirectory(prefix="schemacli-readers-") as temp,
+    ):
         target = Path(temp) / "repo"
         command = [
             git, "-c", "protocol.ext.allow=never", "-c", "core.hooksPath=/dev/null",
@@ -114,6 +120,33 @@ def cloned(
                 hint="check the URL, the ref and your access to the repository",
             )
         yield target
+
+
+# Signals that end the process by default without running a single ``finally``: while a clone
+# exists, they unwind the stack instead, so git is killed and the clone removed.
+_TERMINATING = tuple(
+    sig for sig in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if sig
+)
+
+
+@contextlib.contextmanager
+def _cleaned_up_on_termination() -> Iterator[None]:
+    """SIGTERM (and SIGHUP) inside the block exit the process as they would (status 128 + the
+    signal's number), but through ``SystemExit``, so every ``finally`` on the way runs: the
+    temporary clone never stays behind in $TMPDIR. The handlers before are put back after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may set handlers; a library caller's thread keeps its own
+        return
+
+    def unwind(signum: int, _frame: FrameType | None) -> None:
+        raise SystemExit(128 + signum)
+
+    before = {sig: signal.signal(sig, unwind) for sig in _TERMINATING}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
 
 
 def _run_bounded(

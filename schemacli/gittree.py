@@ -46,36 +46,37 @@ class GitTree:
         return f"{self.prefix}/{path}" if self.prefix else path
 
     def subjects(self) -> dict[str, dict[int, str]]:
-        out = _git(
-            self.repo,
-            "ls-tree",
-            "-r",
-            "--name-only",
-            "-z",
-            self.ref,
-            "--",
-            self._path(SUBJECTS_DIR),
-        )
+        out = _git(self.repo, "ls-tree", "-r", "-z", self.ref, "--", self._path(SUBJECTS_DIR))
         names = []
         files = []
+        objects: dict[str, str] = {}  # path -> its blob's id
         strip = len(self._path(SUBJECTS_DIR)) + 1
-        for full in filter(None, out.split("\0")):
+        for line in filter(None, out.split("\0")):
+            meta, _, full = line.partition("\t")  # "<mode> <type> <object>\t<path>"
             rel = full[strip:]
             files.append(f"{SUBJECTS_DIR}/{rel}")
+            objects[files[-1]] = meta.rsplit(" ", 1)[-1]
             parts = rel.split("/")
             if len(parts) == 2:
                 names.append((parts[0], parts[1]))
             elif len(parts) == 1:
                 names.append(("", parts[0]))
-        self._fetch([f for f in files if f.endswith((".avsc", ".json"))])
+        self._fetch([f for f in files if f.endswith((".avsc", ".json"))], objects)
         self._blobs[_LISTED] = b""  # files under subjects/ not fetched now do not exist
         return index_names(sorted(names), self.source)
 
-    def _fetch(self, paths: Sequence[str]) -> None:
+    def _fetch(self, paths: Sequence[str], objects: dict[str, str] | None = None) -> None:
+        """Read ``paths`` in one ``git cat-file --batch``; by their blob ids where ``objects``
+        (from the listing) has them: git finds a blob by its id at once, while ``REF:path``
+        walks the trees from the root on every line, and ``subjects/`` has an entry per
+        subject (a store's every file read that way costs files x subjects)."""
         paths = [p for p in dict.fromkeys(paths) if p not in self._blobs]
         if not paths:
             return
-        request = "".join(f"{self.ref}:{self._path(p)}\n" for p in paths).encode()
+        known = objects or {}
+        request = "".join(
+            f"{known[p]}\n" if p in known else f"{self.ref}:{self._path(p)}\n" for p in paths
+        ).encode()
         data = _run_git(self.repo, ["cat-file", "--batch"], request).stdout
         pos = 0
         for path in paths:

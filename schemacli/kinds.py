@@ -35,6 +35,9 @@ MAPPING = "docs/migration.md#validate-is-it-deployable-what-does-each-field-beco
 LINT = "docs/lint.md#"  # + the heading's slug: "### N001 record-name-style" -> n001-record-...
 READERS = "docs/readers.md#finding-kinds"
 CENSUS = "docs/census.md#a-side-keys-values"
+QUALITY = "docs/quality.md#finding-kinds"
+RULES = "docs/rules.md#finding-kinds"  # data-quality rules (CEL domain rules, field tags)
+RULES_TEST = "docs/rules.md#rules-test-the-rules-over-sample-records"
 
 
 class Kind(StrEnum):
@@ -197,6 +200,21 @@ class Kind(StrEnum):
     # a new compatibility group (major version) without a DOWNGRADE rule (docs/store.md)
     MISSING_MIGRATION_RULE = "MISSING_MIGRATION_RULE", STORE
 
+    # -- data-quality rules in a contract (docs/rules.md); located in the contract file
+    RULE_SYNTAX = "RULE_SYNTAX", RULES  # a CEL expression that does not parse
+    RULE_UNKNOWN_FIELD = "RULE_UNKNOWN_FIELD", RULES  # names a field the schema does not have
+    RULE_TYPE_MISMATCH = "RULE_TYPE_MISMATCH", RULES  # no such operator/function for the types
+    RULE_UNKNOWN_NAME = "RULE_UNKNOWN_NAME", RULES  # a name or function the executors lack
+    RULE_UNSUPPORTED_VALUE = "RULE_UNSUPPORTED_VALUE", RULES, WARNING  # a decimal, a time-*
+    RULE_FIELD_REMOVED = "RULE_FIELD_REMOVED", RULES  # a new version drops a field a rule reads
+    RULE_FIELD_RETYPED = "RULE_FIELD_RETYPED", RULES  # a new version retypes a field a rule reads
+    RULE_SELECTS_NO_FIELD = "RULE_SELECTS_NO_FIELD", RULES  # a CEL_FIELD rule's tags match none
+    RULE_REQUIRED_FOR_TAG = "RULE_REQUIRED_FOR_TAG", RULES  # a tagged field no rule covers
+    # -- rules over sample records (rules test)
+    RULE_FAILED = "RULE_FAILED", RULES_TEST  # a record breaks a rule (a condition is false)
+    RULE_ERRORED = "RULE_ERRORED", RULES_TEST  # a rule's expression failed on a record
+    RULE_NOT_RUN = "RULE_NOT_RUN", RULES_TEST, WARNING  # no executor here (JSONATA, ENCRYPT, ...)
+
     # -- the registry's verdicts next to the engine's (check --registry)
     REGISTRY_INCOMPATIBLE = "REGISTRY_INCOMPATIBLE", REGISTRY_CHECK  # the registry's own reasons
     REGISTRY_DISAGREEMENT = "REGISTRY_DISAGREEMENT", REGISTRY_CHECK  # registry and engine differ
@@ -324,9 +342,38 @@ class Kind(StrEnum):
         "member1, ... by position",
         "use a record with one optional field per alternative, or a single type",
     )
+    R001 = (
+        "R001",
+        LINT + "r001-rule-without-name",
+        ERROR,
+        "the rule at {pointer} has no name",
+        "give it a name: DLQ headers, logs and `rules test` name a rule by it, and a DLQ "
+        "replay skips the rule named in its header",
+    )
+    R002 = (
+        "R002",
+        LINT + "r002-write-rule-without-on-failure",
+        WARNING,
+        "rule {name!r} runs on WRITE without onFailure: a producer's send fails (ERROR) when it "
+        "fails",
+        'say what a failing record does: "onFailure": "ERROR", "DLQ" (with params dlq.topic) or '
+        '"NONE"',
+    )
+    R003 = (
+        "R003",
+        LINT + "r003-always-true-expression",
+        WARNING,
+        "rule {name!r} is true for every record: {expr}",
+        "a condition that cannot fail checks nothing; compare a field of the record",
+    )
     # -- the census of a topic's data (topics census)
     CENSUS_UNFRAMED = "CENSUS_UNFRAMED", CENSUS, WARNING  # keys/values without a Confluent header
     CENSUS_UNKNOWN_ID = "CENSUS_UNKNOWN_ID", CENSUS, WARNING  # an id neither registry nor store has
+    # -- a topic's data run through its subject's domain rules (topics check)
+    CHECK_RULE_FAILED = "CHECK_RULE_FAILED", QUALITY  # records a rule's condition refuses
+    CHECK_RULE_ERROR = "CHECK_RULE_ERROR", QUALITY  # records a rule's expression fails on
+    CHECK_UNDECODABLE = "CHECK_UNDECODABLE", QUALITY  # records their writer schema cannot decode
+    CHECK_OTHER_ID = "CHECK_OTHER_ID", QUALITY, WARNING  # records of a schema id not the subject's
 
     def message(self, **values: object) -> str:
         """The kind's template filled with ``values``; ValueError for a kind without one."""

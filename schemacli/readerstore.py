@@ -25,11 +25,16 @@ from schemacli.contracts.readers.declared import (
     load_manifest,
     load_readers,
     readers_root,
+    store_root_of,
 )
 from schemacli.contracts.readers.judge import load_declared
 from schemacli.errors import InputError, Location, SchemacliError, UsageError
+from schemacli.textfile import Root, inside
 
-_HINT = "nothing was written; fix the store folder's permissions, or pick another --store"
+_HINT = (
+    "nothing was written; fix the store folder (its permissions, or a folder in it that is a "
+    "link to another place), or pick another --store"
+)
 
 
 @dataclass(frozen=True)
@@ -96,7 +101,7 @@ def add_reader(
             raise UsageError(f"--group {group!r} is not a consumer group name")
     manifest_path = folder / MANIFEST
     if folder.is_dir() and (manifest_path.exists() or manifest_path.is_symlink()):
-        old = load_manifest(manifest_path)
+        old = load_manifest(manifest_path, within=store_root_of(store))
     elif not groups:
         raise UsageError(
             f"consumer {consumer} is new: say which consumer group(s) it runs as",
@@ -111,8 +116,8 @@ def add_reader(
     )
     text = schema.document.text
     writes = [
-        Write(manifest_path, manifest_bytes(merged), replace=True, follow_link=False),
-        Write(target, text.encode("utf-8"), replace=True, follow_link=False),
+        Write(manifest_path, manifest_bytes(merged), replace=True, follow_link=False, within=store),
+        Write(target, text.encode("utf-8"), replace=True, follow_link=False, within=store),
     ]
     write_all(writes, hint=_HINT)
     return Change(
@@ -130,6 +135,13 @@ def remove_reader(store: Path, consumer: str, subject: str | None = None) -> Cha
     _store_dir(store)
     folder = readers_root(store) / consumer
     check_consumer_name(consumer, Location(source=str(folder)))
+    if folder.is_dir() and not inside(folder, store):
+        raise InputError(
+            f"{folder} leads outside the store (a folder on its way is a symbolic link); "
+            "nothing was removed",
+            location=Location(source=str(folder)),
+            hint="remove the declarations in the folder the link names yourself",
+        )
     if folder.is_symlink() or not folder.is_dir():
         known = consumers(store)
         raise InputError(
@@ -161,21 +173,29 @@ def pull_readers(
     shown: str,
     only: Sequence[str] = (),
     rename: bool = False,
+    repository: Path | None = None,
 ) -> list[Change]:
     """Copy the declarations under ``source_root`` (``readers/<consumer>/...``, a consumer's
     repository) into the store: each pulled consumer's folder becomes the source's (its other
     ``.avsc`` files and manifest removed), other consumers are left alone. Everything is
     validated first (``shown`` names the source in messages; ``rename``: the files' paths are
-    named from ``shown``, for a temporary clone); nothing is written when anything is wrong."""
+    named from ``shown``, for a temporary clone); nothing is written when anything is wrong.
+
+    Another party's files: every one is read inside ``repository`` (the clone, or the folder
+    given; default ``source_root``), so a symbolic link out of it is refused, never followed."""
     _store_dir(store)
-    if not source_root.is_dir():
+    repository = repository if repository is not None else source_root
+    confined = Root(repository, f"the repository {shown}")
+    if not source_root.is_dir() or not inside(source_root, repository):
         raise InputError(
-            f"{shown} is not a folder",
+            f"{shown} is not a folder"
+            if not source_root.is_dir()
+            else f"--path leads outside the repository {shown} (through a symbolic link)",
             location=Location(source=shown),
             hint="give the repository's root, or the folder holding readers/ with --path",
         )
     try:
-        found = load_readers(source_root)
+        found = load_readers(source_root, within=confined)
         loaded, problems = load_declared(found)
         if problems:
             first = problems[0]
@@ -201,7 +221,7 @@ def pull_readers(
     changes = []
     for name in wanted:
         source_folder = readers_root(source_root) / name
-        manifest = load_manifest(source_folder / MANIFEST)
+        manifest = load_manifest(source_folder / MANIFEST, within=confined)
         store_folder = readers_root(store) / name
         files = {MANIFEST: manifest_bytes(manifest)}
         for reader in (r for r in loaded if r.declared.consumer == name):
@@ -212,7 +232,9 @@ def pull_readers(
             if target.is_file() and not target.is_symlink() and target.read_bytes() == content:
                 unchanged.append(_rel(store, target))
                 continue
-            plan.writes.append(Write(target, content, replace=True, follow_link=False))
+            plan.writes.append(
+                Write(target, content, replace=True, follow_link=False, within=store)
+            )
             written.append(_rel(store, target))
         removed = []
         if store_folder.is_dir() and not store_folder.is_symlink():
@@ -249,6 +271,8 @@ def pull_readers(
 def _renamed(err: SchemacliError, root: Path, shown: str) -> SchemacliError:
     """``err`` with the temporary clone's path replaced by the source's name."""
     prefix = str(root).rstrip("/") + "/"
+    if isinstance(err.hint, str):
+        err.hint = err.hint.replace(prefix, f"{shown}:")
     loc = err.location
     if loc is not None and loc.source is not None and loc.source.startswith(prefix):
         err.location = Location(

@@ -32,7 +32,6 @@ import functools
 import json
 import logging
 import re
-import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from enum import Enum
@@ -273,14 +272,29 @@ _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 def printable(text: str, *, keep: str = "") -> str:
     """``text`` redacted (``schemacli.redact``), then with control characters and bidi
-    overrides (except those in ``keep``) escaped."""
+    overrides (except those in ``keep``) escaped. Where line breaks are kept, no line can start
+    a CI log command (:func:`inert_lines`): without ``keep``, a value is one line."""
     text = redact(text)
 
-    def safe(char: str) -> str:
-        if char in keep:
-            return char
-        if unicodedata.category(char) == "Cc" or char in _BIDI:
-            return char.encode("unicode_escape").decode("ascii")
-        return char
+    def safe(match: re.Match[str]) -> str:
+        char = match.group()
+        return char if char in keep else char.encode("unicode_escape").decode("ascii")
 
-    return "".join(map(safe, text))
+    shown = _UNSAFE.sub(safe, text)  # at C speed: a report of 100,000 findings passes through
+    return inert_lines(shown) if "\n" in keep or "\r" in keep else shown
+
+
+# Unicode's control characters (category Cc: C0, DEL, C1) and the bidi overrides.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f" + "".join(sorted(_BIDI)) + "]")
+
+
+# A line a CI runner reads as a command, not as log text: GitHub's workflow commands
+# (``::error ...::``, after leading white space) and Azure Pipelines' logging commands.
+_LOG_COMMAND = re.compile(r"^([ \t]*)(::|##\[|##vso\[)", re.MULTILINE)
+
+
+def inert_lines(text: str) -> str:
+    """``text`` with a backslash before each line that a CI runner would read as a command
+    (``::error file=..::``): a registry's message or a file name printed in a log, line breaks
+    and all, never raises an annotation or stops the log. Our own text lines never start so."""
+    return _LOG_COMMAND.sub(r"\1\\\2", text)

@@ -9,6 +9,12 @@ stdin or a 20 GB file stops at the cap with an input error instead of exhausting
 symbolic-link loop (``ELOOP``), a missing file, a path through a file, no permission: each is
 an ``UnreadableInput`` naming the file and the way out, never an OSError or a traceback.
 
+Input that comes from another party is read inside its root (``within``: the store, a pulled
+repository, the folder a mapping names its schemas in): the path, every symbolic link on it
+followed, must resolve inside the root, or it is refused by name (``reason`` ``"outside"``)
+before it is opened. A link that stays inside the root is fine. docs/store.md says which
+command reads inside which root.
+
 The caps are per kind of input (``SCHEMA_LIMIT``, ``DOCUMENT_LIMIT``, ``SETTINGS_LIMIT``);
 docs/store.md lists them.
 
@@ -22,6 +28,8 @@ import errno
 import os
 import stat
 import sys
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import BinaryIO
 
@@ -32,9 +40,13 @@ UTF8_BOM = b"\xef\xbb\xbf"
 
 MiB = 1024 * 1024
 # The most schemacli reads of one input, by kind. Generous for real files (the largest schema
-# in the wild is a few MiB; a mapping may carry both schemas inline), small enough that a wrong
-# path (/dev/zero, a disk image, a log) fails at once with a clear error.
-SCHEMA_LIMIT = 64 * MiB  # .avsc files, the store's files, a schema on standard input
+# in the wild is a few MiB; a default Confluent registry keeps schemas in a Kafka topic of 1 MB
+# messages; a mapping may carry both schemas inline), small enough that a wrong path
+# (/dev/zero, a disk image, a log) fails at once with a clear error. A schema's cap is also what
+# 2 GiB of memory holds: the commands take up to ~110 bytes of memory per byte of the densest
+# schema (check and diff hold two; bench/bench_wide_schema.py measures the curve), so 8 MiB
+# stays under 1 GiB; at 64 MiB a wide schema ran out of memory.
+SCHEMA_LIMIT = 8 * MiB  # .avsc files, the store's files, a schema on standard input
 DOCUMENT_LIMIT = 16 * MiB  # mapping files, converter state and checkpoint files
 SETTINGS_LIMIT = 1 * MiB  # schemacli.toml, pyproject.toml, Kafka properties files
 
@@ -43,11 +55,29 @@ STDIN_SOURCE = "<stdin>"
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
+@dataclass(frozen=True)
+class Root:
+    """The folder input from another party must stay inside (``path``), and how messages name
+    it (``name``: "the store schemas", "the pulled repository")."""
+
+    path: Path
+    name: str
+
+    @cached_property
+    def real(self) -> str:
+        """``path`` resolved, once (a store that is a link to another folder is that folder)."""
+        return _real(self.path) or str(self.path)
+
+    def holds(self, real: str) -> bool:
+        """Whether the resolved path ``real`` lies inside this root."""
+        return _below(real, self.real)
+
+
 class UnreadableInput(InputError):
     """An input that cannot be read: missing, not a regular file, a link loop, too large, no
     permission. ``reason`` says which (``"missing"``, ``"directory"``, ``"fifo"``,
     ``"device"``, ``"socket"``, ``"loop"``, ``"too-large"``, ``"permission"``,
-    ``"not-a-directory"``, ``"other"``)."""
+    ``"not-a-directory"``, ``"outside"``, ``"other"``)."""
 
     kind = Kind.UNREADABLE_FILE
 
@@ -87,21 +117,67 @@ def refused_kind(mode: int) -> tuple[str, str] | None:
     return "other", "is not a regular file"
 
 
+def inside(path: Path | str, root: Path | str) -> bool:
+    """Whether ``path``, every symbolic link on it followed, resolves inside ``root`` (itself
+    resolved: a store that is a link to another folder is that folder). Never raises."""
+    real, base = _real(path), _real(root)
+    return real is not None and base is not None and _below(real, base)
+
+
+def _real(path: Path | str) -> str | None:
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):  # a NUL in the name, a name too long to resolve
+        return None
+
+
+def _below(real: str, base: str) -> bool:
+    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
+
+
+def work_tree(folder: Path) -> Path | None:
+    """The git work tree ``folder`` lies in (the nearest folder above it, itself resolved, that
+    holds ``.git``), or None: the root of a mapping's schema paths (docs/store.md)."""
+    start = resolved(folder)
+    for candidate in (start, *start.parents):
+        if os.path.lexists(candidate / ".git"):
+            return candidate
+    return None
+
+
+def is_file(path: Path | str) -> bool:
+    """``Path.is_file`` that answers False where the file system answers with an error (a name
+    longer than it allows, a link loop, no permission), instead of raising."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
 def read_input(
     path: Path | str,
     *,
     limit: int,
     what: str = "file",
     source: str | None = None,
+    within: Root | None = None,
 ) -> bytes:
     """The bytes of the user's file ``path``, at most ``limit`` of them.
 
     ``what`` names the kind of file in messages ("schema file", "Kafka properties file").
+    ``within``: the root of input that comes from another party; a path that resolves
+    outside it (through a symbolic link, or ``..``) is refused before it is opened.
     Raises ``UnreadableInput`` for anything that is not a readable regular file of at most
     ``limit`` bytes; never OSError.
     """
     source = source or str(path)
     where = Location(source=source)
+    flags = _OPEN_FLAGS
+    if within is not None:
+        real = _real(path)
+        if real is None or not within.holds(real):
+            raise _outside(where, what, within)
+        path, flags = real, flags | getattr(os, "O_NOFOLLOW", 0)
     try:
         info = os.stat(path)
         refused = refused_kind(info.st_mode)
@@ -109,7 +185,7 @@ def read_input(
             raise _unreadable(refused[0], refused[1], where, what)
         if info.st_size > limit:
             raise _too_large(where, what, limit)
-        fd = os.open(path, _OPEN_FLAGS)
+        fd = os.open(path, flags)
     except OSError as err:
         raise _os_error(err, where, what) from err
     try:
@@ -117,6 +193,8 @@ def read_input(
         refused = refused_kind(info.st_mode)
         if refused is not None:
             raise _unreadable(refused[0], refused[1], where, what)
+        if within is not None and not _opened_inside(fd, within):
+            raise _outside(where, what, within)  # a folder on the way swapped for a link
         with os.fdopen(fd, "rb", buffering=0, closefd=False) as handle:
             data = _read_capped(handle, limit, first=info.st_size + 1)
     except OSError as err:
@@ -166,6 +244,17 @@ def _read_capped(handle: BinaryIO, limit: int, first: int = 64 * 1024) -> bytes 
     return b"".join(chunks)
 
 
+def _opened_inside(fd: int, root: Root) -> bool:
+    """Whether the file open as ``fd`` is inside ``root``, where the system can say which file
+    a descriptor names (Linux's /proc: the path it gives is resolved already); elsewhere the
+    look before opening stands alone."""
+    try:
+        opened = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return True
+    return root.holds(opened)
+
+
 def _a(noun: str) -> str:
     return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
 
@@ -189,6 +278,16 @@ def _too_large(where: Location, what: str, limit: int) -> UnreadableInput:
         where,
         "check that the path names the right file (docs/store.md lists the limits)",
         "too-large",
+    )
+
+
+def _outside(where: Location, what: str, root: Root) -> UnreadableInput:
+    return _kinded(
+        f"leads outside {root.name} (through a symbolic link or '..'); schemacli reads no "
+        f"{what} from outside it",
+        where,
+        f"put the file itself inside {root.name}, or make the link name a file there",
+        "outside",
     )
 
 
@@ -255,11 +354,13 @@ def read_utf8(
     error: type[InputError] = InputError,
     limit: int = DOCUMENT_LIMIT,
     what: str = "file",
+    within: Root | None = None,
 ) -> str:
     """``path``'s text, read by :func:`read_input` (at most ``limit`` bytes; ``what`` names
-    the file's kind in messages) and decoded by :func:`decode_utf8` (``hint`` for a bad byte).
+    the file's kind in messages; ``within``: the root it must resolve inside) and decoded by
+    :func:`decode_utf8` (``hint`` for a bad byte).
     Raises UnreadableInput (``reason`` says why) or, for a byte that is not UTF-8, ``error``."""
-    data = read_input(path, limit=limit, what=what)
+    data = read_input(path, limit=limit, what=what, within=within)
     return decode_utf8(data, str(path), hint=hint, error=error)
 
 

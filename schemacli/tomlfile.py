@@ -38,8 +38,12 @@ SUBJECTS = "subjects"
 REGISTRY = "registry"
 LEVEL = "level"
 LINT = "lint"
+RULES = "rules"
 # Every key our table may hold; anything else is a typo and rejected.
-FILE_KEYS = (STORE, DEFAULT_LEVEL, NAMING_STRATEGY, SUBJECTS, REGISTRY, CACHE_DIR, LINT)
+FILE_KEYS = (STORE, DEFAULT_LEVEL, NAMING_STRATEGY, SUBJECTS, REGISTRY, CACHE_DIR, LINT, RULES)
+# [rules]: what the gate requires of data-quality rule sets (docs/rules.md)
+RULES_REQUIRE_TAGS = "require-tags"
+RULES_KEYS = (RULES_REQUIRE_TAGS,)
 # [lint]: ruff's selection keys, the naming styles, and whether the gate lints new versions.
 LINT_SELECT = "select"
 LINT_IGNORE = "ignore"
@@ -58,7 +62,18 @@ LINT_KEYS = (
     LINT_GATE,
 )
 SUBJECT_KEYS = (LEVEL,)
-REGISTRY_KEYS = ("url", "user", "password", "token", "ca", "cert", "key", "timeout", "retries")
+REGISTRY_KEYS = (
+    "url",
+    "user",
+    "password",
+    "token",
+    "ca",
+    "cert",
+    "key",
+    "timeout",
+    "retries",
+    "concurrency",
+)
 
 KeyPath = tuple[str, ...]
 

@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from schemacli.errors import RegistryError, UsageError
-from spark_avro.registry import self_contained_text, with_client
+from spark_avro.registry import with_registry
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
     from pyspark.sql.streaming.query import StreamingQuery
 
-    from schemacli.registry.client import RegistryClient
+    from schemacli.registry.schemas import RegistrySchemas
 
 MAGIC_BYTE = 0
 MAX_ID = 2**31 - 1
@@ -91,11 +91,11 @@ def subject_schema(
     registered only when ``register``). Raises RegistryError (exit 3) naming the subject when
     the registry does not hold it and ``register`` is False."""
 
-    def find(client: RegistryClient) -> SubjectSchema:
+    def find(road: RegistrySchemas) -> SubjectSchema:
+        client = road.client
         if schema is None:
-            latest = client.get_version(subject, "latest")
-            text = self_contained_text(client, latest.schema, latest.references, subject)
-            return SubjectSchema(subject, text, latest.id, latest.version)
+            latest = road.schema(subject, "latest")
+            return SubjectSchema(subject, latest.text, latest.id, latest.number)
         text = json.dumps(json.loads(schema))
         found = client.lookup(subject, text)
         if found is not None:
@@ -109,7 +109,7 @@ def subject_schema(
         registered = client.register(subject, text)
         return SubjectSchema(subject, text, registered.id, registered.version, registered=True)
 
-    return with_client(registry_url, find)
+    return with_registry(registry_url, find)
 
 
 def write_topic(

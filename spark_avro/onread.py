@@ -1,9 +1,9 @@
-"""Migrate on read, decided on the driver: which mapping, which writer goes which road.
+"""Migrate on read, decided on the driver: which writer goes which road.
 
-``read_topic(..., migrate=MAPPING)`` and ``schemacli spark codegen --migrate MAPPING`` take a
-mapping of ``converters.mapping`` (the file ``migrate plan`` writes, or a loaded ``Mapping``),
-compile it with the converter's compiler (``converters.mapping.sql``, refused as ``migrate
-deploy`` refuses it) and split the topic's writer schemas into two roads:
+``read_topic(..., migrate=MIGRATION)`` and ``schemacli spark codegen --migrate MAPPING`` take a
+:class:`Migration`: the mapping of ``converters.mapping`` compiled by the converter's compiler,
+as ``converters.onread.load_migration`` prepares it (spark_avro imports nothing of the
+converters: they import it). The topic's writer schemas go two roads:
 
 * the **v1 road**: the writer is the mapping's v1 schema (the same Parsing Canonical Form), or
   one the v1 schema reads and the v2 schema does not (an older v1 version); its records are
@@ -17,25 +17,20 @@ The Spark side is ``spark_avro.migrate`` (``decode_migrated``). No pyspark here.
 from __future__ import annotations
 
 import json
-import os
+from collections.abc import Callable
 from collections.abc import Mapping as Mapped
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any
 
-from converters.mapping.model import Mapping
-from converters.mapping.reader import load
-from converters.mapping.schemas import missing_schemas, with_registry_schemas
-from converters.mapping.sql import compiled_or_fail, select_sql
 from schemacli.contracts.avro.canonical import canonical_form
 from schemacli.contracts.avro.parse import parse_schema
-from schemacli.errors import InputError, SchemacliError, UsageError
+from schemacli.errors import InputError, Location, SchemacliError, UsageError
 from spark_avro import registry
 from spark_avro.compat import incompatible_writers
 
-MAPPING_HINT = (
-    "Pass the path of a mapping `schemacli migrate plan --out` wrote, or a Mapping loaded with "
-    "converters.mapping.reader.load."
+MIGRATION_HINT = (
+    "Read through converters.onread.read_topic / stream_topic (they take the mapping file's "
+    "path), or pass migrate=converters.onread.load_migration(PATH, registry_url=...)."
 )
 
 
@@ -43,54 +38,33 @@ MAPPING_HINT = (
 class Migration:
     """A deployable mapping, compiled: what a migrating reader embeds or runs."""
 
-    mapping: Mapping
-    source_schema: str  # v2, JSON text
-    target_schema: str  # v1, JSON text
+    source_schema: str  # v2, JSON text (self-contained)
+    target_schema: str  # v1, JSON text (self-contained)
     columns: tuple[str, ...]  # `<expr> AS `field`` per v1 field, in v1's order
     error_sql: str  # the failure reasons ('' when a record converts)
+    source_subject: str | None = None
+    target_subject: str | None = None
+    origin: str = "<mapping>"  # the mapping file, for messages
+    # where a JSON pointer of the mapping sits in its file (line:col), for errors
+    location: Callable[[str], Location] = field(default=lambda pointer: Location(), repr=False)
 
     @property
-    def origin(self) -> str:
-        return self.mapping.origin or "<mapping>"
+    def source_json(self) -> Any:
+        return json.loads(self.source_schema)
+
+    @property
+    def target_json(self) -> Any:
+        return json.loads(self.target_schema)
 
 
-def load_migration(migrate: Any, *, registry_url: str | None = None) -> Migration:
-    """The mapping ``migrate`` names (a path, or a loaded ``Mapping``), with both schemas and
-    compiled. A side naming only a ``subject`` takes its schema from ``registry_url``.
-
-    Raises InputError for a file that cannot be read or is not a valid mapping (file:line:col),
-    UsageError for something that is no mapping or a side without a schema and no registry,
-    CheckFailed for a mapping ``migrate deploy`` would refuse (its first problem, located)."""
-    if isinstance(migrate, Mapping):
-        mapping = migrate
-    elif isinstance(migrate, (str, os.PathLike)) and str(migrate):
-        mapping = load(Path(migrate))
-    else:
-        raise UsageError(
-            f"migrate= takes a mapping file's path or a Mapping, not {type(migrate).__name__}",
-            hint=MAPPING_HINT,
-        )
-    if missing_schemas(mapping):
-        if registry_url is None:
-            sides = ", ".join(missing_schemas(mapping))
-            raise UsageError(
-                f"the mapping has no schema for {sides} and no registry was given to fetch it",
-                location=mapping.location(missing_schemas(mapping)[0]),
-                hint="Give registry_url=..., or `schema:` for that side in the mapping.",
-            )
-
-        def fetch(subject: str, version: int | str) -> tuple[str, str]:
-            found = registry.subject_version(registry_url, subject, version)
-            return found.schema, f"{subject}:{found.version}"
-
-        mapping = with_registry_schemas(mapping, fetch)
-    compiled = compiled_or_fail(mapping)
-    return Migration(
-        mapping=mapping,
-        source_schema=json.dumps(mapping.source.schema_json),
-        target_schema=json.dumps(mapping.target.schema_json),
-        columns=tuple(select_sql(compiled)),
-        error_sql=compiled.error_sql,
+def require_migration(migrate: Any) -> Migration:
+    """``migrate`` as a :class:`Migration`; UsageError for anything else (a path, a mapping:
+    the converters prepare those)."""
+    if isinstance(migrate, Migration):
+        return migrate
+    raise UsageError(
+        f"migrate= takes a prepared Migration, not {type(migrate).__name__}",
+        hint=MIGRATION_HINT,
     )
 
 
@@ -99,11 +73,11 @@ def subjects_to_read(migration: Migration, subject: str | None) -> list[str]:
     ``source.subject``) and the mapping's ``target.subject`` when it is another one.
 
     Raises UsageError when ``subject`` is neither of the mapping's subjects, or none is known."""
-    source, target = migration.mapping.source.subject, migration.mapping.target.subject
+    source, target = migration.source_subject, migration.target_subject
     if subject is not None and source is not None and subject not in (source, target):
         raise UsageError(
             f"the mapping converts subject {source!r} (to {target!r}), not {subject!r}",
-            location=migration.mapping.location("/source/subject"),
+            location=migration.location("/source/subject"),
             hint="Read the topic of the mapping's v2 subject, or pass the mapping written for "
             f"{subject!r}.",
         )
@@ -112,7 +86,7 @@ def subjects_to_read(migration: Migration, subject: str | None) -> list[str]:
         raise UsageError(
             "no subject to read writer schemas from: pass subject=..., or give the mapping "
             "`source.subject`",
-            location=migration.mapping.location("/source"),
+            location=migration.location("/source"),
         )
     return [first] + ([target] if target is not None and target != first else [])
 
@@ -140,7 +114,7 @@ def require_source_among(migration: Migration, writers: Mapped[int, str], where:
     raise UsageError(
         f"the mapping's v2 schema is not a version of {where}: the mapping was written for "
         "other schemas than the topic's",
-        location=migration.mapping.location("/source"),
+        location=migration.location("/source"),
         hint="Plan the mapping from the registered v2 schema (`schemacli migrate plan --from "
         "SUBJECT:VERSION`), or read the subject the mapping was written for.",
     )

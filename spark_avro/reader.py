@@ -21,8 +21,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from schemacli.contracts.avro.loader import load_schema_text
 from schemacli.errors import InputError, RegistryError, UsageError
 from spark_avro import onread, registry
+from spark_avro import rules as data_rules
 from spark_avro.compat import incompatible_writers
 from spark_avro.decode import MODES, decode_confluent, header_schema_id, reader_field_names
 from spark_avro.migrate import decode_migrated
@@ -145,6 +147,8 @@ def read_topic(
     kafka_options: Mapping[str, str] | None = None,
     stable_union_names: bool = True,
     migrate: Any = None,
+    rules: Any = None,
+    rules_mode: str = "READ",
 ) -> DataFrame:
     """``topic`` decoded into one reader schema (batch or, with ``streaming``, a streaming frame).
 
@@ -154,9 +158,10 @@ def read_topic(
     to ``split_bad_records``. ``stable_union_names=False`` keeps Spark's positional union members
     (``member0..N``) instead of ``member_<type>``.
 
-    ``migrate=MAPPING`` (a mapping file's path, or a loaded ``converters.mapping`` Mapping) reads
-    a topic of v2 records, or of v1 and v2 records, as v1 rows: v2 records go through the
-    mapping's compiled Spark SQL as the converter runs it, v1 records are read as written (see
+    ``migrate=MIGRATION`` (a mapping prepared by ``converters.onread.load_migration``; its
+    ``read_topic`` takes the mapping file's path and calls this one) reads a topic of v2
+    records, or of v1 and v2 records, as v1 rows: v2 records go through the mapping's compiled
+    Spark SQL as the converter runs it, v1 records are read as written (see
     ``spark_avro.onread`` for which writer goes which road); the reader schema is the mapping's
     v1 schema, so ``reader_version``/``reader_schema`` do not apply. With the registry, the
     writers are the versions of ``subject`` (default the mapping's ``source.subject``) and of
@@ -164,8 +169,28 @@ def read_topic(
     ``decode_error_kind`` ``convert`` and its ``decode_error`` the rule's reason. Union members
     are named ``member0..N``, as the mapping names them. Raises CheckFailed for a mapping
     ``migrate deploy`` would refuse, InputError / UsageError for a bad one.
+
+    ``rules=True`` (the reader version's rule set in the registry) or ``rules=PATH`` (a
+    contract file) applies the contract's CEL CONDITIONs that run in ``rules_mode`` (``READ``:
+    what a deserializer runs; ``WRITE``: what a producer's serializer runs), compiled to Spark
+    SQL: a record a rule refuses is a bad record of kind ``rule`` naming the rule, with
+    ``rule_dlq_topic`` set when the rule's action is DLQ (docs/spark.md#data-quality-rules).
+    ``spark_avro.rules.RulesNotCompiled`` names a rule with no SQL form here.
     """
     mode = _check_mode(mode)
+    if rules is not None and rules is not False:
+        if migrate is not None or mode != "PERMISSIVE":
+            raise UsageError(
+                "rules= applies to a PERMISSIVE read without migrate=",
+                hint="Read with mode='PERMISSIVE' (a refused record is a bad record).",
+            )
+        return _read_with_rules(
+            spark, bootstrap_servers, topic, rules=rules, rules_mode=rules_mode,
+            subject=subject, reader_version=reader_version, registry_url=registry_url,
+            schemas=schemas, reader_schema=reader_schema, streaming=streaming,
+            flatten=flatten, kafka_options=kafka_options,
+            stable_union_names=stable_union_names,
+        )  # fmt: skip
     if migrate is not None:
         return _read_migrated(
             spark,
@@ -202,6 +227,56 @@ def read_topic(
     )
 
 
+def _read_with_rules(
+    spark: SparkSession,
+    bootstrap_servers: str,
+    topic: str,
+    *,
+    rules: Any,
+    rules_mode: str,
+    subject: str | None,
+    reader_version: int | str,
+    registry_url: str | None,
+    schemas: Mapping[int, str] | None,
+    reader_schema: str | None,
+    streaming: bool,
+    flatten: bool,
+    kafka_options: Mapping[str, str] | None,
+    stable_union_names: bool,
+) -> DataFrame:
+    resolved = resolve_schemas(
+        subject=subject,
+        reader_version=reader_version,
+        registry_url=registry_url,
+        schemas=schemas,
+        reader_schema=reader_schema,
+    )
+    contract = data_rules.load_contract(
+        rules, registry_url=registry_url, subject=subject, version=reader_version
+    )
+    schema = load_schema_text(resolved.reader_schema, "the reader schema").schema
+    compiled = data_rules.compile_rules(
+        contract, schema, rules_mode.upper(), root="" if flatten else "`record`"
+    )
+    raw = kafka_source(
+        spark, bootstrap_servers, topic, streaming=streaming, kafka_options=kafka_options
+    )
+    return data_rules.decode_with_rules(  # type: ignore[return-value]
+        raw,
+        lambda frame, carried: decode_confluent(
+            frame,  # type: ignore[arg-type]
+            writer_schemas=resolved.writer_schemas,
+            reader_schema=resolved.reader_schema,
+            mode="PERMISSIVE",
+            flatten=flatten,
+            incompatible=incompatible_writers(resolved.writer_schemas, resolved.reader_schema),
+            stable_union_names=stable_union_names,
+            passthrough=carried,
+        ),
+        compiled,
+    )
+
+
 def _read_migrated(
     spark: SparkSession,
     bootstrap_servers: str,
@@ -229,7 +304,7 @@ def _read_migrated(
             "give exactly one source of writer schemas: registry_url=... or schemas={id: json}",
             hint="Offline, pass schemas={schema_id: schema_json, ...}.",
         )
-    migration = onread.load_migration(migrate, registry_url=registry_url)
+    migration = onread.require_migration(migrate)
     if registry_url is not None:
         writers = onread.registry_writers(migration, registry_url, subject)
     else:
@@ -269,7 +344,7 @@ def _migrated(
     except ValueError as exc:
         raise InputError(
             str(exc),
-            location=migration.mapping.location("/target"),
+            location=migration.location("/target"),
             hint="Read with flatten=False to get the v1 record as one struct column.",
         ) from exc
 
@@ -316,6 +391,8 @@ def stream_topic(
     available_now: bool = False,
     stable_union_names: bool = True,
     migrate: Any = None,
+    rules: Any = None,
+    rules_mode: str = "READ",
 ) -> StreamingQuery:
     """Start a streaming query that decodes each micro-batch and hands it to ``process_batch``.
 
@@ -324,19 +401,28 @@ def stream_topic(
     query runs are decoded too; each writer is checked against the reader schema once (the
     verdicts are memoised). Returns the started query.
 
-    ``migrate=MAPPING`` reads as ``read_topic(..., migrate=MAPPING)`` does (v1 rows; v2 records
+    ``migrate=MIGRATION`` reads as ``read_topic(..., migrate=MIGRATION)`` does (v1 rows; v2 records
     through the mapping's SQL, a record the converter would dead-letter a bad record), with the
     writers of ``subject`` (default the mapping's ``source.subject``) and of its
     ``target.subject``, and each id first seen in a micro-batch put on its road then.
+
+    ``rules=`` / ``rules_mode=`` apply a contract's CEL CONDITIONs to each micro-batch as
+    ``read_topic`` does (compiled once, here).
     """
     mode = _check_mode(mode)
+    with_rules = rules is not None and rules is not False
+    if with_rules and (migrate is not None or mode != "PERMISSIVE"):
+        raise UsageError(
+            "rules= applies to a PERMISSIVE read without migrate=",
+            hint="Read with mode='PERMISSIVE' (a refused record is a bad record).",
+        )
     if migrate is not None:
         if reader_version != "latest":
             raise UsageError(
                 "migrate= reads into the mapping's v1 schema: reader_version does not apply",
                 hint="Drop reader_version, or stream without migrate=.",
             )
-        migration = onread.load_migration(migrate, registry_url=registry_url)
+        migration = onread.require_migration(migrate)
         cache = SchemaCache(registry_url, onread.registry_writers(migration, registry_url, subject))
 
         def decode(batch: DataFrame, writers: Mapping[int, str]) -> DataFrame:
@@ -346,23 +432,43 @@ def stream_topic(
         if subject is None:
             raise UsageError(
                 "stream_topic needs subject=... (the subject whose versions it decodes)",
-                hint="Pass subject=..., or migrate=MAPPING to read through a mapping.",
+                hint="Pass subject=..., or read through a mapping "
+                "(converters.onread.stream_topic(..., migrate=MAPPING)).",
             )
         resolved = resolve_schemas(
             subject=subject, reader_version=reader_version, registry_url=registry_url
         )
         cache = SchemaCache(registry_url, resolved.writer_schemas)
+        compiled = (
+            _stream_rules(
+                rules,
+                rules_mode,
+                resolved.reader_schema,
+                registry_url,
+                subject,
+                reader_version,
+                flatten,
+            )  # fmt: skip
+            if with_rules
+            else None
+        )
 
         def decode(batch: DataFrame, writers: Mapping[int, str]) -> DataFrame:
-            return decode_confluent(
-                batch,
-                writer_schemas=writers,
-                reader_schema=resolved.reader_schema,
-                mode=mode,
-                flatten=flatten,
-                incompatible=incompatible_writers(writers, resolved.reader_schema),
-                stable_union_names=stable_union_names,
-            )
+            def plain(frame: Any, carried: tuple[str, ...] = ()) -> DataFrame:
+                return decode_confluent(
+                    frame,
+                    writer_schemas=writers,
+                    reader_schema=resolved.reader_schema,
+                    mode=mode,
+                    flatten=flatten,
+                    incompatible=incompatible_writers(writers, resolved.reader_schema),
+                    stable_union_names=stable_union_names,
+                    passthrough=carried,
+                )
+
+            if compiled is None:
+                return plain(batch)
+            return data_rules.decode_with_rules(batch, plain, compiled)  # type: ignore[return-value]
 
     raw = kafka_source(spark, bootstrap_servers, topic, streaming=True, kafka_options=kafka_options)
 
@@ -375,6 +481,24 @@ def stream_topic(
     if available_now:
         writer = writer.trigger(availableNow=True)
     return writer.start()
+
+
+def _stream_rules(
+    rules: Any,
+    rules_mode: str,
+    reader_schema: str,
+    registry_url: str,
+    subject: str,
+    reader_version: int | str,
+    flatten: bool,
+) -> Any:
+    contract = data_rules.load_contract(
+        rules, registry_url=registry_url, subject=subject, version=reader_version
+    )
+    schema = load_schema_text(reader_schema, "the reader schema").schema
+    return data_rules.compile_rules(
+        contract, schema, rules_mode.upper(), root="" if flatten else "`record`"
+    )
 
 
 def _schema_ids(batch: DataFrame) -> list[int]:

@@ -157,7 +157,11 @@ class FakeRegistry:
             case ["schemas", "ids", i]:
                 if int(i) not in self.schemas:
                     return _err(40403, "Schema not found")
-                return 200, {"schema": self.schemas[int(i)]["schema"]}
+                known = self.schemas[int(i)]
+                answer = {"schema": known["schema"]}
+                if known.get("references"):  # as Confluent answers: only when there are some
+                    answer["references"] = known["references"]
+                return 200, answer
             case ["schemas", "ids", i, "subjects"]:
                 return 200, sorted(
                     {s for s, vs in self.subjects.items() for v in vs if v["id"] == int(i)}
@@ -256,7 +260,10 @@ class FakeRegistry:
             (i for i, s in self.schemas.items() if _same(s["schema"], body["schema"])),
             len(self.schemas) + 1,
         )
-        self.schemas[schema_id] = {"schema": body["schema"]}
+        self.schemas[schema_id] = {
+            "schema": body["schema"],
+            "references": body.get("references") or [],
+        }
         versions = self.subjects.setdefault(subject, [])
         number = max((v["version"] for v in versions), default=0) + 1
         versions.append(

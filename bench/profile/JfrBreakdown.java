@@ -47,6 +47,10 @@ public final class JfrBreakdown {
     }
     Map<String, Integer> byLibrary = new TreeMap<>();
     Map<String, Integer> byThread = new TreeMap<>();
+    // Spark's task threads only: the first method that is not the JDK's, and every method on
+    // the stack (once per sample): where a road's per-record work goes
+    Map<String, Integer> byMethod = new TreeMap<>();
+    Map<String, Integer> within = new TreeMap<>();
     int total = 0;
     for (RecordedEvent e : RecordingFile.readAllEvents(Path.of(args[0]))) {
       if (!e.getEventType().getName().equals("jdk.ExecutionSample")) {
@@ -63,10 +67,39 @@ public final class JfrBreakdown {
       total++;
       byLibrary.merge(library(e.getStackTrace()), 1, Integer::sum);
       var thread = e.getThread("sampledThread");
-      byThread.merge(threadKind(thread == null ? "?" : thread.getJavaName()), 1, Integer::sum);
+      String kind = threadKind(thread == null ? "?" : thread.getJavaName());
+      byThread.merge(kind, 1, Integer::sum);
+      if (kind.equals("Spark tasks") && e.getStackTrace() != null) {
+        List<RecordedFrame> frames = e.getStackTrace().getFrames();
+        byMethod.merge(firstOwn(frames), 1, Integer::sum);
+        frames.stream().map(JfrBreakdown::method).distinct()
+            .forEach(m -> within.merge(m, 1, Integer::sum));
+      }
     }
     System.out.println("{\"samples\": " + total + ", \"library\": " + json(byLibrary)
-        + ", \"thread\": " + json(byThread) + "}");
+        + ", \"thread\": " + json(byThread) + ", \"method\": " + json(top(byMethod, 40))
+        + ", \"within\": " + json(top(within, 80)) + "}");
+  }
+
+  static String method(RecordedFrame f) {
+    return f.getMethod().getType().getName() + "." + f.getMethod().getName();
+  }
+
+  static String firstOwn(List<RecordedFrame> frames) {
+    for (RecordedFrame f : frames) {
+      String cls = f.getMethod().getType().getName();
+      if (!cls.startsWith("java.") && !cls.startsWith("jdk.") && !cls.startsWith("sun.")) {
+        return method(f);
+      }
+    }
+    return "JDK only";
+  }
+
+  static Map<String, Integer> top(Map<String, Integer> m, int n) {
+    Map<String, Integer> out = new TreeMap<>();
+    m.entrySet().stream().sorted((a, b) -> b.getValue() - a.getValue()).limit(n)
+        .forEach(x -> out.put(x.getKey(), x.getValue()));
+    return out;
   }
 
   static Instant seconds(String s) {

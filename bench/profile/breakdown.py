@@ -26,8 +26,20 @@ ROADS = {
     "cp-conv": "(b) at-least-once",
     "cp-eo": "(b') exactly-once, SQL road",
     "cp-fo": "(b'') exactly-once, fast road",
+    "cp-fd": "(b*) exactly-once, fast road, every record by Avro's datum reader",
     "bench-ks": "(k) Kafka Streams",
 }
+
+
+# the methods whose share of the task threads' samples (on the stack) the breakdown shows
+WITHIN = (
+    "dev.schemacli.",
+    "org.apache.avro.generic.GenericDatumReader.read",
+    "org.apache.avro.generic.GenericDatumWriter.write",
+    "org.apache.kafka.clients.producer.KafkaProducer.send",
+    "org.apache.spark.sql.kafka010.KafkaBatchPartitionReader.next",
+    "org.apache.spark.sql.kafka010.KafkaRowWriter.sendRow",
+)
 
 
 def road(name: str) -> tuple[str, int] | None:
@@ -63,10 +75,22 @@ def main(argv: list[str]) -> int:
                     k: round(100 * v / n, 1) for k, v in sorted(d.items(), key=lambda kv: -kv[1])
                 }
 
+            tasks = data["thread"].get("Spark tasks", 0)
+
+            def task_share(d: dict[str, int], n: int = tasks) -> dict[str, float]:
+                top = sorted(d.items(), key=lambda kv: -kv[1])[:15]
+                return {k: round(100 * v / n, 1) for k, v in top} if n else {}
+
             out[f"{label} [{Path(jfr).name}]"] = {
                 "samples": n,
                 "library_pct": share(data["library"]),
                 "thread_pct": share(data["thread"]),
+                # of the Spark task threads' samples: the first non-JDK method, and the methods
+                # on the stack (the per-record work: our writer, Avro, the producer, the source)
+                "task_method_pct": task_share(data["method"]),
+                "task_within_pct": task_share(
+                    {k: v for k, v in data["within"].items() if k.startswith(WITHIN)}
+                ),
             }
     print(json.dumps(out, indent=1))
     return 0

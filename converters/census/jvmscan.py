@@ -34,6 +34,7 @@ from typing import IO, Any
 from converters import jvmbuild
 from converters.census.model import NULL, UNFRAMED, Kind, PartitionTally, Span
 from converters.kafka import waits
+from converters.kafka.settings import FAILOVER_CONSUMER, with_failover
 from schemacli.errors import InputError, NetworkError, SchemacliError
 
 HOME = Path(__file__).resolve().parent / "jvm"
@@ -45,7 +46,8 @@ JARS_ENV = "SCHEMACLI_KAFKA_JARS"
 _CHECKOUT = Path(__file__).resolve().parents[2]
 ANSWER_LIMIT = 256 * 1024 * 1024  # the JVM's JSON: a few hundred bytes per partition and kind
 # the Java consumer's settings for a header-only read (the user's properties win): large fetches
-# and polls, as on the Python road (bench/README.md, issue #29)
+# and polls, as on the Python road (bench/README.md, issue #29), and the bounds that keep a lost
+# broker's stall short (kafka.settings.FAILOVER_CONSUMER; docs/census.md)
 CONSUMER_DEFAULTS = {
     "enable.auto.commit": "false",
     "isolation.level": "read_uncommitted",
@@ -55,6 +57,7 @@ CONSUMER_DEFAULTS = {
     "max.poll.records": "100000",
     "receive.buffer.bytes": str(4 * 1024 * 1024),
     "client.id": "schemacli-census",
+    **FAILOVER_CONSUMER,
 }
 JVM_OPTIONS = ("-Xms256m", "-Xmx1g", "-XX:+UseParallelGC", "-Xshare:auto")
 
@@ -129,9 +132,15 @@ def available() -> bool:
     return True
 
 
-def _properties_text(bootstrap: str, properties: Mapping[str, str]) -> str:
-    """A Java properties file: the defaults, the user's (Java) settings over them, the bootstrap."""
-    settings = {**CONSUMER_DEFAULTS, **properties, "bootstrap.servers": bootstrap}
+def properties_text(
+    bootstrap: str,
+    properties: Mapping[str, str],
+    defaults: Mapping[str, str] = CONSUMER_DEFAULTS,
+) -> str:
+    """A Java properties file: the defaults (with the failover timeouts a user's settings may
+    raise), the user's (Java) settings over them, the bootstrap (also for topics check's scan,
+    with its own defaults)."""
+    settings = {**with_failover(defaults, properties), "bootstrap.servers": bootstrap}
 
     def escape(text: str) -> str:  # the JVM reads the file as UTF-8 (CensusScan)
         out = []
@@ -174,11 +183,11 @@ def read_partitions(
         plan.write_text(_plan_text(topic, tallies, threads, deadline), encoding="utf-8")
         fd = os.open(props, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # may hold secrets
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(_properties_text(bootstrap, properties or {}))
+            f.write(properties_text(bootstrap, properties or {}))
         classpath = os.pathsep.join(map(str, run.classpath))
         command = [run.java, *JVM_OPTIONS, "-cp", classpath, MAIN_CLASS, str(plan), str(props)]
         with open(answer, "wb") as out:
-            status, words = _run(command, out, deadline, step)
+            status, words = run_jvm(command, out, deadline, step)
         if status != 0:
             raise _failure(bootstrap, status, words)
         if answer.stat().st_size > ANSWER_LIMIT:
@@ -187,12 +196,12 @@ def read_partitions(
     return _tallies(tallies, text)
 
 
-def _run(
+def run_jvm(
     command: list[str], out: IO[bytes], deadline: float, step: Callable[[int], None]
 ) -> tuple[int, list[str]]:
-    """Run the JVM, handing its progress lines to ``step`` (in this thread); its exit status and
-    its other stderr lines (at most 50). Killed when it outlives the deadline by a minute (it
-    stops itself at the deadline) or on Ctrl-C."""
+    """Run a JVM scan (the census's, topics check's), handing its progress lines to ``step``
+    (in this thread); its exit status and its other stderr lines (at most 50). Killed when it
+    outlives the deadline by a minute (it stops itself at the deadline) or on Ctrl-C."""
     proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.PIPE)
     lines: queue.Queue[bytes | None] = queue.Queue()
 

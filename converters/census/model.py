@@ -53,6 +53,21 @@ class Span:
         self.last_offset, self.last_timestamp_ms = last
         self.count += count
 
+    def join(self, other: Span) -> None:
+        """Fold in ``other``: records of the same kind in the same partition from anywhere in it
+        (pieces of a partition counted apart, in any order); the first and the last by offset
+        keep their timestamps."""
+        if other.count == 0:
+            return
+        if self.count == 0 or other.first_offset < self.first_offset:
+            self.first_offset, self.first_timestamp_ms = (
+                other.first_offset,
+                other.first_timestamp_ms,
+            )
+        if self.count == 0 or other.last_offset > self.last_offset:
+            self.last_offset, self.last_timestamp_ms = other.last_offset, other.last_timestamp_ms
+        self.count += other.count
+
     def as_range(self, partition: int) -> dict[str, Any]:
         return {
             "partition": partition,

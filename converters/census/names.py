@@ -1,34 +1,28 @@
 """What each writer schema id is called: the subjects and versions it is registered as, asked of
-the registry (``GET /schemas/ids/{id}/versions``) or read from the store's snapshot
-(``<store>/subjects/<subject>/registry.json``, which ``schemacli pull`` writes: each stored
-version's registry version and id)."""
+the registry (``GET /schemas/ids/{id}/versions``, through the one road: each id once, several in
+flight) or read from the store's snapshot (``<store>/subjects/<subject>/registry.json``, which
+``schemacli pull`` writes and ``schemacli.registry.snapshot`` reads: each stored version's
+registry version and id)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
 from converters.census.model import Registered
-from schemacli.errors import InputError, Location, RegistryError
 from schemacli.registry.client import RegistryClient
-from schemacli.textfile import SCHEMA_LIMIT, read_utf8
-
-SNAPSHOT_FILE = "registry.json"  # as schemacli.registry.snapshot writes it
-SUBJECTS_DIR = "subjects"
+from schemacli.registry.schemas import RegistrySchemas
+from schemacli.registry.snapshot import SNAPSHOT_FILE, SUBJECTS_DIR, parse_snapshot
+from schemacli.textfile import SCHEMA_LIMIT, Root, read_utf8
 
 
 def from_registry(client: RegistryClient, ids: Iterable[int]) -> dict[int, list[Registered]]:
     """id -> where the registry has it registered; an id it does not know is left out. Raises
     RegistryError / NetworkError for any other failure."""
+    road = RegistrySchemas(client)
+    wanted = sorted(set(ids))
     found: dict[int, list[Registered]] = {}
-    for schema_id in sorted(set(ids)):
-        try:
-            refs = client.get_schema_versions(schema_id)
-        except RegistryError as err:
-            if err.status == 404:  # 40403: schema not found
-                continue
-            raise
+    for schema_id, refs in zip(wanted, road.map(road.registrations, wanted), strict=True):
         if refs:
             found[schema_id] = [Registered(r.subject, r.version) for r in refs]
     return found
@@ -41,21 +35,11 @@ def from_store(store: Path) -> dict[int, list[Registered]]:
     root = store / SUBJECTS_DIR
     if not root.is_dir():
         return found
+    inside_store = Root(store, f"the store {store}")  # a snapshot linked out of it is refused
     for record in sorted(root.glob(f"*/{SNAPSHOT_FILE}")):
         text = read_utf8(record, hint="It is written by `schemacli pull`.", limit=SCHEMA_LIMIT,
-                         what="registry snapshot")  # fmt: skip
-        try:
-            data = json.loads(text)
-            subject = data["subject"]
-            rows = [(int(r["id"]), int(r["registry_version"])) for r in data["versions"]]
-            if not isinstance(subject, str):
-                raise TypeError("subject")
-        except (ValueError, KeyError, TypeError) as exc:
-            raise InputError(
-                f"{record} is not a registry snapshot ({type(exc).__name__}: {exc})",
-                location=Location(source=str(record)),
-                hint="Run `schemacli pull` again to rewrite it, or remove it.",
-            ) from exc
-        for schema_id, version in rows:
-            found.setdefault(schema_id, []).append(Registered(subject, version))
+                         what="registry snapshot", within=inside_store)  # fmt: skip
+        snapshot = parse_snapshot(text, str(record))
+        for row in snapshot.rows:
+            found.setdefault(row.id, []).append(Registered(snapshot.subject, row.registry_version))
     return found

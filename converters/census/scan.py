@@ -26,7 +26,7 @@ from itertools import compress, islice, repeat
 from operator import and_, is_not, itemgetter, lt, ne, or_
 from typing import Any
 
-from converters.census import jvmscan
+from converters.census import jvmscan, sparkscan
 from converters.census.model import (
     HEADER,
     NULL,
@@ -45,6 +45,10 @@ from schemacli.gcpolicy import collect_rarely
 
 BATCH = 100_000  # records per consume() call
 PARALLEL_MIN = 200_000  # fewer records to read than this: one process (spawning costs ~0.3 s)
+# Seconds a partition may be without a leader while the census takes the watermarks, once the
+# cluster has answered: a lost broker's partitions get new leaders when the controller fences it
+# (broker.session.timeout.ms, 9 s by default), which is longer than --connect-timeout's default
+LEADER_WAIT = 30.0
 CONSUMER_DEFAULTS = {
     "enable.auto.commit": False,
     "enable.partition.eof": True,  # a partition's end is heard even when a marker ends it
@@ -77,7 +81,8 @@ def layout(
     consumer: Any, topic: str, mode: Mode, bootstrap: str, timeout: float
 ) -> list[PartitionTally]:
     """Every partition of ``topic`` with its watermarks and the range ``mode`` reads. Raises
-    InputError when the topic is not there, NetworkError when Kafka does not answer."""
+    InputError when the topic is not there, NetworkError when Kafka does not answer: no broker
+    within ``timeout`` seconds, or a partition without a leader for :data:`LEADER_WAIT`."""
     from confluent_kafka import KafkaException, TopicPartition
 
     try:
@@ -88,13 +93,19 @@ def layout(
                 f"topic {topic!r} not found on {bootstrap}",
                 hint="Check the topic's name and --bootstrap (`kafka-topics --list`).",
             )
+        # the cluster answers: a partition whose leader was just lost is waited for
+        until = time.monotonic() + max(timeout, LEADER_WAIT)
+
+        def left() -> float:
+            return max(waits.SLICE, until - time.monotonic())
+
         tallies = []
         for p in sorted(found.partitions):
-            low, high = waits.watermarks(consumer, TopicPartition(topic, p), timeout)
+            low, high = waits.watermarks(consumer, TopicPartition(topic, p), left())
             tallies.append(PartitionTally(p, low, high, low, high))
-        starts = _offsets_at(consumer, topic, tallies, mode.since_ms, timeout)
+        starts = _offsets_at(consumer, topic, tallies, mode.since_ms, left())
         ends = _offsets_at(
-            consumer, topic, tallies, None if mode.until_ms is None else mode.until_ms + 1, timeout
+            consumer, topic, tallies, None if mode.until_ms is None else mode.until_ms + 1, left()
         )
     except KafkaException as exc:
         raise unreachable(bootstrap, exc) from exc
@@ -379,18 +390,22 @@ class Scan:
     engine: str = "python"
 
 
-ENGINES = ("auto", "jvm", "python")
+ENGINES = ("auto", "jvm", "python", "spark")
 
 
 def engine_of(engine: str) -> str:
-    """The road a census takes: ``jvm`` (Kafka's Java consumer, ``census.jvmscan``) or
-    ``python`` (librdkafka); ``auto`` takes the JVM when it can run here. ``jvm`` when it cannot:
-    JvmUnavailable (exit 2) naming what is missing."""
+    """The road a census takes: ``jvm`` (Kafka's Java consumer, ``census.jvmscan``),
+    ``python`` (librdkafka) or ``spark`` (a Spark job, ``census.sparkscan``: only when asked);
+    ``auto`` takes the JVM when it can run here, else Python. ``jvm`` or ``spark`` when it
+    cannot run: JvmUnavailable / SparkUnavailable (exit 2) naming what is missing."""
     if engine == "python":
         return "python"
     if engine == "jvm":
         jvmscan.runtime()
         return "jvm"
+    if engine == "spark":
+        sparkscan.require()
+        return "spark"
     return "jvm" if jvmscan.available() else "python"
 
 
@@ -406,18 +421,24 @@ def scan(
     progress: Callable[[int, int], None] | None = None,
     engine: str = "python",
     java_properties: Mapping[str, str] | None = None,
+    master: str | None = None,
 ) -> Scan:
     """Read ``topic``'s records (``mode``: all, a sample, a time range), in ``jobs`` processes
     (default: the CPUs; 1: in this process), or with ``engine`` ``jvm`` in ``jobs`` threads of
-    one JVM (``java_properties``: the --kafka-properties file in the Java client's names).
-    ``progress(done, total)`` is called as records are read. Raises InputError (no such topic;
-    JvmUnavailable), NetworkError (Kafka does not answer)."""
+    one JVM (``java_properties``: the --kafka-properties file in the Java client's names), or
+    with ``engine`` ``spark`` as a Spark job on ``master`` (default ``local[jobs]``; on a
+    cluster ``jobs`` caps its cores). ``progress(done, total)`` is called as records are read.
+    Raises InputError (no such topic; JvmUnavailable, SparkUnavailable), NetworkError (Kafka
+    or the Spark master does not answer)."""
     from confluent_kafka import Consumer, KafkaException
 
     # auto with librdkafka settings but none in Java's names (a caller that holds only those):
     # the Python road, which has them
     road = engine_of("python" if engine == "auto" and properties and java_properties is None
                      else engine)  # fmt: skip
+    if road == "spark":  # a master that is not there is said before Kafka is asked
+        master = sparkscan.master_of(master, jobs)
+        sparkscan.probe(master, connect_timeout)
     started = time.time()
     scanned_at_ms = int(started * 1000)
     try:
@@ -445,6 +466,17 @@ def scan(
                 tallies,
                 properties=java_properties,
                 threads=max(workers, 1),
+                deadline=deadline,
+                step=step,
+            )
+        elif road == "spark":
+            tallies = sparkscan.read_partitions(
+                bootstrap,
+                topic,
+                tallies,
+                properties=java_properties,
+                master=master,
+                cores=jobs,
                 deadline=deadline,
                 step=step,
             )

@@ -14,7 +14,7 @@ from converters.census.model import Mode, document
 from converters.census.scan import scan
 from schemacli.registry.client import RegistryClient
 
-_AGO = re.compile(r"(\d{1,9})([smhdw])")
+_AGO = re.compile(r"([0-9]{1,9})([smhdw])")  # ASCII digits: \\d takes "٧" too
 _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}
 
 
@@ -52,12 +52,14 @@ def take_census(
     progress: Callable[[int, int], None] | None = None,
     engine: str = "auto",
     java_properties: Mapping[str, str] | None = None,
+    master: str | None = None,
 ) -> dict[str, Any]:
     """The census document of ``topic`` (docs/census.md), read by ``engine`` (auto, jvm,
-    python: ``scan.engine_of``; the document's ``engine`` says which road read it). Ids are
-    named by ``client`` when given, else by the snapshot in ``store``. Raises InputError (no
-    such topic, a bad snapshot, the JVM road asked for and missing), NetworkError (Kafka or the
-    registry does not answer, the JVM failed), RegistryError."""
+    python, spark on ``master``: ``scan.engine_of``; the document's ``engine`` says which road
+    read it). Ids are named by ``client`` when given, else by the snapshot in ``store``. Raises
+    InputError (no such topic, a bad snapshot, the JVM or Spark road asked for and missing),
+    NetworkError (Kafka, the registry or the Spark master does not answer, the JVM or the Spark
+    job failed), RegistryError."""
     read = scan(
         bootstrap,
         topic,
@@ -69,6 +71,7 @@ def take_census(
         progress=progress,
         engine=engine,
         java_properties=java_properties,
+        master=master,
     )
     ids = {
         kind

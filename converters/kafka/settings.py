@@ -57,6 +57,56 @@ JAVA_ONLY = {
 }
 _JAAS = re.compile(r'\b(username|password)\s*=\s*"((?:[^"\\]|\\.)*)"')
 
+# The Java clients' settings that bound the stall after a broker is lost (the converter's Spark
+# source and writer, the census's JVM and Spark roads; docs/migration.md, "A lost broker"). A
+# --kafka-properties file overrides them. Kafka gives a lost partition leader's partitions a new
+# leader once the controller fences the broker (broker.session.timeout.ms, 9 s by default); the
+# clients pick it up from their next metadata. What kept them waiting longer was a call bound by
+# Kafka's defaults:
+#  - default.api.timeout.ms (60 s): a blocking call of a consumer or admin client. Spark's Kafka
+#    source lists offsets through an admin client; its call to a leader that left the cluster
+#    was seen waiting for a node until this bound, then Spark retries with a new admin client
+#    (fetchOffset.retryIntervalMs later, 10 ms): a lost broker stalled the converter ~60 s
+#    (tests/integration/test_broker_loss.py). With 10 s the retry comes after the new leader.
+#  - request.timeout.ms (30 s): a request in flight to a broker that went silent (its machine
+#    lost, no connection reset) is given up after this; 10 s, and never more than the calls'
+#    bound above (an admin client refuses default.api.timeout.ms < request.timeout.ms).
+#  - socket.connection.setup.timeout.ms (10 s, doubling to 30 s): a connection to an address
+#    that no longer answers; 5 s, at most 10.
+# Nothing here changes what is committed: a call that times out fails its task, which Spark
+# runs again, fencing and resuming from the committed offsets as after any failure.
+FAILOVER_CONSUMER = {
+    "default.api.timeout.ms": "10000",
+    "request.timeout.ms": "10000",
+    "socket.connection.setup.timeout.ms": "5000",
+    "socket.connection.setup.timeout.max.ms": "10000",
+}
+FAILOVER_PRODUCER = {
+    "request.timeout.ms": "10000",
+    "socket.connection.setup.timeout.ms": "5000",
+    "socket.connection.setup.timeout.max.ms": "10000",
+}
+# Spark's Kafka source lists offsets up to this many times before it fails the query (default 3,
+# which with 10 s calls would give up after ~30 s of a leaderless partition): ~60 s.
+SPARK_SOURCE_FAILOVER = {"fetchOffset.numRetries": "6"}
+
+
+def with_failover(
+    defaults: Mapping[str, str], given: Mapping[str, str], prefix: str = ""
+) -> dict[str, str]:
+    """``given`` (a --kafka-properties file's settings) over ``defaults`` (a client's, holding
+    :data:`FAILOVER_CONSUMER`), every name with ``prefix`` (``"kafka."`` for Spark's options).
+    A given request.timeout.ms above our default.api.timeout.ms, that one not given, raises it
+    to match: Kafka's admin client refuses a default.api.timeout.ms below request.timeout.ms."""
+    merged = {**defaults, **given}
+    api, request = prefix + "default.api.timeout.ms", prefix + "request.timeout.ms"
+    if api in merged and api not in given and request in given:
+        try:
+            merged[api] = str(max(int(merged[api]), int(given[request])))
+        except ValueError:
+            pass  # not a number: the client names the setting
+    return merged
+
 
 def client_config(
     bootstrap: str | None,

@@ -8,8 +8,9 @@ Ctrl-C for ten seconds. (``poll`` and the admin client's futures are interruptib
 Every such wait goes through here: the call is made again and again with a timeout of at most
 :data:`SLICE` seconds until it answers or the caller's whole ``timeout`` has passed, so a
 pending KeyboardInterrupt is raised between two slices. Only "no answer yet" errors are retried
-(the broker down or not reached, a timeout, an error librdkafka marks retriable, as it does a
-transaction call that timed out); any other error is raised at once, and the last one when the
+(the broker down or not reached, a timeout, a broker that left the cluster with the request
+queued for it, an error librdkafka marks retriable, as it does a transaction call that timed
+out); any other error is raised at once, and the last one when the
 deadline passes, as the single long call would have.
 """
 
@@ -33,7 +34,15 @@ def _no_answer_yet(exc: BaseException) -> bool:
     err = exc.args[0] if exc.args else None
     if not isinstance(err, KafkaError):
         return False
-    waiting = (KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN, KafkaError._TIMED_OUT)
+    # _DESTROY_BROKER: the broker asked left the cluster's metadata (a lost broker, fenced by the
+    # controller) with the request still queued for it; asked again, the partition's new leader
+    # answers
+    waiting = (
+        KafkaError._TRANSPORT,
+        KafkaError._ALL_BROKERS_DOWN,
+        KafkaError._TIMED_OUT,
+        KafkaError._DESTROY_BROKER,
+    )
     return err.code() in waiting or bool(err.retriable())
 
 

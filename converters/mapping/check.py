@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from converters.mapping.conversions import value_spec
 from converters.mapping.model import Conversion, Endpoint, Mapping, Policy
 from converters.mapping.preview import NeedsSpark, Outcome, convert_record
 from converters.mapping.recordplan import record_plan
@@ -143,9 +144,10 @@ def _unknown_names(
 def generate_samples(
     mapping: Mapping, compiled: Compiled, count: int, seed: int
 ) -> list[dict[str, Any]]:
-    """``count`` v2 records from fastavro's generator, seeded; every other record gets parseable
-    values for string->number fields and v1 symbols for ->enum fields, so a dry run shows both
-    the converted and the dead-lettered outcome."""
+    """``count`` v2 records from fastavro's generator, seeded; every other record gets, for each
+    rule, a value its conversion turns into v1's type (``sample``: parseable numbers for
+    string->number fields, v1 symbols for ->enum fields), so a dry run shows both the converted
+    and the dead-lettered outcome."""
     from fastavro.utils import generate_many
 
     state = random.getstate()
@@ -160,18 +162,12 @@ def generate_samples(
                 if r.source is None:
                     continue
                 tf = field_at(compiled.target, r.target)
-                if tf is None:
+                spec = value_spec(r.convert)
+                if tf is None or spec is None:
                     continue
-                if r.convert is Conversion.PARSE_NUMBER:
-                    kind = tf.type.non_null().kind
-                    num = (
-                        rng.randint(0, 500)
-                        if kind in ("int", "long")
-                        else round(rng.uniform(0, 100), 2)
-                    )
-                    _set(rec, r.source, str(num))
-                elif r.convert is Conversion.TO_ENUM and tf.type.non_null().symbols:
-                    _set(rec, r.source, rng.choice(tf.type.non_null().symbols))
+                value = spec.sample(rng, tf.type.non_null())
+                if value is not None:
+                    _set(rec, r.source, value)
         return records
     finally:
         random.setstate(state)

@@ -19,30 +19,28 @@ to ``Jsonata.evaluate``, and the result is the record the application gets):
   the rule's ``onFailure: ERROR`` makes the deserializer fail it instead of passing it altered.
 
 A conversion JSONata cannot express raises :class:`~schemacli.errors.InputError` naming the
-conversion and the line:col of its rule.
+conversion and the line:col of its rule. Each conversion's JSONata (and its inverse, for UPGRADE)
+is its spec's (``converters.mapping.conversions``); this module walks the record around it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from converters.mapping.conversions import value_spec
+from converters.mapping.conversions.spec import (
+    JSONATA_ENGINE,
+    Jsonata,
+    jsonata_string,
+    no_jsonata,
+)
 from converters.mapping.model import Conversion, Mapping, Policy, Rule
-from converters.mapping.schemaview import AvroField, AvroType, same_type, view
-from converters.mapping.sql import FLOAT_MAX, PROMOTIONS, compile_mapping, field_at, fits
-from schemacli.contracts.avro.facts import INT_MAX, INT_MIN
+from converters.mapping.schemaview import AvroField, AvroType, view
+from converters.mapping.sql import compile_mapping, field_at, fits
 from schemacli.errors import InputError
 
-DOUBLE_MAX = 1.7976931348623157e308
-# what Spark's try_cast(string AS INT/BIGINT) reads: control characters and spaces around, sign,
-# digits; and AS FLOAT/DOUBLE: a decimal number with an optional exponent and Java's d/f suffix
-# (NaN, Infinity and overflow are no finite number: they fail in the converter too)
-_TRIM = r"[\x00-\x20]"
-INTEGER_TEXT = rf"/^{_TRIM}*[+-]?[0-9]+{_TRIM}*$/"
-DECIMAL_TEXT = rf"/^{_TRIM}*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?[fFdD]?{_TRIM}*$/"
-_STRIP = rf"/^{_TRIM}+|{_TRIM}+$|[fFdD]{_TRIM}*$/"
 # logical types fastavro decodes to Python objects jsonata-python refuses as input
 _OBJECT_LOGICALS = (
     "date", "time-millis", "time-micros", "timestamp-millis", "timestamp-micros",
@@ -51,7 +49,6 @@ _OBJECT_LOGICALS = (
 )  # fmt: skip
 
 RULE_TYPE = "JSONATA"
-ENGINE = "jsonata-python (confluent-kafka's JSONata executor)"
 # the deserializer the rules are written for: how it presents the record to JSONata
 CLIENTS = ("python", "java")
 DEFAULT_CLIENT = "python"
@@ -141,11 +138,6 @@ def register_body(
 # JSONata text
 
 
-def _str(text: str) -> str:
-    """A JSONata string literal (JSON's escapes are JSONata's)."""
-    return json.dumps(text, ensure_ascii=False)
-
-
 def _path(path: str) -> str:
     """``pickup.lat`` -> ``$$.`pickup`.`lat``` read from the input record (the root)."""
     return "$$." + ".".join("`" + part + "`" for part in path.split("."))
@@ -195,7 +187,7 @@ def _refuse_opaque(mapping: Mapping, source: AvroType) -> None:
         )
         where = mapping.location(f"/fields/{rule.target}" if rule else "/source")
         raise InputError(
-            f"v2 field {f.name!r} holds {why}: {ENGINE} accepts only JSON values, so a "
+            f"v2 field {f.name!r} holds {why}: {JSONATA_ENGINE} accepts only JSON values, so a "
             "JSONata migration rule would fail for every record",
             location=where,
             hint="Migrate this subject with the converter (`schemacli migrate deploy`) or "
@@ -212,50 +204,6 @@ def _refuse(mapping: Mapping, rule: Rule, why: str) -> InputError:
     )
 
 
-# 2^1024 - 2^970: the least value Java's Double.parseDouble reads as Infinity, as digits
-_DOUBLE_OVERFLOW = str(2**1024 - 2**970)
-
-
-def _integer() -> str:
-    """JSONata giving the int a text `$v` means in Spark's syntax, or null (more than 10 digits
-    are out of range anyway, and never reach ``$number``)."""
-    return (
-        f"$contains($v, {INTEGER_TEXT}) and "
-        f"$length($replace($replace($v, {_STRIP}, ''), /^[+-]?0*/, '')) <= 10 "
-        f"? $number($replace($v, {_STRIP}, '')) : null"
-    )
-
-
-def _decimal(kind: str) -> str:
-    """JSONata giving the number a decimal text `$v` means (float or double ``kind``), or null
-    when it is no number or its magnitude is beyond ``kind``'s range (decided on the digits,
-    before ``$number`` could overflow)."""
-    most = 308 if kind == "double" else 38
-    # the largest magnitude that rounds to zero: 2^-1075 for a double, 2^-150 for a float
-    tiny = "0" if kind == "double" else repr(2.0**-150)
-    return (
-        f"$contains($v, {DECIMAL_TEXT}) ? ("
-        f"$t := $replace($v, {_STRIP}, ''); "
-        "$p := $split($lowercase($t), 'e'); "
-        "$q := $split($replace($p[0], /^[+-]/, ''), '.'); "
-        "$i := $replace($q[0], /^0+/, ''); "
-        "$f := $count($q) > 1 ? $q[1] : ''; "
-        "$d := $replace($i & $f, /^0+/, ''); "
-        "$x := $count($p) > 1 ? $replace($p[1], /^([+-]?)0*([0-9])/, '$1$2') : '0'; "
-        "$huge := $length($replace($x, /^[+-]/, '')) > 6; "
-        "$e := $huge ? 0 : $number($x); "
-        "$mag := $i != '' ? $length($i) - 1 + $e "
-        ": $e - ($length($f) - $length($replace($f, /^0+/, '')) + 1); "
-        "$over := $d != '' and ($huge ? $substring($x, 0, 1) != '-' "
-        f": ($mag > {most}"
-        + (f" or ($mag = {most} and $d >= {_str(_DOUBLE_OVERFLOW)})" if kind == "double" else "")
-        + ")); "
-        # -0 is 0, and so is a negative number too small for the type (Spark: x + 0)
-        f"$over ? null : ($huge or $d = '' ? 0 : ($r := $number($t); $abs($r) <= {tiny} ? 0 : $r))"
-        ") : null"
-    )
-
-
 class _Down:
     """DOWNGRADE: the v1 record built from the v2 record, field by field, as sql._Compiler does."""
 
@@ -263,7 +211,7 @@ class _Down:
         self.mapping = mapping
         self.source = source
         self.client = client
-        self.helpers: set[str] = set()  # the $read_<kind> functions the fields call
+        self.helpers: dict[str, str] = {}  # the functions the fields call: name -> body
 
     def _read(self, path: str, rule: Rule) -> str:
         """The v2 value at ``path`` (JSONata null when absent or null), a union's value bare."""
@@ -290,7 +238,7 @@ class _Down:
         """``value`` as v1 field ``f`` holds it in the client's presentation."""
         if self.client != "java" or f.type.kind != "union":
             return value
-        branch = _str(_branch(f.type.non_null()))
+        branch = jsonata_string(_branch(f.type.non_null()))
         if value == "null":
             return value
         return f"($w := {value}; $w = null ? null : {{{branch}: $w}})"
@@ -307,16 +255,15 @@ class _Down:
     def definitions(self) -> str:
         """``$read_int := function($v) {...};`` for each helper used, defined once up front."""
         out = []
-        for kind in sorted(self.helpers):
-            body = _integer() if kind == "int" else _decimal(kind)
-            out.append(f"  $read_{kind} := function($v) {{ {body} }};\n")
+        for name in sorted(self.helpers):
+            out.append(f"  ${name} := function($v) {{ {self.helpers[name]} }};\n")
         return "".join(out)
 
     def record(self, t: AvroType, prefix: str) -> str:
         parts = []
         for f in t.fields:
             path = f"{prefix}.{f.name}" if prefix else f.name
-            parts.append(f"{_str(f.name)}: {self._write(f, self.field(f, path))}")
+            parts.append(f"{jsonata_string(f.name)}: {self._write(f, self.field(f, path))}")
         # one member per line, indented by depth: what a reviewer reads in the registry
         pad = "\n" + "  " * (prefix.count(".") + (2 if prefix else 1) + 1)
         return "{" + pad + ("," + pad).join(parts) + pad[:-2] + "}"
@@ -346,14 +293,13 @@ class _Down:
         src = field_at(self.source, rule.source or "")
         assert src is not None
         self._java_copy(rule, src.type.non_null())
-        value, failed = self._convert(rule, src.type.non_null(), f.type.non_null())
+        got = self._convert(rule, src.type.non_null(), f.type.non_null())
         # the value of the non-null v2 value `$v`, with the failure test around it
-        if failed is not None:
-            if value.startswith("($n := "):  # bind the number first, test it, then use it
-                bind = value.removeprefix("(").removesuffix("; $n)")
-                value = f"({bind}; ({failed}) ? {self._failure(rule, f)} : $n)"
-            else:
-                value = f"({failed}) ? {self._failure(rule, f)} : {value}"
+        value = got.value
+        if got.failed is not None:
+            value = f"({got.failed}) ? {self._failure(rule, f)} : {value}"
+        if got.bind is not None:  # bound first (the number read), then tested and used
+            value = f"({got.bind}; {value})"
         if src.type.nullable:
             null = "null" if f.type.nullable else self._null_failure(rule, f)
             value = f"$v = null ? {null} : {value}"
@@ -361,69 +307,27 @@ class _Down:
             return self._read(rule.source or "", rule)
         return f"($v := {self._read(rule.source or '', rule)}; {value})"
 
-    def _convert(self, rule: Rule, st: AvroType, tt: AvroType) -> tuple[str, str | None]:
-        conv, sk, tk = rule.convert, st.kind, tt.kind
-        if conv is Conversion.COPY:
-            if sk == tk or (sk, tk) in PROMOTIONS:
-                # long -> float: Spark rounds once, fastavro twice (to double, then float)
-                return "$v", None
-        elif conv is Conversion.PARSE_NUMBER:
-            if tk == "long":
-                raise _refuse(
-                    self.mapping,
-                    rule,
-                    "JSONata reads numbers as doubles: a long above 2^53 "
-                    "would come out rounded, where Spark reads it exactly",
-                )
-            # `$n`: the number, or null when the text is no number in Spark's syntax or one
-            # too large to read ($number would raise, failing the record under on_error: default)
-            self.helpers.add(tk)
-            n = f"($n := $read_{tk}($v); $n)"
-            if tk == "int":
-                return n, f"$n = null or $n < {INT_MIN} or $n > {INT_MAX}"
-            # a float beyond the largest float is Infinity in Spark, which the SQL refuses
-            top = 3.4028235677973366e38
-            over = f" or $n >= {top!r} or $n <= {-top!r}" if tk == "float" else ""
-            return n, f"$n = null{over}"
-        elif conv is Conversion.NARROW:
-            if (sk, tk) == ("long", "int"):
-                return "$v", f"$v < {INT_MIN} or $v > {INT_MAX}"
-            if (sk, tk) == ("double", "float"):
-                # Infinity and NaN pass (as Spark's CAST); a finite double beyond float fails
-                m, d = repr(FLOAT_MAX), repr(DOUBLE_MAX)
-                return "$v", f"($v > {m} and $v <= {d}) or ($v < -{m} and $v >= -{d})"
-        elif conv is Conversion.TO_STRING:
-            if sk in ("string", "enum"):
-                return "$v", None
-            if sk == "boolean":
-                return '($v ? "true" : "false")', None
-            if sk == "int":
-                return "$string($v)", None
-            raise _refuse(
-                self.mapping,
-                rule,
-                f"JSONata writes {sk} as text its own way (digits past "
-                "the 15th, exponents), not as Spark's CAST(... AS STRING) does",
-            )
-        elif conv is Conversion.TO_ENUM:
-            symbols = ", ".join(_str(s) for s in tt.symbols)
-            return "$v", f"$not($v in [{symbols}])"
-        elif conv in (Conversion.BYTES_TO_STRING, Conversion.STRING_TO_BYTES):
-            raise _refuse(self.mapping, rule, f"{ENGINE} has no bytes values")
-        raise _refuse(self.mapping, rule, f"no JSONata for {st.describe()} -> {tt.describe()}")
+    def _convert(self, rule: Rule, st: AvroType, tt: AvroType) -> Jsonata:
+        spec = value_spec(rule.convert)
+        got = spec.jsonata(st, tt) if spec is not None else no_jsonata(st, tt)
+        if isinstance(got, str):
+            raise _refuse(self.mapping, rule, got)
+        self.helpers.update(got.helpers)
+        return got
 
     def _failure(self, rule: Rule, f: AvroField) -> str:
         """What a failed conversion becomes: the default, or ``$error`` (the record fails)."""
         if rule.on_error is Policy.DEFAULT:
             return self._default(rule, f)
-        what = _str(f"{rule.target}: cannot convert ")
-        to = _str(f" to {f.type.non_null().describe()}")
+        what = jsonata_string(f"{rule.target}: cannot convert ")
+        to = jsonata_string(f" to {f.type.non_null().describe()}")
         return f"$error({what} & $string($v) & {to})"
 
     def _null_failure(self, rule: Rule, f: AvroField) -> str:
         if rule.on_error is Policy.DEFAULT:
             return self._default(rule, f)
-        return f"$error({_str(f'{rule.target}: v2 value is null, v1 field is not nullable')})"
+        reason = f"{rule.target}: v2 value is null, v1 field is not nullable"
+        return f"$error({jsonata_string(reason)})"
 
     def _default(self, rule: Rule, f: AvroField) -> str:
         value = rule.default if rule.has_default else f.default
@@ -469,7 +373,7 @@ class _Up:
         parts = []
         for f in t.fields:
             path = f"{prefix}.{f.name}" if prefix else f.name
-            parts.append(f"{_str(f.name)}: {self.field(f, path)}")
+            parts.append(f"{jsonata_string(f.name)}: {self.field(f, path)}")
         return "{" + ", ".join(parts) + "}"
 
     def field(self, f: AvroField, path: str) -> str:
@@ -490,8 +394,8 @@ class _Up:
             if v1.type.nullable:
                 return f"({_fetch(rule.target)} = null ? null : {built})"
             return built
-        inverse = _INVERSES.get(rule.convert)
-        value = inverse(st, tt) if inverse else None
+        spec = value_spec(rule.convert)
+        value = spec.invert(st, tt) if spec is not None else None
         if value is None:
             raise _NotInvertible(
                 f"convert: {rule.convert.value} ({st.describe()} -> v1 field {rule.target!r}) "
@@ -506,24 +410,3 @@ class _Up:
 
 class _NotInvertible(Exception):
     """The mapping has no exact inverse: no UPGRADE rule (the message says why)."""
-
-
-def _copy_back(v1: AvroType, v2: AvroType) -> str | None:
-    # v2 -> v1 copied the value unchanged (same type, or an enum into a wider one)
-    if v1.kind == v2.kind and (v1.kind != "enum" or set(v1.symbols) <= set(v2.symbols)):
-        return (
-            "$v"
-            if v1.kind not in ("record", "array", "map", "union") or same_type(v1, v2)
-            else None
-        )
-    return None
-
-
-_INVERSES: dict[Conversion, Callable[[AvroType, AvroType], str | None]] = {
-    Conversion.COPY: _copy_back,
-    Conversion.NARROW: lambda v1, v2: "$v",  # int -> long, float -> double: widening is exact
-    Conversion.PARSE_NUMBER: lambda v1, v2: "$string($v)" if v1.kind == "int" else None,
-    Conversion.TO_ENUM: lambda v1, v2: (
-        _copy_back(v1, v2) if v2.kind in ("enum", "string") else None
-    ),
-}

@@ -15,18 +15,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from converters.mapping.conversions import VALUE_SPECS
 from converters.mapping.model import FORMAT_VERSION, Conversion, Endpoint, Mapping, Policy, Rule
 from converters.mapping.schemaview import AvroField, AvroType, same_type, view
-from converters.mapping.sql import PROMOTIONS
 from schemacli.contracts.avro.inline import inlined
-from schemacli.contracts.avro.loader import load_schema_file, load_schema_text
+from schemacli.contracts.avro.loader import load_schema_file
 from schemacli.errors import InputError, Location, UsageError
-from spark_avro.registry import self_contained_text
+from schemacli.registry.schemas import RegistrySchemas
 
 if TYPE_CHECKING:
     from schemacli.registry.client import RegistryClient
 
-NUMERIC = ("int", "long", "float", "double")
 _STORE_PATH = re.compile(r"(?:^|/)subjects/(?P<subject>[^/]+)/v(?P<version>\d+)\.avsc$")
 
 
@@ -65,7 +64,8 @@ class _Side:
 
 def plan_request(request: PlanRequest, out_dir: Path, client: RegistryClient) -> Planned:
     """Plan ``request``: schemas read from files (paths in the mapping relative to ``out_dir``,
-    where it is written) or from the registry (``client.get_version``), subjects inferred from
+    where it is written) or from the registry (self-contained, ``schemacli.registry.schemas``),
+    subjects inferred from
     the store's layout (``schemas/subjects/<s>/vN.avsc``), topics and key subjects by
     TopicNameStrategy. Raises UsageError for --key-from without --key-to (or the reverse),
     InputError for a schema that cannot be read, RegistryError from the registry."""
@@ -74,8 +74,9 @@ def plan_request(request: PlanRequest, out_dir: Path, client: RegistryClient) ->
             "--key-from and --key-to go together",
             hint="Give both to convert keys, or neither to copy keys byte for byte.",
         )
-    src = _side(client, request.source, out_dir, request.source_subject)
-    tgt = _side(client, request.target, out_dir, request.target_subject)
+    road = RegistrySchemas(client)
+    src = _side(road, request.source, out_dir, request.source_subject)
+    tgt = _side(road, request.target, out_dir, request.target_subject)
     mapping = plan(
         src.schema_json,
         tgt.schema_json,
@@ -85,8 +86,8 @@ def plan_request(request: PlanRequest, out_dir: Path, client: RegistryClient) ->
     )
     if request.key_source is None or request.key_target is None:
         return Planned(mapping, (src.inline, tgt.inline))
-    ksrc = _side(client, request.key_source, out_dir)
-    ktgt = _side(client, request.key_target, out_dir)
+    ksrc = _side(road, request.key_source, out_dir)
+    ktgt = _side(road, request.key_target, out_dir)
     # TopicNameStrategy: the key's subject is the value's with -key for -value
     for side, value_side in ((ksrc, src), (ktgt, tgt)):
         subject = value_side.fields.get("subject") or ""
@@ -102,7 +103,7 @@ def plan_request(request: PlanRequest, out_dir: Path, client: RegistryClient) ->
     return Planned(mapping, (src.inline, tgt.inline), (ksrc.inline, ktgt.inline))
 
 
-def _side(client: RegistryClient, spec: str, out_dir: Path, subject: str | None = None) -> _Side:
+def _side(road: RegistrySchemas, spec: str, out_dir: Path, subject: str | None = None) -> _Side:
     """Schema JSON and endpoint fields for ``--from``/``--to``: an .avsc file, or
     SUBJECT[:VERSION] in the registry; ``subject`` (given on the command line) wins."""
 
@@ -118,13 +119,9 @@ def _side(client: RegistryClient, spec: str, out_dir: Path, subject: str | None 
     else:
         name, _, version = spec.partition(":")
         ver: int | str = int(version) if version.isdigit() else (version or "latest")
-        sv = client.get_version(name, ver)
-        where = f"{name}:{sv.version}"
-        loaded = load_schema_text(
-            self_contained_text(client, sv.schema, sv.references, where), where
-        )
-        fields = {"subject": name, "version": sv.version}
-        side = _Side(loaded.document.value, fields, inline=True)
+        found = road.schema(name, ver)
+        fields = {"subject": name, "version": found.number}
+        side = _Side(found.value, fields, inline=True)
     if subject:
         side.fields["subject"] = subject
     return side
@@ -269,57 +266,20 @@ def _pair(sf: AvroField, tf: AvroField, spath: str, tpath: str, note: str | None
         ]
         _record(s, t, spath + ".", tpath + ".", out)
         return out
-    if sk == tk:
-        if sk == "enum":
-            if set(s.symbols) <= set(t.symbols):
-                return rule(Conversion.COPY)
-            missing = sorted(set(s.symbols) - set(t.symbols))
-            return rule(
-                Conversion.TO_ENUM, f"v2 symbols {missing} are not in v1: those records fail"
-            )
-        if sk in ("array", "map", "fixed") and not same_type(s, t):
-            return [
-                Rule(
-                    target=tpath,
-                    source=spath,
-                    convert=Conversion.UNRESOLVED,
-                    reason=f"{s.describe()} -> {t.describe()}: element conversion is not "
-                    "automatic; "
-                    "write `convert: sql` with transform()",
-                )
-            ]
-        if s.logical != t.logical:
-            return [
-                Rule(
-                    target=tpath,
-                    source=spath,
-                    convert=Conversion.UNRESOLVED,
-                    reason=f"logical type {s.logical} -> {t.logical} has no automatic conversion",
-                )
-            ]
-        return rule(Conversion.COPY)
-    if (sk, tk) in PROMOTIONS:
-        return rule(Conversion.COPY, f"Avro promotion {sk} -> {tk}")
-    if sk == "string" and tk in NUMERIC:
-        return rule(Conversion.PARSE_NUMBER, f"string -> {tk}: non-numbers fail")
-    if (sk, tk) in (("long", "int"), ("double", "float")):
-        return rule(Conversion.NARROW, f"{sk} -> {tk}: values out of range fail")
-    if tk == "string" and sk in ("enum", "boolean", *NUMERIC):
-        return rule(Conversion.TO_STRING)
-    if tk == "enum" and sk == "string":
-        return rule(Conversion.TO_ENUM, "strings that are not v1 symbols fail")
-    if sk in ("bytes", "fixed") and tk == "string":
-        return rule(Conversion.BYTES_TO_STRING, "invalid UTF-8 fails")
-    if sk == "string" and tk == "bytes":
-        return rule(Conversion.STRING_TO_BYTES)
-    return [
-        Rule(
-            target=tpath,
-            source=spath,
-            convert=Conversion.UNRESOLVED,
-            reason=f"no safe conversion from v2 {s.describe()} to v1 {t.describe()}",
+    for spec in VALUE_SPECS:  # the first conversion of the catalogue that proposes itself
+        proposed = spec.propose(s, t)
+        if proposed is not None:
+            return rule(spec.conversion, proposed.note)
+    if sk == tk and sk in ("array", "map", "fixed") and not same_type(s, t):
+        reason = (
+            f"{s.describe()} -> {t.describe()}: element conversion is not automatic; "
+            "write `convert: sql` with transform()"
         )
-    ]
+    elif sk == tk and s.logical != t.logical:
+        reason = f"logical type {s.logical} -> {t.logical} has no automatic conversion"
+    else:
+        reason = f"no safe conversion from v2 {s.describe()} to v1 {t.describe()}"
+    return [Rule(target=tpath, source=spath, convert=Conversion.UNRESOLVED, reason=reason)]
 
 
 def _view(schema_json: Any, side: str, endpoint: Endpoint) -> AvroType:

@@ -1,7 +1,8 @@
 """A Python preview of the catalogue conversions, for ``validate``'s fast dry run without Spark.
 
-Each function mirrors the Spark SQL that ``converters.mapping.sql`` writes for the same conversion
-(``try_cast`` under ANSI rules: a value that does not fit is a failure, not a wrap-around), so a
+Each conversion's ``preview`` (its spec, ``converters.mapping.conversions``) mirrors the Spark SQL
+its ``sql`` writes (``try_cast`` under ANSI rules: a value that does not fit is a failure, not a
+wrap-around); this module walks the record, with the null rule and the ``on_error`` policy, so a
 dry run on sample records shows what each field becomes in milliseconds. It is a preview: the
 job runs the Spark SQL, and ``validate --spark`` runs that same SQL on the same samples and
 reports any record where the two disagree. Custom ``convert: sql`` rules need ``--spark``.
@@ -9,20 +10,15 @@ reports any record where the two disagree. Custom ``convert: sql`` rules need ``
 
 from __future__ import annotations
 
-import math
-import re
 from dataclasses import dataclass
 from typing import Any
 
+from converters.mapping.conversions import value_spec
+from converters.mapping.conversions.spec import Failed
+from converters.mapping.conversions.to_string import to_string
 from converters.mapping.model import Conversion, Mapping, Policy, Rule
 from converters.mapping.schemaview import AvroField, AvroType
-from converters.mapping.sql import FLOAT_MAX, field_at
-from schemacli.contracts.avro.facts import RANGES
-
-_INT = re.compile(r"^[+-]?\d+$")
-_FLOAT = re.compile(
-    r"^[+-]?((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|nan|inf|infinity)[dDfF]?$", re.IGNORECASE
-)
+from converters.mapping.sql import field_at
 
 
 class NeedsSpark(Exception):
@@ -35,46 +31,6 @@ class Outcome:
 
     value: dict[str, Any] | None
     errors: tuple[str, ...]
-
-
-class _Failed(Exception):
-    pass
-
-
-def parse_number(text: str, kind: str) -> Any:
-    """Spark's ``try_cast(text AS INT|BIGINT|FLOAT|DOUBLE)`` (whitespace trimmed), or _Failed;
-    into a float or double only a finite number (NaN, ±Infinity, overflow fail; -0 is 0)."""
-    s = text.strip()
-    if kind in RANGES:
-        if not _INT.match(s):
-            raise _Failed
-        v = int(s)
-        lo, hi = RANGES[kind]
-        if not lo <= v <= hi:
-            raise _Failed
-        return v
-    if not _FLOAT.match(s):
-        raise _Failed
-    if s.lower().lstrip("+-").rstrip("dDfF") in ("nan", "inf", "infinity", "in"):
-        raise _Failed  # NaN and ±Infinity are no finite number (the SQL's nanvl(x * 0))
-    x = float(s.rstrip("dDfF"))
-    if not math.isfinite(x) or (kind == "float" and abs(x) > FLOAT_MAX):
-        raise _Failed  # overflow: Spark reads it as Infinity
-    if kind == "float" and abs(x) <= 2.0**-150:
-        return 0.0  # rounds to a float zero: -0 is 0 (the SQL's x + 0)
-    return x + 0.0  # -0 is 0 (the SQL's x + 0)
-
-
-def to_string(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "NaN"
-        if math.isinf(value):
-            return "Infinity" if value > 0 else "-Infinity"
-        return repr(value)
-    return str(value)
 
 
 def _get(record: dict[str, Any] | None, path: str) -> Any:
@@ -154,7 +110,7 @@ def _field(
             result = _apply(
                 rule, f.type.non_null(), src_field.type.non_null() if src_field else None, value
             )
-        except _Failed:
+        except Failed:
             reason = f"{path}: cannot convert {to_string(value)} to {f.type.non_null().describe()}"
             result = None
     if reason is None:
@@ -166,32 +122,7 @@ def _field(
 
 
 def _apply(rule: Rule, t: AvroType, s: AvroType | None, value: Any) -> Any:
-    conv, tk = rule.convert, t.kind
-    if conv is Conversion.COPY:
-        if tk in ("float", "double"):
-            return float(value)
-        return value
-    if conv is Conversion.PARSE_NUMBER:
-        return parse_number(value, tk)
-    if conv is Conversion.NARROW:
-        if tk == "int":
-            if not RANGES["int"][0] <= value <= RANGES["int"][1]:
-                raise _Failed
-            return value
-        if not (math.isnan(value) or math.isinf(value)) and abs(value) > FLOAT_MAX:
-            raise _Failed
-        return value
-    if conv is Conversion.TO_STRING:
-        return to_string(value)
-    if conv is Conversion.TO_ENUM:
-        if value not in t.symbols:
-            raise _Failed
-        return value
-    if conv is Conversion.BYTES_TO_STRING:
-        try:
-            return bytes(value).decode("utf-8")
-        except UnicodeDecodeError:
-            raise _Failed from None
-    if conv is Conversion.STRING_TO_BYTES:
-        return value.encode("utf-8")
-    raise _Failed
+    spec = value_spec(rule.convert)
+    if spec is None:
+        raise Failed
+    return spec.preview(value, s, t)

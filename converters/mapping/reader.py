@@ -39,6 +39,7 @@ from converters.mapping.model import (
 )
 from converters.mapping.schemas import load_schema_files
 from schemacli.contracts.jsontext.nesting import deep
+from schemacli.contracts.jsontext.numberlength import MAX_NUMBER_LENGTH, NUMBER_TOO_LONG_HINT
 from schemacli.contracts.jsontext.pointer import join_pointer
 from schemacli.contracts.jsontext.positions import Positions
 from schemacli.errors import InputError, Location
@@ -212,6 +213,14 @@ class _Reader:
         self.ctx.texts[pointer] = node.value
         if node.tag == _TAG + "timestamp":  # a date is data here, kept as written
             return node.value
+        digits = sum(c.isdigit() for c in node.value) if node.tag != _TAG + "str" else 0
+        if digits > MAX_NUMBER_LENGTH:  # Python's int() stops at 4,300 digits with a ValueError
+            raise InputError(
+                f"a number of {digits} digits; Apache Avro Java (Jackson) reads at most "
+                f"{MAX_NUMBER_LENGTH}",
+                location=self.where(node, pointer),
+                hint=NUMBER_TOO_LONG_HINT,
+            )
         value = _scalar(node)
         if isinstance(value, float) and not math.isfinite(value):
             raise InputError(

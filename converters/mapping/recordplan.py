@@ -35,12 +35,17 @@ as the SQL road's null rule: null in a nullable v1 field, else a dead letter (``
 is null, v1 field is not nullable``) with ``on_error: fail`` or the default with ``on_error:
 default``.
 
-A ``copy`` of a record or an array of the same shape and names all the way down (nothing inside
-that Spark's row round trip would change: no decimals, maps or unions of several types) is a
-plain ``copy`` too. Everything else (records built field by field, maps, unions of several
-types, other logical type changes, narrowing, parsing into float/double with ``on_error:
-default``, ``to_string``, bytes <-> string, ``to_enum``, ``convert: sql``, a ``key:`` section)
-is the SQL road's.
+A ``copy`` of a record, an array or a map of the same shape and names all the way down is a
+plain ``copy`` too (no unions of several types inside): the JVM gives each decimal inside
+Spark's DECIMAL(p, s) round trip and each map the entry order Spark's row round trip gives it
+(two Java hash maps, the first reused from record to record). Everything else (records built
+field by field, unions of several types, other logical type changes, narrowing, parsing into
+float/double with ``on_error: default``, ``to_string``, bytes <-> string, ``to_enum``,
+``convert: sql``, a ``key:`` section) is the SQL road's.
+
+Each conversion's operation is its spec's (``converters.mapping.conversions``: ``on_fast_road``
+and ``fast``); this module adds what every operation shares, the null rule and the default an
+``on_error: default`` takes, and the ``literal`` of ``convert: default``.
 """
 
 from __future__ import annotations
@@ -48,26 +53,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from converters.mapping.conversions import value_spec
+from converters.mapping.conversions.spec import Operand
 from converters.mapping.model import Conversion, Mapping, Policy, Rule
-from converters.mapping.schemaview import AvroField, AvroType, same_type, view
-from converters.mapping.sql import PROMOTIONS, compile_mapping, fits
+from converters.mapping.schemaview import AvroField, AvroType, view
+from converters.mapping.sql import compile_mapping, fits
 
-COPYABLE = ("int", "long", "float", "double", "boolean", "string", "bytes")
 LITERALS = ("int", "long", "float", "double", "boolean", "string")
-PARSED = ("float", "double")
-MAX_DECIMAL_PRECISION = 38
-# logical types copied as they are (the same logical type on the same Avro type both sides)
-COPIED_LOGICAL = (
-    "date",
-    "time-millis",
-    "time-micros",
-    "timestamp-millis",
-    "timestamp-micros",
-    "local-timestamp-millis",
-    "local-timestamp-micros",
-    "uuid",
-    "decimal",
-)
 
 
 @dataclass(frozen=True)
@@ -145,7 +137,8 @@ def _operation(rule: Rule, f: AvroField, v2: dict[str, AvroField]) -> dict[str, 
         if tk not in LITERALS or target.logical is not None or not fits(value, f.type):
             return f"a default of type {f.type.describe()}"
         return {"op": "literal", "value": value}
-    if rule.convert not in (Conversion.COPY, Conversion.PARSE_NUMBER):
+    spec = value_spec(rule.convert)
+    if spec is None or not spec.on_fast_road:
         return f"convert: {rule.convert.value}"
     src = v2.get(rule.source or "")
     if src is None:
@@ -153,134 +146,21 @@ def _operation(rule: Rule, f: AvroField, v2: dict[str, AvroField]) -> dict[str, 
     source = _unwrap(src.type)
     if not _plain(source):
         return f"v2 type {src.type.describe()} (unions of several types and logical types)"
-    op = _value_operation(rule, f, src, source, target)
+    op = _on_fail(rule, f, spec.fast(Operand(rule, src, f, source, target)))
     if isinstance(op, str) or not src.type.nullable:
         return op
     return _on_null(rule, f, op)
 
 
-def _value_operation(
-    rule: Rule, f: AvroField, src: AvroField, source: AvroType, target: AvroType
-) -> dict[str, Any] | str:
-    """The operation on a non-null v2 value."""
-    sk, tk = source.kind, target.kind
-    if rule.convert is Conversion.COPY and (source.logical or target.logical):
-        return _logical_copy(src, source, target)
-    if rule.convert is Conversion.COPY and sk == tk and sk in ("record", "array", "map"):
-        why = _nested_why(source, target, set())
-        if why is not None:
-            return f"copy of {source.describe()}: {why}"
-        return {"op": "copy", "source": src.name}
-    if rule.convert is Conversion.COPY and sk == tk == "enum":
-        if not set(source.symbols) <= set(target.symbols):
-            return f"copy of {source.describe()}: v1's enum lacks some of its symbols"
-        return {"op": "enum", "source": src.name}
-    if rule.convert is Conversion.COPY and sk == tk == "fixed":
-        if source.json.get("size") != target.json.get("size"):
-            return f"copy of {source.describe()} into a fixed of another size"
-        return {"op": "fixed", "source": src.name}
-    if source.logical or target.logical:
-        return f"convert: {rule.convert.value} of a logical type ({src.type.describe()})"
-    if rule.convert is Conversion.COPY:
-        if sk == tk and tk in COPYABLE:
-            return {"op": "copy", "source": src.name}
-        if (sk, tk) in PROMOTIONS:
-            return {"op": "promote", "source": src.name, "to": tk}
-        return f"copy of {src.type.describe()}"
-    if rule.convert is Conversion.PARSE_NUMBER and sk == "string" and tk in ("int", "long"):
-        return _parse_integral(rule, f, src, target)
-    if rule.convert is Conversion.PARSE_NUMBER and sk == "string" and tk in PARSED:
-        if rule.on_error is not Policy.FAIL:
-            return "parse_number with on_error: default"
-        return {
-            "op": "parse",
-            "source": src.name,
-            "to": tk,
-            "reason_head": f"{rule.target}: cannot convert ",
-            "reason_tail": f" to {target.describe()}",
-        }
-    return f"convert: {rule.convert.value} from {src.type.describe()} to {f.type.describe()}"
-
-
-def _logical_copy(src: AvroField, source: AvroType, target: AvroType) -> dict[str, Any] | str:
-    """A copy of a logical type: the same logical type on the same Avro type (decimals of the
-    same precision and scale, fixed of the same size): the value's bytes as they are."""
-    same = (
-        source.kind == target.kind
-        and source.logical == target.logical
-        and all(source.json.get(k) == target.json.get(k) for k in ("precision", "scale", "size"))
-    )
-    if not same or source.logical not in COPIED_LOGICAL:
-        return (
-            f"copy of {source.describe()} into {target.describe()} (the fast road copies a "
-            "logical type only into the same logical type)"
-        )
-    if source.logical == "decimal":
-        precision = source.json.get("precision")
-        if not isinstance(precision, int) or not 0 < precision <= MAX_DECIMAL_PRECISION:
-            return f"a decimal of precision {precision} (Spark's decimals hold up to 38 digits)"
-        # Spark reads a decimal into its DECIMAL(p, s): one with more digits than its precision
-        # (or no bytes) fails the decode (the dead letter "undecodable Avro body"); to_avro writes
-        # a bytes decimal's unscaled value in its shortest form
-        return {"op": "decimal", "source": src.name, "precision": precision}
-    if source.kind == "fixed":  # a uuid on a fixed(16): Spark's reading of it is not proven
-        return f"copy of {source.describe()} (a logical type on a fixed other than decimal)"
-    return {"op": "copy", "source": src.name}
-
-
-def _nested_why(s: AvroType, t: AvroType, seen: set[str]) -> str | None:
-    """Why a record or array of v2 type ``s`` cannot be copied as it is into v1 type ``t``
-    (None when it can): the same shape all the way down (``same_type``: field names, order,
-    union branches), the same names (Avro resolves a union's branch by name), and nothing whose
-    bytes Spark's row round trip would change (decimals, maps, unions of several types) or that
-    the SQL road cannot read (a recursive type)."""
-    if s.kind == "map":
-        return "maps (Spark's row round trip may reorder their entries)"
-    if s.kind == "union":
-        if not (s.nullable and len(s.branches) == 2 and same_type(s, t)):
-            return "unions of several types"
-        return _nested_why(s.non_null(), t.non_null(), seen)
-    if s.logical == "decimal" or (s.logical is not None and s.logical not in COPIED_LOGICAL):
-        return f"a nested {s.describe()}"
-    if s.kind in ("record", "enum", "fixed") and s.name != t.name:
-        return f"a nested {s.describe()} named {t.name} in v1"
-    if not same_type(s, t) if s.kind != "record" else len(s.fields) != len(t.fields):
-        return f"a nested {s.describe()} that is not v1's {t.describe()}"
-    if s.kind == "array" and s.items is not None and t.items is not None:
-        return _nested_why(s.items, t.items, seen)
-    if s.kind == "record":
-        if s.name in seen:
-            return f"a recursive {s.describe()}"
-        inner = seen | {s.name or ""}
-        for x, y in zip(s.fields, t.fields, strict=True):
-            if x.name != y.name:
-                return f"a nested {s.describe()} that is not v1's {t.describe()}"
-            why = _nested_why(x.type, y.type, inner)
-            if why is not None:
-                return why
-    return None
-
-
-def _parse_integral(
-    rule: Rule, f: AvroField, src: AvroField, target: AvroType
-) -> dict[str, Any] | str:
-    """``parse_number`` of a string into an int or long: Spark's ``try_cast(s AS INT|BIGINT)``
-    (ANSI: ASCII whitespace and control characters trimmed, an optional sign, ASCII digits only, in
-    range); a failure dead-letters the record (``on_error: fail``) or gives the default."""
-    op: dict[str, Any] = {
-        "op": "parse_int",
-        "source": src.name,
-        "to": target.kind,
-        "reason_head": f"{rule.target}: cannot convert ",
-        "reason_tail": f" to {target.describe()}",
-    }
-    if rule.on_error is Policy.DEFAULT:
-        value = rule.default if rule.has_default else f.default
-        if not fits(value, f.type):
-            return f"a default of type {f.type.describe()}"
-        op["on_fail"] = "default"
-        op["fail_value"] = value
-    return op
+def _on_fail(rule: Rule, f: AvroField, op: dict[str, Any] | str) -> dict[str, Any] | str:
+    """An operation that takes the default when it fails (``on_fail``, the rule's
+    ``on_error: default``) gets the rule's (or v1's) default, when that is a value of v1's type."""
+    if isinstance(op, str) or op.get("on_fail") != "default":
+        return op
+    value = rule.default if rule.has_default else f.default
+    if not fits(value, f.type):
+        return f"a default of type {f.type.describe()}"
+    return {**op, "fail_value": value}
 
 
 def _on_null(rule: Rule, f: AvroField, op: dict[str, Any]) -> dict[str, Any] | str:

@@ -1,6 +1,7 @@
 """Read sample v2 records from the topic for ``validate --sample N`` (confluent-kafka + fastavro).
 
-Each value is Confluent-framed; its writer schema is fetched by id from the registry and the body
+Each value is Confluent-framed; its writer schema is fetched by id from the registry (the one road,
+``schemacli.registry.schemas``: self-contained, each id once) and the body
 is decoded into the mapping's v2 schema with Avro resolution, as the job's ``from_avro`` does.
 Values that are not framed Avro, or fail to decode, are counted and left out of the sample (the
 job would dead-letter them).
@@ -34,6 +35,9 @@ def read_samples(
         ) from None
     import fastavro
 
+    from schemacli.registry.schemas import RegistrySchemas
+
+    road = RegistrySchemas(client)
     topic = mapping.source.topic
     if topic is None:
         raise UsageError(
@@ -72,9 +76,7 @@ def read_samples(
                 continue
             sid = int.from_bytes(value[1:5], "big", signed=True)
             if sid not in writers:
-                writers[sid] = fastavro.parse_schema(
-                    __import__("json").loads(client.get_schema(sid).schema)
-                )
+                writers[sid] = fastavro.parse_schema(road.schema_by_id(sid).value)
             try:
                 record = fastavro.schemaless_reader(io.BytesIO(value[5:]), writers[sid], reader)
             except Exception:  # undecodable body: the job dead-letters it; not a sample

@@ -1,20 +1,25 @@
 """A mapping's two schemas (and its key's): read from the files it names, taken inline, or
-fetched from the registry, each checked as Avro and as a record the converter supports."""
+fetched from the registry (``schemacli.registry.schemas``, references inlined), each checked as
+Avro and as a record the converter supports."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from converters.mapping.model import Mapping
 from converters.mapping.schemaview import view
 from schemacli.contracts.avro.inline import inlined
-from schemacli.contracts.avro.loader import load_schema_file, load_schema_text
+from schemacli.contracts.avro.loader import load_schema_file
 from schemacli.contracts.avro.parse import parse_schema
 from schemacli.contracts.jsontext.source import UnreadableFile
-from schemacli.errors import InputError, Location, SchemaParseError
+from schemacli.errors import InputError, Location, RegistryError, SchemaParseError
+from schemacli.textfile import Root, work_tree
+
+if TYPE_CHECKING:
+    from schemacli.registry.schemas import RegistrySchemas
 
 
 def load_schema_files(mapping: Mapping, base: Path) -> Mapping:
@@ -30,7 +35,7 @@ def load_schema_files(mapping: Mapping, base: Path) -> Mapping:
             js = _inline_schema(mapping, side, js)
         elif ep.schema is not None:
             path = (base / ep.schema) if not Path(ep.schema).is_absolute() else Path(ep.schema)
-            js = _schema_file(mapping, side, path)
+            js = _schema_file(mapping, side, path, _root(base))
         loaded.append(js)
     return mapping.with_schemas(*loaded)
 
@@ -40,11 +45,19 @@ def side_label(mapping: Mapping, side: str) -> str:
     return ("v2" if side == "source" else "v1") + (" key" if mapping.prefix else "")
 
 
-def _schema_file(mapping: Mapping, side: str, path: Path) -> Any:
+def _root(base: Path) -> Root | None:
+    """Where a mapping's schema paths must resolve: the git work tree holding the mapping (a
+    mapping in a pull request names files of its repository, never /etc/passwd or a link out
+    of it); a mapping outside any work tree is the user's own, its paths read as written."""
+    top = work_tree(base)
+    return Root(top, f"the repository {top}") if top is not None else None
+
+
+def _schema_file(mapping: Mapping, side: str, path: Path, within: Root | None) -> Any:
 
     label = side_label(mapping, side)
     try:
-        loaded = load_schema_file(path)
+        loaded = load_schema_file(path, within=within)
     except UnreadableFile as err:
         if err.location is not None and err.location.line is not None:  # bad bytes: in the file
             raise
@@ -52,7 +65,7 @@ def _schema_file(mapping: Mapping, side: str, path: Path) -> Any:
             f"cannot read the {mapping.prefix[1:]}{' ' if mapping.prefix else ''}{side} "
             f"schema {str(path)!r} ({label}): {err.message}",
             location=mapping.location(f"/{side}/schema"),
-            hint="Paths are relative to the mapping file.",
+            hint=err.hint if err.reason == "outside" else "Paths are relative to the mapping file.",
         ) from err
     except SchemaParseError as err:
         raise SchemaParseError(
@@ -121,31 +134,35 @@ def _supported(
         )
 
 
-def with_registry_schemas(
-    mapping: Mapping, fetch: Callable[[str, int | str], tuple[str, str]]
-) -> Mapping:
+def with_registry_schemas(mapping: Mapping, road: RegistrySchemas) -> Mapping:
     """``mapping`` with the schema of each side that names only a ``subject`` (no ``schema``,
-    no ``schema_json``) taken from the registry: ``fetch(subject, version)`` returns
-    ``(schema text, "subject:version")``. Checked like a schema file; sides with a schema are
-    left alone."""
+    no ``schema_json``) taken from the registry through the one road: the subject's
+    ``version`` (default the latest), self-contained (the named types of its references, to
+    any depth, defined inline, as the converter and Spark need one schema text), and checked
+    as a record the converter supports. Sides with a schema are left alone. A RegistryError
+    says which side asked for it and how to do without."""
 
     if mapping.key is not None:
-        mapping = replace(mapping, key=with_registry_schemas(mapping.key, fetch))
+        mapping = replace(mapping, key=with_registry_schemas(mapping.key, road))
     loaded = []
     for side, ep in (("source", mapping.source), ("target", mapping.target)):
         js = ep.schema_json
         if js is None and ep.subject is not None:
-            text, label = fetch(ep.subject, ep.version or "latest")
             try:
-                schema = load_schema_text(text, label)
-            except SchemaParseError as err:
-                raise SchemaParseError(
-                    f"{side_label(mapping, side)} schema: {err.message}",
-                    location=err.location,
-                    hint=err.hint,
-                ) from err
-            js = schema.value
-            _supported(mapping, side, js, schema.location)
+                found = road.schema(ep.subject, ep.version or "latest")
+            except RegistryError as err:
+                err.message = (
+                    f"the {side_label(mapping, side)} side of the mapping names only subject "
+                    f"{ep.subject!r} (no `schema:`), so its schema comes from the registry: "
+                    f"{err.message}"
+                )
+                err.hint = (
+                    f"{err.hint + ' ' if err.hint else ''}Or add `schema: <file.avsc>` to that "
+                    "side."
+                )
+                raise
+            js = found.value
+            _supported(mapping, side, js, found.loaded.location)
         loaded.append(js)
     return mapping.with_schemas(*loaded)
 

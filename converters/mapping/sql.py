@@ -7,6 +7,8 @@ and "the input was not NULL but the result is" is the conversion-failed conditio
 
 A rule with ``on_error: fail`` contributes a reason to ``error_sql`` (non-empty reason -> the
 record goes to the dead-letter topic); ``on_error: default`` replaces the value by the default.
+The SQL of each conversion of a value, and which types it accepts, is its spec's
+(``converters.mapping.conversions``); this module walks the v1 record around it.
 """
 
 from __future__ import annotations
@@ -17,33 +19,14 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from converters.mapping.conversions import value_spec
 from converters.mapping.model import Conversion, Mapping, Policy, Rule
-from converters.mapping.schemaview import SPARK_TYPES, AvroField, AvroType, same_type, view
+from converters.mapping.schemaview import SPARK_TYPES, AvroField, AvroType, view
+from converters.mapping.sqltext import ident, string_literal
 from schemacli.contracts.avro.facts import RANGES
 from schemacli.contracts.findings import Finding
 from schemacli.errors import CheckFailed
 from schemacli.kinds import Kind
-
-# Avro's own promotions (what a v1 reader would accept from a v2 writer): copy with a cast.
-PROMOTIONS = {
-    ("int", "long"),
-    ("int", "float"),
-    ("int", "double"),
-    ("long", "float"),
-    ("long", "double"),
-    ("float", "double"),
-}
-FLOAT_MAX = 3.4028234663852886e38
-
-
-def ident(path: str) -> str:
-    """``pickup.lat`` -> ```pickup`.`lat``` (backticks doubled inside names)."""
-    return ".".join("`" + part.replace("`", "``") + "`" for part in path.split("."))
-
-
-def string_literal(text: str) -> str:
-    # Spark processes backslash escapes in string literals (escapedStringLiterals=false).
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def spark_type(t: AvroType) -> str:
@@ -363,54 +346,17 @@ class _Compiler:
             return f"CAST(NULL AS {self._spark(f.type)})", None
         s = ident(rule.source or "")
         st = src.type.non_null()
-        tk, sk = target_t.kind, st.kind
-        T = self._spark(target_t)
-        mismatch = (
-            f"convert: {conv.value} cannot turn v2 {st.describe()} into v1 {target_t.describe()}",
-            "Use the conversion `schemacli migrate plan` proposes, or `convert: sql`.",
-        )
-        numeric = ("int", "long", "float", "double")
-        if conv is Conversion.COPY:
-            if sk == tk and (sk != "enum" or set(st.symbols) <= set(target_t.symbols)):
-                if sk in ("record", "array", "map", "union") and not same_type(st, target_t):
-                    self.finding(Kind.TYPE_MISMATCH, rule, *mismatch)
-                return s, None
-            if (sk, tk) in PROMOTIONS:
-                return f"CAST({s} AS {T})", None
-            self.finding(Kind.TYPE_MISMATCH, rule, *mismatch)
-            return s, None
-        if conv is Conversion.PARSE_NUMBER and sk == "string" and tk in ("float", "double"):
-            # a finite number: NaN, ±Infinity and overflow ("1e39" for a float) fail, -0 is 0.
-            # x * 0 is 0 for a finite x and NaN for NaN or ±Infinity; nanvl makes that null.
-            # (written small: a stage with five of these stays under HotSpot's 8,000-byte
-            # method limit for JIT compilation)
-            x = f"try_cast({s} AS {T})"
-            zero = f"CAST(0 AS {T})"
-            return f"{x} + {zero}", f"nanvl({x} * {zero}, NULL) IS NULL"
-        if conv is Conversion.PARSE_NUMBER and sk == "string" and tk in numeric:
-            return f"try_cast({s} AS {T})", f"try_cast({s} AS {T}) IS NULL"
-        if conv is Conversion.NARROW and (sk, tk) in (("long", "int"),):
-            return f"try_cast({s} AS {T})", f"try_cast({s} AS {T}) IS NULL"
-        if conv is Conversion.NARROW and (sk, tk) == ("double", "float"):
-            return (
-                f"CAST({s} AS FLOAT)",
-                f"(abs({s}) > {FLOAT_MAX!r} AND NOT isnan({s}) AND abs({s}) != double('Infinity'))",
+        spec = value_spec(conv)
+        if spec is None or not spec.accepts(st, target_t):
+            self.finding(
+                Kind.TYPE_MISMATCH,
+                rule,
+                f"convert: {conv.value} cannot turn v2 {st.describe()} into v1 "
+                f"{target_t.describe()}",
+                "Use the conversion `schemacli migrate plan` proposes, or `convert: sql`.",
             )
-        if (
-            conv is Conversion.TO_STRING
-            and tk == "string"
-            and sk in ("enum", "boolean", "string", *numeric)
-        ):
-            return f"CAST({s} AS STRING)", None
-        if conv is Conversion.TO_ENUM and tk == "enum" and sk in ("string", "enum"):
-            symbols = ", ".join(string_literal(x) for x in target_t.symbols)
-            return s, f"{s} NOT IN ({symbols})"
-        if conv is Conversion.BYTES_TO_STRING and sk in ("bytes", "fixed") and tk == "string":
-            return f"CAST({s} AS STRING)", f"NOT is_valid_utf8(CAST({s} AS STRING))"
-        if conv is Conversion.STRING_TO_BYTES and sk == "string" and tk == "bytes":
-            return f"CAST({s} AS BINARY)", None
-        self.finding(Kind.TYPE_MISMATCH, rule, *mismatch)
-        return s, None
+            return s, None
+        return spec.sql(s, st, target_t, self._spark(target_t))
 
     def _finish(self, rule: Rule, f: AvroField, value: str, failed: str | None) -> str:
         """Add null handling and the error policy around a converted value."""

@@ -41,7 +41,7 @@ from converters.ops.stop import stop
 from converters.ops.window import advance
 from converters.pipeline import jvmjar
 from converters.pipeline.records import resolve_registry
-from converters.spark import PACKAGES
+from converters.spark import MASTER, PACKAGES
 from converters.state import loads, local_checkpoint, read_state, whole, write_text
 from schemacli import redact
 from schemacli.errors import InputError, Location, UsageError
@@ -58,7 +58,6 @@ SECRET_CONFS = "spark-secrets.conf"
 BUNDLED = ("converters", "spark_avro", "schemacli")
 CONVERTERS = Path(__file__).resolve().parent.parent  # the package: spark-submit runs its job.py
 SECRET_ENV_PREFIXES = ("SCHEMACLI_REGISTRY_",)
-MASTER = re.compile(r"^(local(\[(\d+|\*)(,\d+)?\])?|yarn|(k8s|spark|mesos)://\S+)$")
 
 
 @dataclass(frozen=True)

@@ -32,9 +32,11 @@ CORRUPT_WHY = ": truncated, not written with it, or not readable as the reader s
 SOURCE_COLUMNS = ("key", "value", "topic", "partition", "offset", "timestamp", "headers")
 
 
-def plan_json(mapping: Mapping, reg: RegistryPlan, road: Road) -> str:
+def plan_json(mapping: Mapping, reg: RegistryPlan, road: Road, *, in_place: bool = True) -> str:
     """The plan the JVM writer interprets: the road's operations, the registry's schemas and the
-    topics. Raises ValueError for a mapping on the SQL road."""
+    topics. ``in_place``: records whose writer schema is the v2 schema are read in place (the
+    JVM's ``InPlace``); False reads every record with Avro's datum reader (tests and benches
+    compare the two). Raises ValueError for a mapping on the SQL road."""
     if not road.fast:
         raise ValueError(f"the mapping takes the SQL road: {road.why}")
     return json.dumps(
@@ -50,17 +52,20 @@ def plan_json(mapping: Mapping, reg: RegistryPlan, road: Road) -> str:
             },
             "corrupt_why": CORRUPT_WHY,
             "fields": list(road.fields),
+            "in_place": in_place,
         }
     )
 
 
 def source_rows(raw: DataFrame) -> DataFrame:
-    """The Kafka source's columns the fast road reads (headers null when not included)."""
+    """The Kafka source's rows as the fast road reads them: as they are (the JVM finds the
+    columns of ``SOURCE_COLUMNS`` by name; a projection would copy every row), with null
+    headers when the source does not include them."""
     from pyspark.sql import functions as F
 
     if "headers" not in raw.columns:
         raw = raw.withColumn("headers", F.lit(None).cast("array<struct<key:string,value:binary>>"))
-    return raw.select(*SOURCE_COLUMNS)
+    return raw
 
 
 def write_fast_batch(batch: DataFrame, cfg: SinkConfig, plan: str) -> list[Stats]:
@@ -89,3 +94,8 @@ def convert_one(spark: Any, plan: str, value: bytes) -> tuple[bytes | None, tupl
     why = spark._jvm.java.util.ArrayList()
     out = jvm_writer(spark).convertOne(plan, bytearray(value), why)
     return (bytes(out) if out is not None else None), tuple(str(w) for w in why)
+
+
+def reads_in_place(spark: Any, plan: str, value: bytes) -> bool:
+    """Whether the fast road reads ``value`` in place under ``plan`` (tests)."""
+    return bool(jvm_writer(spark).readsInPlace(plan, bytearray(value)))

@@ -30,7 +30,10 @@ from converters.pipeline.headers import (
 )
 from converters.pipeline.progress import KINDS, METRICS
 from converters.pipeline.transform import ERROR, STAGE, V1, convert_rows
+from converters.pipeline.v1rules import apply_v1_rules, compile_v1_rules, contract_text
+from schemacli.contracts.avro.loader import collapse_primitives
 from schemacli.errors import CheckFailed, UsageError
+from schemacli.registry.schemas import RegistrySchemas
 from spark_avro.encode import confluent_value
 
 if TYPE_CHECKING:
@@ -55,6 +58,8 @@ class RegistryPlan:
     writer_schemas: dict[int, str]  # v2 schema id -> schema text
     writer_versions: dict[int, str]  # v2 schema id -> "subject/version" (the marker header)
     key: RegistryPlan | None = None  # the same for the key, when the mapping converts keys
+    # v1's rule set (contract JSON) when it has domain rules: pipeline.v1rules applies them
+    target_rules: str | None = None
 
 
 def resolve_registry(mapping: Mapping, client: RegistryClient) -> RegistryPlan:
@@ -78,7 +83,8 @@ def _resolve_side(mapping: Mapping, client: RegistryClient) -> RegistryPlan:
             hint="Add `subject:` to the mapping; the ids in the Confluent header come from there.",
         )
     target_text = json.dumps(target.schema_json)
-    found = client.lookup(target.subject, target_text)
+    road = RegistrySchemas(client)
+    found = _registered_as(road, target.subject, target.schema_json)
     if found is None:
         raise CheckFailed(
             f"the v1 {what}schema is not registered under subject {target.subject!r}",
@@ -86,26 +92,54 @@ def _resolve_side(mapping: Mapping, client: RegistryClient) -> RegistryPlan:
             hint=f"Register it first: `schemacli register {target.subject} <v1.avsc>`; the "
             "converter writes that schema's id into every message it produces.",
         )
-    if target.version not in (None, "latest") and found.version != target.version:
+    if target.version not in (None, "latest") and found[1] != target.version:
         raise CheckFailed(
-            f"the v1 {what}schema is version {found.version} of {target.subject!r}, "
+            f"the v1 {what}schema is version {found[1]} of {target.subject!r}, "
             f"the mapping says version {target.version}",
             location=mapping.location("/target/version"),
             hint="Fix `target.version`, or point `target.schema` at the registered version.",
         )
-    writers: dict[int, str] = {}
-    versions: dict[int, str] = {}
-    for version in client.list_versions(source.subject):
-        sv = client.get_version(source.subject, version)
-        writers[sv.id] = sv.schema
-        versions[sv.id] = f"{source.subject}/{sv.version}"
+    # the writers as Spark and the JVM writer decode them: self-contained (references inlined)
+    found_writers = road.writers(source.subject)
+    writers = {i: w.text for i, w in found_writers.items()}
+    versions = {i: f"{source.subject}/{w.number}" for i, w in found_writers.items()}
     if not writers:
         raise CheckFailed(
             f"subject {source.subject!r} has no versions",
             location=mapping.location("/source/subject"),
             hint=f"Register the v2 {what}schema under it before starting the converter.",
         )
-    return RegistryPlan(found.id, found.schema or target_text, writers, versions)
+    # v1 is written with the mapping's own v1 schema (self-contained), which the lookup found
+    # registered under that id; v1's domain rules come with the version the lookup found
+    rules = contract_text(getattr(found[2], "metadata", None), getattr(found[2], "rule_set", None))
+    return RegistryPlan(found[0], target_text, writers, versions, None, rules)
+
+
+def _registered_as(
+    road: RegistrySchemas, subject: str, schema: Any
+) -> tuple[int, int | None, object] | None:
+    """(id, version, the registry's answer for that version) of ``schema`` (the mapping's v1,
+    self-contained) under ``subject``; None when it is not registered there. The registry's
+    lookup first; a v1 registered with references is another text than its self-contained form,
+    so then the subject's versions, self-contained, are compared with it."""
+    found = road.client.lookup(subject, json.dumps(schema))
+    if found is not None:
+        return found.id, found.version, found
+    if not road.version_numbers(subject):
+        return None
+    wanted = collapse_primitives(schema)  # the same JSON, as the registry's lookup compares
+    match = next(
+        (
+            (i, w.number)
+            for i, w in road.writers(subject).items()
+            if collapse_primitives(w.value) == wanted
+        ),
+        None,
+    )
+    if match is None:
+        return None
+    number = match[1] if match[1] is not None else "latest"
+    return match[0], match[1], road.version(subject, number)  # asked once per run
 
 
 def _header(name: str, value: Any) -> Any:
@@ -255,6 +289,9 @@ def convert_side(
         stable_union_names=False,  # the mappings name union members positionally
     ).drop(RAW_COLUMN)
     converted = convert_rows(decoded, mapping, compiled=compiled)
+    # a stage of its own: v1's WRITE rules on what is written (pipeline.v1rules)
+    v1_rules = compile_v1_rules(reg.target_rules, reg.target_schema, mapping.target.subject or "v1")
+    converted = apply_v1_rules(converted, v1_rules)
     encoded = confluent_value(F.col(V1), json.dumps(json.loads(reg.target_schema)), reg.target_id)
     return converted, encoded
 

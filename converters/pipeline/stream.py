@@ -26,7 +26,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from converters.kafka import settings
-from converters.kafka.settings import librdkafka_properties, spark_options
+from converters.kafka.settings import (
+    FAILOVER_CONSUMER,
+    FAILOVER_PRODUCER,
+    SPARK_SOURCE_FAILOVER,
+    librdkafka_properties,
+    spark_options,
+    with_failover,
+)
 from converters.mapping.model import Mapping
 from converters.mapping.reader import load
 from converters.mapping.recordplan import Road, record_plan
@@ -55,15 +62,22 @@ if TYPE_CHECKING:
 # Client settings for moving records in bulk (Kafka's defaults favour latency per record): the
 # source polls up to 10,000 records at a time (default 500) with bigger fetches, the sink's
 # producer fills 1 MB batches and waits up to 100 ms for them. Measured on 1M taxi rides, warm,
-# local[2] (bench/bench_converter.py): 98k -> 131-140k msg/s. A --kafka-properties file
-# overrides them.
+# local[2] (bench/bench_converter.py): 98k -> 131-140k msg/s. And the settings that bound the
+# stall after a broker is lost (converters.kafka.settings.FAILOVER_*: about 12 s instead of a
+# minute; docs/migration.md). A --kafka-properties file overrides them.
 SOURCE_DEFAULTS = {
     "kafka.isolation.level": "read_committed",  # a v2 record its producer aborted: never converted
     "kafka.max.poll.records": "10000",
     "kafka.max.partition.fetch.bytes": "10485760",
     "kafka.fetch.max.bytes": "52428800",
+    **{f"kafka.{k}": v for k, v in FAILOVER_CONSUMER.items()},
+    **SPARK_SOURCE_FAILOVER,
 }
-SINK_DEFAULTS = {"kafka.linger.ms": "100", "kafka.batch.size": "1048576"}
+SINK_DEFAULTS = {
+    "kafka.linger.ms": "100",
+    "kafka.batch.size": "1048576",
+    **{f"kafka.{k}": v for k, v in FAILOVER_PRODUCER.items()},
+}
 DELIVERIES = ("exactly-once", "at-least-once")
 ROADS = ("auto", "sql")  # --road: auto takes the fast road when the mapping has one
 # Spark SQL settings of the job unless given with --conf. HotSpot does not JIT-compile a method
@@ -133,11 +147,13 @@ def run(
     )
     if args.max_offsets_per_trigger:
         reader = reader.option("maxOffsetsPerTrigger", str(args.max_offsets_per_trigger))
-    for k, v in {**SOURCE_DEFAULTS, **spark_options(kafka)}.items():
+    for k, v in with_failover(SOURCE_DEFAULTS, spark_options(kafka), "kafka.").items():
         reader = reader.option(k, v)
     try:
         if args.delivery == "exactly-once":
             road = choose_road(mapping, getattr(args, "road", "auto"))
+            if road.fast and reg.target_rules is not None:  # pipeline.v1rules runs in SQL
+                road = Road(why="v1's rule set is applied on the SQL road")
             print(f"converter road: {road.describe()}", file=sys.stderr, flush=True)
             records = build_records(reader.load(), mapping, reg)  # the mapping first: exit 1
             try:

@@ -38,7 +38,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
-from converters.kafka.settings import client_config
+from converters.kafka.settings import FAILOVER_PRODUCER, client_config
 from converters.pipeline.jvmjar import JAR, WRITER_CLASS
 
 if TYPE_CHECKING:
@@ -49,7 +49,8 @@ KINDS = ("converted", "dead_letter", "skipped", "tombstone")
 # (dev.schemacli.converters.TxSink.COLUMNS)
 ROW_COLUMNS = ("topic", "key", "value", "headers", "kind", "source_partition", "source_offset")
 # Producer settings of the writer (the Java client's names), under a --kafka-properties file's:
-# the batching of the at-least-once sink (pipeline.stream.SINK_DEFAULTS), and transactions.
+# the batching of the at-least-once sink (pipeline.stream.SINK_DEFAULTS), transactions, and
+# the bounds that keep a lost broker's stall short (kafka.settings.FAILOVER_PRODUCER).
 PRODUCER_DEFAULTS = {
     "linger.ms": "100",
     "batch.size": "1048576",
@@ -57,6 +58,7 @@ PRODUCER_DEFAULTS = {
     # a retried request the coordinator is busy with (a new transaction's first partitions right
     # after the last commit) waits 10 ms, not the client's default 100
     "retry.backoff.ms": "10",
+    **FAILOVER_PRODUCER,
 }
 TIMEOUT = 60.0  # seconds for init, offset reads and commits
 

@@ -61,6 +61,7 @@ def run_census(
     timeout: float = 600.0,
     connect_timeout: float = 10.0,
     engine: str = "auto",
+    master: str | None = None,
 ) -> dict[str, Any]:
     """The census document, with a progress bar on a terminal: the one road ``topics census``
     and ``subjects delete`` take."""
@@ -97,4 +98,24 @@ def run_census(
                 progress=progress,
                 engine=engine,
                 java_properties=java_properties,
+                master=master,
             )
+
+
+def check_master(master: str | None, engine: str) -> None:
+    """--master goes with --engine spark, and names a master Spark takes (exit 2 otherwise)."""
+    from converters.census.sparkscan import master_problem
+
+    if master is None:
+        return
+    if engine != "spark":
+        raise UsageError(
+            f"--master is for --engine spark, not --engine {engine}",
+            hint="Add --engine spark, or leave --master out.",
+        )
+    problem = master_problem(master)
+    if problem is not None:
+        raise UsageError(
+            f"--master {master[:80]!r} {problem}",
+            hint="Give local[N] or spark://HOST:PORT (a standalone master).",
+        )

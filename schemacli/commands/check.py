@@ -6,9 +6,9 @@ from typing import Annotated, Any
 
 import typer
 
-from schemacli.atomicwrite import Write, write_all
+from schemacli.atomicwrite import edit, write_all
 from schemacli.commands.completion import complete_level, complete_subject
-from schemacli.commands.fix_options import Diff, Fix, UnsafeFixes, encoded, fix_mode, say_fixed
+from schemacli.commands.fix_options import Diff, Fix, UnsafeFixes, fix_mode, say_fixed
 from schemacli.commands.options import Output
 from schemacli.commands.registry_options import (
     NO_FLAGS,
@@ -148,6 +148,9 @@ def check_command(
     verdicts = verdict_cache(settings, no_cache)
     result = check_candidate(candidate, history, subject=subject, level=chosen, verdicts=verdicts)
     result = with_readers(result, candidate, readers, verdicts=verdicts)
+    from schemacli.contracts.rules.store import rules_check
+
+    result = rules_check(result, candidate, history, tree, settings.rules)  # docs/rules.md
     typer.echo(render(check_report(result), output, color=sys.stdout.isatty()), nl=False)
     raise typer.Exit(int(result.verdict.exit_code))
 
@@ -172,7 +175,7 @@ def _fix(
         raise typer.Exit(1 if fixed.changed else int(result.verdict.exit_code))
     if fixed.changed:
         write_all(
-            [Write(schema, encoded(fixed.text, candidate.document.encoding, schema), replace=True)],
+            [edit(schema, fixed.before, fixed.text, encoding=candidate.document.encoding)],
             hint="check that the file and its folder are writable",
         )
     say_fixed([(candidate.source, fixed)], written=True)

@@ -7,21 +7,18 @@ not a document, so ``--diff`` prints text only (``-o FORMAT`` other than text is
 ``--fix -o FORMAT``, whose report is the fixed files'). Every refusal is a usage error (exit 2,
 the format's error document on stdout), raised before anything is read or written.
 
-A fixed file is written in its own encoding with the byte-order mark it had
-(:func:`encoded`); what was applied, and what is left, goes to stderr (:func:`say_fixed`).
+A fixed file is written by ``atomicwrite.edit`` (its own encoding and byte-order mark, only if
+it still holds what was read); what was applied, and what is left, goes to stderr
+(:func:`say_fixed`).
 """
 
 from __future__ import annotations
 
-import os
-import stat
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from schemacli.contracts.jsontext.source import detect_encoding
 from schemacli.errors import UsageError
 from schemacli.output import OutputFormat
 from schemacli.output.terminal import echo
@@ -78,31 +75,6 @@ def fix_mode(fix: bool, diff: bool, unsafe_fixes: bool, output: OutputFormat) ->
     return fix or diff
 
 
-_HEAD = 4  # the longest byte-order mark
-
-
-def encoded(text: str, encoding: str, path: Path) -> bytes:
-    """``text`` in ``encoding`` (the file's, as it was read: ``source.detect_encoding``), with
-    the byte-order mark the file at ``path`` starts with, if it has one. Only a regular file is
-    looked at (a FIFO put in its place is never opened for reading, so this never blocks); the
-    write itself then says what is wrong with the path."""
-    data = text.encode(encoding.lower())
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError:
-        return data
-    try:
-        head = os.read(fd, _HEAD) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
-    except OSError:
-        head = b""
-    finally:
-        os.close(fd)
-    _, bom = detect_encoding(head)
-    if bom and not data.startswith(head[:bom]):
-        return head[:bom] + data
-    return data
-
-
 def say_fixed(fixed: Sequence[tuple[str, Fixed]], *, written: bool) -> None:
     """On stderr: how many fixes were applied (and the files written), each fix, and how many
     problems with fixes are left. ``fixed``: (the file as shown, its outcome), one or many."""
@@ -116,6 +88,10 @@ def say_fixed(fixed: Sequence[tuple[str, Fixed]], *, written: bool) -> None:
     for name, fix in applied:
         file = f"{name}: " if len(fixed) > 1 else ""
         echo(f"  {file}applied ({fix.applicability.value}): {fix.title}", err=True)
+    for name, outcome in fixed:  # refused: their result would not parse or check
+        file = f"{name}: " if len(fixed) > 1 else ""
+        for one in outcome.dropped:
+            echo(f"  {file}not applied: {one.fix.title}: {one.reason}", err=True)
     left = sum(
         1
         for _, outcome in fixed

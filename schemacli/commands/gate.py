@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from schemacli.atomicwrite import Write, write_all
-from schemacli.commands.fix_options import Diff, Fix, UnsafeFixes, encoded, fix_mode, say_fixed
+from schemacli.atomicwrite import edit, write_all
+from schemacli.commands.fix_options import Diff, Fix, UnsafeFixes, fix_mode, say_fixed
 from schemacli.commands.options import Output
 from schemacli.commands.registry_options import (
     NO_FLAGS,
@@ -131,8 +131,12 @@ def _gate(
     verdicts: VerdictCache,
     readers: Sequence[DeclaredReader],
 ) -> GateReport:
-    """The gate over ``head`` (against ``base``), with the lint findings when the config asks."""
+    """The gate over ``head`` (against ``base``), with the data-quality rules' findings
+    (docs/rules.md) and the lint findings when the config asks."""
+    from schemacli.contracts.rules.store import rules_gate
+
     result = check_store(head, levels, base=base, verdicts=verdicts, readers=readers)
+    result = rules_gate(result, head, settings.rules)
     vet = _linter(settings, head)
     return vet(result) if vet is not None else result
 
@@ -168,8 +172,10 @@ def _fix(
         writes = []
         for version in changed:
             path = settings.store / SUBJECTS_DIR / version.subject / f"v{version.version}.avsc"
-            data = encoded(version.fixed.text, version.encoding, path)
-            writes.append(Write(path, data, replace=True))
+            # edit(): written only if the file still holds what was read (a FIFO swapped in,
+            # an edit made meanwhile, hard links or another owner refused), inside the store
+            write = edit(path, version.fixed.before, version.fixed.text, encoding=version.encoding)
+            writes.append(replace(write, within=settings.store))
         write_all(writes, hint="check that the store's files and folders are writable")
     say_fixed(shown, written=True)
     fixed_head = _head(settings, store)  # read again: the files changed

@@ -9,14 +9,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from schemacli.atomicwrite import Write, write_all
-from schemacli.commands.fix_options import Diff, Fix, UnsafeFixes, encoded, fix_mode
+from schemacli.atomicwrite import edit, write_all
+from schemacli.commands.fix_options import Diff, Fix, UnsafeFixes, fix_mode
 from schemacli.commands.options import Output, Strict
 from schemacli.contracts.findings import Finding, Severity
 from schemacli.contracts.fixes.edits import unified_diff
 from schemacli.errors import ExitCode, UsageError
 from schemacli.output import Case, OutputFormat, Report, render
 from schemacli.output.json_out import emit_json
+from schemacli.output.terminal import echo
 
 if TYPE_CHECKING:
     from schemacli.contracts.lint.engine import LintReport
@@ -124,6 +125,7 @@ def lint_command(
         raise typer.Exit(int(_show_diff(report)))
     if fix and stdin and report.files and report.files[0].text is not None:
         typer.echo(report.files[0].text, nl=False)  # the fixed schema; the findings on stderr
+        _say_dropped(report)
         typer.echo(render(as_report(report, strict=strict), OutputFormat.text), err=True, nl=False)
         raise typer.Exit(int(_exit_code(report, strict)))
     if fix:
@@ -171,6 +173,7 @@ def _show_diff(report: LintReport) -> ExitCode:
             typer.echo(unified_diff(result.source, result.original, result.text), nl=False)
             changed += len(result.fixed)
     word = "fix" if changed == 1 else "fixes"
+    _say_dropped(report)
     typer.echo(f"lint: {changed} {word} would be applied (--diff: nothing written)", err=True)
     if report.invalid:
         return ExitCode.INPUT_ERROR
@@ -183,12 +186,23 @@ def _write(report: LintReport) -> None:
     writes = []
     for result in report.files:
         if result.changed and result.path is not None and result.text is not None:
-            writes.append(
-                Write(result.path, encoded(result.text, result.encoding, result.path), replace=True)
-            )
+            assert result.original is not None  # changed: there was a text before
+            writes.append(edit(result.path, result.original, result.text, encoding=result.encoding))
     if writes:
         write_all(writes, hint="nothing was fixed; check the files are writable")
+    _say_dropped(report)
     typer.echo(f"lint: {report.fixed} fix(es) applied in {len(writes)} file(s)", err=True)
+    for write in writes:
+        echo(f"  wrote {write.path}", err=True)
+
+
+def _say_dropped(report: LintReport) -> None:
+    """On stderr: each fix not applied because its result would not parse, and why."""
+    for result in report.files:
+        for one in result.dropped:
+            typer.echo(
+                f"lint: {result.source}: not applied: {one.fix.title}: {one.reason}", err=True
+            )
 
 
 def as_report(report: LintReport, *, strict: bool = False) -> Report:

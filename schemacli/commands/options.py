@@ -102,6 +102,8 @@ class Bounded(NumberParam):
             try:
                 if len(text) > 40:  # int("9" * 5000) is slow and refused anyway
                     raise ValueError(text)
+                if not text.isascii():  # int() reads "٢" (an Arabic-Indic two) as 2
+                    raise ValueError(text)
                 number = int(text, 10) if self.kind is int else float(text)
             except ValueError:
                 self.fail(f"{str(value)[:40]!r} is not {self.range_text()}", param, ctx)

@@ -161,20 +161,26 @@ def list_command(
     verdicts = verdict_cache(settings, no_cache)
     shown = str(shown_store(settings.store))
     if online:
-        from schemacli.registry.history import is_missing_subject, registry_history
+        from schemacli.registry.history import is_missing_subject
+        from schemacli.registry.schemas import RegistrySchemas
 
         with connect(flags, settings=settings) as conn:
+            road = RegistrySchemas(conn.client)
 
-            def latest_in_registry(name: str) -> tuple[LoadedSchema, str] | None:
+            def latest_of(name: str) -> tuple[LoadedSchema, str] | None:
                 try:
-                    history = registry_history(conn.client, name)
+                    latest = road.schema(name, "latest")
                 except RegistryError as err:
-                    if is_missing_subject(err):
+                    if is_missing_subject(err) or err.status == 404:  # no (live) version
                         return None
                     raise
-                if not history:
-                    return None
-                return history[-1], f"{name} v{len(history)} ({conn.url})"
+                return latest.loaded, f"{name} v{latest.number} ({conn.url})"
+
+            names = sorted({r.subject for r in readers})  # asked together, each once
+            latest = dict(zip(names, road.map(latest_of, names), strict=True))
+
+            def latest_in_registry(name: str) -> tuple[LoadedSchema, str] | None:
+                return latest[name]
 
             found = judge_latest(readers, latest_in_registry, verdicts=verdicts)
             report = readers_report(found, store=shown, against=conn.url)
@@ -258,8 +264,9 @@ def pull_command(
     ):
         where = root / path if path else root
         changes = pull_readers(
-            settings.store, where, shown=shown, only=consumer or (), rename=bool(url)
-        )
+            settings.store, where, shown=shown, only=consumer or (), rename=bool(url),
+            repository=root,
+        )  # fmt: skip
     if is_json(output):
         emit_json(
             {

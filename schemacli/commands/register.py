@@ -1,6 +1,5 @@
 """`schemacli register SCHEMA --subject S`: register a schema, idempotently."""
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -13,7 +12,6 @@ from schemacli.output import TextOrJson
 from schemacli.output.json_out import emit_json, is_json
 from schemacli.output.terminal import echo
 from schemacli.registry.models import Reference
-from schemacli.textfile import line_column, read_utf8
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -70,8 +68,9 @@ def register_command(
         typer.Option(
             "--rules",
             metavar="FILE",
-            help="The JSON `schemacli migrate rules` writes: its ruleSet (and metadata) go with "
-            "SCHEMA. Needs --major-version.",
+            help="With --major-version: the JSON `schemacli migrate rules` writes (migration "
+            "rules). Without: a contract file (v<N>.contract.json: domain rules, metadata "
+            "tags), docs/rules.md. Its ruleSet and metadata go with SCHEMA and are read back.",
         ),
     ] = None,
     compatibility_group: Annotated[
@@ -98,25 +97,40 @@ def register_command(
     2 the file is not a valid schema; 3 registry or network error (a registry that drops the
     metadata, rules or compatibilityGroup it was given, too).
     """
-    if major_version is None and (rules is not None or compatibility_group):
+    if major_version is None and compatibility_group:
         raise UsageError(
-            "--rules and --compatibility-group register a major version: give --major-version N",
+            "--compatibility-group registers a major version: give --major-version N",
             hint="For example: --major-version 2 --rules rules.json --compatibility-group",
         )
+    if major_version is None and rules is not None:
+        if dry_run or normalize or reference:
+            raise UsageError(
+                "--rules does not combine with --dry-run, --normalize or --reference",
+                hint="Register the version with its rules alone; check it first with "
+                "`schemacli check` (it judges the rules too).",
+            )
+        _register_rule_set(schema, subject, rules, output, flags)
     if major_version is not None and (dry_run or normalize or reference):
         raise UsageError(
             "--major-version does not combine with --dry-run, --normalize or --reference",
             hint="Register the major version alone; check it first with `schemacli check`.",
+        )
+    if not property_name.strip() or not property_name.isprintable():
+        raise UsageError(
+            f"--property {property_name!r} is not a metadata property name",
+            hint="Name the property the major version is kept in, e.g. --property major_version.",
         )
     rule_set, metadata = (None, {}) if rules is None else read_rules(rules)
     with connect(flags) as conn:
         if major_version is not None:
             from schemacli.contracts.jsontext.source import read_text
             from schemacli.registry.compare import schema_text
-            from schemacli.registry.history import load_candidate
             from schemacli.registry.majorversion import register_major_version
+            from schemacli.registry.schemas import RegistrySchemas
 
-            loaded = load_candidate(conn.client, read_text(schema, str(schema)), str(schema), ())
+            loaded = RegistrySchemas(conn.client).candidate(
+                read_text(schema, str(schema)), str(schema)
+            )
             props = {**(metadata.get("properties") or {}), property_name: str(major_version)}
             done = register_major_version(
                 conn.client,
@@ -134,13 +148,15 @@ def register_command(
                 echo(done.describe())
             raise typer.Exit(ExitCode.OK)
         from schemacli.registry.compare import schema_text
-        from schemacli.registry.history import load_candidate
         from schemacli.registry.publish import register_schema
+        from schemacli.registry.schemas import RegistrySchemas
 
         refs = parse_references(reference)
         from schemacli.contracts.jsontext.source import read_text
 
-        loaded = load_candidate(conn.client, read_text(schema, str(schema)), str(schema), refs)
+        loaded = RegistrySchemas(conn.client).candidate(
+            read_text(schema, str(schema)), str(schema), refs
+        )
         result = register_schema(
             conn.client,
             subject,
@@ -156,6 +172,35 @@ def register_command(
         raise typer.Exit(ExitCode.OK)
 
 
+def _register_rule_set(
+    schema: Path, subject: str, rules: Path, output: TextOrJson, flags: RegistryFlags
+) -> None:
+    """``register --rules CONTRACT`` without --major-version: the contract's rule set and
+    metadata with the schema, read back (docs/rules.md)."""
+    from schemacli.contracts.jsontext.source import read_text
+    from schemacli.contracts.rules.model import read_contract
+    from schemacli.registry.compare import schema_text
+    from schemacli.registry.ruleset import register_with_rules
+    from schemacli.registry.schemas import RegistrySchemas
+
+    contract = read_contract(rules)
+    document = contract.document.value
+    with connect(flags) as conn:
+        loaded = RegistrySchemas(conn.client).candidate(read_text(schema, str(schema)), str(schema))
+        done = register_with_rules(
+            conn.client,
+            subject,
+            schema_text(loaded),
+            metadata=document.get("metadata") or None,
+            rule_set=document.get("ruleSet") or {},
+        )
+        if is_json(output):
+            emit_json({"registry": conn.url, "schema": str(schema), **_asdict(done)})
+        else:
+            echo(done.describe())
+    raise typer.Exit(ExitCode.OK)
+
+
 def _asdict(result: "DataclassInstance") -> dict[str, Any]:
     from dataclasses import asdict
 
@@ -167,21 +212,14 @@ RULES_LIMIT = 4 * 1024 * 1024  # a rule set is a few KB; JSONata of a wide schem
 
 def read_rules(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     """(ruleSet, metadata) from a `schemacli migrate rules` file; InputError with line:col."""
-    text = read_utf8(
+    from schemacli.contracts.jsontext.source import read_json_file
+
+    doc = read_json_file(
         path,
-        hint="Write it with `schemacli migrate rules MAPPING --out FILE`.",
         limit=RULES_LIMIT,
         what="rules file",
-    )
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        line, col = line_column(text, exc.pos)
-        raise InputError(
-            f"the rules file is not JSON: {exc.msg}",
-            location=Location(source=str(path), line=line, column=col),
-            hint="Write it with `schemacli migrate rules MAPPING --out FILE`.",
-        ) from None
+        hint="Write it with `schemacli migrate rules MAPPING --out FILE`.",
+    ).value
     rule_set = doc.get("ruleSet") if isinstance(doc, dict) else None
     metadata = doc.get("metadata", {}) if isinstance(doc, dict) else None
     rules = rule_set.get("migrationRules") if isinstance(rule_set, dict) else None

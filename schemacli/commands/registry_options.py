@@ -28,10 +28,12 @@ import typer
 
 from schemacli import redact
 from schemacli.registry.settings import (  # stdlib only: cheap at start-up, unlike the client
+    DEFAULT_CONCURRENCY,
     DEFAULT_RETRIES,
     DEFAULT_TIMEOUT,
     DEFAULT_URL,
     ENV_BASIC_AUTH,
+    MAX_CONCURRENCY,
     MAX_RETRIES,
     MAX_TIMEOUT,
     SETTINGS,
@@ -51,6 +53,7 @@ PANEL = "Registry"
 # Each flag's name and environment variable are the registry settings' (registry.settings).
 URL, USER, PASSWORD, TOKEN = (SETTINGS[k] for k in ("url", "user", "password", "token"))
 CA, CERT, KEY, TIMEOUT, RETRIES = (SETTINGS[k] for k in ("ca", "cert", "key", "timeout", "retries"))
+CONCURRENCY = SETTINGS["concurrency"]
 
 RegistryUrl = Annotated[
     str | None,
@@ -151,6 +154,16 @@ Retries = Annotated[
         f"5xx [env {RETRIES.env}; default {DEFAULT_RETRIES}].",
     ),
 ]
+Concurrency = Annotated[
+    int | None,
+    typer.Option(
+        CONCURRENCY.flag,
+        metavar="N",
+        rich_help_panel=PANEL,
+        help=f"Requests in flight at once (1 to {MAX_CONCURRENCY}) where a command asks about "
+        f"many subjects [env {CONCURRENCY.env}; default {DEFAULT_CONCURRENCY}].",
+    ),
+]
 Verbose = Annotated[
     bool,
     typer.Option(
@@ -172,6 +185,7 @@ _FLAG_PARAMETERS: tuple[tuple[str, Any, Any], ...] = (
     ("insecure", Insecure, False),
     ("timeout", Timeout, None),
     ("retries", Retries, None),
+    ("concurrency", Concurrency, None),
     ("verbose", Verbose, False),
 )
 Command = TypeVar("Command", bound=Callable[..., Any])

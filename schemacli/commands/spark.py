@@ -316,24 +316,15 @@ def _embedded(loaded: "LoadedSchema") -> Any:
 
 
 def _registry_versions(conn: Connection, subject: str) -> list[Any]:
-    from schemacli.contracts.avro.loader import load_schema_text
+    """The subject's writers from the registry, self-contained (references inlined): the
+    module needs no registry to run."""
+    from schemacli.registry.schemas import RegistrySchemas
     from spark_avro.codegen import WriterVersion
-    from spark_avro.registry import self_contained_text
 
     writers = []
-    for version in conn.client.list_versions(subject):
-        registered = conn.client.get_version(subject, version)
-        where = f"{subject}:{version}"
-        if registered.schema_type != "AVRO":
-            raise InputError(
-                f"{where} is {registered.schema_type}",
-                location=Location(source=where),
-                hint="The reader decodes Avro schemas only.",
-            )
-        # referenced named types are embedded inline: the module needs no registry to run
-        text = self_contained_text(conn.client, registered.schema, registered.references, where)
-        loaded = load_schema_text(text, where, version=version)
-        writers.append(WriterVersion(registered.id, version, loaded.value))
+    for found in RegistrySchemas(conn.client).writers(subject).values():
+        assert found.number is not None  # a subject's version has its number
+        writers.append(WriterVersion(found.id, found.number, found.value))
     if not writers:
         raise InputError(
             f"subject {subject!r} has no versions in the registry",
@@ -354,11 +345,12 @@ def _migration(
 ) -> "tuple[MigrationSpec, list[WriterVersion]]":
     """The MigrationSpec of the mapping at ``path`` and the writers with the mapping's target
     subject's versions added (from the registry; with --store, SUBJECT's alone). Raises what
-    ``spark_avro.onread`` raises: the mapping is checked against SUBJECT's schemas."""
+    ``converters.onread`` raises: the mapping is checked against SUBJECT's schemas."""
+    from converters.onread import load_migration
     from spark_avro import onread
     from spark_avro.codegen import MigrationSpec, WriterVersion
 
-    migration = onread.load_migration(load_mapping(conn, path))
+    migration = load_migration(load_mapping(conn, path))
     subjects = onread.subjects_to_read(migration, subject)
     if store is None:
         for other in subjects[1:]:
@@ -372,8 +364,8 @@ def _migration(
     onread.require_source_among(migration, texts, f"subject {subject!r}")
     spec = MigrationSpec(
         mapping_file=path.name,
-        source_schema=migration.mapping.source.schema_json,
-        target_schema=migration.mapping.target.schema_json,
+        source_schema=migration.source_json,
+        target_schema=migration.target_json,
         v1_ids=onread.v1_writer_ids(migration, texts),
         columns=migration.columns,
         error_sql=migration.error_sql,

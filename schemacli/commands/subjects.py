@@ -84,16 +84,16 @@ def show_command(
     """Show a subject: its versions and ids, its level, its mode and one version's schema."""
     with connect(flags) as conn:
         from schemacli.registry.history import registry_level
+        from schemacli.registry.schemas import RegistrySchemas
 
         _check_subject(subject, "show")
         wanted = parse_version(version)
         client = conn.client
+        road = RegistrySchemas(client)
         numbers = client.list_versions(subject)
-        chosen = client.get_version(subject, wanted)
-        ids = {
-            n: (chosen.id if n == chosen.version else client.get_version(subject, n).id)
-            for n in numbers
-        }
+        chosen = road.version(subject, wanted)
+        versions = road.map(lambda n: road.version(subject, n), numbers)
+        ids = {n: v.id for n, v in zip(numbers, versions, strict=True)}
         level = registry_level(client, subject)
         mode = _mode(client)
         if is_json(output):
@@ -108,7 +108,7 @@ def show_command(
                     "schema": {
                         "version": chosen.version,
                         "id": chosen.id,
-                        "text": chosen.schema,
+                        "text": chosen.registered_text,
                         "references": [r.to_json() for r in chosen.references],
                     },
                 }
@@ -121,7 +121,7 @@ def show_command(
         for ref in chosen.references:
             echo(f"reference {ref.name} = {ref.subject}:{ref.version}")
         echo(f"schema v{chosen.version}:")
-        echo(_pretty(chosen.schema))
+        echo(chosen.stored_text().rstrip("\n"))
 
 
 # Bidirectional overrides reorder what the terminal shows; treated like control characters.
@@ -141,15 +141,6 @@ def _mode(client: "RegistryClient") -> str:
         if err.status == 404:  # Apicurio's ccompat API has no /mode
             return "unknown (the registry has no /mode endpoint)"
         raise
-
-
-def _pretty(text: str) -> str:
-    import json
-
-    try:
-        return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
-    except ValueError:
-        return text
 
 
 @subjects_app.command("delete")
@@ -250,6 +241,7 @@ def _census_guard(
     was found, for the JSON answer."""
     from converters.census.guard import holdings, topic_of
     from converters.census.model import Mode
+    from schemacli.registry.schemas import RegistrySchemas
 
     chosen = topic or topic_of(subject)
     if chosen is None:
@@ -259,7 +251,7 @@ def _census_guard(
             hint="Name it with --topic, or leave out --bootstrap to delete without a census.",
         )
     check_topic(chosen)
-    target = conn.client.get_version(subject, version)
+    target = RegistrySchemas(conn.client).version(subject, version)
     doc = run_census(
         chosen,
         bootstrap,
@@ -318,11 +310,12 @@ def _delete_subject(client: "RegistryClient", subject: str, permanent: bool) -> 
 
 def _delete_version(client: "RegistryClient", subject: str, version: str, permanent: bool) -> int:
     from schemacli.registry.errors import RegistryErrorCode
+    from schemacli.registry.schemas import RegistrySchemas
 
     if not permanent:
         return client.delete_version(subject, version)
     if version == "latest":
-        version = str(client.get_version(subject, "latest").version)
+        version = str(RegistrySchemas(client).version(subject, "latest").version)
     try:
         client.delete_version(subject, version)
     except RegistryError as err:

@@ -3,21 +3,24 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import click
 import typer
 
-from schemacli.commands.census_run import census_mode, check_topic, run_census
+from schemacli.commands.census_run import census_mode, check_master, check_topic, run_census
 from schemacli.commands.kafka_options import KafkaProperties, RequiredBootstrap
-from schemacli.commands.options import DAY, Output, count, seconds
-from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, registry_flags
+from schemacli.commands.options import DAY, Output, count, require_extras, seconds
+from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect, registry_flags
 from schemacli.commands.store_options import Store
-from schemacli.errors import ExitCode
+from schemacli.config import load_settings
+from schemacli.contracts.rules.model import read_contract
+from schemacli.errors import ExitCode, UsageError
 from schemacli.output import OutputFormat, render
 from schemacli.output.census import report, text
 from schemacli.output.json_out import emit_json, is_json
-from schemacli.output.terminal import echo
+from schemacli.output.terminal import Progress, echo
 
 topics_app = typer.Typer(
     name="topics",
@@ -90,10 +93,20 @@ Engine = Annotated[
     str,
     typer.Option(
         "--engine",
-        click_type=click.Choice(["auto", "jvm", "python"]),
+        click_type=click.Choice(["auto", "jvm", "python", "spark"]),
         help="Who reads the records: jvm (Kafka's own Java consumer in threads; needs java 17+ "
         "and the Kafka client jars, docs/census.md#engines), python (librdkafka in processes), "
-        "auto (the JVM when it can run here, else Python).",
+        "spark (a Spark job, local or on --master; needs pyspark), auto (the JVM when it can "
+        "run here, else Python).",
+    ),
+]
+Master = Annotated[
+    str | None,
+    typer.Option(
+        "--master",
+        metavar="URL",
+        help="With --engine spark: the Spark master, local[N] or spark://HOST:PORT (default "
+        "local[--jobs], else every core).",
     ),
 ]
 
@@ -111,6 +124,7 @@ def census_command(
     connect_timeout: ConnectTimeout = 10.0,
     kafka_properties: KafkaProperties = None,
     engine: Engine = "auto",
+    master: Master = None,
     store: Store = None,
     output: Output = OutputFormat.text,
     flags: RegistryFlags = NO_FLAGS,
@@ -124,6 +138,7 @@ def census_command(
     the registry unreachable.
     """
     check_topic(topic)
+    check_master(master, engine)
     mode = census_mode(sample, since, until)
     doc = run_census(
         topic,
@@ -136,6 +151,7 @@ def census_command(
         timeout=read_timeout,
         connect_timeout=connect_timeout,
         engine=engine,
+        master=master,
     )
     if is_json(output):
         emit_json(doc)
@@ -144,3 +160,178 @@ def census_command(
     else:
         typer.echo(render(report(doc), output, color=sys.stdout.isatty()), nl=False)
     raise typer.Exit(ExitCode.OK)
+
+
+CheckRegistry = Annotated[
+    str | None,
+    typer.Option(
+        "--registry",
+        "-r",
+        metavar="URL",
+        help="The registry holding the subject's versions (the writers) and its rule set "
+        "(required).",
+    ),
+]
+Subject = Annotated[
+    str | None,
+    typer.Option("--subject", metavar="SUBJECT", help="The value subject [default: TOPIC-value]."),
+]
+RulesVersion = Annotated[
+    int | None,
+    typer.Option(
+        "--version",
+        metavar="N",
+        click_type=count(1, 2**31 - 1),
+        help="Check the rule set of this version of the subject [default: the latest].",
+    ),
+]
+ContractFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--contract",
+        metavar="FILE",
+        help="Check the rule set of this contract file (as `schemacli pull` writes "
+        "v<N>.contract.json) instead of a registered version's.",
+    ),
+]
+RuleMode = Annotated[
+    str,
+    typer.Option(
+        "--rule-mode",
+        click_type=click.Choice(["write", "read"], case_sensitive=False),
+        help="Run the rules as a producer's serializer (write: WRITE and WRITEREAD rules) or a "
+        "consumer's deserializer (read: READ and WRITEREAD, in reverse order).",
+    ),
+]
+Examples = Annotated[
+    int,
+    typer.Option(
+        "--examples",
+        metavar="N",
+        click_type=count(0, 1000),
+        help="Offsets kept per rule and writer version of the records that fail and err.",
+    ),
+]
+CheckEngine = Annotated[
+    str,
+    typer.Option(
+        "--engine",
+        click_type=click.Choice(["auto", "jvm", "python", "spark"]),
+        help="Who decodes and runs the rules: jvm (Kafka's Java consumer, Avro's GenericRecord "
+        "and Google's CEL-Java, as Confluent's Java serializer; needs java 17+ and its jars, "
+        "docs/quality.md#engines), python (librdkafka, fastavro and schemacli's evaluator, as "
+        "confluent-kafka-python), spark (Spark's Kafka source, from_avro and the CEL "
+        "CONDITIONs compiled to Spark SQL, on --spark-master), auto (the JVM when it can run "
+        "here, else python).",
+    ),
+]
+SparkMaster = Annotated[
+    str,
+    typer.Option(
+        "--spark-master",
+        metavar="URL",
+        help="The Spark master of --engine spark (local[*], spark://HOST:PORT, yarn, ...).",
+    ),
+]
+
+
+@topics_app.command("check")
+@registry_flags(CheckRegistry)
+def check_command(
+    topic: Topic,
+    bootstrap: RequiredBootstrap,
+    subject: Subject = None,
+    version: RulesVersion = None,
+    contract: ContractFile = None,
+    rule_mode: RuleMode = "write",
+    sample: Sample = None,
+    since: Since = None,
+    until: Until = None,
+    jobs: Jobs = None,
+    read_timeout: ReadTimeout = 600.0,
+    connect_timeout: ConnectTimeout = 10.0,
+    kafka_properties: KafkaProperties = None,
+    engine: CheckEngine = "auto",
+    spark_master: SparkMaster = "local[*]",
+    examples: Examples = 3,
+    output: Output = OutputFormat.text,
+    flags: RegistryFlags = NO_FLAGS,
+) -> None:
+    """Run the subject's domain rules (CEL and CEL_FIELD) over TOPIC's values: each value is
+    decoded with its writer schema and every rule evaluated, as Confluent's serializers run
+    them; per writer version and rule, how many records pass, fail and err, with example
+    offsets (docs/quality.md).
+
+    Exit codes: 0 every record passed every rule, 1 a rule failed or erred (or a record could
+    not be decoded), 2 usage or input error (an unknown topic, no rules), 3 Kafka or the
+    registry unreachable.
+    """
+    from converters.kafka.settings import (
+        ONLY_LIBRDKAFKA,
+        librdkafka_properties,
+        load,
+        spark_options,
+    )
+    from converters.quality.check import RuleSource, take_check
+    from schemacli.output.quality import report, text
+
+    check_topic(topic)
+    mode = census_mode(sample, since, until)
+    if flags.url is None:
+        raise UsageError(
+            "topics check needs --registry: the writer schemas and the rule set live there",
+            hint="Give --registry URL (or set SCHEMACLI_REGISTRY_URL).",
+        )
+    if contract is not None and version is not None:
+        raise UsageError(
+            "--contract and --version both name the rule set to check",
+            hint="Give one of them.",
+        )
+    rules = None
+    if contract is not None:
+        read = read_contract(contract)
+        value = read.document.value
+        rules = RuleSource(
+            dict(value.get("ruleSet") or {}),
+            dict(value.get("metadata") or {}),
+            {"subject": None, "version": None, "file": str(contract)},
+        )
+        if not rules.rule_set.get("domainRules"):
+            raise UsageError(
+                f"{contract}: the contract file has no domain rules to check",
+                hint='Give a file with {"ruleSet": {"domainRules": [...]}}.',
+            )
+    settings = load_settings(registry=flags)
+    require_extras("topics check", "kafka", *(["spark"] if engine == "spark" else []))
+    written = load(kafka_properties)
+    properties = librdkafka_properties(written)
+    java_properties = {k.removeprefix("kafka."): v for k, v in spark_options(written).items()}
+    if engine == "auto" and any(k.startswith("kafka." + ONLY_LIBRDKAFKA) for k in written):
+        engine = "python"  # settings for librdkafka alone: only the Python road has them
+    with connect(flags, settings=settings) as conn, Progress(f"check of {topic}") as progress:
+        doc = take_check(
+            bootstrap,
+            topic,
+            subject=subject or f"{topic}-value",
+            client=conn.client,
+            rules=rules,
+            version=version,
+            mode=mode,
+            rule_mode=rule_mode.upper(),
+            properties=properties,
+            java_properties=java_properties,
+            jobs=jobs,
+            timeout=read_timeout,
+            connect_timeout=connect_timeout,
+            progress=progress,
+            engine=engine,
+            examples=examples,
+            spark_master=spark_master,
+        )
+    if is_json(output):
+        emit_json(doc)
+    elif OutputFormat(output) is OutputFormat.text:
+        echo(text(doc), nl=False)
+    else:
+        typer.echo(render(report(doc), output, color=sys.stdout.isatty()), nl=False)
+    raise typer.Exit(ExitCode.OK if doc["verdict"] == "pass" else ExitCode.CHECK_FAILED)

@@ -76,7 +76,8 @@ def text(doc: dict[str, Any]) -> str:
         f"  {retention_text(doc)}",
     ]
     if doc.get("engine"):
-        road = "Kafka's Java consumer" if doc["engine"] == "jvm" else "librdkafka"
+        roads = {"jvm": "Kafka's Java consumer", "spark": "a Spark job"}
+        road = roads.get(doc["engine"], "librdkafka")
         lines.append(f"  read by the {doc['engine']} engine ({road}) in {doc['duration_s']:g} s")
     source = doc["resolved_by"]["source"]
     lines.append(

@@ -3,7 +3,9 @@
 One run, tool ``schemacli``; one rule per finding kind that occurs (rule id = our kind); each
 result at the file and line:col of the finding, with the JSON pointer as a logical location. A
 source that is not a file (a registry's ``subject:version``, ``<stdin>``) has only the logical
-location. A diff's changes are ``note`` results. A file's ``uri`` is a relative (or, for an
+location. A diff's changes are ``note`` results. Columns are counted in UTF-16 code units and
+the run says so (``columnKind: utf16CodeUnits``, what GitHub code scanning expects): an emoji
+before a finding counts two (:class:`Utf16Columns`). A file's ``uri`` is a relative (or, for an
 absolute path, path-absolute) URI reference, percent-encoded as RFC 3986 asks (a space, ``,``,
 ``:``, ``#``, ``?``, ``%``, a newline or any non-ASCII character; ``/`` kept). Validated against the
 OASIS schema in tests/cli/test_sarif_gitlab_cli.py.
@@ -12,12 +14,14 @@ OASIS schema in tests/cli/test_sarif_gitlab_cli.py.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from schemacli import __version__
 from schemacli.contracts.findings import Finding, Severity
 from schemacli.contracts.fixes.edits import Fix
+from schemacli.contracts.jsontext.source import read_text
 from schemacli.contracts.lint.ruleset import docs_url, rule_for
 from schemacli.errors import Location, SchemacliError, error_text, shown
 from schemacli.kinds import Kind
@@ -44,14 +48,36 @@ def file_uri(path: str) -> str:
         return quote(text, safe="/", errors="backslashreplace")
 
 
-def _locations(location: Location) -> list[dict[str, Any]]:
+class Utf16Columns:
+    """A finding's column as SARIF counts it here, in UTF-16 code units: our columns count
+    characters (code points), and a character outside the Basic Multilingual Plane (an emoji, a
+    CJK extension) before the column is two code units. Each file's text is read once, by the
+    bounded reader; a source that cannot be read (gone since, a git ref, a registry) keeps its
+    count, which differs only after such a character."""
+
+    def __init__(self) -> None:
+        self._lines: dict[str, list[str] | None] = {}
+
+    def __call__(self, source: str, line: int, column: int) -> int:
+        if source not in self._lines:
+            try:
+                self._lines[source] = read_text(Path(source)).split("\n")
+            except SchemacliError:
+                self._lines[source] = None
+        lines = self._lines[source]
+        if lines is None or not 0 < line <= len(lines):
+            return column
+        return column + sum(1 for char in lines[line - 1][: column - 1] if ord(char) > 0xFFFF)
+
+
+def _locations(location: Location, columns: Utf16Columns) -> list[dict[str, Any]]:
     where: dict[str, Any] = {}
     if location.source is not None and is_file(location.source):
         physical: dict[str, Any] = {"artifactLocation": {"uri": file_uri(location.source)}}
         if location.line is not None:
             region: dict[str, Any] = {"startLine": location.line}
             if location.column is not None:
-                region["startColumn"] = location.column
+                region["startColumn"] = columns(location.source, location.line, location.column)
             physical["region"] = region
         where["physicalLocation"] = physical
     logical = []
@@ -86,7 +112,7 @@ def _rule(kind: str) -> dict[str, Any]:
     }
 
 
-def _fix(fix: Fix, source: str) -> dict[str, Any]:
+def _fix(fix: Fix, source: str, columns: Utf16Columns) -> dict[str, Any]:
     """A SARIF ``fix``: its title, and one artifact change replacing each edited region."""
     return {
         "description": {"text": fix.title},
@@ -97,9 +123,9 @@ def _fix(fix: Fix, source: str) -> dict[str, Any]:
                     {
                         "deletedRegion": {
                             "startLine": edit.start_pos[0],
-                            "startColumn": edit.start_pos[1],
+                            "startColumn": columns(source, *edit.start_pos),
                             "endLine": edit.end_pos[0],
-                            "endColumn": edit.end_pos[1],
+                            "endColumn": columns(source, *edit.end_pos),
                         },
                         "insertedContent": {"text": edit.text},
                     }
@@ -111,19 +137,19 @@ def _fix(fix: Fix, source: str) -> dict[str, Any]:
     }
 
 
-def _fixes(finding: Finding) -> dict[str, Any]:
+def _fixes(finding: Finding, columns: Utf16Columns) -> dict[str, Any]:
     """A finding's fixes: those with edits in a file as SARIF ``fixes``; display advice (and
     edits of a source that is not a file) in the message, as the only place a viewer shows."""
     own = finding.location.source
     fixes = [
-        _fix(f, source)
+        _fix(f, source, columns)
         for f in finding.fixes
         if f.edits and (source := f.source or own) is not None and is_file(source)
     ]
     return {"fixes": fixes} if fixes else {}
 
 
-def _result(finding: Finding, rule_index: int) -> dict[str, Any]:
+def _result(finding: Finding, rule_index: int, columns: Utf16Columns) -> dict[str, Any]:
     message = finding.message + (f"\nhint: {finding.hint}" if finding.hint else "")
     message += "".join(f"\n{fix_label(fix)}" for fix in finding.fixes)
     properties = {
@@ -142,12 +168,12 @@ def _result(finding: Finding, rule_index: int) -> dict[str, Any]:
         "ruleIndex": rule_index,
         "level": "error" if finding.severity is Severity.ERROR else "warning",
         "message": {"text": message},
-        "locations": _locations(finding.location),
+        "locations": _locations(finding.location, columns),
     }
-    result.update(_fixes(finding))
+    result.update(_fixes(finding, columns))
     if finding.reader is not None:  # a declared reader: where in its schema, who it is
         ref = finding.reader
-        related = _locations(ref.location)
+        related = _locations(ref.location, columns)
         for i, where in enumerate(related):
             where["id"] = i
             where["message"] = {"text": f"the reader schema of consumer {ref.consumer}"}
@@ -165,6 +191,7 @@ def _result(finding: Finding, rule_index: int) -> dict[str, Any]:
 
 
 def _document(run: dict[str, Any]) -> str:
+    run = {**run, "columnKind": "utf16CodeUnits"}
     return json.dumps({"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}, indent=2) + "\n"
 
 
@@ -184,7 +211,8 @@ def render(report: Report, *, color: bool = False) -> str:
     entries: list[Finding] = list(dict.fromkeys(report.findings))
     kinds = list(dict.fromkeys([f.kind for f in entries] + [c.kind for c in report.changes]))
     index = {kind: i for i, kind in enumerate(kinds)}
-    results = [_result(f, index[f.kind]) for f in entries]
+    columns = Utf16Columns()
+    results = [_result(f, index[f.kind], columns) for f in entries]
     results += [
         {
             "ruleId": change.kind,
@@ -192,7 +220,7 @@ def render(report: Report, *, color: bool = False) -> str:
             "level": "note",
             "kind": "informational",
             "message": {"text": change.message},
-            "locations": _locations(change.location),
+            "locations": _locations(change.location, columns),
         }
         for change in report.changes
     ]
@@ -215,7 +243,7 @@ def render_error(err: SchemacliError, *, command: str, compact: bool = False) ->
         "message": {"text": text},
         "descriptor": {"id": type(err).__name__},
     }
-    locations = _locations(err.location) if err.location is not None else []
+    locations = _locations(err.location, Utf16Columns()) if err.location is not None else []
     if locations:
         notification["locations"] = locations
     run = {

@@ -11,6 +11,7 @@ import io
 from schemacli.contracts.findings import Finding, Severity
 from schemacli.errors import SchemacliError
 from schemacli.output import Report, fix_lines
+from schemacli.redact import inert_lines, printable
 
 _MARK = {"compatible": "ok", "incompatible": "FAIL", "invalid": "ERROR"}
 _STYLE = {"compatible": "green", "incompatible": "red", "invalid": "red"}
@@ -34,20 +35,21 @@ def render(report: Report, *, color: bool = False, width: int = 100) -> str:
         highlight=False,
         emoji=False,
     )
-    console.print(Text(report.title, style="bold"), soft_wrap=True)
+    console.print(Text(one_line(report.title), style="bold"), soft_wrap=True)
 
     if report.changes:
         console.print(Text(f"\n{len(report.changes)} change(s):"), soft_wrap=True)
         for change in report.changes:
             console.print(
-                Text(f"  {change.location}: {change.kind}: {change.message}"), soft_wrap=True
+                Text(one_line(f"  {change.location}: {change.kind}: {change.message}")),
+                soft_wrap=True,
             )
         console.print()
 
     first = report.cases[0].columns if report.cases else ()
     columns = [name.replace("_", " ") for name, _ in first]
     table = Table(box=box.SIMPLE, show_edge=False, pad_edge=False)
-    first_column = {"diff": "level", "lint": "file", "readers": "reader"}.get(
+    first_column = {"diff": "level", "lint": "file", "readers": "reader", "rules test": "rule"}.get(
         report.command, "subject"
     )
     table.add_column(first_column, no_wrap=True)
@@ -60,8 +62,8 @@ def render(report: Report, *, color: bool = False, width: int = 100) -> str:
         shown = _LINT_WORDS.get(verdict, verdict) if report.command == "lint" else verdict
         label = shown if not count else f"{shown} ({count})"
         table.add_row(
-            Text(case.name),
-            *(Text(cell(value)) for _, value in case.columns),
+            Text(one_line(case.name)),
+            *(Text(one_line(cell(value))) for _, value in case.columns),
             Text(label, style=_STYLE.get(verdict, "") if color else ""),
         )
     if report.cases:
@@ -76,11 +78,19 @@ def render(report: Report, *, color: bool = False, width: int = 100) -> str:
         console.print(Text(f"{_counted(errors, 'problem')}, {_counted(warnings, 'warning')}:"))
         for finding in findings:
             for line in finding_lines(finding):
-                console.print(Text(line), soft_wrap=True)
+                console.print(Text(one_line(line)), soft_wrap=True)
     for note in report.notes:
-        console.print(Text(f"note: {note}"), soft_wrap=True)
-    console.print(Text(summary(report), style="bold"), soft_wrap=True)
-    return "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())
+        console.print(Text(one_line(f"note: {note}")), soft_wrap=True)
+    console.print(Text(one_line(summary(report)), style="bold"), soft_wrap=True)
+    # Every value went in as one line; a name at the start of a row still must not read as a
+    # CI log command.
+    return inert_lines("".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines()))
+
+
+def one_line(text: str) -> str:
+    """A line of the text report: control characters (a line feed in a registry's message or
+    a file's name, an escape sequence) and bidi overrides shown as visible escapes."""
+    return printable(text)
 
 
 def render_error(err: SchemacliError, *, command: str, compact: bool = False) -> str:
@@ -123,7 +133,9 @@ def summary(report: Report) -> str:
         return f"check: {report.verdict}: {_counted(errors, 'problem')}"
     failing = [c for c in report.cases if c.verdict != "compatible"]
     # validate reports files
-    noun = {"gate": "subject", "readers": "declared reader"}.get(report.command, "file")
+    noun = {"gate": "subject", "readers": "declared reader", "rules test": "rule"}.get(
+        report.command, "file"
+    )
     total = _counted(len(report.cases), noun)
     if report.verdict == "compatible":
         return f"{report.command}: passed ({total})"

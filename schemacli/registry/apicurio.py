@@ -31,23 +31,32 @@ def native_base(client: RegistryClient) -> str:
     return client.settings.url.split(MARKER, 1)[0] + "/apis/registry/v3"
 
 
-def effective_level(client: RegistryClient, subject: str | None) -> tuple[str, str] | None:
-    """(level, source) as Apicurio applies it, or None if its own API cannot tell us."""
-    base = native_base(client)
+UNKNOWN = object()  # what subject_rule answers when Apicurio's own API cannot tell
+
+
+def subject_rule(client: RegistryClient, subject: str) -> str | None | object:
+    """The subject's own COMPATIBILITY rule (a level), None when it has none, or UNKNOWN when
+    Apicurio's own API cannot be read (auth, roles, another version): then ccompat's answer
+    is all there is."""
     try:
-        if subject is not None:
-            try:
-                rule = client._call(
-                    "GET",
-                    f"/groups/default/artifacts/{quote(subject, safe='')}/rules/COMPATIBILITY",
-                    base=base,
-                    context={"subject": subject},
-                )
-                return str(rule["config"]), "subject"
-            except RegistryError as err:
-                if err.status != 404:
-                    raise
-        rule = client._call("GET", "/admin/rules/COMPATIBILITY", base=base)
-        return str(rule["config"]), "global"
+        rule = client._call(
+            "GET",
+            f"/groups/default/artifacts/{quote(subject, safe='')}/rules/COMPATIBILITY",
+            base=native_base(client),
+            context={"subject": subject},
+        )
+        return str(rule["config"])
+    except RegistryError as err:
+        return None if err.status == 404 else UNKNOWN
+    except (KeyError, TypeError):
+        return UNKNOWN
+
+
+def global_rule(client: RegistryClient) -> str | None:
+    """The global COMPATIBILITY rule Apicurio applies (its default included), or None when its
+    own API cannot tell."""
+    try:
+        rule = client._call("GET", "/admin/rules/COMPATIBILITY", base=native_base(client))
+        return str(rule["config"])
     except (RegistryError, KeyError, TypeError):
-        return None  # no access to the native API (auth, roles, other version): keep ccompat's
+        return None

@@ -18,6 +18,7 @@ import functools
 import json
 import logging
 import random
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -25,6 +26,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from urllib.parse import quote
 
 import requests
+import requests.adapters
 import requests.auth
 import urllib3.exceptions
 from urllib3.exceptions import InsecureRequestWarning
@@ -175,7 +177,9 @@ def _short_json(data: Any) -> str:
 
 
 class RegistryClient:
-    """Talks to one registry. Cheap to build; reuses one HTTP session (keep-alive)."""
+    """Talks to one registry. Cheap to build; reuses one HTTP session (keep-alive), whose
+    connection pool holds ``settings.concurrency`` connections: the client may be called from
+    that many threads at once (``schemacli.registry.schemas.RegistrySchemas.map``)."""
 
     def __init__(
         self,
@@ -186,16 +190,34 @@ class RegistryClient:
         rng: random.Random | None = None,
     ) -> None:
         self.settings = settings
-        self._session = session or requests.Session()
+        if session is None:
+            session = requests.Session()
+            # one kept-alive connection per thread in flight; more would be opened and dropped
+            pool = requests.adapters.HTTPAdapter(
+                pool_connections=1, pool_maxsize=max(1, settings.concurrency), max_retries=0
+            )
+            session.mount("http://", pool)
+            session.mount("https://", pool)
+        self._session = session
         # trust_env stays on: HTTPS_PROXY / NO_PROXY and REQUESTS_CA_BUNDLE work as users expect
         # (our explicit auth, when given, always wins over ~/.netrc).
         self._sleep = sleep
         self._rng = rng or random.Random()
         self.retry_count = 0  # total retries made (for tests and --verbose)
-        self._answered: str | None = None  # the last request answered 2xx (see _reads_answer)
+        self._count_lock = threading.Lock()
+        # per thread: the last request answered 2xx (see _reads_answer)
+        self._local = threading.local()
 
     def __repr__(self) -> str:
         return f"RegistryClient({self.settings!r})"
+
+    @property
+    def _answered(self) -> str | None:
+        return getattr(self._local, "answered", None)
+
+    @_answered.setter
+    def _answered(self, value: str | None) -> None:
+        self._local.answered = value
 
     def close(self) -> None:
         self._session.close()
@@ -210,13 +232,16 @@ class RegistryClient:
 
     @_reads_answer
     def list_subjects(self, *, prefix: str | None = None, deleted: bool = False) -> list[str]:
-        """``GET /subjects``: subject names (soft-deleted ones too with ``deleted``)."""
+        """``GET /subjects``: subject names (soft-deleted ones too with ``deleted``); with
+        ``prefix``, those starting with it (also where the registry ignores ``subjectPrefix``,
+        as Apicurio 3.0.9 does)."""
         params: dict[str, Any] = {}
         if prefix is not None:
             params["subjectPrefix"] = prefix
         if deleted:
             params["deleted"] = "true"
-        return list(_names(_null_is_empty(self._call("GET", "/subjects", params=params))))
+        names = _names(_null_is_empty(self._call("GET", "/subjects", params=params)))
+        return [name for name in names if prefix is None or name.startswith(prefix)]
 
     @_reads_answer
     def list_versions(self, subject: str, *, deleted: bool = False) -> list[int]:
@@ -740,7 +765,8 @@ class RegistryClient:
 
     def _backoff(self, attempt: int, retry_after: str | None) -> None:
         s = self.settings
-        self.retry_count += 1
+        with self._count_lock:
+            self.retry_count += 1
         wait = self._rng.uniform(0, min(s.backoff_max, s.backoff * 2 ** (attempt - 1)))
         if retry_after:
             try:

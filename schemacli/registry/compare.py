@@ -1,6 +1,7 @@
 """Checking a schema against a subject in the registry: its verdict and ours, side by side.
 
-The registry (verbose) and the local engine (``check_candidate`` over ``registry_history``) are both
+The registry (verbose) and the local engine (``check_candidate`` over the subject's history from
+``schemacli.registry.schemas``) are both
 asked, at the level the registry applies to the subject. They should agree case for case (both
 follow Apache Avro Java's SchemaCompatibility); when they do not, ``RegistryCheck.agree`` is False
 and the commands say so loudly — one of the two has a bug, or the registry deviates from Java.
@@ -18,8 +19,10 @@ from schemacli.contracts.evolution.levels import Level
 from schemacli.contracts.findings import Finding, Kind, Severity
 from schemacli.errors import Location, RegistryError
 from schemacli.registry.client import RegistryClient
-from schemacli.registry.history import is_missing_subject, registry_history, registry_level
+from schemacli.registry.errors import RegistryErrorCode
+from schemacli.registry.history import is_missing_subject, registry_level
 from schemacli.registry.models import CompatibilityAnswer, Reference
+from schemacli.registry.schemas import RegistrySchemas
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,7 @@ def check_against_registry(
     chosen = level or configured.level
     source = "flag" if level is not None and level != configured.level else configured.source
     if history is None:
-        history = registry_history(client, subject)
+        history = RegistrySchemas(client).history(subject)
     local = check_candidate(candidate, history, subject=subject, level=chosen)
 
     if chosen != configured.level:
@@ -78,19 +81,39 @@ def check_against_registry(
     if local.identical_to is not None:
         found = client.lookup(subject, schema_text(candidate), references=references)
         if found is not None:
-            answer = CompatibilityAnswer(
+            already = CompatibilityAnswer(
                 True, (f"already registered as version {found.version}, id {found.id}",)
             )
-            return RegistryCheck(subject, chosen, source, local, answer)
-    text = schema_text(candidate)
+            return RegistryCheck(subject, chosen, source, local, already)
+    answer, why = ask_registry(client, subject, schema_text(candidate), references)
+    return RegistryCheck(subject, chosen, source, local, answer, why)
+
+
+def ask_registry(
+    client: RegistryClient, subject: str, text: str, references: Sequence[Reference] = ()
+) -> tuple[CompatibilityAnswer | None, str | None]:
+    """The registry's verdict on ``text`` (already valid Avro here) against ``subject``'s
+    history: (the answer, None), or (None, why the registry could not judge it).
+
+    A subject that does not exist yet takes any first version. A registry that calls a schema
+    schemacli parsed invalid (42201) cannot judge it: Apicurio 3.0.9's compatibility test does
+    so for every subject whose versions use references (docs/registry.md, "Registry deviations
+    found"), though it registers such schemas. Then only the local engine answers, and the
+    registry's words are kept in the note.
+    """
     try:
-        answer = client.test_compatibility_all(subject, text, references=references)
+        return client.test_compatibility_all(subject, text, references=references), None
     except RegistryError as err:
-        if not is_missing_subject(err):
+        if is_missing_subject(err):
+            first = "subject does not exist yet: the first version is always compatible"
+            return CompatibilityAnswer(True, (first,)), None
+        if err.error_code != RegistryErrorCode.INVALID_SCHEMA:
             raise
-        first = "subject does not exist yet: the first version is always compatible"
-        answer = CompatibilityAnswer(True, (first,))
-    return RegistryCheck(subject, chosen, source, local, answer)
+        said = err.server_message or err.message
+        return None, (
+            f"the registry could not judge the schema against {subject} (HTTP {err.status} "
+            f"{err.error_code}: {said}); only the local engine answered"
+        )
 
 
 def schema_text(candidate: LoadedSchema) -> str:

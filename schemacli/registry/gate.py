@@ -38,13 +38,13 @@ from schemacli.contracts.store.references import References
 from schemacli.contracts.store.tree import Tree, VersionFile
 from schemacli.errors import CheckFailed, InputError, Location, RegistryError, SchemacliError
 from schemacli.registry.client import RegistryClient
-from schemacli.registry.compare import RegistryCheck, registry_findings, schema_text
-from schemacli.registry.history import (
-    SubjectLevel,
-    is_missing_subject,
-    registry_history,
-    registry_level,
+from schemacli.registry.compare import (
+    RegistryCheck,
+    ask_registry,
+    registry_findings,
+    schema_text,
 )
+from schemacli.registry.history import Levels, SubjectLevel
 from schemacli.registry.models import CompatibilityAnswer, Reference
 from schemacli.registry.publish import (
     Outcome,
@@ -52,6 +52,8 @@ from schemacli.registry.publish import (
     may_have_registered,
     register_schema,
 )
+from schemacli.registry.schemas import RegistrySchemas
+from schemacli.registry.snapshot import Snapshot, read_snapshot
 
 
 class ConfiguredLevels(Protocol):
@@ -97,7 +99,14 @@ def gate_against_registry(
 ) -> RegistryGate:
     """Check every subject of the store ``head`` (a store Tree) against the registry; the
     declared ``readers`` (from the store) judge the registry's latest version and each new
-    one (docs/readers.md)."""
+    one (docs/readers.md).
+
+    What is asked (docs/registry.md, "gate --registry: what it asks"): per subject its version
+    numbers; the versions the store's snapshot (``registry.json``, written by ``pull``) does
+    not already vouch for; for a subject with new versions, its level and the registry's
+    verdict on the first; each referenced version once. The questions about different subjects
+    go out together, at most ``settings.concurrency`` at a time.
+    """
     label = f"{head.label} against {client.settings.display_url}"
     try:
         index = head.subjects()
@@ -105,21 +114,29 @@ def gate_against_registry(
         row = input_error_row("(store)", settings.level_for("(store)"), err)
         return RegistryGate(GateReport(label, None, (row,)), ())
     resolver = References(head, index)
-    rows, candidates = [], []
     declared = readers_by_subject(readers)
-    for subject in each(sorted(index)):
-        try:
-            files = read_versions(head, index, subject)
-        except InputError as err:
-            rows.append(
-                input_error_row(
-                    subject, settings.level_for(subject), err, len(index.get(subject, {}))
-                )
-            )
+    names = sorted(index)
+    local: dict[str, _Local | SubjectReport] = {}
+
+    def read(subject: str) -> str:  # the store's side, in this thread: parsing is CPU
+        local[subject] = _read_local(head, index, subject, settings, resolver)
+        return subject
+
+    road = RegistrySchemas(client)
+    levels = Levels(client)
+    # each subject's questions go out as soon as its store side is read, while the next is
+    answers = road.map(
+        lambda subject: _ask_registry(road, levels, local[subject], declared.get(subject, ())),
+        (read(subject) for subject in names),
+    )
+    rows, candidates = [], []
+    for subject, remote in zip(each(names), answers, strict=True):
+        here = local[subject]
+        if isinstance(here, SubjectReport):
+            rows.append(here)
             continue
-        row, new = _gate_subject(
-            client, subject, files, settings, resolver, declared.get(subject, ())
-        )
+        assert remote is not None  # a subject read without problems was asked about
+        row, new = _judge_subject(here, remote, declared.get(subject, ()))
         rows.append(row)
         candidates.extend(new)
     rows += [
@@ -130,40 +147,129 @@ def gate_against_registry(
     return RegistryGate(GateReport(label, None, tuple(rows)), tuple(candidates))
 
 
-def _gate_subject(
-    client: RegistryClient,
+@dataclass(frozen=True)
+class _Local:
+    """A subject as the store holds it: its parsed versions, and what the snapshot of its last
+    ``pull`` says each is in the registry."""
+
+    subject: str
+    files: tuple[VersionFile, ...]
+    loaded: tuple[LoadedSchema, ...]
+    configured: Level
+    snapshot: Snapshot | None
+
+    @property
+    def readers_only(self) -> bool:
+        # READERS (schemacli's own level): the declared readers alone judge; the registry's
+        # level and its own answer are not asked.
+        return self.configured is Level.READERS
+
+
+@dataclass(frozen=True)
+class _Remote:
+    """What the registry said about one subject."""
+
+    history: dict[int, LoadedSchema]  # its live versions by place (1, 2, ...), those needed
+    registered: int  # how many live versions it has
+    level: SubjectLevel
+    asked_level: bool  # False: the subject has no new version, so the level was not asked
+    answer: CompatibilityAnswer | None  # its verdict on the first new version
+    note: str | None  # why it gave none, when it could not judge it
+    references: tuple[tuple[Reference, ...], Finding | None] | None  # the first new version's
+
+
+def _read_local(
+    head: Tree,
+    index: dict[str, dict[int, str]],
     subject: str,
-    files: Sequence[VersionFile],
     settings: ConfiguredLevels,
     resolver: References,
-    readers: Sequence[DeclaredReader] = (),
-) -> tuple[SubjectReport, list[Candidate]]:
-    loaded, problems = parse_versions(files, resolver)
+) -> _Local | SubjectReport:
+    """The subject's store side, or its finished row when the store cannot be read."""
     configured = settings.level_for(subject)
-    # READERS (schemacli's own level): the declared readers alone judge; the registry's level
-    # and its own answer are not asked.
-    readers_only = configured is Level.READERS
-    level = (
-        SubjectLevel(Level.READERS, "config") if readers_only else registry_level(client, subject)
-    )
+    try:
+        files = read_versions(head, index, subject)
+    except InputError as err:
+        return input_error_row(subject, configured, err, len(index.get(subject, {})))
+    loaded, problems = parse_versions(files, resolver)
     if problems:
-        return SubjectReport(subject, level.level, len(files), (), tuple(problems)), []
+        return SubjectReport(subject, configured, len(files), (), tuple(problems))
+    return _Local(subject, tuple(files), tuple(loaded), configured, read_snapshot(head, subject))
+
+
+def _ask_registry(
+    road: RegistrySchemas,
+    levels: Levels,
+    here: _Local | SubjectReport,
+    readers: Sequence[DeclaredReader],
+) -> _Remote | None:
+    """Everything the gate asks the registry about one subject (run on a pool thread)."""
+    if isinstance(here, SubjectReport):
+        return None
+    subject, local = here.subject, here.loaded
+    numbers = road.version_numbers(subject) or []
+    new = len(local) > len(numbers)
+    # Needed: the registry's versions at the store's places (compared with the store's; the
+    # whole history when there are new versions), and its latest when readers judge it.
+    # A version the store holds unchanged since the pull that wrote it (the same registry,
+    # version number and fingerprint) is taken from the store: registered versions are
+    # immutable, so it is not asked again.
+    places = set(range(1, min(len(numbers), len(local)) + 1))
+    if readers and numbers:
+        places.add(len(numbers))
+    history: dict[int, LoadedSchema] = {}
+    for position in sorted(places):
+        number = numbers[position - 1]
+        mine = local[position - 1] if position <= len(local) else None
+        if (
+            mine is not None
+            and here.snapshot is not None
+            and here.snapshot.vouches(
+                road.client.settings.display_url, position, number, here.files[position - 1].text
+            )
+        ):
+            history[position] = mine
+        else:
+            history[position] = road.schema(subject, number).loaded
+    if not new:
+        level = SubjectLevel(here.configured, "config")
+        return _Remote(history, len(numbers), level, False, None, None, None)
+    level = SubjectLevel(Level.READERS, "config") if here.readers_only else levels.level(subject)
+    first = local[len(numbers)]
+    sidecars = {f.version: f.references for f in here.files}
+    number = first.version or len(numbers) + 1
+    refs, problem = _registry_references(sidecars.get(number), first, subject)
+    answer, note = None, None
+    # The registry can only judge against what it holds, and cannot parse a schema whose
+    # references it is not given (the problem says so).
+    if problem is None and not here.readers_only:
+        answer, note = ask_registry(road.client, subject, schema_text(first), refs)
+    return _Remote(history, len(numbers), level, True, answer, note, (refs, problem))
+
+
+def _judge_subject(
+    here: _Local, remote: _Remote, readers: Sequence[DeclaredReader] = ()
+) -> tuple[SubjectReport, list[Candidate]]:
+    subject, loaded, files = here.subject, here.loaded, here.files
+    level = remote.level
     findings: list[Finding] = []
-    if configured != level.level:
+    if remote.asked_level and here.configured != level.level:
         findings.append(
             Finding(
                 kind=Kind.LEVEL_DIFFERS,
                 severity=Severity.WARNING,
-                message=f"the config says {configured.value} for {subject}, the registry applies "
-                f"{level.level.value} ({level.source}); checked at the registry's level",
+                message=f"the config says {here.configured.value} for {subject}, the registry "
+                f"applies {level.level.value} ({level.source}); checked at the registry's level",
                 location=loaded[-1].location() if loaded else Location(),
                 hint="run `schemacli pull` to take the registry's levels into the config, or "
-                f"`schemacli config set {subject} {configured.value}` to change the registry",
+                f"`schemacli config set {subject} {here.configured.value}` to change the "
+                "registry",
                 subject=subject,
             )
         )
-    history = list(registry_history(client, subject))
-    registered = len(history)
+    registered = remote.registered
+    # with new versions every registered place is known (the new ones come after them all)
+    history = [remote.history[p] for p in sorted(remote.history) if p <= len(loaded)]
     new: list[Candidate] = []
     checked: list[int] = []
     sidecars = {f.version: f.references for f in files}
@@ -174,42 +280,46 @@ def _gate_subject(
             # them): a difference is an edited history, which would otherwise be registered
             # as a new version.
             theirs = history[position - 1]
-            if version.identity != theirs.identity:
+            # the store's own file where the pull's snapshot vouched for it: nothing to compare
+            if theirs is not version and version.identity != theirs.identity:
                 findings.append(_diverges(subject, number, version, theirs))
             continue
         checked.append(number)
-        refs, problem = _registry_references(sidecars.get(number), version, subject)
+        if not new and remote.references is not None:
+            refs, problem = remote.references
+        else:
+            refs, problem = _registry_references(sidecars.get(number), version, subject)
         if problem is not None:
             findings.append(problem)
         local = check_candidate(version, history, subject=subject, level=level.level)
         findings.extend(local.findings)
-        # The registry can only judge against what it holds, and cannot parse a schema
-        # whose references it is not given (the problem above says so).
-        if not new and problem is None and not readers_only:
-            answer = _ask(client, subject, schema_text(version), refs)
-            check = RegistryCheck(subject, level.level, level.source, local, answer)
+        if not new and (remote.answer is not None or remote.note is not None):
+            check = RegistryCheck(
+                subject, level.level, level.source, local, remote.answer, remote.note
+            )
             findings.extend(registry_findings(check))
         new.append(Candidate(subject, number, version, refs))
         history.append(replace(version, version=len(history) + 1))
     if readers:
-        findings.extend(_judged_by_readers(subject, history[:registered], new, readers))
+        latest = [remote.history[registered]] if registered else []
+        findings.extend(_judged_by_readers(subject, latest, registered, new, readers))
     row = SubjectReport(subject, level.level, len(files), tuple(checked), tuple(findings))
     return row, new
 
 
 def _judged_by_readers(
     subject: str,
-    registered: Sequence[LoadedSchema],
+    latest: Sequence[LoadedSchema],
+    registered: int,
     new: Sequence[Candidate],
     readers: Sequence[DeclaredReader],
 ) -> list[Finding]:
-    """The declared readers' verdicts on the registry's latest version (what producers write
-    now) and on each new version of the store."""
+    """The declared readers' verdicts on the registry's latest version (``latest``: what
+    producers write now, the subject's ``registered``-th) and on each new version of the
+    store."""
     loaded, problems = load_declared(readers)
     found = list(problems)
-    writers = []
-    if registered:
-        writers.append((registered[-1], f"{subject} v{len(registered)} (registry)"))
+    writers = [(w, f"{subject} v{registered} (registry)") for w in latest]
     writers += [(c.loaded, f"{subject} v{c.version}") for c in new]
     for writer, label in writers:
         found.extend(judge_readers(writer, loaded, subject=subject, writer_label=label))
@@ -268,17 +378,6 @@ def _registry_references(
         hint='write {"name": ..., "subject": ..., "version": <n>} in the references file',
         subject=subject,
     )
-
-
-def _ask(
-    client: RegistryClient, subject: str, text: str, refs: Sequence[Reference] = ()
-) -> CompatibilityAnswer:
-    try:
-        return client.test_compatibility_all(subject, text, references=refs)
-    except RegistryError as err:
-        if not is_missing_subject(err):
-            raise
-        return CompatibilityAnswer(True, ("new subject: the first version is always compatible",))
 
 
 def register_candidates(

@@ -18,6 +18,7 @@ from typing import Any
 from schemacli.errors import CheckFailed, RegistryError
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.errors import RegistryErrorCode
+from schemacli.registry.schemas import RegistrySchemas
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,7 @@ def register_major_version(
             f"{where} registered {subject!r} as id {registered.id} but cannot say its version",
             hint="Check with `schemacli subjects show`.",
         )
-    back = client.get_version(subject, version)
+    back = RegistrySchemas(client).version(subject, version)
     props = (back.metadata or {}).get("properties") or {}
     stored = f" The schema itself is stored, as version {back.version} (id {back.id}), without it."
     if props.get(property_name) != str(major_version):
@@ -101,7 +102,7 @@ def register_major_version(
     return MajorVersionResult(
         subject=subject,
         id=back.id,
-        version=back.version,
+        version=version,
         major_version=major_version,
         property_name=property_name,
         rules=tuple(

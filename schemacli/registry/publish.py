@@ -100,13 +100,14 @@ def register_schema(
     version = registered.version
     if version is None:  # the registry said only the id (Apicurio, older Confluent): ask for it
         try:
-            again = client.lookup(subject, text, references=references, normalize=normalize)
+            # where that id is registered: one question, not the lookup again (asked above)
+            found_at = client.get_schema_versions(registered.id)
         except RegistryError:
             # The schema IS registered: a failed follow-up question must not hide that (the
             # gate would report "nothing registered" and leave it behind). The version stays
             # unknown; the result says "registered as id N".
-            again = None
-        version = again.version if again is not None else None
+            found_at = []
+        version = max((r.version for r in found_at if r.subject == subject), default=None)
     return RegisterResult(subject, Outcome.REGISTERED, registered.id, version)
 
 

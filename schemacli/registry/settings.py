@@ -28,6 +28,9 @@ from schemacli.tomlfile import read as read_settings_file
 DEFAULT_URL = "http://localhost:8081"
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_RETRIES = 3
+# requests in flight at once where a command asks about many subjects: enough to hide a far
+# registry's round trip, few enough not to crowd a registry others share
+DEFAULT_CONCURRENCY = 8
 
 # Each registry setting once: its key in the [registry] table (and RegistryFlags' field), its
 # environment variable, its flag.
@@ -43,6 +46,7 @@ SETTINGS: dict[str, Setting] = {
         Setting("key", "SCHEMACLI_REGISTRY_KEY", "--key"),
         Setting("timeout", "SCHEMACLI_REGISTRY_TIMEOUT", "--timeout"),
         Setting("retries", "SCHEMACLI_REGISTRY_RETRIES", "--retries"),
+        Setting("concurrency", "SCHEMACLI_REGISTRY_CONCURRENCY", "--concurrency"),
     )
 }
 ENV_URL = SETTINGS["url"].env
@@ -84,6 +88,7 @@ class RegistrySettings:
     insecure: bool = False
     timeout: float = DEFAULT_TIMEOUT
     retries: int = DEFAULT_RETRIES
+    concurrency: int = DEFAULT_CONCURRENCY
     backoff: float = 0.2  # first retry waits up to this long; doubles each attempt (full jitter)
     backoff_max: float = 5.0
 
@@ -118,6 +123,7 @@ class RegistrySettings:
         insecure: bool = False,
         timeout: float | None = None,
         retries: int | None = None,
+        concurrency: int | None = None,
         env: Mapping[str, str] | None = None,
         file_values: Mapping[str, object] | None = None,
         file_source: Path | None = None,
@@ -152,6 +158,7 @@ class RegistrySettings:
                 "key": client_key,
                 "timeout": timeout,
                 "retries": retries,
+                "concurrency": concurrency,
             },
             env=env,
             file=file_values,
@@ -245,6 +252,7 @@ class RegistrySettings:
             insecure=bool(insecure),
             timeout=_timeout(*pick("timeout")),
             retries=_retries(*pick("retries")),
+            concurrency=_concurrency(*pick("concurrency")),
         )
 
     def credentials_env(self) -> dict[str, str]:
@@ -264,6 +272,7 @@ class RegistrySettings:
             "key": self.client_key,
             "timeout": self.timeout if self.timeout != DEFAULT_TIMEOUT else None,
             "retries": self.retries if self.retries != DEFAULT_RETRIES else None,
+            "concurrency": (self.concurrency if self.concurrency != DEFAULT_CONCURRENCY else None),
         }
         extra = {SETTINGS[k].env: str(value) for k, value in values.items() if value is not None}
         return {**self.credentials_env(), **extra}
@@ -284,6 +293,7 @@ class RegistryFlags:
     insecure: bool = False
     timeout: float | None = None
     retries: int | None = None
+    concurrency: int | None = None
     verbose: bool = False  # log every HTTP call (the CLI's concern; no setting)
 
     def resolve(
@@ -306,6 +316,7 @@ class RegistryFlags:
             insecure=self.insecure,
             timeout=self.timeout,
             retries=self.retries,
+            concurrency=self.concurrency,
             env=env,
             file_values=file_values,
             file_source=file_source,
@@ -314,6 +325,7 @@ class RegistryFlags:
 
 MAX_TIMEOUT = 3600.0  # an hour per request; beyond ~1e9 s the socket layer overflows
 MAX_RETRIES = 100
+MAX_CONCURRENCY = 64
 
 # Config keys whose value must be a TOML string, with an example for the hint.
 _FILE_STRINGS = {
@@ -568,5 +580,30 @@ def _retries(value: object, source: Origin) -> int:
             source,
             f"{value} retries is not between 0 and {MAX_RETRIES}",
             f"give e.g. {example} (the default is {DEFAULT_RETRIES}; 0 turns retries off)",
+        )
+    return value
+
+
+def _concurrency(value: object, source: Origin) -> int:
+    if source.kind is Kind.DEFAULT:
+        return DEFAULT_CONCURRENCY
+    example = _example(source, "8")
+    if isinstance(value, str) and source.kind is not Kind.FILE:
+        if not re.fullmatch(r"-?[0-9]+", value.strip()):
+            raise _error(
+                source, f"{value!r} is not a whole number of requests", f"give one, e.g. {example}"
+            )
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _error(
+            source,
+            f"the concurrency must be a whole number, not {_toml_type(value)}",
+            f"give one, e.g. {example}",
+        )
+    if not 1 <= value <= MAX_CONCURRENCY:
+        raise _error(
+            source,
+            f"{value} requests at once is not between 1 and {MAX_CONCURRENCY}",
+            f"give e.g. {example} (the default is {DEFAULT_CONCURRENCY}; 1 asks one at a time)",
         )
     return value

@@ -2,7 +2,9 @@
 
 For each subject: its live versions become ``<store>/subjects/<subject>/v<N>.avsc`` (pretty JSON,
 numbered 1..N without gaps even where the registry has gaps from deleted versions), a
-``registry.json`` beside them records which registry version and id each file is,
+``registry.json`` beside them records which registry version and id each file is (and the
+fingerprint of what the registry held, so that a later pull, or ``gate --registry``, takes an
+unchanged file for that version without asking for it again: registered versions are immutable),
 ``v<N>.references.json`` holds a version's schema references (subject and registry version), and the
 subject's level goes into the config file (``[tool.schemacli.subjects."<subject>"] level``).
 
@@ -10,7 +12,8 @@ A local file that differs from the registry's version is a conflict: it is left 
 reported unless ``force`` is set (it may be a candidate not yet registered). Local versions
 beyond the registry's are kept (new schemas waiting for the gate).
 
-All or nothing: ``plan_pull`` fetches everything and checks that the store can hold it (subject
+All or nothing: ``plan_pull`` fetches everything (the subjects together, at most
+``settings.concurrency`` requests in flight) and checks that the store can hold it (subject
 names that are one directory name, no path that leaves the store, no file where a directory must
 be) and ``plan_levels`` prepares the config edit, before ``apply_pull`` writes anything. Files
 are written to a temporary file beside them and renamed into place, so a symbolic link in the
@@ -29,9 +32,13 @@ from typing import Any
 
 from schemacli.atomicwrite import Write, WriteError, write_all
 from schemacli.contracts.evolution.levels import Level
-from schemacli.errors import ConfigError, InputError, Location, RegistryError
+from schemacli.contracts.jsontext.source import parse_text
+from schemacli.contracts.store.tree import Tree
+from schemacli.errors import ConfigError, InputError, Location
 from schemacli.registry.client import RegistryClient
-from schemacli.registry.history import fetch_versions, registry_level
+from schemacli.registry.history import Levels, SubjectLevel
+from schemacli.registry.models import Reference
+from schemacli.registry.schemas import RegistrySchemas, RegistryVersion, fingerprint_of
 from schemacli.textfile import SCHEMA_LIMIT, SETTINGS_LIMIT, UnreadableInput, read_input
 from schemacli.tomlfile import (
     LEVEL,
@@ -95,6 +102,120 @@ class LevelsEdit:
     config_file: Path
     text: str
     changed: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class SnapshotRow:
+    """One stored version as ``registry.json`` records it."""
+
+    store_version: int
+    registry_version: int
+    id: int
+    references: tuple[Reference, ...] = ()
+    fingerprint: str | None = None  # of the registry's schema (None: written by an older pull)
+    contract: str | None = None  # fingerprint of v<N>.contract.json, when pull wrote one
+
+    def to_json(self) -> dict[str, object]:
+        row: dict[str, object] = {
+            "store_version": self.store_version,
+            "registry_version": self.registry_version,
+            "id": self.id,
+            "references": [r.to_json() for r in self.references],
+        }
+        if self.fingerprint is not None:
+            row["fingerprint"] = self.fingerprint
+        if self.contract is not None:
+            row["contract"] = self.contract
+        return row
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A subject's ``registry.json``: which registry and version each store file is."""
+
+    registry: str
+    subject: str
+    rows: tuple[SnapshotRow, ...]
+
+    def row(self, store_version: int) -> SnapshotRow | None:
+        return next((r for r in self.rows if r.store_version == store_version), None)
+
+    def vouches(self, registry: str, place: int, number: int, text: str) -> bool:
+        """Whether the store's version at ``place`` (its file's ``text``) is, unchanged, the
+        registry's version ``number``: pulled from ``registry`` into that place, and the file
+        still as pull wrote it. Registered versions are immutable, so it need not be asked for
+        again."""
+        row = self.row(place)
+        return (
+            self.registry == registry
+            and row is not None
+            and row.registry_version == number
+            and row.fingerprint is not None
+            and row.fingerprint == fingerprint_of(text)
+        )
+
+
+def parse_snapshot(text: str, source: str) -> Snapshot:
+    """``registry.json``'s text; InputError naming ``source`` when it is not a snapshot. Parsed
+    by the one JSON parser (nesting and number length within Java's limits: never a
+    RecursionError); the error quotes nothing of the file (a store comes from another party)."""
+    try:
+        data = parse_text(text.removeprefix("\ufeff"), source, what="registry snapshot").value
+    except InputError as exc:
+        raise InputError(
+            f"{source} is not a registry snapshot: {exc.message}",
+            location=exc.location,
+            hint=_SNAPSHOT_HINT,
+        ) from None
+    try:
+        subject, registry = data["subject"], data.get("registry", "")
+        if not isinstance(subject, str) or not isinstance(registry, str):
+            raise TypeError("subject")
+        rows = tuple(
+            SnapshotRow(
+                store_version=_number(r["store_version"]),
+                registry_version=_number(r["registry_version"]),
+                id=_number(r["id"]),
+                references=tuple(Reference.from_json(x) for x in r.get("references") or ()),
+                fingerprint=_text_or_none(r.get("fingerprint")),
+                contract=_text_or_none(r.get("contract")),
+            )
+            for r in data["versions"]
+        )
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise InputError(
+            f"{source} is not a registry snapshot: it needs a subject, and versions each with a "
+            "whole-number store_version, registry_version and id",
+            location=Location(source=source),
+            hint=_SNAPSHOT_HINT,
+        ) from None
+    return Snapshot(registry, subject, rows)
+
+
+_SNAPSHOT_HINT = "Run `schemacli pull` again to rewrite it, or remove it."
+
+
+def read_snapshot(tree: Tree, subject: str) -> Snapshot | None:
+    """The subject's snapshot in the store ``tree``; None when it has none, or one that cannot
+    be read (then nothing is taken on trust: every version is asked for)."""
+    path = f"{SUBJECTS_DIR}/{subject}/{SNAPSHOT_FILE}"
+    try:
+        text = tree.read([path], optional=True)[path]
+        return None if text is None else parse_snapshot(text, tree.source(path))
+    except InputError:
+        return None
+
+
+def _number(value: object) -> int:
+    if type(value) is not int or value < 1:
+        raise ValueError(f"{value!r} is not a version or id")
+    return value
+
+
+def _text_or_none(value: object) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"{value!r} is not a fingerprint")
+    return value
 
 
 # -- subject names -----------------------------------------------------------------------------
@@ -174,10 +295,12 @@ def plan_pull(
     names = list(subjects) if subjects else sorted(client.list_subjects())
     check_subject_names(names, store, from_registry=not given)
     _check_store_root(store)
+    road, levels = RegistrySchemas(client), Levels(client)
+    answers = road.map(lambda subject: _fetch_subject(road, levels, subject, store), names)
     pulled: list[PulledSubject] = []
     files: list[tuple[Path, str]] = []
-    for subject in each(names):
-        one, writes = _plan_subject(client, subject, store, force=force)
+    for subject, fetched in zip(each(names), answers, strict=True):
+        one, writes = _plan_subject(client, subject, store, fetched, force=force)
         pulled.append(one)
         files.extend(writes)
     return PullPlan(store, tuple(pulled), tuple(files))
@@ -206,37 +329,117 @@ def pull(
     return plan.subjects
 
 
+@dataclass(frozen=True)
+class _Fetched:
+    """What the registry said about one subject: each live version at its store place (the
+    earlier pull's row where the store's files and snapshot vouch for it, else the registry's
+    answer), its level and compatibility group."""
+
+    versions: tuple[tuple[int, RegistryVersion | SnapshotRow], ...]  # (registry version, ...)
+    level: SubjectLevel
+    group: str | None
+
+
+def _fetch_subject(road: RegistrySchemas, levels: Levels, subject: str, store: Path) -> _Fetched:
+    """Everything pull asks about one subject (run on a pool thread): its version numbers,
+    the versions the store does not hold unchanged from an earlier pull, its level and group."""
+    numbers = road.version_numbers(subject)
+    if numbers is None:
+        road.client.list_versions(subject)  # raises the registry's own "subject not found"
+        numbers = []
+    directory = store / SUBJECTS_DIR / subject
+    present = _listing(directory)
+    previous = _previous_snapshot(directory, present)
+    found: list[tuple[int, RegistryVersion | SnapshotRow]] = []
+    for place, number in enumerate(numbers, start=1):
+        row = _unchanged(previous, road.client.settings.display_url, directory, place, number)
+        found.append((number, row if row is not None else road.version(subject, number)))
+    level, group = levels.level_and_group(subject)
+    return _Fetched(tuple(found), level, group if numbers else None)
+
+
+def _previous_snapshot(directory: Path, present: frozenset[str] | None) -> Snapshot | None:
+    """The snapshot an earlier pull wrote for this subject; None when there is none or it
+    cannot be read (everything is asked for then)."""
+    record = directory / SNAPSHOT_FILE
+    try:
+        text = _local_text(record, present)
+        return parse_snapshot(text, str(record)) if text else None
+    except InputError:
+        return None
+
+
+def _unchanged(
+    previous: Snapshot | None, registry: str, directory: Path, place: int, number: int
+) -> SnapshotRow | None:
+    """The earlier pull's row for the store's version at ``place`` when every file it wrote
+    for it is still as it wrote it and it is the registry's version ``number``: registered
+    versions are immutable, so it need not be asked for again."""
+    if previous is None or previous.registry != registry:
+        return None
+    row = previous.row(place)
+    if row is None or row.registry_version != number or row.fingerprint is None:
+        return None
+    try:
+        text = _local_text(directory / f"v{place}.avsc")
+    except InputError:
+        return None
+    if text is None or fingerprint_of(text) != row.fingerprint:
+        return None
+    refs = _sidecar(row.references)
+    if _local_text(directory / f"v{place}{SIDECAR_SUFFIX}") != refs:
+        return None
+    contract = _local_text(directory / f"v{place}{CONTRACT_SUFFIX}")
+    if (contract and fingerprint_of(contract)) != row.contract:
+        return None
+    return row
+
+
+def _sidecar(references: Sequence[Reference]) -> str | None:
+    """A version's ``v<N>.references.json`` text (None: it has no references)."""
+    if not references:
+        return None
+    return json.dumps([r.to_json() for r in references], indent=2) + "\n"
+
+
 def _plan_subject(
-    client: RegistryClient, subject: str, store: Path, *, force: bool
+    client: RegistryClient, subject: str, store: Path, fetched: _Fetched, *, force: bool
 ) -> tuple[PulledSubject, list[tuple[Path, str]]]:
-    versions = fetch_versions(client, subject)
-    if not versions:
-        client.list_versions(subject)  # raises the registry's own "subject not found"
-    level = registry_level(client, subject)
+    level = fetched.level
     directory = store / SUBJECTS_DIR / subject
     _check_subject_dir(directory, store)
+    present = _listing(directory)
     writes: list[tuple[Path, str]] = []
     written, unchanged, conflicts, rows = [], [], [], []
-    for number, version in enumerate(versions, start=1):
+    for number, (_, version) in enumerate(fetched.versions, start=1):
         path = directory / f"v{number}.avsc"
-        text = _pretty(version.schema)
-        rows.append(
-            {
-                "store_version": number,
-                "registry_version": version.version,
-                "id": version.id,
-                "references": [r.to_json() for r in version.references],
-            }
-        )
-        files = [(path, text, version.schema)]
+        if isinstance(version, SnapshotRow):  # every file as the earlier pull wrote it
+            rows.append(version.to_json())
+            unchanged.append(str(path))
+            for extra in (SIDECAR_SUFFIX, CONTRACT_SUFFIX):
+                if _local_text(directory / f"v{number}{extra}", present) is not None:
+                    unchanged.append(str(directory / f"v{number}{extra}"))
+            continue
+        text = version.stored_text()
         contract = _contract(version.metadata, version.rule_set)
+        rows.append(
+            SnapshotRow(
+                number,
+                version.version or number,
+                version.id,
+                version.references,
+                fingerprint_of(text),
+                fingerprint_of(contract) if contract is not None else None,
+            ).to_json()
+        )
+        files = [(path, text, text)]
         if contract is not None:  # data contracts: v<N>.contract.json (docs/store.md)
             files.append((directory / f"v{number}{CONTRACT_SUFFIX}", contract, contract))
-        if version.references:  # the store's form of Confluent references: v<N>.references.json
-            refs = json.dumps([r.to_json() for r in version.references], indent=2) + "\n"
+        refs = _sidecar(version.references)
+        if refs is not None:  # the store's form of Confluent references: v<N>.references.json
             files.append((directory / f"v{number}{SIDECAR_SUFFIX}", refs, refs))
         for target, content, remote in files:
-            local = _local_text(target)
+            local = _local_text(target, present)
             if local is not None:
                 if _same(local, remote):
                     unchanged.append(str(target))
@@ -246,13 +449,12 @@ def _plan_subject(
                     continue
             writes.append((target, content))
             written.append(str(target))
-    group = _compatibility_group(client, subject) if versions else None
-    if group is not None:
-        top = json.dumps({"compatibilityGroup": group}, indent=2) + "\n"
-        if _local_text(directory / SUBJECT_CONTRACT) != top:
+    if fetched.group is not None:
+        top = json.dumps({"compatibilityGroup": fetched.group}, indent=2) + "\n"
+        if _local_text(directory / SUBJECT_CONTRACT, present) != top:
             writes.append((directory / SUBJECT_CONTRACT, top))
             written.append(str(directory / SUBJECT_CONTRACT))
-    if versions:
+    if fetched.versions:
         meta = {
             "registry": client.settings.display_url,
             "subject": subject,
@@ -262,7 +464,7 @@ def _plan_subject(
         }
         record = directory / SNAPSHOT_FILE
         content = json.dumps(meta, indent=2) + "\n"
-        if _local_text(record) != content:
+        if _local_text(record, present) != content:
             writes.append((record, content))
     pulled = PulledSubject(
         subject,
@@ -289,25 +491,28 @@ def _contract(
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
-def _compatibility_group(client: RegistryClient, subject: str) -> str | None:
-    """The subject's compatibilityGroup, when its config has one (a subject without a config
-    of its own has none)."""
+def _listing(directory: Path) -> frozenset[str] | None:
+    """The names in ``directory`` (none when it is no directory yet; None when it cannot be
+    read: then every file is looked at). One read of the folder spares a stat of every file
+    pull might write there, which a slow file system makes dear."""
     try:
-        group = client.get_config_document(subject).get("compatibilityGroup")
-    except RegistryError as err:
-        if err.status == 404:
-            return None
-        raise
-    return group if isinstance(group, str) and group else None
+        return frozenset(os.listdir(directory))
+    except (NotADirectoryError, FileNotFoundError):
+        return frozenset()
+    except OSError:
+        return None
 
 
-def _local_text(path: Path) -> str | None:
-    """The text of a local file pull may replace; None when there is none.
+def _local_text(path: Path, present: frozenset[str] | None = None) -> str | None:
+    """The text of a local file pull may replace; None when there is none (``present``: the
+    names in its folder, when they are known: a name not among them is no file).
 
     Raises InputError for a directory where the file belongs. A symbolic link counts as a file
     with its target's text (one that cannot be read differs from everything); it is only ever
     replaced, never written through.
     """
+    if present is not None and path.name not in present:
+        return None
     if path.is_symlink():
         if not path.is_file():  # dangling, a folder, a pipe (reading one could block forever)
             return ""  # differs, so a conflict unless --force
@@ -502,15 +707,8 @@ def _get(data: Mapping[str, object], keys: Sequence[str]) -> object:
     return value
 
 
-def _pretty(schema: str) -> str:
-    try:
-        return json.dumps(json.loads(schema), indent=2, ensure_ascii=False) + "\n"
-    except ValueError:
-        return schema if schema.endswith("\n") else schema + "\n"
-
-
 def _same(local: str, remote: str) -> bool:
     try:
         return bool(json.loads(local) == json.loads(remote))
-    except ValueError:
+    except (ValueError, RecursionError):
         return False

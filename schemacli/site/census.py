@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from schemacli.contracts.jsontext.source import Document, parse_text
-from schemacli.errors import InputError, Location
-from schemacli.textfile import DOCUMENT_LIMIT, UnreadableInput, read_utf8
+from schemacli.contracts.jsontext.source import Document, read_json_file
+from schemacli.errors import InputError
+from schemacli.textfile import DOCUMENT_LIMIT, UnreadableInput
 
 FORMAT = 1
 SIDES = ("keys", "values")
@@ -48,37 +48,26 @@ class Census:
 
 def read_census(path: Path) -> Census:
     """Read and check one census file. Raises CensusFileError (file, line:col, hint)."""
-    source = str(path)
     try:
-        text = read_utf8(
-            path, hint=_HINT, error=CensusFileError, limit=DOCUMENT_LIMIT, what="census file"
+        document = read_json_file(
+            path, limit=DOCUMENT_LIMIT, what="census file", hint=_HINT, error=CensusFileError
         )
     except UnreadableInput as err:
         raise CensusFileError(
             f"cannot read the census: {err.message}", location=err.location, hint=_HINT
         ) from err
-    if not text.strip():
-        raise CensusFileError(
-            "the census file is empty", location=Location(source, line=1, column=1), hint=_HINT
-        )
-    try:
-        document = parse_text(text, source)
-    except InputError as err:
-        raise CensusFileError(
-            f"the census is not JSON: {err.message}", location=err.location, hint=_HINT
-        ) from err
     _check(document)
-    return Census(source, document.value["topic"], document.value)
+    return Census(document.source, document.value["topic"], document.value)
 
 
 def _check(document: Document) -> None:
     value = document.value
     _expect(document, "", value, dict, "an object")
-    if value.get("census_format") != FORMAT:
+    if type(value.get("census_format")) is not int or value["census_format"] != FORMAT:
         _bad(
             document,
             "/census_format" if "census_format" in value else "",
-            f"census_format is {value.get('census_format')!r}; this schemacli reads format "
+            f"census_format is {_shown(value.get('census_format'))}; this schemacli reads format "
             f"{FORMAT}",
         )
     _expect(document, "/topic", value.get("topic"), str, "a topic name")

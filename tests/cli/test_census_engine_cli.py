@@ -1,6 +1,7 @@
-"""`topics census --engine`: a bad value is a usage error, the JVM road that cannot run here is an
-input error naming what is missing (exit 2), and a broker that does not answer is exit 3 on the
-JVM road too, with no secret printed."""
+"""`topics census --engine`: a bad value is a usage error, the JVM or Spark road that cannot run
+here is an input error naming what is missing (exit 2), a broker that does not answer is exit 3
+on the JVM road too, with no secret printed; --master goes with --engine spark only, and a
+standalone master that does not answer is exit 3 before Kafka is asked."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ def census(*args: str):
     return CliRunner().invoke(app, ["topics", "census", "orders", "-b", NOWHERE, *args])
 
 
-@pytest.mark.parametrize("value", ["", "java", "JVM", "spark", "auto,jvm"])
+@pytest.mark.parametrize("value", ["", "java", "JVM", "flink", "auto,jvm"])
 def test_an_engine_we_do_not_have_is_a_usage_error(value):
     r = census("--engine", value)
     assert r.exit_code == 2, r.output
@@ -91,5 +92,46 @@ def test_a_broker_that_does_not_answer_is_exit_3_on_the_jvm_road(jvm_road, tmp_p
     assert r.exit_code == 3, r.output
     assert "cannot read from Kafka at 127.0.0.1:1" in r.stderr
     assert "pa55-w0rd" not in r.output and "Traceback" not in r.output
+    if fmt != "text":
+        parse(fmt, r.stdout)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_the_spark_engine_without_pyspark_is_an_input_error_saying_so(monkeypatch, fmt):
+    from converters.census import sparkscan
+
+    monkeypatch.setattr(sparkscan, "available", lambda: False)
+    r = census("--engine", "spark", "-o", fmt)
+    assert r.exit_code == 2, r.output
+    assert "needs pyspark" in r.output and "schemacli[spark]" in r.output
+    assert "Traceback" not in r.output
+    if fmt != "text":
+        parse(fmt, r.stdout)
+
+
+@pytest.mark.parametrize("engine", ["auto", "jvm", "python"])
+def test_master_without_the_spark_engine_is_a_usage_error(engine):
+    r = census("--engine", engine, "--master", "local[2]")
+    assert r.exit_code == 2, r.output
+    assert "--master is for --engine spark" in r.output and "Traceback" not in r.output
+
+
+@pytest.mark.parametrize(
+    ("master", "words"),
+    [("mars", "is not a Spark master"), ("spark://h", "not HOST:PORT"), ("local[x]", "is not")],
+)
+def test_a_master_spark_cannot_take_is_a_usage_error_naming_it(master, words):
+    r = census("--engine", "spark", "--master", master)
+    assert r.exit_code == 2, r.output
+    assert "--master" in r.output and words in r.output and "Traceback" not in r.output
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_standalone_master_that_does_not_answer_is_exit_3_before_kafka_is_asked(fmt):
+    r = census("--engine", "spark", "--master", "spark://127.0.0.1:1", "--connect-timeout", "1",
+               "-o", fmt)  # fmt: skip
+    assert r.exit_code == 3, r.output
+    assert "the Spark master at spark://127.0.0.1:1 does not answer" in r.stderr
+    assert "Traceback" not in r.output
     if fmt != "text":
         parse(fmt, r.stdout)

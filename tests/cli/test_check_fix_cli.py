@@ -59,6 +59,19 @@ def test_check_fix_writes_the_safe_fix_and_the_file_then_passes(broken):
     assert run("check", str(broken), "-s", SUBJECT).exit_code == 0
 
 
+def test_check_fix_says_which_fix_was_not_applied_and_why(broken, monkeypatch):
+    from schemacli.contracts.fixes import fixing
+
+    # the zone default was proven alone; pretend its result is refused when applied
+    monkeypatch.setattr(fixing, "_refusal", lambda current, text: "zone may not have one")
+    result = run("check", str(broken), "-s", SUBJECT, "--fix")
+    assert result.exit_code == 1, result.output
+    assert "nothing to fix" in result.stderr
+    assert "not applied: Give field 'zone'" in result.stderr
+    assert ": zone may not have one" in result.stderr
+    assert broken.read_text() == BROKEN
+
+
 def test_check_diff_prints_the_fix_and_writes_nothing(broken):
     before = broken.read_bytes()
     result = run("check", str(broken), "-s", SUBJECT, "--diff")

@@ -178,7 +178,7 @@ def test_an_unreadable_store_file_is_an_input_error_naming_it(store, monkeypatch
 def test_validate_of_an_endless_stdin_stops_at_the_cap(tmp_path):
     with open("/dev/zero", "rb") as zero:
         result = cli("validate", "-", cwd=tmp_path, stdin=zero)
-    assert_clean(result, "<stdin>", "larger than 64 MiB")
+    assert_clean(result, "<stdin>", "larger than 8 MiB")
 
 
 def test_check_of_a_schema_file_that_is_a_device_is_refused_by_name(tmp_path):

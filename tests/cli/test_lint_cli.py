@@ -133,6 +133,21 @@ def test_unsafe_fixes_apply_only_when_asked(here):
     assert fixed["name"] == "RideEvent" and fixed["aliases"] == ["com.acme.ride_event"]
 
 
+def test_fix_says_which_fix_was_dropped_and_why_and_applies_the_others(here):
+    clash = (
+        '{"type": "record", "name": "Outer", "namespace": "com.example", "fields": [\n'
+        '  {"name": "a", "type": {"type": "record", "name": "my_type", "fields": []}},\n'
+        '  {"name": "b", "type": {"type": "record", "name": "MyType", "fields": []}},\n'
+        '  {"name": "maybe", "type": ["null", "string"]}\n]}\n'
+    )
+    path = write(here, "clash.avsc", clash)
+    for flag in ("--diff", "--fix"):
+        result = run("lint", path, flag, "--unsafe-fixes")
+        assert "not applied: Rename record my_type to MyType" in result.stderr
+        assert "would not parse" in result.stderr
+    assert '"default": null' in path.read_text() and '"my_type"' in path.read_text()
+
+
 def test_stdin_is_linted_and_fixed_to_stdout(here):
     result = run("lint", "-", input=OPTIONAL)
     assert result.exit_code == 1 and "<stdin>:7:5" in result.stdout

@@ -360,5 +360,5 @@ def test_pull_reads_a_huge_local_version_only_up_to_its_cap_and_refuses_naming_i
         handle.truncate(65 * 1024 * 1024)
     before = folder_state(tmp_path)
     result = cli("pull", "--store", tmp_path / "project" / "schemas")
-    assert_clean_error(result, "v1.avsc: is larger than 64 MiB")
+    assert_clean_error(result, "v1.avsc: is larger than 8 MiB")
     assert folder_state(tmp_path) == before  # nothing written

@@ -37,6 +37,11 @@ def _rules(tmp_path: Path, content: object) -> Path:
         ({"ruleSet": {"migrationRules": [{"name": "x"}]}}, "each with an expr"),
         ({**RULES, "metadata": []}, "metadata is not an object"),
         ([1, 2], "no ruleSet.migrationRules"),
+        ("[" * 100_000 + "]" * 100_000, "nested 100000 levels"),
+        ('{"ruleSet": {"migrationRules": [{"n": ' + "9" * 5000 + "}]}}", "5000 digits"),
+        ('{"ruleSet": {"migrationRules": [{"expr": "$", "n": NaN}]}}', "NaN is not a JSON value"),
+        ('{"ruleSet": {"migrationRules": [{"expr": "$", "n": 1e400}]}}', "too large for a double"),
+        ('{"ruleSet": {"migrationRules": [{"expr": "$", "n": -Infinity}]}}', "not a JSON value"),
     ],
 )
 def test_a_bad_rules_file_is_refused_before_the_registry(fake_registry_cli, fake, tmp_path,
@@ -60,11 +65,15 @@ def test_a_rules_path_that_is_no_file_is_refused(fake_registry_cli, fake, tmp_pa
 @pytest.mark.parametrize(
     ("args", "words"),
     [
-        (["--rules", "RULES"], "give --major-version"),
         (["--compatibility-group"], "give --major-version"),
         (["--major-version", "2", "--dry-run"], "does not combine"),
         (["--major-version", "0"], "--major-version"),
         (["--major-version", "x"], "--major-version"),
+        (["--major-version", "\u0662"], "--major-version"),  # an Arabic-Indic two
+        (["--major-version", "\uff12"], "--major-version"),  # a fullwidth two
+        (["--major-version", "2", "--property", ""], "not a metadata property name"),
+        (["--major-version", "2", "--property", "  "], "not a metadata property name"),
+        (["--major-version", "2", "--property", "a\nb"], "not a metadata property name"),
     ],
 )
 def test_bad_major_version_flags_are_usage_errors(fake_registry_cli, fake, tmp_path, args, words):

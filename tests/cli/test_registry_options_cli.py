@@ -129,6 +129,19 @@ def test_fractional_retries_in_the_environment_exit_2(cli):
     assert_input_error(result, "environment variable SCHEMACLI_REGISTRY_RETRIES", "whole number")
 
 
+def test_a_concurrency_of_0_exits_2_before_any_request(cli, fake):
+    result = cli("subjects", "list", "--concurrency", "0", env={"SCHEMACLI_REGISTRY_URL": fake.url})
+    assert_input_error(result, "--concurrency:", "between 1 and 64")
+    assert fake.requests == []
+
+
+def test_a_concurrency_that_is_no_number_in_the_environment_exits_2(cli):
+    result = cli("subjects", "list", env={"SCHEMACLI_REGISTRY_CONCURRENCY": "many"})
+    assert_input_error(
+        result, "environment variable SCHEMACLI_REGISTRY_CONCURRENCY", "whole number"
+    )
+
+
 # ---- 5. versions ---------------------------------------------------------------------------
 
 
@@ -163,6 +176,10 @@ def test_version_latest_is_accepted_in_any_case(cli, fake):
         ("token = {a = 1}", "registry.token: must be a string, not a table"),
         ("password = 1", "registry.password: must be a string, not an integer"),
         ("retries = true", "registry.retries: retries must be a whole number, not a boolean"),
+        (
+            'concurrency = "8"',
+            "registry.concurrency: the concurrency must be a whole number, not a string",
+        ),
         ("url = 5", "registry.url: must be a string, not an integer"),
         ('timeout = "abc"', "registry.timeout: the timeout must be a number of seconds"),
     ],

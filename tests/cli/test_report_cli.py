@@ -71,6 +71,19 @@ def test_a_second_report_replaces_the_first(site_project):
             lambda d: _write(d / "other.json", b'{"census_format": 1, "topic": 5}'),
             ["other.json:1", "not a topic name"],
         ),
+        (
+            lambda d: _write(d / "true.json", b'{"census_format": true, "topic": "t"}'),
+            ["true.json:1", "census_format is true"],
+        ),
+        (lambda d: _write(d / "deep.json", b"[" * 5000 + b"]" * 5000), ["deep.json:1", "nested"]),
+        (
+            lambda d: _write(d / "huge.json", b'{"census_format": ' + b"9" * 5000 + b"}"),
+            ["huge.json:1", "5000 digits"],
+        ),
+        (
+            lambda d: _write(d / "inf.json", b'{"census_format": 1e400}'),
+            ["inf.json:1", "too large for a double"],
+        ),
     ],
 )
 def test_a_bad_census_is_refused_and_nothing_is_written(site_project, make, words):
@@ -155,3 +168,44 @@ def test_migrations_under_the_default_state_folder_are_found_without_naming_them
     assert len(pages) == 2
     broken_page = next(t for n, t in pages.items() if "broken" in n)
     assert "corrupt converter state" in broken_page
+
+
+# -- the output folder: an earlier report's, or refused ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "marker",
+    [b"", b"{}", b"[]", b'{"generator": "someone", "files": ["index.html"]}', b"\x00" * 10],
+)
+def test_a_marker_that_a_report_did_not_write_never_lets_report_replace_a_users_file(
+    site_project, marker
+):
+    out = site_project / "out"
+    out.mkdir()
+    (out / "index.html").write_text("my own page")
+    (out / ".schemacli-report.json").write_bytes(marker)
+    refused(run("report", "--html", "out"), "not the marker a schemacli report writes")
+    assert (out / "index.html").read_text() == "my own page"
+
+
+def test_a_file_an_earlier_report_did_not_write_stops_the_next_one(site_project):
+    assert run("report", "--html", "out").exit_code == 0
+    (site_project / "out" / "notes.txt").write_text("mine")
+    refused(run("report", "--html", "out"), "did not write", "notes.txt")
+    assert (site_project / "out" / "notes.txt").read_text() == "mine"
+
+
+def test_a_page_an_earlier_report_left_stays_listed_and_the_next_report_runs(site_project):
+    assert run("report", "--html", "out").exit_code == 0
+    marker = site_project / "out" / ".schemacli-report.json"
+    old = json.loads(marker.read_text())
+    (site_project / "out" / "subject-gone.html").write_text("a subject deleted since")
+    marker.write_text(json.dumps({**old, "files": [*old["files"], "subject-gone.html"]}))
+    assert run("report", "--html", "out").exit_code == 0
+    assert run("report", "--html", "out").exit_code == 0
+    assert "subject-gone.html" in json.loads(marker.read_text())["files"]
+
+
+def test_an_output_folder_name_longer_than_the_file_system_allows_is_refused(site_project):
+    refused(run("report", "--html", "d" * 300), "the name is too long")
+    refused(run("report", "--html", "d" * 300, "-o", "json"), "the name is too long")

@@ -162,3 +162,23 @@ def test_migrate_validate_findings_as_sarif_and_gitlab(tmp_path):
     assert valid_sarif(sarif.stdout)["runs"][0]["results"]
     gitlab = run("migrate", "validate", str(path), "-o", "gitlab")
     assert gitlab.exit_code == 1 and valid_gitlab(gitlab.stdout)
+
+
+def test_sarif_columns_are_utf16_code_units_and_the_run_says_so(tmp_path, monkeypatch):
+    """After an emoji (two UTF-16 code units, one character) on the line, SARIF's column is one
+    more than the character column the text output shows; a fix's region is counted alike."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "schemacli.toml").write_text('store = "schemas"\n')
+    line = '{"type": "record", "name": "Ride", "doc": "\U0001f695\U0001f695", "fields": [{"name": "tip", "type": ["null", "double"]}]}\n'  # noqa: E501
+    (tmp_path / "a.avsc").write_text(line, encoding="utf-8")
+    text = run("lint", "a.avsc", "--select", "E001")
+    column = int(text.stdout.split("a.avsc:1:")[1].split(" ")[0].split(":")[0])
+    assert line[column - 1] == "{" and line[column:].startswith('"name": "tip"')
+    document = json.loads(run("lint", "a.avsc", "--select", "E001", "-o", "sarif").stdout)
+    jsonschema.validate(document, sarif_schema())
+    run_ = document["runs"][0]
+    assert run_["columnKind"] == "utf16CodeUnits"
+    result = run_["results"][0]
+    assert result["locations"][0]["physicalLocation"]["region"]["startColumn"] == column + 2
+    region = result["fixes"][0]["artifactChanges"][0]["replacements"][0]["deletedRegion"]
+    assert region["startColumn"] == line.index('"double"]}') + 1 + 2 + len('"double"]')

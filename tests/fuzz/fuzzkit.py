@@ -39,6 +39,13 @@ DOCUMENTED_EXITS = {0, 1, 2, 3, 130}
 DOC_FORMATS = ("json", "junit", "sarif", "gitlab", "github")
 MAPPING = "mapping.yaml"
 STATE = ".schemacli/migrate/taxi-rides-v2--taxi-rides"
+# A folder beside the working folder, outside every root (the store, a pulled repository, a
+# mapping's repository): TOKEN holds the run's planted secret (a line that is not JSON: an error
+# that quotes it leaks it), SCHEMA a valid schema (read, it would be copied into the store).
+OUTSIDE = "outside"
+TOKEN = "@outside/token.txt"
+OUTSIDE_SCHEMA = "@outside/schema.avsc"
+REPO = "repo"  # a consumer's repository (readers pull)
 
 
 # ---- how many examples ----
@@ -125,7 +132,7 @@ class FileSpec:
     path: str
     kind: str = "file"  # file | dir | symlink | selfloop | fifo
     content: bytes = b""
-    target: str = ""
+    target: str = ""  # a link's target; "@outside/..." names OUTSIDE, beside the working folder
 
     def make(self, root: Path) -> None:
         path = root / self.path
@@ -140,7 +147,7 @@ class FileSpec:
             elif self.kind == "dir":
                 path.mkdir()
             elif self.kind == "symlink":
-                path.symlink_to(self.target)
+                path.symlink_to(self.target.replace("@outside", str(root.parent / OUTSIDE)))
             elif self.kind == "selfloop":
                 path.symlink_to(path.name)
             elif self.kind == "fifo":
@@ -164,6 +171,9 @@ class Case:
     answers: list[tuple[int, Any]] = field(default_factory=list)  # the fake registry's next
     expect: int | None = None  # the exit code the input's class calls for, when known
     why: str = ""  # why that code
+    # a --fix's file changed while the command runs (after it was read): how, and which file
+    during: str | None = None
+    during_path: str = ""
 
 
 # ---- pools of hostile values --------------------------------------------------------------
@@ -178,7 +188,11 @@ GOOD_MAPPING = (
     .encode()
 )
 
+# Names of 200-300 characters: at, around and past the 255 bytes a file name may have.
+LONG_NAMES = ["n" * 200, "n" * 251, "n" * 255, "n" * 256, "n" * 300]
+
 ODD_TEXT = [
+    *LONG_NAMES,
     "",
     " ",
     "-",
@@ -229,6 +243,7 @@ SUBJECT_NAMES = [
     "a,b:c",
     "line\nbreak",
     "x" * 250,
+    *LONG_NAMES,
     "%2F",
     "-dash",
     "not-utf8-\udcff",
@@ -251,8 +266,40 @@ VERSION_NAMES = [
 ]
 
 
+# JSON every JSON reader must refuse by name (or read), never with a RecursionError, Python's
+# 4,300-digit ValueError, an Infinity sent on or a quoted token: nested past Java's 1,000
+# levels, numbers past 1,000 digits or a double's range, NaN.
+HOSTILE_JSON = [
+    b"[" * 100_000 + b"]" * 100_000,
+    b'{"a": ' + b"[" * 1500 + b"]" * 1500 + b"}",
+    b'{"a": ' + b"9" * 5000 + b"}",
+    b'{"a": 1' + b"0" * 1200 + b".5}",
+    b'{"a": 1e400}',
+    b'{"a": -1e400, "b": NaN}',
+    b'{"a": Infinity}',
+]
+
+
+def _long_name_schemas() -> list[bytes]:
+    """Schemas naming things with 200-300 characters: an undefined type (looked up as a file
+    of that name), a record, a namespace, a field, an enum symbol."""
+    out = []
+    for name in (LONG_NAMES[1], LONG_NAMES[-1]):
+        out += [
+            b'{"type": "record", "name": "R", "fields": [{"name": "a", "type": "%s"}]}'
+            % name.encode(),
+            b'{"type": "record", "name": "%s", "fields": []}' % name.encode(),
+            b'{"type": "record", "name": "R", "namespace": "%s", "fields": []}' % name.encode(),
+            b'{"type": "record", "name": "R", "fields": [{"name": "%s", "type": "int"}]}'
+            % name.encode(),
+            b'{"type": "enum", "name": "E", "symbols": ["%s"]}' % name.encode(),
+        ]
+    return out
+
+
 def schema_contents() -> st.SearchStrategy[bytes]:
     return st.one_of(
+        st.sampled_from(HOSTILE_JSON + _long_name_schemas()),
         st.sampled_from(
             [
                 GOOD_SCHEMA,
@@ -339,6 +386,10 @@ def mapping_contents() -> st.SearchStrategy[bytes]:
         good.replace("schemas/subjects/taxi-rides-value/v1.avsc", "gen.avsc"),
         good.replace("schemas/migration/taxi-ride-v2-breaking.avsc", "schemas"),
         good.replace("schemas/migration/taxi-ride-v2-breaking.avsc", "loop.avsc"),
+        good.replace("schemas/migration/taxi-ride-v2-breaking.avsc", "linked-out.avsc"),
+        good.replace("schemas/migration/taxi-ride-v2-breaking.avsc", "../outside/token.txt"),
+        good.replace("schemas/subjects/taxi-rides-value/v1.avsc", "linked-in.avsc"),
+        good.replace("schemas/migration/taxi-ride-v2-breaking.avsc", "l" * 251 + ".avsc"),
         good.replace("schemas/migration/taxi-ride-v2-breaking.avsc", "/dev/null"),
         good.replace("schemas/subjects/taxi-rides-value/v1.avsc", "missing.avsc"),
         good.replace("fields:", "fields: 1\nx:"),
@@ -357,6 +408,46 @@ def mapping_contents() -> st.SearchStrategy[bytes]:
         st.sampled_from(variants).map(str.encode),
         st.sampled_from([b"\xff\xfe", b"version: 1\nsource: \xff\n"]),
         st.text(max_size=120).map(lambda t: t.encode("utf-8", "surrogatepass")),
+    )
+
+
+CONTRACT = "rules.contract.json"
+GOOD_RULE = {"name": "fare", "kind": "CONDITION", "type": "CEL", "mode": "WRITE",
+             "expr": "message.total_amount >= 0.0", "onFailure": "DLQ",
+             "params": {"dlq.topic": "taxi-rides-dlq"}}  # fmt: skip
+
+
+def contract_contents() -> st.SearchStrategy[bytes]:
+    """A contract file (``topics check --contract``): a good rule set and its hostile kin."""
+
+    def contract(*rules: object, **more: object) -> str:
+        return json.dumps({"ruleSet": {"domainRules": list(rules)}, **more})
+
+    variants = [
+        contract(GOOD_RULE),
+        contract(GOOD_RULE, metadata={"tags": {"**.vendorId": ["PII"]}}),
+        contract({**GOOD_RULE, "type": "CEL_FIELD", "tags": ["PII"], "expr": "size(value) > 0"}),
+        contract({**GOOD_RULE, "expr": "message.total_amount >= "}),  # does not parse
+        contract({**GOOD_RULE, "expr": "1 + " * 4000 + "1"}),  # a deep tree
+        contract({**GOOD_RULE, "expr": "(" * 3000 + "1" + ")" * 3000}),
+        contract({**GOOD_RULE, "kind": "BOGUS"}),
+        contract({**GOOD_RULE, "mode": "SIDEWAYS"}),
+        contract({**GOOD_RULE, "type": "JSONATA", "expr": "$"}),
+        contract({**GOOD_RULE, "expr": None}),
+        contract("not a rule", 1),
+        json.dumps({"ruleSet": {"domainRules": {}}}),
+        json.dumps({"ruleSet": {}}),
+        json.dumps({"ruleSet": None, "metadata": []}),
+        json.dumps([GOOD_RULE]),
+        '{"ruleSet": ',
+        "[" * 3000,
+        "",
+        GOOD_SCHEMA.decode(),
+    ]
+    return st.one_of(
+        st.sampled_from(variants).map(str.encode),
+        st.sampled_from([b"\xff\xfe", b'{"ruleSet": {"domainRules": [{"expr": "\xff"}]}}']),
+        st.binary(max_size=120),
     )
 
 
@@ -510,7 +601,13 @@ PATH_POOL = [
     "a b,c:d.avsc",
     "new\nline.avsc",
     "x" * 300 + ".avsc",
+    "l" * 251 + ".avsc",
     "ca.pem",
+    "rules.json",
+    "census.json",
+    "linked-out.avsc",
+    "linked-in.avsc",
+    REPO,
 ]
 
 
@@ -597,6 +694,7 @@ def _layout(draw: st.DrawFn, secrets: Secrets, ports: dict[str, int]) -> list[Fi
         FileSpec("adir", kind="dir"),
         FileSpec("ca.pem", content=b"-----BEGIN CERTIFICATE-----\nnot base64\n"),
         FileSpec("gen.avsc", content=draw(schema_contents())),
+        FileSpec(CONTRACT, content=draw(contract_contents())),
     ]
     if draw(st.integers(0, 3)) == 0:
         files.append(FileSpec("schemacli.toml", content=draw(config_contents(secrets, url))))
@@ -612,7 +710,12 @@ def _layout(draw: st.DrawFn, secrets: Secrets, ports: dict[str, int]) -> list[Fi
         subject = draw(st.sampled_from(SUBJECT_NAMES))
         version = draw(st.sampled_from(VERSION_NAMES))
         kind = draw(st.sampled_from(["file", "file", "file", "dir", "selfloop", "symlink"]))
-        target = draw(st.sampled_from(["../../../bad.avsc", "v9.avsc", "/dev/null", "../"]))
+        target = draw(
+            st.sampled_from(
+                ["../../../bad.avsc", "v9.avsc", "/dev/null", "../", TOKEN, OUTSIDE_SCHEMA,
+                 "@outside", "../taxi-rides-value/v1.avsc"]
+            )
+        )  # fmt: skip
         files.append(
             FileSpec(
                 f"schemas/subjects/{subject}/{version}",
@@ -621,11 +724,81 @@ def _layout(draw: st.DrawFn, secrets: Secrets, ports: dict[str, int]) -> list[Fi
                 target=target,
             )
         )
+    files.extend(_other_parties(draw))
     if draw(st.integers(0, 4)) == 0:
         files.append(FileSpec("schemas/subjects/stray-file", content=b"x"))
     if draw(st.integers(0, 4)) == 0:
         files.append(FileSpec(".github", content=b"a file where init wants a folder"))
     files.extend(draw(state_contents()))
+    return files
+
+
+def _json_or_link(draw: st.DrawFn, path: str, good: bytes) -> FileSpec:
+    """``path`` holding good JSON, hostile JSON, or a link out of (or inside) its root."""
+    choice = draw(st.integers(0, 4))
+    if choice == 0:
+        return FileSpec(path, content=good)
+    if choice == 1:
+        return FileSpec(path, content=draw(st.sampled_from(HOSTILE_JSON)))
+    target = draw(st.sampled_from([TOKEN, OUTSIDE_SCHEMA, "/dev/null"]))
+    return FileSpec(path, kind="symlink", target=target)
+
+
+MANIFEST = b'{"owner": "o", "groups": ["g1"]}'
+CONTRACT = b'{"metadata": {"properties": {"major_version": "2"}}, "ruleSet": {}}'
+RULES = (
+    b'{"metadata": {"properties": {"major_version": "2"}}, "ruleSet": {"migrationRules": '
+    b'[{"name": "d", "kind": "TRANSFORM", "type": "JSONATA", "mode": "DOWNGRADE", '
+    b'"expr": "$"}]}}'
+)
+CENSUS = (ROOT / "tests/fixtures/census/orders.json").read_bytes()
+
+
+def _other_parties(draw: st.DrawFn) -> list[FileSpec]:
+    """Input that comes from another party, each with hostile JSON, names of 200-300 characters
+    and symbolic links inside and outside its root (issue 38): declared readers in the store, a
+    consumer's repository, contract and references files, the registry snapshot, a rules file,
+    a census, an earlier report's folder, a mapping whose schema is a link, a work tree."""
+    files: list[FileSpec] = []
+    store = "schemas/subjects/taxi-rides-value"
+    consumer = draw(st.sampled_from(["c1", "c1", "n" * 200, "bad name"]))
+    readers = draw(st.integers(0, 5))
+    if readers == 1:
+        files.append(FileSpec("schemas/readers", kind="symlink", target="@outside"))
+    elif readers == 2:
+        files.append(FileSpec(f"schemas/readers/{consumer}", kind="symlink", target="@outside"))
+    elif readers >= 3:
+        files.append(_json_or_link(draw, f"schemas/readers/{consumer}/reader.json", MANIFEST))
+        subject = draw(st.sampled_from(["taxi-rides-value", *LONG_NAMES[:3]]))
+        files.append(_json_or_link(draw, f"schemas/readers/{consumer}/{subject}.avsc", V1_SCHEMA))
+    repo = draw(st.integers(0, 3))
+    if repo:
+        files.append(FileSpec(f"{REPO}/readers/c1/reader.json", content=MANIFEST))
+        files.append(
+            _json_or_link(draw, f"{REPO}/readers/c1/taxi-rides-value.avsc", V1_SCHEMA)
+            if repo < 3
+            else FileSpec(f"{REPO}/readers/c2", kind="symlink", target="@outside")
+        )
+    if draw(st.integers(0, 3)) == 0:
+        files.append(_json_or_link(draw, f"{store}/contract.json", b'{"compatibilityGroup": "m"}'))
+    if draw(st.integers(0, 3)) == 0:
+        files.append(_json_or_link(draw, f"{store}/v2.contract.json", CONTRACT))
+    if draw(st.integers(0, 3)) == 0:
+        files.append(_json_or_link(draw, f"{store}/v2.references.json", b"[]"))
+    if draw(st.integers(0, 4)) == 0:
+        files.append(_json_or_link(draw, f"{store}/registry.json", b'{"subject": "s"}'))
+    files.append(_json_or_link(draw, "rules.json", RULES))
+    files.append(_json_or_link(draw, "census.json", CENSUS))
+    if draw(st.integers(0, 3)) == 0:
+        files.append(FileSpec("site/index.html", content=b"<p>the user's own page</p>"))
+        files.append(
+            FileSpec("site/.schemacli-report.json", content=draw(st.sampled_from(HOSTILE_JSON)))
+        )
+    files.append(FileSpec("linked-out.avsc", kind="symlink", target=TOKEN))
+    files.append(FileSpec("linked-in.avsc", kind="symlink", target="gen.avsc"))
+    files.append(FileSpec("l" * 251 + ".avsc", content=V1_SCHEMA))
+    if draw(st.integers(0, 2)) == 0:
+        files.append(FileSpec(".git", kind="dir"))  # the working folder is a work tree
     return files
 
 
@@ -694,6 +867,27 @@ TEMPLATES: dict[str, list[str]] = {
     "migrate finish": [MAPPING, "-b", "{closed}"],
     "migrate replay": [MAPPING, "-b", "{closed}", "--dry-run"],
     "report": ["--html", "site"],
+    # the Python engine: no JVM starts; the closed bootstrap refuses at once (exit 3)
+    "topics check": [
+        "taxi-rides",
+        "-b",
+        "{closed}",
+        "-r",
+        "{fake}",
+        "--contract",
+        CONTRACT,
+        "--engine",
+        "python",
+        "--connect-timeout",
+        "1",
+        "--read-timeout",
+        "5",
+    ],
+    "lint": ["gen.avsc"],
+    "readers add": ["c1", V2, "-s", "taxi-rides-value", "-g", "g1"],
+    "readers pull": [REPO],
+    "readers list": [],
+    "readers remove": ["c1"],
 }
 
 
@@ -954,7 +1148,22 @@ NEVER_EXIT_1 = {
 CONFIGS = {"schemacli.toml", "pyproject.toml"}
 EDITS = {("init", n) for n in (*CONFIGS, ".pre-commit-config.yaml")}
 # Commands that write into the working folder when they succeed; all others write nothing there.
-WRITERS = {"init", "pull", "spark codegen", "migrate plan", "migrate stop", "report"}
+WRITERS = {
+    "init",
+    "pull",
+    "spark codegen",
+    "migrate plan",
+    "migrate stop",
+    "report",
+    "lint",  # --fix
+    "check",  # --fix
+    "readers add",
+    "readers pull",
+    "readers remove",
+}
+# Commands that may replace files: lint and check --fix the file they were given, the readers
+# commands the store's declarations.
+READERS_DIR = "schemas/readers/"
 
 
 @dataclass
@@ -981,6 +1190,12 @@ class Workspace:
             d.mkdir(parents=True, exist_ok=True)
 
     def populate(self, case: Case, fifo: bool = False) -> None:
+        outside = self.base / OUTSIDE
+        outside.mkdir(exist_ok=True)
+        (outside / "token.txt").write_text(case.secrets.values[0] + "\n")
+        (outside / "schema.avsc").write_bytes(V1_SCHEMA)
+        (outside / "reader.json").write_bytes(b'{"groups": ["outside"]}')
+        (outside / "taxi-rides-value.avsc").write_bytes(V1_SCHEMA)
         shutil.copytree(ROOT / "schemas", self.work / "schemas", symlinks=True)
         for spec in case.files:
             spec.make(self.work)
@@ -1149,8 +1364,13 @@ def violations(case: Case, out: Outcome, ws: Workspace, before: dict, after: dic
             if p in before["work"] and p in after["work"] and before["work"][p][0] == "file"
         ]
         for rel in edited:
-            if (case.command, rel) not in EDITS and not (
-                case.command == "pull" and (rel.startswith("schemas/") or rel in CONFIGS)
+            fixed = case.command in ("lint", "check") and rel in case.args
+            declared = case.command.startswith("readers ") and rel.startswith(READERS_DIR)
+            if (
+                (case.command, rel) not in EDITS
+                and not fixed
+                and not declared
+                and not (case.command == "pull" and (rel.startswith("schemas/") or rel in CONFIGS))
             ):
                 found.append(f"{case.command} succeeded and overwrote the existing {rel!r}")
         if work_changes and case.command not in WRITERS:
@@ -1172,6 +1392,66 @@ def violations(case: Case, out: Outcome, ws: Workspace, before: dict, after: dic
     return found
 
 
+# ---- a file changed while --fix runs ---------------------------------------------------------
+
+# The core call that reads the file a --fix writes, per command: the file changes right after it
+# returns, before the command writes.
+READ_BY = {
+    "lint": ("schemacli.contracts.lint.engine", "lint_paths"),
+    "check": ("schemacli.contracts.fixes.fixing", "fix_candidate"),
+}
+DURING = ("edited", "fifo", "hard-linked", "removed", "link-out")
+FIXABLE_LINT = (
+    b'{"type": "record", "name": "Ride", "namespace": "com.acme", "fields": [\n'
+    b'  {"name": "tip", "type": ["null", "double"]}\n]}\n'
+)
+FIXABLE_CHECK = GOOD_SCHEMA.replace(
+    b'"fields": [', b'"fields": [{"name": "zone_added", "type": "int"},', 1
+)
+
+
+def _change(path: Path, how: str) -> None:
+    if how == "edited":
+        path.write_bytes(b'{"type": "record", "name": "EditedMeanwhile", "fields": []}\n')
+    elif how == "fifo":
+        path.unlink()
+        os.mkfifo(path)
+    elif how == "hard-linked":
+        os.link(path, path.with_name(path.name + ".other-name"))
+    elif how == "removed":
+        path.unlink()
+    elif how == "link-out":  # a file of the working folder's top, made a link to the token
+        path.unlink()
+        path.symlink_to(path.parent.parent / OUTSIDE / "token.txt")
+
+
+@contextlib.contextmanager
+def _changed_during(case: Case, ws: Workspace, seen: dict[str, Any]):
+    """While the block runs, ``case.command``'s read of its file is followed by ``case.during``
+    (and a snapshot of the folder as the change left it, in ``seen``)."""
+    if case.during is None:
+        yield
+        return
+    import importlib
+
+    module, name = READ_BY[case.command]
+    owner = importlib.import_module(module)
+    real = getattr(owner, name)
+
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        result = real(*args, **kwargs)
+        if "before" not in seen:
+            _change(ws.work / case.during_path, str(case.during))
+            seen["before"] = ws.snapshots()
+        return result
+
+    setattr(owner, name, wrapped)
+    try:
+        yield
+    finally:
+        setattr(owner, name, real)
+
+
 def run_and_check(
     case: Case,
     scratch: Path,
@@ -1190,12 +1470,19 @@ def run_and_check(
     try:
         ws.populate(case, fifo=fifo)
         before = ws.snapshots()
+        seen: dict[str, Any] = {}
         if in_process:
-            out = run_in_process(case, ws)
+            with _changed_during(case, ws, seen):
+                out = run_in_process(case, ws)
         else:
             out = run_subprocess(case, ws, subprocess_stdin, hang_limit)
         after = ws.snapshots()
+        before = seen.get("before", before)  # a file changed mid-run: the user's world since
         problems = violations(case, out, ws, before, after)
+        if "before" in seen and before["work"].get(case.during_path) != after["work"].get(
+            case.during_path
+        ):
+            problems.append(f"--fix wrote {case.during_path!r} after it was {case.during}")
         assert not problems, (
             f"schemacli {' '.join(map(repr, case.args))}\n  env={case.env}\n"
             f"  exit={out.exit_code}\n  violations: {problems}\n"

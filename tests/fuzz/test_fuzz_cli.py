@@ -51,6 +51,9 @@ from pathlib import Path
 
 import pytest
 from fuzzkit import (
+    DURING,
+    FIXABLE_CHECK,
+    FIXABLE_LINT,
     GOOD_MAPPING,
     GOOD_SCHEMA,
     MAPPING,
@@ -271,6 +274,44 @@ def root_cases(draw):
 def test_the_root_and_shell_completion_keep_the_invariants(scratch):
     @fuzz_settings(FUZZ_EXAMPLES)
     @given(case=root_cases())
+    def run(case: Case) -> None:
+        check(case, scratch)
+
+    run()
+
+
+# ---- issue 38: a file changed while --fix runs ---------------------------------------------
+
+DURING_EXAMPLES = 12
+
+
+@st.composite
+def during_cases(draw, ports):
+    """lint --fix / check --fix of a file that has something to fix, the file changed (edited,
+    swapped for a FIFO, given a second name, removed, made a link out) right after it was read;
+    any -o, sometimes --unsafe-fixes."""
+    command = draw(st.sampled_from(["lint", "check"]))
+    base = draw(cases(command, COMMANDS[command], ports))
+    name = "fixme.avsc"
+    args = [command, name, "--fix"]
+    if command == "check":
+        args += ["--subject", "taxi-rides-value"]
+    if draw(st.booleans()):
+        args.append("--unsafe-fixes")
+    output = draw(st.sampled_from([None, "text", "json", "junit", "sarif", "gitlab", "github"]))
+    if output is not None:
+        args += ["-o", output]
+    content = FIXABLE_LINT if command == "lint" else FIXABLE_CHECK
+    files = [f for f in base.files if f.path not in ("schemacli.toml", "pyproject.toml")]
+    files.append(FileSpec(name, content=content))
+    case = Case(command, args, {}, files, None, base.secrets, output, base_env=base.base_env)
+    case.during, case.during_path = draw(st.sampled_from(DURING)), name
+    return case
+
+
+def test_a_file_changed_while_fix_runs_is_never_written(ports, scratch):
+    @fuzz_settings(DURING_EXAMPLES)
+    @given(case=during_cases(ports))
     def run(case: Case) -> None:
         check(case, scratch)
 

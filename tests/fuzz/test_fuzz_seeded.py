@@ -13,13 +13,21 @@ from pathlib import Path
 import pytest
 import yaml
 from fuzzkit import (
+    FIXABLE_CHECK,
+    FIXABLE_LINT,
     GOOD_MAPPING,
     GOOD_SCHEMA,
+    HOSTILE_JSON,
     MAPPING,
+    OUTSIDE_SCHEMA,
+    REPO,
+    TOKEN,
+    V1_SCHEMA,
     Case,
     FileSpec,
     Secrets,
     closed_port,
+    command_tree,
     effective_output,
     run_and_check,
 )
@@ -238,6 +246,245 @@ SEEDS = [
 ]
 
 
+# ---- issue 38 ----------------------------------------------------------------------------------
+
+FORMATS = ("text", "json", "junit", "sarif", "gitlab", "github")
+LONG = "N" * 251
+LONG_TYPE = (
+    b'{"type": "record", "name": "R", "fields": [{"name": "a", "type": "%s"}]}' % LONG.encode()
+)
+
+
+def _repo(link: str) -> list[FileSpec]:
+    return [
+        FileSpec(f"{REPO}/readers/c1/reader.json", content=b'{"groups": ["g1"]}'),
+        FileSpec(f"{REPO}/readers/c1/taxi-rides-value.avsc", kind="symlink", target=link),
+    ]
+
+
+SEEDS_38 = [
+    # 1. links out of the root: refused by name, the token never printed, nothing written
+    *[
+        Seed(
+            f"store-version-linked-out-{fmt}-{target.rsplit('/', 1)[-1]}",
+            ["gate", "-o", fmt],
+            2,
+            files=[FileSpec(f"{STORE}/v3.avsc", kind="symlink", target=target)],
+        )
+        for fmt in FORMATS
+        for target in (TOKEN, OUTSIDE_SCHEMA)
+    ],
+    *[
+        Seed(
+            f"declared-reader-linked-out-{what}",
+            ["readers", "list", "-o", "json"],
+            2,
+            files=files,
+        )
+        for what, files in (
+            (
+                "schema",
+                [
+                    FileSpec("schemas/readers/c1/reader.json", content=b'{"groups": ["g"]}'),
+                    FileSpec(
+                        "schemas/readers/c1/taxi-rides-value.avsc", kind="symlink", target=TOKEN
+                    ),
+                ],
+            ),
+            (
+                "manifest",
+                [FileSpec("schemas/readers/c1/reader.json", kind="symlink", target=TOKEN)],
+            ),
+            ("consumer", [FileSpec("schemas/readers/c1", kind="symlink", target="@outside")]),
+        )
+    ],  # fmt: skip
+    *[
+        Seed(f"readers-pull-linked-out-{i}", ["readers", "pull", REPO, "-o", fmt], 2, files=files)
+        for i, (fmt, files) in enumerate(
+            [
+                ("json", _repo(TOKEN)),
+                ("text", _repo(OUTSIDE_SCHEMA)),
+                ("text", [FileSpec(f"{REPO}/readers/c1", kind="symlink", target="@outside")]),
+            ]
+        )
+    ],
+    Seed(
+        "readers-pull-linked-inside",
+        ["readers", "pull", REPO],
+        0,
+        files=_repo("../../gen.avsc") + [FileSpec("repo/gen.avsc", content=V1_SCHEMA)],
+    ),
+    *[
+        Seed(
+            f"readers-add-through-linked-{linked.replace('/', '-')}",
+            ["readers", "add", "c1", STORE + "/v1.avsc", "-s", "taxi-rides-value", "-g", "g1"],
+            2,
+            files=[FileSpec(f"schemas/{linked}", kind="symlink", target="@outside")],
+        )
+        for linked in ("readers", "readers/c1")
+    ],
+    *[
+        Seed(
+            f"mapping-schema-out-of-the-repository-{i}",
+            ["migrate", command, MAPPING, "-o", "json"],
+            2,
+            files=[
+                FileSpec(".git", kind="dir"),
+                FileSpec("linked-out.avsc", kind="symlink", target=TOKEN),
+                FileSpec(
+                    MAPPING,
+                    content=GOOD_MAPPING.replace(
+                        b"schemas/migration/taxi-ride-v2-breaking.avsc", path
+                    ),
+                ),
+            ],
+        )
+        for i, (command, path) in enumerate(
+            [
+                ("rules", b"linked-out.avsc"),
+                ("validate", b"../outside/token.txt"),
+                ("rules", b"../outside/schema.avsc"),
+            ]
+        )
+    ],  # fmt: skip
+    Seed(
+        "mapping-schema-not-json-never-quoted",
+        ["migrate", "rules", MAPPING],
+        2,
+        files=[
+            FileSpec(
+                MAPPING,
+                content=GOOD_MAPPING.replace(
+                    b"schemas/migration/taxi-ride-v2-breaking.avsc", b"../outside/token.txt"
+                ),
+            )
+        ],
+    ),  # fmt: skip
+    # 3. names of 251 characters where a name is looked up as a file
+    *[
+        Seed(
+            f"long-undefined-type-{'-'.join(args[:2])}",
+            args,
+            2,
+            files=[FileSpec("long.avsc", content=LONG_TYPE)],
+        )
+        for args in (
+            ["validate", "long.avsc", "-o", "json"],
+            ["lint", "long.avsc", "-o", "sarif"],
+            ["check", "long.avsc", "-s", "taxi-rides-value", "-o", "junit"],
+            ["diff", "long.avsc", "long.avsc", "-o", "json"],
+            ["spark", "ddl", "long.avsc"],
+            ["migrate", "plan", "--from", "long.avsc", "--to", STORE + "/v1.avsc"],
+            ["readers", "add", "c1", "long.avsc", "-s", "taxi-rides-value", "-g", "g1"],
+        )
+    ],  # fmt: skip
+    Seed("report-into-a-name-of-300", ["report", "--html", "d" * 300, "-o", "json"], 2),
+    # 3. nested and huge-number JSON for every JSON input
+    *[
+        Seed(
+            f"rules-{i}",
+            [
+                "register",
+                STORE + "/v2.avsc",
+                "-s",
+                "taxi-rides-value",
+                "-r",
+                f"http://{HOST}",
+                "--major-version",
+                "2",
+                "--rules",
+                "rules.json",
+                "-o",
+                "json",
+            ],
+            2,
+            files=[FileSpec("rules.json", content=json_text)],
+        )
+        for i, json_text in enumerate(HOSTILE_JSON)
+    ],  # fmt: skip
+    *[
+        Seed(
+            f"census-{i}",
+            ["report", "--html", "site", "--census", "census.json"],
+            2,
+            files=[FileSpec("census.json", content=json_text)],
+        )
+        for i, json_text in enumerate([*HOSTILE_JSON, b'{"census_format": true, "topic": "t"}'])
+    ],  # fmt: skip
+    *[
+        Seed(
+            f"store-json-{name}-{i}",
+            ["gate", "-o", "json"],
+            2,
+            files=[FileSpec(f"{STORE}/{name}", content=json_text)],
+        )
+        for name in ("contract.json", "v2.contract.json", "v2.references.json")
+        for i, json_text in enumerate(HOSTILE_JSON[:3])
+    ],  # fmt: skip
+    *[
+        Seed(
+            f"manifest-{i}",
+            ["readers", "list", "-o", "json"],
+            2,
+            files=[FileSpec("schemas/readers/c1/reader.json", content=json_text)],
+        )
+        for i, json_text in enumerate(HOSTILE_JSON[:3])
+    ],  # fmt: skip
+    *[
+        Seed(
+            f"report-marker-{i}",
+            ["report", "--html", "site"],
+            2,
+            files=[
+                FileSpec("site/index.html", content=b"mine"),
+                FileSpec("site/.schemacli-report.json", content=json_text),
+            ],
+        )
+        for i, json_text in enumerate([b"", b"{}", *HOSTILE_JSON[:3]])
+    ],  # fmt: skip
+    # 6. refusals: non-ASCII digits, an empty property
+    Seed(
+        "major-version-arabic-digit",
+        ["register", STORE + "/v2.avsc", "-s", "taxi-rides-value", "--major-version", "\u0662"],
+        2,
+    ),  # fmt: skip
+    Seed(
+        "property-empty",
+        [
+            "register",
+            STORE + "/v2.avsc",
+            "-s",
+            "taxi-rides-value",
+            "--major-version",
+            "2",
+            "--property",
+            "",
+        ],
+        2,
+    ),  # fmt: skip
+]
+
+# 6. -o FORMAT with every combination of lint's and check's fix flags: one document, always
+FIX_FLAGS = [[], ["--fix"], ["--diff"], ["--unsafe-fixes"], ["--fix", "--diff"],
+             ["--fix", "--unsafe-fixes"], ["--diff", "--unsafe-fixes"],
+             ["--fix", "--diff", "--unsafe-fixes"]]  # fmt: skip
+SEEDS_FIX_FLAGS = [
+    Seed(
+        f"{command}-{'+'.join(flags) or 'no-flags'}-{fmt}",
+        [command, "fixme.avsc", *(["-s", "taxi-rides-value"] if command == "check" else []),
+         *flags, "-o", fmt],
+        2 if ("--fix" in flags and "--diff" in flags)
+        or ("--diff" in flags and fmt != "text")
+        or (flags == ["--unsafe-fixes"]) else None,
+        files=[FileSpec("fixme.avsc",
+                        content=FIXABLE_LINT if command == "lint" else FIXABLE_CHECK)],
+    )
+    for command in ("lint", "check")
+    for flags in FIX_FLAGS
+    for fmt in FORMATS
+]  # fmt: skip
+
+
 @pytest.fixture(scope="module")
 def scratch():
     base = Path(tempfile.mkdtemp(prefix="schemacli-seeds-"))
@@ -247,9 +494,32 @@ def scratch():
 
 @pytest.mark.parametrize("seed", SEEDS, ids=[s.name for s in SEEDS])
 def test_each_defect_class_of_issue_26_keeps_the_invariants(seed: Seed, scratch):
+    _run(seed, scratch)
+
+
+@pytest.mark.parametrize("seed", SEEDS_38, ids=[s.name for s in SEEDS_38])
+def test_each_defect_class_of_issue_38_keeps_the_invariants(seed: Seed, scratch):
+    _run(seed, scratch)
+
+
+@pytest.mark.parametrize("seed", SEEDS_FIX_FLAGS, ids=[s.name for s in SEEDS_FIX_FLAGS])
+def test_every_fix_flag_and_format_of_lint_and_check_gives_one_document(seed: Seed, scratch):
+    _run(seed, scratch)
+
+
+def _command(args: list[str]) -> str:
+    """The command's words: the longest start of ``args`` that names a command of the CLI."""
+    tree = command_tree()
+    for n in (2, 1):
+        if " ".join(args[:n]) in tree:
+            return " ".join(args[:n])
+    return " ".join(a for a in args[:2] if not a.startswith("-"))
+
+
+def _run(seed: Seed, scratch: Path) -> None:
     files = [FileSpec(MAPPING, content=GOOD_MAPPING), FileSpec("adir", kind="dir"), *seed.files]
     case = Case(
-        command=" ".join(a for a in seed.args[:2] if not a.startswith("-")),
+        command=_command(seed.args),
         args=seed.args,
         env=seed.env,
         files=files,

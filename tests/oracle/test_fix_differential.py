@@ -10,7 +10,11 @@ fix that can apply (safe, and separately unsafe):
 * the engine: that finding is gone and no comparison of the level gained a finding;
 * Java (``SchemaCompatibility`` through the oracle): the same, on Java's own incompatibilities;
 * every field the fix did not touch (its text, and the named types its type uses) keeps its
-  Parsing Canonical Form.
+  Parsing Canonical Form;
+* the readers ``validate`` names, fastavro and the Python avro package, read the fixed schema
+  whenever they read the candidate (Java alone is not the judge: it accepts a named type
+  defined twice, a forward reference, a fallback to the null namespace);
+* no two fixes of one finding carry the same title.
 
 Then the whole file, as ``check --fix`` fixes it (safe fixes, re-checked until nothing more
 applies): when every finding had a safe fix, the result must be compatible at the level for
@@ -83,6 +87,12 @@ def _real_world() -> Iterator[tuple[str, list[str], str]]:
 
     yield "trips union of records v1 -> v2", [_text(json.loads(V1))], _text(json.loads(V2))
     yield "trips union of records v2 -> v1", [_text(json.loads(V2))], _text(json.loads(V1))
+    from tests.unit.test_fix_proof import MONEY_NEW, MONEY_OLD
+
+    # a later field reaches Money by Java's fallback to the null namespace: a fix that
+    # defines Money in the record's namespace would change that field's type
+    yield "null-namespace fallback", [_text(MONEY_OLD)], _text(MONEY_NEW)
+    yield "null-namespace fallback, reversed", [_text(MONEY_NEW)], _text(MONEY_OLD)
 
 
 def _cases() -> Iterator[tuple[str, list[str], str, tuple[Level, ...]]]:
@@ -195,6 +205,23 @@ def _canon(schema: Schema) -> str:
     return canonical_form(schema)
 
 
+def _other_readers_refusal(text: str) -> str | None:
+    """What fastavro or the Python avro package say when they refuse ``text`` (None: both
+    read it)."""
+    import avro.schema
+    import fastavro
+
+    try:
+        fastavro.parse_schema(json.loads(text), _write_hint=False)
+    except Exception as err:  # noqa: BLE001 - whatever the reader raises is its refusal
+        return f"fastavro: {err}"
+    try:
+        avro.schema.parse(text)
+    except Exception as err:  # noqa: BLE001
+        return f"avro: {err}"
+    return None
+
+
 # -- the test ---------------------------------------------------------------------------------
 
 
@@ -265,10 +292,14 @@ def test_every_suggested_fix_makes_the_engine_and_java_agree_it_is_compatible(or
             before = _engine_keys(level, history, candidate)
             java_before = _java_keys(oracle, level, history_texts, candidate_text)
             assert java_before is not None, name
+            readers_read_it = _other_readers_refusal(candidate_text) is None
             everything_safe = True
             for finding in report.findings:
                 k = finding.kind.value
                 tally.findings[k] += 1
+                titles = [fix.title for fix in finding.fixes]
+                if len(titles) != len(set(titles)):
+                    failures.append(f"{name} at {level}: {k}: two fixes share a title: {titles}")
                 usable = [f for f in finding.fixes if f.applies]
                 if not usable:
                     tally.display_only[k] += 1
@@ -288,6 +319,7 @@ def test_every_suggested_fix_makes_the_engine_and_java_agree_it_is_compatible(or
                         finding,
                         before,
                         java_before,
+                        readers_read_it,
                     )
                     if problem is None:
                         tally.proven[fix.applicability][k] += 1
@@ -350,6 +382,7 @@ def _judge(
     finding: Finding,
     before: set[Key],
     java_before: set[Key],
+    readers_read_it: bool,
 ) -> str | None:
     """None when the fix is proven, else what went wrong."""
     text = apply_edits(candidate.document.text, fix.edits)
@@ -369,6 +402,10 @@ def _judge(
         return f"Java: before {sorted(java_before)}, after {sorted(java)}"
     if not _touched_fields_kept(candidate, text, fix):
         return "a field the fix did not touch changed its canonical form"
+    if readers_read_it:
+        refusal = _other_readers_refusal(text)
+        if refusal is not None:
+            return f"the candidate is read by fastavro and avro, the fixed one is not: {refusal}"
     return None
 
 

@@ -13,10 +13,12 @@ from pathlib import Path
 import fastavro
 import pytest
 
+from converters.mapping.reader import load
+from converters.onread import load_migration
 from converters.pipeline.headers import ERROR_HEADER, SOURCE_HEADER
 from converters.pipeline.records import RegistryPlan, build_output
 from spark_avro.migrate import decode_migrated
-from spark_avro.onread import load_migration, v1_writer_ids, v2_incompatible
+from spark_avro.onread import v1_writer_ids, v2_incompatible
 
 pytestmark = pytest.mark.spark
 
@@ -92,7 +94,7 @@ def migrated(spark, migration):
 def converter(spark, migration):
     """What the converter publishes for the same messages: offset -> (topic, value, headers)."""
     plan = RegistryPlan(V1_ID, json.dumps(V1), {V2_ID: json.dumps(V2)}, {V2_ID: "v2/1"})
-    out = build_output(kafka_frame(spark), migration.mapping, plan).collect()
+    out = build_output(kafka_frame(spark), load(MAPPING), plan).collect()
     by_offset = {}
     for row in out:
         headers = {h["key"]: bytes(h["value"]) for h in row["headers"] or []}

@@ -2,8 +2,9 @@
 
     python -m tests.stack.install [--registry-impl apicurio,axonops]
 
-Spark connector jars, the Kafka broker, the census's Kafka client jars and the JVM JSONata
-engine (JSONata4Java, for the migration-rule proof) via mvn, Apicurio via mvn, AxonOps via go
+Spark connector jars, the Kafka broker, the census's Kafka client jars, the JVM JSONata
+engine (JSONata4Java, for the migration-rule proof) and topics check's JVM engine (Google's
+CEL-Java with Avro and kafka-clients) via mvn, Apicurio via mvn, AxonOps via go
 build.
 Already cached components cost nothing (stamp files). Exit 0 when all were obtained, 1 if any
 failed (each failure printed with its log tail).
@@ -19,7 +20,7 @@ from collections.abc import Callable
 from . import registry
 from .common import ComponentUnavailable
 from .jsonata import jsonata_jars
-from .kafka import census_jars, kafka_jars
+from .kafka import census_jars, kafka_jars, quality_jars
 from .probe import REGISTRY_IMPLS
 from .spark import spark_jars
 
@@ -42,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         ("kafka broker jars", kafka_jars),
         ("census kafka-clients jars", census_jars),
         ("jsonata4java jars", jsonata_jars),
+        ("quality jars (CEL-Java, Avro, kafka-clients)", quality_jars),
         *((f"registry {impl}", lambda impl=impl: registry.obtain(impl)) for impl in impls),
     ]
     failed = 0

@@ -262,3 +262,12 @@ def census_jars() -> list[Path]:
     from converters.census.jvmscan import POM
 
     return maven_copy("census kafka-clients", POM, JARS / "census")
+
+
+def quality_jars() -> list[Path]:
+    """topics check's JVM engine's run-time jars (Google's CEL-Java, Avro, kafka-clients and its
+    codecs, slf4j-nop), resolved from converters/quality/jvm/pom.xml into .cache/jars/quality
+    (where topics check looks in a checkout; the proof's JVM road runs them too)."""
+    from converters.quality.jvmscan import POM
+
+    return maven_copy("quality (CEL-Java) jars", POM, JARS / "quality")

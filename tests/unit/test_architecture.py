@@ -78,7 +78,15 @@ RULES = [
             "schemacli.contracts.fixes.fixing",
         ),
     ),
-    ("schemacli.contracts.fixes", _rooms_but("jsontext", "avro", "evolution", "fixes")),
+    # of lint, the fixes take only validate's warnings: a suggested fix may not add one
+    (
+        "schemacli.contracts.fixes",
+        (
+            *_rooms_but("jsontext", "avro", "evolution", "fixes", "lint"),
+            *_modules_but("lint", "validate"),
+            "schemacli.contracts.lint.rules",
+        ),
+    ),
     ("schemacli.contracts.readers", _rooms_but("jsontext", "avro", "evolution", "readers")),
     # the finding record names its fixes (Fix), nothing else of the rooms
     (
@@ -121,28 +129,29 @@ RULES = [
     ("schemacli.scaffold", (*UI, "schemacli.commands")),
     # the one writer of users' files: plain file-system plumbing under everything
     ("schemacli.atomicwrite", (*UI, *HEAVY, "schemacli.commands", "schemacli.registry")),
-    # of the converters, the readers take only the mapping language (migrate on read); the
-    # Spark SQL they share with the converter's pipeline lives in spark_avro.migrate
+    # the converters import the readers, never the other way round: migrate on read hands the
+    # readers a prepared migration (converters.onread); the Spark SQL both run lives in
+    # spark_avro.migrate
     (
         "spark_avro",
-        (
-            *UI,
-            "schemacli.commands",
-            "schemacli.config",
-            "schemacli.output",
-            "converters.pipeline",
-            "converters.ops",
-            "converters.job",
-            "converters.kafka",
-            "converters.spark",
-            "converters.state",
-        ),
+        (*UI, "schemacli.commands", "schemacli.config", "schemacli.output", "converters"),
     ),
     ("converters", (*UI, "schemacli.commands", "schemacli.app", "schemacli.output")),
     # the converter's rooms: the mapping language, the pipeline, the operations; the CLI's
     # renderers import the mapping's model, which loads no YAML, Spark or Kafka
     ("converters.mapping.model", (*HEAVY, "yaml", "requests", "converters.pipeline")),
-    ("converters.mapping", ("converters.pipeline", "converters.ops", "converters.job")),
+    # the mapping language needs no Spark reader: its registry schemas come from the one road
+    # (schemacli.registry.schemas), not from spark_avro
+    (
+        "converters.mapping",
+        (
+            "converters.pipeline",
+            "converters.ops",
+            "converters.job",
+            "converters.onread",
+            "spark_avro",
+        ),
+    ),
     ("converters.pipeline", ("converters.ops", "converters.job")),
     # the plumbing every room shares sits below them all
     ("converters.kafka", ("converters.mapping", "converters.pipeline", "converters.ops")),

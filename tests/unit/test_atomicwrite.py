@@ -187,3 +187,51 @@ def test_a_link_not_to_be_followed_is_replaced_and_comes_back_on_undo(tmp_path, 
             hint=HINT,
         )
     assert folder_state(tmp_path) == before
+
+
+# -- what a replaced file keeps: owner, links; and what a command read ---------------------------
+
+
+def test_a_user_replacing_another_users_file_is_refused(tmp_path, monkeypatch):
+    path = tmp_path / "theirs.avsc"
+    path.write_text("old")
+    owner = path.stat().st_uid
+    monkeypatch.setattr(os, "geteuid", lambda: owner + 1)
+    found = refusals([Write(path, b"new", replace=True)])
+    assert len(found) == 1 and "owned by another user" in found[0].reason
+    assert path.read_text() == "old"
+
+
+def test_a_file_with_two_names_is_refused(tmp_path):
+    path = tmp_path / "a.avsc"
+    path.write_text("old")
+    os.link(path, tmp_path / "b.avsc")
+    found = refusals([Write(path, b"new", replace=True)])
+    assert len(found) == 1 and "2 hard links" in found[0].reason
+
+
+def test_an_edit_keeps_the_byte_order_mark_and_expects_what_was_read(tmp_path):
+    path = tmp_path / "a.avsc"
+    path.write_bytes(b"\xef\xbb\xbf" + b'"int"')
+    write = atomicwrite.edit(path, '"int"', '"long"')
+    assert write.content == b'\xef\xbb\xbf"long"' and write.expected == b'\xef\xbb\xbf"int"'
+    write_all([write], hint=HINT)
+    assert path.read_bytes() == b'\xef\xbb\xbf"long"'
+
+
+@pytest.mark.parametrize("now", ["changed", "longer", "fifo", "gone"])
+def test_an_edit_of_a_file_that_is_no_longer_what_was_read_is_refused(tmp_path, now):
+    path = tmp_path / "a.avsc"
+    path.write_text('"int"')
+    if now == "changed":
+        path.write_text('"str"')
+    elif now == "longer":
+        path.write_text('"int" and more')
+    elif now == "fifo":
+        path.unlink()
+        os.mkfifo(path)
+    else:
+        path.unlink()
+    with pytest.raises(WriteError) as caught:
+        atomicwrite.edit(path, '"int"', '"long"')
+    assert "nothing was written" in caught.value.message

@@ -141,7 +141,7 @@ def test_read_utf8_reads_through_the_bounded_reader(tmp_path):
 
 
 def test_the_caps_are_ordered_by_kind_of_input():
-    assert SETTINGS_LIMIT == 1024 * 1024 < DOCUMENT_LIMIT < SCHEMA_LIMIT == 64 * 1024 * 1024
+    assert SETTINGS_LIMIT == 1024 * 1024 < SCHEMA_LIMIT == 8 * 1024 * 1024 < DOCUMENT_LIMIT
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")

@@ -4,7 +4,9 @@ against a record-by-record count on generated partitions), the document, retenti
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 
 import pytest
 
@@ -21,6 +23,7 @@ from converters.census.model import (
     iso_ms,
 )
 from converters.census.take import parse_when
+from schemacli.errors import InputError
 
 
 class Msg:
@@ -253,7 +256,7 @@ def test_since_and_until_take_iso_dates_and_ages(text, ms):
 
 
 @pytest.mark.parametrize("text", ["yesterday", "", "7", "7y", "-5d", "1" * 50 + "d", "2026-13-01",
-                                  "x" * 5000])  # fmt: skip
+                                  "x" * 5000, "\u0667d", "\uff17d"])  # fmt: skip
 def test_a_when_that_is_neither_a_date_nor_an_age_is_refused(text):
     assert parse_when(text, now=NOW) is None
 
@@ -331,3 +334,54 @@ def test_progress_draws_a_bar_with_the_count_on_a_terminal(monkeypatch):
         progress(500, 1000)
         progress(1000, 1000)
     assert "census of orders" in screen.getvalue() and "1000/1000" in screen.getvalue()
+
+
+# -- the store's registry snapshots, read by the one bounded JSON reader -------------------------
+
+
+def _snapshot(store: Path, subject: str, content: str) -> Path:
+    path = store / "subjects" / subject / "registry.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content)
+    return path
+
+
+def test_the_stores_snapshots_name_each_id(tmp_path):
+    from converters.census.names import from_store
+
+    _snapshot(tmp_path, "a-value", json.dumps({"subject": "a-value", "versions": [
+        {"store_version": 1, "registry_version": 3, "id": 41}]}))  # fmt: skip
+    assert [(r.subject, r.version) for r in from_store(tmp_path)[41]] == [("a-value", 3)]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        '{"subject": "a", "versions": [{"id": "ghp_PLANTED", "registry_version": 1}]}',
+        '{"subject": "a", "versions": [{"id": true, "registry_version": 1}]}',
+        '{"subject": "a", "versions": ["ghp_PLANTED"]}',
+        "[" * 5000 + "]" * 5000,
+        '{"subject": "a", "versions": [{"id": ' + "7" * 5000 + ', "registry_version": 1}]}',
+        "ghp_PLANTED",
+    ],
+)
+def test_a_snapshot_that_is_not_one_is_an_input_error_that_quotes_nothing(tmp_path, content):
+    from converters.census.names import from_store
+
+    _snapshot(tmp_path, "a-value", content)
+    with pytest.raises(InputError) as caught:
+        from_store(tmp_path)
+    assert "ghp" not in f"{caught.value.message} {caught.value.hint}"
+    assert "registry.json" in str(caught.value.location)
+
+
+def test_a_snapshot_linked_out_of_the_store_is_refused(tmp_path):
+    from converters.census.names import from_store
+
+    secret = tmp_path / "secret.json"
+    secret.write_text('{"subject": "x", "versions": []}')
+    store = tmp_path / "store"
+    (store / "subjects/a-value").mkdir(parents=True)
+    (store / "subjects/a-value/registry.json").symlink_to(secret)
+    with pytest.raises(InputError, match="leads outside the store"):
+        from_store(store)

@@ -83,7 +83,7 @@ def test_the_plan_names_the_topic_deadline_threads_and_every_range(tmp_path):
 
 
 def test_the_properties_file_escapes_values_and_the_bootstrap_wins():
-    text = jvmscan._properties_text(
+    text = jvmscan.properties_text(
         "b:9092", {"bootstrap.servers": "x", "sasl.jaas.config": 'a b="c=d";\n', "é": "ü"}
     )
     lines = text.splitlines()

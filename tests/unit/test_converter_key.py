@@ -138,10 +138,10 @@ class FakeRegistry:
                 next_id += 1
 
     def _sv(self, subject, version):
-        from types import SimpleNamespace
+        from schemacli.registry.models import SubjectVersion
 
         schema_id, text = self.versions[(subject, version)]
-        return SimpleNamespace(id=schema_id, version=version, schema=text, subject=subject)
+        return SubjectVersion(subject=subject, version=version, id=schema_id, schema=text)
 
     def lookup(self, subject, text):
         for (s, n), (_, t) in self.versions.items():

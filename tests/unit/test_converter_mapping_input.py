@@ -27,6 +27,15 @@ def test_yaml_nested_deeper_than_java_reads_is_refused_not_a_recursion_error():
     assert "nested more than 1000 levels" in err.message and err.location.line is not None
 
 
+@pytest.mark.parametrize(
+    "number", ["9" * 5000, "1" * 5000 + ".5", "-" + "7" * 1001, "1.0e+" + "9" * 1001]
+)
+def test_a_number_longer_than_java_reads_is_refused_not_a_value_error(number):
+    err = error(GOOD + f"x: {number}\n")
+    assert "digits; Apache Avro Java (Jackson) reads at most 1000" in err.message
+    assert err.location.line is not None
+
+
 def test_an_alias_bomb_is_refused_quickly():
     bomb = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
     for prev, name in zip("abcdefgh", "bcdefghi", strict=True):

@@ -144,4 +144,4 @@ def test_an_invalid_registry_schema_is_refused_naming_subject_and_version(fake, 
     path = mapping(tmp_path, "{subject: taxi-rides-v2-value, topic: t2}")
     r = CliRunner().invoke(app, ["migrate", "validate", str(path), "--registry", fake.url])
     assert r.exit_code == 2 and "v2 schema is an int, not a record" in r.output
-    assert "taxi-rides-v2-value:1" in r.output
+    assert "taxi-rides-v2-value:v1" in r.output

@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 
 from converters.mapping.check import validate
+from converters.mapping.conversions.parse_number import parse_number
+from converters.mapping.conversions.spec import Failed
+from converters.mapping.conversions.to_string import to_string
 from converters.mapping.plan import plan
-from converters.mapping.preview import _Failed, parse_number, to_string
 from converters.mapping.reader import load, loads
 from schemacli.contracts.findings import Severity
 
@@ -137,7 +139,7 @@ def test_preview_parses_numbers_as_spark_try_cast_does(text, kind, value):
      ("1e400", "double")],
 )  # fmt: skip
 def test_preview_refuses_what_try_cast_turns_into_null(text, kind):
-    with pytest.raises(_Failed):
+    with pytest.raises(Failed):
         parse_number(text, kind)
 
 

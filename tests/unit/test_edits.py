@@ -14,6 +14,7 @@ from schemacli.contracts.fixes.edits import (
     Fix,
     JsonEditor,
     TextEdit,
+    apply_checked,
     apply_edits,
     apply_fixes,
     unified_diff,
@@ -251,3 +252,38 @@ def test_apply_fixes_skips_exactly_the_fixes_a_pairwise_comparison_would():
                 expected.append(fix)
         _, applied, _ = apply_fixes(text, fixes)
         assert applied == expected
+
+
+RECORD = {"type": "record", "name": "X", "fields": [{"name": "q", "type": "int"}]}
+
+
+def test_a_replaced_type_stays_on_the_line_of_a_one_line_file():
+    text = ONE_LINE + "\n"  # a line break at the end does not make it a multi-line file
+    after = edit(text, lambda e: e.replace("/fields/0/type", RECORD))
+    assert after.count("\n") == 1
+    assert json.loads(after)["fields"][0]["type"] == RECORD
+
+
+def test_a_replaced_type_in_a_tab_indented_file_is_indented_with_tabs():
+    text = json.dumps(json.loads(PRETTY), indent="\t") + "\n"
+    after = edit(text, lambda e: e.replace("/fields/1/type", RECORD))
+    new_lines = [line for line in after.splitlines() if line not in text.splitlines()]
+    assert new_lines and all(not line.startswith(" ") for line in new_lines)
+    assert any(line.startswith("\t\t\t\t") for line in new_lines)
+
+
+def test_apply_checked_drops_the_fix_the_check_refuses_and_applies_the_others():
+    document = parse_text(PRETTY, "x.avsc")
+    editor = JsonEditor(document)
+    fixes = [
+        Fix(f"doc {n}", Applicability.SAFE, (editor.set_member(f"/fields/{n}", "doc", f"d{n}"),))
+        for n in (0, 1)
+    ] + [Fix("bad", Applicability.SAFE, (editor.replace("/name", "not a name"),))]
+
+    def refusal(text: str) -> str | None:
+        return "invalid name" if "not a name" in text else None
+
+    text, applied, dropped = apply_checked(PRETTY, fixes, refusal)
+    assert [f.title for f in applied] == ["doc 0", "doc 1"]
+    assert [(d.fix.title, d.reason) for d in dropped] == [("bad", "invalid name")]
+    assert '"doc": "d0"' in text and '"doc": "d1"' in text and "not a name" not in text

@@ -145,6 +145,19 @@ def test_a_long_kafka_wait_is_made_of_slices_of_at_most_half_a_second():
     assert len(client.timeouts) == 6 and max(client.timeouts) <= waits.SLICE
 
 
+def test_a_request_whose_broker_left_the_cluster_is_asked_again():
+    require("confluent_kafka", "kafka")
+    from confluent_kafka import KafkaError
+
+    from converters.kafka import waits
+
+    # a lost broker, fenced by the controller: librdkafka destroys its handle with the request
+    # still queued; the partition's new leader answers the next slice
+    client = _SlowClient(misses=2, code=KafkaError._DESTROY_BROKER)
+    assert waits.list_topics(client, "t", 10) == "metadata"
+    assert len(client.timeouts) == 3
+
+
 def test_an_error_that_is_not_a_timeout_is_raised_at_once():
     require("confluent_kafka", "kafka")
     from confluent_kafka import KafkaError, KafkaException

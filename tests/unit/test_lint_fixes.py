@@ -192,3 +192,73 @@ def test_fixing_keeps_a_byte_order_mark_and_comments(tmp_path):
     )
     result = fix_text(tmp_path, "commented", text, unsafe=False)
     assert "// a ride" in result.text and '"default": null' in result.text
+
+
+RENAMED_WITH_DEFAULTS = json.dumps(
+    {
+        "type": "record",
+        "name": "Outer",
+        "namespace": "com.example",
+        "fields": [
+            {
+                "name": "inner",
+                "type": {
+                    "type": "record",
+                    "name": "Inner",
+                    "fields": [
+                        {"name": "FooBar", "type": "int"},
+                        {"name": "other_one", "type": "string"},
+                    ],
+                },
+            },
+            {"name": "second", "type": "Inner", "default": {"FooBar": 1, "other_one": "x"}},
+            {
+                "name": "listed",
+                "type": {"type": "array", "items": "Inner"},
+                "default": [{"FooBar": 2, "other_one": "y"}],
+            },
+            {"name": "maybe", "type": ["null", "string"]},
+        ],
+    },
+    indent=2,
+)
+
+
+def test_a_field_rename_carries_the_defaults_that_spell_its_name(tmp_path):
+    result = fix_text(tmp_path, "renamed", RENAMED_WITH_DEFAULTS, unsafe=True)
+    value = json.loads(result.text)
+    assert value["fields"][0]["type"]["fields"][0] == {
+        "name": "foo_bar",
+        "type": "int",
+        "aliases": ["FooBar"],
+    }
+    assert value["fields"][1]["default"] == {"foo_bar": 1, "other_one": "x"}
+    assert value["fields"][2]["default"] == [{"foo_bar": 2, "other_one": "y"}]
+    assert value["fields"][3]["default"] is None  # E001, fixed in the same round
+    assert result.dropped == ()
+
+
+TWO_SPELLINGS_OF_ONE_NAME = json.dumps(
+    {
+        "type": "record",
+        "name": "Outer",
+        "namespace": "com.example",
+        "fields": [
+            {"name": "a", "type": {"type": "record", "name": "my_type", "fields": []}},
+            {"name": "b", "type": {"type": "record", "name": "MyType", "fields": []}},
+            {"name": "maybe", "type": ["null", "string"]},
+        ],
+    },
+    indent=2,
+)
+
+
+def test_a_fix_whose_result_does_not_parse_is_dropped_with_why_and_the_others_apply(tmp_path):
+    # N001 would rename my_type to MyType, a name the file defines already
+    result = fix_text(tmp_path, "clash", TWO_SPELLINGS_OF_ONE_NAME, unsafe=True)
+    value = json.loads(result.text)
+    assert value["fields"][2]["default"] is None  # the error-level E001 fix is applied
+    assert value["fields"][0]["type"]["name"] == "my_type"
+    (dropped,) = result.dropped
+    assert dropped.fix.title.startswith("Rename record my_type to MyType")
+    assert "would not parse" in dropped.reason and "MyType" in dropped.reason

@@ -61,6 +61,7 @@ def test_rule_codes_start_with_their_categorys_letter_or_are_validates_kinds():
         Category.EVOLUTION: "E",
         Category.TYPES: "T",
         Category.SPARK: "S",
+        Category.RULES: "R",
     }
     for rule in RULES:
         if re.fullmatch(r"[A-Z][0-9]{3}", rule.code):

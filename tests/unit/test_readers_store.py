@@ -146,7 +146,7 @@ def test_a_binary_manifest_is_refused(tmp_path):
 def test_a_huge_manifest_is_refused_without_reading_it_all(tmp_path):
     folder = declare(tmp_path, "billing", {"orders-value": ORDER})
     with open(folder / "reader.json", "wb") as handle:
-        handle.truncate(65 * 1024 * 1024)  # sparse: past the 64 MiB cap
+        handle.truncate(65 * 1024 * 1024)  # sparse: past the 8 MiB cap
     assert "large" in refused(tmp_path).message
 
 

@@ -258,6 +258,9 @@ def test_a_copy_whose_bytes_spark_would_change_takes_the_sql_road(v2_type, v1_ty
 
 
 LOC = {"type": "record", "name": "Loc", "fields": [{"name": "lat", "type": ["null", "double"]}]}
+DEC = logical("bytes", "decimal", precision=4, scale=1)
+FIXED_DEC = {"type": "fixed", "name": "F", "size": 9, "logicalType": "decimal", "precision": 18}
+DEC_LOC = {**LOC, "fields": [*LOC["fields"], {"name": "d", "type": ["null", DEC]}]}
 
 
 @pytest.mark.parametrize(
@@ -269,6 +272,14 @@ LOC = {"type": "record", "name": "Loc", "fields": [{"name": "lat", "type": ["nul
         (
             {"type": "array", "items": ["null", "long"]},
             {"type": "array", "items": ["null", "long"]},
+        ),
+        (DEC_LOC, DEC_LOC),
+        ({"type": "map", "values": "long"}, {"type": "map", "values": "long"}),
+        ({"type": "map", "values": DEC_LOC}, {"type": "map", "values": DEC_LOC}),
+        ({"type": "array", "items": DEC}, {"type": "array", "items": DEC}),
+        (
+            {"type": "array", "items": ["null", FIXED_DEC]},
+            {"type": "array", "items": ["null", FIXED_DEC]},
         ),
     ],
 )
@@ -288,11 +299,20 @@ def renamed(record: dict, **changes) -> dict:
     ("v2_type", "v1_type", "why"),
     [
         (LOC, renamed(LOC, name="Place"), "named Place in v1"),
-        ({"type": "map", "values": "long"}, {"type": "map", "values": "long"}, "maps"),
         (
             renamed(LOC, fields=[{"name": "d", "type": logical("bytes", "decimal", precision=4)}]),
-            renamed(LOC, fields=[{"name": "d", "type": logical("bytes", "decimal", precision=4)}]),
-            "nested bytes (decimal)",
+            renamed(LOC, fields=[{"name": "d", "type": logical("bytes", "decimal", precision=5)}]),
+            "nested bytes (decimal) that is not v1's bytes (decimal)",
+        ),
+        (
+            {"type": "array", "items": logical("bytes", "decimal", precision=40)},
+            {"type": "array", "items": logical("bytes", "decimal", precision=40)},
+            "a decimal of precision 40",
+        ),
+        (
+            {"type": "map", "values": ["null", "int", "string"]},
+            {"type": "map", "values": ["null", "int", "string"]},
+            "unions of several types",
         ),
         (
             renamed(LOC, fields=[{"name": "u", "type": ["null", "int", "string"]}]),

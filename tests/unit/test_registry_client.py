@@ -41,6 +41,15 @@ def test_register_then_get_latest_returns_the_same_schema_and_id(fake):
     assert client.list_versions("rides-value") == [1]
 
 
+def test_a_subject_prefix_filters_even_where_the_registry_ignores_it(fake):
+    # the fake, like Apicurio 3.0.9, answers every subject whatever subjectPrefix says
+    client, _ = client_for(fake.url)
+    for subject in ("orders-value", "orders-key", "rides-value"):
+        fake.add(subject, V1)
+    assert sorted(client.list_subjects(prefix="orders-")) == ["orders-key", "orders-value"]
+    assert fake.requests[-1].query["subjectPrefix"] == ["orders-"]
+
+
 def test_registering_the_same_schema_twice_returns_the_same_id(fake):
     client, _ = client_for(fake.url)
     first = client.register("rides-value", V1)

@@ -24,6 +24,7 @@ REGISTRY_OPTIONS = {
     "--insecure",
     "--timeout",
     "--retries",
+    "--concurrency",
     "--verbose",
 }
 

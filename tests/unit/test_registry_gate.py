@@ -101,6 +101,44 @@ def test_check_at_another_level_than_the_registry_does_not_ask_it(fake, client):
     assert not any(r.path.startswith("/compatibility") for r in fake.requests)
 
 
+def _cannot_judge(fake) -> None:
+    """The compatibility test answers 42201, as Apicurio 3.0.9's does for every subject whose
+    versions use references (docs/registry.md)."""
+    real_handle = fake.handle
+
+    def handle(method, path, query, body):
+        if path.startswith("/compatibility/"):
+            return 422, {"error_code": 42201, "message": "Could not execute compatibility rule"}
+        return real_handle(method, path, query, body)
+
+    fake.handle = handle
+
+
+def test_a_registry_that_cannot_judge_leaves_the_local_verdict_with_a_warning(fake, client):
+    fake.add("taxi-rides-value", V1.read_text())
+    _cannot_judge(fake)
+    check = check_against_registry(client, load_schema_file(V2), "taxi-rides-value")
+    assert check.registry is None and check.compatible
+    assert "could not judge" in check.registry_note
+    assert "Could not execute compatibility rule" in check.registry_note
+    report = merged_report(check)
+    assert report.verdict is Verdict.COMPATIBLE
+    assert [f.kind for f in report.findings] == [Kind.REGISTRY_NOT_ASKED]
+    # an incompatible candidate still fails: the local engine says so
+    assert not check_against_registry(
+        client, load_schema_file(BREAKING), "taxi-rides-value"
+    ).compatible
+
+
+def test_a_gate_whose_registry_cannot_judge_passes_on_the_local_verdict(fake, client, store):
+    fake.add("taxi-rides-value", V1.read_text())
+    _cannot_judge(fake)
+    gate = gate_against_registry(client, FileTree(store), settings_for(store))
+    assert gate.passed
+    row = {r.subject: r for r in gate.report.subjects}["taxi-rides-value"]
+    assert [f.kind for f in row.findings] == [Kind.REGISTRY_NOT_ASKED]
+
+
 # ---- gate ----------------------------------------------------------------------------------
 
 

@@ -1,6 +1,6 @@
 """gate --register when the registry fails right after a registration it answered with only the
-id (as Apicurio does): the version is asked for with a lookup, which fails. The registration
-happened; the gate must neither forget it nor claim the registry is as it was.
+id (as Apicurio does): the version is asked for (where the id is registered), which fails. The
+registration happened; the gate must neither forget it nor claim the registry is as it was.
 
 (The same against the real registry, dying behind a proxy: tests/integration/
 test_gate_registry_loss.py.)

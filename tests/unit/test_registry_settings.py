@@ -187,6 +187,44 @@ def test_retries_at_the_bounds_are_accepted():
 
 
 @pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.parametrize("concurrency", [0, -1, 65, 99999999999999999999])
+def test_a_concurrency_outside_1_to_64_is_refused_naming_its_source(source, concurrency):
+    err = build_from(source, "concurrency", concurrency)
+    assert SOURCES[source][2] in err.message
+    assert "between 1 and 64" in err.message
+    assert err.hint and "8" in err.hint
+
+
+@pytest.mark.parametrize("concurrency", ["1.5", "abc", "+3", ""])
+def test_a_concurrency_from_the_environment_must_be_a_whole_number(concurrency):
+    if not concurrency.strip():  # an empty variable counts as unset
+        assert (
+            RegistrySettings.build(env={"SCHEMACLI_REGISTRY_CONCURRENCY": concurrency}).concurrency
+            == 8
+        )
+        return
+    err = build_from("env", "concurrency", concurrency)
+    assert "SCHEMACLI_REGISTRY_CONCURRENCY" in err.message
+    assert "whole number" in err.message
+
+
+@pytest.mark.parametrize("concurrency", [True, 2.5, "3"])
+def test_a_concurrency_in_the_file_must_be_a_toml_integer(concurrency):
+    err = build_from("file", "concurrency", concurrency)
+    assert "whole number" in err.message
+
+
+def test_concurrency_defaults_to_8_and_its_bounds_are_accepted():
+    assert RegistrySettings.build(env={}).concurrency == 8
+    assert RegistrySettings.build(concurrency=1, env={}).concurrency == 1
+    env = {"SCHEMACLI_REGISTRY_CONCURRENCY": " 64 "}
+    assert RegistrySettings.build(env=env).concurrency == 64
+    assert (
+        RegistrySettings.build(env=env).connection_env()["SCHEMACLI_REGISTRY_CONCURRENCY"] == "64"
+    )
+
+
+@pytest.mark.parametrize("source", SOURCES)
 @pytest.mark.parametrize(
     ("url", "words"),
     [

@@ -35,7 +35,7 @@ SYNTAX_ERRORS = [
     ("unquoted_key", '{type: "int"}', 1, 2, "key in double quotes", '"key": value'),
     ("single_quoted_key", "{'type': 'int'}", 1, 2, "single quotes", "double quotes"),
     ("single_quoted_value", "{\"type\": 'int'}", 1, 10, "single quotes", "double quotes"),
-    ("bare_type_name", '{"type": int}', 1, 10, "found 'int'", "must be quoted"),
+    ("bare_type_name", '{"type": int}', 1, 10, "found a word without", "must be quoted"),
     ("truncated_file", '{"type": "record",\n "fields": [', 2, 13, "ends before", "close"),
     ("unterminated_string", '{"type": "rec', 1, 10, "never closed", "closing double quote"),
     ("missing_comma", '{"type": "int"\n "doc": "x"}', 2, 2, "expected ','", "missing comma"),
@@ -274,3 +274,26 @@ def test_repeated_key_position_is_that_of_the_value_kept() -> None:
 def test_device_is_refused_instead_of_read_forever() -> None:
     with pytest.raises(InputError, match="not a regular file"):
         load_json(Path("/dev/zero"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ghp_PLANTED0123",
+        "root:x:0:0:root:/root:/bin/bash",
+        '{"a": 1} ghp_PLANTED_TAIL',
+        '{"a" ghp_PLANTED}',
+        "{ghp_PLANTED: 1}",
+        "[1 ghp_PLANTED]",
+        '{"a": 1}\n"ghp_PLANTED"',
+        "[1, 2] 12345ghp_PLANTED",
+        "€ghp_PLANTED",
+    ],
+)
+def test_an_error_about_text_that_is_not_json_never_quotes_the_text(text: str) -> None:
+    with pytest.raises(InputError) as caught:
+        load_json(text, source="x.avsc")
+    err = caught.value
+    shown = f"{err.message} {err.hint}"
+    assert "ghp" not in shown and "root:" not in shown and "PLANTED" not in shown
+    assert err.location is not None and err.location.line is not None

@@ -88,7 +88,7 @@ def test_a_subject_whose_schema_is_not_json_is_refused_by_name(fake):
         {"subject": "proto-value", "version": 1, "id": 77, "schema": "syntax = 'proto3';",
          "schemaType": "PROTOBUF"}
     ]  # fmt: skip
-    with pytest.raises(RegistryError, match="proto-value version 1 is not an Avro schema"):
+    with pytest.raises(RegistryError, match="schema at proto-value:v1 that is not valid Avro"):
         resolve_schemas(subject="proto-value", registry_url=fake.url)
 
 

@@ -772,3 +772,40 @@ def test_a_type_the_own_subject_defines_identically_still_resolves_from_the_othe
     store = make_store(tmp_path, {"orders-value": [order(), v2], "positions-value": [POSITION]})
     v1, _ = load_history(FileTree(store), "orders-value")
     assert v1.references[0].source.endswith("positions-value/v1.avsc")
+
+
+def test_a_gate_row_with_declared_references_is_cached_until_a_file_it_leads_to_changes(
+    tmp_path, monkeypatch
+):
+    from schemacli.contracts.evolution.verdicts import VerdictCache
+    from schemacli.contracts.gate import gate as gate_module
+
+    cache = tmp_path / "cache"
+    store = make_store(
+        tmp_path / "st", {"money-value": [MONEY], "priced-value": [priced(), priced(TIP)]}
+    )
+    for v in (1, 2):
+        refs = [{"name": "m.Money", "subject": "money-value", "version": 1}]
+        with_references(store, "priced-value", v, refs)
+    levels = levels_for(store, **{"priced-value": Level.FULL_TRANSITIVE})
+    checked: list[str] = []
+    real = gate_module._check_subject
+
+    def counting(subject, *args, **kwargs):
+        checked.append(subject)
+        return real(subject, *args, **kwargs)
+
+    monkeypatch.setattr(gate_module, "_check_subject", counting)
+    first = gate(FileTree(store), levels, verdicts=VerdictCache(cache, min_cost=0))
+    assert first.verdict is Verdict.COMPATIBLE and "priced-value" in checked
+    checked.clear()
+    again = gate(FileTree(store), levels, verdicts=VerdictCache(cache, min_cost=0))
+    assert again.subjects == first.subjects and "priced-value" not in checked
+    # The referenced file changes (Money no longer defined there): the row is checked again.
+    (store / "subjects" / "money-value" / "v1.avsc").write_text(
+        json.dumps(dict(MONEY, name="Cash"))
+    )
+    changed = gate(FileTree(store), levels, verdicts=VerdictCache(cache, min_cost=0))
+    assert "priced-value" in checked
+    assert changed.subjects == gate(FileTree(store), levels).subjects
+    assert changed.verdict is Verdict.INVALID

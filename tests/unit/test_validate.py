@@ -121,7 +121,7 @@ ERRORS = [
     ("field_without_type.avsc", "MISSING_ATTRIBUTE", 6, 5, "/fields/1", 'no "type"', '"type"'),
     ("invalid_order.avsc", "INVALID_SCHEMA", 5, 45, "/fields/0/order", "order", "ascending"),
     ("trailing_comma.avsc", "INVALID_JSON", 5, 35, None, "trailing comma", "remove the comma"),
-    ("unquoted_type.avsc", "INVALID_JSON", 5, 28, None, "found 'long'", "quoted"),
+    ("unquoted_type.avsc", "INVALID_JSON", 5, 28, None, "found a word without quotes", "quoted"),
     ("truncated.avsc", "INVALID_JSON", 6, 1, None, "ends before", "close every"),
     ("empty.avsc", "INVALID_JSON", 1, 1, None, "empty", "one JSON value"),
     ("binary.avsc", "UNREADABLE_FILE", 1, 18, None, "binary", ".avsc"),

@@ -26,6 +26,7 @@ from schemacli.contracts.evolution.check import check_candidate
 from schemacli.contracts.evolution.levels import BACKWARD, Level, SubjectLevels
 from schemacli.contracts.evolution.verdicts import DiskCache, VerdictCache
 from schemacli.contracts.gate.gate import gate
+from schemacli.contracts.store.history import load_history
 from schemacli.contracts.store.tree import FileTree
 from schemacli.errors import SchemacliError, SchemacliWarning
 from tests.oracle.generator import pairs
@@ -171,6 +172,95 @@ def test_field_by_field_comparison_gives_the_engines_findings_on_plain_records()
                 shortcut += cache._record(reader) is not None
                 incompatible += not expected.compatible
     assert shortcut > 3000 and incompatible > 500  # the fast road, and findings, were exercised
+
+
+SHARED = [  # the shared type's versions: v2 adds a field without a default
+    {
+        "type": "record",
+        "name": "Money",
+        "namespace": "com.shared",
+        "fields": [{"name": "units", "type": "long"}],
+    },
+    {
+        "type": "record",
+        "name": "Money",
+        "namespace": "com.shared",
+        "fields": [{"name": "units", "type": "long"}, {"name": "currency", "type": "string"}],
+    },
+]
+ALIASED = {  # a shared type that may not read itself: two fields answer to one alias
+    "type": "record",
+    "name": "Aliased",
+    "namespace": "com.shared",
+    "fields": [{"name": "a", "type": "int", "aliases": ["x"]}, {"name": "b", "type": "int"}],
+}
+
+
+def _history_with_references(rng: random.Random, store: Path, subject: str, versions: int):
+    """A random plain history whose versions also hold fields of shared types, each version
+    taking them from a declared reference (to either version of the shared subject) or by
+    name from the store's names (the shared subject's latest)."""
+    folder = store / "subjects" / subject
+    folder.mkdir(parents=True)
+    for n, schema in enumerate(
+        plain_history(rng, versions, name=subject.split("-")[0].title()), start=1
+    ):
+        shared = [{"name": "money", "type": "com.shared.Money"}]
+        if rng.random() < 0.3:
+            shared.append({"name": "aliased", "type": "com.shared.Aliased"})
+        if rng.random() < 0.2:
+            shared.append({"name": "more", "type": ["null", "com.shared.Money"], "default": None})
+        at = rng.randrange(len(schema["fields"]) + 1)
+        schema["fields"][at:at] = shared
+        (folder / f"v{n}.avsc").write_text(json.dumps(schema, indent=2))
+        if rng.random() < 0.7:
+            refs = [
+                {
+                    "name": "com.shared.Money",
+                    "subject": "money-value",
+                    "version": rng.choice([1, 2]),
+                }
+            ]
+            if len(shared) > 1 and shared[1]["name"] == "aliased":
+                refs.append(
+                    {"name": "com.shared.Aliased", "subject": "aliased-value", "version": 1}
+                )
+            (folder / f"v{n}.references.json").write_text(json.dumps(refs))
+    return load_history(FileTree(store), subject)
+
+
+def test_field_by_field_comparison_of_records_with_references_gives_the_engines_findings(
+    tmp_path,
+):
+    # A field naming a type that a reference defines is compared alone only when it is the
+    # same, references included; the verdicts stay the engine's, whichever road is taken.
+    rng = random.Random(13)
+    store = tmp_path / "store"
+    for subject, versions in (("money-value", SHARED), ("aliased-value", [ALIASED])):
+        (store / "subjects" / subject).mkdir(parents=True)
+        for n, schema in enumerate(versions, start=1):
+            (store / "subjects" / subject / f"v{n}.avsc").write_text(json.dumps(schema))
+    cache = VerdictCache()
+    shortcut = incompatible = 0
+    for i in range(30):
+        history = _history_with_references(rng, store, f"s{i}-value", 6)
+        for reader in history:
+            for writer in history:
+                expected = compat.check(reader.schema, writer.schema)
+                assert cache.check(reader, writer) == expected
+                shortcut += cache._record(reader) is not None
+                incompatible += not expected.compatible
+        for level in (Level.FULL_TRANSITIVE, Level.BACKWARD):
+            for n in range(2, len(history) + 1):
+                candidate, before = history[n - 1], list(history[: n - 1])
+                report = check_candidate(
+                    candidate, before, subject="s", level=level, verdicts=cache, fixes=False
+                )
+                if report.identical_to is None:
+                    assert list(report.findings) == engine_findings(
+                        candidate, before, subject="s", level=level
+                    )
+    assert shortcut > 400 and incompatible > 300  # both roads, and findings, were exercised
 
 
 def test_the_memo_parses_each_one_field_record_once(monkeypatch):

@@ -11,7 +11,7 @@ import typer
 
 from schemacli.commands.options import DAY, seconds
 from schemacli.commands.registry_options import Connection
-from schemacli.errors import RegistryError, UsageError
+from schemacli.errors import UsageError
 
 if TYPE_CHECKING:
     from converters.mapping.model import Mapping  # the mapping itself stays lazy: --help
@@ -44,29 +44,15 @@ Window = Annotated[
 
 def load_mapping(conn: Connection, mapping_file: Path) -> Mapping:
     """The mapping with every side's schema: from its file, inline, or (a side naming only a
-    ``subject``) from the registry."""
+    ``subject``) from the registry (``converters.mapping.schemas.with_registry_schemas``)."""
     from converters.mapping.reader import load
     from converters.mapping.schemas import missing_schemas, with_registry_schemas
+    from schemacli.registry.schemas import RegistrySchemas
 
     mapping = load(mapping_file)
     if not missing_schemas(mapping):
         return mapping
-
-    def fetch(subject: str, version: int | str) -> tuple[str, str]:
-        try:
-            sv = conn.client.get_version(subject, version)
-        except RegistryError as err:
-            err.message = (
-                f"a side of the mapping names only subject {subject!r} (no `schema:`), so its "
-                f"schema comes from the registry: {err.message}"
-            )
-            err.hint = (
-                f"{err.hint + ' ' if err.hint else ''}Or add `schema: <file.avsc>` to that side."
-            )
-            raise
-        return sv.schema, f"{subject}:{sv.version}"
-
-    return with_registry_schemas(mapping, fetch)
+    return with_registry_schemas(mapping, RegistrySchemas(conn.client))
 
 
 @overload

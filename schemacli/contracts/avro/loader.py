@@ -50,7 +50,7 @@ from schemacli.contracts.jsontext.pointer import join_pointer
 from schemacli.contracts.jsontext.source import Document, load_json, parse_text
 from schemacli.errors import InputError, Location, SchemacliError, SchemaParseError
 from schemacli.kinds import Kind
-from schemacli.textfile import resolved
+from schemacli.textfile import Root, is_file, resolved
 
 SIDECAR_SUFFIX = ".references.json"
 
@@ -139,10 +139,17 @@ def collapse_primitives(value: Any) -> Any:
     if isinstance(value, dict):
         if len(value) == 1 and value.get("type") in PRIMITIVE_TYPES:
             return value["type"]
-        return {k: collapse_primitives(v) for k, v in value.items()}
+        # strings, numbers and the like are returned as they are, without a call each (most
+        # of a schema's values): identity is computed for every version a gate reads
+        return {
+            k: v if v.__class__ in _SCALARS else collapse_primitives(v) for k, v in value.items()
+        }
     if isinstance(value, list):
-        return [collapse_primitives(v) for v in value]
+        return [v if v.__class__ in _SCALARS else collapse_primitives(v) for v in value]
     return value
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 @dataclass(frozen=True)
@@ -221,7 +228,8 @@ class NameIndex:
     kept, so a file found here is not read twice.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, within: Root | None = None) -> None:
+        self.within = within
         self.defined: dict[str, dict[Path, tuple[Path, str]]] = {}  # name -> key -> (file, ptr)
         self.documents: dict[Path, Document] = {}
         self._covered: set[Path] = set()
@@ -239,7 +247,7 @@ class NameIndex:
                 for name in sorted(files):
                     if name.endswith(".avsc"):
                         self._scan(Path(root) / name)
-        elif path.is_file():
+        elif is_file(path):
             self._scan(path)
 
     def remember(self, path: Path, doc: Document) -> None:
@@ -254,7 +262,7 @@ class NameIndex:
         doc = self.documents.get(key)
         if doc is None:
             try:
-                doc = load_json(path)
+                doc = load_json(path, within=self.within)
             except SchemacliError:
                 return
             self.documents[key] = doc
@@ -278,6 +286,8 @@ class Loader:
     besides its own folder and ``search_paths`` (validate passes the paths it was given).
     ``fallback``: asked last for a name no file defines, with the use and the document that
     makes it; returns the schema defining it (or None), or raises an InputError.
+    ``within``: every file is read inside that root (textfile's rule for input from another
+    party: a link or a reference out of it is refused).
     """
 
     def __init__(
@@ -287,13 +297,15 @@ class Loader:
         names: Names | None = None,
         roots: Sequence[Path] = (),
         fallback: Fallback | None = None,
+        within: Root | None = None,
     ) -> None:
         self.fallback = fallback
+        self.within = within
         self.search_paths = tuple(Path(p) for p in search_paths)
         self.roots = tuple(Path(p) for p in roots)
         self.names = names or Names()
         self._cache: dict[Path, LoadedSchema | SchemacliError] = {}
-        self._index = NameIndex()
+        self._index = NameIndex(within)
         self._scopes: set[Path] = set()
 
     def load(self, path: Path, *, source: str | None = None) -> LoadedSchema:
@@ -321,7 +333,7 @@ class Loader:
         plain = source in (None, str(path))  # a document named as the index names it
         doc = self._index.documents.get(stack[-1]) if plain else None
         if doc is None:
-            doc = load_json(path, source=source)
+            doc = load_json(path, source=source, within=self.within)
             if plain:
                 self._index.remember(path, doc)
         defined, uses = scan_names(doc.value)
@@ -453,15 +465,16 @@ class Loader:
             for name in candidates:
                 candidate = folder / f"{name}.avsc"
                 tried.append(candidate)
-                if candidate.is_file() and resolved(candidate) != resolved(path):
+                # is_file: a name longer than the file system allows is simply not there
+                if is_file(candidate) and resolved(candidate) != resolved(path):
                     return candidate, tried
         return None, tried
 
     def _declared(self, path: Path) -> list[_Declared]:
         sidecar = path.with_name(path.name.removesuffix(".avsc") + SIDECAR_SUFFIX)
-        if not sidecar.is_file():
+        if not is_file(sidecar):
             return []
-        doc = load_json(sidecar)
+        doc = load_json(sidecar, within=self.within)
         if not isinstance(doc.value, list):
             raise SchemaReferenceError(
                 "references must be a JSON array",
@@ -501,7 +514,7 @@ class Loader:
                     hint=hint,
                 )
             target = sidecar.parent / entry["path"]
-            if not target.is_file():
+            if not is_file(target):
                 what = "is not a regular file" if target.exists() else "does not exist"
                 raise SchemaReferenceError(
                     f"referenced file {target} {what}",
@@ -541,7 +554,7 @@ def _store_file(sidecar: Path, subject: str, version: int | str) -> Path | None:
         ]
         return max(versions)[1] if versions else None
     target = subject_dir / f"v{version}.avsc"
-    return target if target.is_file() else None
+    return target if is_file(target) else None
 
 
 def _placed(
@@ -580,13 +593,15 @@ def load_schema_file(
     names: Names | None = None,
     source: str | None = None,
     fallback: Fallback | None = None,
+    within: Root | None = None,
 ) -> LoadedSchema:
-    """Load one .avsc file and the files it references; see the module docstring.
+    """Load one .avsc file and the files it references; see the module docstring (``within``:
+    the root every file read must resolve inside, see ``Loader``).
 
     Raises InputError (unreadable file, bad JSON, bad references, circular references) or
     SchemaParseError (invalid Avro), each with file, line:col and JSON pointer, and a hint.
     """
-    loader = Loader(search_paths=search_paths, names=names, fallback=fallback)
+    loader = Loader(search_paths=search_paths, names=names, fallback=fallback, within=within)
     return loader.load(Path(path), source=source)
 
 

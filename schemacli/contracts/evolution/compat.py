@@ -432,6 +432,17 @@ def _self_compatible(schema: Schema) -> bool:
     return bool(schema.__dict__.get(SELF_COMPATIBLE, False))
 
 
+def incompatibilities(reader: Schema, writer: Schema) -> tuple[tuple[Kind, str], ...]:
+    """(kind, JSON pointer into the reader) of every finding :func:`check` gives, in its
+    order, without their words: the fix proofs compare thousands of small checks' places."""
+    try:
+        found = nesting.call_deep(_Checker().get, "", reader, writer, [])
+    except Ambiguous as ambiguous:
+        where = ambiguous_finding(ambiguous, reader).location.pointer
+        return ((AMBIGUOUS_FIELD_MATCH, where or ""),)
+    return tuple((inc.kind, inc.pointer) for inc in found)
+
+
 def is_compatible(reader: SchemaInput, writer: SchemaInput) -> bool:
     """Just the verdict of :func:`check` (the same work, without building messages)."""
     reader_schema = _as_schema(reader)

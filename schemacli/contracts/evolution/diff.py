@@ -16,6 +16,7 @@ from schemacli.contracts.avro.facts import NAMED_SPELLINGS, PRIMITIVE_TYPES
 from schemacli.contracts.avro.loader import LoadedSchema, load_schema_text
 from schemacli.contracts.evolution.check import check_candidate
 from schemacli.contracts.evolution.levels import Level
+from schemacli.contracts.evolution.verdicts import VerdictCache
 from schemacli.contracts.findings import Finding
 from schemacli.errors import Location
 
@@ -74,14 +75,15 @@ def _verdicts(old: LoadedSchema, new: LoadedSchema) -> tuple[LevelVerdict, ...]:
     findings' fixes are proven in both directions. NONE checks nothing and keeps only the
     notes about the JSON text, which every level's report starts with.
     """
-    backward = check_candidate(new, [old], subject="", level=Level.BACKWARD)
-    forward = check_candidate(new, [old], subject="", level=Level.FORWARD)
-    none = check_candidate(new, [old], subject="", level=Level.NONE)
+    verdicts = VerdictCache(by_content=False)  # FULL asks the pairs BACKWARD and FORWARD did
+    backward = check_candidate(new, [old], subject="", level=Level.BACKWARD, verdicts=verdicts)
+    forward = check_candidate(new, [old], subject="", level=Level.FORWARD, verdicts=verdicts)
+    none = check_candidate(new, [old], subject="", level=Level.NONE, verdicts=verdicts)
     notes = none.findings
     if backward.compatible and forward.compatible:
         full = notes  # nothing to fix: the fast path stays one check per direction
     else:  # each direction's fixes were proven for that direction: FULL's must hold for both
-        full = check_candidate(new, [old], subject="", level=Level.FULL).findings
+        full = check_candidate(new, [old], subject="", level=Level.FULL, verdicts=verdicts).findings
     return (
         LevelVerdict(Level.NONE, none.compatible, notes),
         LevelVerdict(Level.BACKWARD, backward.compatible, backward.findings),

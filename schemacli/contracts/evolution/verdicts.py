@@ -5,10 +5,12 @@ merged version never changes (STYLE.md, principle 14). ``VerdictCache`` sits abo
 (``compat``) and answers the checks ``check`` and ``gate`` make:
 
 * ``check(reader, writer)``: one pair, memoised by content across versions and subjects. Two
-  records with the same name whose fields hold no named types and no aliases are compared
-  field by field: a field identical in both cannot fail, so only the fields that differ are
-  handed to the engine (as one-field records, memoised), and their findings are moved back to
-  the field's place. This is what makes a history's cost follow what changed between versions
+  records with the same name whose fields define no named types and have no aliases are
+  compared field by field: a field identical in both cannot fail, so only the fields that
+  differ are handed to the engine (as one-field records, memoised), and their findings are
+  moved back to the field's place. A field may name a type the schema's references define: it
+  is identical only with identical references, and when it differs the records go to the
+  engine whole. This is what makes a history's cost follow what changed between versions
   rather than its width times its length; anything else goes to the engine whole.
 * ``pairs(level, candidate, history)``: every pair a level compares, remembered on disk when a
   directory is given, keyed by the exact schema contents (referenced files included), the
@@ -39,14 +41,16 @@ from pathlib import Path
 from typing import Any
 
 from schemacli.contracts.avro.loader import LoadedSchema
-from schemacli.contracts.avro.parse import parse_schema
+from schemacli.contracts.avro.parse import SELF_COMPATIBLE, parse_schema
 from schemacli.contracts.avro.schema import (
     ArraySchema,
     MapSchema,
+    NamedSchema,
     PrimitiveSchema,
     RecordSchema,
     Schema,
     UnionSchema,
+    named_types,
 )
 from schemacli.contracts.evolution import compat
 from schemacli.contracts.evolution.compat import CompatResult
@@ -132,6 +136,9 @@ class VerdictCache:
         # versions fit, a whole store need not.
         self._records: dict[int, tuple[Schema, _Record | None]] = {}
         self._digests: dict[str, str] = {}
+        # Per referenced schema (by id, kept alive): the named types it defines, or None when
+        # it may not read itself (see _external).
+        self._named: dict[int, tuple[Schema, tuple[NamedSchema, ...] | None]] = {}
         # Small numbers for field names and (name, JSON) pairs: sets of them compare in C
         # without comparing strings.
         self._ids: dict[Any, int] = {}
@@ -237,8 +244,34 @@ class VerdictCache:
         if entry is None or entry[0] is not schema:
             if len(self._records) >= _SCHEMAS_MAX:
                 self._records.clear()
-            entry = self._records[id(schema)] = (schema, _Record.of(loaded, self._ids))
+            external = self._external(loaded) if loaded.references else frozenset()
+            entry = self._records[id(schema)] = (schema, _Record.of(loaded, self._ids, external))
         return entry[1]
+
+    def _external(self, loaded: LoadedSchema) -> frozenset[int]:
+        """The ids of the named types ``loaded``'s references define (the nodes its model
+        shares with them), when every reference is known to read itself (parsed alone, no
+        field aliases: ``parse.SELF_COMPATIBLE``); else none, and a field using one is not
+        compared alone. Each reference's types are listed once (many versions share it)."""
+        named: list[NamedSchema] = []
+        for ref in loaded.references:
+            entry = self._named.get(id(ref.schema))
+            if entry is None or entry[0] is not ref.schema:
+                if len(self._named) >= _SCHEMAS_MAX:
+                    self._named.clear()
+                found = (
+                    tuple(named_types(ref.schema))
+                    if ref.schema.__dict__.get(SELF_COMPATIBLE, False)
+                    else None
+                )
+                entry = self._named[id(ref.schema)] = (ref.schema, found)
+            if entry[1] is None:
+                return frozenset()
+            named.extend(entry[1])
+        own = getattr(loaded.schema, "fullname", None)
+        if any(n.fullname == own for n in named):  # alone, a field would name the record itself
+            return frozenset()
+        return frozenset(id(n) for n in named)
 
     def content_key(self, loaded: LoadedSchema) -> str | None:
         """What ``loaded``'s model depends on: its JSON (layout and key order aside) and the
@@ -374,7 +407,11 @@ class _Record:
     harmless: dict[str, set[int]] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, loaded: LoadedSchema, ids: dict[Any, int]) -> _Record | None:
+    def of(
+        cls, loaded: LoadedSchema, ids: dict[Any, int], external: frozenset[int] = frozenset()
+    ) -> _Record | None:
+        """The record ``loaded`` as fields compared one by one, or None when it is not one
+        (``external``: the named types its references define, see VerdictCache._external)."""
         schema = loaded.schema
         if schema.__class__ is not RecordSchema or schema.is_error:
             return None
@@ -382,13 +419,24 @@ class _Record:
         fields = value.get("fields") if isinstance(value, dict) else None
         if not isinstance(fields, list) or len(fields) != len(schema.fields):
             return None
+        references: str | None = None
         texts, raws, positions = {}, {}, {}
         for position, (model, raw) in enumerate(zip(schema.fields, fields, strict=True)):
-            if model.aliases or not isinstance(raw, dict) or not _plain(model):
+            plain = _plain(model, external) if not model.aliases and isinstance(raw, dict) else 0
+            if not plain:
                 return None
             # repr, not JSON: equal texts mean equal values; unequal ones (keys in another
             # order) only cost a comparison by the engine.
-            texts[model.name] = repr(raw)
+            text = repr(raw)
+            if plain is _REFERRING:
+                # The field names a type another file defines: its meaning is that file's
+                # content too, so equal texts mean equal fields only with equal references.
+                # Such a field that differs is compared by the engine on the whole records
+                # (a one-field record of it does not parse alone).
+                if references is None:
+                    references = "\0".join(_content_key(r) for r in loaded.references)
+                text = f"{text}\0{references}"
+            texts[model.name] = text
             raws[model.name] = raw
             positions[model.name] = position
         name_ids = {name: ids.setdefault(name, len(ids)) for name in texts}
@@ -407,9 +455,17 @@ class _Record:
         )
 
 
-def _plain(model: Any) -> bool:
+_PLAIN = 1  # a field of primitives, arrays, maps and unions of them
+_REFERRING = 2  # the same, and types named by references (other files' named types)
+
+
+def _plain(model: Any, external: frozenset[int] = frozenset()) -> int:
+    """Whether the field ``model`` can be compared on its own: 0 (no: it defines a named
+    type, which another field may use), :data:`_PLAIN`, or :data:`_REFERRING` (it uses named
+    types of ``external``, the ids of those its schema's references define)."""
     if model.__dict__.get("_ptype") is not None:  # a bare primitive name, not built yet
-        return True
+        return _PLAIN
+    found = _PLAIN
     stack = [model.type]
     while stack:
         node = stack.pop()
@@ -422,9 +478,11 @@ def _plain(model: Any) -> bool:
             stack.append(node.values)
         elif cls is UnionSchema:
             stack.extend(node.types)
+        elif id(node) in external:
+            found = _REFERRING
         else:
-            return False
-    return True
+            return 0
+    return found
 
 
 def _one_field_record(fullname: str, field: dict[str, Any] | None) -> str:
@@ -599,7 +657,7 @@ class DiskCache:
                 and entry["key"] == key
                 and entry["sha256"] == _checksum(value)
             )
-        except (ValueError, TypeError, KeyError, UnicodeDecodeError):
+        except (ValueError, TypeError, KeyError, UnicodeDecodeError, RecursionError):
             self._warn(path, "is not a cache entry (truncated or corrupt)")
             return None
         if not ok:

@@ -19,7 +19,7 @@ import bisect
 import difflib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
@@ -29,12 +29,15 @@ if TYPE_CHECKING:  # the CLI loads this module at start-up (findings name Fix); 
 
 __all__ = [
     "Applicability",
+    "Dropped",
     "EditError",
     "Fix",
     "JsonEditor",
     "TextEdit",
+    "apply_checked",
     "apply_edits",
     "apply_fixes",
+    "overlapping",
     "unified_diff",
 ]
 
@@ -141,10 +144,61 @@ def apply_fixes(
     return apply_edits(text, taken), applied, skipped
 
 
+@dataclass(frozen=True)
+class Dropped:
+    """A fix that was not applied because the result would not have been accepted, and why."""
+
+    fix: Fix
+    reason: str
+
+
+def apply_checked(
+    text: str,
+    fixes: Iterable[Fix],
+    refusal: Callable[[str], str | None],
+    *,
+    unsafe: bool = False,
+) -> tuple[str, list[Fix], list[Dropped]]:
+    """``apply_fixes``, keeping only what ``refusal`` accepts: (new text, applied, dropped).
+
+    ``refusal(text)`` says why a text is refused (None: accepted), e.g. that it no longer
+    parses. When the fixes together are refused, they are tried in halves: a fix that is
+    refused whatever else is applied is dropped with the reason, and the others still apply
+    (one bad fix never takes the rest down). Costs one ``refusal`` when all go together, about
+    two per dropped fix and halving step otherwise."""
+    _, taken, _ = apply_fixes(text, fixes, unsafe=unsafe)
+    accepted: list[Fix] = []
+    dropped: list[Dropped] = []
+
+    def take(group: list[Fix]) -> None:
+        if not group:
+            return
+        trial = apply_edits(text, [e for fix in (*accepted, *group) for e in fix.edits])
+        reason = refusal(trial)
+        if reason is None:
+            accepted.extend(group)
+        elif len(group) == 1:
+            dropped.append(Dropped(group[0], reason))
+        else:
+            take(group[: len(group) // 2])
+            take(group[len(group) // 2 :])
+
+    take(taken)
+    order = {id(fix): n for n, fix in enumerate(taken)}
+    accepted.sort(key=lambda fix: order[id(fix)])
+    result = apply_edits(text, [e for fix in accepted for e in fix.edits])
+    return result, accepted, dropped
+
+
 def _self_overlapping(fix: Fix) -> bool:
     """A fix whose own edits overlap (no fix we make; a caller's could): never applied."""
+    return overlapping(fix.edits)
+
+
+def overlapping(edits: Iterable[TextEdit]) -> bool:
+    """Whether two of ``edits`` overlap (``apply_edits`` would refuse them)."""
     own = _Spans()
-    for edit in fix.edits:
+    for edit in edits:
         if own.clashes(edit):
             return True
         own.add(edit)
@@ -268,6 +322,9 @@ class JsonEditor:
         self.text = document.text
         self._scan_text = document.scan_text
         self._containers: dict[int, _Container] = {}
+        self._break = "\r\n" if "\r\n" in self.text else "\n"
+        # A file laid out on one line (a line break at its end aside) stays on one line.
+        self._one_line = "\n" not in self.text.strip()
 
     # -- looking ------------------------------------------------------------------------------
     def _start(self, pointer: str) -> int:
@@ -305,7 +362,7 @@ class JsonEditor:
         return self.text[line_start:end]
 
     def _newline(self) -> str:
-        return "\r\n" if "\r\n" in self.text else "\n"
+        return self._break
 
     def _unit(self) -> str:
         """The file's indent unit: the indentation of the first indented line (two spaces when
@@ -346,7 +403,7 @@ class JsonEditor:
     def replace(self, pointer: str, value: object) -> TextEdit:
         """Replace the value at ``pointer`` by ``value``."""
         start, end = self.span(pointer)
-        multiline = "\n" in self._scan_text[start:end] or "\n" in self.text
+        multiline = "\n" in self._scan_text[start:end] or not self._one_line
         return self._edit(start, end, self._dump(value, self._indent_of_line(start), multiline))
 
     # -- objects -------------------------------------------------------------------------------
@@ -357,7 +414,7 @@ class JsonEditor:
         existing = self._member(container, key)
         if existing is not None:
             start, end = existing.value_start, existing.value_end
-            multiline = "\n" in self._scan_text[start:end] or "\n" in self.text
+            multiline = "\n" in self._scan_text[start:end] or not self._one_line
             text = self._dump(value, self._indent_of_line(existing.key_start), multiline)
             return self._edit(start, end, text)
         members = container.members

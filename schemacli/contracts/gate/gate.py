@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -30,7 +31,13 @@ from schemacli.contracts.readers.judge import (
 from schemacli.contracts.store.contractfiles import CONTRACT_SUFFIX, Contracts, read_contracts
 from schemacli.contracts.store.history import read_versions
 from schemacli.contracts.store.references import ParseMemo, References
-from schemacli.contracts.store.tree import StoreLayoutError, StoreLayoutErrors, Tree, VersionFile
+from schemacli.contracts.store.tree import (
+    StoreLayoutError,
+    StoreLayoutErrors,
+    Tree,
+    VersionFile,
+    sidecar_path,
+)
 from schemacli.errors import InputError, Location, SchemacliError
 
 
@@ -278,7 +285,7 @@ def _gate_subject(
     # a row whose contract files decide what is compared is not cached (its key covers the
     # schemas and the declared readers only)
     key = (
-        _row_key(subject, level, head_files, base, base_files, texts)
+        _row_key(subject, level, head_files, base, base_files, texts, head_refs, base_refs)
         if verdicts.disk and contracts is None
         else None
     )
@@ -324,12 +331,24 @@ def _row_key(
     base: Tree | None,
     base_files: Sequence[VersionFile],
     readers: Sequence[ReaderText] = (),
+    head_refs: References | None = None,
+    base_refs: References | None = None,
 ) -> str | None:
-    """The content key of a subject's row: every text it reads, where each is shown, the
-    level, the declared readers (who they are and their schemas' texts); None when a version
-    has references (their files' texts are read later)."""
-    if any(f.references is not None for f in (*head_files, *base_files)):
-        return None
+    """The content key of a subject's row: every text it reads (the versions, their declared
+    references' files and the files those lead to), where each is shown, the level, the
+    declared readers (who they are and their schemas' texts); None when a declared reference
+    cannot be followed without parsing (the check reports it) or without ``head_refs``."""
+    referenced: list[tuple[str, str, str]] = []
+    for side, refs, side_files in (
+        ("head", head_refs, head_files),
+        ("base", base_refs, base_files),
+    ):
+        if not any(f.references is not None for f in side_files):
+            continue
+        found = _referenced_texts(refs, side_files) if refs is not None else None
+        if found is None:
+            return None
+        referenced += [(side, path, text) for path, text in found]
     files = [("head", f) for f in head_files] + [("base", f) for f in base_files]
     who = [
         [
@@ -347,10 +366,64 @@ def _row_key(
         subject,
         level.value,
         base.label if base is not None else None,
-        [[side, f.version, f.source, len(f.text)] for side, f in files],
+        [[side, f.version, f.source, len(f.text), _length(f.references)] for side, f in files],
+        [[side, path, len(text)] for side, path, text in referenced],
         who,
-        texts=[f.text for _, f in files] + [r.text for r in readers if r.text is not None],
+        texts=[f.text for _, f in files]
+        + [f.references for _, f in files if f.references is not None]
+        + [text for _, _, text in referenced]
+        + [r.text for r in readers if r.text is not None],
     )
+
+
+def _length(text: str | None) -> int | None:
+    return None if text is None else len(text)
+
+
+_REFERENCED_MAX = 256  # files a row's key follows references to; past it, no key (no cache)
+
+
+def _referenced_texts(
+    refs: References, files: Sequence[VersionFile]
+) -> list[tuple[str, str]] | None:
+    """Every file the declared references of ``files`` lead to, and the references files
+    beside those, transitively, as (path, text) in path order: what the versions mean besides
+    their own texts. None when one cannot be followed without parsing (a references file
+    that is not a list of entries, a target that is missing or unreadable): the check parses
+    and reports it, uncached. A file that then looks for a type in the store's names keeps
+    its row out of the cache (see ``_gate_subject``)."""
+    out: dict[str, str] = {}
+    pending = [
+        (sidecar_path(refs.index[f.subject][f.version]), f.references)
+        for f in files
+        if f.references is not None
+    ]
+    while pending:
+        sidecar, text = pending.pop()
+        try:
+            entries = json.loads(text)
+        except ValueError:
+            return None
+        if not isinstance(entries, list):
+            return None
+        for entry in entries:
+            if not isinstance(entry, dict):
+                return None
+            try:
+                target = refs.target(sidecar, entry, Location(), "")
+                if target in out:
+                    continue
+                texts = refs.tree.read([target, sidecar_path(target)], optional=True)
+            except SchemacliError:
+                return None
+            found, beside = texts[target], texts[sidecar_path(target)]
+            if found is None or len(out) >= _REFERENCED_MAX:
+                return None
+            out[target] = found
+            if beside is not None:
+                out[sidecar_path(target)] = beside
+                pending.append((sidecar_path(target), beside))
+    return sorted(out.items())
 
 
 def _decode_row(subject: str, level: Level, data: Any) -> SubjectReport | None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -40,6 +41,7 @@ from schemacli.errors import InputError, Location
 from schemacli.kinds import Kind
 from schemacli.textfile import (
     SCHEMA_LIMIT,
+    Root,
     UnreadableInput,
     decode_utf8,
     line_column,
@@ -379,13 +381,16 @@ def source_name(path: Path | str) -> str:
     return STDIN_SOURCE if is_stdin(path) else str(path)
 
 
-def read_text(path: Path, source: str | None = None) -> str:
+def read_text(path: Path, source: str | None = None, *, within: Root | None = None) -> str:
     """Read ``path`` (``-``: standard input) as text (see ``decode_bytes``), or raise InputError
-    saying why it cannot be read."""
-    return read_text_encoded(path, source)[0]
+    saying why it cannot be read (``within``: the root it must resolve inside, textfile's rule
+    for input from another party)."""
+    return read_text_encoded(path, source, within=within)[0]
 
 
-def read_text_encoded(path: Path, source: str | None = None) -> tuple[str, str]:
+def read_text_encoded(
+    path: Path, source: str | None = None, *, within: Root | None = None
+) -> tuple[str, str]:
     """``read_text``, and the encoding the text was found in (see ``detect_encoding``).
 
     Files and standard input are read by the one bounded reader (``schemacli.textfile``): at
@@ -394,7 +399,9 @@ def read_text_encoded(path: Path, source: str | None = None) -> tuple[str, str]:
     if is_stdin(path):
         data = read_stdin(limit=SCHEMA_LIMIT, what="schema", source=source)
     else:
-        data = read_input(path, limit=SCHEMA_LIMIT, what="schema file", source=source)
+        data = read_input(
+            path, limit=SCHEMA_LIMIT, what="schema file", source=source, within=within
+        )
     return decode_bytes_encoded(data, source)
 
 
@@ -464,15 +471,18 @@ def decode_bytes_encoded(data: bytes, source: str) -> tuple[str, str]:
     return decode_utf8(data, source, hint=hint, error=UnreadableFile), UTF8
 
 
-def load_json(path_or_text: Path | str, *, source: str | None = None) -> Document:
+def load_json(
+    path_or_text: Path | str, *, source: str | None = None, within: Root | None = None
+) -> Document:
     """Parse a schema file (a ``Path``) or JSON text (a ``str``) into a Document.
 
-    Raises InputError (file:line:col, what is wrong, how to fix it) for unreadable files and
-    JSON that Apache Avro Java would refuse.
+    Raises InputError (file:line:col, what is wrong, how to fix it) for unreadable files
+    (``within``: one that resolves outside that root, too) and JSON that Apache Avro Java
+    would refuse.
     """
     if isinstance(path_or_text, Path):
         source = source or source_name(path_or_text)
-        text, encoding = read_text_encoded(path_or_text, source)
+        text, encoding = read_text_encoded(path_or_text, source, within=within)
         if encoding != UTF8:
             return replace(parse_text(text, source), encoding=encoding)
     else:
@@ -483,8 +493,61 @@ def load_json(path_or_text: Path | str, *, source: str | None = None) -> Documen
     return parse_text(text, source)
 
 
-def parse_text(text: str, source: str) -> Document:
-    """Parse JSON text; see ``load_json``."""
+def read_json_file(
+    path: Path,
+    *,
+    limit: int,
+    what: str,
+    hint: str,
+    error: type[InputError] = InputError,
+    within: Root | None = None,
+) -> Document:
+    """A JSON document a user hands schemacli that is not a schema (a rules file, a census, a
+    contract file, a report's marker): THE reader of them all. Read by the bounded reader (at
+    most ``limit`` bytes, UTF-8, ``within`` its root) and parsed as schema files are (nesting
+    and number length within Java's limits, so never a RecursionError or Python's 4,300-digit
+    ValueError; NaN and Infinity refused; positions kept), and a number too large for a double
+    (``1e400``) refused too: nothing downstream should meet an infinity.
+
+    Raises ``error`` (or UnreadableInput for a file that cannot be read), its message naming
+    ``what`` and the place, its hint ``hint``: how to get a right file.
+    """
+    data = read_input(path, limit=limit, what=what, within=within)
+    source = str(path)
+    text = decode_utf8(data, source, hint=hint, error=error)
+    try:
+        document = parse_text(text.removeprefix("\ufeff"), source, what=what)
+    except InputError as err:
+        raise error(
+            f"the {what} is not JSON: {err.message}", location=err.location, hint=hint
+        ) from err
+    pointer = _non_finite(document.value)
+    if pointer is not None:
+        raise error(
+            f"the {what} holds a number too large for a double (it would be Infinity)",
+            location=document.location(pointer),
+            hint=hint,
+        )
+    return document
+
+
+def _non_finite(value: Any) -> str | None:
+    """The pointer of the first float that is not finite in parsed JSON, or None (no
+    recursion: the value may nest as deep as Java reads)."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        node, pointer = stack.pop()
+        if isinstance(node, float) and not math.isfinite(node):
+            return pointer
+        if isinstance(node, dict):
+            stack.extend((v, join_pointer(pointer, k)) for k, v in reversed(node.items()))
+        elif isinstance(node, list):
+            stack.extend((v, f"{pointer}/{i}") for i, v in reversed(list(enumerate(node))))
+    return None
+
+
+def parse_text(text: str, source: str, *, what: str = "schema") -> Document:
+    """Parse JSON text; see ``load_json`` (``what`` names the document in messages)."""
     if not text.strip():
         raise JsonSyntaxError(
             "the file is empty",
@@ -532,9 +595,8 @@ def parse_text(text: str, source: str) -> Document:
     rest = text[end:]
     if rest.strip():
         pos = end + len(rest) - len(rest.lstrip())
-        snippet = text[pos : pos + 20].splitlines()[0]
         raise JsonSyntaxError(
-            f"unexpected content after the end of the schema: {snippet!r}",
+            f"unexpected content after the end of the {what}: {_found(text, pos)}",
             location=_loc(text, pos, source),
             hint="a schema file holds exactly one JSON value; delete what follows it (or, for a "
             "union, wrap all branches in one [...] array)",
@@ -678,9 +740,23 @@ def _syntax_error(text: str, msg: str, pos: int, source: str) -> JsonSyntaxError
 
 
 def _found(text: str, pos: int) -> str:
+    """What stands at ``pos``, by its kind, never its text: a file that is not JSON may hold
+    anything (a token, a password line), and an error may be printed into a CI log. The
+    position and the kind are what the reader of the error needs."""
     if pos >= len(text):
         return "the end of the file"
-    word = re.match(r'"(?:[^"\\\n]|\\.){0,30}"?|[^\s{}\[\]:,"]+', text[pos:])
-    if word:
-        return repr(word.group()[:30])
-    return repr(text[pos])
+    char = text[pos]
+    if char in _STRUCTURAL:
+        return repr(char)
+    if char == '"':
+        return "a string"
+    if char in "-0123456789":
+        return "a number"
+    if char.isalnum() or char == "_":
+        return "a word without quotes"
+    if char.isascii() and char.isprintable():
+        return f"the character {char!r}"
+    return f"the character U+{ord(char):04X}"
+
+
+_STRUCTURAL = frozenset("{}[]:,")

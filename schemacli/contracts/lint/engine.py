@@ -11,8 +11,9 @@ subject: at the subject's level (E003) and against the timestamp precision its e
 versions use (T002).
 
 With ``fix``, the applicable fixes are applied, the result re-parsed and linted again, until
-nothing more applies (ruff's loop, at most ``MAX_ROUNDS``); a round whose result does not
-parse is not taken. Nothing here writes a file: the caller gets the fixed text.
+nothing more applies (ruff's loop, at most ``MAX_ROUNDS``); a fix whose result would not parse
+is dropped with the reason (``FileLint.dropped``) and the others still apply. Nothing here writes
+a file: the caller gets the fixed text.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 from schemacli.contracts.avro.loader import LoadedSchema, Loader
@@ -27,7 +29,7 @@ from schemacli.contracts.avro.parse import parse_schema
 from schemacli.contracts.avro.schema import Names, named_types
 from schemacli.contracts.evolution.levels import SubjectLevels
 from schemacli.contracts.findings import Finding, Severity
-from schemacli.contracts.fixes.edits import EditError, Fix, apply_fixes
+from schemacli.contracts.fixes.edits import Dropped, Fix, apply_checked
 from schemacli.contracts.jsontext.nesting import call_deep
 from schemacli.contracts.jsontext.source import is_stdin, load_json, parse_text, source_name
 from schemacli.contracts.lint.files import error_finding, expand_paths, too_deep
@@ -56,6 +58,7 @@ class FileLint:
     text: str | None = None  # the fixed text; None when the file did not load
     fixed: tuple[Fix, ...] = ()
     encoding: str = "UTF-8"
+    dropped: tuple[Dropped, ...] = ()  # fixes not applied: their result would not parse
 
     @property
     def changed(self) -> bool:
@@ -153,19 +156,22 @@ def lint_file(
         return FileLint(source, path, (too_deep(source),))
     original = loaded.document.text
     applied: list[Fix] = []
+    dropped: dict[tuple[str, str], Dropped] = {}
     if fix:
         for _ in range(MAX_ROUNDS):
-            text, taken, _skipped = apply_fixes(
-                loaded.document.text, (x for f in findings for x in f.fixes), unsafe=unsafe
+            # a fix whose result does not parse is dropped (and said why), the others applied
+            text, taken, refused = apply_checked(
+                loaded.document.text,
+                (x for f in findings for x in f.fixes),
+                partial(_refusal, loaded),
+                unsafe=unsafe,
             )
+            for one in refused:
+                dropped.setdefault((one.fix.title, one.reason), one)
             if not taken:
                 break
-            try:
-                again = call_deep(_reparse, loaded, text)
-                findings = call_deep(_lint, again, rules, config, context)
-            except (SchemacliError, RecursionError, EditError):
-                break  # a fix whose result does not parse is not taken
-            loaded = again
+            loaded = call_deep(_reparse, loaded, text)
+            findings = call_deep(_lint, loaded, rules, config, context)
             applied.extend(taken)
     return FileLint(
         source,
@@ -175,7 +181,22 @@ def lint_file(
         loaded.document.text,
         tuple(applied),
         loaded.document.encoding,
+        tuple(dropped.values()),
     )
+
+
+def _refusal(loaded: LoadedSchema, text: str) -> str | None:
+    """Why ``text`` cannot replace ``loaded``'s (None when it parses as a schema, with no key
+    repeated in an object unless ``loaded`` repeated one)."""
+    try:
+        again = call_deep(_reparse, loaded, text)
+    except SchemacliError as err:
+        return f"the result would not parse: {err.message}"
+    except RecursionError:
+        return "the result would nest too deeply"
+    if again.document.has_duplicates and not loaded.document.has_duplicates:
+        return "it adds a member another fix adds too (applied on the next round)"
+    return None
 
 
 def lint_text(text: str, config: LintConfig, *, source: str = "<input>") -> list[Finding]:

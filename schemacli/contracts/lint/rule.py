@@ -58,6 +58,7 @@ class Category(StrEnum):
     SPARK = "spark"
     # Java accepts it, another common reader or the Avro specification does not
     PORTABILITY = "portability"
+    RULES = "rules"  # the data-quality rule set beside a version (v<N>.contract.json)
 
 
 class Fixable(StrEnum):

@@ -100,9 +100,15 @@ def validate_paths(
     return ValidationReport(files=results, path_problems=tuple(problems), strict=strict)
 
 
+def warnings_about(loaded: LoadedSchema) -> list[Finding]:
+    """The warnings about ``loaded``: the validate rules' findings (a suggested fix may not add
+    one, ``fixes.guards``)."""
+    return check(loaded, VALIDATE_RULES, Styles())
+
+
 def _inspect(loader: Loader, path: Path) -> tuple[LoadedSchema, list[Finding], Fingerprints]:
     loaded = loader.load(path)
-    return loaded, check(loaded, VALIDATE_RULES, Styles()), fingerprints(loaded.schema)
+    return loaded, warnings_about(loaded), fingerprints(loaded.schema)
 
 
 def validate_file(path: Path, *, loader: Loader | None = None, strict: bool = False) -> FileResult:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ from schemacli.contracts.avro.loader import LoadedSchema, load_schema_file
 from schemacli.contracts.jsontext.pointer import join_pointer
 from schemacli.contracts.jsontext.source import Document, parse_text, read_text
 from schemacli.errors import InputError, Location
+from schemacli.textfile import Root
 
 READERS_DIR = "readers"
 MANIFEST = "reader.json"
@@ -59,6 +60,8 @@ class DeclaredReader:
     groups: tuple[str, ...]  # consumer groups, from the manifest
     owner: str | None
     contact: str | None
+    # The store (or pulled repository) it was declared in: its files are read inside it.
+    root: Root | None = field(default=None, compare=False)
 
     @property
     def label(self) -> str:
@@ -80,14 +83,23 @@ def readers_root(store_root: Path) -> Path:
     return store_root / READERS_DIR
 
 
-def load_readers(store_root: Path, subject: str | None = None) -> list[DeclaredReader]:
+def store_root_of(store_root: Path) -> Root:
+    """The root a store's declarations are read inside (docs/store.md)."""
+    return Root(store_root, f"the store {store_root}")
+
+
+def load_readers(
+    store_root: Path, subject: str | None = None, *, within: Root | None = None
+) -> list[DeclaredReader]:
     """Every declared reader in the store (of ``subject`` only, when given), sorted by subject
-    then consumer. A store without ``readers/`` declares none.
+    then consumer. A store without ``readers/`` declares none. Every file is read inside
+    ``within`` (default: the store itself): a link out of it is refused.
 
     Raises ReaderDeclarationError (a file in the wrong place, a bad consumer or subject name, a
     missing or invalid manifest: each with its file and line:col), or InputError for a file
     that cannot be read (a directory, FIFO, device, too large, not UTF-8).
     """
+    confined = within or store_root_of(store_root)
     root = readers_root(store_root)
     if not root.exists():
         return []
@@ -109,7 +121,7 @@ def load_readers(store_root: Path, subject: str | None = None) -> list[DeclaredR
                 )
             continue
         check_consumer_name(name, Location(source=str(where)))
-        found.extend(_consumer_readers(where, name, subject))
+        found.extend(_consumer_readers(where, name, subject, confined))
     found.sort(key=lambda r: (r.subject, r.consumer))
     return found
 
@@ -136,7 +148,9 @@ def _entries(folder: Path) -> list[tuple[str, bool]]:
     return sorted(out)
 
 
-def _consumer_readers(folder: Path, consumer: str, subject: str | None) -> list[DeclaredReader]:
+def _consumer_readers(
+    folder: Path, consumer: str, subject: str | None, within: Root
+) -> list[DeclaredReader]:
     names = _entries(folder)
     schemas = []
     for name, is_dir in names:
@@ -151,7 +165,7 @@ def _consumer_readers(folder: Path, consumer: str, subject: str | None) -> list[
             )
         check_subject_name(name[: -len(SCHEMA_SUFFIX)], where)
         schemas.append(name)
-    manifest = load_manifest(folder / MANIFEST)
+    manifest = load_manifest(folder / MANIFEST, within=within)
     out = []
     for name in schemas:
         declared = name[: -len(SCHEMA_SUFFIX)]
@@ -165,6 +179,7 @@ def _consumer_readers(folder: Path, consumer: str, subject: str | None) -> list[
                 groups=manifest.groups,
                 owner=manifest.owner,
                 contact=manifest.contact,
+                root=within,
             )
         )
     return out
@@ -198,9 +213,10 @@ def _shown(name: str) -> str:
     return repr(name if len(name) <= 60 else name[:57] + "...")
 
 
-def load_manifest(path: Path, source: str | None = None) -> Manifest:
+def load_manifest(path: Path, source: str | None = None, *, within: Root | None = None) -> Manifest:
     """The manifest at ``path``; ReaderDeclarationError (file, line:col) when it is missing
-    or not as documented, InputError when it cannot be read."""
+    or not as documented, InputError when it cannot be read (or resolves outside
+    ``within``)."""
     source = source or str(path)
     if not path.exists() and not path.is_symlink():
         raise ReaderDeclarationError(
@@ -208,7 +224,7 @@ def load_manifest(path: Path, source: str | None = None) -> Manifest:
             location=Location(source=source),
             hint=_MANIFEST_HINT,
         )
-    return parse_manifest(read_text(path, source), source)
+    return parse_manifest(read_text(path, source, within=within), source)
 
 
 def parse_manifest(text: str, source: str) -> Manifest:
@@ -288,4 +304,4 @@ def _json_type(value: Any) -> str:
 def load_reader_schema(reader: DeclaredReader, source: str | None = None) -> LoadedSchema:
     """The reader's schema, parsed (as a schema file: bounded read, JSON with positions,
     Java's parser rules). Raises InputError / SchemaParseError with file and line:col."""
-    return load_schema_file(reader.schema_path, source=source)
+    return load_schema_file(reader.schema_path, source=source, within=reader.root)

@@ -48,7 +48,8 @@ def read_declared(readers: Sequence[DeclaredReader]) -> tuple[ReaderText, ...]:
     out = []
     for reader in readers:
         try:
-            out.append(ReaderText(reader, read_text(reader.schema_path, shown_path(reader))))
+            text = read_text(reader.schema_path, shown_path(reader), within=reader.root)
+            out.append(ReaderText(reader, text))
         except SchemacliError as err:
             out.append(ReaderText(reader, None, _problem(reader, err)))
     return tuple(out)

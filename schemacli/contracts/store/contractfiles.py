@@ -4,10 +4,10 @@ versions (metadata properties and migration rules), as ``schemacli pull`` writes
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
+from schemacli.contracts.jsontext.source import parse_text
 from schemacli.contracts.store.tree import SUBJECTS_DIR, Tree
 from schemacli.errors import InputError, Location
 
@@ -75,12 +75,12 @@ def read_contracts(
 def _contract_json(tree: Tree, path: str, text: str | None) -> dict[str, Any]:
     if text is None:
         return {}
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
+    try:  # the one JSON parser: Java's limits on nesting and numbers, positions kept
+        doc = parse_text(text.removeprefix("\ufeff"), tree.source(path), what="contract file").value
+    except InputError as exc:
         raise InputError(
-            f"not JSON: {exc.msg}",
-            location=Location(source=tree.source(path), line=exc.lineno, column=exc.colno),
+            f"not JSON: {exc.message}",
+            location=exc.location,
             hint="A contract file is the JSON `schemacli pull` writes.",
         ) from None
     if not isinstance(doc, dict) or not all(

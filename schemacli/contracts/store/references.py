@@ -22,7 +22,7 @@ from schemacli.contracts.avro.loader import (
     scan_names,
 )
 from schemacli.contracts.avro.parse import UNDEFINED_NAME
-from schemacli.contracts.avro.schema import Names
+from schemacli.contracts.avro.schema import Names, Schema
 from schemacli.contracts.jsontext.source import Document, parse_text
 from schemacli.contracts.store.nameindex import Definition, StoreNames
 from schemacli.contracts.store.tree import (
@@ -88,6 +88,7 @@ class References:
     def __init__(self, tree: Tree, index: dict[str, dict[int, str]]) -> None:
         self.tree, self.index = tree, index
         self.cache: dict[str, LoadedSchema] = {}
+        self.alone: dict[int, tuple[Schema, Names]] = {}  # see including()
         self.loading: list[str] = []
         self.store_names = StoreNames(tree, index)
         # How many files looked for a type in the store's names (found or not): what they
@@ -155,7 +156,7 @@ class References:
         self.resolved_from_store += 1
         found = self.from_store(document, _subject_of(path), names)
         for dep in found:
-            names = (names or Names()).including(dep.schema)
+            names = self.including(names, dep)
         refs = (*refs, *found)
         # The same text with the same types found (by content) is the same model: with
         # --against, a version unchanged since the ref is parsed once, not once per tree.
@@ -198,19 +199,31 @@ class References:
             dep = self.find(use, document, own)
             if dep is not None:
                 deps.setdefault(dep.source, dep)
-                known = (known or Names()).including(dep.schema)
+                known = self.including(known, dep)
         return tuple(deps.values())
+
+    def including(self, names: Names | None, dep: LoadedSchema) -> Names:
+        """``names`` and the named types ``dep`` defines; ``dep``'s alone are listed once
+        (a shared type's file is used by many versions, and listing walks its whole tree)."""
+        if names:
+            return names.including(dep.schema)
+        entry = self.alone.get(id(dep.schema))
+        if entry is None or entry[0] is not dep.schema:
+            entry = self.alone[id(dep.schema)] = (dep.schema, Names().including(dep.schema))
+        return entry[1]
 
     def find(self, use: NameUse, document: Document, own: str | None) -> LoadedSchema | None:
         """The latest version of the one subject other than ``own`` that defines the name
         ``use`` makes in ``document`` (its full name first, then as written: Java's order)."""
-        where = document.location(use.pointer)
         for name in use.candidates:
             found = self.store_names.defining(name, besides=own)
             if len(found) > 1:
-                raise self.duplicate(name, found, where)
+                raise self.duplicate(name, found, document.location(use.pointer))
             if found:
-                return self.load_path(found[0].path, where)
+                path = found[0].path
+                if path in self.cache:  # placed in the text only for a message: not here
+                    return self.cache[path]
+                return self.load_path(path, document.location(use.pointer))
         return None
 
     def duplicate(

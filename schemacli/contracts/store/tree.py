@@ -18,12 +18,14 @@ import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Protocol
 
 from schemacli.contracts.avro.loader import SIDECAR_SUFFIX
 from schemacli.contracts.jsontext.source import read_text
 from schemacli.errors import InputError, Location
+from schemacli.textfile import Root
 
 SUBJECTS_DIR = "subjects"
 VERSION_FILE = re.compile(r"v([1-9][0-9]*)\.avsc")
@@ -168,6 +170,11 @@ class FileTree:
         base = self.display_root if self.display_root is not None else str(self.root)
         return f"{base.rstrip('/')}/{path}" if base else path
 
+    @cached_property
+    def confined(self) -> Root:
+        """The root every file of the store must resolve inside (docs/store.md)."""
+        return Root(self.root, f"the store {self.source('').rstrip('/') or '.'}")
+
     def subjects(self) -> dict[str, dict[int, str]]:
         base = self.root / SUBJECTS_DIR
         if not self.root.is_dir():
@@ -220,8 +227,9 @@ class FileTree:
                 texts[p] = None
                 continue
             # The bounded reader: a size cap; a FIFO, device, directory or link loop named
-            # as such (an InputError naming the file), never a hang or an OSError.
-            texts[p] = read_text(self.root / p, self.source(p))
+            # as such (an InputError naming the file), never a hang or an OSError; nothing
+            # that resolves outside the store (a link a pull request adds to /etc/passwd).
+            texts[p] = read_text(self.root / p, self.source(p), within=self.confined)
         return texts
 
 

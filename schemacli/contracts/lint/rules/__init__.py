@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from schemacli.contracts.lint.rule import Category, Family, Rule
 from schemacli.contracts.lint.rules import (
+    datarules,
     defaults,
     docs,
     evolution,
@@ -30,6 +31,7 @@ FAMILIES: tuple[Family, ...] = (
     defaults.FAMILY,
     spark.FAMILY,
     text.FAMILY,
+    datarules.FAMILY,
 )
 
 RULES: tuple[Rule, ...] = tuple(

@@ -2,7 +2,8 @@
 two fields one SQL engine cannot tell apart, no reserved words, no alias that shadows a field.
 
 The renames keep the old name as an alias, so readers of old data still resolve it
-(docs/lint.md#n001-record-name-style).
+(docs/lint.md#n001-record-name-style); a field's rename also renames its key in the defaults
+that are values of its record (``fixes.renames``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from schemacli.contracts.avro.facts import TYPE_NAMES
 from schemacli.contracts.avro.loader import scan_names
 from schemacli.contracts.avro.schema import EnumSchema, Field, NamedSchema, RecordSchema
 from schemacli.contracts.fixes.edits import Applicability, Fix, TextEdit
+from schemacli.contracts.fixes.renames import default_key_edits
 from schemacli.contracts.jsontext.pointer import value_at
 from schemacli.contracts.lint.rule import Category, Family, Fixable, NameStyle, Rule, Run
 from schemacli.kinds import Kind
@@ -278,7 +280,7 @@ def _record(run: Run, node: RecordSchema) -> None:
                     Kind.N002,
                     name_at,
                     {"name": fld.name, "style": style.value, "suggestion": suggestion},
-                    partial(_rename_field_fixes, run, fld, suggestion),
+                    partial(_rename_field_fixes, run, node, fld, suggestion),
                 )
         folded = fld.name.lower()
         if run.on(Kind.N005) and folded in by_fold:
@@ -315,9 +317,14 @@ def _record(run: Run, node: RecordSchema) -> None:
                 )
 
 
-def _rename_field_fixes(run: Run, fld: Field, new: str) -> list[Fix]:
+def _rename_field_fixes(run: Run, record: RecordSchema, fld: Field, new: str) -> list[Fix]:
     editor = run.edit()
-    edits = (editor.replace(fld.pointer + "/name", new), _add_alias(run, fld.pointer, fld.name))
+    edits = (
+        editor.replace(fld.pointer + "/name", new),
+        _add_alias(run, fld.pointer, fld.name),
+        # the defaults that spell the field's name (a value of its record) are renamed too
+        *default_key_edits(editor, run.loaded.schema, record, fld.name, new),
+    )
     return [
         Fix(
             f"Rename field {fld.name} to {new} (old name kept as an alias)",

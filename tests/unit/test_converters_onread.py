@@ -1,5 +1,6 @@
-"""``read_topic(..., migrate=MAPPING)`` decided on the driver (``spark_avro.onread``): which
-writer goes which road, and every bad ``migrate=`` refused before Spark reads anything (the
+"""``converters.onread.read_topic(..., migrate=MAPPING)``: the mapping prepared by the converters
+(``converters.onread.load_migration``), decided on the driver by spark_avro (``spark_avro.onread``:
+which writer goes which road), and every bad ``migrate=`` refused before Spark reads anything (the
 ``spark`` argument is never touched: these tests pass None). Registry answers come from the
 in-process fake; the real stack runs in tests/integration/test_spark_reader_migrate.py."""
 
@@ -11,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from converters.mapping.reader import load
+from converters.onread import load_migration, read_topic, stream_topic
 from schemacli.errors import CheckFailed, InputError, RegistryError, UsageError
-from spark_avro.onread import load_migration, v1_writer_ids, v2_incompatible
-from spark_avro.reader import read_topic, stream_topic
+from spark_avro import reader
+from spark_avro.onread import v1_writer_ids, v2_incompatible
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples/mappings/taxi-ride-v2-to-v1.yaml"
@@ -61,6 +63,22 @@ def test_migrate_takes_a_path_or_a_mapping_and_nothing_else(bad):
         read(schemas={1: json.dumps(V1)}, migrate=bad)
 
 
+@pytest.mark.parametrize("unprepared", [EXAMPLE, str(EXAMPLE), "load"])
+def test_spark_avro_takes_only_a_prepared_migration(unprepared):
+    # spark_avro imports nothing of the converters: the mapping reaches it prepared
+    migrate = load(EXAMPLE) if unprepared == "load" else unprepared
+    with pytest.raises(UsageError, match="takes a prepared Migration") as caught:
+        reader.read_topic(
+            None, "127.0.0.1:9", "taxi-rides-v2", schemas={1: json.dumps(V1)}, migrate=migrate
+        )
+    assert "converters.onread" in caught.value.hint
+
+
+def test_a_prepared_migration_passes_through_as_it_is():
+    migration = load_migration(EXAMPLE)
+    assert load_migration(migration) is migration
+
+
 def test_a_missing_mapping_file_is_an_input_error_naming_it(tmp_path):
     with pytest.raises(InputError) as caught:
         read(schemas={1: json.dumps(V1)}, migrate=tmp_path / "gone.yaml")
@@ -90,7 +108,8 @@ def test_the_reader_schema_cannot_be_chosen_with_migrate():
 
 def test_stream_topic_needs_a_subject_or_a_mapping_and_takes_no_reader_version_with_one():
     def stream(**kwargs):
-        return stream_topic(
+        through = stream_topic if "migrate" in kwargs else reader.stream_topic
+        return through(
             None, "127.0.0.1:9", "taxi-rides-v2", registry_url="http://127.0.0.1:9",
             process_batch=lambda batch, batch_id: None, **kwargs,
         )  # fmt: skip

@@ -1,0 +1,997 @@
+package dev.schemacli.quality;
+
+import com.google.common.collect.ImmutableSet;
+import com.google.protobuf.Timestamp;
+import dev.cel.common.CelAbstractSyntaxTree;
+import dev.cel.common.CelOptions;
+import dev.cel.common.CelValidationException;
+import dev.cel.common.CelVarDecl;
+import dev.cel.common.types.CelType;
+import dev.cel.common.types.CelTypeProvider;
+import dev.cel.common.types.ListType;
+import dev.cel.common.types.MapType;
+import dev.cel.common.types.SimpleType;
+import dev.cel.common.types.StructType;
+import dev.cel.common.types.StructTypeReference;
+import dev.cel.common.values.CelByteString;
+import dev.cel.common.values.NullValue;
+import dev.cel.compiler.CelCompiler;
+import dev.cel.compiler.CelCompilerBuilder;
+import dev.cel.compiler.CelCompilerFactory;
+import dev.cel.extensions.CelExtensions;
+import dev.cel.parser.CelStandardMacro;
+import dev.cel.runtime.CelEvaluationException;
+import dev.cel.runtime.CelFunctionBinding;
+import dev.cel.runtime.CelRuntime;
+import dev.cel.runtime.CelRuntimeBuilder;
+import dev.cel.runtime.CelRuntimeFactory;
+import dev.cel.runtime.CelStandardFunctions;
+import dev.cel.runtime.CelStandardFunctions.StandardFunction;
+import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+import org.apache.avro.AvroTypeException;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericEnumSymbol;
+import org.apache.avro.generic.GenericFixed;
+import org.apache.avro.generic.GenericRecordBuilder;
+import org.apache.avro.generic.IndexedRecord;
+import org.apache.avro.util.Utf8;
+
+/**
+ * A domain rule set run over Avro records the way Confluent's Java serializers run it
+ * (Confluent Schema Registry 8.3: AbstractKafkaSchemaSerDe's rule loop, CelExecutor,
+ * CelFieldExecutor, AvroSchema's field walk), with Google's CEL-Java. Written from reading that
+ * code; what it does, step by step:
+ *
+ * <ul>
+ *   <li>a record reaches CEL as a map of field name to value: strings (Utf8) and enum symbols as
+ *       strings, int and float widened to long and double, bytes and fixed as CEL bytes, null as
+ *       CEL's null, arrays as lists and maps as maps (keys as strings), a union's value as
+ *       itself; logical types as their Avro carrier (no conversions);
+ *   <li>{@code message} is declared as a struct of the record's own schema (a field's CEL type
+ *       from its Avro type; a logical type or a union other than [null, X] is dyn), and when
+ *       that does not type-check, as {@code map(string, dyn)};
+ *   <li>an expression may start with a guard ({@code guard; body}): a guard that is not true
+ *       (or fails) skips the body; {@code matches} is java.util.regex's full match;
+ *   <li>CEL_FIELD rules walk the record: every primitive field (after a union's branch is
+ *       chosen) whose tags ({@code confluent:tags} in the schema, and the subject's metadata
+ *       tags by field path) meet the rule's tags (or every one, for a rule without tags) is
+ *       given to the expression as {@code value}, with {@code name}, {@code fullName},
+ *       {@code typeName}, {@code tags} and the containing record as {@code message};
+ *   <li>a CONDITION fails when its result is false (only false: null or a string passes); a
+ *       CEL_FIELD CONDITION fails when any selected field's result is false; a TRANSFORM's
+ *       result replaces the record (CEL) or the field (CEL_FIELD, narrowed to the field's type);
+ *   <li>rules run in order (READ rules in reverse), each on the previous transform's result;
+ *       a rule that fails or errs runs its onFailure action (ERROR when none), which stops the
+ *       chain unless it is NONE.
+ * </ul>
+ */
+public final class Engine {
+
+  /** One rule of a rule set's domainRules, as the registry keeps it. */
+  public record Rule(
+      String name,
+      String kind,
+      String mode,
+      String type,
+      Set<String> tags,
+      Map<String, String> params,
+      String expr,
+      String onSuccess,
+      String onFailure,
+      boolean disabled) {}
+
+  /** What a rule did to one record. */
+  public enum Verdict {
+    PASS,
+    FAIL,
+    ERROR,
+    SKIPPED,
+    NOT_RUN
+  }
+
+  /** One rule's outcome on one record: the verdict, the action it ran and the error's words. */
+  public record Outcome(Verdict verdict, String action, String error) {}
+
+  /** A record through the rule set: each rule's outcome and the record after the transforms. */
+  public record Result(Outcome[] outcomes, Object record, boolean refused) {}
+
+  static final String GUARD_OFF = "cel.ignore.guard.separator";
+
+  private final List<Rule> rules;
+  private final Map<String, Set<String>> metadataTags;
+  private final boolean read;
+  private final boolean chain;
+  private final String[] guards; // a rule's guard (before its first ';'), null when none
+  private final String[] bodies; // and what it evaluates
+  private final Map<Shape, Compiled> programs = new ConcurrentHashMap<>();
+  private final Map<Schema, Walked[]> walks = new ConcurrentHashMap<>();
+
+  /**
+   * @param rules the rule set's domain rules, in order
+   * @param metadataTags the subject's metadata tags: field path pattern to tags
+   * @param mode "WRITE" (as a producer's serializer) or "READ" (as a consumer's deserializer)
+   * @param chain true: a failure whose action is not NONE stops the chain, as in the
+   *     serializer; false: every rule is evaluated on every record (a census of the rules)
+   */
+  public Engine(
+      List<Rule> rules, Map<String, Set<String>> metadataTags, String mode, boolean chain) {
+    this.rules = new ArrayList<>(rules);
+    if ("READ".equals(mode)) {
+      java.util.Collections.reverse(this.rules);
+    }
+    this.metadataTags = metadataTags;
+    this.read = "READ".equals(mode);
+    this.chain = chain;
+    this.guards = new String[this.rules.size()];
+    this.bodies = new String[this.rules.size()];
+    for (int i = 0; i < this.rules.size(); i++) {
+      Rule rule = this.rules.get(i);
+      String expr = rule.expr() == null ? "" : rule.expr();
+      int at = Boolean.parseBoolean(rule.params().get(GUARD_OFF)) ? -1 : expr.indexOf(';');
+      if (at >= 0) {
+        String guard = expr.substring(0, at);
+        guards[i] = guard.trim().isEmpty() ? null : guard;
+        expr = expr.substring(at + 1);
+      }
+      bodies[i] = expr;
+    }
+  }
+
+  /** The rules in the order they run (READ: reversed). */
+  public List<Rule> rules() {
+    return rules;
+  }
+
+  /** Every rule of the rule set over one record decoded with its writer schema. */
+  public Result run(IndexedRecord record) {
+    Outcome[] out = new Outcome[rules.size()];
+    Object message = record;
+    boolean stopped = false;
+    boolean refused = false;
+    Scope now = new Scope();
+    for (int i = 0; i < rules.size(); i++) {
+      Rule rule = rules.get(i);
+      if (stopped) {
+        out[i] = new Outcome(Verdict.NOT_RUN, null, null);
+        continue;
+      }
+      if (rule.disabled() || !applies(rule)) {
+        out[i] = new Outcome(Verdict.SKIPPED, null, null);
+        continue;
+      }
+      Verdict verdict;
+      String error = null;
+      try {
+        Object output = execute(rule, i, message, now);
+        if ("CEL_FIELD".equals(rule.type()) && "TRANSFORM".equals(rule.kind())) {
+          now.forget(); // the record was changed in place: its views are stale
+        }
+        if ("CONDITION".equals(rule.kind())) {
+          verdict = Boolean.FALSE.equals(output) ? Verdict.FAIL : Verdict.PASS;
+        } else {
+          message = output;
+          verdict = message == null ? Verdict.FAIL : Verdict.PASS;
+        }
+      } catch (RuleFailed e) {
+        verdict = Verdict.FAIL;
+      } catch (CelEvaluationException | RuntimeException | CelValidationException e) {
+        verdict = Verdict.ERROR;
+        error = words(e);
+      }
+      String action = verdict == Verdict.PASS
+          ? actionName(rule, rule.onSuccess(), null)
+          : actionName(rule, rule.onFailure(), "ERROR");
+      out[i] = new Outcome(verdict, action, error);
+      if (verdict != Verdict.PASS && action != null && !"NONE".equals(action)) {
+        refused = true;
+        stopped = chain;
+      }
+    }
+    return new Result(out, message, refused);
+  }
+
+  private boolean applies(Rule rule) {
+    String mode = rule.mode() == null ? "WRITE" : rule.mode();
+    return switch (mode) {
+      case "WRITEREAD" -> true;
+      case "WRITE" -> !read;
+      case "READ" -> read;
+      default -> false; // UPGRADE, DOWNGRADE, UPDOWN: migration rules, not domain rules
+    };
+  }
+
+  private String actionName(Rule rule, String action, String fallback) {
+    if (action != null && action.contains(",") && "WRITEREAD".equals(rule.mode())) {
+      String[] parts = action.split(",");
+      action = read ? parts[1] : parts[0];
+    }
+    return action == null || action.isEmpty() ? fallback : action;
+  }
+
+  static String words(Throwable e) {
+    StringBuilder out = new StringBuilder();
+    Throwable t = e;
+    for (int depth = 0; t != null && depth < 4; depth++, t = t.getCause()) {
+      if (depth > 0) out.append(": ");
+      out.append(t.getClass().getSimpleName());
+      if (t.getMessage() != null) out.append(' ').append(t.getMessage().replace('\n', ' '));
+    }
+    String text = out.toString();
+    return text.length() > 400 ? text.substring(0, 400) : text;
+  }
+
+  /** A CEL_FIELD CONDITION that came out false for some field. */
+  static final class RuleFailed extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    RuleFailed() {
+      super("condition false", null, false, false);
+    }
+  }
+
+  private Object execute(Rule rule, int index, Object message, Scope now)
+      throws CelEvaluationException, CelValidationException {
+    String type = rule.type() == null ? "" : rule.type().toUpperCase(java.util.Locale.ROOT);
+    switch (type) {
+      case "CEL": {
+        Object bound = now.view(message);
+        Map<String, Object> values = Map.of("message", bound);
+        Schema schema = message instanceof IndexedRecord r ? r.getSchema() : null;
+        Shape shape = new Shape(index, schema, schema == null ? celTypeOf(message) : null);
+        Object result = withGuard(index, rule, shape, values, bound, now);
+        // CelExecutor.transform: an expression giving back the bound message leaves it as is
+        if (result == bound) return message;
+        if ("CONDITION".equals(rule.kind()) || result == message) return result;
+        if (!(message instanceof IndexedRecord rec)) return result;
+        return toAvro(result, rec.getSchema());
+      }
+      case "CEL_FIELD": {
+        if ("TRANSFORM".equals(rule.kind()) && sameTagsEarlier(rule, index)) return message;
+        if (!(message instanceof IndexedRecord rec)) return message;
+        walk(rule, index, rec.getSchema(), rec, null, now);
+        return message;
+      }
+      default:
+        throw new IllegalArgumentException("Could not find rule executor of type " + rule.type());
+    }
+  }
+
+  /** FieldRuleExecutor: a TRANSFORM is ignored when another with the same tags runs first. */
+  private boolean sameTagsEarlier(Rule rule, int index) {
+    for (int j = 0; j < index; j++) {
+      Rule other = rules.get(j);
+      if (!rule.tags().isEmpty()
+          && "TRANSFORM".equals(other.kind())
+          && java.util.Objects.equals(rule.mode(), other.mode())
+          && java.util.Objects.equals(rule.type(), other.type())
+          && rule.tags().equals(other.tags())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // ---- the field walk (CEL_FIELD) ----
+
+  /** A record's field as every walk sees it: its names, tags and declared type (per schema). */
+  private record Walked(
+      Schema.Field field, Schema declared, String fullName, Set<String> tags, List<String> tagList,
+      String kind) {}
+
+  private Walked[] walked(Schema schema, Schema recordSchema) {
+    if (schema == recordSchema) {
+      Walked[] known = walks.get(recordSchema);
+      if (known != null) return known;
+    }
+    List<Schema.Field> fields = recordSchema.getFields();
+    Walked[] out = new Walked[fields.size()];
+    for (int i = 0; i < out.length; i++) {
+      Schema.Field f = fields.get(i);
+      Schema.Field declared = schema.getField(f.name());
+      if (declared == null) declared = f;
+      String fullName = recordSchema.getFullName() + "." + f.name();
+      Set<String> tags = inlineTags(declared);
+      Set<String> byPath = pathTags(fullName);
+      if (!byPath.isEmpty()) {
+        tags = new LinkedHashSet<>(tags);
+        tags.addAll(byPath);
+      }
+      out[i] = new Walked(f, declared.schema(), fullName, tags, List.copyOf(tags),
+          typeName(declared.schema()));
+    }
+    if (schema == recordSchema) walks.put(recordSchema, out);
+    return out;
+  }
+
+  /** The field being walked: what the expression is told about it. */
+  private static final class Field {
+    final IndexedRecord container;
+    final Walked walked;
+    String typeName;
+
+    Field(IndexedRecord container, Walked walked) {
+      this.container = container;
+      this.walked = walked;
+      this.typeName = walked.kind();
+    }
+  }
+
+  private Object walk(Rule rule, int index, Schema schema, Object value, Field field, Scope now)
+      throws CelEvaluationException, CelValidationException {
+    if (field != null) field.typeName = typeName(schema);
+    switch (schema.getType()) {
+      case UNION: {
+        int branch = GenericData.get().resolveUnion(schema, value);
+        return walk(rule, index, schema.getTypes().get(branch), value, field, now);
+      }
+      case ARRAY: {
+        if (!(value instanceof Iterable<?> items)) return value;
+        List<Object> out = new ArrayList<>();
+        for (Object item : items) {
+          out.add(walk(rule, index, schema.getElementType(), item, field, now));
+        }
+        return out;
+      }
+      case MAP: {
+        if (!(value instanceof Map<?, ?> map)) return value;
+        Map<Object, Object> out = new LinkedHashMap<>();
+        for (Map.Entry<?, ?> e : map.entrySet()) {
+          out.putIfAbsent(
+              e.getKey(), walk(rule, index, schema.getValueType(), e.getValue(), field, now));
+        }
+        return out;
+      }
+      case RECORD: {
+        if (value == null) return null;
+        IndexedRecord rec = (IndexedRecord) value;
+        for (Walked w : walked(schema, rec.getSchema())) {
+          Field entered = field;
+          // RuleContext.enterField: a primitive field whose tags miss the rule's is not entered
+          if (!primitive(w.kind()) || rule.tags().isEmpty() || !disjoint(w.tags(), rule.tags())) {
+            entered = new Field(rec, w);
+          }
+          Schema.Field f = w.field();
+          Object v = rec.get(f.pos());
+          if (v instanceof Utf8) v = v.toString();
+          Object nv = walk(rule, index, w.declared(), v, entered, now);
+          if ("CONDITION".equals(rule.kind())) {
+            if (Boolean.FALSE.equals(nv)) throw new RuleFailed();
+          } else {
+            rec.put(f.pos(), nv);
+          }
+        }
+        return rec;
+      }
+      default: {
+        if (field == null) return value;
+        if (!rule.tags().isEmpty() && disjoint(field.walked.tags(), rule.tags())) return value;
+        return fieldTransform(rule, index, value, field, now);
+      }
+    }
+  }
+
+  private Object fieldTransform(Rule rule, int index, Object value, Field field, Scope now)
+      throws CelEvaluationException, CelValidationException {
+    if (!primitive(field.typeName)) return value;
+    Map<String, Object> values = new HashMap<>(8);
+    values.put("value", toCel(value));
+    values.put("fullName", field.walked.fullName());
+    values.put("name", field.walked.field().name());
+    values.put("typeName", field.typeName);
+    values.put("tags", field.walked.tagList());
+    // a TRANSFORM changes the record field by field: its view is made afresh for each field
+    values.put("message", "CONDITION".equals(rule.kind())
+        ? now.view(field.container) : new RecordView(field.container));
+    Shape shape = new Shape(index, field.container.getSchema(), celTypeOf(value));
+    Object result = withGuard(index, rule, shape, values, value, now);
+    if (result instanceof NullValue || result instanceof com.google.protobuf.NullValue) {
+      return null;
+    }
+    if (result instanceof CelByteString b) return ByteBuffer.wrap(b.toByteArray());
+    if (result instanceof Number n) {
+      return switch (field.typeName) {
+        case "INT" -> n.intValue();
+        case "LONG" -> n.longValue();
+        case "FLOAT" -> n.floatValue();
+        case "DOUBLE" -> n.doubleValue();
+        default -> result;
+      };
+    }
+    return result;
+  }
+
+  static boolean primitive(String typeName) {
+    return switch (typeName) {
+      case "STRING", "BYTES", "INT", "LONG", "FLOAT", "DOUBLE", "BOOLEAN", "NULL" -> true;
+      default -> false;
+    };
+  }
+
+  static String typeName(Schema schema) {
+    return switch (schema.getType()) {
+      case RECORD -> "RECORD";
+      case ENUM -> "ENUM";
+      case ARRAY -> "ARRAY";
+      case MAP -> "MAP";
+      case UNION -> nullable(schema) ? "NULLABLE" : "COMBINED";
+      case FIXED -> "FIXED";
+      case STRING -> "STRING";
+      case BYTES -> "BYTES";
+      case INT -> "INT";
+      case LONG -> "LONG";
+      case FLOAT -> "FLOAT";
+      case DOUBLE -> "DOUBLE";
+      case BOOLEAN -> "BOOLEAN";
+      default -> "NULL";
+    };
+  }
+
+  private static boolean nullable(Schema union) {
+    List<Schema> types = union.getTypes();
+    return types.size() == 2
+        && (types.get(0).getType() == Schema.Type.NULL
+            || types.get(1).getType() == Schema.Type.NULL);
+  }
+
+  private static boolean disjoint(Set<String> a, Set<String> b) {
+    if (a.isEmpty() || b.isEmpty()) return true;
+    for (String x : a) if (b.contains(x)) return false;
+    return true;
+  }
+
+  private static Set<String> inlineTags(Schema.Field field) {
+    Object prop = field.getObjectProp("confluent:tags");
+    if (!(prop instanceof List<?> list)) return Set.of();
+    Set<String> out = new LinkedHashSet<>();
+    for (Object tag : list) out.add(tag.toString());
+    return out;
+  }
+
+  private Set<String> pathTags(String fullName) {
+    if (metadataTags.isEmpty()) return Set.of();
+    Set<String> out = new LinkedHashSet<>();
+    for (Map.Entry<String, Set<String>> e : metadataTags.entrySet()) {
+      if (Wildcard.matches(fullName, e.getKey())) out.addAll(e.getValue());
+    }
+    return out;
+  }
+
+  // ---- CEL: the guard, the program, the values ----
+
+  /**
+   * A rule's guard, then its body: a guard that is not true (or fails) makes a CONDITION pass
+   * and a TRANSFORM give back what it was given.
+   */
+  private Object withGuard(int index, Rule rule, Shape shape, Map<String, Object> values,
+      Object subject, Scope now) throws CelEvaluationException, CelValidationException {
+    if (guards[index] != null) {
+      Object ok;
+      try {
+        ok = eval(shape.guard(), guards[index], values, now);
+      } catch (CelEvaluationException | CelValidationException | RuntimeException e) {
+        ok = Boolean.FALSE; // a guard that fails skips the body
+      }
+      if (!Boolean.TRUE.equals(ok)) return "CONDITION".equals(rule.kind()) ? Boolean.TRUE : subject;
+    }
+    return eval(shape, bodies[index], values, now);
+  }
+
+  private Object eval(Shape shape, String expr, Map<String, Object> values, Scope now)
+      throws CelEvaluationException, CelValidationException {
+    Compiled compiled = programs.get(shape);
+    if (compiled == null) {
+      compiled = programs.computeIfAbsent(shape, s -> compile(expr, declared(s, values), s.schema));
+    }
+    if (compiled.failure != null) throw compiled.failure;
+    return compiled.program.eval(
+        name -> "now".equals(name) ? Optional.of(now.get()) : Optional.ofNullable(values.get(name)));
+  }
+
+  /**
+   * What a program is compiled for: the rule (its guard or its body), the schema of the record
+   * bound as {@code message}, and the CEL type of {@code value} (CEL_FIELD) or of a message that
+   * is not a record. Every record of one writer schema shares its programs.
+   */
+  private record Shape(int rule, boolean isGuard, Schema schema, CelType type) {
+    Shape(int rule, Schema schema, CelType type) {
+      this(rule, false, schema, type);
+    }
+
+    Shape guard() {
+      return new Shape(rule, true, schema, type);
+    }
+  }
+
+  /** The variables' declared types (CelUtils.findCelType's rules). */
+  private static Map<String, CelType> declared(Shape shape, Map<String, Object> values) {
+    Map<String, CelType> types = new LinkedHashMap<>();
+    for (String name : values.keySet()) {
+      if ("message".equals(name)) {
+        types.put(name, shape.schema != null ? celTypeOf(shape.schema) : shape.type);
+      } else if ("value".equals(name)) {
+        types.put(name, shape.type);
+      } else if ("tags".equals(name)) {
+        types.put(name, ListType.create(SimpleType.DYN));
+      } else {
+        types.put(name, SimpleType.STRING);
+      }
+    }
+    types.put("now", SimpleType.TIMESTAMP);
+    return types;
+  }
+
+  private static final class Compiled {
+    final CelRuntime.Program program;
+    final CelValidationException failure;
+
+    Compiled(CelRuntime.Program program, CelValidationException failure) {
+      this.program = program;
+      this.failure = failure;
+    }
+  }
+
+  private static Compiled compile(String expr, Map<String, CelType> types, Schema schema) {
+    boolean structs = schema != null
+        && types.values().stream().anyMatch(t -> t instanceof StructTypeReference);
+    try {
+      if (structs) {
+        try {
+          return new Compiled(build(expr, types, schema), null);
+        } catch (CelValidationException first) {
+          Map<String, CelType> loose = new LinkedHashMap<>();
+          for (Map.Entry<String, CelType> e : types.entrySet()) {
+            loose.put(e.getKey(), e.getValue() instanceof StructTypeReference
+                ? MapType.create(SimpleType.STRING, SimpleType.DYN) : e.getValue());
+          }
+          try {
+            return new Compiled(build(expr, loose, null), null);
+          } catch (CelValidationException second) {
+            return new Compiled(null, first);
+          }
+        }
+      }
+      return new Compiled(build(expr, types, null), null);
+    } catch (CelValidationException e) {
+      return new Compiled(null, e);
+    }
+  }
+
+  @SuppressWarnings("deprecation") // math(CelOptions): the call Confluent's CelUtils makes
+  private static CelRuntime.Program build(String expr, Map<String, CelType> types, Schema schema)
+      throws CelValidationException {
+    List<CelVarDecl> decls = new ArrayList<>();
+    for (Map.Entry<String, CelType> e : types.entrySet()) {
+      decls.add(CelVarDecl.newVarDeclaration(e.getKey(), e.getValue()));
+    }
+    CelCompilerBuilder compiler = CelCompilerFactory.standardCelCompilerBuilder()
+        .setOptions(CelOptions.DEFAULT)
+        .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
+        .addLibraries(CelExtensions.strings(), CelExtensions.math(CelOptions.DEFAULT))
+        .addVarDeclarations(decls);
+    if (schema != null) {
+      AvroTypes avroTypes = AvroTypes.of(schema);
+      if (!avroTypes.byName.isEmpty()) compiler.setTypeProvider(avroTypes);
+    }
+    CelRuntimeBuilder runtime = CelRuntimeFactory.standardCelRuntimeBuilder()
+        .setOptions(CelOptions.DEFAULT)
+        .addLibraries(CelExtensions.strings(), CelExtensions.math(CelOptions.DEFAULT))
+        .setStandardEnvironmentEnabled(false)
+        .setStandardFunctions(CelStandardFunctions.newBuilder()
+            .excludeFunctions(StandardFunction.MATCHES)
+            .build())
+        .addFunctionBindings(
+            CelFunctionBinding.from("matches", String.class, String.class, Engine::fullMatch),
+            CelFunctionBinding.from(
+                "matches_string", String.class, String.class, Engine::fullMatch));
+    CelCompiler built = compiler.build();
+    CelAbstractSyntaxTree ast = built.compile(expr).getAst();
+    try {
+      return runtime.build().createProgram(ast);
+    } catch (CelEvaluationException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static final Map<String, Pattern> PATTERNS = new ConcurrentHashMap<>();
+
+  private static boolean fullMatch(String value, String regex) throws CelEvaluationException {
+    Pattern p;
+    try {
+      p = PATTERNS.computeIfAbsent(regex, Pattern::compile);
+    } catch (RuntimeException e) {
+      throw new CelEvaluationException("failed to compile regex: " + e.getMessage());
+    }
+    return p.matcher(value).matches();
+  }
+
+  /**
+   * One record's run: {@code now} (one instant, taken when a rule first asks) and the CEL views
+   * of the records the rules are given, made once and shared until a transform changes them.
+   */
+  static final class Scope {
+    private Timestamp at;
+    private final Map<Object, Object> views = new java.util.IdentityHashMap<>();
+
+    Timestamp get() {
+      if (at == null) {
+        Instant i = Instant.now();
+        at = Timestamp.newBuilder().setSeconds(i.getEpochSecond()).setNanos(i.getNano()).build();
+      }
+      return at;
+    }
+
+    /** The value as CEL is given it; a record's view is shared by the record's rules. */
+    Object view(Object value) {
+      if (!(value instanceof IndexedRecord)) return toCel(value);
+      return views.computeIfAbsent(value, v -> new RecordView((IndexedRecord) v));
+    }
+
+    /** A CEL_FIELD TRANSFORM changed records in place: their views are stale. */
+    void forget() {
+      views.clear();
+    }
+  }
+
+  /**
+   * A record as CEL is given it: a map of field name to value (CelUtils.avroRecordToMap's), each
+   * value converted by {@link #toCel} when CEL first reads it, so a rule pays only for the
+   * fields it reads. Reads only: the record must not change while the view is in use.
+   */
+  static final class RecordView extends java.util.AbstractMap<String, Object> {
+    private static final Object UNREAD = new Object();
+    private final IndexedRecord record;
+    private final List<Schema.Field> fields;
+    private final Object[] values;
+
+    RecordView(IndexedRecord record) {
+      this.record = record;
+      this.fields = record.getSchema().getFields();
+      this.values = new Object[fields.size()];
+      java.util.Arrays.fill(values, UNREAD);
+    }
+
+    private Object at(int pos) {
+      Object v = values[pos];
+      if (v == UNREAD) {
+        v = toCel(record.get(pos));
+        values[pos] = v;
+      }
+      return v;
+    }
+
+    @Override
+    public Object get(Object key) {
+      if (!(key instanceof String name)) return null;
+      Schema.Field f = record.getSchema().getField(name);
+      return f == null ? null : at(f.pos());
+    }
+
+    @Override
+    public boolean containsKey(Object key) {
+      return key instanceof String name && record.getSchema().getField(name) != null;
+    }
+
+    @Override
+    public int size() {
+      return fields.size();
+    }
+
+    @Override
+    public Set<Map.Entry<String, Object>> entrySet() {
+      Set<Map.Entry<String, Object>> out = new LinkedHashSet<>();
+      for (Schema.Field f : fields) {
+        out.add(new java.util.AbstractMap.SimpleImmutableEntry<>(f.name(), at(f.pos())));
+      }
+      return out;
+    }
+  }
+
+  /** A variable's declared CEL type, from its value (CelUtils.findCelType's rules). */
+  static CelType celTypeOf(Object v) {
+    if (v == null || v instanceof com.google.protobuf.NullValue || v instanceof NullValue) {
+      return SimpleType.DYN;
+    }
+    if (v instanceof IndexedRecord r) return celTypeOf(r.getSchema());
+    if (v instanceof GenericFixed || v instanceof GenericEnumSymbol<?>) {
+      return celTypeOf(((org.apache.avro.generic.GenericContainer) v).getSchema());
+    }
+    if (v instanceof Boolean) return SimpleType.BOOL;
+    if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte) {
+      return SimpleType.INT;
+    }
+    if (v instanceof byte[] || v instanceof ByteBuffer) return SimpleType.BYTES;
+    if (v instanceof Double || v instanceof Float) return SimpleType.DOUBLE;
+    if (v instanceof CharSequence) return SimpleType.STRING;
+    if (v instanceof Map) return MapType.create(SimpleType.STRING, SimpleType.DYN);
+    if (v instanceof List) return ListType.create(SimpleType.DYN);
+    return SimpleType.DYN;
+  }
+
+  /** A whole value's CEL type from its Avro schema (CelUtils.findCelTypeForAvroSchema). */
+  static CelType celTypeOf(Schema schema) {
+    if (schema.getLogicalType() != null) return SimpleType.DYN;
+    return switch (schema.getType()) {
+      case BOOLEAN -> SimpleType.BOOL;
+      case INT, LONG -> SimpleType.INT;
+      case BYTES, FIXED -> SimpleType.BYTES;
+      case FLOAT, DOUBLE -> SimpleType.DOUBLE;
+      case STRING, ENUM -> SimpleType.STRING;
+      case ARRAY -> ListType.create(SimpleType.DYN);
+      case MAP -> MapType.create(SimpleType.STRING, SimpleType.DYN);
+      case NULL -> SimpleType.NULL_TYPE;
+      case RECORD -> StructTypeReference.create(schema.getFullName());
+      case UNION -> {
+        Schema inner = AvroTypes.unwrapNullable(schema);
+        yield inner == null ? SimpleType.DYN : celTypeOf(inner);
+      }
+      default -> SimpleType.DYN;
+    };
+  }
+
+  /** A value as CEL is given it (CelUtils.toCelValue's rules). */
+  static Object toCel(Object v) {
+    if (v == null || v instanceof com.google.protobuf.NullValue) return NullValue.NULL_VALUE;
+    if (v instanceof IndexedRecord r) return new RecordView(r);
+    if (v instanceof GenericEnumSymbol<?> || v instanceof CharSequence) return v.toString();
+    if (v instanceof Integer i) return i.longValue();
+    if (v instanceof Short s) return s.longValue();
+    if (v instanceof Byte b) return b.longValue();
+    if (v instanceof Float f) return f.doubleValue();
+    if (v instanceof byte[] b) return CelByteString.of(b);
+    if (v instanceof ByteBuffer buf) {
+      ByteBuffer d = buf.duplicate();
+      byte[] bytes = new byte[d.remaining()];
+      d.get(bytes);
+      return CelByteString.of(bytes);
+    }
+    if (v instanceof GenericFixed f) return CelByteString.of(f.bytes());
+    if (v instanceof List<?> list) {
+      List<Object> out = new ArrayList<>(list.size());
+      for (Object e : list) out.add(toCel(e));
+      return out;
+    }
+    if (v instanceof Map<?, ?> map) {
+      Map<String, Object> out = new LinkedHashMap<>();
+      for (Map.Entry<?, ?> e : map.entrySet()) out.put(String.valueOf(e.getKey()), toCel(e.getValue()));
+      return out;
+    }
+    return v;
+  }
+
+  /** The Avro records of a schema as CEL struct types (AvroCelTypeProvider's rules). */
+  static final class AvroTypes implements CelTypeProvider {
+    final Map<String, StructType> byName = new HashMap<>();
+
+    static AvroTypes of(Schema root) {
+      AvroTypes t = new AvroTypes();
+      t.collect(root, new java.util.HashSet<>());
+      return t;
+    }
+
+    private void collect(Schema schema, Set<String> visiting) {
+      Schema s = unwrapNullable(schema);
+      if (s == null) return;
+      switch (s.getType()) {
+        case RECORD -> {
+          String name = s.getFullName();
+          if (byName.containsKey(name) || visiting.contains(name)) return;
+          visiting.add(name);
+          ImmutableSet<String> names = s.getFields().stream()
+              .map(Schema.Field::name).collect(ImmutableSet.toImmutableSet());
+          byName.put(name, StructType.create(name, names, n -> {
+            Schema.Field f = s.getField(n);
+            return f == null ? Optional.empty() : Optional.of(fieldType(f.schema()));
+          }));
+          for (Schema.Field f : s.getFields()) collect(f.schema(), visiting);
+          visiting.remove(name);
+        }
+        case ARRAY -> collect(s.getElementType(), visiting);
+        case MAP -> collect(s.getValueType(), visiting);
+        default -> { }
+      }
+    }
+
+    static CelType fieldType(Schema schema) {
+      Schema s = unwrapNullable(schema);
+      if (s == null || s.getLogicalType() != null) return SimpleType.DYN;
+      return switch (s.getType()) {
+        case BOOLEAN -> SimpleType.BOOL;
+        case INT, LONG -> SimpleType.INT;
+        case BYTES, FIXED -> SimpleType.BYTES;
+        case FLOAT, DOUBLE -> SimpleType.DOUBLE;
+        case STRING, ENUM -> SimpleType.STRING;
+        case ARRAY -> ListType.create(fieldType(s.getElementType()));
+        case MAP -> MapType.create(SimpleType.STRING, fieldType(s.getValueType()));
+        case NULL -> SimpleType.NULL_TYPE;
+        case RECORD -> StructTypeReference.create(s.getFullName());
+        default -> SimpleType.DYN;
+      };
+    }
+
+    /** [null, X] and [X, null] are X; any other union is null (dyn); not a union: itself. */
+    static Schema unwrapNullable(Schema schema) {
+      if (schema.getType() != Schema.Type.UNION) return schema;
+      List<Schema> b = schema.getTypes();
+      if (b.size() == 2) {
+        if (b.get(0).getType() == Schema.Type.NULL) return b.get(1);
+        if (b.get(1).getType() == Schema.Type.NULL) return b.get(0);
+      }
+      return null;
+    }
+
+    @Override
+    public com.google.common.collect.ImmutableCollection<CelType> types() {
+      return com.google.common.collect.ImmutableSet.copyOf(byName.values());
+    }
+
+    @Override
+    public Optional<CelType> findType(String typeName) {
+      return Optional.ofNullable(byName.get(typeName));
+    }
+  }
+
+  // ---- a CEL TRANSFORM's result back into Avro (AvroResultWriter's rules) ----
+
+  static Object toAvro(Object v, Schema schema) {
+    if (v instanceof NullValue || v instanceof com.google.protobuf.NullValue) v = null;
+    if (schema.getLogicalType() != null && schema.getType() != Schema.Type.UNION && v == null) {
+      throw mismatch(null, schema);
+    }
+    switch (schema.getType()) {
+      case NULL:
+        if (v != null) throw new AvroTypeException("Expected null for NULL schema, got: " + v);
+        return null;
+      case BOOLEAN:
+        if (v instanceof Boolean) return v;
+        throw mismatch(v, schema);
+      case INT:
+        if (v instanceof Integer) return v;
+        if (v instanceof Long l) {
+          if (l < Integer.MIN_VALUE || l > Integer.MAX_VALUE) {
+            throw new AvroTypeException("Value " + l + " out of range for INT field");
+          }
+          return l.intValue();
+        }
+        throw mismatch(v, schema);
+      case LONG:
+        if (v instanceof Long) return v;
+        if (v instanceof Integer i) return i.longValue();
+        throw mismatch(v, schema);
+      case FLOAT:
+        if (v instanceof Number n) return n.floatValue();
+        throw mismatch(v, schema);
+      case DOUBLE:
+        if (v instanceof Number n) return n.doubleValue();
+        throw mismatch(v, schema);
+      case STRING:
+        if (v instanceof CharSequence || v instanceof GenericEnumSymbol<?>) return v.toString();
+        throw mismatch(v, schema);
+      case BYTES:
+        if (v instanceof ByteBuffer b) return b.duplicate();
+        return ByteBuffer.wrap(bytesOf(v, schema));
+      case FIXED: {
+        byte[] b = bytesOf(v, schema);
+        if (b.length != schema.getFixedSize()) {
+          throw new AvroTypeException("Fixed schema " + schema.getFullName() + " expects "
+              + schema.getFixedSize() + " bytes, got " + b.length);
+        }
+        return new GenericData.Fixed(schema, b);
+      }
+      case ENUM: {
+        if (!(v instanceof CharSequence || v instanceof GenericEnumSymbol<?>)) {
+          throw mismatch(v, schema);
+        }
+        if (!schema.hasEnumSymbol(v.toString())) {
+          throw new AvroTypeException(
+              "Enum " + schema.getFullName() + " has no symbol '" + v + "'");
+        }
+        return new GenericData.EnumSymbol(schema, v.toString());
+      }
+      case ARRAY: {
+        if (!(v instanceof List<?> list)) throw mismatch(v, schema);
+        List<Object> out = new ArrayList<>(list.size());
+        for (Object e : list) out.add(toAvro(e, schema.getElementType()));
+        return out;
+      }
+      case MAP: {
+        if (!(v instanceof Map<?, ?> map)) throw mismatch(v, schema);
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (Map.Entry<?, ?> e : map.entrySet()) {
+          out.put(String.valueOf(e.getKey()), toAvro(e.getValue(), schema.getValueType()));
+        }
+        return out;
+      }
+      case RECORD: {
+        if (v instanceof IndexedRecord r && r.getSchema().equals(schema)) return r;
+        if (!(v instanceof Map<?, ?> map)) throw mismatch(v, schema);
+        GenericRecordBuilder b = new GenericRecordBuilder(schema);
+        for (Schema.Field f : schema.getFields()) {
+          if (map.containsKey(f.name())) b.set(f, toAvro(map.get(f.name()), f.schema()));
+        }
+        return b.build();
+      }
+      case UNION: {
+        List<Schema> branches = schema.getTypes();
+        for (Schema branch : branches) {
+          if (takes(branch, v)) return toAvro(v, branch);
+        }
+        throw new org.apache.avro.UnresolvedUnionException(schema, v);
+      }
+      default:
+        throw new AvroTypeException("Unsupported Avro type: " + schema.getType());
+    }
+  }
+
+  /**
+   * Whether a union's branch takes a CEL result (AvroResultWriter's resolver, not Avro's: CEL
+   * widens int to long and float to double and gives records as maps). The first branch that
+   * takes it wins, in declaration order.
+   */
+  static boolean takes(Schema branch, Object v) {
+    if (v == null) return branch.getType() == Schema.Type.NULL;
+    return switch (branch.getType()) {
+      case NULL, UNION -> false;
+      case BOOLEAN -> v instanceof Boolean;
+      case INT -> v instanceof Integer
+          || (v instanceof Long l && l >= Integer.MIN_VALUE && l <= Integer.MAX_VALUE);
+      case LONG -> v instanceof Long || v instanceof Integer;
+      case FLOAT, DOUBLE -> v instanceof Number;
+      case STRING -> v instanceof CharSequence;
+      case ENUM -> (v instanceof CharSequence || v instanceof GenericEnumSymbol<?>)
+          && branch.hasEnumSymbol(v.toString());
+      case BYTES -> v instanceof byte[] || v instanceof ByteBuffer || v instanceof CelByteString
+          || v instanceof GenericFixed;
+      case FIXED -> fixedSize(v) == branch.getFixedSize();
+      case ARRAY -> v instanceof List<?>;
+      case MAP -> v instanceof Map<?, ?>;
+      case RECORD -> v instanceof IndexedRecord r
+          ? r.getSchema().getFullName().equals(branch.getFullName())
+          : v instanceof Map<?, ?>;
+    };
+  }
+
+  private static int fixedSize(Object v) {
+    if (v instanceof GenericFixed f) return f.bytes().length;
+    if (v instanceof byte[] b) return b.length;
+    if (v instanceof ByteBuffer b) return b.remaining();
+    if (v instanceof CelByteString b) return b.size();
+    return -1;
+  }
+
+  private static byte[] bytesOf(Object v, Schema schema) {
+    if (v instanceof CelByteString b) return b.toByteArray();
+    if (v instanceof byte[] b) return b;
+    if (v instanceof ByteBuffer buf) {
+      ByteBuffer d = buf.duplicate();
+      byte[] out = new byte[d.remaining()];
+      d.get(out);
+      return out;
+    }
+    if (v instanceof GenericFixed f) return f.bytes();
+    throw mismatch(v, schema);
+  }
+
+  private static AvroTypeException mismatch(Object v, Schema schema) {
+    return new AvroTypeException("Expected " + schema.getType() + " for schema "
+        + schema.getFullName() + ", got " + (v == null ? "null" : v.getClass().getSimpleName()));
+  }
+
+  static Collection<String> verdictNames() {
+    List<String> out = new ArrayList<>();
+    for (Verdict v : Verdict.values()) out.add(v.name());
+    return out;
+  }
+}

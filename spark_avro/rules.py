@@ -1,0 +1,696 @@
+"""Data-quality rules in Spark: a contract's CEL CONDITIONs compiled into Spark SQL (no Python
+UDF on the data path), and the stage that turns a record breaking one into a bad record of kind
+``rule`` (docs/spark.md, docs/rules.md).
+
+Each CEL node becomes two SQL expressions: its value, and a boolean "this is a CEL error" (never
+NULL), so that CEL's error semantics hold in SQL: ``&&``/``||`` absorb an error from either side
+(``error || true`` is true), ``?:`` runs one branch, a comparison with a null field is an error
+(a CEL null never meets an int), ``==`` with null is null-safe, arithmetic that overflows or
+divides by zero is an error (``try_*`` functions), ``all``/``exists`` over an array are
+``exists()`` over the items' own (value, error) pairs. A rule's status is then ``pass``,
+``fail`` or ``error``, as ``contracts.rules.execute`` decides it in Python; a test
+(tests/spark/test_rules_sql_equals_python.py) feeds both roads the same records and compares.
+
+What has no SQL form here is refused when the reader is built (``RulesNotCompiled``, naming the
+rule and the construct): CEL_FIELD rules, a union of several types, timestamps' getters, string
+conversions of doubles, map construction, ... The Python road (``rules test``) runs them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from schemacli.contracts.avro.facts import LONG_MIN
+from schemacli.contracts.avro.schema import RecordSchema, Schema
+from schemacli.contracts.rules import avrocel
+from schemacli.contracts.rules.cel import ast
+from schemacli.contracts.rules.cel.checker import Checked, check
+from schemacli.contracts.rules.cel.evaluate import CelEvalError, re2_pattern, to_timestamp
+from schemacli.contracts.rules.cel.parser import CelSyntaxError, parse
+from schemacli.contracts.rules.cel.types import (
+    BOOL,
+    BYTES,
+    DOUBLE,
+    DURATION,
+    DYN,
+    INT,
+    NULL,
+    STRING,
+    TIMESTAMP,
+    CelType,
+    ListT,
+    MapT,
+    RecordT,
+)
+from schemacli.contracts.rules.execute import condition_message
+from schemacli.contracts.rules.model import (
+    DLQ_TOPIC,
+    Contract,
+    Rule,
+    parse_contract,
+    read_contract,
+)
+from schemacli.errors import InputError, Location, UsageError
+from spark_avro.registry import with_registry
+
+RULE_KIND = "rule"  # decode_error_kind of a record a rule refuses
+DLQ_COLUMN = "rule_dlq_topic"  # the DLQ topic the refusing rule names (null otherwise)
+VALUE_COLUMN = "_schemacli_value"  # the raw value carried through decode for rule failures
+FALSE, TRUE = "FALSE", "TRUE"
+
+
+class RulesNotCompiled(InputError):
+    """A rule this reader cannot run in Spark SQL (named, with the construct and its place)."""
+
+
+@dataclass(frozen=True)
+class Sql:
+    value: str
+    error: str  # a boolean SQL expression, never NULL: the CEL value is an error
+    nullable: bool  # the value may be a CEL null (SQL NULL) where no error is
+
+
+@dataclass(frozen=True)
+class CompiledRule:
+    rule: Rule
+    status: str  # SQL giving 'pass', 'fail' or 'error'
+    action_on_failure: str
+    message: str
+    code: str  # SQL giving 0 (pass), 1 (fail) or 2 (error)
+
+
+def _or(*parts: str) -> str:
+    kept = [p for p in parts if p != FALSE]
+    if any(p == TRUE for p in kept):
+        return TRUE
+    if not kept:
+        return FALSE
+    return kept[0] if len(kept) == 1 else "(" + " OR ".join(kept) + ")"
+
+
+def _and(*parts: str) -> str:
+    kept = [p for p in parts if p != TRUE]
+    if any(p == FALSE for p in kept):
+        return FALSE
+    if not kept:
+        return TRUE
+    return kept[0] if len(kept) == 1 else "(" + " AND ".join(kept) + ")"
+
+
+def _not(p: str) -> str:
+    return {TRUE: FALSE, FALSE: TRUE}.get(p, f"(NOT {p})")
+
+
+def _quote(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _string(text: str) -> str:
+    if re.fullmatch(r"[A-Za-z0-9 _.,:;@#%^&*+=<>!?/|~()\[\]{}-]*", text):
+        return f"'{text}'"
+    return f"decode(unhex('{text.encode('utf-8').hex()}'), 'UTF-8')"
+
+
+def _null_error(s: Sql) -> str:
+    """A value used where CEL takes no null: an error when it is null."""
+    return _or(s.error, f"({s.value} IS NULL)") if s.nullable else s.error
+
+
+class _Compiler:
+    def __init__(self, rule: Rule, checked: Checked, root: str, contract: Contract | None):
+        self.rule = rule
+        self.checked = checked
+        self.root = root
+        self.contract = contract
+        self.scopes: list[dict[str, str]] = []
+        self.lambdas = 0
+        self.offset = 0
+
+    def refuse(self, node: ast.Expr, what: str) -> RulesNotCompiled:
+        where = (
+            self.contract.expr_location(self.rule, self.offset + node.pos)
+            if self.contract is not None
+            else Location(pointer=self.rule.pointer)
+        )
+        return RulesNotCompiled(
+            f"rule {self.rule.label}: {what} has no Spark SQL form here",
+            location=where,
+            hint="Run it with `schemacli rules test` (the Python road), or write the condition "
+            "with comparisons, size(), startsWith/endsWith/contains/matches, has(), in, and "
+            "all/exists/filter/map over arrays (docs/rules.md#rules-in-spark).",
+        )
+
+    def type_of(self, node: ast.Expr) -> CelType:
+        return self.checked.type_of(node)
+
+    def compile(self, node: ast.Expr) -> Sql:
+        if isinstance(node, ast.Lit):
+            return self.literal(node)
+        if isinstance(node, ast.Ident):
+            for scope in reversed(self.scopes):
+                if node.name in scope:
+                    return Sql(scope[node.name], FALSE, True)
+            if node.name == "message":
+                return Sql(self.root, FALSE, False)
+            raise self.refuse(node, f"the name {node.name!r}")
+        if isinstance(node, ast.Select):
+            return self.select(node)
+        if isinstance(node, ast.Call):
+            return self.call(node)
+        if isinstance(node, ast.Comprehension):
+            return self.comprehension(node)
+        if isinstance(node, ast.ListLit):
+            items = [self.compile(i) for i in node.items]
+            if not items:
+                raise self.refuse(node, "an empty list literal")
+            return Sql(
+                "array(" + ", ".join(i.value for i in items) + ")",
+                _or(*(i.error for i in items)),
+                False,
+            )
+        raise self.refuse(node, type(node).__name__)
+
+    def literal(self, node: ast.Lit) -> Sql:
+        v = node.value
+        if node.kind == "bool":
+            return Sql(TRUE if v else FALSE, FALSE, False)
+        if node.kind == "null":
+            return Sql("NULL", FALSE, True)
+        if node.kind == "int":
+            return Sql(f"CAST({v} AS BIGINT)", FALSE, False)
+        if node.kind == "double":
+            assert isinstance(v, float)
+            return Sql(f"CAST('{v!r}' AS DOUBLE)", FALSE, False)
+        if node.kind == "string":
+            assert isinstance(v, str)
+            return Sql(_string(v), FALSE, False)
+        if node.kind == "bytes":
+            assert isinstance(v, bytes)
+            return Sql(f"X'{v.hex()}'", FALSE, False)
+        raise self.refuse(node, f"a {node.kind} literal")
+
+    def select(self, node: ast.Select) -> Sql:
+        operand_type = self.type_of(node.operand)
+        base = self.compile(node.operand)
+        if isinstance(operand_type, RecordT):
+            field = operand_type.fields.get(node.field)
+            if field is None:
+                raise self.refuse(node, f"the unknown field {node.field!r}")
+            error = _null_error(base)
+            if node.test_only:
+                return Sql(TRUE, error, False)
+            if (
+                field.note is not None
+                or field.type not in _SQL_TYPES
+                and not isinstance(field.type, ListT | MapT | RecordT)
+            ):
+                raise self.refuse(node, f"field {node.field!r} ({field.avro})")
+            column = (
+                _quote(node.field)
+                if base.value == self.root == ""
+                else f"{base.value}.{_quote(node.field)}"
+            )
+            if "(date)" in field.avro:
+                column = f"unix_date({column})"
+            if "local-timestamp" in field.avro:
+                raise self.refuse(node, f"field {node.field!r} ({field.avro})")
+            return Sql(column, error, field.nullable)
+        if isinstance(operand_type, MapT):
+            if node.test_only:
+                return Sql(f"map_contains_key({base.value}, {_string(node.field)})",
+                           _null_error(base), False)  # fmt: skip
+            return Sql(
+                f"element_at({base.value}, {_string(node.field)})",
+                _or(
+                    _null_error(base),
+                    f"(NOT map_contains_key({base.value}, {_string(node.field)}))",
+                ),
+                True,
+            )
+        raise self.refuse(node, f"a field selection on {operand_type}")
+
+    def call(self, node: ast.Call) -> Sql:
+        fn = node.function
+        if fn in ("_&&_", "_||_"):
+            a, b = (self.compile(x) for x in node.args)
+            ea, eb = _null_error(a), _null_error(b)
+            if ea == eb == FALSE:  # no error on either side: SQL's own AND / OR
+                op = "AND" if fn == "_&&_" else "OR"
+                return Sql(f"({a.value} {op} {b.value})", FALSE, False)
+            absorbing = "FALSE" if fn == "_&&_" else "TRUE"
+            hit_a = _and(_not(ea), f"({a.value} = {absorbing})")
+            hit_b = _and(_not(eb), f"({b.value} = {absorbing})")
+            absorbed = _or(hit_a, hit_b)
+            value = _not(absorbed) if fn == "_&&_" else absorbed
+            return Sql(value, _and(_not(absorbed), _or(ea, eb)), False)
+        if fn == "!_":
+            a = self.compile(node.args[0])
+            return Sql(_not(a.value), _null_error(a), False)
+        if fn == "_?_:_":
+            c, a, b = (self.compile(x) for x in node.args)
+            ec = _null_error(c)
+            return Sql(
+                f"(CASE WHEN {c.value} THEN {a.value} ELSE {b.value} END)",
+                _or(ec, _and(_not(ec), f"(CASE WHEN {c.value} THEN {a.error} ELSE {b.error} END)")),
+                a.nullable or b.nullable,
+            )
+        if fn in ("_==_", "_!=_"):
+            a, b = (self.compile(x) for x in node.args)
+            ta, tb = (self.type_of(x) for x in node.args)
+            if ta != tb and NULL not in (ta, tb):
+                raise self.refuse(node, f"== between {ta} and {tb}")
+            same = f"({a.value} <=> {b.value})"
+            if DOUBLE in (ta, tb):  # Spark's NaN equals NaN; IEEE's (and CEL's) does not
+                same = f"({same} AND NOT coalesce(isnan({a.value}) OR isnan({b.value}), FALSE))"
+            return Sql(same if fn == "_==_" else _not(same), _or(a.error, b.error), False)
+        if fn in ("_<_", "_<=_", "_>_", "_>=_"):
+            a, b = (self.compile(x) for x in node.args)
+            ta, tb = (self.type_of(x) for x in node.args)
+            if ta != tb or ta not in (INT, DOUBLE, STRING, BYTES, BOOL, TIMESTAMP):
+                raise self.refuse(node, f"{fn} between {ta} and {tb}")
+            op = fn.strip("_")
+            value = f"({a.value} {op} {b.value})"
+            if ta == DOUBLE:  # Spark orders NaN above every number; IEEE (and CEL) compare false
+                value = f"({value} AND NOT isnan({a.value}) AND NOT isnan({b.value}))"
+            return Sql(value, _or(_null_error(a), _null_error(b)), False)
+        if fn in ("_+_", "_-_", "_*_", "_/_", "_%_"):
+            return self.arith(node)
+        if fn == "-_":
+            a = self.compile(node.args[0])
+            t = self.type_of(node.args[0])
+            if t == INT:
+                v = f"try_subtract(CAST(0 AS BIGINT), {a.value})"
+                return Sql(v, _or(_null_error(a), f"({v} IS NULL)"), False)
+            if t == DOUBLE:
+                return Sql(f"(- {a.value})", _null_error(a), False)
+            raise self.refuse(node, f"negation of {t}")
+        if fn == "@in":
+            a, b = (self.compile(x) for x in node.args)
+            tb = self.type_of(node.args[1])
+            if isinstance(tb, ListT):
+                v = f"coalesce(array_contains({b.value}, {a.value}), FALSE)"
+                return Sql(v, _or(a.error, _null_error(b)), False)
+            if isinstance(tb, MapT):
+                v = f"coalesce(map_contains_key({b.value}, {a.value}), FALSE)"
+                return Sql(v, _or(a.error, _null_error(b)), False)
+            raise self.refuse(node, f"`in` over {tb}")
+        if fn == "_[_]":
+            a, b = (self.compile(x) for x in node.args)
+            ta = self.type_of(node.args[0])
+            if isinstance(ta, ListT):
+                out = _or(f"({b.value} < 0)", f"({b.value} >= size({a.value}))")
+                return Sql(
+                    f"(CASE WHEN {out} THEN NULL ELSE "
+                    f"element_at({a.value}, CAST({b.value} + 1 AS INT)) END)",
+                    _or(_null_error(a), _null_error(b), out),
+                    True,
+                )
+            if isinstance(ta, MapT):
+                return Sql(
+                    f"try_element_at({a.value}, {b.value})",
+                    _or(
+                        _null_error(a),
+                        _null_error(b),
+                        f"(NOT map_contains_key({a.value}, {b.value}))",
+                    ),
+                    True,
+                )
+            raise self.refuse(node, f"indexing {ta}")
+        return self.function(node)
+
+    def arith(self, node: ast.Call) -> Sql:
+        fn = node.function
+        a, b = (self.compile(x) for x in node.args)
+        ta, tb = (self.type_of(x) for x in node.args)
+        errors = _or(_null_error(a), _null_error(b))
+        if ta != tb:
+            raise self.refuse(node, f"{fn} between {ta} and {tb}")
+        if ta == STRING and fn == "_+_":
+            return Sql(f"concat({a.value}, {b.value})", errors, False)
+        if ta == INT:
+            if fn in ("_+_", "_-_", "_*_"):
+                name = {"_+_": "try_add", "_-_": "try_subtract", "_*_": "try_multiply"}[fn]
+                v = f"{name}({a.value}, {b.value})"
+                return Sql(v, _or(errors, _and(_not(errors), f"({v} IS NULL)")), False)
+            zero = f"({b.value} = 0)"
+            overflow = f"({a.value} = {LONG_MIN} AND {b.value} = -1)"
+            op = "div" if fn == "_/_" else "%"
+            return Sql(
+                f"(CASE WHEN {b.value} = 0 THEN NULL ELSE {a.value} {op} {b.value} END)",
+                _or(errors, zero, overflow if fn == "_/_" else FALSE),
+                False,
+            )
+        if ta == DOUBLE and fn != "_%_":
+            if fn != "_/_":
+                op = fn.strip("_")
+                return Sql(f"({a.value} {op} {b.value})", errors, False)
+            return Sql(
+                f"(CASE WHEN {b.value} = 0.0 THEN (CASE WHEN {a.value} = 0.0 OR isnan({a.value})"
+                f" THEN CAST('NaN' AS DOUBLE) ELSE CAST('Infinity' AS DOUBLE) * signum({a.value})"
+                f" * (CASE WHEN CAST({b.value} AS STRING) LIKE '-%' THEN -1 ELSE 1 END) END)"
+                f" ELSE {a.value} / {b.value} END)",
+                errors,
+                False,
+            )
+        raise self.refuse(node, f"{fn} on {ta}")
+
+    def function(self, node: ast.Call) -> Sql:
+        fn = node.function
+        parts = ([node.target] if node.target is not None else []) + list(node.args)
+        compiled = [self.compile(p) for p in parts]
+        types = [self.type_of(p) for p in parts]
+        errors = _or(*(_null_error(c) for c in compiled))
+        if fn == "size" and len(parts) == 1:
+            t, c = types[0], compiled[0]
+            if t == STRING:
+                return Sql(f"CAST(char_length({c.value}) AS BIGINT)", errors, False)
+            if t == BYTES:
+                return Sql(f"CAST(octet_length({c.value}) AS BIGINT)", errors, False)
+            if isinstance(t, ListT | MapT):
+                return Sql(f"CAST(size({c.value}) AS BIGINT)", errors, False)
+            raise self.refuse(node, f"size() of {t}")
+        if fn in ("startsWith", "endsWith", "contains") and types == [STRING, STRING]:
+            name = {"startsWith": "startswith", "endsWith": "endswith", "contains": "contains"}[fn]
+            return Sql(f"{name}({compiled[0].value}, {compiled[1].value})", errors, False)
+        if fn == "matches" and types == [STRING, STRING]:
+            pattern = parts[1]
+            if not (isinstance(pattern, ast.Lit) and isinstance(pattern.value, str)):
+                raise self.refuse(node, "matches() with a pattern that is not a literal")
+            try:
+                re2_pattern(pattern.value, 0)
+            except CelEvalError:
+                raise self.refuse(node, f"the pattern {pattern.value!r}") from None
+            return Sql(f"regexp_like({compiled[0].value}, {compiled[1].value})", errors, False)
+        if fn == "double" and types == [INT]:
+            return Sql(f"CAST({compiled[0].value} AS DOUBLE)", errors, False)
+        if fn == "int" and types == [DOUBLE]:
+            v = compiled[0].value
+            bad = (
+                f"(isnan({v}) OR {v} >= 9.223372036854775807E18 OR {v} < -9.223372036854775808E18)"
+            )
+            return Sql(f"CAST({v} AS BIGINT)", _or(errors, bad), False)
+        if (
+            fn in ("int", "double", "string", "dyn")
+            and len(types) == 1
+            and types[0]
+            == {
+                "int": INT,
+                "double": DOUBLE,
+                "string": STRING,
+                "dyn": types[0],
+            }[fn]
+        ):
+            return compiled[0]
+        if fn == "string" and types == [INT]:
+            return Sql(f"CAST({compiled[0].value} AS STRING)", errors, False)
+        if fn == "timestamp" and isinstance(parts[0], ast.Lit) and types == [STRING]:
+            try:
+                instant = to_timestamp(0, parts[0].value)
+            except CelEvalError:
+                raise self.refuse(node, "an invalid timestamp literal") from None
+            micros = (instant - dt.datetime(1970, 1, 1, tzinfo=dt.UTC)) // dt.timedelta(
+                microseconds=1
+            )
+            return Sql(f"timestamp_micros({micros})", FALSE, False)
+        raise self.refuse(node, f"the function {fn}() on ({', '.join(map(str, types))})")
+
+    def comprehension(self, node: ast.Comprehension) -> Sql:
+        rng_type = self.type_of(node.range)
+        if not isinstance(rng_type, ListT):
+            raise self.refuse(node, f"{node.macro}() over {rng_type}")
+        rng = self.compile(node.range)
+        self.lambdas += 1
+        var = f"_cel{self.lambdas}"
+        self.scopes.append({node.var: var})
+        try:
+            body = self.compile(node.body) if node.body is not None else None
+            transform = self.compile(node.transform) if node.transform is not None else None
+        finally:
+            self.scopes.pop()
+        base = _null_error(rng)
+
+        def lam(expr: str) -> str:
+            return f"{var} -> {expr}"
+
+        if node.macro in ("all", "exists"):
+            assert body is not None
+            e = _null_error(body)
+            stop = FALSE if node.macro == "all" else TRUE
+            hit = f"exists({rng.value}, {lam(_and(_not(e), f'({body.value} = {stop})'))})"
+            errs = f"exists({rng.value}, {lam(e)})" if e != FALSE else FALSE
+            value = _not(hit) if node.macro == "all" else hit
+            return Sql(value, _or(base, _and(_not(hit), errs)), False)
+        if node.macro == "exists_one":
+            assert body is not None
+            e = _null_error(body)
+            errs = f"exists({rng.value}, {lam(e)})" if e != FALSE else FALSE
+            return Sql(
+                f"(size(filter({rng.value}, {lam(body.value)})) = 1)", _or(base, errs), False
+            )
+        if node.macro == "filter":
+            assert body is not None
+            e = _null_error(body)
+            errs = f"exists({rng.value}, {lam(e)})" if e != FALSE else FALSE
+            return Sql(f"filter({rng.value}, {lam(body.value)})", _or(base, errs), False)
+        assert transform is not None
+        if body is not None:
+            raise self.refuse(node, "map() with a filter")
+        errs = f"exists({rng.value}, {lam(transform.error)})" if transform.error != FALSE else FALSE
+        return Sql(f"transform({rng.value}, {lam(transform.value)})", _or(base, errs), False)
+
+
+_SQL_TYPES = (INT, DOUBLE, STRING, BYTES, BOOL, TIMESTAMP, DURATION)
+
+
+def compile_rule(
+    rule: Rule, schema: RecordSchema, *, root: str = "", contract: Contract | None = None
+) -> CompiledRule:
+    """A CEL CONDITION as one SQL expression giving 'pass', 'fail' or 'error' over the decoded
+    record (its fields top-level columns with ``root=""``, else ``root`` names the struct).
+    RulesNotCompiled for what has no SQL form here."""
+    where = (
+        contract.location(rule.pointer) if contract is not None else Location(pointer=rule.pointer)
+    )
+    if rule.type != "CEL" or not rule.is_condition:
+        raise RulesNotCompiled(
+            f"rule {rule.label}: a {rule.type} {rule.kind} has no Spark SQL form here",
+            location=where,
+            hint="Spark applies CEL CONDITION rules; run the others with `schemacli rules test`.",
+        )
+    variables = {"message": avrocel.record_type(schema)}
+    guard_text, body_text, body_at = rule.guard_and_body
+    parts = []
+    for text, offset in ([(guard_text, 0)] if guard_text is not None else []) + [
+        (body_text, body_at)
+    ]:
+        try:
+            expr = parse(text)
+        except CelSyntaxError as err:
+            raise RulesNotCompiled(
+                f"rule {rule.label}: the CEL does not parse: {err.message}",
+                location=contract.expr_location(rule, offset + err.pos) if contract else where,
+                hint="Fix the rule (`schemacli check` shows every problem).",
+            ) from None
+        checked = check(expr, variables)
+        if offset == body_at and checked.type not in (BOOL, DYN):
+            raise RulesNotCompiled(
+                f"rule {rule.label}: a CONDITION gives {checked.type}, not a bool",
+                location=contract.expr_location(rule, offset) if contract else where,
+                hint="Write a comparison.",
+            )
+        if checked.issues:
+            issue = checked.issues[0]
+            raise RulesNotCompiled(
+                f"rule {rule.label}: {issue.message}",
+                location=contract.expr_location(rule, offset + issue.pos) if contract else where,
+                hint=issue.hint,
+            )
+        compiler = _Compiler(rule, checked, root, contract)
+        compiler.offset = offset
+        parts.append(compiler.compile(expr))
+    # A body that is null fails (the serde's `not result`); a guard that is not true passes.
+    body = parts[-1]
+    # the status as a code: 0 pass, 1 fail, 2 error (ints are cheaper to carry than strings)
+    code = (
+        f"(CASE WHEN {body.value} THEN 0 ELSE 1 END)"
+        if body.error == FALSE
+        else f"(CASE WHEN {body.error} THEN 2 WHEN {body.value} THEN 0 ELSE 1 END)"
+    )
+    if len(parts) == 2:
+        guard = parts[0]
+        code = (
+            f"(CASE WHEN {guard.error} THEN 2 WHEN NOT coalesce({guard.value}, FALSE) "
+            f"THEN 0 ELSE {code} END)"
+        )
+    status = f"element_at(array('pass', 'fail', 'error'), {code} + 1)"
+    return CompiledRule(rule, status, rule.action("READ", True), condition_message(rule), code)
+
+
+def compile_rules(
+    contract: Contract, schema: Schema, mode: str, *, root: str = ""
+) -> list[CompiledRule]:
+    """The contract's CEL CONDITIONs that run in ``mode`` (WRITE or READ), in the order the
+    serde runs them, compiled; RulesNotCompiled for the first that cannot be."""
+    if not isinstance(schema, RecordSchema):
+        raise RulesNotCompiled(
+            "rules need a record schema", location=Location(source=contract.source)
+        )
+    enable_at = contract.rule_set.enable_at
+    if enable_at not in (None, "ALL", "CLIENT"):
+        return []
+    rules = list(contract.rule_set.domain_rules)
+    if mode == "READ":
+        rules.reverse()
+    out = []
+    for rule in rules:
+        if rule.disabled or not rule.runs_on(mode):
+            continue
+        compiled = compile_rule(rule, schema, root=root, contract=contract)
+        out.append(replace(compiled, action_on_failure=rule.action(mode, True)))
+    return out
+
+
+def refusal_sql(rules: Sequence[CompiledRule]) -> tuple[str, str]:
+    """(reason, dlq topic) SQL of the first rule whose failure a client acts on (its action is
+    not NONE): the reason ``rule <name> failed: <doc or expr>`` (``errored`` for an error)."""
+    reason, topic = [], []
+    for compiled in rules:
+        if compiled.action_on_failure == "NONE":
+            continue
+        status = compiled.status
+        name = compiled.rule.label
+        failed = _string(f"rule {name} failed: {compiled.message}")
+        errored = _string(f"rule {name} errored: {compiled.message}")
+        reason.append(
+            f"WHEN {status} = 'fail' THEN {failed} WHEN {status} = 'error' THEN {errored}"
+        )
+        dlq = compiled.rule.params.get(DLQ_TOPIC) if compiled.action_on_failure == "DLQ" else None
+        if dlq is not None:
+            topic.append(f"WHEN {status} <> 'pass' THEN {_string(dlq)}")
+        else:
+            topic.append(f"WHEN {status} <> 'pass' THEN NULL")
+    if not reason:
+        return "CAST(NULL AS STRING)", "CAST(NULL AS STRING)"
+    return (
+        "(CASE " + " ".join(reason) + " ELSE NULL END)",
+        "(CASE " + " ".join(topic) + " ELSE NULL END)",
+    )
+
+
+def apply_rules(decoded: object, rules: Sequence[CompiledRule]) -> object:
+    """A decoded PERMISSIVE frame with the rules applied: a good record one of them refuses
+    gets ``decode_error`` (the rule's reason), ``decode_error_kind`` ``rule``, ``raw_value``
+    (from the carried ``_schemacli_value``) and ``rule_dlq_topic``; the carried value column is
+    dropped. Pure DataFrame -> DataFrame."""
+    from pyspark.sql import DataFrame
+    from pyspark.sql import functions as F
+
+    from spark_avro.decode import ERROR_COLUMN, KIND_COLUMN, RAW_COLUMN, TOMBSTONE_COLUMN
+
+    assert isinstance(decoded, DataFrame)
+    # Each acting rule's code once, in its own column (Spark does not fold a projection whose
+    # costly expressions the next one reads twice); then the first refusing rule's place as one
+    # int, and its reason and DLQ topic read from constant arrays by that place.
+    acting = [c for c in rules if c.action_on_failure != "NONE"]
+    if not acting:
+        return decoded.withColumn(DLQ_COLUMN, F.lit(None).cast("string")).drop(VALUE_COLUMN)
+    codes = [f"_rule_{i}" for i in range(len(acting))]
+    with_codes = decoded.select(
+        "*", *(F.expr(c.code).alias(n) for c, n in zip(acting, codes, strict=True))
+    )
+    first = " ".join(f"WHEN `{n}` > 0 THEN {2 * i} + `{n}`" for i, n in enumerate(codes))
+    reasons, topics = [], []
+    for c in acting:
+        name = c.rule.label
+        reasons += [_string(f"rule {name} failed: {c.message}"),
+                    _string(f"rule {name} errored: {c.message}")]  # fmt: skip
+        dlq = c.rule.params.get(DLQ_TOPIC) if c.action_on_failure == "DLQ" else None
+        topics.append(_string(dlq) if dlq is not None else "CAST(NULL AS STRING)")
+    good = F.col(ERROR_COLUMN).isNull() & ~F.col(TOMBSTONE_COLUMN)
+    at = F.when(good, F.expr(f"CASE {first} END"))
+    staged = with_codes.select("*", at.alias("_rule_at")).drop(*codes)
+    place = F.col("_rule_at")
+    refused = place.isNotNull()
+    # element_at is asked only where a rule refused: Spark's generated code for element_at
+    # over a constant array reads a null index as the last element (a good record got the
+    # last reason)
+    reason = F.when(refused, F.element_at(F.expr(f"array({', '.join(reasons)})"), place))
+    topic = F.element_at(
+        F.expr(f"array({', '.join(topics)})"), F.floor((place + 1) / 2).cast("int")
+    )
+    return staged.select(
+        *[
+            c
+            for c in staged.columns
+            if c not in (ERROR_COLUMN, KIND_COLUMN, RAW_COLUMN, "_rule_at", VALUE_COLUMN)
+        ],
+        F.coalesce(F.col(ERROR_COLUMN), reason).alias(ERROR_COLUMN),
+        F.when(refused, F.lit(RULE_KIND)).otherwise(F.col(KIND_COLUMN)).alias(KIND_COLUMN),
+        F.when(refused, F.col(VALUE_COLUMN)).otherwise(F.col(RAW_COLUMN)).alias(RAW_COLUMN),
+        F.when(refused, topic).alias(DLQ_COLUMN),
+    )
+
+
+def statuses(decoded: object, rules: Sequence[CompiledRule]) -> object:
+    """Each rule's status as a column named after its position (``rule_0``...): what the
+    equality test compares with the Python road."""
+    from pyspark.sql import functions as F
+
+    return decoded.select(  # type: ignore[attr-defined]
+        "*", *(F.expr(c.status).alias(f"rule_{i}") for i, c in enumerate(rules))
+    )
+
+
+__all__ = [
+    "DLQ_COLUMN",
+    "RULE_KIND",
+    "CompiledRule",
+    "RulesNotCompiled",
+    "apply_rules",
+    "compile_rule",
+    "compile_rules",
+    "refusal_sql",
+    "statuses",
+]
+
+
+def load_contract(rules: object, *, registry_url: str | None, subject: str | None,
+                  version: int | str = "latest") -> Contract:  # fmt: skip
+    """The contract ``read_topic(rules=...)`` applies: a contract file's path, a Contract, or
+    ``True`` for the reader version's rule set and metadata in the registry."""
+    if isinstance(rules, Contract):
+        return rules
+    if isinstance(rules, str | Path) and not isinstance(rules, bool):
+        return read_contract(Path(rules))
+    if rules is True:
+        if registry_url is None or subject is None:
+            raise UsageError(
+                "rules=True reads the subject's rule set from the registry: give registry_url "
+                "and subject",
+                hint="Or pass rules=PATH, a contract file (v<N>.contract.json).",
+            )
+        found = with_registry(registry_url, lambda road: road.version(subject, version))
+        body = {"metadata": found.metadata or {}, "ruleSet": found.rule_set or {}}
+        return parse_contract(
+            json.dumps(body, indent=2), f"{subject}:{found.version} (the registry's rule set)"
+        )
+    raise UsageError(
+        f"rules={rules!r} is not True, a contract file's path or a Contract",
+        hint="rules=True reads the reader version's rule set from the registry.",
+    )
+
+
+def decode_with_rules(raw: object, decode: Callable[[object, tuple[str, ...]], object],
+                      compiled: Sequence[CompiledRule]) -> object:  # fmt: skip
+    """``decode(frame, passthrough)`` with the raw value carried through, then the rules
+    applied (a pure DataFrame -> DataFrame stage after decoding)."""
+    from pyspark.sql import DataFrame
+
+    assert isinstance(raw, DataFrame)
+    carried = raw.withColumn(VALUE_COLUMN, raw["value"])
+    return apply_rules(decode(carried, (VALUE_COLUMN,)), compiled)

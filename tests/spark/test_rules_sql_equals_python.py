@@ -1,0 +1,324 @@
+"""Two roads, one answer: a rule's status in Spark SQL (spark_avro.rules) equals our Python
+evaluator's (contracts.rules.execute) on the same records, nulls and errors included, and
+read-side rule refusals become bad records of kind ``rule`` naming the rule."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+
+from schemacli.contracts.avro.parse import parse_schema
+from schemacli.contracts.rules.execute import RuleRunner
+from schemacli.contracts.rules.model import parse_contract
+from spark_avro.decode import decode_confluent, split_bad_records
+from spark_avro.rules import VALUE_COLUMN, apply_rules, compile_rules, statuses
+from tests.spark.framing import confluent, kafka_frame
+
+SCHEMA = {
+    "type": "record",
+    "name": "Order",
+    "namespace": "acme",
+    "fields": [
+        {"name": "id", "type": "string"},
+        {"name": "total", "type": "double"},
+        {"name": "count", "type": "long"},
+        {"name": "small", "type": "int"},
+        {"name": "email", "type": ["null", "string"], "default": None},
+        {"name": "discount", "type": ["null", "double"], "default": None},
+        {"name": "paid", "type": "boolean"},
+        {"name": "status", "type": {"type": "enum", "name": "Status", "symbols": ["NEW", "PAID"]}},
+        {"name": "tags", "type": {"type": "array", "items": "string"}},
+        {"name": "scores", "type": {"type": "map", "values": "long"}},
+        {"name": "day", "type": {"type": "int", "logicalType": "date"}},
+        {"name": "at", "type": {"type": "long", "logicalType": "timestamp-millis"}},
+        {
+            "name": "ship",
+            "type": [
+                "null",
+                {
+                    "type": "record",
+                    "name": "Address",
+                    "fields": [
+                        {"name": "city", "type": "string"},
+                        {"name": "zip", "type": ["null", "string"], "default": None},
+                    ],
+                },
+            ],
+            "default": None,
+        },
+        {
+            "name": "lines",
+            "type": {
+                "type": "array",
+                "items": {
+                    "type": "record",
+                    "name": "Line",
+                    "fields": [{"name": "sku", "type": "string"}, {"name": "qty", "type": "int"}],
+                },
+            },
+        },
+    ],
+}
+EXPRESSIONS = [
+    "message.total >= 0.0",
+    "message.count > 0 && message.small < 100",
+    "message.count / message.small > 1",  # errors on small == 0
+    "message.count % 3 == 0 || message.total > 10.0",
+    "message.count * 4611686018427387904 > 0",  # overflows for |count| >= 2
+    "message.count + 9223372036854775000 > 0",  # overflows for count > 807
+    "-message.count < 0",
+    "message.total / 0.0 > 0.0",
+    "message.id.size() > 2",
+    "message.id.startsWith('A') || message.id.endsWith('9')",
+    "message.id.contains('-')",
+    "message.id.matches('^[A-Z][0-9]+$')",
+    "message.email == null || message.email.contains('@')",
+    "message.email.contains('@')",  # an error when email is null
+    "message.email != null && message.email.endsWith('.com')",
+    "message.discount == null || message.discount < message.total",
+    "message.discount > 0.0 || true",
+    "message.discount > 0.0 && false",
+    "!(message.discount > 0.0)",
+    "message.paid ? message.total > 0.0 : message.total == 0.0",
+    "message.status == 'PAID' ; message.paid",
+    "message.status in ['NEW', 'PAID']",
+    "'x' in message.tags",
+    "size(message.tags) <= 2",
+    "message.tags.all(t, t.size() > 0)",
+    "message.tags.exists(t, t == 'b')",
+    "message.tags.exists_one(t, t == 'a')",
+    "size(message.tags.filter(t, t != 'a')) == 1",
+    "message.tags[0] == 'a'",  # an error for an empty list
+    "'k' in message.scores",
+    "message.scores['k'] > 0",  # an error when k is missing
+    "message.scores.k > 0",
+    "message.day > 20000",
+    "message.at > timestamp('2026-01-01T00:00:00Z')",
+    "message.ship.city != ''",  # an error when ship is null
+    "message.ship == null || message.ship.city.size() > 0",
+    "has(message.ship.zip)",
+    "message.ship.zip == null",
+    "message.lines.all(l, l.qty > 0)",
+    "message.lines.exists(l, l.sku.startsWith('A'))",
+    "message.lines.all(l, 10 / l.qty > 1)",  # an error for qty 0 unless a false wins
+    "size(message.lines.map(l, l.qty)) == size(message.lines)",
+    "double(message.small) < message.total",
+    "int(message.total) == message.count",
+    "string(message.count) == '3'",
+    "message.id + '!' == 'A1!'",
+]
+
+
+def records(n: int) -> list[dict[str, Any]]:
+    rng = random.Random(40)
+    out = []
+    for _ in range(n):
+        out.append(
+            {
+                "id": rng.choice(["A1", "B-22", "c3", "", "Z9", "A99"]),
+                "total": rng.choice([0.0, 12.5, -1.0, 999.0, 3.25, -0.0]),
+                "count": rng.choice([0, 1, 3, 7, -2, 900, 2**62]),
+                "small": rng.choice([0, 1, 3, 150, -4]),
+                "email": rng.choice([None, "a@b.com", "nobody", ""]),
+                "discount": rng.choice([None, 0.0, 5.0, 2000.0]),
+                "paid": rng.choice([True, False]),
+                "status": rng.choice(["NEW", "PAID"]),
+                "tags": rng.choice([[], ["a"], ["a", "b"], ["", "x", "a"]]),
+                "scores": rng.choice([{}, {"k": 1}, {"k": -1, "j": 2}]),
+                "day": rng.choice([0, 20000, 20500]),
+                "at": rng.choice([0, 1767225600000, 1767225600001, 1800000000000]),
+                "ship": rng.choice([None, {"city": "Oslo", "zip": None}, {"city": "", "zip": "1"}]),
+                "lines": rng.choice(
+                    [
+                        [],
+                        [{"sku": "A1", "qty": 2}],
+                        [{"sku": "B", "qty": 0}, {"sku": "A", "qty": -1}],
+                    ]
+                ),
+            }
+        )
+    return out
+
+
+def _contract(exprs: list[str], mode: str = "READ"):
+    rules = [
+        {
+            "name": f"r{i}",
+            "kind": "CONDITION",
+            "mode": mode,
+            "type": "CEL",
+            "expr": e,
+            "onFailure": "ERROR",
+        }  # fmt: skip
+        for i, e in enumerate(exprs)
+    ]
+    return parse_contract(json.dumps({"ruleSet": {"domainRules": rules}}), "t.contract.json")
+
+
+def _decoded(spark, rows: list[dict[str, Any]]):
+    text = json.dumps(SCHEMA)
+    raw = kafka_frame(spark, [confluent(1, text, r) for r in rows])
+    raw = raw.withColumn(VALUE_COLUMN, raw["value"])
+    return decode_confluent(
+        raw, writer_schemas={1: text}, reader_schema=text, passthrough=(VALUE_COLUMN,)
+    )
+
+
+def test_every_expression_has_a_sql_form():
+    compiled = compile_rules(_contract(EXPRESSIONS), parse_schema(SCHEMA), "READ")
+    assert len(compiled) == len(EXPRESSIONS)
+
+
+def test_the_sql_road_gives_the_python_evaluators_status_on_every_record(spark):
+    rows = records(300)
+    contract = _contract(EXPRESSIONS)
+    schema = parse_schema(SCHEMA)
+    compiled = compile_rules(contract, schema, "READ")
+    # READ runs the rules in reverse order: name them by rule, not by place
+    frame = statuses(_decoded(spark, rows), compiled).orderBy("offset").collect()
+    runner = RuleRunner(contract.rule_set, schema, contract.metadata)
+    mismatches = []
+    tally = {"pass": 0, "fail": 0, "error": 0}
+    for row, record in zip(frame, rows, strict=True):
+        decoded_record = _as_decoded(record)
+        by_rule = {o.rule.name: o.status for o in runner.run(decoded_record, "READ").outcomes}
+        for i, c in enumerate(compiled):
+            sql = row[f"rule_{i}"]
+            tally[sql] += 1
+            if sql != by_rule[c.rule.name]:
+                mismatches.append((c.rule.expr, record, sql, by_rule[c.rule.name]))
+    assert not mismatches, mismatches[:5]
+    assert all(tally.values()), tally  # every status was met
+    print(f"{len(rows)} records x {len(compiled)} rules: {tally}")
+
+
+def _as_decoded(record: dict[str, Any]) -> dict[str, Any]:
+    """What fastavro's deserializer hands the executors for ``record`` (a date as a date, a
+    timestamp as an aware datetime)."""
+    import io
+
+    import fastavro
+
+    parsed = fastavro.parse_schema(SCHEMA)
+    buffer = io.BytesIO()
+    fastavro.schemaless_writer(buffer, parsed, record)
+    buffer.seek(0)
+    return fastavro.schemaless_reader(buffer, parsed, parsed)
+
+
+def test_a_record_a_read_rule_refuses_is_a_bad_record_of_kind_rule_naming_it(spark):
+    rows = records(40)
+    contract = _contract(
+        ["message.total >= 0.0", "message.email == null || message.email.contains('@')"]
+    )
+    dlq = contract.rule_set.domain_rules[0]
+    assert dlq.name == "r0"
+    compiled = compile_rules(contract, parse_schema(SCHEMA), "READ")
+    checked = apply_rules(_decoded(spark, rows), compiled)
+    good, bad = split_bad_records(checked)
+    bad_rows = bad.collect()
+    runner = RuleRunner(contract.rule_set, parse_schema(SCHEMA), contract.metadata)
+    expected = [runner.run(_as_decoded(r), "READ").refused_by for r in rows]
+    assert good.count() + len(bad_rows) == len(rows)
+    assert len(bad_rows) == sum(1 for e in expected if e is not None) > 0
+    for row in bad_rows:
+        refused = expected[row["offset"]]
+        assert refused is not None
+        assert row["decode_error_kind"] == "rule"
+        assert row["decode_error"].startswith(f"rule {refused.rule.name} ")
+        assert row["raw_value"] is not None
+    assert VALUE_COLUMN not in checked.columns
+
+
+def test_a_dlq_rule_names_its_topic_on_the_bad_record(spark):
+    body = {"ruleSet": {"domainRules": [
+        {"name": "positive", "kind": "CONDITION", "mode": "WRITEREAD", "type": "CEL",
+         "expr": "message.total >= 0.0", "onFailure": "ERROR,DLQ",
+         "params": {"dlq.topic": "orders-dlq"}}]}}  # fmt: skip
+    contract = parse_contract(json.dumps(body), "dlq.contract.json")
+    compiled = compile_rules(contract, parse_schema(SCHEMA), "READ")
+    rows = [dict(records(1)[0], total=-5.0), dict(records(1)[0], total=5.0)]
+    out = apply_rules(_decoded(spark, rows), compiled).orderBy("offset").collect()
+    assert out[0]["rule_dlq_topic"] == "orders-dlq" and out[0]["decode_error_kind"] == "rule"
+    assert out[1]["rule_dlq_topic"] is None and out[1]["decode_error"] is None
+
+
+@pytest.mark.parametrize(
+    "expr, words",
+    [
+        ("message.at.getHours() > 1", "function getHours()"),
+        ("message.total >= 0", "compares double >= int"),
+        ("string(message.total) == '1.0'", "function string()"),
+    ],
+)
+def test_what_has_no_sql_form_is_refused_naming_the_rule(expr, words):
+    from spark_avro.rules import RulesNotCompiled
+
+    with pytest.raises(RulesNotCompiled, match="rule r0") as caught:
+        compile_rules(_contract([expr]), parse_schema(SCHEMA), "READ")
+    assert words in str(caught.value)
+
+
+def test_read_topic_with_rules_from_a_contract_file_marks_refused_records(
+    spark, tmp_path, monkeypatch
+):
+    import spark_avro.reader as reader
+
+    rows = records(30)
+    text = json.dumps(SCHEMA)
+    path = tmp_path / "v1.contract.json"
+    body = {"ruleSet": {"domainRules": [
+        {"name": "positive", "kind": "CONDITION", "mode": "WRITE", "type": "CEL",
+         "expr": "message.total >= 0.0", "onFailure": "DLQ", "params": {"dlq.topic": "dlq"}},
+        {"name": "readOnly", "kind": "CONDITION", "mode": "READ", "type": "CEL",
+         "expr": "false"}]}}  # fmt: skip
+    path.write_text(json.dumps(body))
+    monkeypatch.setattr(
+        reader, "kafka_source",
+        lambda *a, **k: kafka_frame(spark, [confluent(1, text, r) for r in rows]),
+    )  # fmt: skip
+    frame = reader.read_topic(
+        spark, "unused:9092", "orders", schemas={1: text}, reader_schema=text,
+        rules=path, rules_mode="write",
+    )  # fmt: skip
+    bad = frame.where("decode_error_kind = 'rule'").collect()
+    assert {r["offset"] for r in bad} == {i for i, r in enumerate(rows) if r["total"] < 0}
+    assert all(r["decode_error"].startswith("rule positive failed") for r in bad)
+    assert all(r["rule_dlq_topic"] == "dlq" for r in bad)
+    nested = reader.read_topic(
+        spark, "unused:9092", "orders", schemas={1: text}, reader_schema=text,
+        rules=path, rules_mode="write", flatten=False,
+    )  # fmt: skip
+    assert nested.where("decode_error_kind = 'rule'").count() == len(bad)
+
+
+def test_the_converter_dead_letters_a_record_breaking_v1s_write_rules(spark):
+    from converters.pipeline.v1rules import apply_v1_rules, compile_v1_rules, contract_text
+
+    v1 = {"type": "record", "name": "Ride", "fields": [
+        {"name": "total", "type": "double"},
+        {"name": "flag", "type": ["null", "string"]}]}  # fmt: skip
+    rules = {"domainRules": [
+        {"name": "positive", "kind": "CONDITION", "mode": "WRITE", "type": "CEL",
+         "expr": "message.total >= 0.0", "onFailure": "ERROR"},
+        {"name": "advisory", "kind": "CONDITION", "mode": "WRITE", "type": "CEL",
+         "expr": "message.flag != null", "onFailure": "NONE"},
+        {"name": "readOnly", "kind": "CONDITION", "mode": "READ", "type": "CEL",
+         "expr": "false"}]}  # fmt: skip
+    text = contract_text({}, rules)
+    compiled = compile_v1_rules(text, json.dumps(v1), "rides-value")
+    assert [c.rule.name for c in compiled] == ["positive", "advisory"]
+    frame = spark.createDataFrame(
+        [((5.0, None), None, None), ((-1.0, "Y"), None, None), (None, "x: bad", "convert")],
+        "v1 struct<total:double,flag:string>, error string, error_stage string",
+    )
+    out = apply_v1_rules(frame, compiled).collect()
+    assert (out[0]["error"], out[0]["v1"]["total"]) == (None, 5.0)  # NONE does not refuse
+    assert out[1]["error"].startswith("rule positive failed") and out[1]["v1"] is None
+    assert out[1]["error_stage"] == "rule"
+    assert (out[2]["error"], out[2]["error_stage"]) == ("x: bad", "convert")
+    assert compile_v1_rules(None, json.dumps(v1), "rides-value") == []
+    assert contract_text({}, {"migrationRules": []}) is None
