@@ -5,6 +5,7 @@ chosen format on stdout, and an exit code: every command runs inside :func:`guar
 
 from __future__ import annotations
 
+import errno
 import sys
 import warnings
 from collections.abc import Callable
@@ -48,6 +49,24 @@ def guarded(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
     except MemoryError:  # the input's structures are garbage by now: room to say so
         _report(ctx, OUT_OF_MEMORY)
         ctx.exit(int(OUT_OF_MEMORY.exit_code))
+    except OSError as err:
+        if err.errno != errno.ENAMETOOLONG:
+            raise
+        # a path given on the command line (or found in a file) longer than the file system
+        # names: the user's input, wherever in the command it was first looked at
+        too_long = name_too_long(err)
+        _report(ctx, too_long)
+        ctx.exit(int(too_long.exit_code))
+
+
+def name_too_long(err: OSError) -> InputError:
+    """The input error for a path the file system cannot name (ENAMETOOLONG)."""
+    name = str(err.filename) if err.filename is not None else "a path"
+    shown = name if len(name) <= 80 else f"{name[:60]}...{name[-16:]} ({len(name)} characters)"
+    return InputError(
+        f"the path {printable(shown)} is longer than the file system can name",
+        hint="use a shorter file or folder name (most file systems take 255 bytes a name)",
+    )
 
 
 # What a run that exhausts memory says (docs/store.md: the schema cap is the memory bound).

@@ -30,7 +30,7 @@ from schemacli.contracts.avro.schema import RecordSchema, Schema
 from schemacli.contracts.rules import avrocel
 from schemacli.contracts.rules.cel import ast
 from schemacli.contracts.rules.cel.checker import Checked, check
-from schemacli.contracts.rules.cel.evaluate import CelEvalError, re2_pattern, to_timestamp
+from schemacli.contracts.rules.cel.functions import re2_pattern, to_timestamp
 from schemacli.contracts.rules.cel.parser import CelSyntaxError, parse
 from schemacli.contracts.rules.cel.types import (
     BOOL,
@@ -47,6 +47,7 @@ from schemacli.contracts.rules.cel.types import (
     MapT,
     RecordT,
 )
+from schemacli.contracts.rules.cel.values import CelEvalError
 from schemacli.contracts.rules.execute import condition_message
 from schemacli.contracts.rules.model import (
     DLQ_TOPIC,

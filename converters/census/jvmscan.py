@@ -44,7 +44,7 @@ POM = HOME / "pom.xml"
 MAIN_CLASS = "dev.schemacli.census.CensusScan"
 JARS_ENV = "SCHEMACLI_KAFKA_JARS"
 _CHECKOUT = Path(__file__).resolve().parents[2]
-ANSWER_LIMIT = 256 * 1024 * 1024  # the JVM's JSON: a few hundred bytes per partition and kind
+ANSWER_LIMIT = 256 * 1024 * 1024  # a JVM scan's JSON answer (the census's, topics check's)
 # the Java consumer's settings for a header-only read (the user's properties win): large fetches
 # and polls, as on the Python road (bench/README.md, issue #29), and the bounds that keep a lost
 # broker's stall short (kafka.settings.FAILOVER_CONSUMER; docs/census.md)
@@ -70,12 +70,18 @@ def jar_dirs() -> list[Path]:
     """Where the Kafka client jars are looked for, in order: ``$SCHEMACLI_KAFKA_JARS``, the
     user's cache (``$XDG_CACHE_HOME`` or ``~/.cache``, ``schemacli/kafka-clients``), and a
     checkout's ``.cache/jars/census`` (filled by scripts/ci-setup)."""
+    return jar_dirs_of(JARS_ENV, "kafka-clients", _CHECKOUT / ".cache" / "jars" / "census")
+
+
+def jar_dirs_of(env: str, cache: str, checkout: Path) -> list[Path]:
+    """A JVM road's jar directories, in order: ``$env``, the user's cache (``$XDG_CACHE_HOME``
+    or ``~/.cache``, ``schemacli/<cache>``), then ``checkout`` (a checkout's jars)."""
     dirs = []
-    if os.environ.get(JARS_ENV):
-        dirs.append(Path(os.environ[JARS_ENV]))
-    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    dirs.append(Path(cache) / "schemacli" / "kafka-clients")
-    dirs.append(_CHECKOUT / ".cache" / "jars" / "census")
+    if os.environ.get(env):
+        dirs.append(Path(os.environ[env]))
+    home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    dirs.append(Path(home) / "schemacli" / cache)
+    dirs.append(checkout)
     return dirs
 
 
@@ -96,30 +102,56 @@ def find_java() -> str | None:
 
 def runtime() -> Runtime:
     """The JVM road's parts; JvmUnavailable (exit 2) naming the missing one and how to get it."""
+    return find_runtime(
+        JAR,
+        jar_dirs(),
+        ("kafka-clients-",),
+        engine="the census's JVM engine",
+        jar_name="the census's JVM scan",
+        jars_name="the Kafka client jars (kafka-clients and its codecs)",
+        resolve=f"mvn -f {POM} dependency:copy-dependencies -DincludeScope=runtime "
+        "-DoutputDirectory=~/.cache/schemacli/kafka-clients",
+        env=JARS_ENV,
+        unavailable=JvmUnavailable,
+    )
+
+
+def find_runtime(
+    jar: Path,
+    dirs: list[Path],
+    wanted: tuple[str, ...],
+    *,
+    engine: str,
+    jar_name: str,
+    jars_name: str,
+    resolve: str,
+    env: str,
+    unavailable: type[InputError],
+) -> Runtime:
+    """A JVM road's parts (the census's, topics check's): java, our ``jar``, and the first of
+    ``dirs`` holding a jar of each ``wanted`` prefix; ``unavailable`` (exit 2) naming the
+    missing one and how to get it (``resolve``: the command that fetches the jars)."""
     java = find_java()
     if java is None:
-        raise JvmUnavailable(
-            "the census's JVM engine needs `java` (17 or later), and none is on PATH "
-            "nor in $JAVA_HOME",
+        raise unavailable(
+            f"{engine} needs `java` (17 or later), and none is on PATH nor in $JAVA_HOME",
             hint="Install a JRE 17+ (e.g. apt-get install openjdk-17-jre-headless), or take "
             "--engine python.",
         )
-    if jvmbuild.jar_digest(JAR) is None:
-        raise JvmUnavailable(
-            f"the census's JVM scan {str(JAR)!r} is missing from this installation",
+    if jvmbuild.jar_digest(jar) is None:
+        raise unavailable(
+            f"{jar_name} {str(jar)!r} is missing from this installation",
             hint="Reinstall schemacli, or take --engine python.",
         )
-    for where in jar_dirs():
+    for where in dirs:
         jars = sorted(where.glob("*.jar")) if where.is_dir() else []
-        if any(j.name.startswith("kafka-clients-") for j in jars):
-            return Runtime(java, (JAR, *jars))
-    looked = ", ".join(str(d) for d in jar_dirs())
-    raise JvmUnavailable(
-        f"the census's JVM engine needs the Kafka client jars (kafka-clients and its codecs); "
-        f"none in {looked}",
-        hint=f"Resolve them once: mvn -f {POM} dependency:copy-dependencies "
-        f"-DincludeScope=runtime -DoutputDirectory=~/.cache/schemacli/kafka-clients "
-        f"(or set ${JARS_ENV} to a directory holding them), or take --engine python.",
+        if all(any(j.name.startswith(w) for j in jars) for w in wanted):
+            return Runtime(java, (jar, *jars))
+    looked = ", ".join(str(d) for d in dirs)
+    raise unavailable(
+        f"{engine} needs {jars_name}; none in {looked}",
+        hint=f"Resolve them once: {resolve} (or set ${env} to a directory holding them), "
+        "or take --engine python.",
     )
 
 
@@ -177,23 +209,57 @@ def read_partitions(
     ``step(n)`` as records are read; the tallies filled in. A partition not read to its end by
     ``deadline`` (time.time()) is marked incomplete. Raises JvmUnavailable, InputError (the
     Kafka settings refused), NetworkError (Kafka failed, the JVM died or answered nonsense)."""
-    run = run or runtime()
-    with tempfile.TemporaryDirectory(prefix="schemacli-census-") as tmp:
-        plan, props, answer = Path(tmp, "plan"), Path(tmp, "consumer.properties"), Path(tmp, "out")
-        plan.write_text(_plan_text(topic, tallies, threads, deadline), encoding="utf-8")
+    text = run_scan(
+        run or runtime(),
+        JVM_OPTIONS,
+        MAIN_CLASS,
+        _plan_text(topic, tallies, threads, deadline),
+        properties_text(bootstrap, properties or {}),
+        deadline,
+        step,
+        prefix="schemacli-census-",
+        failure=lambda status, words: _failure(bootstrap, status, words),
+        nonsense=_nonsense,
+    )
+    return _tallies(tallies, text)
+
+
+def run_scan(
+    run: Runtime,
+    options: tuple[str, ...],
+    main_class: str,
+    plan: str,
+    properties: str,
+    deadline: float,
+    step: Callable[[int], None],
+    *,
+    prefix: str,
+    failure: Callable[[int, list[str]], SchemacliError],
+    nonsense: Callable[[str], SchemacliError],
+) -> bytes:
+    """Run a JVM scan (the census's, topics check's): ``main_class PLAN PROPERTIES`` with the
+    plan and the Java properties text written to files (the properties owner-only: they may
+    hold secrets); its answer (the bytes it wrote to stdout, at most ANSWER_LIMIT). A non-zero
+    exit status raises ``failure(status, stderr lines)``, a too large answer ``nonsense``."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        plan_file, props, out_file = (
+            Path(tmp, "plan"),
+            Path(tmp, "consumer.properties"),
+            Path(tmp, "out"),
+        )
+        plan_file.write_text(plan, encoding="utf-8")
         fd = os.open(props, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # may hold secrets
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(properties_text(bootstrap, properties or {}))
+            f.write(properties)
         classpath = os.pathsep.join(map(str, run.classpath))
-        command = [run.java, *JVM_OPTIONS, "-cp", classpath, MAIN_CLASS, str(plan), str(props)]
-        with open(answer, "wb") as out:
+        command = [run.java, *options, "-cp", classpath, main_class, str(plan_file), str(props)]
+        with open(out_file, "wb") as out:
             status, words = run_jvm(command, out, deadline, step)
         if status != 0:
-            raise _failure(bootstrap, status, words)
-        if answer.stat().st_size > ANSWER_LIMIT:
-            raise _nonsense("an answer larger than 256 MiB")
-        text = answer.read_bytes()
-    return _tallies(tallies, text)
+            raise failure(status, words)
+        if out_file.stat().st_size > ANSWER_LIMIT:
+            raise nonsense("an answer larger than 256 MiB")
+        return out_file.read_bytes()
 
 
 def run_jvm(
@@ -237,11 +303,27 @@ def run_jvm(
 
 
 def _failure(bootstrap: str, status: int, words: list[str]) -> SchemacliError:
+    return scan_failure(
+        bootstrap,
+        status,
+        words,
+        scan="the census's JVM scan",
+        refused="its Kafka settings",
+        rerun="read",
+    )
+
+
+def scan_failure(
+    bootstrap: str, status: int, words: list[str], *, scan: str, refused: str, rerun: str
+) -> SchemacliError:
+    """A JVM scan's non-zero exit as a typed error: 2 ``scan`` refused ``refused`` (InputError),
+    3 Kafka failed, else the JVM stopped (NetworkError); the words its last ``error`` line says
+    (else its last stderr line); the hint: ``--engine python`` to ``rerun`` without the JVM."""
     said = [w.removeprefix("error ") for w in words if w.startswith("error ")]
     what = said[-1] if said else (words[-1] if words else f"exit status {status}")
     if status == 2:
         return InputError(
-            f"the census's JVM scan refused its Kafka settings: {what}",
+            f"{scan} refused {refused}: {what}",
             hint="Check the --kafka-properties file (Java client names).",
         )
     if status == 3:
@@ -251,8 +333,8 @@ def _failure(bootstrap: str, status: int, words: list[str]) -> SchemacliError:
             "file, if any).",
         )
     return NetworkError(
-        f"the census's JVM scan stopped with exit status {status}: {what}",
-        hint="Run again with --engine python to read without the JVM.",
+        f"{scan} stopped with exit status {status}: {what}",
+        hint=f"Run again with --engine python to {rerun} without the JVM.",
     )
 
 

@@ -20,7 +20,8 @@ import os
 import queue
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import compress, islice, repeat
 from operator import and_, is_not, itemgetter, lt, ne, or_
@@ -75,6 +76,42 @@ def unreachable(bootstrap: str, exc: BaseException) -> NetworkError:
         hint="Check --bootstrap and that the broker is up (and the --kafka-properties file, "
         "if any).",
     )
+
+
+@contextmanager
+def opened(bootstrap: str, properties: Mapping[str, str] | None) -> Iterator[Any]:
+    """A census consumer (:func:`consumer_config`) for the ``with`` block, closed after it; a
+    consumer Kafka refuses is a NetworkError (:func:`unreachable`). The census's and topics
+    check's one way to open the consumer that lays the topic out."""
+    from confluent_kafka import Consumer, KafkaException
+
+    try:
+        consumer = Consumer(consumer_config(bootstrap, properties))
+    except KafkaException as exc:
+        raise unreachable(bootstrap, exc) from exc
+    try:
+        yield consumer
+    finally:
+        consumer.close()
+
+
+def readers_for(jobs: int | None, tallies: list[PartitionTally]) -> int:
+    """How many readers share the partitions: ``jobs`` (default: the CPUs), no more than the
+    partitions with records to read (0 when none has)."""
+    return min(jobs or os.cpu_count() or 1, sum(1 for t in tallies if t.end > t.start))
+
+
+def counting(total: int, progress: Callable[[int, int], None] | None) -> Callable[[int], None]:
+    """The ``step(n)`` a road calls as it reads n more records: ``progress(done, total)``."""
+    counted = 0
+
+    def step(n: int) -> None:
+        nonlocal counted
+        counted += n
+        if progress is not None:
+            progress(counted, total)
+
+    return step
 
 
 def layout(
@@ -430,7 +467,7 @@ def scan(
     cluster ``jobs`` caps its cores). ``progress(done, total)`` is called as records are read.
     Raises InputError (no such topic; JvmUnavailable, SparkUnavailable), NetworkError (Kafka
     or the Spark master does not answer)."""
-    from confluent_kafka import Consumer, KafkaException
+    from confluent_kafka import KafkaException
 
     # auto with librdkafka settings but none in Java's names (a caller that holds only those):
     # the Python road, which has them
@@ -441,24 +478,13 @@ def scan(
         sparkscan.probe(master, connect_timeout)
     started = time.time()
     scanned_at_ms = int(started * 1000)
-    try:
-        consumer = Consumer(consumer_config(bootstrap, properties))
-    except KafkaException as exc:
-        raise unreachable(bootstrap, exc) from exc
-    try:
+    with opened(bootstrap, properties) as consumer:
         tallies = layout(consumer, topic, mode, bootstrap, connect_timeout)
         settings = retention(bootstrap, topic, properties, connect_timeout)
         total = sum(t.end - t.start for t in tallies)
-        workers = min(jobs or os.cpu_count() or 1, sum(1 for t in tallies if t.end > t.start))
+        workers = readers_for(jobs, tallies)
         deadline = started + timeout
-        counted = 0
-
-        def step(n: int) -> None:
-            nonlocal counted
-            counted += n
-            if progress is not None:
-                progress(counted, total)
-
+        step = counting(total, progress)
         if road == "jvm":
             tallies = jvmscan.read_partitions(
                 bootstrap,
@@ -487,8 +513,6 @@ def scan(
                 raise unreachable(bootstrap, exc) from exc
         else:
             tallies = _in_processes(bootstrap, properties, topic, tallies, workers, deadline, step)
-    finally:
-        consumer.close()
     return Scan(tallies, settings, scanned_at_ms, time.time() - started, road)
 
 

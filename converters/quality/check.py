@@ -15,7 +15,6 @@ from __future__ import annotations
 import datetime as dt
 import io
 import json
-import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -117,7 +116,7 @@ def take_check(
     subject version, no rules, the JVM asked for and missing, a rule Spark cannot run),
     NetworkError, RegistryError. ``spark``: the session of the Spark road (else one is made on
     ``spark_master``)."""
-    from confluent_kafka import Consumer, KafkaException
+    from confluent_kafka import KafkaException
 
     writers = writers_of(client, subject)
     if rules is None:
@@ -131,25 +130,12 @@ def take_check(
         contract = sparkcheck.contract_of(rules.rule_set, rules.metadata, _where_text(rules.where))
         compiled = sparkcheck.compile_for(contract, writers, rule_mode)
     started = time.time()
-    try:
-        consumer = Consumer(census_scan.consumer_config(bootstrap, properties))
-    except KafkaException as exc:
-        raise census_scan.unreachable(bootstrap, exc) from exc
-    try:
+    with census_scan.opened(bootstrap, properties) as consumer:
         tallies = census_scan.layout(consumer, topic, mode, bootstrap, connect_timeout)
         total = sum(t.end - t.start for t in tallies)
-        workers = max(
-            1, min(jobs or os.cpu_count() or 1, sum(1 for t in tallies if t.end > t.start))
-        )
+        workers = max(1, census_scan.readers_for(jobs, tallies))
         deadline = started + timeout
-        counted = 0
-
-        def step(n: int) -> None:
-            nonlocal counted
-            counted += n
-            if progress is not None:
-                progress(counted, total)
-
+        step = census_scan.counting(total, progress)
         if road == "jvm":
             plan = jvmscan.plan_document(
                 topic,
@@ -183,8 +169,6 @@ def take_check(
                 )
             except KafkaException as exc:
                 raise census_scan.unreachable(bootstrap, exc) from exc
-    finally:
-        consumer.close()
     return document(
         topic=topic,
         bootstrap=bootstrap,

@@ -17,13 +17,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import tempfile
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from converters import jvmbuild
 from converters.census import jvmscan as census_jvm
 from converters.census.model import PartitionTally
 from schemacli.errors import InputError, NetworkError, SchemacliError
@@ -37,7 +34,6 @@ RUN_CLASS = "dev.schemacli.quality.RuleRun"
 JARS_ENV = "SCHEMACLI_QUALITY_JARS"
 CEL_VERSION = "0.13.1"  # dev.cel:cel, keep equal to jvm/pom.xml (docs/quality.md#engines)
 _CHECKOUT = Path(__file__).resolve().parents[2]
-ANSWER_LIMIT = 256 * 1024 * 1024
 CONSUMER_DEFAULTS = {**census_jvm.CONSUMER_DEFAULTS, "client.id": "schemacli-check"}
 JVM_OPTIONS = ("-Xms256m", "-Xmx2g", "-XX:+UseParallelGC", "-Xshare:auto")
 
@@ -50,48 +46,25 @@ def jar_dirs() -> list[Path]:
     """Where the run-time jars are looked for, in order: ``$SCHEMACLI_QUALITY_JARS``, the
     user's cache (``$XDG_CACHE_HOME`` or ``~/.cache``, ``schemacli/quality``), and a checkout's
     ``.cache/jars/quality`` (filled by scripts/ci-setup)."""
-    dirs = []
-    if os.environ.get(JARS_ENV):
-        dirs.append(Path(os.environ[JARS_ENV]))
-    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    dirs.append(Path(cache) / "schemacli" / "quality")
-    dirs.append(_CHECKOUT / ".cache" / "jars" / "quality")
-    return dirs
+    return census_jvm.jar_dirs_of(JARS_ENV, "quality", _CHECKOUT / ".cache" / "jars" / "quality")
 
 
-@dataclass(frozen=True)
-class Runtime:
-    java: str
-    classpath: tuple[Path, ...]
+Runtime = census_jvm.Runtime
 
 
 def runtime() -> Runtime:
     """The JVM road's parts; JvmUnavailable (exit 2) naming the missing one and how to get it."""
-    java = census_jvm.find_java()
-    if java is None:
-        raise JvmUnavailable(
-            "topics check's JVM engine needs `java` (17 or later), and none is on PATH nor in "
-            "$JAVA_HOME",
-            hint="Install a JRE 17+ (e.g. apt-get install openjdk-17-jre-headless), or take "
-            "--engine python.",
-        )
-    if jvmbuild.jar_digest(JAR) is None:
-        raise JvmUnavailable(
-            f"topics check's JVM engine {str(JAR)!r} is missing from this installation",
-            hint="Reinstall schemacli, or take --engine python.",
-        )
-    wanted = ("cel-", "avro-", "kafka-clients-")
-    for where in jar_dirs():
-        jars = sorted(where.glob("*.jar")) if where.is_dir() else []
-        if all(any(j.name.startswith(w) for j in jars) for w in wanted):
-            return Runtime(java, (JAR, *jars))
-    looked = ", ".join(str(d) for d in jar_dirs())
-    raise JvmUnavailable(
-        f"topics check's JVM engine needs CEL-Java, Avro and the Kafka client jars; none in "
-        f"{looked}",
-        hint=f"Resolve them once: mvn -f {POM} dependency:copy-dependencies "
-        f"-DincludeScope=runtime -DoutputDirectory=~/.cache/schemacli/quality (or set "
-        f"${JARS_ENV} to a directory holding them), or take --engine python.",
+    return census_jvm.find_runtime(
+        JAR,
+        jar_dirs(),
+        ("cel-", "avro-", "kafka-clients-"),
+        engine="topics check's JVM engine",
+        jar_name="topics check's JVM engine",
+        jars_name="CEL-Java, Avro and the Kafka client jars",
+        resolve=f"mvn -f {POM} dependency:copy-dependencies -DincludeScope=runtime "
+        "-DoutputDirectory=~/.cache/schemacli/quality",
+        env=JARS_ENV,
+        unavailable=JvmUnavailable,
     )
 
 
@@ -140,46 +113,29 @@ def read_partitions(
     """Run the plan in the JVM, ``step(n)`` as records are read; the JVM's answer (checked:
     :func:`answer`). Raises JvmUnavailable, InputError (the Kafka settings refused),
     NetworkError (Kafka failed, the JVM died or answered nonsense)."""
-    run = run or runtime()
-    with tempfile.TemporaryDirectory(prefix="schemacli-check-") as tmp:
-        plan_file, props, out_file = (
-            Path(tmp, "plan"),
-            Path(tmp, "consumer.properties"),
-            Path(tmp, "out"),
-        )
-        plan_file.write_text(json.dumps(plan), encoding="utf-8")
-        fd = os.open(props, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # may hold secrets
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(census_jvm.properties_text(bootstrap, properties or {}, CONSUMER_DEFAULTS))
-        classpath = os.pathsep.join(map(str, run.classpath))
-        command = [run.java, *JVM_OPTIONS, "-cp", classpath, SCAN_CLASS, str(plan_file), str(props)]
-        with open(out_file, "wb") as out:
-            status, words = census_jvm.run_jvm(command, out, plan["deadline_ms"] / 1000, step)
-        if status != 0:
-            raise _failure(bootstrap, status, words)
-        if out_file.stat().st_size > ANSWER_LIMIT:
-            raise _nonsense("an answer larger than 256 MiB")
-        text = out_file.read_bytes()
+    text = census_jvm.run_scan(
+        run or runtime(),
+        JVM_OPTIONS,
+        SCAN_CLASS,
+        json.dumps(plan),
+        census_jvm.properties_text(bootstrap, properties or {}, CONSUMER_DEFAULTS),
+        plan["deadline_ms"] / 1000,
+        step,
+        prefix="schemacli-check-",
+        failure=lambda status, words: _failure(bootstrap, status, words),
+        nonsense=_nonsense,
+    )
     return answer(plan, text)
 
 
 def _failure(bootstrap: str, status: int, words: list[str]) -> SchemacliError:
-    said = [w.removeprefix("error ") for w in words if w.startswith("error ")]
-    what = said[-1] if said else (words[-1] if words else f"exit status {status}")
-    if status == 2:
-        return InputError(
-            f"topics check's JVM scan refused its plan or its Kafka settings: {what}",
-            hint="Check the --kafka-properties file (Java client names).",
-        )
-    if status == 3:
-        return NetworkError(
-            f"cannot read from Kafka at {bootstrap} (JVM engine): {what}",
-            hint="Check --bootstrap and that the broker is up (and the --kafka-properties "
-            "file, if any).",
-        )
-    return NetworkError(
-        f"topics check's JVM scan stopped with exit status {status}: {what}",
-        hint="Run again with --engine python to check without the JVM.",
+    return census_jvm.scan_failure(
+        bootstrap,
+        status,
+        words,
+        scan="topics check's JVM scan",
+        refused="its plan or its Kafka settings",
+        rerun="check",
     )
 
 

@@ -49,6 +49,28 @@ def check_topic(topic: str) -> None:
         raise UsageError(f"TOPIC {topic[:60]!r} {problem}", hint=TOPIC_HINT)
 
 
+def kafka_settings(
+    kafka_properties: Path | None, engine: str
+) -> tuple[dict[str, str], dict[str, str], str]:
+    """The --kafka-properties file read and judged once (``topics census``, ``topics check``):
+    its settings for librdkafka (the Python road), the same in the Java client's names (the JVM
+    and Spark roads), and the engine (``auto`` is ``python`` when the file holds settings for
+    librdkafka alone: only the Python road has them)."""
+    from converters.kafka.settings import (
+        ONLY_LIBRDKAFKA,
+        librdkafka_properties,
+        load,
+        spark_options,
+    )
+
+    written = load(kafka_properties)
+    properties = librdkafka_properties(written)
+    java_properties = {k.removeprefix("kafka."): v for k, v in spark_options(written).items()}
+    if engine == "auto" and any(k.startswith("kafka." + ONLY_LIBRDKAFKA) for k in written):
+        engine = "python"
+    return properties, java_properties, engine
+
+
 def run_census(
     topic: str,
     bootstrap: str,
@@ -66,23 +88,12 @@ def run_census(
     """The census document, with a progress bar on a terminal: the one road ``topics census``
     and ``subjects delete`` take."""
     from converters.census.take import take_census
-    from converters.kafka.settings import (
-        ONLY_LIBRDKAFKA,
-        librdkafka_properties,
-        load,
-        spark_options,
-    )
     from schemacli.commands.store_options import settings_from_flags  # the store's core too
 
     online = flags.url is not None
     settings = settings_from_flags(store, flags)
     require_extras("topics census", "kafka")
-    written = load(kafka_properties)  # read and judged once: librdkafka's share and Java's
-    properties = librdkafka_properties(written)
-    # the same file in the Java client's names, for the JVM road
-    java_properties = {k.removeprefix("kafka."): v for k, v in spark_options(written).items()}
-    if engine == "auto" and any(k.startswith("kafka." + ONLY_LIBRDKAFKA) for k in written):
-        engine = "python"  # settings for librdkafka alone: only the Python road has them
+    properties, java_properties, engine = kafka_settings(kafka_properties, engine)
     with connect(flags, settings=settings) if online else nullcontext() as conn:
         with Progress(f"census of {topic}") as progress:
             return take_census(

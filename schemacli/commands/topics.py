@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import click
 import typer
 
-from schemacli.commands.census_run import census_mode, check_master, check_topic, run_census
+from schemacli.commands.census_run import (
+    census_mode,
+    check_master,
+    check_topic,
+    kafka_settings,
+    run_census,
+)
 from schemacli.commands.kafka_options import KafkaProperties, RequiredBootstrap
 from schemacli.commands.options import DAY, Output, count, require_extras, seconds
 from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect, registry_flags
@@ -17,7 +24,7 @@ from schemacli.commands.store_options import Store
 from schemacli.config import load_settings
 from schemacli.contracts.rules.model import read_contract
 from schemacli.errors import ExitCode, UsageError
-from schemacli.output import OutputFormat, render
+from schemacli.output import OutputFormat, Report, render
 from schemacli.output.census import report, text
 from schemacli.output.json_out import emit_json, is_json
 from schemacli.output.terminal import Progress, echo
@@ -111,6 +118,22 @@ Master = Annotated[
 ]
 
 
+def _emit(
+    doc: dict[str, Any],
+    output: OutputFormat,
+    text: Callable[[dict[str, Any]], str],
+    report: Callable[[dict[str, Any]], Report],
+) -> None:
+    """A topic's document on stdout: as it is (json), ``text`` for people, else its ``report``
+    in the chosen format (the census's and the check's alike)."""
+    if is_json(output):
+        emit_json(doc)
+    elif OutputFormat(output) is OutputFormat.text:
+        echo(text(doc), nl=False)
+    else:
+        typer.echo(render(report(doc), output, color=sys.stdout.isatty()), nl=False)
+
+
 @topics_app.command("census")
 @registry_flags(CensusRegistry)
 def census_command(
@@ -153,12 +176,7 @@ def census_command(
         engine=engine,
         master=master,
     )
-    if is_json(output):
-        emit_json(doc)
-    elif OutputFormat(output) is OutputFormat.text:
-        echo(text(doc), nl=False)
-    else:
-        typer.echo(render(report(doc), output, color=sys.stdout.isatty()), nl=False)
+    _emit(doc, output, text, report)
     raise typer.Exit(ExitCode.OK)
 
 
@@ -266,14 +284,8 @@ def check_command(
     not be decoded), 2 usage or input error (an unknown topic, no rules), 3 Kafka or the
     registry unreachable.
     """
-    from converters.kafka.settings import (
-        ONLY_LIBRDKAFKA,
-        librdkafka_properties,
-        load,
-        spark_options,
-    )
     from converters.quality.check import RuleSource, take_check
-    from schemacli.output.quality import report, text
+    from schemacli.output import quality
 
     check_topic(topic)
     mode = census_mode(sample, since, until)
@@ -303,11 +315,7 @@ def check_command(
             )
     settings = load_settings(registry=flags)
     require_extras("topics check", "kafka", *(["spark"] if engine == "spark" else []))
-    written = load(kafka_properties)
-    properties = librdkafka_properties(written)
-    java_properties = {k.removeprefix("kafka."): v for k, v in spark_options(written).items()}
-    if engine == "auto" and any(k.startswith("kafka." + ONLY_LIBRDKAFKA) for k in written):
-        engine = "python"  # settings for librdkafka alone: only the Python road has them
+    properties, java_properties, engine = kafka_settings(kafka_properties, engine)
     with connect(flags, settings=settings) as conn, Progress(f"check of {topic}") as progress:
         doc = take_check(
             bootstrap,
@@ -328,10 +336,5 @@ def check_command(
             examples=examples,
             spark_master=spark_master,
         )
-    if is_json(output):
-        emit_json(doc)
-    elif OutputFormat(output) is OutputFormat.text:
-        echo(text(doc), nl=False)
-    else:
-        typer.echo(render(report(doc), output, color=sys.stdout.isatty()), nl=False)
+    _emit(doc, output, quality.text, quality.report)
     raise typer.Exit(ExitCode.OK if doc["verdict"] == "pass" else ExitCode.CHECK_FAILED)

@@ -10,7 +10,7 @@ from schemacli.errors import Location
 from schemacli.kinds import Kind, Severity
 
 if TYPE_CHECKING:  # the CLI loads findings at start-up, the JSON reader only when it reads
-    from schemacli.contracts.jsontext.source import Note
+    from schemacli.contracts.jsontext.document import Note
 
 __all__ = ["Finding", "Kind", "ReaderRef", "Severity"]
 

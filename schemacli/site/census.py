@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from schemacli.contracts.jsontext.source import Document, read_json_file
+from schemacli.contracts.jsontext.document import Document
+from schemacli.contracts.jsontext.source import read_json_file
 from schemacli.errors import InputError
 from schemacli.textfile import DOCUMENT_LIMIT, UnreadableInput
 

@@ -745,7 +745,7 @@ def _json_or_link(draw: st.DrawFn, path: str, good: bytes) -> FileSpec:
 
 
 MANIFEST = b'{"owner": "o", "groups": ["g1"]}'
-CONTRACT = b'{"metadata": {"properties": {"major_version": "2"}}, "ruleSet": {}}'
+STORE_CONTRACT = b'{"metadata": {"properties": {"major_version": "2"}}, "ruleSet": {}}'
 RULES = (
     b'{"metadata": {"properties": {"major_version": "2"}}, "ruleSet": {"migrationRules": '
     b'[{"name": "d", "kind": "TRANSFORM", "type": "JSONATA", "mode": "DOWNGRADE", '
@@ -782,7 +782,7 @@ def _other_parties(draw: st.DrawFn) -> list[FileSpec]:
     if draw(st.integers(0, 3)) == 0:
         files.append(_json_or_link(draw, f"{store}/contract.json", b'{"compatibilityGroup": "m"}'))
     if draw(st.integers(0, 3)) == 0:
-        files.append(_json_or_link(draw, f"{store}/v2.contract.json", CONTRACT))
+        files.append(_json_or_link(draw, f"{store}/v2.contract.json", STORE_CONTRACT))
     if draw(st.integers(0, 3)) == 0:
         files.append(_json_or_link(draw, f"{store}/v2.references.json", b"[]"))
     if draw(st.integers(0, 4)) == 0:

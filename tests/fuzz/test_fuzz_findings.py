@@ -31,6 +31,23 @@ def test_validate_names_a_path_too_long_to_look_at_and_exits_2(tmp_path, monkeyp
     assert "File name too long" in result.stdout + result.stderr
 
 
+def test_a_store_path_too_long_to_name_is_an_input_error_in_every_command_that_takes_one(
+    tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    for args in (
+        ["readers", "remove", "c1", "--store", TOO_LONG],
+        ["readers", "remove", "c1", "--store", TOO_LONG, "-o", "json"],
+    ):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2, result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+        assert "longer than the file system can name" in result.stderr
+        assert "Traceback" not in result.output
+    assert '"exit_code": 2' in result.stdout  # -o json: the error document
+    assert not any(tmp_path.iterdir())  # nothing written
+
+
 def test_a_subject_name_that_is_not_utf8_is_a_usage_error_before_the_registry_is_asked(
     tmp_path, monkeypatch
 ):

@@ -116,6 +116,7 @@ RULES = [
             "requests",
             "schemacli.commands",
             "schemacli.registry.client",
+            "schemacli.registry.transport",
             "schemacli.registry.publish",
             "schemacli.registry.gate",
             "schemacli.registry.snapshot",

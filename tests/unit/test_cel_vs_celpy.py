@@ -24,8 +24,9 @@ from confluent_kafka.schema_registry.rules.cel.cel_executor import (  # noqa: E4
 )
 
 from schemacli.contracts.rules.avrocel import to_cel  # noqa: E402
-from schemacli.contracts.rules.cel.evaluate import CelEvalError, UInt, compile_expr  # noqa: E402
+from schemacli.contracts.rules.cel.evaluate import compile_expr  # noqa: E402
 from schemacli.contracts.rules.cel.parser import parse  # noqa: E402
+from schemacli.contracts.rules.cel.values import CelEvalError, UInt  # noqa: E402
 
 UTC = dt.UTC
 RECORDS: list[dict[str, Any]] = [

@@ -6,8 +6,8 @@ from unittest import mock
 
 import pytest
 
+import schemacli.contracts.jsontext.document as document
 import schemacli.contracts.jsontext.positions as positions
-import schemacli.contracts.jsontext.source as source
 from converters.mapping.reader import loads
 from schemacli.contracts.jsontext.pointer import join_pointer, parent_pointer
 from schemacli.contracts.jsontext.positions import Positions, nearest
@@ -32,7 +32,7 @@ SCHEMA = """\
 
 
 def test_a_mapping_error_and_a_schema_error_find_their_line_by_the_same_nearest_ancestor_lookup():
-    assert source.nearest is positions.nearest  # the schema reader uses the shared walk up
+    assert document.nearest is positions.nearest  # the schema reader uses the shared walk up
     calls: list[str] = []
     real = positions.nearest
 
@@ -40,7 +40,7 @@ def test_a_mapping_error_and_a_schema_error_find_their_line_by_the_same_nearest_
         calls.append(pointer)
         return real(pointer, find)
 
-    with mock.patch.object(positions, "nearest", spy), mock.patch.object(source, "nearest", spy):
+    with mock.patch.object(positions, "nearest", spy), mock.patch.object(document, "nearest", spy):
         mapping = loads(MAPPING, source="m.yaml")
         # a key the mapping lacks is placed at its nearest ancestor: the rule's own key
         where = mapping.location("/fields/total/convert")

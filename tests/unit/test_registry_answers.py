@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from schemacli.errors import ExitCode, NetworkError, RegistryError
-from schemacli.registry import client as client_module
+from schemacli.registry import transport
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.settings import RegistrySettings
 
@@ -201,7 +201,7 @@ def _endless_chunked(handler: BaseHTTPRequestHandler) -> None:
 
 
 def test_an_endless_answer_is_refused_beyond_the_size_limit(wire, monkeypatch):
-    monkeypatch.setattr(client_module, "MAX_ANSWER_BYTES", 2**20)
+    monkeypatch.setattr(transport, "MAX_ANSWER_BYTES", 2**20)
     with pytest.raises(RegistryError) as caught:
         client_for(wire(_endless_chunked), timeout=5).list_subjects()
     assert_names_the_request(caught.value, "GET", "/subjects")
@@ -209,7 +209,7 @@ def test_an_endless_answer_is_refused_beyond_the_size_limit(wire, monkeypatch):
 
 
 def test_an_answer_declaring_a_size_beyond_the_limit_is_refused_before_reading(fake, monkeypatch):
-    monkeypatch.setattr(client_module, "MAX_ANSWER_BYTES", 100)
+    monkeypatch.setattr(transport, "MAX_ANSWER_BYTES", 100)
     fake.fail_next(200, ["x" * 200])
     with pytest.raises(RegistryError) as caught:
         client_for(fake.url).list_subjects()

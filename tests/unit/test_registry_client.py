@@ -9,10 +9,11 @@ import pytest
 from registry_fake import free_port
 
 from schemacli.errors import ExitCode, NetworkError, RegistryError, UsageError
-from schemacli.registry.client import CONTENT_TYPE, RegistryClient
+from schemacli.registry.client import RegistryClient
 from schemacli.registry.errors import RegistryErrorCode, redact
 from schemacli.registry.models import Reference
 from schemacli.registry.settings import RegistrySettings
+from schemacli.registry.transport import CONTENT_TYPE
 
 V1 = json.dumps({"type": "record", "name": "Ride", "fields": [{"name": "id", "type": "int"}]})
 V2 = json.dumps(

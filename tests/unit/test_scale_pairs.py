@@ -13,7 +13,7 @@ from schemacli.contracts.evolution.check import check_candidate
 from schemacli.contracts.evolution.compat import MISSING_UNION_BRANCH, check
 from schemacli.contracts.evolution.diff import diff
 from schemacli.contracts.evolution.levels import Level
-from schemacli.contracts.jsontext.source import _navigate
+from schemacli.contracts.jsontext.document import _navigate
 
 
 def _record(types: list[str]) -> str:

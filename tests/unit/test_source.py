@@ -251,7 +251,7 @@ def _random_json(rnd, depth: int):
 def test_path_lookup_agrees_with_a_full_token_walk(seed: int) -> None:
     import random
 
-    from schemacli.contracts.jsontext.source import _build_index
+    from schemacli.contracts.jsontext.document import _build_index
 
     rnd = random.Random(seed)
     value = _random_json(rnd, 5)

@@ -46,8 +46,9 @@ from typing import Any
 from schemacli.contracts.avro.facts import PRIMITIVE_TYPES
 from schemacli.contracts.avro.parse import parse_schema
 from schemacli.contracts.avro.schema import NamedSchema, Names, Schema, named_types
+from schemacli.contracts.jsontext.document import Document
 from schemacli.contracts.jsontext.pointer import join_pointer
-from schemacli.contracts.jsontext.source import Document, load_json, parse_text
+from schemacli.contracts.jsontext.source import load_json, parse_text
 from schemacli.errors import InputError, Location, SchemacliError, SchemaParseError
 from schemacli.kinds import Kind
 from schemacli.textfile import Root, is_file, resolved

@@ -25,7 +25,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the CLI loads this module at start-up (findings name Fix); not the reader
-    from schemacli.contracts.jsontext.source import Document
+    from schemacli.contracts.jsontext.document import Document
 
 __all__ = [
     "Applicability",

@@ -30,8 +30,8 @@ from schemacli.contracts.avro.schema import (
 )
 from schemacli.contracts.fixes.edits import EditError, TextEdit
 from schemacli.contracts.fixes.plans import CandidateView
+from schemacli.contracts.jsontext.document import Document
 from schemacli.contracts.jsontext.pointer import split_pointer
-from schemacli.contracts.jsontext.source import Document
 from schemacli.contracts.lint.validate import warnings_about
 
 __all__ = ["Untouched", "may_warn", "refusals", "warned"]

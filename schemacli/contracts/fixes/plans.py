@@ -43,7 +43,7 @@ from schemacli.contracts.jsontext.pointer import value_at as json_value_at
 if TYPE_CHECKING:
     from schemacli.contracts.avro.loader import LoadedSchema
     from schemacli.contracts.fixes.edits import JsonEditor
-    from schemacli.contracts.jsontext.source import Document
+    from schemacli.contracts.jsontext.document import Document
 
 __all__ = [
     "CandidateView",

@@ -44,7 +44,8 @@ from schemacli.contracts.fixes.plans import (
     to_json,
 )
 from schemacli.contracts.fixes.proof import Budget, FindingKey, Proof, Verdict
-from schemacli.contracts.jsontext.source import Document, parse_text
+from schemacli.contracts.jsontext.document import Document
+from schemacli.contracts.jsontext.source import parse_text
 from schemacli.errors import SchemacliError
 
 __all__ = ["Candidate", "FixContext", "MIGRATE_HINT", "default_for", "fixes_for", "to_json"]

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from schemacli.contracts.findings import Finding
+from schemacli.contracts.jsontext.document import Document
 from schemacli.contracts.jsontext.pointer import join_pointer
-from schemacli.contracts.jsontext.source import Document
 from schemacli.contracts.lint.ruleset import RULES, matches, rule_for
 from schemacli.kinds import Kind, Severity
 

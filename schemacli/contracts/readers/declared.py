@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from schemacli.contracts.avro.loader import LoadedSchema, load_schema_file
+from schemacli.contracts.jsontext.document import Document
 from schemacli.contracts.jsontext.pointer import join_pointer
-from schemacli.contracts.jsontext.source import Document, parse_text, read_text
+from schemacli.contracts.jsontext.source import parse_text, read_text
 from schemacli.errors import InputError, Location
 from schemacli.textfile import Root
 

@@ -42,8 +42,9 @@ from schemacli.contracts.avro.schema import (
     UnionSchema,
 )
 from schemacli.contracts.rules import avrocel
-from schemacli.contracts.rules.cel.evaluate import CelEvalError, Program, compile_expr
+from schemacli.contracts.rules.cel.evaluate import Program, compile_expr
 from schemacli.contracts.rules.cel.parser import CelSyntaxError, parse
+from schemacli.contracts.rules.cel.values import CelEvalError
 from schemacli.contracts.rules.model import CEL_TYPES, DLQ_TOPIC, Metadata, Rule, RuleSet
 from schemacli.contracts.rules.tags import selects, tags_of
 

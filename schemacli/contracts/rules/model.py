@@ -29,8 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from schemacli.contracts.jsontext.document import Document
 from schemacli.contracts.jsontext.pointer import join_pointer
-from schemacli.contracts.jsontext.source import Document, parse_text
+from schemacli.contracts.jsontext.source import parse_text
 from schemacli.errors import InputError, Location
 from schemacli.textfile import read_utf8
 

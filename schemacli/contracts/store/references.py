@@ -23,7 +23,8 @@ from schemacli.contracts.avro.loader import (
 )
 from schemacli.contracts.avro.parse import UNDEFINED_NAME
 from schemacli.contracts.avro.schema import Names, Schema
-from schemacli.contracts.jsontext.source import Document, parse_text
+from schemacli.contracts.jsontext.document import Document
+from schemacli.contracts.jsontext.source import parse_text
 from schemacli.contracts.store.nameindex import Definition, StoreNames
 from schemacli.contracts.store.tree import (
     SUBJECTS_DIR,

@@ -19,8 +19,9 @@ from schemacli.contracts.jsontext.pointer import join_pointer
 from schemacli.contracts.jsontext.source import is_stdin
 from schemacli.contracts.lint.files import error_finding
 from schemacli.contracts.lint.rule import Category, Family, Fixable, Rule, Run
-from schemacli.contracts.rules.cel.evaluate import CelEvalError, compile_expr
+from schemacli.contracts.rules.cel.evaluate import compile_expr
 from schemacli.contracts.rules.cel.parser import CelSyntaxError, parse
+from schemacli.contracts.rules.cel.values import CelEvalError
 from schemacli.contracts.rules.model import CEL_TYPES, Contract, read_contract
 from schemacli.contracts.rules.model import Rule as DomainRule
 from schemacli.errors import SchemacliError

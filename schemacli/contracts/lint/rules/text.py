@@ -1,7 +1,8 @@
 """The JSON text itself (``validate``'s warnings too): comments, a key twice in one object, a
 file that is not UTF-8. Java reads such files; fastavro, the ``avro`` package and strict JSON
 parsers do not (tests/unit/test_source.py, tests/unit/test_source_encoding.py). The text's
-reader (``contracts.jsontext.source``, ``Document.notes``) finds them as it reads.
+reader (``contracts.jsontext.source``, ``contracts.jsontext.document.Document.notes``) finds
+them as it reads.
 """
 
 from __future__ import annotations
