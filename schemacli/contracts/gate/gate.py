@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import bisect
 import difflib
-import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -21,6 +20,7 @@ from schemacli.contracts.evolution.check import INPUT_KINDS, Verdict, check_cand
 from schemacli.contracts.evolution.levels import Level, SubjectLevels
 from schemacli.contracts.evolution.verdicts import VerdictCache, decode_finding, digest, encodable
 from schemacli.contracts.findings import Finding, Kind, Severity
+from schemacli.contracts.jsontext.source import load_json
 from schemacli.contracts.readers.declared import DeclaredReader
 from schemacli.contracts.readers.judge import (
     ReaderText,
@@ -400,9 +400,9 @@ def _referenced_texts(
     ]
     while pending:
         sidecar, text = pending.pop()
-        try:
-            entries = json.loads(text)
-        except ValueError:
+        try:  # the one JSON reader: deep nesting and long numbers refused, never raised
+            entries = load_json(text, source=sidecar).value
+        except SchemacliError:
             return None
         if not isinstance(entries, list):
             return None
