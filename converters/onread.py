@@ -28,7 +28,7 @@ from spark_avro.registry import with_registry
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
-    from pyspark.sql.streaming import StreamingQuery
+    from pyspark.sql.streaming.query import StreamingQuery
 
     from schemacli.registry.schemas import RegistrySchemas
 

@@ -219,7 +219,7 @@ def _rules_table(file: TomlFile | None, table: Mapping[str, Any]) -> RulesPolicy
 
 def _registry_table(file: TomlFile | None, table: Mapping[str, Any]) -> Mapping[str, Any]:
     """The [registry] table, its keys checked (its values are the registry settings')."""
-    registry = table.get(REGISTRY, {})
+    registry: Mapping[str, Any] = table.get(REGISTRY, {})
     if file is None:
         return registry
     if not isinstance(registry, dict):

@@ -9,7 +9,7 @@ import errno
 import sys
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TextIO
 
 import click
 
@@ -76,7 +76,14 @@ OUT_OF_MEMORY = InputError(
 )
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
     """Our warnings as one ``warning:`` line on stderr; anything else as Python prints it."""
     if issubclass(category, SchemacliWarning):
         click.echo(f"warning: {printable(str(message))}", err=True)

@@ -36,7 +36,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import PurePath
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 from urllib.parse import unquote
 
 MASK = "***"
@@ -186,7 +186,7 @@ def scrub(value: T) -> T:
     """``value`` with :func:`redact` applied to every string in it: through frozen dataclasses
     (rebuilt with ``dataclasses.replace``), tuples, lists, dicts (keys too) and paths. Enums
     and numbers are left as they are."""
-    return _scrub(value)
+    return cast(T, _scrub(value))  # the walk gives each value back as its own type
 
 
 class Formatter(logging.Formatter):

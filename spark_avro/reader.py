@@ -31,7 +31,7 @@ from spark_avro.migrate import decode_migrated
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
-    from pyspark.sql.streaming import StreamingQuery
+    from pyspark.sql.streaming.query import StreamingQuery
 
 
 @dataclass(frozen=True)

@@ -345,9 +345,11 @@ def _nonsense(what: str) -> NetworkError:
     )
 
 
-def _kind(value: Any) -> Kind:
+def _kind(value: object) -> Kind:
     """A span's kind as the JVM wrote it: a 32-bit id, \"null\" or \"unframed\"."""
-    if value in (NULL, UNFRAMED) or (type(value) is int and 0 <= value < 2**32):
+    if isinstance(value, str) and value in (NULL, UNFRAMED):
+        return value
+    if type(value) is int and 0 <= value < 2**32:
         return value
     raise ValueError(f"kind {value!r}")
 

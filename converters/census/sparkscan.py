@@ -37,6 +37,7 @@ from converters.spark import KAFKA_PACKAGE, MASTER, connector_conf
 from schemacli.errors import InputError, NetworkError
 
 if TYPE_CHECKING:
+    from pyspark import SparkContext
     from pyspark.sql import DataFrame, SparkSession
 
 LOCAL = "local[*]"
@@ -367,7 +368,7 @@ def _collect(
     return rows
 
 
-def _scanned_share(sc: Any, group: str) -> float:
+def _scanned_share(sc: SparkContext, group: str) -> float:
     """The share of the scan stage's tasks (the group's first stage) that have finished."""
     tracker = sc.statusTracker()
     stages = []

@@ -12,6 +12,7 @@ from typing import Any
 from converters.census import names
 from converters.census.model import Mode, document
 from converters.census.scan import scan
+from schemacli.contracts.store.tree import SUBJECTS_DIR
 from schemacli.registry.client import RegistryClient
 
 _AGO = re.compile(r"([0-9]{1,9})([smhdw])")  # ASCII digits: \\d takes "٧" too
@@ -86,7 +87,7 @@ def take_census(
         resolved_by = {"source": "registry", "where": client.settings.display_url}
     else:
         known = names.from_store(store) if store is not None else {}
-        has_store = store is not None and (store / names.SUBJECTS_DIR).is_dir()
+        has_store = store is not None and (store / SUBJECTS_DIR).is_dir()
         resolved_by = (
             {"source": "store", "where": str(store)}
             if has_store

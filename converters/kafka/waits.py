@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from confluent_kafka import Consumer, TopicPartition
 
 SLICE = 0.5  # seconds: the longest librdkafka is left blocking before Python looks at signals
 
@@ -75,7 +78,7 @@ def list_topics(client: Any, topic: str | None, timeout: float) -> Any:
     return sliced(lambda t: client.list_topics(topic, timeout=t), timeout)
 
 
-def watermarks(consumer: Any, partition: Any, timeout: float) -> tuple[int, int]:
+def watermarks(consumer: Consumer, partition: TopicPartition, timeout: float) -> tuple[int, int]:
     """(low, high) offsets of a TopicPartition, asked of the broker."""
     return sliced(lambda t: consumer.get_watermark_offsets(partition, timeout=t), timeout)
 

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from collections.abc import Mapping as AnyMapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from converters.census.guard import kept_because, stamp
 from converters.census.model import Mode
@@ -48,7 +49,7 @@ class FinalReport:
     moved_groups: list[str]
     forced: bool = False
     overridden: list[str] = field(default_factory=list)  # the reasons --force went past
-    v1_data: dict | None = None  # what v1 still holds and when it ages out (v1_data_left)
+    v1_data: dict[str, Any] | None = None  # what v1 still holds and when it ages out (v1_data_left)
 
     def text(self) -> str:
         def when(t: float | None) -> str:
@@ -83,7 +84,7 @@ def v1_data_left(
     topic: str,
     properties: AnyMapping[str, str] | None = None,
     timeout: float = V1_CENSUS_TIMEOUT,
-) -> dict:
+) -> dict[str, Any]:
     """What the v1 topic still holds once nobody writes it: a census of its values (docs/census.md)
     cut to each writer id's count, times and age-out, the unframed and null values, and when
     the last of it ages out (None: kept, see ``kept``)."""
@@ -110,7 +111,7 @@ def v1_data_left(
     }
 
 
-def v1_data_lines(data: dict) -> list[str]:
+def v1_data_lines(data: dict[str, Any]) -> list[str]:
     """The final report's words for :func:`v1_data_left`."""
     partial = "" if data["complete"] else " (read cut short: a lower bound)"
     lines = [f"  v1 data left in {data['topic']}: {data['records']} record(s){partial}"]
@@ -136,7 +137,7 @@ def dead_letters_by_error(
     topic: str,
     limit: int = DEAD_LETTER_SCAN,
     properties: AnyMapping[str, str] | None = None,
-) -> dict:
+) -> dict[str, int]:
     """How many dead letters the topic holds for each error (the ``schemacli.error`` header,
     its first line, cut at 120 characters), reading at most ``limit`` messages."""
     from confluent_kafka import Consumer

@@ -24,6 +24,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from schemacli.errors import InputError, Location
 from schemacli.textfile import UnreadableInput, read_input
@@ -131,7 +132,7 @@ class JobProcess:
     stale: str | None = None  # why a live pid in submit.pid is not the converter
 
 
-def recorded_start(deploy_info: dict) -> tuple[int | None, int | None]:
+def recorded_start(deploy_info: dict[str, Any]) -> tuple[int | None, int | None]:
     """(pid, start time) that ``deploy`` recorded in deploy.json, if any (older: none)."""
     submit = deploy_info.get("submit")
     if not isinstance(submit, dict):
@@ -141,7 +142,7 @@ def recorded_start(deploy_info: dict) -> tuple[int | None, int | None]:
     return (pid, start) if ok else (None, None)
 
 
-def find(state_dir: Path, deploy_info: dict) -> JobProcess:
+def find(state_dir: Path, deploy_info: dict[str, Any]) -> JobProcess:
     """Read and check ``submit.pid``/``driver.pid`` of ``state_dir`` (see module docstring)."""
     submit = read_pid(state_dir / SUBMIT_PID)
     driver = read_pid(state_dir / DRIVER_PID)
@@ -155,7 +156,7 @@ def find(state_dir: Path, deploy_info: dict) -> JobProcess:
     return JobProcess(submit, driver, True)
 
 
-def _not_the_job(pid: int, state_dir: Path, deploy_info: dict) -> str | None:
+def _not_the_job(pid: int, state_dir: Path, deploy_info: dict[str, Any]) -> str | None:
     recorded_pid, recorded = recorded_start(deploy_info)
     if recorded_pid == pid and recorded is not None:
         now = start_time(pid)

@@ -57,7 +57,7 @@ from schemacli.registry.settings import RegistryFlags
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
-    from pyspark.sql.streaming import StreamingQuery
+    from pyspark.sql.streaming.query import StreamingQuery
 
 # Client settings for moving records in bulk (Kafka's defaults favour latency per record): the
 # source polls up to 10,000 records at a time (default 500) with bigger fetches, the sink's

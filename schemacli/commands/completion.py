@@ -105,7 +105,12 @@ def guard_install(params: list[click.Parameter]) -> None:
         if getattr(callback, "_schemacli_guarded", False):
             continue
 
-        def guarded(ctx: click.Context, param: click.Parameter, value: Any, _cb=callback) -> Any:
+        def guarded(
+            ctx: click.Context,
+            param: click.Parameter,
+            value: Any,
+            _cb: Callable[[click.Context, click.Parameter, Any], Any] = callback,
+        ) -> Any:
             try:
                 return _cb(ctx, param, value)
             except OSError as err:

@@ -9,17 +9,17 @@ from typing import Annotated, Any
 import click
 import typer
 
-from schemacli.commands.options import require_extras
+from schemacli.commands.options import TextParam, require_extras
 
 
-class BootstrapServers(click.ParamType):
+class BootstrapServers(TextParam):
     """``--bootstrap`` of every Kafka command: ``HOST:PORT[,HOST:PORT...]``, checked when the
     flag is parsed (one rule for all: an empty value or a credential in it is a usage error,
     exit 2, before anything is read or asked)."""
 
     name = "bootstrap"
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
         from converters.ops.deploy import bootstrap_problem
 
         text = str(value)

@@ -12,7 +12,7 @@ import typer
 from schemacli.atomicwrite import edit, write_all
 from schemacli.commands.fix_options import Diff, Fix, UnsafeFixes, fix_mode
 from schemacli.commands.options import Output, Strict
-from schemacli.contracts.findings import Severity
+from schemacli.contracts.findings import Finding, Severity
 from schemacli.contracts.fixes.edits import unified_diff
 from schemacli.errors import ExitCode, UsageError
 from schemacli.output import Case, OutputFormat, Report, render
@@ -136,7 +136,9 @@ def lint_command(
     raise typer.Exit(int(_exit_code(report, strict)))
 
 
-def _with_flags(config: LintConfig, select: list[str] | None, ignore: list[str] | None):
+def _with_flags(
+    config: LintConfig, select: list[str] | None, ignore: list[str] | None
+) -> LintConfig:
     """The config with --select (replaces the file's) and --ignore (adds to it) applied."""
     from schemacli.contracts.lint.ruleset import UnknownSelector, check_selectors
 
@@ -206,7 +208,7 @@ def _say_dropped(report: LintReport) -> None:
 def as_report(report: LintReport, *, strict: bool = False) -> Report:
     """The lint as the shared Report: one case per file."""
 
-    def verdict(findings, loaded: bool) -> str:
+    def verdict(findings: tuple[Finding, ...], loaded: bool) -> str:
         if not loaded:
             return "invalid"
         failing = any(f.severity is Severity.ERROR for f in findings)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import click
 import typer
@@ -60,7 +60,16 @@ Strict = Annotated[
 ]
 
 
-class Bounded(click.ParamType):
+if TYPE_CHECKING:
+    # click 8.4+ types a ParamType by the value it converts to; older ones (the floor is 8.1)
+    # cannot be subscripted at run time, so the type checker alone sees the argument.
+    NumberParam = click.ParamType[int | float]
+    TextParam = click.ParamType[str]
+else:
+    NumberParam = TextParam = click.ParamType
+
+
+class Bounded(NumberParam):
     """A number flag: finite, within ``[low, high]`` (``low`` excluded when ``low_open``), or a
     usage error (exit 2) that names the flag, the value and the range.
 
@@ -83,7 +92,9 @@ class Bounded(click.ParamType):
             return f"{what} more than {low} and at most {high}"
         return f"{what} from {low} to {high}"
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> int | float:
         if isinstance(value, self.kind) and not isinstance(value, bool):
             number: int | float = value  # a default, or a value typer converted already
         else:

@@ -11,6 +11,7 @@ from schemacli.errors import ExitCode
 from schemacli.output import TextOrJson
 from schemacli.output.json_out import emit_json, is_json
 from schemacli.output.terminal import echo, progress
+from schemacli.tomlfile import CONFIG_FILE
 
 
 @registry_flags()
@@ -41,7 +42,6 @@ def pull_command(
     were.
     """
     with connect(flags, store=store) as conn:
-        from schemacli.config import CONFIG_FILE
         from schemacli.registry.snapshot import apply_pull, plan_levels, plan_pull
 
         settings = conn.settings

@@ -3,7 +3,7 @@
 import contextlib
 import sys
 from pathlib import Path, PurePosixPath
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -25,7 +25,7 @@ from schemacli.commands.store_options import (
     store_tree,
     verdict_cache,
 )
-from schemacli.contracts.avro.loader import load_schema_file
+from schemacli.contracts.avro.loader import LoadedSchema, load_schema_file
 from schemacli.contracts.readers.judge import judge_latest
 from schemacli.contracts.store.history import load_history
 from schemacli.contracts.store.naming import subject_for_file
@@ -34,6 +34,9 @@ from schemacli.gitfetch import check_url, cloned, is_git_url
 from schemacli.output import OutputFormat, TextOrJson, readers_report, render
 from schemacli.output.json_out import emit_json, is_json
 from schemacli.output.terminal import echo
+
+if TYPE_CHECKING:
+    from schemacli.readerstore import Change
 
 readers_app = typer.Typer(
     name="readers",
@@ -51,7 +54,7 @@ SubjectOption = Annotated[
 ]
 
 
-def _report_change(change, store: Path, output, verb: str) -> None:
+def _report_change(change: "Change", store: Path, output: TextOrJson, verb: str) -> None:
     if is_json(output):
         emit_json({"store": str(store), "action": verb, **change.__dict__})
         return
@@ -164,7 +167,7 @@ def list_command(
         with connect(flags, settings=settings) as conn:
             road = RegistrySchemas(conn.client)
 
-            def latest_of(name: str):
+            def latest_of(name: str) -> tuple[LoadedSchema, str] | None:
                 try:
                     latest = road.schema(name, "latest")
                 except RegistryError as err:
@@ -176,7 +179,7 @@ def list_command(
             names = sorted({r.subject for r in readers})  # asked together, each once
             latest = dict(zip(names, road.map(latest_of, names), strict=True))
 
-            def latest_in_registry(name: str):
+            def latest_in_registry(name: str) -> tuple[LoadedSchema, str] | None:
                 return latest[name]
 
             found = judge_latest(readers, latest_in_registry, verdicts=verdicts)
@@ -184,7 +187,7 @@ def list_command(
     else:
         tree = store_tree(settings.store)
 
-        def latest_in_store(name: str):
+        def latest_in_store(name: str) -> tuple[LoadedSchema, str] | None:
             history = load_history(tree, name)
             if not history:
                 return None

@@ -1,7 +1,7 @@
 """`schemacli register SCHEMA --subject S`: register a schema, idempotently."""
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -12,6 +12,9 @@ from schemacli.output import TextOrJson
 from schemacli.output.json_out import emit_json, is_json
 from schemacli.output.terminal import echo
 from schemacli.registry.models import Reference
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 SubjectOpt = Annotated[str, typer.Option("--subject", "-s", help="The subject to register under.")]
 ReferenceOpt = Annotated[
@@ -198,10 +201,10 @@ def _register_rule_set(
     raise typer.Exit(ExitCode.OK)
 
 
-def _asdict(result: object) -> dict:
+def _asdict(result: "DataclassInstance") -> dict[str, Any]:
     from dataclasses import asdict
 
-    return asdict(result)  # type: ignore[call-overload]
+    return asdict(result)
 
 
 RULES_LIMIT = 4 * 1024 * 1024  # a rule set is a few KB; JSONata of a wide schema some 100 KB

@@ -38,7 +38,9 @@ from schemacli.registry.settings import (  # stdlib only: cheap at start-up, unl
     MAX_TIMEOUT,
     SETTINGS,
     URL_FLAGS,
-    RegistryFlags,
+)
+from schemacli.registry.settings import (
+    RegistryFlags as RegistryFlags,  # re-exported: the type of every registry command's flags
 )
 
 if TYPE_CHECKING:  # requests costs ~90 ms to import: only when a registry command runs

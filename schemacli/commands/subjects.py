@@ -295,7 +295,7 @@ def _census_guard(
     return summary
 
 
-def _delete_subject(client, subject: str, permanent: bool) -> list[int]:
+def _delete_subject(client: "RegistryClient", subject: str, permanent: bool) -> list[int]:
     from schemacli.registry.errors import RegistryErrorCode
 
     if not permanent:
@@ -308,7 +308,7 @@ def _delete_subject(client, subject: str, permanent: bool) -> list[int]:
     return client.delete_subject(subject, permanent=True)
 
 
-def _delete_version(client, subject: str, version: str, permanent: bool) -> int:
+def _delete_version(client: "RegistryClient", subject: str, version: str, permanent: bool) -> int:
     from schemacli.registry.errors import RegistryErrorCode
     from schemacli.registry.schemas import RegistrySchemas
 

@@ -41,7 +41,9 @@ def _fingerprint(*parts: str | None) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
-def _issue(description: str, kind: str, severity: str, location: Location, *extra: str | None):
+def _issue(
+    description: str, kind: str, severity: str, location: Location, *extra: str | None
+) -> dict[str, Any]:
     return {
         "type": "issue",
         "description": description,

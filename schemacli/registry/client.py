@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 from urllib.parse import quote
 
 from schemacli.errors import RegistryError, UsageError
@@ -68,13 +68,19 @@ def _subject(subject: str) -> str:
         ) from None
 
 
-def _reads_answer(method: Callable[..., Any]) -> Callable[..., Any]:
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _reads_answer(
+    method: Callable[Concatenate[RegistryClient, P], R],
+) -> Callable[Concatenate[RegistryClient, P], R]:
     """Mark a public method that interprets the registry's JSON: an answer it cannot read (a
     proxy's page, another API, a broken registry) becomes a RegistryError naming the request,
     never a KeyError or TypeError. Errors raised before any answer came are left alone."""
 
     @functools.wraps(method)
-    def wrapper(self: RegistryClient, *args: Any, **kwargs: Any) -> Any:
+    def wrapper(self: RegistryClient, /, *args: P.args, **kwargs: P.kwargs) -> R:
         self._answered = None
         try:
             return method(self, *args, **kwargs)

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from schemacli.contracts.avro.inline import inlined
 from schemacli.contracts.avro.loader import LoadedSchema, load_schema_text
@@ -161,7 +161,9 @@ class RegistrySchemas:
                 found = self._answers[key] = Future()
         assert found is not None
         if not mine:
-            return found.result()
+            # one table serves every kind of answer: the key's first item names the kind, and
+            # so the type fetch() gave it
+            return cast(T, found.result())
         try:
             answer = fetch()
         except BaseException as exc:

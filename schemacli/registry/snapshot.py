@@ -28,6 +28,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from schemacli.atomicwrite import Write, WriteError, write_all
 from schemacli.contracts.evolution.levels import Level
@@ -66,7 +67,7 @@ class PulledSubject:
     subject: str
     level: Level
     level_source: str  # "subject" or "global" in the registry
-    versions: tuple[dict, ...]  # {"store_version", "registry_version", "id"}
+    versions: tuple[dict[str, Any], ...]  # {"store_version", "registry_version", "id", ...}
     written: tuple[str, ...] = ()  # files created or overwritten
     unchanged: tuple[str, ...] = ()
     conflicts: tuple[str, ...] = ()  # local files that differ and were left alone
@@ -708,6 +709,6 @@ def _get(data: Mapping[str, object], keys: Sequence[str]) -> object:
 
 def _same(local: str, remote: str) -> bool:
     try:
-        return json.loads(local) == json.loads(remote)
+        return bool(json.loads(local) == json.loads(remote))
     except (ValueError, RecursionError):
         return False

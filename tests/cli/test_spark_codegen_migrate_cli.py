@@ -91,7 +91,7 @@ def test_a_migrating_reader_embeds_the_mapping_sql_and_both_subjects(fake, taxi,
         if isinstance(node, (ast.Import, ast.ImportFrom))
         for alias in node.names
     }
-    assert modules == {"__future__", "argparse", "json", "collections", "pyspark"}
+    assert modules == {"__future__", "argparse", "json", "collections", "typing", "pyspark"}
 
 
 @pytest.mark.skipif(not RUFF.exists(), reason="ruff is not installed in the venv")

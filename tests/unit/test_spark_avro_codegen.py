@@ -67,7 +67,7 @@ def test_generated_reader_imports_only_pyspark_and_the_standard_library(tmp_path
         if isinstance(node, (ast.Import, ast.ImportFrom))
         for alias in node.names
     }
-    assert modules == {"__future__", "argparse", "json", "collections", "pyspark"}
+    assert modules == {"__future__", "argparse", "json", "collections", "typing", "pyspark"}
 
 
 def test_generated_reader_embeds_every_version_by_id_and_says_how_to_run_it(tmp_path):

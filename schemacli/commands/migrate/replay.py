@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import click
 import typer
@@ -15,6 +15,9 @@ from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect
 from schemacli.errors import ExitCode, InputError, UsageError
 from schemacli.output import TextOrJson
 from schemacli.output.json_out import emit_json, is_json
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 LIMIT = 100_000  # as converters.ops.replay.LIMIT (not imported: --help stays fast)
 
@@ -123,10 +126,10 @@ def replay_command(
     raise typer.Exit(ExitCode.OK if report.ok else ExitCode.CHECK_FAILED)
 
 
-def _asdict(report: object) -> dict:
+def _asdict(report: DataclassInstance) -> dict[str, Any]:
     from dataclasses import asdict
 
-    return asdict(report)  # type: ignore[call-overload]
+    return asdict(report)
 
 
 def _deployed_mapping(state_dir: Path | None) -> Path:

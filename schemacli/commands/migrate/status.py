@@ -177,7 +177,9 @@ def _error_document(err: SchemacliError) -> dict[str, Any]:
     import json
 
     click.echo(error_text(err), err=True)
-    return json.loads(error_json(err))  # the one error renderer's document, to put on one line
+    # the one error renderer's document, to put on one line
+    document: dict[str, Any] = json.loads(error_json(err))
+    return document
 
 
 @contextmanager

@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Mapping
+from typing import Any
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -150,7 +151,8 @@ def decoded_probe(reader_schema: str) -> str | None:
 
     for field in json.loads(reader_schema)["fields"]:
         if not nullable(field["type"]):
-            return field["name"]
+            name: str = field["name"]
+            return name
     return None
 
 
@@ -193,7 +195,7 @@ _SQL_TYPES = {
 }
 
 
-def _full_name(schema: dict) -> str:
+def _full_name(schema: dict[str, Any]) -> str:
     name, namespace = schema.get("name", ""), schema.get("namespace")
     return name if "." in name or not namespace else f"{namespace}.{name}"
 
@@ -207,7 +209,7 @@ def _plain(avro_type: object) -> bool:
     return isinstance(avro_type, str) and (avro_type == "null" or avro_type in _SQL_TYPES)
 
 
-def _default_literal(field: dict) -> Column | None:
+def _default_literal(field: dict[str, Any]) -> Column | None:
     """The reader field's default as a typed literal, or None when not a simple primitive."""
     avro_type, default = field["type"], field["default"]
     if isinstance(avro_type, list):
@@ -230,7 +232,9 @@ def _default_literal(field: dict) -> Column | None:
     return F.lit(default).cast(_SQL_TYPES[avro_type])
 
 
-def defaults_plan(writer: object, reader: dict) -> tuple[str, list[tuple[str, object]]] | None:
+def defaults_plan(
+    writer: object, reader: dict[str, Any]
+) -> tuple[str, list[tuple[str, str | Column]]] | None:
     """How to turn a record decoded as written into the reader's record without Avro resolution.
 
     Avro's resolving decoder fills defaults record by record and is markedly slower than a plain
@@ -248,7 +252,7 @@ def defaults_plan(writer: object, reader: dict) -> tuple[str, list[tuple[str, ob
     proof = next((f["name"] for f in writer["fields"] if not _nullable(f["type"])), None)
     if proof is None:
         return None
-    columns: list[tuple[str, object]] = []
+    columns: list[tuple[str, str | Column]] = []
     for field in reader["fields"]:
         if field.get("aliases"):
             return None
@@ -267,7 +271,9 @@ def defaults_plan(writer: object, reader: dict) -> tuple[str, list[tuple[str, ob
     return proof, columns
 
 
-def resolved_with_defaults(written: Column, proof: str, columns: list) -> Column:
+def resolved_with_defaults(
+    written: Column, proof: str, columns: list[tuple[str, str | Column]]
+) -> Column:
     """The reader's record built from one decoded as written; null when that decode failed."""
     parts = [
         (written.getField(source) if isinstance(source, str) else source).alias(name)
