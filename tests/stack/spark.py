@@ -68,8 +68,16 @@ def make_spark_session(app_name: str = "schemacli-tests") -> SparkSession:
     memory. If a session already runs in this process it is returned as is (Spark allows one
     context per JVM; its jars were set when it was created).
     """
+    from pyspark import SparkContext
     from pyspark.sql import SparkSession
 
+    if SparkContext._active_spark_context is None and SparkContext._gateway is not None:
+        # another road's session (the census's, topics check's) ran and stopped in this process:
+        # its JVM holds that session's jars on the driver's classpath, not ours (the converter's
+        # writer is called through py4j there); a new JVM is launched with these
+        SparkContext._gateway.shutdown()
+        SparkContext._gateway = None
+        SparkContext._jvm = None
     # Keeps Spark off the machine's external interface (and silences its hostname warning).
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     # Python workers (a test's UDFs) run this interpreter, not the first python3 on PATH
