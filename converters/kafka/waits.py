@@ -36,12 +36,16 @@ def _no_answer_yet(exc: BaseException) -> bool:
         return False
     # _DESTROY_BROKER: the broker asked left the cluster's metadata (a lost broker, fenced by the
     # controller) with the request still queued for it; asked again, the partition's new leader
-    # answers
+    # answers. OFFSET_NOT_AVAILABLE ("leader high watermark is not caught up"), LEADER_NOT_AVAILABLE
+    # and NOT_LEADER_FOR_PARTITION: a leader just elected, not yet able to answer; it will
     waiting = (
         KafkaError._TRANSPORT,
         KafkaError._ALL_BROKERS_DOWN,
         KafkaError._TIMED_OUT,
         KafkaError._DESTROY_BROKER,
+        KafkaError.OFFSET_NOT_AVAILABLE,
+        KafkaError.LEADER_NOT_AVAILABLE,
+        KafkaError.NOT_LEADER_FOR_PARTITION,
     )
     return err.code() in waiting or bool(err.retriable())
 

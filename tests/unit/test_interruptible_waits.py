@@ -158,6 +158,22 @@ def test_a_request_whose_broker_left_the_cluster_is_asked_again():
     assert len(client.timeouts) == 3
 
 
+def test_a_leader_just_elected_is_asked_again_until_its_high_watermark_caught_up():
+    require("confluent_kafka", "kafka")
+    from confluent_kafka import KafkaError
+
+    from converters.kafka import waits
+
+    for code in (
+        KafkaError.OFFSET_NOT_AVAILABLE,
+        KafkaError.LEADER_NOT_AVAILABLE,
+        KafkaError.NOT_LEADER_FOR_PARTITION,
+    ):
+        client = _SlowClient(misses=2, code=code)
+        assert waits.list_topics(client, "t", 10) == "metadata"
+        assert len(client.timeouts) == 3
+
+
 def test_an_error_that_is_not_a_timeout_is_raised_at_once():
     require("confluent_kafka", "kafka")
     from confluent_kafka import KafkaError, KafkaException
