@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import random
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -98,7 +99,7 @@ class Spec:
         return f"| `{self.conversion.value}` | {d.from_to} | {d.sql} | {d.fails} |"
 
 
-class ValueSpec(Spec):
+class ValueSpec(Spec, ABC):
     """A conversion of one non-null v2 value into one v1 value, with every road's emitter.
 
     ``on_fast_road``: the JVM writer has an operation for it (``fast`` gives it, or why not for
@@ -106,6 +107,7 @@ class ValueSpec(Spec):
 
     on_fast_road: ClassVar[bool] = False
 
+    @abstractmethod
     def accepts(self, source: AvroType, target: AvroType) -> bool:
         """Whether it turns a v2 ``source`` value into a v1 ``target`` one."""
         raise NotImplementedError
@@ -114,6 +116,7 @@ class ValueSpec(Spec):
         """Whether ``migrate plan`` proposes it for these types (first in catalogue order)."""
         return None
 
+    @abstractmethod
     def sql(
         self, value: str, source: AvroType, target: AvroType, spark: str
     ) -> tuple[str, str | None]:
@@ -130,6 +133,7 @@ class ValueSpec(Spec):
         None when the conversion has no exact inverse."""
         return None
 
+    @abstractmethod
     def preview(self, value: Any, source: AvroType | None, target: AvroType) -> Any:
         """The v1 value of the v2 ``value`` as fastavro holds it; raises Failed."""
         raise NotImplementedError

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from schemacli.contracts.avro.facts import PRIMITIVE_TYPES, PROMOTIONS
 from schemacli.contracts.avro.parse import SELF_COMPATIBLE, parse_schema
@@ -52,9 +52,6 @@ from schemacli.contracts.evolution.levels import BACKWARD, FORWARD, Level, compa
 from schemacli.contracts.findings import Finding
 from schemacli.contracts.jsontext import nesting
 from schemacli.kinds import INCOMPATIBILITIES, Kind
-
-if TYPE_CHECKING:
-    pass
 
 # Incompatibility kinds (Java's SchemaIncompatibilityType names, plus AMBIGUOUS_FIELD_MATCH)
 # with their templates and hints: schemacli.kinds. Bound to names once here: the engine
