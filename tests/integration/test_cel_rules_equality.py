@@ -49,7 +49,7 @@ from schemacli.contracts.avro.parse import parse_schema
 from schemacli.contracts.rules.execute import Result, RuleRunner
 from schemacli.contracts.rules.model import parse_contract
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.rule_sets]
 
 N_RECORDS = 1_200
 SEED = 40
@@ -465,9 +465,7 @@ class Proof:
 
 
 @pytest.fixture(scope="module")
-def proof(kafka, registry, registry_impl, tmp_path_factory) -> Proof:
-    if registry_impl != "axonops":
-        pytest.skip(f"{registry_impl} keeps no rule sets: road (b) needs AxonOps")
+def proof(kafka, registry, tmp_path_factory) -> Proof:
     from confluent_kafka import Consumer, Producer
     from confluent_kafka.admin import AdminClient, NewTopic
     from confluent_kafka.schema_registry import SchemaRegistryClient

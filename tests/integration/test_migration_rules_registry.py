@@ -96,11 +96,10 @@ def test_register_major_version_keeps_rules_or_names_the_registry_that_drops_the
         assert "did not keep" in r.stderr + r.stdout and registry.split("//")[1] in r.output
 
 
+@pytest.mark.rule_sets
 def test_a_v1_consumer_reads_v2_records_through_the_registered_downgrade_rule(
     registry, registry_impl, kafka, tmp_path
 ):
-    if registry_impl != "axonops":
-        pytest.skip(f"{registry_impl} keeps no metadata nor rules: road (c) cannot run on it")
     from confluent_kafka import Consumer, Producer
     from confluent_kafka.schema_registry import SchemaRegistryClient
     from confluent_kafka.schema_registry.avro import AvroDeserializer
