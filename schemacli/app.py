@@ -56,6 +56,28 @@ def _keep_argument_help() -> None:
 _keep_argument_help()
 
 
+def _one_arguments_section() -> None:
+    """``--help`` lists the positional arguments once. typer (< 0.25) writes them under
+    "Arguments" in its ``format_options``; click 8.5 added ``format_arguments``, which writes
+    them again under "Positional arguments". typer's section stays (the layout of older clicks,
+    and of the docs); click's is left out only while typer writes its own."""
+    import click
+    from typer.core import TyperCommand, TyperGroup
+
+    for command in (TyperCommand, TyperGroup):
+        if hasattr(click.Command, "format_arguments") and "format_options" in vars(command):
+
+            def no_second_section(
+                self: click.Command, ctx: click.Context, formatter: click.HelpFormatter
+            ) -> None:
+                return None
+
+            command.format_arguments = no_second_section  # type: ignore[method-assign]
+
+
+_one_arguments_section()
+
+
 class Entry(NamedTuple):
     """Where a command lives, and what ``--help`` lists for it without importing it."""
 

@@ -79,6 +79,18 @@ def test_a_sub_command_group_runs_as_before():
     assert "plan" in result.stdout and "rules" in result.stdout
 
 
+@pytest.mark.parametrize(
+    "args", [["diff", "--help"], ["validate", "--help"], ["migrate", "--help"]]
+)
+def test_help_lists_the_positional_arguments_once_with_their_help(args):
+    # click 8.5 writes its own "Positional arguments" section beside typer's "Arguments"
+    shown = CliRunner().invoke(app, args, terminal_width=200).stdout
+    assert "Positional arguments" not in shown
+    assert shown.count("Arguments:") == (0 if args[0] == "migrate" else 1)
+    if args[0] == "diff":
+        assert "The earlier schema (.avsc; - for stdin)." in shown
+
+
 def test_a_misspelt_command_is_suggested_once():
     result = CliRunner().invoke(app, ["chek"])
     assert result.exit_code == 2
