@@ -1,7 +1,8 @@
 """`schemacli register SCHEMA --subject S`: register a schema, idempotently."""
 
+from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
@@ -12,9 +13,6 @@ from schemacli.output import TextOrJson
 from schemacli.output.json_out import emit_json, is_json
 from schemacli.output.terminal import echo
 from schemacli.registry.models import Reference
-
-if TYPE_CHECKING:
-    from _typeshed import DataclassInstance
 
 SubjectOpt = Annotated[str, typer.Option("--subject", "-s", help="The subject to register under.")]
 ReferenceOpt = Annotated[
@@ -143,7 +141,7 @@ def register_command(
                 compatibility_group=compatibility_group,
             )
             if is_json(output):
-                emit_json({"registry": conn.url, "schema": str(schema), **_asdict(done)})
+                emit_json({"registry": conn.url, "schema": str(schema), **asdict(done)})
             else:
                 echo(done.describe())
             raise typer.Exit(ExitCode.OK)
@@ -166,7 +164,7 @@ def register_command(
             dry_run=dry_run,
         )
         if is_json(output):
-            emit_json({"registry": conn.url, "schema": str(schema), **_asdict(result)})
+            emit_json({"registry": conn.url, "schema": str(schema), **asdict(result)})
         else:
             echo(result.describe())
         raise typer.Exit(ExitCode.OK)
@@ -195,16 +193,10 @@ def _register_rule_set(
             rule_set=document.get("ruleSet") or {},
         )
         if is_json(output):
-            emit_json({"registry": conn.url, "schema": str(schema), **_asdict(done)})
+            emit_json({"registry": conn.url, "schema": str(schema), **asdict(done)})
         else:
             echo(done.describe())
     raise typer.Exit(ExitCode.OK)
-
-
-def _asdict(result: "DataclassInstance") -> dict[str, Any]:
-    from dataclasses import asdict
-
-    return asdict(result)
 
 
 RULES_LIMIT = 4 * 1024 * 1024  # a rule set is a few KB; JSONata of a wide schema some 100 KB

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
 import click
 import typer
@@ -15,9 +16,6 @@ from schemacli.commands.registry_options import NO_FLAGS, RegistryFlags, connect
 from schemacli.errors import ExitCode, InputError, UsageError
 from schemacli.output import TextOrJson
 from schemacli.output.json_out import emit_json, is_json
-
-if TYPE_CHECKING:
-    from _typeshed import DataclassInstance
 
 LIMIT = 100_000  # as converters.ops.replay.LIMIT (not imported: --help stays fast)
 
@@ -120,16 +118,10 @@ def replay_command(
     if not dry_run:
         record(sdir, report)
     if is_json(output):
-        emit_json({**_asdict(report), "by_error": report.by_error, "ok": report.ok})
+        emit_json({**asdict(report), "by_error": report.by_error, "ok": report.ok})
     else:
         click.echo(replay_text(report))
     raise typer.Exit(ExitCode.OK if report.ok else ExitCode.CHECK_FAILED)
-
-
-def _asdict(report: DataclassInstance) -> dict[str, Any]:
-    from dataclasses import asdict
-
-    return asdict(report)
 
 
 def _deployed_mapping(state_dir: Path | None) -> Path:
