@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from converters.census import scan as census_scan
+from converters.census import sparkscan as census_spark
 from converters.census.model import Mode, PartitionTally
 from converters.kafka import waits
 from converters.quality import jvmscan, sparkcheck
@@ -110,12 +111,12 @@ def take_check(
     engine: str = "auto",
     examples: int = 3,
     spark: SparkSession | None = None,
-    spark_master: str = "local[*]",
+    spark_master: str | None = None,
 ) -> dict[str, Any]:
     """The check document of ``topic`` (docs/quality.md). Raises InputError (no such topic or
     subject version, no rules, the JVM asked for and missing, a rule Spark cannot run),
     NetworkError, RegistryError. ``spark``: the session of the Spark road (else one is made on
-    ``spark_master``)."""
+    ``spark_master``, default ``local[jobs]``, else every core, as the census's)."""
     from confluent_kafka import KafkaException
 
     writers = writers_of(client, subject)
@@ -150,7 +151,7 @@ def take_check(
             )
             answer = jvmscan.read_partitions(bootstrap, plan, properties=java_properties, step=step)
         elif compiled is not None:
-            session = spark or sparkcheck.session(spark_master)
+            session = spark or sparkcheck.session(census_spark.master_of(spark_master, jobs))
             answer = sparkcheck.read_with_spark(
                 session,
                 bootstrap,

@@ -111,6 +111,7 @@ Master = Annotated[
     str | None,
     typer.Option(
         "--master",
+        "--spark-master",  # topics check's first name for it
         metavar="URL",
         help="With --engine spark: the Spark master, local[N] or spark://HOST:PORT (default "
         "local[--jobs], else every core).",
@@ -239,16 +240,8 @@ CheckEngine = Annotated[
         "and Google's CEL-Java, as Confluent's Java serializer; needs java 17+ and its jars, "
         "docs/quality.md#engines), python (librdkafka, fastavro and schemacli's evaluator, as "
         "confluent-kafka-python), spark (Spark's Kafka source, from_avro and the CEL "
-        "CONDITIONs compiled to Spark SQL, on --spark-master), auto (the JVM when it can run "
+        "CONDITIONs compiled to Spark SQL, on --master), auto (the JVM when it can run "
         "here, else python).",
-    ),
-]
-SparkMaster = Annotated[
-    str,
-    typer.Option(
-        "--spark-master",
-        metavar="URL",
-        help="The Spark master of --engine spark (local[*], spark://HOST:PORT, yarn, ...).",
     ),
 ]
 
@@ -270,7 +263,7 @@ def check_command(
     connect_timeout: ConnectTimeout = 10.0,
     kafka_properties: KafkaProperties = None,
     engine: CheckEngine = "auto",
-    spark_master: SparkMaster = "local[*]",
+    master: Master = None,
     examples: Examples = 3,
     output: Output = OutputFormat.text,
     flags: RegistryFlags = NO_FLAGS,
@@ -289,6 +282,7 @@ def check_command(
 
     check_topic(topic)
     mode = census_mode(sample, since, until)
+    check_master(master, engine)
     if flags.url is None:
         raise UsageError(
             "topics check needs --registry: the writer schemas and the rule set live there",
@@ -334,7 +328,7 @@ def check_command(
             progress=progress,
             engine=engine,
             examples=examples,
-            spark_master=spark_master,
+            spark_master=master,
         )
     _emit(doc, output, quality.text, quality.report)
     raise typer.Exit(ExitCode.OK if doc["verdict"] == "pass" else ExitCode.CHECK_FAILED)

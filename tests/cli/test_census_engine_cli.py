@@ -1,7 +1,7 @@
 """`topics census --engine`: a bad value is a usage error, the JVM or Spark road that cannot run
 here is an input error naming what is missing (exit 2), a broker that does not answer is exit 3
-on the JVM road too, with no secret printed; --master goes with --engine spark only, and a
-standalone master that does not answer is exit 3 before Kafka is asked."""
+on the JVM road too, with no secret printed; --master (of census and check) goes with --engine
+spark only, and a standalone master that does not answer is exit 3 before Kafka is asked."""
 
 from __future__ import annotations
 
@@ -109,19 +109,32 @@ def test_the_spark_engine_without_pyspark_is_an_input_error_saying_so(monkeypatc
         parse(fmt, r.stdout)
 
 
+def topics(command: str, *args: str):
+    """``topics census`` or ``topics check`` (the check's registry is never asked: every case
+    here is refused before it)."""
+    more = ["-r", "http://127.0.0.1:1"] if command == "check" else []
+    return CliRunner().invoke(app, ["topics", command, "orders", "-b", NOWHERE, *more, *args])
+
+
+# The Spark master is one option of both commands, under both of its names.
+MASTER_CASES = [(c, n) for c in ("census", "check") for n in ("--master", "--spark-master")]
+
+
+@pytest.mark.parametrize(("command", "name"), MASTER_CASES)
 @pytest.mark.parametrize("engine", ["auto", "jvm", "python"])
-def test_master_without_the_spark_engine_is_a_usage_error(engine):
-    r = census("--engine", engine, "--master", "local[2]")
+def test_master_without_the_spark_engine_is_a_usage_error(command, name, engine):
+    r = topics(command, "--engine", engine, name, "local[2]")
     assert r.exit_code == 2, r.output
     assert "--master is for --engine spark" in r.output and "Traceback" not in r.output
 
 
+@pytest.mark.parametrize(("command", "name"), MASTER_CASES)
 @pytest.mark.parametrize(
     ("master", "words"),
     [("mars", "is not a Spark master"), ("spark://h", "not HOST:PORT"), ("local[x]", "is not")],
 )
-def test_a_master_spark_cannot_take_is_a_usage_error_naming_it(master, words):
-    r = census("--engine", "spark", "--master", master)
+def test_a_master_spark_cannot_take_is_a_usage_error_naming_it(command, name, master, words):
+    r = topics(command, "--engine", "spark", name, master)
     assert r.exit_code == 2, r.output
     assert "--master" in r.output and words in r.output and "Traceback" not in r.output
 
