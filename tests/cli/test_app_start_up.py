@@ -73,6 +73,28 @@ def test_a_command_loads_its_own_module_and_no_other_command(tmp_path):
     assert [m for m in loaded if m in others] == []
 
 
+def test_validate_loads_no_cel_engine_unless_a_contract_file_is_there(tmp_path):
+    # the data-rule lint rules (R001-R003) evaluate CEL only for a v<N>.contract.json
+    schema = tmp_path / "one.avsc"
+    schema.write_text(ONE)
+    script = textwrap.dedent(
+        f"""
+        import sys
+        from schemacli.app import app
+        try:
+            app(["validate", {str(schema)!r}])
+        except SystemExit:
+            pass
+        print(sorted(m for m in sys.modules if m.startswith("schemacli.contracts.rules.cel")))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=DEADLINE
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
 def test_a_sub_command_group_runs_as_before():
     result = CliRunner().invoke(app, ["migrate", "--help"])
     assert result.exit_code == 0
