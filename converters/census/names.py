@@ -10,9 +10,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from converters.census.model import Registered
+from schemacli.contracts.store.tree import SUBJECTS_DIR
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.schemas import RegistrySchemas
-from schemacli.registry.snapshot import SNAPSHOT_FILE, SUBJECTS_DIR, parse_snapshot
+from schemacli.registry.snapshot import SNAPSHOT_FILE, parse_snapshot
 from schemacli.textfile import SCHEMA_LIMIT, Root, read_utf8
 
 

@@ -110,14 +110,15 @@ def test_command(
 
 def _schema_of(contract: Contract, path: Path, schema: Path | None) -> LoadedSchema:
     from schemacli.contracts.avro.loader import load_schema_file, load_schema_text
+    from schemacli.contracts.rules.model import CONTRACT_SUFFIX
 
     if schema is not None:
         return load_schema_file(schema)
     if contract.schema is not None:
         return load_schema_text(contract.schema, f"{path}#/schema")
     name = path.name
-    if name.endswith(".contract.json"):
-        beside = path.with_name(name.removesuffix(".contract.json") + ".avsc")
+    if name.endswith(CONTRACT_SUFFIX):
+        beside = path.with_name(name.removesuffix(CONTRACT_SUFFIX) + ".avsc")
         if beside.is_file():
             return load_schema_file(beside)
     raise InputError(

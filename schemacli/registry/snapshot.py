@@ -31,9 +31,12 @@ from pathlib import Path
 from typing import Any
 
 from schemacli.atomicwrite import Write, WriteError, write_all
+from schemacli.contracts.avro.loader import SIDECAR_SUFFIX
 from schemacli.contracts.evolution.levels import Level
 from schemacli.contracts.jsontext.source import parse_text
-from schemacli.contracts.store.tree import Tree
+from schemacli.contracts.rules.model import CONTRACT_SUFFIX
+from schemacli.contracts.store.contractfiles import SUBJECT_CONTRACT
+from schemacli.contracts.store.tree import SUBJECTS_DIR, Tree
 from schemacli.errors import ConfigError, InputError, Location
 from schemacli.registry.client import RegistryClient
 from schemacli.registry.history import Levels, SubjectLevel
@@ -53,10 +56,6 @@ from schemacli.tomlfile import (
 )
 
 SNAPSHOT_FILE = "registry.json"
-CONTRACT_SUFFIX = ".contract.json"  # as contracts.store.contractfiles reads them
-SUBJECT_CONTRACT = "contract.json"
-SIDECAR_SUFFIX = ".references.json"  # as schemacli.contracts.store.tree reads references
-SUBJECTS_DIR = "subjects"  # as schemacli.contracts.store.tree reads the store
 MAX_NAME_BYTES = 255  # the longest file name ext4, APFS, NTFS and friends accept (in UTF-8 bytes)
 
 

@@ -28,7 +28,8 @@ from schemacli.contracts.readers.judge import (
     load_declared,
     read_declared,
 )
-from schemacli.contracts.store.contractfiles import CONTRACT_SUFFIX, Contracts, read_contracts
+from schemacli.contracts.rules.model import CONTRACT_SUFFIX
+from schemacli.contracts.store.contractfiles import Contracts, read_contracts
 from schemacli.contracts.store.history import read_versions
 from schemacli.contracts.store.references import ParseMemo, References
 from schemacli.contracts.store.tree import (

@@ -35,6 +35,10 @@ from schemacli.contracts.jsontext.source import parse_text
 from schemacli.errors import InputError, Location
 from schemacli.textfile import read_utf8
 
+# A version's contract file sits beside its schema in the store: v<N>.avsc, v<N>.contract.json
+# (its metadata and rule set; docs/store.md#data-contracts).
+CONTRACT_SUFFIX = ".contract.json"
+
 CONTRACT_LIMIT = 4 * 1024 * 1024  # a rule set is a few KB; JSONata of a wide schema ~100 KB
 
 KINDS = ("CONDITION", "TRANSFORM")

@@ -16,8 +16,13 @@ from schemacli.contracts.evolution.check import INPUT_KINDS, CheckReport
 from schemacli.contracts.findings import Finding
 from schemacli.contracts.gate.gate import GateReport, input_error_row
 from schemacli.contracts.rules.judge import Version, judge_contract, judge_versions
-from schemacli.contracts.rules.model import Contract, RulesPolicy, parse_contract, read_contract
-from schemacli.contracts.store.contractfiles import CONTRACT_SUFFIX
+from schemacli.contracts.rules.model import (
+    CONTRACT_SUFFIX,
+    Contract,
+    RulesPolicy,
+    parse_contract,
+    read_contract,
+)
 from schemacli.contracts.store.history import load_history
 from schemacli.contracts.store.tree import Tree
 from schemacli.errors import InputError

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from schemacli.contracts.jsontext.source import parse_text
+from schemacli.contracts.rules.model import CONTRACT_SUFFIX
 from schemacli.contracts.store.tree import SUBJECTS_DIR, Tree
 from schemacli.errors import InputError, Location
 
-CONTRACT_SUFFIX = ".contract.json"  # v<N>.contract.json: the version's metadata and ruleSet
 SUBJECT_CONTRACT = "contract.json"  # subjects/<s>/contract.json: {"compatibilityGroup": NAME}
 _MIGRATING_DOWN = ("DOWNGRADE", "UPDOWN")
 

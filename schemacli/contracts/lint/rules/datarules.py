@@ -19,14 +19,10 @@ from schemacli.contracts.jsontext.pointer import join_pointer
 from schemacli.contracts.jsontext.source import is_stdin
 from schemacli.contracts.lint.files import error_finding
 from schemacli.contracts.lint.rule import Category, Family, Fixable, Rule, Run
-from schemacli.contracts.rules.model import CEL_TYPES, Contract, read_contract
+from schemacli.contracts.rules.model import CEL_TYPES, CONTRACT_SUFFIX, Contract, read_contract
 from schemacli.contracts.rules.model import Rule as DomainRule
 from schemacli.errors import SchemacliError
 from schemacli.kinds import Kind
-
-# v<N>.contract.json beside v<N>.avsc: the store's name (contracts.store.contractfiles owns it;
-# lint sits below the store and may not import it)
-CONTRACT_SUFFIX = ".contract.json"
 
 R001 = Rule(
     Kind.R001,
