@@ -1,10 +1,12 @@
 """A small JVM part shipped as a jar beside its Java sources: the digest of the sources, the digest
 the jar's manifest records, and the build (javac, then a reproducible zip).
 
-Two parts use it: the converter's exactly-once writer (``pipeline.jvmjar``) and the census's scan
-over Kafka's own consumer (``census.jvm``). Each jar is built by ``scripts/build-jvm`` and
-committed, so that users need no JDK; a unit test compares each jar's recorded digest with its
-sources in the tree.
+Three parts use it: the converter's exactly-once writer (``pipeline.jvmjar``), the census's scan
+over Kafka's own consumer (``census.jvmscan``) and topics check's scan (``quality.jvmscan``), which
+is compiled and run with the census's jar on its classpath (its threads, consumers and progress are
+the census's ``Workers``), so its digest covers the census's sources too. Each jar is built by
+``scripts/build-jvm`` and committed, so that users need no JDK; a unit test compares each jar's
+recorded digest with its sources in the tree.
 """
 
 from __future__ import annotations
@@ -26,12 +28,16 @@ def source_files(sources: Path) -> list[Path]:
     return sorted(sources.rglob("*.java"))
 
 
-def source_digest(sources: Path) -> str:
-    """SHA-256 over the Java sources' paths (relative to ``sources``) and contents."""
+def source_digest(sources: Path, needs: Sequence[Path] = ()) -> str:
+    """SHA-256 over the Java sources' paths (relative to ``sources``) and contents, and over the
+    digests of ``needs``: the sources of the parts compiled onto its classpath (a change there
+    asks for this jar to be built again too)."""
     h = hashlib.sha256()
     for path in source_files(sources):
         h.update(path.relative_to(sources).as_posix().encode() + b"\0")
         h.update(path.read_bytes() + b"\0")
+    for need in needs:
+        h.update(b"needs\0" + source_digest(need).encode() + b"\0")
     return h.hexdigest()
 
 
@@ -49,9 +55,16 @@ def jar_digest(jar: Path) -> str | None:
     return None
 
 
-def build(sources: Path, classpath: Sequence[Path], out: Path, javac: str = "javac") -> Path:
-    """Compile ``sources`` against ``classpath`` into the jar ``out``. Raises
-    subprocess.CalledProcessError with javac's output when it fails."""
+def build(
+    sources: Path,
+    classpath: Sequence[Path],
+    out: Path,
+    javac: str = "javac",
+    needs: Sequence[Path] = (),
+) -> Path:
+    """Compile ``sources`` against ``classpath`` into the jar ``out``, its manifest recording
+    :func:`source_digest` of ``sources`` and ``needs``. Raises subprocess.CalledProcessError
+    with javac's output when it fails."""
     with tempfile.TemporaryDirectory(prefix="schemacli-jvm-") as tmp:
         classes = Path(tmp)
         subprocess.run(
@@ -75,7 +88,7 @@ def build(sources: Path, classpath: Sequence[Path], out: Path, javac: str = "jav
         )
         manifest = (
             f"Manifest-Version: 1.0\r\nCreated-By: scripts/build-jvm\r\n"
-            f"{DIGEST}: {source_digest(sources)}\r\n\r\n"
+            f"{DIGEST}: {source_digest(sources, needs)}\r\n\r\n"
         )
         buf = io.BytesIO()
         with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:

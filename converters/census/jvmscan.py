@@ -10,6 +10,10 @@ the same whichever road read the data. Progress comes on the JVM's stderr as ``p
 lines; a failure as one ``error WORDS`` line and exit status 2 (the Kafka settings refused) or 3
 (Kafka failed).
 
+The scan's machinery (the threads over shares of the partitions, each with a consumer of its
+own; the progress and ``error`` lines; the exit status) is ``Workers`` in the same jar, which
+topics check's scan (``quality.jvmscan``) runs with too: the census's jar is on its classpath.
+
 Where the parts come from: our jar (``census/jvm/schemacli-census.jar``, built by
 ``scripts/build-jvm`` and committed, its source digest checked by a unit test), ``java`` on PATH
 (or ``$JAVA_HOME/bin/java``), and the Kafka client jars (kafka-clients and its codecs,
@@ -87,7 +91,7 @@ def jar_dirs_of(env: str, cache: str, checkout: Path) -> list[Path]:
 
 @dataclass(frozen=True)
 class Runtime:
-    """What runs the JVM road: the java launcher and the classpath (our jar first)."""
+    """What runs the JVM road: the java launcher and the classpath (our jars first)."""
 
     java: str
     classpath: tuple[Path, ...]
@@ -103,7 +107,7 @@ def find_java() -> str | None:
 def runtime() -> Runtime:
     """The JVM road's parts; JvmUnavailable (exit 2) naming the missing one and how to get it."""
     return find_runtime(
-        JAR,
+        (JAR,),
         jar_dirs(),
         ("kafka-clients-",),
         engine="the census's JVM engine",
@@ -117,7 +121,7 @@ def runtime() -> Runtime:
 
 
 def find_runtime(
-    jar: Path,
+    ours: tuple[Path, ...],
     dirs: list[Path],
     wanted: tuple[str, ...],
     *,
@@ -128,7 +132,8 @@ def find_runtime(
     env: str,
     unavailable: type[InputError],
 ) -> Runtime:
-    """A JVM road's parts (the census's, topics check's): java, our ``jar``, and the first of
+    """A JVM road's parts (the census's, topics check's): java, ``ours`` (the jars we ship, in
+    classpath order: topics check's own, then the census's it runs with), and the first of
     ``dirs`` holding a jar of each ``wanted`` prefix; ``unavailable`` (exit 2) naming the
     missing one and how to get it (``resolve``: the command that fetches the jars)."""
     java = find_java()
@@ -138,15 +143,16 @@ def find_runtime(
             hint="Install a JRE 17+ (e.g. apt-get install openjdk-17-jre-headless), or take "
             "--engine python.",
         )
-    if jvmbuild.jar_digest(jar) is None:
-        raise unavailable(
-            f"{jar_name} {str(jar)!r} is missing from this installation",
-            hint="Reinstall schemacli, or take --engine python.",
-        )
+    for jar in ours:
+        if jvmbuild.jar_digest(jar) is None:
+            raise unavailable(
+                f"{jar_name} {str(jar)!r} is missing from this installation",
+                hint="Reinstall schemacli, or take --engine python.",
+            )
     for where in dirs:
         jars = sorted(where.glob("*.jar")) if where.is_dir() else []
         if all(any(j.name.startswith(w) for j in jars) for w in wanted):
-            return Runtime(java, (jar, *jars))
+            return Runtime(java, (*ours, *jars))
     looked = ", ".join(str(d) for d in dirs)
     raise unavailable(
         f"{engine} needs {jars_name}; none in {looked}",

@@ -6,8 +6,12 @@ Python keeps what needs the broker's metadata and the registry (the ranges: the 
 ``scan.layout``; the writer schemas and the rule set) and hands the JVM a plan (JSON); the JVM
 answers with one JSON document of counts per writer id and rule. It is run the way the census's
 scan is (``census.jvmscan``: the java launcher, the properties file, progress lines, typed
-failures), with its own jar and its own run-time jars (CEL-Java, Avro, kafka-clients:
-``quality/jvm/pom.xml``) in the first of :func:`jar_dirs` holding a ``cel-*.jar``.
+failures), with its own jar, the census's jar after it (QualityScan's threads, consumers,
+progress and exit status are the census's ``Workers``: the jar is compiled against it, and its
+digest covers the census's sources, :data:`NEEDS`), and its own run-time jars (CEL-Java, Avro,
+kafka-clients: ``quality/jvm/pom.xml``) in the first of :func:`jar_dirs` holding a ``cel-*.jar``.
+Both jars are package data of their own packages, so the census's is found beside
+``census/jvmscan.py`` in a checkout and an installed wheel alike.
 
 The same jar has ``RuleRun``: a rule set over given records (the proof's JVM road).
 """
@@ -28,6 +32,10 @@ from schemacli.errors import InputError, NetworkError, SchemacliError
 HOME = Path(__file__).resolve().parent / "jvm"
 SOURCES = HOME / "src"
 JAR = HOME / "schemacli-quality.jar"
+# the other part's sources the jar is compiled with (the census's Workers), and our jars on the
+# classpath, its own first
+NEEDS = (census_jvm.SOURCES,)
+OUR_JARS = (JAR, census_jvm.JAR)
 POM = HOME / "pom.xml"
 SCAN_CLASS = "dev.schemacli.quality.QualityScan"
 RUN_CLASS = "dev.schemacli.quality.RuleRun"
@@ -55,7 +63,7 @@ Runtime = census_jvm.Runtime
 def runtime() -> Runtime:
     """The JVM road's parts; JvmUnavailable (exit 2) naming the missing one and how to get it."""
     return census_jvm.find_runtime(
-        JAR,
+        OUR_JARS,
         jar_dirs(),
         ("cel-", "avro-", "kafka-clients-"),
         engine="topics check's JVM engine",

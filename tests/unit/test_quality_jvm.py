@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from converters import jvmbuild
+from converters.census import jvmscan as census_jvm
 from converters.census.model import PartitionTally
 from converters.quality import jvmscan
 from schemacli.errors import InputError, NetworkError
@@ -21,9 +22,43 @@ RULES = {"domainRules": [{"name": "positive", "kind": "CONDITION", "type": "CEL"
 
 
 def test_the_committed_quality_jar_was_built_from_the_sources_in_the_tree():
-    assert jvmbuild.jar_digest(jvmscan.JAR) == jvmbuild.source_digest(jvmscan.SOURCES), (
-        "run scripts/build-jvm and commit the jar"
-    )
+    # its digest covers the census's sources too: the jar is compiled against Workers
+    digest = jvmbuild.source_digest(jvmscan.SOURCES, jvmscan.NEEDS)
+    assert jvmbuild.jar_digest(jvmscan.JAR) == digest, "run scripts/build-jvm and commit the jar"
+
+
+def test_the_scan_runs_on_the_census_workers_and_ships_none_of_its_own():
+    # one owner of the threads, the consumers, progress and exit status: the census's jar
+    with zipfile.ZipFile(jvmscan.JAR) as z:
+        names = z.namelist()
+    assert not [n for n in names if n.startswith("dev/schemacli/census/")]
+    with zipfile.ZipFile(census_jvm.JAR) as z:
+        assert "dev/schemacli/census/Workers.class" in z.namelist()
+    assert jvmscan.OUR_JARS == (jvmscan.JAR, census_jvm.JAR)
+    assert jvmscan.NEEDS == (census_jvm.SOURCES,)
+
+
+def test_the_runtime_puts_the_census_jar_after_the_quality_jar(tmp_path, monkeypatch):
+    for name in ("cel-0.13.1.jar", "avro-1.12.0.jar", "kafka-clients-4.1.1.jar"):
+        (tmp_path / name).write_bytes(b"")
+    monkeypatch.setenv(jvmscan.JARS_ENV, str(tmp_path))
+    monkeypatch.setattr(census_jvm, "find_java", lambda: "/usr/bin/java")
+    classpath = jvmscan.runtime().classpath
+    assert classpath[:2] == (jvmscan.JAR, census_jvm.JAR)
+    assert {p.name for p in classpath[2:]} == {
+        "cel-0.13.1.jar",
+        "avro-1.12.0.jar",
+        "kafka-clients-4.1.1.jar",
+    }
+
+
+def test_a_missing_census_jar_makes_the_jvm_road_unavailable(tmp_path, monkeypatch):
+    monkeypatch.setattr(jvmscan, "OUR_JARS", (jvmscan.JAR, tmp_path / "schemacli-census.jar"))
+    monkeypatch.setattr(census_jvm, "find_java", lambda: "/usr/bin/java")
+    with pytest.raises(jvmscan.JvmUnavailable, match="schemacli-census.jar") as err:
+        jvmscan.runtime()
+    assert "missing from this installation" in str(err.value)
+    assert jvmscan.available() is False
 
 
 def test_the_quality_jar_holds_the_scan_and_the_runner_for_java_17():

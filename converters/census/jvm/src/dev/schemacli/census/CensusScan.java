@@ -2,41 +2,33 @@ package dev.schemacli.census;
 
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.atomic.AtomicLong;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.serialization.Deserializer;
 
 /**
- * The census's header-only read of a topic with Kafka's own consumer (converters/census/jvm.py
+ * The census's header-only read of a topic with Kafka's own consumer (converters/census/jvmscan.py
  * runs it): the partitions and ranges come from a plan file Python wrote, the consumer's
  * settings from a properties file; the tallies go to stdout as one JSON line, progress and
- * errors to stderr as lines {@code progress N} and {@code error WORDS}.
+ * errors to stderr as lines {@code progress N} and {@code error WORDS} ({@link Workers}: the
+ * threads, the consumers, the progress and the exit status, shared with topics check's scan).
  *
  * <p>Plan file: {@code topic NAME}, {@code deadline_ms MS}, {@code threads N}, then one line
  * {@code partition P START END} per partition to read (tab-separated). Each thread reads its
  * share of the partitions with a consumer of its own (assign + seek), the end offset excluded
  * (the high watermark Python took when the census started).
  *
- * <p>Exit status: 0 the tallies were written; 2 a bad plan; 3 Kafka refused or failed.
+ * <p>Exit status: 0 the tallies were written; 2 a bad plan or refused settings; 3 Kafka failed.
  */
 public final class CensusScan {
   static final long NULL = -1L;
@@ -99,19 +91,19 @@ public final class CensusScan {
     }
   }
 
-  static final class Tally {
-    final int partition;
-    final long start;
-    final long end;
-    long scanned;
-    boolean complete;
+  /** A partition's range and what the census saw in it: a span per kind, keys and values. */
+  static final class Tally extends Workers.Range {
     final Side keys = new Side();
     final Side values = new Side();
 
     Tally(int partition, long start, long end) {
-      this.partition = partition;
-      this.start = start;
-      this.end = end;
+      super(partition, start, end);
+    }
+
+    void take(ConsumerRecord<Long, Long> r) {
+      long ts = r.timestampType() == TimestampType.NO_TIMESTAMP_TYPE ? -1 : r.timestamp();
+      keys.add(r.key(), r.offset(), ts);
+      values.add(r.value(), r.offset(), ts);
     }
   }
 
@@ -159,57 +151,6 @@ public final class CensusScan {
     return plan;
   }
 
-  static Properties consumerProperties(Path file) throws IOException {
-    Properties props = new Properties();
-    try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      props.load(in);
-    }
-    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-    props.remove(ConsumerConfig.GROUP_ID_CONFIG); // assign only: no group, nothing committed
-    props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, HeaderDeserializer.class.getName());
-    props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, HeaderDeserializer.class.getName());
-    return props;
-  }
-
-  /** Reads a share of the partitions to their end offsets (or the deadline). */
-  static void read(Plan plan, Properties props, List<Tally> share, AtomicLong progress) {
-    Map<TopicPartition, Tally> open = new HashMap<>();
-    for (Tally t : share) open.put(new TopicPartition(plan.topic, t.partition), t);
-    try (KafkaConsumer<Long, Long> consumer = new KafkaConsumer<>(props)) {
-      consumer.assign(open.keySet());
-      for (Map.Entry<TopicPartition, Tally> e : open.entrySet()) {
-        consumer.seek(e.getKey(), e.getValue().start);
-      }
-      while (!open.isEmpty() && System.currentTimeMillis() <= plan.deadlineMs) {
-        ConsumerRecords<Long, Long> records = consumer.poll(Duration.ofMillis(200));
-        long n = 0;
-        for (TopicPartition tp : records.partitions()) {
-          Tally t = open.get(tp);
-          if (t == null) continue;
-          for (ConsumerRecord<Long, Long> r : records.records(tp)) {
-            long offset = r.offset();
-            if (offset >= t.end) break;
-            long ts = r.timestampType() == TimestampType.NO_TIMESTAMP_TYPE ? -1 : r.timestamp();
-            t.keys.add(r.key(), offset, ts);
-            t.values.add(r.value(), offset, ts);
-            t.scanned++;
-            n++;
-          }
-        }
-        List<TopicPartition> finished = new ArrayList<>();
-        for (Map.Entry<TopicPartition, Tally> e : open.entrySet()) {
-          // the position passes the end over control records and compacted gaps too
-          if (consumer.position(e.getKey()) >= e.getValue().end) finished.add(e.getKey());
-        }
-        if (!finished.isEmpty()) {
-          for (TopicPartition tp : finished) open.remove(tp).complete = true;
-          consumer.assign(open.keySet());
-        }
-        progress.addAndGet(n);
-      }
-    }
-  }
-
   static void span(StringBuilder out, long kind, Span s) {
     out.append('[');
     if (kind == NULL) out.append("\"null\"");
@@ -249,96 +190,20 @@ public final class CensusScan {
     return out.append("]}").toString();
   }
 
-  /** The partitions dealt to n threads, the biggest first to the least loaded. */
-  static List<List<Tally>> share(List<Tally> tallies, int n) {
-    List<List<Tally>> shares = new ArrayList<>();
-    long[] loads = new long[n];
-    for (int i = 0; i < n; i++) shares.add(new ArrayList<>());
-    List<Tally> sorted = new ArrayList<>(tallies);
-    sorted.sort((a, b) -> Long.compare(b.end - b.start, a.end - a.start));
-    for (Tally t : sorted) {
-      int least = 0;
-      for (int i = 1; i < n; i++) if (loads[i] < loads[least]) least = i;
-      loads[least] += t.end - t.start;
-      shares.get(least).add(t);
-    }
-    shares.removeIf(List::isEmpty);
-    return shares;
-  }
-
-  static String words(Throwable e) {
-    String m = e.getMessage();
-    return e.getClass().getSimpleName() + (m == null ? "" : ": " + m.replace('\n', ' '));
-  }
-
   public static void main(String[] args) throws Exception {
-    PrintStream err = System.err;
-    if (args.length != 2) {
-      err.println("error usage: CensusScan PLAN PROPERTIES");
-      System.exit(2);
-    }
+    if (args.length != 2) Workers.refuse("usage: CensusScan PLAN PROPERTIES");
     Plan plan;
     Properties props;
     try {
       plan = readPlan(Path.of(args[0]));
-      props = consumerProperties(Path.of(args[1]));
+      props = Workers.consumerProperties(Path.of(args[1]), HeaderDeserializer.class);
     } catch (IOException | BadPlan e) {
-      err.println("error " + words(e));
-      System.exit(2);
+      Workers.refuse(Workers.words(e));
       return;
     }
-    List<Tally> toRead = new ArrayList<>();
-    for (Tally t : plan.tallies) {
-      if (t.end > t.start) toRead.add(t);
-      else t.complete = true;
-    }
-    AtomicLong progress = new AtomicLong();
-    List<Throwable> failures = new ArrayList<>();
-    List<Thread> threads = new ArrayList<>();
-    for (List<Tally> part : share(toRead, Math.min(plan.threads, Math.max(1, toRead.size())))) {
-      Thread th = new Thread(() -> {
-        try {
-          read(plan, props, part, progress);
-        } catch (Throwable e) { // NOPMD: every failure is the census's failure
-          synchronized (failures) {
-            failures.add(e);
-          }
-        }
-      }, "census-" + threads.size());
-      th.setDaemon(true);
-      threads.add(th);
-      th.start();
-    }
-    long told = 0;
-    for (Thread th : threads) {
-      while (th.isAlive()) {
-        th.join(250);
-        long now = progress.get();
-        if (now > told) {
-          err.println("progress " + (now - told));
-          err.flush();
-          told = now;
-        }
-        synchronized (failures) {
-          if (!failures.isEmpty()) break;
-        }
-      }
-      synchronized (failures) {
-        if (!failures.isEmpty()) break;
-      }
-    }
-    synchronized (failures) {
-      if (!failures.isEmpty()) {
-        Throwable first = failures.get(0);
-        err.println("error " + words(first));
-        err.flush();
-        System.exit(first instanceof ConfigException ? 2 : 3);
-      }
-    }
-    long now = progress.get();
-    if (now > told) err.println("progress " + (now - told));
-    System.out.println(json(plan.tallies));
-    System.out.flush();
-    System.exit(0);
+    Workers.run(plan.tallies, plan.threads, "census", Workers::words, (share, progress) ->
+        Workers.<Long, Long, Tally>read(plan.topic, plan.deadlineMs, props, share, progress,
+            (t, r) -> t.take(r)));
+    Workers.answer((json(plan.tallies) + "\n").getBytes(StandardCharsets.UTF_8));
   }
 }
