@@ -14,7 +14,8 @@ from schemacli.contracts.avro.parse import parse_schema
 from schemacli.contracts.rules.execute import RuleRunner
 from schemacli.contracts.rules.model import parse_contract
 from spark_avro.decode import decode_confluent, split_bad_records
-from spark_avro.rules import VALUE_COLUMN, apply_rules, compile_rules, statuses
+from spark_avro.rules import compile_rules, rule_table, statuses
+from spark_avro.rulestage import VALUE_COLUMN, apply_rules
 from tests.spark.framing import confluent, kafka_frame
 
 SCHEMA = {
@@ -217,7 +218,7 @@ def test_a_record_a_read_rule_refuses_is_a_bad_record_of_kind_rule_naming_it(spa
     dlq = contract.rule_set.domain_rules[0]
     assert dlq.name == "r0"
     compiled = compile_rules(contract, parse_schema(SCHEMA), "READ")
-    checked = apply_rules(_decoded(spark, rows), compiled)
+    checked = apply_rules(_decoded(spark, rows), rule_table(compiled))
     good, bad = split_bad_records(checked)
     bad_rows = bad.collect()
     runner = RuleRunner(contract.rule_set, parse_schema(SCHEMA), contract.metadata)
@@ -241,7 +242,7 @@ def test_a_dlq_rule_names_its_topic_on_the_bad_record(spark):
     contract = parse_contract(json.dumps(body), "dlq.contract.json")
     compiled = compile_rules(contract, parse_schema(SCHEMA), "READ")
     rows = [dict(records(1)[0], total=-5.0), dict(records(1)[0], total=5.0)]
-    out = apply_rules(_decoded(spark, rows), compiled).orderBy("offset").collect()
+    out = apply_rules(_decoded(spark, rows), rule_table(compiled)).orderBy("offset").collect()
     assert out[0]["rule_dlq_topic"] == "orders-dlq" and out[0]["decode_error_kind"] == "rule"
     assert out[1]["rule_dlq_topic"] is None and out[1]["decode_error"] is None
 
