@@ -116,9 +116,9 @@ class FakeRegistry:
                     return found
                 if len(parts) == 5:
                     return 200, json.loads(found["schema"])
-                return 200, {k: found[k] for k in ("subject", "version", "id", "schema")} | (
-                    {"references": found["references"]} if found.get("references") else {}
-                )
+                return 200, {k: found[k] for k in ("subject", "version", "id", "schema")} | {
+                    k: found[k] for k in ("references", "metadata", "ruleSet") if found.get(k)
+                }
             case ["subjects", s] if method == "POST":
                 for v in self._versions(s, deleted):
                     if _same(v["schema"], body["schema"]):
@@ -274,6 +274,8 @@ class FakeRegistry:
                 "schema": body["schema"],
                 "references": body.get("references") or [],
             }
+            # a data contract registered with the version (docs/rules.md)
+            | {k: body[k] for k in ("metadata", "ruleSet") if body.get(k)}
         )
         return 200, {"id": schema_id}
 
