@@ -23,6 +23,7 @@ from schemacli.commands.registry_options import (
 from schemacli.errors import InputError, Location, UsageError
 from schemacli.output import OutputFormat, TextOrJson
 from schemacli.output.json_out import emit_json
+from schemacli.redact import printable
 from schemacli.topics import TOPIC_HINT, topic_problem
 
 if TYPE_CHECKING:  # the reader's generator and the core's loader: only when a command runs
@@ -492,8 +493,10 @@ def _store_contract(store: Path, subject: str, version: int) -> "tuple[Contract,
 
 
 def _rules_line(rules: "RulesSpec") -> str:
+    """One line on stderr: which rules the module applies, from where (the names are the
+    contract's text: shown printable)."""
     applied = ", ".join(rules.applied) or "none (no READ CONDITION acts on a failure)"
     line = f"rules of {rules.source} in the {rules.origin}: {applied}"
     if rules.not_acted_on:
         line += f"; not acted on (onFailure NONE): {', '.join(rules.not_acted_on)}"
-    return line
+    return printable(line)
