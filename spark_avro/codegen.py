@@ -283,7 +283,7 @@ _RULES_READ_COLUMNS = (
 _RULES_MODE_CHECK = """\
     if mode.upper() not in RULES_MODES:
         raise ValueError(
-            f"this reader applies data-quality rules and reads PERMISSIVE only (a refused "
+            "this reader applies data-quality rules and reads PERMISSIVE only (a refused "
             f"record is a bad record); got mode={mode!r}"
         )
 """
