@@ -73,6 +73,9 @@ class FakeRegistry:
     url: str = ""
 
     extra_headers: dict[str, str] = field(default_factory=dict)  # sent with every answer
+    # Keep a version's data contract (metadata, ruleSet) as AxonOps does; by default it is
+    # dropped, as Apicurio's ccompat API drops it.
+    keeps_rule_sets: bool = False
 
     def fail_next(self, status: int, body: Any = None, times: int = 1) -> None:
         for _ in range(times):
@@ -275,7 +278,7 @@ class FakeRegistry:
                 "references": body.get("references") or [],
             }
             # a data contract registered with the version (docs/rules.md)
-            | {k: body[k] for k in ("metadata", "ruleSet") if body.get(k)}
+            | {k: body[k] for k in ("metadata", "ruleSet") if self.keeps_rule_sets and body.get(k)}
         )
         return 200, {"id": schema_id}
 

@@ -161,6 +161,7 @@ def test_a_reader_with_rules_reads_permissive_only(tmp_path):
 
 
 def test_a_reader_with_rules_from_the_registry_takes_the_reader_versions_rule_set(fake, tmp_path):
+    fake.keeps_rule_sets = True
     v1 = fake.add(SUBJECT, ORDER, ruleSet={"domainRules": [RULES[0]]})
     second = {**ORDER, "fields": [*ORDER["fields"], {"name": "note", "type": "string",
                                                       "default": ""}]}  # fmt: skip
