@@ -82,7 +82,8 @@ def main(argv: list[str] | None = None) -> None:
     from schemacli.contracts.avro.loader import load_schema_text
     from schemacli.contracts.rules.model import parse_contract
     from spark_avro.decode import decode_confluent
-    from spark_avro.rules import compile_rules, decode_with_rules
+    from spark_avro.rules import compile_rules, rule_table
+    from spark_avro.rulestage import decode_with_rules
     from tests.stack.spark import make_spark_session
 
     contract = parse_contract(contract_text(), "bench.contract.json")
@@ -98,7 +99,10 @@ def main(argv: list[str] | None = None) -> None:
                 frame, writer_schemas={V2_ID: V2}, reader_schema=V2, passthrough=carried
             )
 
-        cases = {"plain": plain(single), "rules": decode_with_rules(single, plain, compiled)}
+        cases = {
+            "plain": plain(single),
+            "rules": decode_with_rules(single, plain, rule_table(compiled)),
+        }
         refused = cases["rules"].where("decode_error_kind = 'rule'").count()
         for df in cases.values():  # warm-up: JIT, file cache
             df.write.format("noop").mode("overwrite").save()

@@ -4,8 +4,10 @@ The module is ``templates/reader_module.py.tmpl`` filled in, with the body of
 ``spark_avro/decode.py`` copied in after its ``codegen: begin`` marker, so the generated reader
 and ``spark_avro.read_topic`` decode with the very same code. A migrating reader (``--migrate``)
 also gets ``spark_avro/migrate.py``'s body and the mapping's compiled Spark SQL, so it converts
-v2 records with the code and the SQL the converter runs. The output is ruff-clean and laid
-out as ``ruff format`` would (tests check both).
+v2 records with the code and the SQL the converter runs. A reader with rules (``--rules``) also
+gets ``spark_avro/rulestage.py``'s body and the rule tables ``spark_avro.rules.rule_table``
+builds, so it applies a contract's rules with the stage ``read_topic(rules=)`` runs. The output
+is ruff-clean and laid out as ``ruff format`` would (tests check both).
 """
 
 from __future__ import annotations
@@ -49,6 +51,24 @@ class MigrationSpec:
     incompatible: dict[int, str]  # v2-road writers the v2 schema cannot read
 
 
+RuleRows = tuple[tuple[str, str, str, str], ...]
+
+
+@dataclass(frozen=True)
+class RulesSpec:
+    """What a reader with rules embeds: the rule tables (``spark_avro.rules.rule_table``) of the
+    reader version's READ CONDITIONs for both layouts ``read(flatten=...)`` offers, where the
+    rule set came from, and the names of the rules it applies and of those it does not act on
+    (their onFailure is NONE), in the order they run."""
+
+    origin: str  # "registry" or "store"
+    source: str  # "<subject>:<version>" in the registry, the contract file's path in the store
+    applied: tuple[str, ...]
+    not_acted_on: tuple[str, ...]
+    flat: RuleRows  # the record's fields as columns
+    nested: RuleRows  # the record as the struct column ``record``
+
+
 @dataclass(frozen=True)
 class ReaderModuleSpec:
     """Everything the generated module embeds; ``reader_version`` must be one of ``writers``."""
@@ -61,6 +81,7 @@ class ReaderModuleSpec:
     module_file: str = "reader.py"
     spark_version: str = DEFAULT_SPARK_VERSION
     migration: MigrationSpec | None = None
+    rules: RulesSpec | None = None
 
     @property
     def reader(self) -> WriterVersion:
@@ -100,6 +121,14 @@ def render_reader_module(spec: ReaderModuleSpec) -> str:
         reader_constant = "MAPPING_V1_SCHEMA"
         reader_summary = "the mapping's v1 schema"
         unreadable = migration.incompatible
+    rules = spec.rules
+    if rules is not None and migration is not None:
+        raise ValueError("a migrating reader does not apply rules")
+    body = decode_body()
+    if migration is not None:
+        body += "\n\n" + migrate_body()
+    if rules is not None:
+        body += "\n\n" + rulestage_body()
     fields = dict(
         topic_repr=_string(spec.topic),
         subject_repr=_string(spec.subject),
@@ -116,8 +145,20 @@ def render_reader_module(spec: ReaderModuleSpec) -> str:
         incompatible_entries=_incompatible_literal(unreadable),
         migration_doc="" if migration is None else _migration_doc(migration),
         migration_constants="" if migration is None else _migration_constants(migration),
-        decode_body=decode_body() + ("" if migration is None else "\n\n" + migrate_body()),
-        decode_call=_DECODE_CALL if migration is None else _MIGRATE_CALL,
+        rules_doc="" if rules is None else _rules_doc(rules),
+        rules_constants="" if rules is None else _rules_constants(rules),
+        abc_imports="Mapping" if rules is None else "Callable, Mapping, Sequence",
+        decode_body=body,
+        decode_call=(
+            _RULES_CALL
+            if rules is not None
+            else _DECODE_CALL
+            if migration is None
+            else _MIGRATE_CALL
+        ),
+        read_columns=_READ_COLUMNS if rules is None else _RULES_READ_COLUMNS,
+        mode_check="" if rules is None else _RULES_MODE_CHECK,
+        mode_option=_MODE_OPTION if rules is None else _RULES_MODE_OPTION,
     )
     return Template(_template()).substitute(fields)
 
@@ -168,6 +209,115 @@ def _migration_constants(migration: MigrationSpec) -> str:
     return "\n" + "\n".join(parts) + "\n"
 
 
+def _rules_doc(rules: RulesSpec) -> str:
+    if rules.applied:
+        which = (
+            "the CEL CONDITIONs a deserializer runs (READ, WRITEREAD), compiled to Spark SQL by "
+            "schemacli (RULES_FLAT, RULES_NESTED), in the order they run: "
+            + ", ".join(_doc_text(name) for name in rules.applied)
+            + ". The first whose failure is acted on makes a good record a bad record of kind "
+            "``rule``: ``decode_error`` names the rule, ``raw_value`` holds its bytes and "
+            "``rule_dlq_topic`` the rule's DLQ topic when its action is DLQ (null otherwise)."
+        )
+    else:
+        which = (
+            "no rule: the rule set has no CEL CONDITION whose failure a deserializer acts on "
+            "(none runs on READ, or each one's onFailure is NONE), so every row's "
+            "``rule_dlq_topic`` is null."
+        )
+    if rules.not_acted_on:
+        which += (
+            " Not acted on (onFailure NONE): "
+            + ", ".join(_doc_text(name) for name in rules.not_acted_on)
+            + "."
+        )
+    text = (
+        f"It applies the data-quality rules of {_doc_text(rules.source)} in the {rules.origin} "
+        f"(``schemacli spark codegen --rules``): {which} It reads PERMISSIVE only (a refused "
+        'record is a bad record): ``read(mode="FAILFAST")`` raises ValueError.'
+    )
+    return "\n" + textwrap.fill(text, width=LINE_LENGTH - 4, break_on_hyphens=False) + "\n"
+
+
+def _rules_constants(rules: RulesSpec) -> str:
+    comment = (
+        f"Data-quality rules: the rule set of {_doc_text(rules.source)} in the {rules.origin}, "
+        "compiled to Spark SQL by schemacli. Per rule acted on, in the order they run: (its "
+        "code: 0 pass, 1 fail, 2 error; the reason if it fails; the reason if it errors; its "
+        "DLQ topic or a typed NULL), all Spark SQL. RULES_FLAT reads the record's fields as "
+        "columns (read(flatten=True)), RULES_NESTED the struct column `record` (flatten=False)."
+    )
+    parts = [
+        textwrap.fill(
+            comment,
+            width=LINE_LENGTH - 4,
+            initial_indent="# ",
+            subsequent_indent="# ",
+            break_long_words=False,
+            break_on_hyphens=False,
+        ),
+        _rule_rows("RULES_FLAT", rules.flat),
+        _rule_rows("RULES_NESTED", rules.nested),
+        "# The bad-record modes a reader with rules offers: a refused record is a bad record.",
+        'RULES_MODES = ("PERMISSIVE",)',
+    ]
+    return "\n" + "\n".join(parts) + "\n"
+
+
+def _rule_rows(name: str, rows: RuleRows) -> str:
+    head = f"{name}: tuple[tuple[str, str, str, str], ...] = "
+    if not rows:
+        return head + "()"
+    lines = []
+    for row in rows:
+        cells = "\n".join(f"        {python_literal(cell, indent=8)}," for cell in row)
+        lines.append(f"    (\n{cells}\n    ),")
+    return head + "(\n" + "\n".join(lines) + "\n)"
+
+
+_READ_COLUMNS = "Columns: see ``decode_confluent``."
+_RULES_READ_COLUMNS = (
+    "Columns: see ``decode_confluent``, and ``rule_dlq_topic`` (``apply_rules``): the\n"
+    "    contract's rules applied. PERMISSIVE only: ValueError for another ``mode``."
+)
+_RULES_MODE_CHECK = """\
+    if mode.upper() not in RULES_MODES:
+        raise ValueError(
+            "this reader applies data-quality rules and reads PERMISSIVE only (a refused "
+            f"record is a bad record); got mode={mode!r}"
+        )
+"""
+
+_MODE_OPTION = (
+    '    parser.add_argument("--mode", choices=MODES, default="PERMISSIVE", '
+    'help="bad-record policy")'
+)
+_RULES_MODE_OPTION = """\
+    parser.add_argument(
+        "--mode",
+        choices=RULES_MODES,
+        default="PERMISSIVE",
+        help="bad-record policy (a reader with rules reads PERMISSIVE only)",
+    )"""
+
+_RULES_CALL = """\
+    # The raw value carried through a PERMISSIVE decode, then the rule stage over the rule
+    # table of this layout.
+    return decode_with_rules(
+        raw,
+        lambda frame, carried: decode_confluent(
+            frame,
+            writer_schemas=WRITER_SCHEMAS,
+            reader_schema=READER_SCHEMA,
+            mode="PERMISSIVE",
+            flatten=flatten,
+            incompatible=INCOMPATIBLE_WRITERS,
+            stable_union_names=stable_union_names,
+            passthrough=carried,
+        ),
+        RULES_FLAT if flatten else RULES_NESTED,
+    )"""
+
 _DECODE_CALL = """    return decode_confluent(
         raw,
         writer_schemas=WRITER_SCHEMAS,
@@ -203,6 +353,11 @@ def decode_body() -> str:
 def migrate_body() -> str:
     """The part of ``spark_avro/migrate.py`` after its codegen marker."""
     return _body("migrate.py")
+
+
+def rulestage_body() -> str:
+    """The part of ``spark_avro/rulestage.py`` after its codegen marker."""
+    return _body("rulestage.py")
 
 
 def _body(module: str) -> str:
@@ -269,6 +424,12 @@ def python_literal(value: Any, *, indent: int, prefix: int = 0) -> str:
                 parts.append(current)
                 current = ""
             current += word
+            while len(_string(current)) > width:  # a word longer than a line: cut it
+                cut = next(
+                    n for n in range(len(current), 0, -1) if len(_string(current[:n])) <= width
+                )
+                parts.append(current[:cut])
+                current = current[cut:]
         parts.append(current)
         if len(parts) == 1:
             return flat

@@ -28,6 +28,7 @@ from spark_avro import rules as data_rules
 from spark_avro.compat import incompatible_writers
 from spark_avro.decode import MODES, decode_confluent, header_schema_id, reader_field_names
 from spark_avro.migrate import decode_migrated
+from spark_avro.rulestage import decode_with_rules
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -261,10 +262,10 @@ def _read_with_rules(
     raw = kafka_source(
         spark, bootstrap_servers, topic, streaming=streaming, kafka_options=kafka_options
     )
-    return data_rules.decode_with_rules(  # type: ignore[return-value]
+    return decode_with_rules(
         raw,
         lambda frame, carried: decode_confluent(
-            frame,  # type: ignore[arg-type]
+            frame,
             writer_schemas=resolved.writer_schemas,
             reader_schema=resolved.reader_schema,
             mode="PERMISSIVE",
@@ -273,7 +274,7 @@ def _read_with_rules(
             stable_union_names=stable_union_names,
             passthrough=carried,
         ),
-        compiled,
+        data_rules.rule_table(compiled),
     )
 
 
@@ -468,7 +469,7 @@ def stream_topic(
 
             if compiled is None:
                 return plain(batch)
-            return data_rules.decode_with_rules(batch, plain, compiled)  # type: ignore[return-value]
+            return decode_with_rules(batch, plain, data_rules.rule_table(compiled))
 
     raw = kafka_source(spark, bootstrap_servers, topic, streaming=True, kafka_options=kafka_options)
 

@@ -1,6 +1,7 @@
 """Data-quality rules in Spark: a contract's CEL CONDITIONs compiled into Spark SQL (no Python
-UDF on the data path), and the stage that turns a record breaking one into a bad record of kind
-``rule`` (docs/spark.md, docs/rules.md).
+UDF on the data path), and the table of SQL (``rule_table``) that ``spark_avro.rulestage``'s
+stage applies, turning a record breaking one into a bad record of kind ``rule`` (docs/spark.md,
+docs/rules.md).
 
 Each CEL node becomes two SQL expressions: its value, and a boolean "this is a CEL error" (never
 NULL), so that CEL's error semantics hold in SQL: ``&&``/``||`` absorb an error from either side
@@ -21,9 +22,10 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from schemacli.contracts.avro.facts import LONG_MIN
 from schemacli.contracts.avro.schema import RecordSchema, Schema
@@ -59,9 +61,9 @@ from schemacli.contracts.rules.model import (
 from schemacli.errors import InputError, Location, UsageError
 from spark_avro.registry import with_registry
 
-RULE_KIND = "rule"  # decode_error_kind of a record a rule refuses
-DLQ_COLUMN = "rule_dlq_topic"  # the DLQ topic the refusing rule names (null otherwise)
-VALUE_COLUMN = "_schemacli_value"  # the raw value carried through decode for rule failures
+if TYPE_CHECKING:
+    from schemacli.registry.schemas import RegistryVersion
+
 FALSE, TRUE = "FALSE", "TRUE"
 
 
@@ -556,6 +558,25 @@ def compile_rules(
     return out
 
 
+def _reasons(compiled: CompiledRule) -> tuple[str, str, str]:
+    """A rule's refusal as SQL literals: the reason a failure gives, the one an error gives
+    (``rule <name> failed|errored: <doc or expr>``), its DLQ topic (a typed NULL without one)."""
+    name = compiled.rule.label
+    dlq = compiled.rule.params.get(DLQ_TOPIC) if compiled.action_on_failure == "DLQ" else None
+    return (
+        _string(f"rule {name} failed: {compiled.message}"),
+        _string(f"rule {name} errored: {compiled.message}"),
+        _string(dlq) if dlq is not None else "CAST(NULL AS STRING)",
+    )
+
+
+def rule_table(rules: Sequence[CompiledRule]) -> tuple[tuple[str, str, str, str], ...]:
+    """The table ``spark_avro.rulestage`` applies: per rule whose failure a client acts on (its
+    action is not NONE), in the order the serde runs them, (its code SQL, its failed reason, its
+    errored reason, its DLQ topic), all Spark SQL."""
+    return tuple((c.code, *_reasons(c)) for c in rules if c.action_on_failure != "NONE")
+
+
 def refusal_sql(rules: Sequence[CompiledRule]) -> tuple[str, str]:
     """(reason, dlq topic) SQL of the first rule whose failure a client acts on (its action is
     not NONE): the reason ``rule <name> failed: <doc or expr>`` (``errored`` for an error)."""
@@ -564,76 +585,16 @@ def refusal_sql(rules: Sequence[CompiledRule]) -> tuple[str, str]:
         if compiled.action_on_failure == "NONE":
             continue
         status = compiled.status
-        name = compiled.rule.label
-        failed = _string(f"rule {name} failed: {compiled.message}")
-        errored = _string(f"rule {name} errored: {compiled.message}")
+        failed, errored, dlq = _reasons(compiled)
         reason.append(
             f"WHEN {status} = 'fail' THEN {failed} WHEN {status} = 'error' THEN {errored}"
         )
-        dlq = compiled.rule.params.get(DLQ_TOPIC) if compiled.action_on_failure == "DLQ" else None
-        if dlq is not None:
-            topic.append(f"WHEN {status} <> 'pass' THEN {_string(dlq)}")
-        else:
-            topic.append(f"WHEN {status} <> 'pass' THEN NULL")
+        topic.append(f"WHEN {status} <> 'pass' THEN {dlq}")
     if not reason:
         return "CAST(NULL AS STRING)", "CAST(NULL AS STRING)"
     return (
         "(CASE " + " ".join(reason) + " ELSE NULL END)",
         "(CASE " + " ".join(topic) + " ELSE NULL END)",
-    )
-
-
-def apply_rules(decoded: object, rules: Sequence[CompiledRule]) -> object:
-    """A decoded PERMISSIVE frame with the rules applied: a good record one of them refuses
-    gets ``decode_error`` (the rule's reason), ``decode_error_kind`` ``rule``, ``raw_value``
-    (from the carried ``_schemacli_value``) and ``rule_dlq_topic``; the carried value column is
-    dropped. Pure DataFrame -> DataFrame."""
-    from pyspark.sql import DataFrame
-    from pyspark.sql import functions as F
-
-    from spark_avro.decode import ERROR_COLUMN, KIND_COLUMN, RAW_COLUMN, TOMBSTONE_COLUMN
-
-    assert isinstance(decoded, DataFrame)
-    # Each acting rule's code once, in its own column (Spark does not fold a projection whose
-    # costly expressions the next one reads twice); then the first refusing rule's place as one
-    # int, and its reason and DLQ topic read from constant arrays by that place.
-    acting = [c for c in rules if c.action_on_failure != "NONE"]
-    if not acting:
-        return decoded.withColumn(DLQ_COLUMN, F.lit(None).cast("string")).drop(VALUE_COLUMN)
-    codes = [f"_rule_{i}" for i in range(len(acting))]
-    with_codes = decoded.select(
-        "*", *(F.expr(c.code).alias(n) for c, n in zip(acting, codes, strict=True))
-    )
-    first = " ".join(f"WHEN `{n}` > 0 THEN {2 * i} + `{n}`" for i, n in enumerate(codes))
-    reasons, topics = [], []
-    for c in acting:
-        name = c.rule.label
-        reasons += [_string(f"rule {name} failed: {c.message}"),
-                    _string(f"rule {name} errored: {c.message}")]  # fmt: skip
-        dlq = c.rule.params.get(DLQ_TOPIC) if c.action_on_failure == "DLQ" else None
-        topics.append(_string(dlq) if dlq is not None else "CAST(NULL AS STRING)")
-    good = F.col(ERROR_COLUMN).isNull() & ~F.col(TOMBSTONE_COLUMN)
-    at = F.when(good, F.expr(f"CASE {first} END"))
-    staged = with_codes.select("*", at.alias("_rule_at")).drop(*codes)
-    place = F.col("_rule_at")
-    refused = place.isNotNull()
-    # element_at is asked only where a rule refused: Spark's generated code for element_at
-    # over a constant array reads a null index as the last element (a good record got the
-    # last reason)
-    reason = F.when(refused, F.element_at(F.expr(f"array({', '.join(reasons)})"), place))
-    topic = F.element_at(
-        F.expr(f"array({', '.join(topics)})"), F.floor((place + 1) / 2).cast("int")
-    )
-    return staged.select(
-        *[
-            c
-            for c in staged.columns
-            if c not in (ERROR_COLUMN, KIND_COLUMN, RAW_COLUMN, "_rule_at", VALUE_COLUMN)
-        ],
-        F.coalesce(F.col(ERROR_COLUMN), reason).alias(ERROR_COLUMN),
-        F.when(refused, F.lit(RULE_KIND)).otherwise(F.col(KIND_COLUMN)).alias(KIND_COLUMN),
-        F.when(refused, F.col(VALUE_COLUMN)).otherwise(F.col(RAW_COLUMN)).alias(RAW_COLUMN),
-        F.when(refused, topic).alias(DLQ_COLUMN),
     )
 
 
@@ -648,14 +609,12 @@ def statuses(decoded: object, rules: Sequence[CompiledRule]) -> object:
 
 
 __all__ = [
-    "DLQ_COLUMN",
-    "RULE_KIND",
     "CompiledRule",
     "RulesNotCompiled",
-    "apply_rules",
     "compile_rule",
     "compile_rules",
     "refusal_sql",
+    "rule_table",
     "statuses",
 ]
 
@@ -675,10 +634,8 @@ def load_contract(rules: object, *, registry_url: str | None, subject: str | Non
                 "and subject",
                 hint="Or pass rules=PATH, a contract file (v<N>.contract.json).",
             )
-        found = with_registry(registry_url, lambda road: road.version(subject, version))
-        body = {"metadata": found.metadata or {}, "ruleSet": found.rule_set or {}}
-        return parse_contract(
-            json.dumps(body, indent=2), f"{subject}:{found.version} (the registry's rule set)"
+        return registry_contract(
+            with_registry(registry_url, lambda road: road.version(subject, version))
         )
     raise UsageError(
         f"rules={rules!r} is not True, a contract file's path or a Contract",
@@ -686,12 +643,11 @@ def load_contract(rules: object, *, registry_url: str | None, subject: str | Non
     )
 
 
-def decode_with_rules(raw: object, decode: Callable[[object, tuple[str, ...]], object],
-                      compiled: Sequence[CompiledRule]) -> object:  # fmt: skip
-    """``decode(frame, passthrough)`` with the raw value carried through, then the rules
-    applied (a pure DataFrame -> DataFrame stage after decoding)."""
-    from pyspark.sql import DataFrame
-
-    assert isinstance(raw, DataFrame)
-    carried = raw.withColumn(VALUE_COLUMN, raw["value"])
-    return apply_rules(decode(carried, (VALUE_COLUMN,)), compiled)
+def registry_contract(found: RegistryVersion) -> Contract:
+    """The rule set and metadata registered with a version, as a Contract whose source is
+    ``<subject>:<version> (the registry's rule set)``: ``rules=True``'s and ``spark codegen
+    --rules``'s."""
+    body = {"metadata": found.metadata or {}, "ruleSet": found.rule_set or {}}
+    return parse_contract(
+        json.dumps(body, indent=2), f"{found.subject}:{found.version} (the registry's rule set)"
+    )

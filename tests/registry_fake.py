@@ -73,6 +73,9 @@ class FakeRegistry:
     url: str = ""
 
     extra_headers: dict[str, str] = field(default_factory=dict)  # sent with every answer
+    # Keep a version's data contract (metadata, ruleSet) as AxonOps does; by default it is
+    # dropped, as Apicurio's ccompat API drops it.
+    keeps_rule_sets: bool = False
 
     def fail_next(self, status: int, body: Any = None, times: int = 1) -> None:
         for _ in range(times):
@@ -116,9 +119,9 @@ class FakeRegistry:
                     return found
                 if len(parts) == 5:
                     return 200, json.loads(found["schema"])
-                return 200, {k: found[k] for k in ("subject", "version", "id", "schema")} | (
-                    {"references": found["references"]} if found.get("references") else {}
-                )
+                return 200, {k: found[k] for k in ("subject", "version", "id", "schema")} | {
+                    k: found[k] for k in ("references", "metadata", "ruleSet") if found.get(k)
+                }
             case ["subjects", s] if method == "POST":
                 for v in self._versions(s, deleted):
                     if _same(v["schema"], body["schema"]):
@@ -274,6 +277,8 @@ class FakeRegistry:
                 "schema": body["schema"],
                 "references": body.get("references") or [],
             }
+            # a data contract registered with the version (docs/rules.md)
+            | {k: body[k] for k in ("metadata", "ruleSet") if self.keeps_rule_sets and body.get(k)}
         )
         return 200, {"id": schema_id}
 

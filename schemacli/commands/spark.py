@@ -4,6 +4,7 @@ Both commands are pure: they need no pyspark and start no JVM.
 """
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -22,11 +23,14 @@ from schemacli.commands.registry_options import (
 from schemacli.errors import InputError, Location, UsageError
 from schemacli.output import OutputFormat, TextOrJson
 from schemacli.output.json_out import emit_json
+from schemacli.redact import printable
 from schemacli.topics import TOPIC_HINT, topic_problem
 
 if TYPE_CHECKING:  # the reader's generator and the core's loader: only when a command runs
     from schemacli.contracts.avro.loader import LoadedSchema
-    from spark_avro.codegen import MigrationSpec, ReaderModuleSpec, WriterVersion
+    from schemacli.contracts.rules.model import Contract
+    from schemacli.registry.schemas import RegistrySchemas
+    from spark_avro.codegen import MigrationSpec, ReaderModuleSpec, RulesSpec, WriterVersion
 
 spark_app = typer.Typer(
     name="spark",
@@ -81,6 +85,15 @@ def codegen(
             "the converter does; v1 records read as written.",
         ),
     ] = None,
+    rules: Annotated[
+        bool,
+        typer.Option(
+            "--rules",
+            help="Apply the reader version's data-quality rules (its CEL CONDITIONs compiled "
+            "to Spark SQL): from the registry, or with --store its v<N>.contract.json. The "
+            "module then reads PERMISSIVE only.",
+        ),
+    ] = False,
     output: JsonOutput = TextOrJson.text,
     flags: RegistryFlags = NO_FLAGS,
 ) -> None:
@@ -91,9 +104,11 @@ def codegen(
     on them (FAILFAST), and needs only pyspark plus the spark-avro and spark-sql-kafka packages.
     With --migrate MAPPING (a `migrate plan` mapping for SUBJECT) every row is v1: the module
     embeds the mapping's compiled Spark SQL and, from the registry, the versions of the
-    mapping's target subject too. Exit codes: 0 written, 1 the mapping is not deployable,
-    2 usage or input error (an existing --out without --force too: nothing is written),
-    3 registry error.
+    mapping's target subject too. With --rules the module applies the reader version's
+    data-quality rules as read_topic(rules=...) does: a record a rule refuses is a bad record
+    of kind rule. Exit codes: 0 written, 1 the mapping is not deployable, 2 usage or input
+    error (an existing --out without --force, a version without rules, a rule with no Spark
+    SQL form: nothing is written), 3 registry error.
     """
     check_out(out, force=force)  # before any registry call: a refusal costs nothing
     if migrate is not None and reader_version is not None:
@@ -102,12 +117,22 @@ def codegen(
             "not apply",
             hint="Drop --reader-version, or generate a reader without --migrate.",
         )
+    if migrate is not None and rules:
+        raise UsageError(
+            "--rules applies a version's rules to a reader without --migrate "
+            "(as read_topic(rules=) refuses migrate=)",
+            hint="Generate the migrating reader without --rules, or a reader with rules "
+            "without --migrate.",
+        )
     with connect(flags, store=store) as conn:
+        from schemacli.registry.schemas import RegistrySchemas
         from spark_avro.codegen import ReaderModuleSpec, render_reader_module
 
         problem = topic_problem(topic)
         if problem:
             raise UsageError(f"--topic {topic!r} {problem}", hint=TOPIC_HINT)
+        # one road per run, for what the registry gives (with --store: nothing)
+        road = RegistrySchemas(conn.client) if store is None else None
         if store is not None:
             writers = _store_versions(store, subject, _parse_ids(schema_ids or []))
         else:
@@ -115,10 +140,11 @@ def codegen(
                 raise UsageError(
                     "--schema-id only applies with --store: the registry knows its ids"
                 )
-            writers = _registry_versions(conn, subject)
+            assert road is not None  # without --store
+            writers = _registry_versions(road, subject)
         migration = None
         if migrate is not None:
-            migration, writers = _migration(conn, migrate, subject, writers, store=store)
+            migration, writers = _migration(conn, road, migrate, subject, writers, store=store)
         chosen = reader_version if reader_version is not None else max(w.version for w in writers)
         if chosen not in {w.version for w in writers}:
             raise UsageError(
@@ -134,6 +160,8 @@ def codegen(
             module_file=out.name if out is not None else "reader.py",
             migration=migration,
         )
+        if rules:
+            spec = replace(spec, rules=_rules(road, store, subject, spec.reader))
         _check_readable(spec)
         source = render_reader_module(spec)
         if out is not None:
@@ -146,7 +174,15 @@ def codegen(
             "reader": {"version": reader.version, "id": reader.schema_id},
             "writers": [{"version": w.version, "id": w.schema_id} for w in writers],
             "streaming": streaming,
+            "rules": None,
         }
+        if spec.rules is not None:
+            summary["rules"] = {
+                "from": spec.rules.origin,
+                "source": spec.rules.source,
+                "names": list(spec.rules.applied),
+                "not_acted_on": list(spec.rules.not_acted_on),
+            }
         if migration is not None:
             summary["reader"] = {"mapping": str(migrate), "schema": "v1"}
             summary["writers"] = [
@@ -163,6 +199,8 @@ def codegen(
             return
         if out is None:
             typer.echo(source, nl=False)
+        if spec.rules is not None:
+            typer.echo(_rules_line(spec.rules), err=True)
         ids = ", ".join(f"v{w.version}=id {w.schema_id}" for w in writers)
         if migration is not None:
             ids = ", ".join(
@@ -315,20 +353,19 @@ def _embedded(loaded: "LoadedSchema") -> Any:
     return inlined(loaded)
 
 
-def _registry_versions(conn: Connection, subject: str) -> list[Any]:
+def _registry_versions(road: "RegistrySchemas", subject: str) -> list[Any]:
     """The subject's writers from the registry, self-contained (references inlined): the
     module needs no registry to run."""
-    from schemacli.registry.schemas import RegistrySchemas
     from spark_avro.codegen import WriterVersion
 
     writers = []
-    for found in RegistrySchemas(conn.client).writers(subject).values():
+    for found in road.writers(subject).values():
         assert found.number is not None  # a subject's version has its number
         writers.append(WriterVersion(found.id, found.number, found.value))
     if not writers:
         raise InputError(
             f"subject {subject!r} has no versions in the registry",
-            location=Location(source=f"{conn.client.settings.display_url} {subject}"),
+            location=Location(source=f"{road.client.settings.display_url} {subject}"),
             hint="Register a version first (schemacli register SCHEMA --subject SUBJECT), or "
             "check the subject's name (schemacli subjects list).",
         )
@@ -337,6 +374,7 @@ def _registry_versions(conn: Connection, subject: str) -> list[Any]:
 
 def _migration(
     conn: Connection,
+    road: "RegistrySchemas | None",
     path: Path,
     subject: str,
     writers: "list[WriterVersion]",
@@ -352,12 +390,12 @@ def _migration(
 
     migration = load_migration(load_mapping(conn, path))
     subjects = onread.subjects_to_read(migration, subject)
-    if store is None:
+    if road is not None:
         for other in subjects[1:]:
             known = {w.schema_id for w in writers}
             writers = writers + [
                 WriterVersion(w.schema_id, w.version, w.schema, subject=other)
-                for w in _registry_versions(conn, other)
+                for w in _registry_versions(road, other)
                 if w.schema_id not in known
             ]
     texts = {w.schema_id: json.dumps(w.schema) for w in writers}
@@ -389,3 +427,76 @@ def _check_readable(spec: "ReaderModuleSpec") -> None:
             location=Location(source=f"{spec.subject}:{spec.reader_version}", pointer=""),
             hint="The reader turns the record's fields into columns; read a record subject.",
         )
+
+
+def _rules(
+    road: "RegistrySchemas | None", store: Path | None, subject: str, reader: "WriterVersion"
+) -> "RulesSpec":
+    """The reader version's rule set (the registry's, or with --store its contract file),
+    compiled for both layouts the module's read() offers. InputError for a version without
+    rules, RulesNotCompiled for a rule with no Spark SQL form (both exit 2)."""
+    from schemacli.contracts.avro.loader import load_schema_text
+    from spark_avro.codegen import RulesSpec
+    from spark_avro.rules import compile_rules, registry_contract, rule_table
+
+    where = f"{subject}:{reader.version}"
+    if road is not None:
+        contract = registry_contract(road.version(subject, reader.version))
+        origin, source = "registry", where
+    else:
+        assert store is not None  # the versions came from the store
+        contract, source = _store_contract(store, subject, reader.version)
+        origin = "store"
+    if not contract.rule_set.domain_rules:
+        raise InputError(
+            f"version {reader.version} of {subject!r} has no data-quality rules (its rule set "
+            "has no domainRules)",
+            location=(
+                contract.location("/ruleSet")
+                if contract.document.pointer_exists("/ruleSet")
+                else Location(source=contract.source)
+            ),
+            hint="Generate the reader without --rules, or give the version a rule set of CEL "
+            "CONDITIONs (docs/rules.md).",
+        )
+    schema = load_schema_text(json.dumps(reader.schema), where).schema
+    flat = compile_rules(contract, schema, "READ", root="")
+    nested = compile_rules(contract, schema, "READ", root="`record`")
+    return RulesSpec(
+        origin=origin,
+        source=source,
+        applied=tuple(c.rule.label for c in flat if c.action_on_failure != "NONE"),
+        not_acted_on=tuple(c.rule.label for c in flat if c.action_on_failure == "NONE"),
+        flat=rule_table(flat),
+        nested=rule_table(nested),
+    )
+
+
+def _store_contract(store: Path, subject: str, version: int) -> "tuple[Contract, str]":
+    """The store's contract file of ``subject``'s ``version`` and its path in the store
+    (InputError when it has none)."""
+    from schemacli.contracts.rules.store import contract_paths, read_store_contracts
+    from schemacli.contracts.store.tree import FileTree
+
+    tree = FileTree(store)
+    versions = {version: tree.subjects()[subject][version]}
+    found = read_store_contracts(tree, versions)
+    path = contract_paths(versions)[version]
+    if version not in found:
+        raise InputError(
+            f"version {version} of {subject!r} has no contract file in the store, so no rules",
+            location=Location(source=tree.source(path)),
+            hint="Pull the version's data contract (schemacli pull), write the file "
+            "(docs/rules.md), or generate the reader without --rules.",
+        )
+    return found[version], path
+
+
+def _rules_line(rules: "RulesSpec") -> str:
+    """One line on stderr: which rules the module applies, from where (the names are the
+    contract's text: shown printable)."""
+    applied = ", ".join(rules.applied) or "none (no READ CONDITION acts on a failure)"
+    line = f"rules of {rules.source} in the {rules.origin}: {applied}"
+    if rules.not_acted_on:
+        line += f"; not acted on (onFailure NONE): {', '.join(rules.not_acted_on)}"
+    return printable(line)

@@ -5,23 +5,25 @@ tests/integration/test_spark_reader_migrate.py runs a generated reader on the re
 
 from __future__ import annotations
 
-import ast
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from schemacli.app import app
+from tests.generated_module import (
+    STANDALONE_IMPORTS,
+    assert_ruff_clean,
+    imported_modules,
+    needs_ruff,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples/mappings/taxi-ride-v2-to-v1.yaml"
 V1 = ROOT / "schemas/subjects/taxi-rides-value/v1.avsc"
 V2 = ROOT / "schemas/migration/taxi-ride-v2-breaking.avsc"
 V2_COMPATIBLE = ROOT / "schemas/subjects/taxi-rides-value/v2.avsc"
-RUFF = Path(sys.executable).parent / "ruff"
 
 
 def run(*args: object):
@@ -85,24 +87,14 @@ def test_a_migrating_reader_embeds_the_mapping_sql_and_both_subjects(fake, taxi,
     assert "try_cast(`total_amount` AS FLOAT) + CAST(0 AS FLOAT) AS `total_amount`" in source
     assert f"V1_WRITER_IDS: tuple[int, ...] = ({taxi['v1']},)" in source
     assert "return decode_migrated(" in source and "def convert_decoded(" in source
-    modules = {
-        (node.module if isinstance(node, ast.ImportFrom) else alias.name).split(".")[0]
-        for node in ast.walk(ast.parse(source))
-        if isinstance(node, (ast.Import, ast.ImportFrom))
-        for alias in node.names
-    }
-    assert modules == {"__future__", "argparse", "json", "collections", "typing", "pyspark"}
+    assert imported_modules(source) == STANDALONE_IMPORTS
 
 
-@pytest.mark.skipif(not RUFF.exists(), reason="ruff is not installed in the venv")
+@needs_ruff
 def test_a_migrating_reader_is_ruff_clean_and_ruff_formatted(fake, taxi, tmp_path):
     out = tmp_path / "reader.py"
     assert codegen(fake, "--migrate", EXAMPLE, "--out", out).exit_code == 0
-    config = ["--config", str(ROOT / "pyproject.toml")]
-    lint = subprocess.run([RUFF, "check", *config, out], capture_output=True, text=True)
-    assert lint.returncode == 0, lint.stdout
-    fmt = subprocess.run([RUFF, "format", "--check", *config, out], capture_output=True, text=True)
-    assert fmt.returncode == 0, fmt.stdout
+    assert_ruff_clean(out)
 
 
 def test_a_missing_mapping_file_is_an_input_error_and_nothing_is_written(fake, taxi, tmp_path):

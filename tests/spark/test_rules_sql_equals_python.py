@@ -1,6 +1,7 @@
 """Two roads, one answer: a rule's status in Spark SQL (spark_avro.rules) equals our Python
 evaluator's (contracts.rules.execute) on the same records, nulls and errors included, and
-read-side rule refusals become bad records of kind ``rule`` naming the rule."""
+read-side rule refusals become bad records of kind ``rule`` naming the rule; a reader written by
+``spark codegen --rules`` gives read_topic(rules=PATH)'s rows on the same records."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from schemacli.contracts.avro.parse import parse_schema
 from schemacli.contracts.rules.execute import RuleRunner
 from schemacli.contracts.rules.model import parse_contract
 from spark_avro.decode import decode_confluent, split_bad_records
-from spark_avro.rules import VALUE_COLUMN, apply_rules, compile_rules, statuses
+from spark_avro.rules import compile_rules, rule_table, statuses
+from spark_avro.rulestage import VALUE_COLUMN, apply_rules
 from tests.spark.framing import confluent, kafka_frame
 
 SCHEMA = {
@@ -217,7 +219,7 @@ def test_a_record_a_read_rule_refuses_is_a_bad_record_of_kind_rule_naming_it(spa
     dlq = contract.rule_set.domain_rules[0]
     assert dlq.name == "r0"
     compiled = compile_rules(contract, parse_schema(SCHEMA), "READ")
-    checked = apply_rules(_decoded(spark, rows), compiled)
+    checked = apply_rules(_decoded(spark, rows), rule_table(compiled))
     good, bad = split_bad_records(checked)
     bad_rows = bad.collect()
     runner = RuleRunner(contract.rule_set, parse_schema(SCHEMA), contract.metadata)
@@ -241,7 +243,7 @@ def test_a_dlq_rule_names_its_topic_on_the_bad_record(spark):
     contract = parse_contract(json.dumps(body), "dlq.contract.json")
     compiled = compile_rules(contract, parse_schema(SCHEMA), "READ")
     rows = [dict(records(1)[0], total=-5.0), dict(records(1)[0], total=5.0)]
-    out = apply_rules(_decoded(spark, rows), compiled).orderBy("offset").collect()
+    out = apply_rules(_decoded(spark, rows), rule_table(compiled)).orderBy("offset").collect()
     assert out[0]["rule_dlq_topic"] == "orders-dlq" and out[0]["decode_error_kind"] == "rule"
     assert out[1]["rule_dlq_topic"] is None and out[1]["decode_error"] is None
 
@@ -322,3 +324,84 @@ def test_the_converter_dead_letters_a_record_breaking_v1s_write_rules(spark):
     assert (out[2]["error"], out[2]["error_stage"]) == ("x: bad", "convert")
     assert compile_v1_rules(None, json.dumps(v1), "rides-value") == []
     assert contract_text({}, {"migrationRules": []}) is None
+
+
+class _KafkaStandIn:
+    """What a generated reader's ``read()`` asks of its session: the conf and a batch Kafka
+    source, which here gives ``frame``, the records ``read_topic`` is given too."""
+
+    def __init__(self, spark, frame):
+        self.conf, self.read, self.frame = spark.conf, self, frame
+        self.options_given: dict[str, str] = {}
+
+    def format(self, name: str):
+        assert name == "kafka"
+        return self
+
+    def options(self, **options: str):
+        self.options_given = options
+        return self
+
+    def load(self):
+        return self.frame
+
+
+def test_a_generated_reader_with_rules_gives_read_topics_rows_on_the_same_records(
+    spark, tmp_path, monkeypatch
+):
+    import importlib.util
+
+    from pyspark.testing import assertDataFrameEqual
+    from typer.testing import CliRunner
+
+    import spark_avro.reader as reader
+    from schemacli.app import app
+
+    text = json.dumps(SCHEMA)
+    folder = tmp_path / "store" / "subjects" / "orders-value"
+    folder.mkdir(parents=True)
+    (folder / "v1.avsc").write_text(json.dumps(SCHEMA, indent=2))
+    acting = {
+        "positive": ("message.total >= 0.0", "READ", "DLQ"),
+        "email": ("message.email.contains('@')", "READ", "ERROR"),  # errors on null
+        "firstTag": ("message.tags[0] == 'a'", "READ", "NONE"),  # not acted on
+        "ship": ("message.ship.city != ''", "WRITEREAD", "ERROR,DLQ"),  # DLQ on READ
+    }
+    rules = [
+        {"name": name, "kind": "CONDITION", "mode": mode, "type": "CEL", "expr": expr,
+         "onFailure": action, "params": {"dlq.topic": f"{name}-dlq"}}
+        for name, (expr, mode, action) in acting.items()
+    ]  # fmt: skip
+    rules.append({"name": "writeOnly", "kind": "CONDITION", "mode": "WRITE", "type": "CEL",
+                  "expr": "false"})  # fmt: skip
+    contract = folder / "v1.contract.json"
+    contract.write_text(json.dumps({"ruleSet": {"domainRules": rules}}, indent=2))
+    out = tmp_path / "orders_reader.py"
+    result = CliRunner().invoke(app, [
+        "spark", "codegen", "-s", "orders-value", "-t", "orders", "--store",
+        str(tmp_path / "store"), "--schema-id", "1=1", "--rules", "--out", str(out)])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    spec = importlib.util.spec_from_file_location("orders_reader", out)
+    generated = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generated)
+
+    rows = records(60)
+    raw = kafka_frame(spark, [confluent(1, text, r) for r in rows] + [None, b"\x01junk"])
+    monkeypatch.setattr(reader, "kafka_source", lambda *a, **k: raw)
+    for flatten in (True, False):
+        library = reader.read_topic(
+            spark, "unused:9092", "orders", schemas={1: text}, reader_schema=text,
+            rules=contract, flatten=flatten,
+        )  # fmt: skip
+        ours = generated.read(
+            _KafkaStandIn(spark, raw), "unused:9092", flatten=flatten, time_zone=None
+        )
+        assertDataFrameEqual(ours.orderBy("offset"), library.orderBy("offset"), checkRowOrder=True)
+        found = ours.collect()
+        kinds = {(r["decode_error_kind"], r["rule_dlq_topic"]) for r in found}
+        # refusals by a DLQ rule, an ERROR rule and an ERROR,DLQ one; a tombstone; a bad frame
+        assert {("rule", "positive-dlq"), ("rule", None), ("rule", "ship-dlq")} <= kinds
+        assert {(None, None), ("not_framed", None)} <= kinds
+        assert any(r["decode_error"].startswith("rule email errored") for r in found
+                   if r["decode_error_kind"] == "rule")  # fmt: skip
+        assert not any("firstTag" in (r["decode_error"] or "") for r in found)

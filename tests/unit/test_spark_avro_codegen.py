@@ -10,21 +10,24 @@ from __future__ import annotations
 import ast
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from schemacli.app import app
+from tests.generated_module import (
+    STANDALONE_IMPORTS,
+    assert_ruff_clean,
+    imported_modules,
+    needs_ruff,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "spark" / "taxi_rides_value_reader.py"
 V1 = (ROOT / "schemas/subjects/taxi-rides-value/v1.avsc").read_text()
 V2 = (ROOT / "schemas/subjects/taxi-rides-value/v2.avsc").read_text()
 STORE_ARGS = ["--store", str(ROOT / "schemas"), "--schema-id", "1=1", "--schema-id", "2=2"]
-RUFF = Path(sys.executable).parent / "ruff"
 
 
 def run(*args: str):
@@ -48,26 +51,15 @@ def test_generated_reader_matches_the_golden_module(tmp_path):
     assert source == GOLDEN.read_text()
 
 
-@pytest.mark.skipif(not RUFF.exists(), reason="ruff is not installed in the venv")
+@needs_ruff
 def test_generated_reader_is_ruff_clean_and_ruff_formatted(tmp_path):
     path = tmp_path / GOLDEN.name
     path.write_text(generate_golden(tmp_path))
-    config = ["--config", str(ROOT / "pyproject.toml")]
-    lint = subprocess.run([RUFF, "check", *config, path], capture_output=True, text=True)
-    assert lint.returncode == 0, lint.stdout
-    fmt = subprocess.run([RUFF, "format", "--check", *config, path], capture_output=True, text=True)
-    assert fmt.returncode == 0, fmt.stdout
+    assert_ruff_clean(path)
 
 
 def test_generated_reader_imports_only_pyspark_and_the_standard_library(tmp_path):
-    tree = ast.parse(generate_golden(tmp_path))
-    modules = {
-        (node.module if isinstance(node, ast.ImportFrom) else alias.name).split(".")[0]
-        for node in ast.walk(tree)
-        if isinstance(node, (ast.Import, ast.ImportFrom))
-        for alias in node.names
-    }
-    assert modules == {"__future__", "argparse", "json", "collections", "typing", "pyspark"}
+    assert imported_modules(generate_golden(tmp_path)) == STANDALONE_IMPORTS
 
 
 def test_generated_reader_embeds_every_version_by_id_and_says_how_to_run_it(tmp_path):
@@ -387,12 +379,8 @@ def test_golden_reader_has_no_incompatible_writers_and_sets_utc(tmp_path):
     assert 'TIME_ZONE = "UTC"' in source
 
 
-@pytest.mark.skipif(not RUFF.exists(), reason="ruff is not installed in the venv")
+@needs_ruff
 def test_generated_reader_with_an_embedded_finding_is_ruff_clean(tmp_path):
     path = tmp_path / "orders_reader.py"
     path.write_text(render_narrow_reader())
-    config = ["--config", str(ROOT / "pyproject.toml")]
-    lint = subprocess.run([RUFF, "check", *config, path], capture_output=True, text=True)
-    assert lint.returncode == 0, lint.stdout
-    fmt = subprocess.run([RUFF, "format", "--check", *config, path], capture_output=True, text=True)
-    assert fmt.returncode == 0, fmt.stdout
+    assert_ruff_clean(path)
