@@ -23,7 +23,7 @@ from click.shell_completion import CompletionItem
 from typer.core import TyperGroup
 from typer.models import CommandInfo, TyperInfo
 
-from schemacli import __version__, entry
+from schemacli import __version__, interrupts
 from schemacli.commands.completion import complete_var_name, guard_install, run_completion
 from schemacli.gcpolicy import collect_rarely
 
@@ -279,7 +279,7 @@ class SchemacliGroup(TyperGroup):
     def invoke(self, ctx: click.Context) -> Any:
         # Start-up is over: from here Ctrl-C is a KeyboardInterrupt, answered by the edge once
         # the command's own clean-up has run.
-        entry.command_starts()
+        interrupts.command_starts()
         from schemacli.edge import guarded  # the error edge: loaded when a command runs
 
         return guarded(ctx, lambda: super(SchemacliGroup, self).invoke(ctx))

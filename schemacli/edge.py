@@ -13,7 +13,7 @@ from typing import Any, TextIO
 
 import click
 
-from schemacli import entry, redact
+from schemacli import interrupts, redact
 from schemacli.commands.options import OUTPUT_META_KEY
 from schemacli.contracts.jsontext.nesting import deep
 from schemacli.errors import InputError, SchemacliError, SchemacliWarning, UsageError, error_text
@@ -44,8 +44,8 @@ def guarded(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
         _usage_error(ctx, err, words)
         ctx.exit(err.exit_code)
     except KeyboardInterrupt:
-        click.echo(entry.INTERRUPTED, err=True)
-        ctx.exit(entry.EXIT_INTERRUPTED)
+        click.echo(interrupts.INTERRUPTED, err=True)
+        ctx.exit(interrupts.EXIT_INTERRUPTED)
     except MemoryError:  # the input's structures are garbage by now: room to say so
         _report(ctx, OUT_OF_MEMORY)
         ctx.exit(int(OUT_OF_MEMORY.exit_code))
