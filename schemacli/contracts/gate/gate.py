@@ -118,12 +118,12 @@ def gate(
     store = head.source("").rstrip("/") or "."
     against = base.label if base is not None else None
     verdicts = verdicts if verdicts is not None else VerdictCache()
-    table = _use_key_table(head, verdicts)
+    table = _use_key_table(head, verdicts, against)
     try:
         return _gate(head, levels, store, against, base, verdicts, readers, table, changed)
     finally:
         if table is not None:
-            _keep_key_table(head, verdicts, table)
+            _keep_key_table(head, verdicts, table, against)
 
 
 @dataclass
@@ -142,16 +142,17 @@ class _KeyTable:
         return rows.get(key) if isinstance(rows, dict) else None
 
 
-def _key_table_name(tree: FileTree) -> str:
-    return digest("gate-table", os.path.abspath(tree.root))
+def _key_table_name(tree: FileTree, against: str | None) -> str:
+    """One table per store and base (a gate with --against keeps rows of its own)."""
+    return digest("gate-table", os.path.abspath(tree.root), against)
 
 
-def _use_key_table(head: Tree, verdicts: VerdictCache) -> _KeyTable | None:
+def _use_key_table(head: Tree, verdicts: VerdictCache, against: str | None) -> _KeyTable | None:
     """With a disk cache, the working tree keys its files by stat from the table the last
     gate of this store left (see _KeyTable); None without a disk cache or a working tree."""
     if verdicts.disk is None or not isinstance(head, FileTree):
         return None
-    found = verdicts.disk.load_table(_key_table_name(head))
+    found = verdicts.disk.load_table(_key_table_name(head, against))
     known, written = found if found is not None else ({}, 0)
     if not isinstance(known, dict) or not all(
         isinstance(known.get(part), dict) for part in ("files", "names", "rows")
@@ -161,7 +162,9 @@ def _use_key_table(head: Tree, verdicts: VerdictCache) -> _KeyTable | None:
     return _KeyTable(known)
 
 
-def _keep_key_table(head: Tree, verdicts: VerdictCache, table: _KeyTable) -> None:
+def _keep_key_table(
+    head: Tree, verdicts: VerdictCache, table: _KeyTable, against: str | None
+) -> None:
     """Write this run's table for the next gate, when it differs from the one read."""
     if verdicts.disk is None or not isinstance(head, FileTree):
         return
@@ -170,7 +173,7 @@ def _keep_key_table(head: Tree, verdicts: VerdictCache, table: _KeyTable) -> Non
         names = table.refs.store_names.seen
     new = {"files": head.file_keys.table(), "names": names, "rows": table.rows}
     if new != table.known:
-        verdicts.disk.store_table(_key_table_name(head), new)
+        verdicts.disk.store_table(_key_table_name(head, against), new)
 
 
 def _gate(
