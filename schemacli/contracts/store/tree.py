@@ -269,12 +269,14 @@ class FileTree:
                 except OSError:
                     pass  # reading it says what it is
             trusted = keys.trusted(p) if keys.on else None
-            if trusted is None:
+            if trusted is not None:
+                keys.seen[p] = keys.known[p]  # the same entry: nothing new to write
+            else:
                 text = self.read([p], optional=True)[p]
                 keys.read += 1
                 trusted = None if text is None else text_key(text)
-            if trusted is not None and p in keys.stats:
-                keys.seen[p] = [*keys.stats[p], trusted]
+                if trusted is not None and p in keys.stats:
+                    keys.seen[p] = [*keys.stats[p], trusted]
             out[p] = trusted
         return out
 
