@@ -135,7 +135,7 @@ class _KeyTable:
 
     known: dict[str, Any]
     rows: dict[str, Any] = field(default_factory=dict)
-    refs: References | None = None
+    refs: list[References] = field(default_factory=list)
 
     def row(self, key: str) -> Any:
         rows = self.known.get("rows")
@@ -169,8 +169,9 @@ def _keep_key_table(
     if verdicts.disk is None or not isinstance(head, FileTree):
         return
     names = table.known["names"]
-    if table.refs is not None and table.refs.store_names.built:
-        names = table.refs.store_names.seen
+    built = [refs.store_names for refs in table.refs if refs.store_names.built]
+    if built:  # what this run's latest versions define (at the base too, by blob id)
+        names = {key: scan for found in built for key, scan in found.seen.items()}
     new = {"files": head.file_keys.table(), "names": names, "rows": table.rows}
     if new != table.known:
         verdicts.disk.store_table(_key_table_name(head, against), new)
@@ -204,10 +205,11 @@ def _gate(
             return GateReport(store, against, (_store_error_row(levels, err),))
     # One resolver per tree: a type another subject defines is loaded once for the whole gate.
     head_refs = References(head, head_index)
-    if table is not None:
-        head_refs.store_names.use_scans(table.known["names"])
-        table.refs = head_refs
     base_refs = References(base, base_index) if base is not None else None
+    if table is not None:
+        table.refs = [refs for refs in (head_refs, base_refs) if refs is not None]
+        for refs in table.refs:
+            refs.store_names.use_scans(table.known["names"])
     rows = []
     if "" in layout:
         rows.append(_with_findings(_store_error_row(levels, None), layout.pop("")))
