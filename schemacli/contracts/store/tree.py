@@ -99,12 +99,13 @@ def text_key(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
-# A file's stat as the key table trusts it: size, mtime_ns, ctime_ns, inode.
-Stat = tuple[int, int, int, int]
+# A file's stat as the key table trusts it: [size, mtime_ns, ctime_ns, inode] (a list, as the
+# table's JSON gives it back, so the two compare as they are).
+Stat = list[int]
 
 
 def _stat_of(result: os.stat_result) -> Stat:
-    return (result.st_size, result.st_mtime_ns, result.st_ctime_ns, result.st_ino)
+    return [result.st_size, result.st_mtime_ns, result.st_ctime_ns, result.st_ino]
 
 
 @dataclass
@@ -130,11 +131,11 @@ class FileKeys:
     def trusted(self, path: str) -> str | None:
         stat = self.stats.get(path)
         entry = self.known.get(path)
-        if stat is None or entry is None or tuple(entry[:4]) != stat:
+        if stat is None or entry is None or entry[:4] != stat:
             return None
-        if max(stat[1], stat[2]) >= self.racy_ns:
+        if stat[1] >= self.racy_ns or stat[2] >= self.racy_ns:
             return None
-        key = entry[4]
+        key = entry[4] if len(entry) == 5 else None
         return key if isinstance(key, str) else None
 
     def table(self) -> dict[str, list[Any]]:
@@ -143,7 +144,7 @@ class FileKeys:
         out = {
             path: entry
             for path, entry in self.known.items()
-            if path in self.stats and tuple(entry[:4]) == self.stats[path]
+            if path in self.stats and entry[:4] == self.stats[path]
         }
         out.update(self.seen)
         return out
@@ -255,28 +256,31 @@ class FileTree:
     def keys(self, paths: Sequence[str]) -> dict[str, str | None]:
         out: dict[str, str | None] = {}
         keys = self.file_keys
-        listed = _LISTED in self._files
+        seen, files, stats = keys.seen, self._files, keys.stats
+        listed = _LISTED in files
+        prefix = f"{SUBJECTS_DIR}/"
         for p in paths:
-            if p in keys.seen:
-                out[p] = keys.seen[p][4]
+            entry = seen.get(p)
+            if entry is not None:
+                out[p] = entry[4]
                 continue
-            if listed and p.startswith(f"{SUBJECTS_DIR}/") and p not in self._files:
-                out[p] = None
+            if listed and p not in files and p.startswith(prefix):
+                out[p] = None  # not listed: not there
                 continue
-            if keys.on and p not in keys.stats:
+            if keys.on and p not in stats:
                 try:
-                    keys.stats[p] = _stat_of(os.stat(self.root / p))
+                    stats[p] = _stat_of(os.stat(self.root / p))
                 except OSError:
                     pass  # reading it says what it is
             trusted = keys.trusted(p) if keys.on else None
             if trusted is not None:
-                keys.seen[p] = keys.known[p]  # the same entry: nothing new to write
+                seen[p] = keys.known[p]  # the same entry: nothing new to write
             else:
                 text = self.read([p], optional=True)[p]
                 keys.read += 1
                 trusted = None if text is None else text_key(text)
-                if trusted is not None and p in keys.stats:
-                    keys.seen[p] = [*keys.stats[p], trusted]
+                if trusted is not None and p in stats:
+                    seen[p] = [*stats[p], trusted]
             out[p] = trusted
         return out
 
