@@ -643,12 +643,8 @@ class DiskCache:
     def load(self, key: str) -> Any:
         """The value stored under ``key``, or None (absent, or unusable: then a warning)."""
         path = self.path(key)
-        try:  # the bounded reader: a FIFO or a device planted in the cache never blocks a run
-            data = read_input(path, limit=DOCUMENT_LIMIT, what="cache entry")
-        except UnreadableInput as err:
-            if err.reason in ("missing", "not-a-directory"):  # no entry (or no cache directory)
-                return None
-            self._warn(path, f"cannot be read ({err.message})")
+        data = self._read(path, DOCUMENT_LIMIT)
+        if data is None:
             return None
         try:
             entry = json.loads(data.decode("utf-8"))
@@ -673,15 +669,12 @@ class DiskCache:
         large value: a header line (engine, name, the payload's SHA-256) and the payload,
         checked by its bytes, never re-encoded."""
         path = self.root / "tables" / f"{name}.table"
-        try:
-            data = read_input(path, limit=_TABLE_LIMIT, what="cache entry")
+        try:  # before reading: a table replaced meanwhile makes the time older, never newer
             written = os.stat(path).st_mtime_ns
-        except UnreadableInput as err:
-            if err.reason in ("missing", "not-a-directory"):
-                return None
-            self._warn(path, f"cannot be read ({err.message})")
-            return None
         except OSError:
+            return None
+        data = self._read(path, _TABLE_LIMIT)
+        if data is None:
             return None
         head, _, payload = data.partition(b"\n")
         try:
@@ -714,6 +707,15 @@ class DiskCache:
         self._write(
             self.root / "tables" / f"{name}.table", json.dumps(header).encode() + b"\n" + payload
         )
+
+    def _read(self, path: Path, limit: int) -> bytes | None:
+        """The bytes of a cache file, or None (absent; unreadable: then a warning)."""
+        try:  # the bounded reader: a FIFO or a device planted in the cache never blocks a run
+            return read_input(path, limit=limit, what="cache entry")
+        except UnreadableInput as err:
+            if err.reason not in ("missing", "not-a-directory"):  # absent: no entry, no cache
+                self._warn(path, f"cannot be read ({err.message})", stacklevel=4)
+            return None
 
     def corrupt(self, key: str, why: str) -> None:
         self._warn(self.path(key), why)
@@ -754,11 +756,11 @@ class DiskCache:
                 stacklevel=3,
             )
 
-    def _warn(self, path: Path, why: str) -> None:
+    def _warn(self, path: Path, why: str, *, stacklevel: int = 3) -> None:
         warnings.warn(
             f"ignoring the verdict cache entry {path}: it {why}; the verdict is computed again",
             SchemacliWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
 
 
