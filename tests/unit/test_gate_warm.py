@@ -274,3 +274,23 @@ def test_the_ref_read_through_one_streamed_cat_file_gives_every_text_as_it_was(r
     for path in paths:
         assert texts[path] == (store / path).read_text()
     assert missing == {"subjects/rides-value/v9.avsc": None}
+
+
+def test_under_against_the_cached_gate_gives_what_the_uncached_one_gives(repo, tmp_path):
+    store = repo / "schemas"
+    make_store(store, {"rides-value": [ride(), ride({"name": "zone", "type": "string"})]})
+    make_store(store, {"orders-value": [order()], "positions-value": [POSITION]})
+
+    def against(cache: VerdictCache):
+        base = git_tree("git:HEAD", store)
+        try:
+            return gate(
+                FileTree(store), levels(store), base=base, verdicts=cache,
+                changed=base.changed_paths(),
+            ).subjects  # fmt: skip
+        finally:
+            base.close()
+
+    fresh = against(VerdictCache())
+    assert against(VerdictCache(tmp_path / "cache", min_cost=0)) == fresh
+    assert against(VerdictCache(tmp_path / "cache", min_cost=0)) == fresh
