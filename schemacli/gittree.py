@@ -2,38 +2,138 @@
 
 The contract core reads a store through ``contracts.store.tree.Tree`` and never runs git; the
 commands build a :class:`GitTree` here (``git_tree("git:REF", store)``) and hand it in. Two git
-processes serve a whole gate: ``git ls-tree`` for the names, one ``git cat-file --batch`` for
-every file under ``subjects/``.
+processes serve a whole gate: ``git ls-tree`` for the names and the blob ids, and one ``git
+cat-file --batch`` kept open, asked for the files read (by blob id), its answers read as they
+come: a file is held only once it is asked for, never the whole store at once.
+``changed_paths`` says which files of the store differ from the working tree (``git diff``).
 """
 
 from __future__ import annotations
 
 import subprocess
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from schemacli.contracts.jsontext.source import decode_bytes
-from schemacli.contracts.store.tree import SUBJECTS_DIR, index_names
+from schemacli.contracts.store.tree import SUBJECTS_DIR, index_names, text_key
 from schemacli.errors import InputError, Location, UsageError
 from schemacli.textfile import resolved
 
 _LISTED = "\0listed"  # a key no path can be: marks that subjects/ was listed and fetched
 
 
+_CHUNK = 64  # requests written to cat-file before its answers are read (well under a pipe)
+
+
+class _CatFile:
+    """One ``git cat-file --batch`` for a tree's whole life: requests written a chunk at a
+    time, each answer read as it comes (header, then exactly its size), so only the files
+    asked for are held, and neither pipe fills while the other waits."""
+
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+        self.process: subprocess.Popen[bytes] | None = None
+        self._closer: weakref.finalize[[subprocess.Popen[bytes]], _CatFile] | None = None
+
+    def ask(self, names: Sequence[str]) -> list[bytes | None]:
+        """The content of each object name (a blob id or REF:path), None where missing."""
+        out: list[bytes | None] = []
+        for start in range(0, len(names), _CHUNK):
+            chunk = names[start : start + _CHUNK]
+            process = self._started()
+            stdin, stdout = process.stdin, process.stdout
+            assert stdin is not None and stdout is not None  # opened as pipes
+            try:
+                stdin.write("".join(f"{name}\n" for name in chunk).encode())
+                stdin.flush()
+                out.extend(_answer(stdout) for _ in chunk)
+            except (OSError, ValueError) as err:
+                self.close()
+                raise InputError(f"git cat-file --batch failed: {err}") from err
+        return out
+
+    def _started(self) -> subprocess.Popen[bytes]:
+        if self.process is None:
+            try:
+                self.process = subprocess.Popen(
+                    ["git", "-C", str(self.repo), "cat-file", "--batch"],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                )
+            except FileNotFoundError as err:
+                raise InputError(
+                    "git is not installed", hint="install git, or drop --against"
+                ) from err
+            self._closer = weakref.finalize(self, _stop, self.process)
+        return self.process
+
+    def close(self) -> None:
+        if self._closer is not None:
+            self._closer()
+        self.process = None
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """End a cat-file process: its input closed, it exits; waited for (never left behind)."""
+    for pipe in (process.stdin, process.stdout):
+        if pipe is not None:
+            pipe.close()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def _answer(stdout: IO[bytes]) -> bytes | None:
+    """One answer of ``cat-file --batch``: "<id> <type> <size>\\n<content>\\n", or
+    "<name> missing\\n"."""
+    header = stdout.readline()
+    if not header.endswith(b"\n"):
+        raise ValueError("git cat-file stopped answering")
+    if header.rstrip().endswith(b" missing"):
+        return None
+    size = int(header.rsplit(b" ", 1)[1])
+    data = stdout.read(size + 1)  # the content and its newline
+    if len(data) != size + 1:
+        raise ValueError("git cat-file stopped in the middle of an object")
+    return data[:size]
+
+
 @dataclass(frozen=True)
 class GitTree:
-    """The store as it was at a git ref: ``git ls-tree`` for names, ``git cat-file`` for texts.
-
-    Listing the subjects also fetches every file under ``subjects/`` in one ``git cat-file
-    --batch``, so a gate over hundreds of subjects costs two git processes, not hundreds.
-    """
+    """The store as it was at a git ref: ``git ls-tree`` for names and blob ids, one ``git
+    cat-file --batch`` for the texts read (see the module)."""
 
     repo: Path
     ref: str
     prefix: str  # the store directory relative to the repository root, "" for the root
     # A cache of file contents (None: not in the tree); filled by subjects() and read().
     _blobs: dict[str, bytes | None] = field(default_factory=dict, repr=False, compare=False)
+    # The blob id of each file under subjects/, from the listing: its content key.
+    _ids: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    _cat: list[_CatFile] = field(default_factory=list, repr=False, compare=False)
+
+    def close(self) -> None:
+        """End the git process reading the texts (also done when the tree is collected)."""
+        for cat in self._cat:
+            cat.close()
+
+    def changed_paths(self) -> frozenset[str]:
+        """The files under the store that differ between the ref and the working tree
+        (added, changed, deleted, and files git does not track), relative to the store: what
+        ``git diff`` and ``git ls-files --others`` list, git's own index deciding by stat."""
+        where = self._path("") or "."
+        tracked = _git(
+            self.repo, "diff", "--name-only", "--no-renames", "-z", self.ref, "--", where
+        )
+        untracked = _git(self.repo, "ls-files", "--others", "-z", "--", where)
+        strip = len(self.prefix) + 1 if self.prefix else 0
+        return frozenset(name[strip:] for name in (tracked + untracked).split("\0") if name)
 
     @property
     def label(self) -> str:
@@ -48,53 +148,63 @@ class GitTree:
     def subjects(self) -> dict[str, dict[int, str]]:
         out = _git(self.repo, "ls-tree", "-r", "-z", self.ref, "--", self._path(SUBJECTS_DIR))
         names = []
-        files = []
-        objects: dict[str, str] = {}  # path -> its blob's id
         strip = len(self._path(SUBJECTS_DIR)) + 1
         for line in filter(None, out.split("\0")):
             meta, _, full = line.partition("\t")  # "<mode> <type> <object>\t<path>"
             rel = full[strip:]
-            files.append(f"{SUBJECTS_DIR}/{rel}")
-            objects[files[-1]] = meta.rsplit(" ", 1)[-1]
+            self._ids[f"{SUBJECTS_DIR}/{rel}"] = meta.rsplit(" ", 1)[-1]
             parts = rel.split("/")
             if len(parts) == 2:
                 names.append((parts[0], parts[1]))
             elif len(parts) == 1:
                 names.append(("", parts[0]))
-        self._fetch([f for f in files if f.endswith((".avsc", ".json"))], objects)
-        self._blobs[_LISTED] = b""  # files under subjects/ not fetched now do not exist
+        self._blobs[_LISTED] = b""  # files under subjects/ not listed do not exist
         return index_names(sorted(names), self.source)
 
-    def _fetch(self, paths: Sequence[str], objects: dict[str, str] | None = None) -> None:
-        """Read ``paths`` in one ``git cat-file --batch``; by their blob ids where ``objects``
-        (from the listing) has them: git finds a blob by its id at once, while ``REF:path``
+    def _fetch(self, paths: Sequence[str]) -> None:
+        """Read ``paths`` through the tree's one ``git cat-file --batch``; by their blob ids
+        where the listing named them: git finds a blob by its id at once, while ``REF:path``
         walks the trees from the root on every line, and ``subjects/`` has an entry per
         subject (a store's every file read that way costs files x subjects)."""
+        listed = _LISTED in self._blobs
         paths = [p for p in dict.fromkeys(paths) if p not in self._blobs]
-        if not paths:
+        asked = []
+        for p in paths:
+            if p in self._ids:
+                asked.append(p)
+            elif listed and p.startswith(f"{SUBJECTS_DIR}/"):
+                self._blobs[p] = None  # not in the listing: not at the ref
+            else:
+                asked.append(p)
+        if not asked:
             return
-        known = objects or {}
-        request = "".join(
-            f"{known[p]}\n" if p in known else f"{self.ref}:{self._path(p)}\n" for p in paths
-        ).encode()
-        data = _run_git(self.repo, ["cat-file", "--batch"], request).stdout
-        pos = 0
+        if not self._cat:
+            self._cat.append(_CatFile(self.repo))
+        names = [self._ids.get(p) or f"{self.ref}:{self._path(p)}" for p in asked]
+        for path, blob in zip(asked, self._cat[0].ask(names), strict=True):
+            self._blobs[path] = blob
+
+    def keys(self, paths: Sequence[str]) -> dict[str, str | None]:
+        """Each file's blob id, as the listing named it (git's own content key); a file
+        outside subjects/ is read and keyed by its text."""
+        listed = _LISTED in self._blobs
+        out: dict[str, str | None] = {}
         for path in paths:
-            end = data.index(b"\n", pos)
-            header = data[pos:end].decode()
-            pos = end + 1
-            if header.endswith(" missing"):
-                self._blobs[path] = None
-                continue
-            size = int(header.rsplit(" ", 1)[1])
-            self._blobs[path] = data[pos : pos + size]
-            pos += size + 1
+            if path in self._ids:
+                out[path] = self._ids[path]
+            elif listed and path.startswith(f"{SUBJECTS_DIR}/"):
+                out[path] = None
+            else:
+                text = self.read([path], optional=True)[path]
+                out[path] = None if text is None else text_key(text)
+        return out
 
     def read(self, paths: Sequence[str], *, optional: bool = False) -> dict[str, str | None]:
-        listed = _LISTED in self._blobs
-        self._fetch([p for p in paths if not (listed and p.startswith(f"{SUBJECTS_DIR}/"))])
+        self._fetch(paths)
         texts: dict[str, str | None] = {}
         for path in paths:
+            # a text is decoded when read, and its bytes let go: each is read once per tree
+            # (the references' resolver keeps what it parsed)
             blob = self._blobs.get(path)
             if blob is None:
                 if optional:

@@ -112,7 +112,11 @@ def gate_command(
     if not quiet and output is not OutputFormat.text:  # the text report's title says it
         where = f" against {base.label}" if base else ""
         typer.echo(f"gate: checking {head.source('').rstrip('/')}{where}", err=True)
-    result = _gate(settings, head, base, levels, verdicts, readers)
+    try:
+        result = _gate(settings, head, base, levels, verdicts, readers)
+    finally:
+        if base is not None:
+            base.close()
     _emit(gate_report(result), output)
     raise typer.Exit(int(result.verdict.exit_code))
 
@@ -135,7 +139,12 @@ def _gate(
     (docs/rules.md) and the lint findings when the config asks."""
     from schemacli.contracts.rules.store import rules_gate
 
-    result = check_store(head, levels, base=base, verdicts=verdicts, readers=readers)
+    # with --against, the subjects whose files are as they were at the ref are not judged
+    # again (docs/store.md): git says which files changed
+    changed = base.changed_paths() if base is not None else None
+    result = check_store(
+        head, levels, base=base, verdicts=verdicts, readers=readers, changed=changed
+    )
     result = rules_gate(result, head, settings.rules)
     vet = _linter(settings, head)
     return vet(result) if vet is not None else result

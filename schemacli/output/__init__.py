@@ -134,11 +134,18 @@ def gate_report(result: GateReport) -> Report:
         for row in result.subjects
     )
     against = f" against {result.against}" if result.against else ""
+    skipped = result.not_judged
     return Report(
         command="gate",
         title=f"gate {result.store}{against}",
         verdict=result.verdict.value,
         cases=cases,
+        notes=(
+            f"{skipped} subject(s) unchanged since {result.against} not judged again "
+            "(--against judges what a change brings)",
+        )
+        if skipped
+        else (),
     )
 
 

@@ -81,6 +81,24 @@ def test_a_deleted_version_is_a_violation_under_against(repo, deleted):
     assert f"v{gone} exists at git:main but not any more" in case["findings"][0]["message"]
 
 
+def test_under_against_the_report_says_which_subjects_were_not_judged_again(repo):
+    value = repo / VALUE
+    v3 = json.loads((value / "v2.avsc").read_text())
+    v3["fields"].append({"name": "zone", "type": "int"})  # no default: breaks BACKWARD
+    (value / "v3.avsc").write_text(json.dumps(v3, indent=2))
+    result = run("gate", "--against", "git:main", "-o", "json")
+    assert result.exit_code == 1, result.stdout
+    document = json.loads(result.stdout)
+    case = next(c for c in document["cases"] if c["name"] == "taxi-rides-value")
+    assert case["checked"] == [3] and case["findings"]
+    others = [c for c in document["cases"] if c["name"] != "taxi-rides-value"]
+    assert others and all(c["checked"] == [] and not c["findings"] for c in others)
+    (note,) = document["notes"]
+    assert f"{len(others)} subject(s) unchanged since git:main not judged again" in note
+    text = run("gate", "--against", "git:main")
+    assert "not judged again" in text.stdout
+
+
 def long_history(project: Path, versions: int = 40, fields: int = 60) -> None:
     """A subject whose gate row costs enough to be worth a cache entry: each version adds an
     optional field to a wide record, checked FULL_TRANSITIVE."""
@@ -120,7 +138,7 @@ def test_a_damaged_cache_entry_is_one_warning_on_stderr_and_the_same_result(proj
     cache = tmp_path / "verdicts"
     env = {"SCHEMACLI_CACHE_DIR": str(cache)}
     first = run("gate", "-o", "json", env=env)
-    for entry in cache.rglob("*.json"):
+    for entry in [*cache.rglob("*.json"), *cache.rglob("*.table")]:  # the entries, the table
         entry.write_text(entry.read_text()[:10])
     again = run("gate", "-o", "json", env=env)
     assert again.stdout == first.stdout

@@ -9,6 +9,7 @@ the engine's ``check_pairs``; the gate with a cold and a warm disk cache against
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
 import subprocess
@@ -322,7 +323,13 @@ def test_gate_over_the_example_store_is_the_same_with_and_without_the_cache(tmp_
     memo = _gate_rows(store, VerdictCache(), level)
     cold = _gate_rows(store, VerdictCache(tmp_path / "cache", min_cost=0), level)
     warm = _gate_rows(store, VerdictCache(tmp_path / "cache", min_cost=0), level)
-    assert engine == memo == cold == warm
+    for path in store.rglob("*"):  # every stat changes: each file keyed again by its text
+        os.utime(path)
+    touched = _gate_rows(store, VerdictCache(tmp_path / "cache", min_cost=0), level)
+    for table in (tmp_path / "cache").rglob("*.table"):  # the rows from their own entries
+        table.unlink()
+    entries = _gate_rows(store, VerdictCache(tmp_path / "cache", min_cost=0), level)
+    assert engine == memo == cold == warm == touched == entries
 
 
 def test_gate_findings_from_the_cache_keep_file_line_column_and_pointer(tmp_path):
@@ -384,6 +391,8 @@ def test_an_edited_engine_never_reads_the_old_entries(tmp_path, monkeypatch):
 @pytest.mark.parametrize("damage", ["truncated", "tampered", "not-json", "unreadable"])
 def test_a_damaged_entry_is_ignored_with_a_warning(tmp_path, damage):
     store, cache_dir, rows = _warm(tmp_path)
+    for table in cache_dir.rglob("*.table"):  # the rows are read from their entries
+        table.unlink()
     for entry in _entries(cache_dir):
         text = entry.read_text()
         if damage == "truncated":

@@ -92,6 +92,7 @@ _MEMO_MAX = 1 << 14  # pairs kept in memory; the memo is emptied when it is full
 _SCHEMAS_MAX = 1024  # schemas whose fields and digests are kept (a history's worth)
 _ONE_FIELDS_MAX = 4096  # parsed one-field records kept (tiny; emptied when full)
 _MIN_COST = 0.002  # reading an entry costs ~0.2 ms, writing one ~1 ms
+_TABLE_LIMIT = 1 << 30  # a table (one per store) is at most this large
 _COMPATIBLE = CompatResult(True)
 
 
@@ -642,12 +643,8 @@ class DiskCache:
     def load(self, key: str) -> Any:
         """The value stored under ``key``, or None (absent, or unusable: then a warning)."""
         path = self.path(key)
-        try:  # the bounded reader: a FIFO or a device planted in the cache never blocks a run
-            data = read_input(path, limit=DOCUMENT_LIMIT, what="cache entry")
-        except UnreadableInput as err:
-            if err.reason in ("missing", "not-a-directory"):  # no entry (or no cache directory)
-                return None
-            self._warn(path, f"cannot be read ({err.message})")
+        data = self._read(path, DOCUMENT_LIMIT)
+        if data is None:
             return None
         try:
             entry = json.loads(data.decode("utf-8"))
@@ -666,6 +663,60 @@ class DiskCache:
         self.mark_used()
         return value
 
+    def load_table(self, name: str) -> tuple[Any, int] | None:
+        """The value :meth:`store_table` wrote under ``name`` and the time it was written (the
+        file's mtime in ns), or None (absent; unusable: then a warning). One file for a
+        large value: a header line (engine, name, the payload's SHA-256) and the payload,
+        checked by its bytes, never re-encoded."""
+        path = self.root / "tables" / f"{name}.table"
+        try:  # before reading: a table replaced meanwhile makes the time older, never newer
+            written = os.stat(path).st_mtime_ns
+        except OSError:
+            return None
+        data = self._read(path, _TABLE_LIMIT)
+        if data is None:
+            return None
+        head, _, payload = data.partition(b"\n")
+        try:
+            header = json.loads(head.decode("utf-8"))
+            ok = (
+                header["engine"] == self.engine
+                and header["name"] == name
+                and header["sha256"] == hashlib.sha256(payload).hexdigest()
+            )
+            value = json.loads(payload.decode("utf-8")) if ok else None
+        except (ValueError, TypeError, KeyError, UnicodeDecodeError, RecursionError):
+            self._warn(path, "is not a cache entry (truncated or corrupt)")
+            return None
+        if not ok:
+            self._warn(path, "does not match its name, engine version or checksum")
+            return None
+        self.mark_used()
+        return value, written
+
+    def store_table(self, name: str, value: Any) -> None:
+        """Write ``value`` under ``name`` atomically (see :meth:`load_table`)."""
+        payload = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode(
+            "utf-8", "surrogatepass"
+        )
+        header = {
+            "engine": self.engine,
+            "name": name,
+            "sha256": hashlib.sha256(payload).hexdigest(),
+        }
+        self._write(
+            self.root / "tables" / f"{name}.table", json.dumps(header).encode() + b"\n" + payload
+        )
+
+    def _read(self, path: Path, limit: int) -> bytes | None:
+        """The bytes of a cache file, or None (absent; unreadable: then a warning)."""
+        try:  # the bounded reader: a FIFO or a device planted in the cache never blocks a run
+            return read_input(path, limit=limit, what="cache entry")
+        except UnreadableInput as err:
+            if err.reason not in ("missing", "not-a-directory"):  # absent: no entry, no cache
+                self._warn(path, f"cannot be read ({err.message})", stacklevel=4)
+            return None
+
     def corrupt(self, key: str, why: str) -> None:
         self._warn(self.path(key), why)
 
@@ -674,16 +725,23 @@ class DiskCache:
         with one warning."""
         if self._failed_write:
             return
-        path = self.path(key)
         entry = {"engine": self.engine, "key": key, "sha256": _checksum(value), "value": value}
+        data = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+        self._write(self.path(key), data.encode("utf-8", "surrogatepass"))
+
+    def _write(self, path: Path, data: bytes) -> None:
+        """``data`` into ``path`` through a temporary file and a rename; a cache that cannot
+        be written is skipped with one warning."""
+        if self._failed_write:
+            return
         try:
             if path.parent not in self._made:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 self._made.add(path.parent)
             handle, temp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
             try:
-                with os.fdopen(handle, "w", encoding="utf-8") as out:
-                    json.dump(entry, out, ensure_ascii=False, separators=(",", ":"))
+                with os.fdopen(handle, "wb") as out:
+                    out.write(data)
                 os.replace(temp, path)
             except BaseException:
                 Path(temp).unlink(missing_ok=True)
@@ -695,14 +753,14 @@ class DiskCache:
                 f"the verdict cache {self.root} cannot be written ({err.strerror or err}); "
                 "going on without it (--no-cache skips it, cache-dir moves it)",
                 SchemacliWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
 
-    def _warn(self, path: Path, why: str) -> None:
+    def _warn(self, path: Path, why: str, *, stacklevel: int = 3) -> None:
         warnings.warn(
             f"ignoring the verdict cache entry {path}: it {why}; the verdict is computed again",
             SchemacliWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
 
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import os
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -20,7 +22,6 @@ from schemacli.contracts.evolution.check import INPUT_KINDS, Verdict, check_cand
 from schemacli.contracts.evolution.levels import Level, SubjectLevels
 from schemacli.contracts.evolution.verdicts import VerdictCache, decode_finding, digest, encodable
 from schemacli.contracts.findings import Finding, Kind, Severity
-from schemacli.contracts.jsontext.source import load_json
 from schemacli.contracts.readers.declared import DeclaredReader
 from schemacli.contracts.readers.judge import (
     ReaderText,
@@ -30,9 +31,11 @@ from schemacli.contracts.readers.judge import (
 )
 from schemacli.contracts.rules.model import CONTRACT_SUFFIX
 from schemacli.contracts.store.contractfiles import Contracts, read_contracts
-from schemacli.contracts.store.history import read_versions
-from schemacli.contracts.store.references import ParseMemo, References
+from schemacli.contracts.store.history import read_versions, version_paths
+from schemacli.contracts.store.references import Consulted, ParseMemo, References
 from schemacli.contracts.store.tree import (
+    SUBJECTS_DIR,
+    FileTree,
     StoreLayoutError,
     StoreLayoutErrors,
     Tree,
@@ -51,6 +54,9 @@ class SubjectReport:
     versions: int
     checked: tuple[int, ...]  # the versions that were checked (new or changed ones with --against)
     findings: tuple[Finding, ...] = ()
+    # False: with --against, the subject's files are as they were at the ref, so it was not
+    # judged again (--against judges what a change brings)
+    judged: bool = True
 
     @property
     def verdict(self) -> Verdict:
@@ -74,6 +80,11 @@ class GateReport:
         return tuple(f for s in self.subjects for f in s.findings)
 
     @property
+    def not_judged(self) -> int:
+        """How many subjects were left as they were at the base, not judged again."""
+        return sum(not s.judged for s in self.subjects)
+
+    @property
     def verdict(self) -> Verdict:
         verdicts = {s.verdict for s in self.subjects}
         for verdict in (Verdict.INVALID, Verdict.INCOMPATIBLE):
@@ -89,6 +100,7 @@ def gate(
     base: Tree | None = None,
     verdicts: VerdictCache | None = None,
     readers: Sequence[DeclaredReader] = (),
+    changed: Collection[str] | None = None,
 ) -> GateReport:
     """Check every subject of ``head`` at its level; with ``base``, only what changed since it.
 
@@ -99,11 +111,84 @@ def gate(
     the store is still checked). ``verdicts`` remembers verdicts across subjects and, with a
     directory, across runs (default: in memory, for this run). ``readers`` (the store's
     declared readers, ``readers.load_readers``) judge each subject's latest version and every
-    version new since ``base``, whatever the level (docs/readers.md).
+    version new since ``base``, whatever the level (docs/readers.md). ``changed`` (with
+    ``base``): the store's files that differ between ``base`` and ``head`` (relative paths);
+    a subject none of whose files is among them, nor a declared reader's, is not judged again
+    (a row with ``judged`` False): what it means was judged when it was the base.
     """
     store = head.source("").rstrip("/") or "."
     against = base.label if base is not None else None
     verdicts = verdicts if verdicts is not None else VerdictCache()
+    table = _use_key_table(head, verdicts, against)
+    try:
+        return _gate(head, levels, store, against, base, verdicts, readers, table, changed)
+    finally:
+        if table is not None:
+            _keep_key_table(head, verdicts, table, against)
+
+
+@dataclass
+class _KeyTable:
+    """What the last gate of a working tree left for the next one, in one file of the disk
+    cache (reading one file beats reading a file per subject): the files' keys by stat
+    (``FileKeys``), what each latest version defines by content key (``StoreNames``), and
+    the rows by key (each with what it consulted). ``rows`` and ``refs``: this run's."""
+
+    known: dict[str, Any]
+    rows: dict[str, Any] = field(default_factory=dict)
+    refs: list[References] = field(default_factory=list)
+
+    def row(self, key: str) -> Any:
+        rows = self.known.get("rows")
+        return rows.get(key) if isinstance(rows, dict) else None
+
+
+def _key_table_name(tree: FileTree, against: str | None) -> str:
+    """One table per store and base (a gate with --against keeps rows of its own)."""
+    return digest("gate-table", os.path.abspath(tree.root), against)
+
+
+def _use_key_table(head: Tree, verdicts: VerdictCache, against: str | None) -> _KeyTable | None:
+    """With a disk cache, the working tree keys its files by stat from the table the last
+    gate of this store left (see _KeyTable); None without a disk cache or a working tree."""
+    if verdicts.disk is None or not isinstance(head, FileTree):
+        return None
+    found = verdicts.disk.load_table(_key_table_name(head, against))
+    known, written = found if found is not None else ({}, 0)
+    if not isinstance(known, dict) or not all(
+        isinstance(known.get(part), dict) for part in ("files", "names", "rows")
+    ):
+        known, written = {"files": {}, "names": {}, "rows": {}}, 0
+    head.use_keys(known["files"], written)
+    return _KeyTable(known)
+
+
+def _keep_key_table(
+    head: Tree, verdicts: VerdictCache, table: _KeyTable, against: str | None
+) -> None:
+    """Write this run's table for the next gate, when it differs from the one read."""
+    if verdicts.disk is None or not isinstance(head, FileTree):
+        return
+    names = table.known["names"]
+    built = [refs.store_names for refs in table.refs if refs.store_names.built]
+    if built:  # what this run's latest versions define (at the base too, by blob id)
+        names = {key: scan for found in built for key, scan in found.seen.items()}
+    new = {"files": head.file_keys.table(), "names": names, "rows": table.rows}
+    if new != table.known:
+        verdicts.disk.store_table(_key_table_name(head, against), new)
+
+
+def _gate(
+    head: Tree,
+    levels: SubjectLevels,
+    store: str,
+    against: str | None,
+    base: Tree | None,
+    verdicts: VerdictCache,
+    readers: Sequence[DeclaredReader],
+    table: _KeyTable | None = None,
+    changed: Collection[str] | None = None,
+) -> GateReport:
     layout: dict[str, list[Finding]] = {}
     try:
         head_index = _listed(head.subjects(), layout)
@@ -122,15 +207,29 @@ def gate(
     # One resolver per tree: a type another subject defines is loaded once for the whole gate.
     head_refs = References(head, head_index)
     base_refs = References(base, base_index) if base is not None else None
+    if table is not None:
+        table.refs = [refs for refs in (head_refs, base_refs) if refs is not None]
+        for refs in table.refs:
+            refs.store_names.use_scans(table.known["names"])
     rows = []
     if "" in layout:
         rows.append(_with_findings(_store_error_row(levels, None), layout.pop("")))
     declared = readers_by_subject(readers)
+    moved = _changed_subjects(changed, declared) if base is not None else None
     for subject in sorted(set(head_index) | set(base_index) | set(layout)):
         level = levels.level_for(subject)
+        if (
+            moved is not None
+            and subject not in moved
+            and subject in head_index
+            and subject in base_index
+        ):
+            row = SubjectReport(subject, level, len(head_index[subject]), (), judged=False)
+            rows.append(_with_findings(row, layout.get(subject, [])))
+            continue
         try:
             row = _gate_subject(
-                subject, level, head_refs, base_refs, verdicts, declared.get(subject, ())
+                subject, level, head_refs, base_refs, verdicts, declared.get(subject, ()), table
             )
         except InputError as err:
             row = input_error_row(subject, level, err, len(head_index.get(subject, {})))
@@ -147,6 +246,29 @@ def gate(
         if subject not in known
     ]
     return GateReport(store, against, tuple(rows))
+
+
+def _changed_subjects(
+    changed: Collection[str] | None, declared: dict[str, tuple[DeclaredReader, ...]]
+) -> set[str] | None:
+    """The subjects ``changed`` (paths) touches: a file in a subject's folder; any file
+    outside subjects/ (a declared reader, its manifest) touches every subject with declared
+    readers. None when ``changed`` is None (every subject is judged)."""
+    if changed is None:
+        return None
+    out: set[str] = set()
+    others = False
+    for path in changed:
+        parts = path.split("/")
+        if len(parts) >= 3 and parts[0] == SUBJECTS_DIR:
+            out.add(parts[1])
+        elif parts[0] != SUBJECTS_DIR:
+            others = True
+        else:
+            out.add("")  # a file directly in subjects/: a layout problem, already a row
+    if others:
+        out |= set(declared)
+    return out
 
 
 def readers_by_subject(
@@ -272,6 +394,7 @@ def _gate_subject(
     base_refs: References | None,
     verdicts: VerdictCache,
     readers: Sequence[DeclaredReader] = (),
+    table: _KeyTable | None = None,
 ) -> SubjectReport:
     head, head_index = head_refs.tree, head_refs.index
     base, base_index = (base_refs.tree, base_refs.index) if base_refs is not None else (None, {})
@@ -279,78 +402,105 @@ def _gate_subject(
     # With a base, a version it had that the working tree lacks is a deleted version (reported
     # below), whether it was the latest or one in the middle (which leaves a gap).
     deleted = sorted(set(base_index.get(subject, {})) - set(in_head)) if in_head else []
-    head_files = read_versions(head, head_index, subject, deleted=deleted)
-    base_files = read_versions(base, base_index, subject) if base is not None else []
+    head_paths = version_paths(head, head_index, subject, deleted=deleted)
+    base_paths = version_paths(base, base_index, subject) if base is not None else []
     texts = read_declared(readers)
     contracts = read_contracts(head, head_index, subject)
     # a row whose contract files decide what is compared is not cached (its key covers the
-    # schemas and the declared readers only)
+    # schemas, what they consulted and the declared readers only)
     key = (
-        _row_key(subject, level, head_files, base, base_files, texts, head_refs, base_refs)
+        _row_key(subject, level, head_refs, head_paths, base_refs, base_paths, texts)
         if verdicts.disk and contracts is None
         else None
     )
     if key is not None:
+        kept = table.row(key) if table is not None else None
+        if kept is not None:
+            row = _decode_row(subject, level, kept, head_refs, base_refs)
+            if row is not None and table is not None:
+                table.rows[key] = kept
+                return row
         cached = verdicts.load(key)
-        row = _decode_row(subject, level, cached) if cached is not None else None
+        row = _decode_row(subject, level, cached, head_refs, base_refs)
         if row is not None:
+            if table is not None:
+                table.rows[key] = cached
             return row
-        if cached is not None and verdicts.disk is not None:  # a key means a disk
+        if cached is not None and not isinstance(cached, dict) and verdicts.disk is not None:
             verdicts.disk.corrupt(key, "is not a gate row")
+    head_files = read_versions(head, head_index, subject, deleted=deleted)
+    base_files = read_versions(base, base_index, subject) if base is not None else []
     started = time.process_time()
-    from_store = _from_store(head_refs, base_refs)
-    row = _check_subject(
-        subject, level, head_files, head_refs, base_files, base_refs, verdicts, texts, contracts
-    )
+    with head_refs.consulting() as head_seen, _consulting(base_refs) as base_seen:
+        row = _check_subject(
+            subject,
+            level,
+            head_files,
+            head_refs,
+            base_files,
+            base_refs,
+            verdicts,
+            texts,
+            contracts,
+        )
     # A row that cost less to compute than a cache file costs to write (creating a file is
     # ~1 ms on some filesystems) is recomputed next time instead: a cold gate over 500 short
-    # subjects then writes nothing and stays as fast as without a cache. A row whose versions
-    # looked for types in other subjects (the store's names) depends on those subjects'
-    # files, which its key does not cover: it is not written either.
-    if (
-        key is not None
-        and time.process_time() - started >= verdicts.min_cost
-        and _from_store(head_refs, base_refs) == from_store
-    ):
+    # subjects then writes nothing and stays as fast as without a cache.
+    # The table (one file) keeps every row of this run.
+    cost = time.process_time() - started
+    if key is not None and (table is not None or cost >= verdicts.min_cost):
         encoded = encodable(row.findings)
-        if encoded is not None:
-            verdicts.store(
-                key, {"versions": row.versions, "checked": list(row.checked), "findings": encoded}
-            )
+        consulted = _encode_consulted(head_refs, head_seen, base_refs, base_seen)
+        if encoded is not None and consulted is not None:
+            entry = {
+                "versions": row.versions,
+                "checked": list(row.checked),
+                "findings": encoded,
+                "consulted": consulted,
+            }
+            if table is not None:
+                table.rows[key] = entry
+            if cost >= verdicts.min_cost:
+                verdicts.store(key, entry)
     return row
 
 
-def _from_store(head: References, base: References | None) -> int:
-    """How many files so far looked for a type in the store's names (see References)."""
-    return head.resolved_from_store + (base.resolved_from_store if base is not None else 0)
+@contextmanager
+def _consulting(refs: References | None) -> Iterator[Consulted]:
+    if refs is None:
+        yield Consulted()
+        return
+    with refs.consulting() as seen:
+        yield seen
 
 
 def _row_key(
     subject: str,
     level: Level,
-    head_files: Sequence[VersionFile],
-    base: Tree | None,
-    base_files: Sequence[VersionFile],
+    head: References,
+    head_paths: Sequence[tuple[int, str]],
+    base: References | None,
+    base_paths: Sequence[tuple[int, str]],
     readers: Sequence[ReaderText] = (),
-    head_refs: References | None = None,
-    base_refs: References | None = None,
 ) -> str | None:
-    """The content key of a subject's row: every text it reads (the versions, their declared
-    references' files and the files those lead to), where each is shown, the level, the
-    declared readers (who they are and their schemas' texts); None when a declared reference
-    cannot be followed without parsing (the check reports it) or without ``head_refs``."""
-    referenced: list[tuple[str, str, str]] = []
-    for side, refs, side_files in (
-        ("head", head_refs, head_files),
-        ("base", base_refs, base_files),
-    ):
-        if not any(f.references is not None for f in side_files):
+    """The primary key of a subject's row: its own files (each version and its references
+    file, by content key, and where each is shown), the level, the base, the declared readers
+    (who they are and their schemas' texts); None when a file cannot be keyed (reading it
+    reports it). What the versions consulted besides their own files (types another file
+    defines) is kept in the entry and checked when it is read (``_decode_row``)."""
+    files: list[list[Any]] = []
+    for side, refs, numbered in (("head", head, head_paths), ("base", base, base_paths)):
+        if refs is None:
             continue
-        found = _referenced_texts(refs, side_files) if refs is not None else None
-        if found is None:
+        paths = [p for _, p in numbered]
+        try:
+            keys = refs.tree.keys([*paths, *(sidecar_path(p) for p in paths)])
+        except SchemacliError:
             return None
-        referenced += [(side, path, text) for path, text in found]
-    files = [("head", f) for f in head_files] + [("base", f) for f in base_files]
+        for n, path in numbered:
+            if keys[path] is None:
+                return None
+            files.append([side, n, refs.tree.source(path), keys[path], keys[sidecar_path(path)]])
     who = [
         [
             r.declared.consumer,
@@ -366,68 +516,71 @@ def _row_key(
         "gate-row",
         subject,
         level.value,
-        base.label if base is not None else None,
-        [[side, f.version, f.source, len(f.text), _length(f.references)] for side, f in files],
-        [[side, path, len(text)] for side, path, text in referenced],
+        base.tree.label if base is not None else None,
+        files,
         who,
-        texts=[f.text for _, f in files]
-        + [f.references for _, f in files if f.references is not None]
-        + [text for _, _, text in referenced]
-        + [r.text for r in readers if r.text is not None],
+        texts=[r.text for r in readers if r.text is not None],
     )
 
 
-def _length(text: str | None) -> int | None:
-    return None if text is None else len(text)
-
-
-_REFERENCED_MAX = 256  # files a row's key follows references to; past it, no key (no cache)
-
-
-def _referenced_texts(
-    refs: References, files: Sequence[VersionFile]
-) -> list[tuple[str, str]] | None:
-    """Every file the declared references of ``files`` lead to, and the references files
-    beside those, transitively, as (path, text) in path order: what the versions mean besides
-    their own texts. None when one cannot be followed without parsing (a references file
-    that is not a list of entries, a target that is missing or unreadable): the check parses
-    and reports it, uncached. A file that then looks for a type in the store's names keeps
-    its row out of the cache (see ``_gate_subject``)."""
-    out: dict[str, str] = {}
-    pending = [
-        (sidecar_path(refs.index[f.subject][f.version]), f.references)
-        for f in files
-        if f.references is not None
-    ]
-    while pending:
-        sidecar, text = pending.pop()
-        try:  # the one JSON reader: deep nesting and long numbers refused, never raised
-            entries = load_json(text, source=sidecar).value
+def _encode_consulted(
+    head: References, head_seen: Consulted, base: References | None, base_seen: Consulted
+) -> dict[str, Any] | None:
+    """What a row's versions consulted besides their own files, as JSON: per side, each file
+    read with its content key, each store name looked up with the definers found, each
+    declared reference to a subject's version with the file it named. None when a file
+    cannot be keyed."""
+    out: dict[str, Any] = {}
+    for side, refs, seen in (("head", head, head_seen), ("base", base, base_seen)):
+        if refs is None:
+            continue
+        paths = sorted(seen.files)
+        try:
+            keys = refs.tree.keys(paths)
         except SchemacliError:
             return None
-        if not isinstance(entries, list):
-            return None
-        for entry in entries:
-            if not isinstance(entry, dict):
-                return None
-            try:
-                target = refs.target(sidecar, entry, Location(), "")
-                if target in out:
-                    continue
-                texts = refs.tree.read([target, sidecar_path(target)], optional=True)
-            except SchemacliError:
-                return None
-            found, beside = texts[target], texts[sidecar_path(target)]
-            if found is None or len(out) >= _REFERENCED_MAX:
-                return None
-            out[target] = found
-            if beside is not None:
-                out[sidecar_path(target)] = beside
-                pending.append((sidecar_path(target), beside))
-    return sorted(out.items())
+        out[side] = {
+            "files": [[p, keys[p]] for p in paths],
+            "names": [[n, b, list(found)] for (n, b), found in sorted(seen.names.items())],
+            "targets": [[s, v, p] for (s, v), p in seen.targets.items()],
+        }
+    return out
 
 
-def _decode_row(subject: str, level: Level, data: Any) -> SubjectReport | None:
+def _still_consulted(refs: References | None, data: Any) -> bool:
+    """Whether what a cached row consulted on one side (``_encode_consulted``) is as it was."""
+    if refs is None:
+        return data is None
+    if not isinstance(data, dict):
+        return False
+    try:
+        files = [(str(p), k) for p, k in data["files"]]
+        if files:
+            keys = refs.tree.keys([p for p, _ in files])
+            if any(keys[p] != k for p, k in files):
+                return False
+        return refs.still(data["names"], data["targets"])
+    except (SchemacliError, TypeError, ValueError, KeyError):
+        return False
+
+
+def _decode_row(
+    subject: str,
+    level: Level,
+    data: Any,
+    head: References | None = None,
+    base: References | None = None,
+) -> SubjectReport | None:
+    """A cached row, when it is one and what it consulted is as it was (else None)."""
+    if not isinstance(data, dict):
+        return None
+    consulted = data.get("consulted")
+    if not isinstance(consulted, dict):
+        return None
+    if not _still_consulted(head, consulted.get("head")):
+        return None
+    if not _still_consulted(base, consulted.get("base")):
+        return None
     try:
         findings = tuple(decode_finding(f) for f in data["findings"])
         checked = tuple(int(n) for n in data["checked"])

@@ -26,6 +26,21 @@ def read_versions(
     ``deleted``: numbers known to be gone (``gate --against`` reports them as deleted
     versions), which are not a gap.
     """
+    numbered = version_paths(tree, subjects, subject, deleted=deleted)
+    paths = [p for _, p in numbered]
+    texts = tree.read(paths)
+    sidecars = tree.read([sidecar_path(p) for p in paths], optional=True)
+    return [
+        VersionFile(subject, n, tree.source(p), texts[p] or "", sidecars[sidecar_path(p)])
+        for n, p in numbered
+    ]
+
+
+def version_paths(
+    tree: Tree, subjects: dict[str, dict[int, str]], subject: str, *, deleted: Iterable[int] = ()
+) -> list[tuple[int, str]]:
+    """A subject's versions as (number, path), oldest first, without reading them;
+    InputError for a gap in the numbering (``deleted``: as in :func:`read_versions`)."""
     versions = subjects.get(subject, {})
     numbers = sorted(versions)
     gaps = version_gaps(numbers, deleted)
@@ -41,13 +56,7 @@ def read_versions(
             hint="versions run v1, v2, ... without gaps; history is immutable, so restore the "
             "missing file rather than renumbering",
         )
-    paths = [versions[n] for n in numbers]
-    texts = tree.read(paths)
-    sidecars = tree.read([sidecar_path(p) for p in paths], optional=True)
-    return [
-        VersionFile(subject, n, tree.source(p), texts[p] or "", sidecars[sidecar_path(p)])
-        for n, p in zip(numbers, paths, strict=True)
-    ]
+    return [(n, versions[n]) for n in numbers]
 
 
 def version_gaps(numbers: Sequence[int], deleted: Iterable[int] = ()) -> list[tuple[int, int]]:

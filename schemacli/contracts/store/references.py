@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import json
 import posixpath
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from schemacli.contracts.avro.loader import (
@@ -72,6 +73,24 @@ def store_fallback(tree: Tree, subject: Callable[[Any], str]) -> Fallback:
     return find
 
 
+@dataclass
+class Consulted:
+    """What loading some versions took from outside their own files: each file read (a
+    referenced schema, its references file, a definer named in an ambiguity), each name looked
+    up in the store's names with the definers found (their paths, one per distinct body), and
+    each declared reference to a subject's version with the file it named. A gate row that
+    holds these as they were is the same row (``References.still``)."""
+
+    files: set[str] = field(default_factory=set)
+    names: dict[tuple[str, str | None], tuple[str, ...]] = field(default_factory=dict)
+    targets: dict[tuple[str, object], str | None] = field(default_factory=dict)
+
+    def add(self, other: Consulted) -> None:
+        self.files |= other.files
+        self.names.update(other.names)
+        self.targets.update(other.targets)
+
+
 class References:
     """Loads store versions with the named types they take from other schemas, from any Tree.
 
@@ -92,10 +111,56 @@ class References:
         self.alone: dict[int, tuple[Schema, Names]] = {}  # see including()
         self.loading: list[str] = []
         self.store_names = StoreNames(tree, index)
-        # How many files looked for a type in the store's names (found or not): what they
-        # mean depends on other subjects' files, so the gate does not cache their rows by
-        # their own texts.
+        # How many files looked for a type in the store's names (found or not).
         self.resolved_from_store = 0
+        # What is being consulted, innermost last (see consulting()), and what loading each
+        # file of ``cache`` consulted (a cached file consults it again for whoever uses it).
+        self._consulting: list[Consulted] = []
+        self._consulted: dict[str, Consulted] = {}
+
+    @contextmanager
+    def consulting(self) -> Iterator[Consulted]:
+        """Within the block, what loads take from outside their own files is gathered in the
+        ``Consulted`` yielded (the gate keys a row's cache entry by it)."""
+        found = Consulted()
+        self._consulting.append(found)
+        try:
+            yield found
+        finally:
+            self._consulting.pop()
+
+    def _note(self, consulted: Consulted) -> None:
+        for frame in self._consulting:
+            frame.add(consulted)
+
+    def _read(self, paths: list[str], *, optional: bool = False) -> dict[str, str | None]:
+        if self._consulting:
+            self._note(Consulted(files=set(paths)))
+        return self.tree.read(paths, optional=optional)
+
+    def still(self, names: Any, targets: Any) -> bool:
+        """Whether the store's names and the declared references recorded by ``consulting``
+        (as ``names``: [[name, besides, [paths]]], ``targets``: [[subject, version, path]])
+        still find the same files."""
+        try:
+            for name, besides, paths in names:
+                found = [d.path for d in self.store_names.defining(name, besides=besides)]
+                if found != list(paths):
+                    return False
+            for subject, version, path in targets:
+                if self._target_of(subject, version) != path:
+                    return False
+        except (TypeError, ValueError):
+            return False
+        return True
+
+    def _target_of(self, subject: object, version: object) -> str | None:
+        versions = self.index.get(subject, {}) if isinstance(subject, str) else {}
+        if version in ("latest", -1) and versions:
+            version = max(versions)
+        if type(version) is not int or version not in versions:
+            return None
+        return versions[version]
 
     def load(self, version: VersionFile, memo: ParseMemo | None = None) -> LoadedSchema:
         """Parse one version. ``memo`` shares parses between trees: with ``--against``, most
@@ -218,21 +283,31 @@ class References:
         ``use`` makes in ``document`` (its full name first, then as written: Java's order)."""
         for name in use.candidates:
             found = self.store_names.defining(name, besides=own)
+            if self._consulting:
+                self._note(Consulted(names={(name, own): tuple(d.path for d in found)}))
             if len(found) > 1:
                 raise self.duplicate(name, found, document.location(use.pointer))
             if found:
                 path = found[0].path
                 if path in self.cache:  # placed in the text only for a message: not here
-                    return self.cache[path]
+                    return self._cached(path)
                 return self.load_path(path, document.location(use.pointer))
         return None
+
+    def _cached(self, path: str) -> LoadedSchema:
+        """A file loaded before; what loading it consulted is consulted again."""
+        if self._consulting:
+            self._note(Consulted(files={path, sidecar_path(path)}))
+            if path in self._consulted:
+                self._note(self._consulted[path])
+        return self.cache[path]
 
     def duplicate(
         self, name: str, found: list[Definition], where: Location
     ) -> DuplicateDefinitionError:
         places = []
         for definition in found:
-            text = self.tree.read([definition.path])[definition.path] or ""
+            text = self._read([definition.path])[definition.path] or ""
             document = parse_text(text.removeprefix("\ufeff"), self.tree.source(definition.path))
             loc = document.location(definition.pointer)
             places.append(f"{loc.source}:{loc.line}:{loc.column}")
@@ -294,10 +369,10 @@ class References:
                 )
             return target
         subject, version = entry.get("subject"), entry.get("version")
-        versions = self.index.get(subject, {}) if isinstance(subject, str) else {}
-        if version in ("latest", -1) and versions:
-            version = max(versions)
-        if type(version) is not int or version not in versions:
+        found = self._target_of(subject, version)
+        if self._consulting and isinstance(subject, str):
+            self._note(Consulted(targets={(subject, _plain_version(version)): found}))
+        if found is None:
             raise SchemaReferenceError(
                 f"reference to subject {subject!r} version {entry.get('version')!r}: "
                 "not in the store",
@@ -306,11 +381,11 @@ class References:
                 if not isinstance(subject, str)
                 else f'add {SUBJECTS_DIR}/{subject}/v<N>.avsc, or give a "path"',
             )
-        return versions[version]
+        return found
 
     def load_path(self, path: str, where: Location) -> LoadedSchema:
         if path in self.cache:
-            return self.cache[path]
+            return self._cached(path)
         if path in self.loading:
             cycle = self.loading[self.loading.index(path) :]
             raise CircularReferenceError(
@@ -319,8 +394,10 @@ class References:
                 hint="break the cycle: define the shared type in one file",
             )
         self.loading.append(path)
+        own = Consulted()
+        self._consulting.append(own)
         try:
-            texts = self.tree.read([path, sidecar_path(path)], optional=True)
+            texts = self._read([path, sidecar_path(path)], optional=True)
             if texts[path] is None:
                 raise SchemaReferenceError(
                     f"referenced file {self.tree.source(path)} does not exist",
@@ -334,5 +411,13 @@ class References:
             loaded = self.parse(texts[path] or "", path, names, refs)
         finally:
             self.loading.pop()
+            self._consulting.pop()
+            self._note(own)
         self.cache[path] = loaded
+        self._consulted[path] = own
         return loaded
+
+
+def _plain_version(version: object) -> object:
+    """A reference's version as JSON keeps it (an int, "latest", or what was written)."""
+    return version if isinstance(version, int | str) or version is None else repr(version)

@@ -14,13 +14,14 @@ commands build and hand in (nothing in the contract core runs git).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from schemacli.contracts.avro.loader import SIDECAR_SUFFIX
 from schemacli.contracts.jsontext.source import read_text
@@ -87,6 +88,67 @@ class Tree(Protocol):
         """How to name ``path`` in messages."""
         ...
 
+    def keys(self, paths: Sequence[str]) -> dict[str, str | None]:
+        """A content key of each relative path (None for a missing file): equal keys, equal
+        texts. May read the files; raises InputError as ``read`` does."""
+        ...
+
+
+def text_key(text: str) -> str:
+    """A file's content key from its text (see ``Tree.keys``)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+# A file's stat as the key table trusts it: [size, mtime_ns, ctime_ns, inode] (a list, as the
+# table's JSON gives it back, so the two compare as they are).
+Stat = list[int]
+
+
+def _stat_of(result: os.stat_result) -> Stat:
+    return [result.st_size, result.st_mtime_ns, result.st_ctime_ns, result.st_ino]
+
+
+@dataclass
+class FileKeys:
+    """The content keys of a working tree's files by their stat, as git's index and ruff's
+    cache trust them: a file whose size, mtime, ctime and inode are what an earlier run saw
+    keeps the key that run computed, unread. A file changed within the clock's granularity of
+    the table's writing keeps its stat ("racy"): an entry whose mtime or ctime is not older
+    than the table (``racy_ns``, the table file's own mtime) is never trusted, read again.
+
+    ``known``: path -> [size, mtime_ns, ctime_ns, inode, key] from the table; ``seen``: the
+    same for what this run listed and keyed (the table to write); ``stats``: this run's
+    listing."""
+
+    known: dict[str, list[Any]] = field(default_factory=dict)
+    racy_ns: int = 0
+    seen: dict[str, list[Any]] = field(default_factory=dict)
+    stats: dict[str, Stat] = field(default_factory=dict)
+    on: bool = False  # whether the listing takes each file's stat
+    index: dict[str, dict[int, str]] | None = None  # the listing's index, when on
+    read: int = 0  # files read to key them (for the tests)
+
+    def trusted(self, path: str) -> str | None:
+        stat = self.stats.get(path)
+        entry = self.known.get(path)
+        if stat is None or entry is None or entry[:4] != stat:
+            return None
+        if stat[1] >= self.racy_ns or stat[2] >= self.racy_ns:
+            return None
+        key = entry[4] if len(entry) == 5 else None
+        return key if isinstance(key, str) else None
+
+    def table(self) -> dict[str, list[Any]]:
+        """What to write: this run's keys, and the table's entries for files listed now with
+        the stat they had (a subject not keyed this run keeps its files' keys)."""
+        out = {
+            path: entry
+            for path, entry in self.known.items()
+            if path in self.stats and entry[:4] == self.stats[path]
+        }
+        out.update(self.seen)
+        return out
+
 
 def index_names(
     names: Iterable[tuple[str, str]], where: Callable[[str], str]
@@ -97,7 +159,14 @@ def index_names(
     """
     found: dict[str, dict[int, str]] = {}
     problems: list[StoreLayoutError] = []
+    fullmatch = VERSION_FILE.fullmatch
     for subject, name in names:
+        if not name.endswith(".avsc"):
+            continue  # READMEs and the like may live next to the versions
+        match = fullmatch(name) if subject else None
+        if match is not None and len(match.group(1)) < 10:  # the usual case, at once
+            found.setdefault(subject, {})[int(match.group(1))] = f"{SUBJECTS_DIR}/{subject}/{name}"
+            continue
         problem = _name_problem(subject, name, where)
         if problem is not None:
             problem.subject = subject or None
@@ -153,6 +222,16 @@ def _is(entry: os.DirEntry[str], *, dir: bool) -> bool:
         return False
 
 
+def _stat(entry: os.DirEntry[str], stats: dict[str, Stat] | None) -> Stat | None:
+    """The stat of a listed file when the tree keys files by stat (``stats``), else None."""
+    if stats is None:
+        return None
+    try:
+        return _stat_of(entry.stat())
+    except OSError:
+        return None
+
+
 _LISTED = "\0listed"  # a key no path can be: marks that subjects/ was listed
 
 
@@ -165,6 +244,45 @@ class FileTree:
     label: str = "working tree"
     # The regular files under subjects/ when subjects() listed them.
     _files: set[str] = field(default_factory=set, repr=False, compare=False)
+    # Content keys by stat (see FileKeys): the table of an earlier run, this run's stats.
+    file_keys: FileKeys = field(default_factory=FileKeys, repr=False, compare=False)
+
+    def use_keys(self, known: dict[str, list[Any]], racy_ns: int) -> None:
+        """Key files by their stat from now on, trusting ``known`` (a table an earlier run
+        wrote at ``racy_ns``, see FileKeys); call before ``subjects``."""
+        keys = self.file_keys
+        keys.known, keys.racy_ns, keys.on = known, racy_ns, True
+
+    def keys(self, paths: Sequence[str]) -> dict[str, str | None]:
+        out: dict[str, str | None] = {}
+        keys = self.file_keys
+        seen, files, stats = keys.seen, self._files, keys.stats
+        listed = _LISTED in files
+        prefix = f"{SUBJECTS_DIR}/"
+        for p in paths:
+            entry = seen.get(p)
+            if entry is not None:
+                out[p] = entry[4]
+                continue
+            if listed and p not in files and p.startswith(prefix):
+                out[p] = None  # not listed: not there
+                continue
+            if keys.on and p not in stats:
+                try:
+                    stats[p] = _stat_of(os.stat(self.root / p))
+                except OSError:
+                    pass  # reading it says what it is
+            trusted = keys.trusted(p) if keys.on else None
+            if trusted is not None:
+                seen[p] = keys.known[p]  # the same entry: nothing new to write
+            else:
+                text = self.read([p], optional=True)[p]
+                keys.read += 1
+                trusted = None if text is None else text_key(text)
+                if trusted is not None and p in stats:
+                    seen[p] = [*stats[p], trusted]
+            out[p] = trusted
+        return out
 
     def source(self, path: str) -> str:
         base = self.display_root if self.display_root is not None else str(self.root)
@@ -194,6 +312,9 @@ class FileTree:
             )
         # One scandir per folder (the entry types come with the names, no stat per file);
         # the regular files seen are remembered, so read() opens them without asking again.
+        # A tree keyed by stat lists once: its keys are those of that listing.
+        if self.file_keys.index is not None:
+            return {subject: dict(versions) for subject, versions in self.file_keys.index.items()}
         listed = self._files
         listed.clear()
         names: list[tuple[str, str]] = []
@@ -204,16 +325,23 @@ class FileTree:
                     folders.append(entry.name)
                 elif _is(entry, dir=False):
                     names.append(("", entry.name))
+        stats = self.file_keys.stats if self.file_keys.on else None
         for folder in sorted(folders):
             with os.scandir(base / folder) as entries:
-                found = sorted((e.name, _is(e, dir=False)) for e in entries)
-            for name, regular in found:
+                found = sorted((e.name, _is(e, dir=False), _stat(e, stats)) for e in entries)
+            for name, regular, stat in found:
                 if regular:
-                    listed.add(f"{SUBJECTS_DIR}/{folder}/{name}")
+                    path = f"{SUBJECTS_DIR}/{folder}/{name}"
+                    listed.add(path)
+                    if stat is not None and stats is not None:
+                        stats[path] = stat
                 if regular or name.endswith(".avsc"):  # a folder named v2.avsc: an error
                     names.append((folder, name))
         listed.add(_LISTED)
-        return index_names(sorted(names, key=lambda n: (n[0] != "", n)), self.source)
+        index = index_names(sorted(names, key=lambda n: (n[0] != "", n)), self.source)
+        if stats is not None:
+            self.file_keys.index = index
+        return index
 
     def read(self, paths: Sequence[str], *, optional: bool = False) -> dict[str, str | None]:
         texts: dict[str, str | None] = {}

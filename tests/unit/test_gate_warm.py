@@ -1,0 +1,296 @@
+"""The gate's warm road: rows that find types in the store's names are cached by what they
+consulted; files are keyed by their stat (read only when it changed, racy stats re-read);
+``--against`` leaves the subjects unchanged since the ref unjudged and reads the ref's files
+through one streamed ``git cat-file``. Every cached answer is compared with an uncached one."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from schemacli.contracts.evolution.check import Verdict
+from schemacli.contracts.evolution.levels import Level
+from schemacli.contracts.evolution.verdicts import VerdictCache
+from schemacli.contracts.gate import gate as gate_module
+from schemacli.contracts.gate.gate import gate
+from schemacli.contracts.store.tree import FileTree, text_key
+from schemacli.gittree import git_tree
+from tests.unit.test_store import POSITION, make_store, order, position, ride
+
+LEVELS_ALL = Level.FULL_TRANSITIVE
+TIP_FIELD = {"name": "tip", "type": "float", "default": 0.0}
+
+
+def levels(store: Path):
+    from tests.unit.test_store import levels_for
+
+    return levels_for(store, **{"orders-value": LEVELS_ALL})
+
+
+@pytest.fixture
+def checked(monkeypatch) -> list[str]:
+    """The subjects whose rows were computed (not served from the cache)."""
+    found: list[str] = []
+    real = gate_module._check_subject
+
+    def counting(subject, *args, **kwargs):
+        found.append(subject)
+        return real(subject, *args, **kwargs)
+
+    monkeypatch.setattr(gate_module, "_check_subject", counting)
+    return found
+
+
+def cached_gate(store: Path, cache: Path, **kwargs):
+    return gate(FileTree(store), levels(store), verdicts=VerdictCache(cache, min_cost=0), **kwargs)
+
+
+def uncached_gate(store: Path, **kwargs):
+    return gate(FileTree(store), levels(store), **kwargs)
+
+
+def orders_store(root: Path) -> Path:
+    # orders-value finds Position by name in the store's names (positions-value's latest)
+    return make_store(
+        root, {"orders-value": [order(), order(TIP_FIELD)], "positions-value": [POSITION]}
+    )
+
+
+# -- rows that find a type in the store's names ----------------------------------------------
+
+
+def test_a_row_that_finds_a_type_by_name_is_served_warm_while_nothing_it_used_changed(
+    tmp_path, checked
+):
+    store, cache = orders_store(tmp_path / "st"), tmp_path / "cache"
+    first = cached_gate(store, cache)
+    assert "orders-value" in checked
+    checked.clear()
+    again = cached_gate(store, cache)
+    assert checked == []
+    assert again.subjects == first.subjects == uncached_gate(store).subjects
+
+
+def test_a_change_to_the_defining_subjects_latest_version_checks_the_row_again(tmp_path, checked):
+    store, cache = orders_store(tmp_path / "st"), tmp_path / "cache"
+    cached_gate(store, cache)
+    # a new latest version of the definer: orders-value's versions now mean another Position
+    make_store(store, {"positions-value": [POSITION, position(lat="float")]})
+    checked.clear()
+    again = cached_gate(store, cache)
+    assert "orders-value" in checked
+    assert again.subjects == uncached_gate(store).subjects
+    # the latest version's content changes in place (same file): checked again too
+    (store / "subjects" / "positions-value" / "v2.avsc").write_text(
+        json.dumps(position(lat="string"))
+    )
+    checked.clear()
+    third = cached_gate(store, cache)
+    assert "orders-value" in checked
+    assert third.subjects == uncached_gate(store).subjects
+
+
+def test_a_new_subject_defining_the_same_name_checks_the_row_again_and_it_is_ambiguous(
+    tmp_path, checked
+):
+    store, cache = orders_store(tmp_path / "st"), tmp_path / "cache"
+    assert cached_gate(store, cache).verdict is Verdict.COMPATIBLE
+    make_store(store, {"places-value": [position(lat="float")]})
+    checked.clear()
+    again = cached_gate(store, cache)
+    assert "orders-value" in checked
+    row = next(r for r in again.subjects if r.subject == "orders-value")
+    assert row.verdict is Verdict.INVALID
+    assert "com.acme.Position is defined differently by 2 subjects" in row.findings[0].message
+    assert again.subjects == uncached_gate(store).subjects
+
+
+def test_a_new_subject_defining_the_name_identically_after_the_first_leaves_the_row_served(
+    tmp_path, checked
+):
+    store, cache = orders_store(tmp_path / "st"), tmp_path / "cache"
+    cached_gate(store, cache)
+    make_store(store, {"rides-value": [POSITION]})  # the same body, later by name
+    checked.clear()
+    again = cached_gate(store, cache)
+    assert "orders-value" not in checked
+    assert again.subjects == uncached_gate(store).subjects
+
+
+def test_a_declared_reference_to_latest_follows_a_new_latest_version(tmp_path, checked):
+    store, cache = orders_store(tmp_path / "st"), tmp_path / "cache"
+    for v in (1, 2):
+        refs = [{"name": "com.acme.Position", "subject": "positions-value", "version": "latest"}]
+        (store / "subjects" / "orders-value" / f"v{v}.references.json").write_text(json.dumps(refs))
+    cached_gate(store, cache)
+    make_store(store, {"positions-value": [POSITION, position(lat="string")]})
+    checked.clear()
+    again = cached_gate(store, cache)
+    assert "orders-value" in checked
+    assert again.subjects == uncached_gate(store).subjects
+
+
+# -- files keyed by their stat ---------------------------------------------------------------
+
+
+def rides_store(root: Path) -> Path:
+    return make_store(root, {"rides-value": [ride(), ride(TIP_FIELD)]})
+
+
+def keyed_tree(store: Path, cache: Path) -> FileTree:
+    """The tree the last cached gate saw: run one and return its head."""
+    tree = FileTree(store)
+    gate(tree, levels(store), verdicts=VerdictCache(cache, min_cost=0))
+    return tree
+
+
+def test_an_edit_of_a_version_file_keeping_its_size_and_mtime_is_seen(tmp_path, checked):
+    store, cache = rides_store(tmp_path / "st"), tmp_path / "cache"
+    first = cached_gate(store, cache)
+    assert first.verdict is Verdict.COMPATIBLE
+    v2 = store / "subjects" / "rides-value" / "v2.avsc"
+    before = v2.stat()
+    text = v2.read_text()
+    edited = text.replace('"float"', '"bytes"', 1)  # total_amount: float -> bytes, same size
+    assert len(edited) == len(text) and edited != text
+    v2.write_text(edited)
+    os.utime(v2, ns=(before.st_atime_ns, before.st_mtime_ns))  # the same size and mtime
+    checked.clear()
+    again = cached_gate(store, cache)
+    assert "rides-value" in checked
+    assert again.subjects == uncached_gate(store).subjects
+    assert again.verdict is not Verdict.COMPATIBLE
+
+
+def test_a_touched_but_unchanged_file_is_read_once_then_served_by_its_stat(tmp_path, checked):
+    store, cache = rides_store(tmp_path / "st"), tmp_path / "cache"
+    keyed_tree(store, cache)
+    v1 = store / "subjects" / "rides-value" / "v1.avsc"
+    earlier = v1.stat().st_mtime_ns - 5_000_000_000  # (its ctime becomes now)
+    os.utime(v1, ns=(earlier, earlier))
+    checked.clear()
+    touched = keyed_tree(store, cache)
+    assert touched.file_keys.read == 1 and checked == []  # read, same key: the row is served
+    settled = keyed_tree(store, cache)
+    assert settled.file_keys.read == 0
+
+
+def test_a_stat_not_older_than_the_table_is_racy_and_read_again(tmp_path):
+    store = rides_store(tmp_path / "st")
+    path = "subjects/rides-value/v1.avsc"
+    stat = (store / path).stat()
+    entry = [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino, "a stale key"]
+    newest = max(stat.st_mtime_ns, stat.st_ctime_ns)
+    real = text_key((store / path).read_text())
+
+    def key_with(racy_ns: int) -> str | None:
+        tree = FileTree(store)
+        tree.use_keys({path: entry}, racy_ns)
+        tree.subjects()
+        return tree.keys([path])[path]
+
+    assert key_with(newest + 1) == "a stale key"  # older than the table: trusted unread
+    assert key_with(newest) == real  # written within the table's tick: racy, read again
+
+
+# -- --against: only what a change brings ----------------------------------------------------
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True
+    ).stdout
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    if shutil.which("git") is None:
+        pytest.fail("git is needed for the --against tests")
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "config", "user.email", "t@example.com")
+    git(tmp_path, "config", "user.name", "t")
+    # broken-value's v2 breaks v1 (committed so): an unchanged subject under --against
+    make_store(
+        tmp_path / "schemas",
+        {
+            "broken-value": [ride(), ride(total_type="string")],
+            "rides-value": [ride()],
+            "calm-value": [ride()],
+        },
+    )
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-q", "-m", "base")
+    return tmp_path
+
+
+def test_under_against_an_unchanged_subject_is_not_judged_again_and_a_changed_one_fully(repo):
+    store = repo / "schemas"
+    make_store(store, {"rides-value": [ride(), ride({"name": "zone", "type": "string"})]})
+    base = git_tree("git:HEAD", store)
+    try:
+        report = gate(FileTree(store), levels(store), base=base, changed=base.changed_paths())
+    finally:
+        base.close()
+    rows = {r.subject: r for r in report.subjects}
+    assert not rows["broken-value"].judged and rows["broken-value"].findings == ()
+    assert rows["broken-value"].versions == 2
+    assert not rows["calm-value"].judged
+    assert rows["rides-value"].judged and rows["rides-value"].checked == (2,)
+    assert [f.kind for f in rows["rides-value"].findings] == ["READER_FIELD_MISSING_DEFAULT_VALUE"]
+    assert report.not_judged == 2
+    # the changed subject's row is the one the whole gate gives
+    everything = gate(FileTree(store), levels(store), base=git_tree("git:HEAD", store))
+    assert next(r for r in everything.subjects if r.subject == "rides-value") == rows["rides-value"]
+
+
+def test_the_changed_paths_are_what_git_sees_changed_added_deleted_and_untracked(repo):
+    store = repo / "schemas"
+    make_store(store, {"rides-value": [ride(), ride(TIP_FIELD)]})  # untracked v2
+    (store / "subjects" / "calm-value" / "v1.avsc").write_text(json.dumps(ride(TIP_FIELD)))
+    (store / "subjects" / "broken-value" / "v2.avsc").unlink()
+    base = git_tree("git:HEAD", store)
+    assert base.changed_paths() == {
+        "subjects/rides-value/v2.avsc",
+        "subjects/calm-value/v1.avsc",
+        "subjects/broken-value/v2.avsc",
+    }
+
+
+def test_the_ref_read_through_one_streamed_cat_file_gives_every_text_as_it_was(repo):
+    store = repo / "schemas"
+    base = git_tree("git:HEAD", store)
+    try:
+        index = base.subjects()
+        paths = [p for versions in index.values() for p in versions.values()]
+        texts = base.read(paths * 40)  # more than one chunk of requests
+        missing = base.read(["subjects/rides-value/v9.avsc"], optional=True)
+    finally:
+        base.close()
+    for path in paths:
+        assert texts[path] == (store / path).read_text()
+    assert missing == {"subjects/rides-value/v9.avsc": None}
+
+
+def test_under_against_the_cached_gate_gives_what_the_uncached_one_gives(repo, tmp_path):
+    store = repo / "schemas"
+    make_store(store, {"rides-value": [ride(), ride({"name": "zone", "type": "string"})]})
+    make_store(store, {"orders-value": [order()], "positions-value": [POSITION]})
+
+    def against(cache: VerdictCache):
+        base = git_tree("git:HEAD", store)
+        try:
+            return gate(
+                FileTree(store), levels(store), base=base, verdicts=cache,
+                changed=base.changed_paths(),
+            ).subjects  # fmt: skip
+        finally:
+            base.close()
+
+    fresh = against(VerdictCache())
+    assert against(VerdictCache(tmp_path / "cache", min_cost=0)) == fresh
+    assert against(VerdictCache(tmp_path / "cache", min_cost=0)) == fresh
