@@ -613,19 +613,22 @@ def refusal_sql(rules: Sequence[CompiledRule]) -> tuple[str, str]:
 
 
 def _own_stage() -> object:
-    """``decode_error IS NULL AND NOT is_tombstone`` (a record the rules judge), written as
-    ``exists()`` over a one-item array: Spark runs a higher-order function without whole-stage
-    code generation, so the projection holding it and the rules' codes leaves the decode's
-    generated method (a plan boundary that costs no shuffle). With the codes inside it, 20 rules
-    grew that method past 8,000 bytes of bytecode, the size above which HotSpot never compiles
-    a method (HugeMethodLimit): the whole read, decoding included, ran in the bytecode
-    interpreter. Out of it, Spark splits the codes' projection into small methods
-    (bench/README.md, issue #40)."""
+    """``decode_error IS NULL AND NOT is_tombstone`` (a record the rules judge), its branch for
+    a bad record written as ``exists()`` (false; never evaluated for a good record): Spark runs
+    a projection holding a higher-order function without whole-stage code generation, so the
+    projection holding it and the rules' codes leaves the decode's generated method (a plan
+    boundary that costs no shuffle). With the codes inside it, 20 rules grew that method past
+    8,000 bytes of bytecode, the size above which HotSpot never compiles a method
+    (HugeMethodLimit): the whole read, decoding included, ran in the bytecode interpreter. Out
+    of it, Spark splits the codes' projection into small methods (bench/README.md, issue #40)."""
     from pyspark.sql import functions as F
 
     from spark_avro.decode import ERROR_COLUMN, TOMBSTONE_COLUMN
 
-    return F.expr(f"exists(array({ERROR_COLUMN} IS NULL AND NOT {TOMBSTONE_COLUMN}), g -> g)")
+    return F.expr(
+        f"CASE WHEN {ERROR_COLUMN} IS NULL THEN NOT {TOMBSTONE_COLUMN} "
+        f"ELSE exists(array({TOMBSTONE_COLUMN}), t -> FALSE) END"
+    )
 
 
 def apply_rules(decoded: object, rules: Sequence[CompiledRule]) -> object:
