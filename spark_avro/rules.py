@@ -11,6 +11,8 @@ divides by zero is an error (``try_*`` functions), ``all``/``exists`` over an ar
 ``exists()`` over the items' own (value, error) pairs. A rule's status is then ``pass``,
 ``fail`` or ``error``, as ``contracts.rules.execute`` decides it in Python; a test
 (tests/spark/test_rules_sql_equals_python.py) feeds both roads the same records and compares.
+A condition that is a chain of ``&&`` (or ``||``) becomes one CASE over its operands, so that
+no operand's SQL is written twice (``_Compiler.code``).
 
 What has no SQL form here is refused when the reader is built (``RulesNotCompiled``, naming the
 rule and the construct): CEL_FIELD rules, a union of several types, timestamps' getters, string
@@ -422,6 +424,29 @@ class _Compiler:
             return Sql(f"timestamp_micros({micros})", FALSE, False)
         raise self.refuse(node, f"the function {fn}() on ({', '.join(map(str, types))})")
 
+    def code(self, node: ast.Expr) -> str:
+        """A condition's SQL giving 0 (true), 1 (false or null) or 2 (an error). A chain of
+        ``&&`` (or of ``||``) is one CASE over its operands in their order: an operand that is
+        false (true) without an error decides, else an error in any operand is the error, else
+        the chain holds (fails). Each operand's value is written once; the node-by-node form
+        would write the chain's value again inside its error (``x == null || x.matches(...)``
+        ran the regular expression twice)."""
+        fn = node.function if isinstance(node, ast.Call) else None
+        if fn in ("_&&_", "_||_"):
+            parts = [self.compile(operand) for operand in _chain(node, fn)]
+            errors = [_null_error(part) for part in parts]
+            if any(error != FALSE for error in errors):
+                absorbing, decided = ("FALSE", 1) if fn == "_&&_" else ("TRUE", 0)
+                whens = " ".join(
+                    f"WHEN {_and(_not(error), f'({part.value} = {absorbing})')} THEN {decided}"
+                    for part, error in zip(parts, errors, strict=True)
+                )
+                return f"(CASE {whens} WHEN {_or(*errors)} THEN 2 ELSE {1 - decided} END)"
+        body = self.compile(node)
+        if body.error == FALSE:  # a null body fails (the serde's `not result`)
+            return f"(CASE WHEN {body.value} THEN 0 ELSE 1 END)"
+        return f"(CASE WHEN {body.error} THEN 2 WHEN {body.value} THEN 0 ELSE 1 END)"
+
     def comprehension(self, node: ast.Comprehension) -> Sql:
         rng_type = self.type_of(node.range)
         if not isinstance(rng_type, ListT):
@@ -470,6 +495,13 @@ class _Compiler:
 _SQL_TYPES = (INT, DOUBLE, STRING, BYTES, BOOL, TIMESTAMP, DURATION)
 
 
+def _chain(node: ast.Expr, fn: str) -> list[ast.Expr]:
+    """The operands of a chain of one of CEL's commutative ``&&`` / ``||``, left to right."""
+    if isinstance(node, ast.Call) and node.function == fn:
+        return [leaf for arg in node.args for leaf in _chain(arg, fn)]
+    return [node]
+
+
 def compile_rule(
     rule: Rule, schema: RecordSchema, *, root: str = "", contract: Contract | None = None
 ) -> CompiledRule:
@@ -487,7 +519,8 @@ def compile_rule(
         )
     variables = {"message": avrocel.record_type(schema)}
     guard_text, body_text, body_at = rule.guard_and_body
-    parts = []
+    guard: Sql | None = None
+    code = ""
     for text, offset in ([(guard_text, 0)] if guard_text is not None else []) + [
         (body_text, body_at)
     ]:
@@ -515,17 +548,13 @@ def compile_rule(
             )
         compiler = _Compiler(rule, checked, root, contract)
         compiler.offset = offset
-        parts.append(compiler.compile(expr))
-    # A body that is null fails (the serde's `not result`); a guard that is not true passes.
-    body = parts[-1]
-    # the status as a code: 0 pass, 1 fail, 2 error (ints are cheaper to carry than strings)
-    code = (
-        f"(CASE WHEN {body.value} THEN 0 ELSE 1 END)"
-        if body.error == FALSE
-        else f"(CASE WHEN {body.error} THEN 2 WHEN {body.value} THEN 0 ELSE 1 END)"
-    )
-    if len(parts) == 2:
-        guard = parts[0]
+        if offset == body_at:
+            code = compiler.code(expr)
+        else:
+            guard = compiler.compile(expr)
+    # the status as a code: 0 pass, 1 fail, 2 error (ints are cheaper to carry than strings);
+    # a guard that errs is an error, one that is not true passes the record
+    if guard is not None:
         code = (
             f"(CASE WHEN {guard.error} THEN 2 WHEN NOT coalesce({guard.value}, FALSE) "
             f"THEN 0 ELSE {code} END)"

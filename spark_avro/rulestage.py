@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from spark_avro.decode import ERROR_COLUMN, KIND_COLUMN, RAW_COLUMN, TOMBSTONE_COLUMN
@@ -29,6 +29,21 @@ VALUE_COLUMN = "_schemacli_value"  # the raw value carried through decode for ru
 # One acting rule, as Spark SQL: (code: 0 pass, 1 fail, 2 error; the reason if it fails; the
 # reason if it errors; its DLQ topic or a typed NULL).
 RuleRow = tuple[str, str, str, str]
+
+
+def _own_stage() -> Column:
+    """``decode_error IS NULL AND NOT is_tombstone`` (a record the rules judge), its branch for
+    a bad record written as ``exists()`` (false; never evaluated for a good record): Spark runs
+    a projection holding a higher-order function without whole-stage code generation, so the
+    projection holding it and the rules' codes leaves the decode's generated method (a plan
+    boundary that costs no shuffle). With the codes inside it, 20 rules grew that method past
+    8,000 bytes of bytecode, the size above which HotSpot never compiles a method
+    (HugeMethodLimit): the whole read, decoding included, ran in the bytecode interpreter. Out
+    of it, Spark splits the codes' projection into small methods (bench/README.md, issue #40)."""
+    return F.expr(
+        f"CASE WHEN {ERROR_COLUMN} IS NULL THEN NOT {TOMBSTONE_COLUMN} "
+        f"ELSE exists(array({TOMBSTONE_COLUMN}), t -> FALSE) END"
+    )
 
 
 def apply_rules(decoded: DataFrame, rules: Sequence[RuleRow]) -> DataFrame:
@@ -43,14 +58,15 @@ def apply_rules(decoded: DataFrame, rules: Sequence[RuleRow]) -> DataFrame:
     # int, and its reason and DLQ topic read from constant arrays by that place.
     codes = [f"_rule_{i}" for i in range(len(rules))]
     with_codes = decoded.select(
-        "*", *(F.expr(row[0]).alias(n) for row, n in zip(rules, codes, strict=True))
+        "*",
+        *(F.expr(row[0]).alias(n) for row, n in zip(rules, codes, strict=True)),
+        _own_stage().alias("_rule_good"),
     )
     first = " ".join(f"WHEN `{n}` > 0 THEN {2 * i} + `{n}`" for i, n in enumerate(codes))
     reasons = [reason for _, failed, errored, _ in rules for reason in (failed, errored)]
     topics = [topic for *_, topic in rules]
-    good = F.col(ERROR_COLUMN).isNull() & ~F.col(TOMBSTONE_COLUMN)
-    at = F.when(good, F.expr(f"CASE {first} END"))
-    staged = with_codes.select("*", at.alias("_rule_at")).drop(*codes)
+    at = F.when(F.col("_rule_good"), F.expr(f"CASE {first} END"))
+    staged = with_codes.select("*", at.alias("_rule_at")).drop(*codes, "_rule_good")
     place = F.col("_rule_at")
     refused = place.isNotNull()
     # element_at is asked only where a rule refused: Spark's generated code for element_at

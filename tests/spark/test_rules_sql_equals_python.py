@@ -111,6 +111,13 @@ EXPRESSIONS = [
     "int(message.total) == message.count",
     "string(message.count) == '3'",
     "message.id + '!' == 'A1!'",
+    # chains of && / || with operands that err: one CASE over the operands (compile_rule's code)
+    "message.email == null || message.email.size() > 3 || message.email.contains('@')",
+    "message.email.size() > 3 || message.discount > 1.0 || message.count > 0",
+    "message.count > 0 && message.email.endsWith('.com') && message.discount < 10.0",
+    "message.count / message.small > 1 || message.ship.city == 'Oslo'",
+    "message.count / message.small > 1 && (message.ship == null || message.ship.city != '')",
+    "message.count > 1 ; message.email == null || message.email.contains('@')",
 ]
 
 
@@ -233,6 +240,21 @@ def test_a_record_a_read_rule_refuses_is_a_bad_record_of_kind_rule_naming_it(spa
         assert row["decode_error"].startswith(f"rule {refused.rule.name} ")
         assert row["raw_value"] is not None
     assert VALUE_COLUMN not in checked.columns
+
+
+def test_twenty_rules_keep_every_generated_method_small_enough_for_the_jit(spark):
+    """HotSpot never compiles a method over 8,000 bytes of bytecode (HugeMethodLimit): a
+    whole-stage method past it runs in the bytecode interpreter. The rules' codes are computed
+    in a projection of their own (apply_rules), outside the decode's generated method."""
+    simple = [e for e in EXPRESSIONS if not any(m in e for m in (".all(", ".exists", ".filter(",
+                                                                     ".map("))][:20]  # fmt: skip
+    assert len(simple) == 20
+    compiled = compile_rules(_contract(simple), parse_schema(SCHEMA), "READ")
+    checked = apply_rules(_decoded(spark, records(3)), rule_table(compiled))
+    stages = checked._jdf.queryExecution().debug().codegenToSeq()  # type: ignore[attr-defined]
+    sizes = [stages.apply(i)._3().maxMethodCodeSize() for i in range(stages.size())]
+    assert len(sizes) >= 2, sizes  # the decode's stage and the stage after the rules' codes
+    assert max(sizes) <= 8000, sizes
 
 
 def test_a_dlq_rule_names_its_topic_on_the_bad_record(spark):
