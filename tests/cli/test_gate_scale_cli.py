@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -113,14 +114,37 @@ def long_history(project: Path, versions: int = 40, fields: int = 60) -> None:
     config.write_text(config.read_text() + '\n[subjects."wide-value"]\nlevel = "FULL_TRANSITIVE"\n')
 
 
-def test_a_cheap_gate_row_is_recomputed_rather_than_written(project, tmp_path):
+class CpuClock:
+    """``time.process_time`` as the cache's write rule reads it (a check is written when it
+    cost at least 2 ms of CPU): each reading ``step`` seconds after the last, so whether a row
+    counts as cheap is the test's choice, not the machine's speed."""
+
+    def __init__(self, step: float) -> None:
+        self.step, self.now = step, 0.0
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+@pytest.fixture
+def cheap_checks(monkeypatch):
+    monkeypatch.setattr(time, "process_time", CpuClock(0.0))
+
+
+@pytest.fixture
+def costly_checks(monkeypatch):
+    monkeypatch.setattr(time, "process_time", CpuClock(1.0))
+
+
+def test_a_cheap_gate_row_is_recomputed_rather_than_written(project, tmp_path, cheap_checks):
     cache = tmp_path / "verdicts"
     result = run("gate", "-o", "json", env={"SCHEMACLI_CACHE_DIR": str(cache)})
     assert result.exit_code == 0
-    assert not list(cache.rglob("*.json"))  # two tiny subjects: a file costs more than a check
+    assert not list(cache.rglob("*.json"))  # a file would cost more than the check
 
 
-def test_gate_writes_the_verdict_cache_and_no_cache_skips_it(project, tmp_path):
+def test_gate_writes_the_verdict_cache_and_no_cache_skips_it(project, tmp_path, costly_checks):
     long_history(project)
     cache = tmp_path / "verdicts"
     env = {"SCHEMACLI_CACHE_DIR": str(cache)}
@@ -133,7 +157,9 @@ def test_gate_writes_the_verdict_cache_and_no_cache_skips_it(project, tmp_path):
     assert not cache.exists()
 
 
-def test_a_damaged_cache_entry_is_one_warning_on_stderr_and_the_same_result(project, tmp_path):
+def test_a_damaged_cache_entry_is_one_warning_on_stderr_and_the_same_result(
+    project, tmp_path, costly_checks
+):
     long_history(project)
     cache = tmp_path / "verdicts"
     env = {"SCHEMACLI_CACHE_DIR": str(cache)}
