@@ -35,8 +35,8 @@ from schemacli.contracts.evolution.levels import Level, SubjectLevels
 from schemacli.contracts.evolution.verdicts import VerdictCache
 from schemacli.contracts.fixes.edits import unified_diff
 from schemacli.contracts.gate.fix import fix_store
-from schemacli.contracts.gate.gate import GateReport
 from schemacli.contracts.gate.gate import gate as check_store
+from schemacli.contracts.gate.rows import GateReport
 from schemacli.contracts.readers.declared import DeclaredReader
 from schemacli.contracts.store.tree import SUBJECTS_DIR, FileTree
 from schemacli.errors import ExitCode, UsageError

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from schemacli.contracts.evolution.diff import Change, SchemaDiff
     from schemacli.contracts.findings import Finding
     from schemacli.contracts.fixes.edits import Fix, TextEdit
-    from schemacli.contracts.gate.gate import GateReport
+    from schemacli.contracts.gate.rows import GateReport
     from schemacli.contracts.readers.judge import ReaderVerdict
 
 

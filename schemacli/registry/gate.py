@@ -24,13 +24,12 @@ from schemacli.contracts.evolution.check import Verdict, check_candidate
 from schemacli.contracts.evolution.levels import Level
 from schemacli.contracts.findings import Finding, Kind, Severity
 from schemacli.contracts.gate.gate import (
-    GateReport,
-    SubjectReport,
     input_error_row,
     parse_versions,
     readers_by_subject,
     unknown_reader_row,
 )
+from schemacli.contracts.gate.rows import GateReport, SubjectReport
 from schemacli.contracts.readers.declared import DeclaredReader
 from schemacli.contracts.readers.judge import judge_readers, load_declared
 from schemacli.contracts.store.history import read_versions

@@ -18,7 +18,7 @@ from schemacli.contracts.evolution.check import CheckReport
 from schemacli.contracts.evolution.diff import Change, LevelVerdict, SchemaDiff
 from schemacli.contracts.findings import Finding, Severity
 from schemacli.contracts.fixes.edits import Applicability, Fix, TextEdit
-from schemacli.contracts.gate.gate import GateReport, SubjectReport
+from schemacli.contracts.gate.rows import GateReport, SubjectReport
 from schemacli.errors import Location
 from schemacli.output import OutputFormat, check_report, diff_report, gate_report, render
 from schemacli.output.github import escape_data, escape_property

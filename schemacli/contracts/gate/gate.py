@@ -10,18 +10,25 @@ from __future__ import annotations
 
 import bisect
 import difflib
-import os
 import time
-from collections.abc import Collection, Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
-from typing import Any
+from collections.abc import Collection, Sequence
+from dataclasses import replace
 
 from schemacli.contracts.avro.loader import LoadedSchema
-from schemacli.contracts.evolution.check import INPUT_KINDS, Verdict, check_candidate
+from schemacli.contracts.evolution.check import check_candidate
 from schemacli.contracts.evolution.levels import Level, SubjectLevels
-from schemacli.contracts.evolution.verdicts import VerdictCache, decode_finding, digest, encodable
+from schemacli.contracts.evolution.verdicts import VerdictCache, encodable
 from schemacli.contracts.findings import Finding, Kind, Severity
+from schemacli.contracts.gate.rowcache import (
+    KeyTable,
+    consulting,
+    decode_row,
+    encode_consulted,
+    keep_key_table,
+    row_key,
+    use_key_table,
+)
+from schemacli.contracts.gate.rows import GateReport, SubjectReport
 from schemacli.contracts.readers.declared import DeclaredReader
 from schemacli.contracts.readers.judge import (
     ReaderText,
@@ -32,65 +39,15 @@ from schemacli.contracts.readers.judge import (
 from schemacli.contracts.rules.model import CONTRACT_SUFFIX
 from schemacli.contracts.store.contractfiles import Contracts, read_contracts
 from schemacli.contracts.store.history import read_versions, version_paths
-from schemacli.contracts.store.references import Consulted, ParseMemo, References
+from schemacli.contracts.store.references import ParseMemo, References
 from schemacli.contracts.store.tree import (
     SUBJECTS_DIR,
-    FileTree,
     StoreLayoutError,
     StoreLayoutErrors,
     Tree,
     VersionFile,
-    sidecar_path,
 )
 from schemacli.errors import InputError, Location, SchemacliError
-
-
-@dataclass(frozen=True)
-class SubjectReport:
-    """One subject's row in the gate's summary, with all its findings."""
-
-    subject: str
-    level: Level
-    versions: int
-    checked: tuple[int, ...]  # the versions that were checked (new or changed ones with --against)
-    findings: tuple[Finding, ...] = ()
-    # False: with --against, the subject's files are as they were at the ref, so it was not
-    # judged again (--against judges what a change brings)
-    judged: bool = True
-
-    @property
-    def verdict(self) -> Verdict:
-        if any(f.kind in INPUT_KINDS for f in self.findings):
-            return Verdict.INVALID
-        if any(f.severity is Severity.ERROR for f in self.findings):
-            return Verdict.INCOMPATIBLE
-        return Verdict.COMPATIBLE
-
-
-@dataclass(frozen=True)
-class GateReport:
-    """The gate over a whole store: one row per subject."""
-
-    store: str
-    against: str | None
-    subjects: tuple[SubjectReport, ...] = field(default_factory=tuple)
-
-    @property
-    def findings(self) -> tuple[Finding, ...]:
-        return tuple(f for s in self.subjects for f in s.findings)
-
-    @property
-    def not_judged(self) -> int:
-        """How many subjects were left as they were at the base, not judged again."""
-        return sum(not s.judged for s in self.subjects)
-
-    @property
-    def verdict(self) -> Verdict:
-        verdicts = {s.verdict for s in self.subjects}
-        for verdict in (Verdict.INVALID, Verdict.INCOMPATIBLE):
-            if verdict in verdicts:
-                return verdict
-        return Verdict.COMPATIBLE
 
 
 def gate(
@@ -119,63 +76,12 @@ def gate(
     store = head.source("").rstrip("/") or "."
     against = base.label if base is not None else None
     verdicts = verdicts if verdicts is not None else VerdictCache()
-    table = _use_key_table(head, verdicts, against)
+    table = use_key_table(head, verdicts, against)
     try:
         return _gate(head, levels, store, against, base, verdicts, readers, table, changed)
     finally:
         if table is not None:
-            _keep_key_table(head, verdicts, table, against)
-
-
-@dataclass
-class _KeyTable:
-    """What the last gate of a working tree left for the next one, in one file of the disk
-    cache (reading one file beats reading a file per subject): the files' keys by stat
-    (``FileKeys``), what each latest version defines by content key (``StoreNames``), and
-    the rows by key (each with what it consulted). ``rows`` and ``refs``: this run's."""
-
-    known: dict[str, Any]
-    rows: dict[str, Any] = field(default_factory=dict)
-    refs: list[References] = field(default_factory=list)
-
-    def row(self, key: str) -> Any:
-        rows = self.known.get("rows")
-        return rows.get(key) if isinstance(rows, dict) else None
-
-
-def _key_table_name(tree: FileTree, against: str | None) -> str:
-    """One table per store and base (a gate with --against keeps rows of its own)."""
-    return digest("gate-table", os.path.abspath(tree.root), against)
-
-
-def _use_key_table(head: Tree, verdicts: VerdictCache, against: str | None) -> _KeyTable | None:
-    """With a disk cache, the working tree keys its files by stat from the table the last
-    gate of this store left (see _KeyTable); None without a disk cache or a working tree."""
-    if verdicts.disk is None or not isinstance(head, FileTree):
-        return None
-    found = verdicts.disk.load_table(_key_table_name(head, against))
-    known, written = found if found is not None else ({}, 0)
-    if not isinstance(known, dict) or not all(
-        isinstance(known.get(part), dict) for part in ("files", "names", "rows")
-    ):
-        known, written = {"files": {}, "names": {}, "rows": {}}, 0
-    head.use_keys(known["files"], written)
-    return _KeyTable(known)
-
-
-def _keep_key_table(
-    head: Tree, verdicts: VerdictCache, table: _KeyTable, against: str | None
-) -> None:
-    """Write this run's table for the next gate, when it differs from the one read."""
-    if verdicts.disk is None or not isinstance(head, FileTree):
-        return
-    names = table.known["names"]
-    built = [refs.store_names for refs in table.refs if refs.store_names.built]
-    if built:  # what this run's latest versions define (at the base too, by blob id)
-        names = {key: scan for found in built for key, scan in found.seen.items()}
-    new = {"files": head.file_keys.table(), "names": names, "rows": table.rows}
-    if new != table.known:
-        verdicts.disk.store_table(_key_table_name(head, against), new)
+            keep_key_table(head, verdicts, table, against)
 
 
 def _gate(
@@ -186,7 +92,7 @@ def _gate(
     base: Tree | None,
     verdicts: VerdictCache,
     readers: Sequence[DeclaredReader],
-    table: _KeyTable | None = None,
+    table: KeyTable | None = None,
     changed: Collection[str] | None = None,
 ) -> GateReport:
     layout: dict[str, list[Finding]] = {}
@@ -394,7 +300,7 @@ def _gate_subject(
     base_refs: References | None,
     verdicts: VerdictCache,
     readers: Sequence[DeclaredReader] = (),
-    table: _KeyTable | None = None,
+    table: KeyTable | None = None,
 ) -> SubjectReport:
     head, head_index = head_refs.tree, head_refs.index
     base, base_index = (base_refs.tree, base_refs.index) if base_refs is not None else (None, {})
@@ -409,19 +315,19 @@ def _gate_subject(
     # a row whose contract files decide what is compared is not cached (its key covers the
     # schemas, what they consulted and the declared readers only)
     key = (
-        _row_key(subject, level, head_refs, head_paths, base_refs, base_paths, texts)
+        row_key(subject, level, head_refs, head_paths, base_refs, base_paths, texts)
         if verdicts.disk and contracts is None
         else None
     )
     if key is not None:
         kept = table.row(key) if table is not None else None
         if kept is not None:
-            row = _decode_row(subject, level, kept, head_refs, base_refs)
+            row = decode_row(subject, level, kept, head_refs, base_refs)
             if row is not None and table is not None:
                 table.rows[key] = kept
                 return row
         cached = verdicts.load(key)
-        row = _decode_row(subject, level, cached, head_refs, base_refs)
+        row = decode_row(subject, level, cached, head_refs, base_refs)
         if row is not None:
             if table is not None:
                 table.rows[key] = cached
@@ -431,7 +337,7 @@ def _gate_subject(
     head_files = read_versions(head, head_index, subject, deleted=deleted)
     base_files = read_versions(base, base_index, subject) if base is not None else []
     started = time.process_time()
-    with head_refs.consulting() as head_seen, _consulting(base_refs) as base_seen:
+    with head_refs.consulting() as head_seen, consulting(base_refs) as base_seen:
         row = _check_subject(
             subject,
             level,
@@ -450,7 +356,7 @@ def _gate_subject(
     cost = time.process_time() - started
     if key is not None and (table is not None or cost >= verdicts.min_cost):
         encoded = encodable(row.findings)
-        consulted = _encode_consulted(head_refs, head_seen, base_refs, base_seen)
+        consulted = encode_consulted(head_refs, head_seen, base_refs, base_seen)
         if encoded is not None and consulted is not None:
             entry = {
                 "versions": row.versions,
@@ -463,130 +369,6 @@ def _gate_subject(
             if cost >= verdicts.min_cost:
                 verdicts.store(key, entry)
     return row
-
-
-@contextmanager
-def _consulting(refs: References | None) -> Iterator[Consulted]:
-    if refs is None:
-        yield Consulted()
-        return
-    with refs.consulting() as seen:
-        yield seen
-
-
-def _row_key(
-    subject: str,
-    level: Level,
-    head: References,
-    head_paths: Sequence[tuple[int, str]],
-    base: References | None,
-    base_paths: Sequence[tuple[int, str]],
-    readers: Sequence[ReaderText] = (),
-) -> str | None:
-    """The primary key of a subject's row: its own files (each version and its references
-    file, by content key, and where each is shown), the level, the base, the declared readers
-    (who they are and their schemas' texts); None when a file cannot be keyed (reading it
-    reports it). What the versions consulted besides their own files (types another file
-    defines) is kept in the entry and checked when it is read (``_decode_row``)."""
-    files: list[list[Any]] = []
-    for side, refs, numbered in (("head", head, head_paths), ("base", base, base_paths)):
-        if refs is None:
-            continue
-        paths = [p for _, p in numbered]
-        try:
-            keys = refs.tree.keys([*paths, *(sidecar_path(p) for p in paths)])
-        except SchemacliError:
-            return None
-        for n, path in numbered:
-            if keys[path] is None:
-                return None
-            files.append([side, n, refs.tree.source(path), keys[path], keys[sidecar_path(path)]])
-    who = [
-        [
-            r.declared.consumer,
-            r.declared.owner,
-            r.declared.contact,
-            list(r.declared.groups),
-            str(r.declared.schema_path),
-            None if r.text is None else len(r.text),
-        ]
-        for r in readers
-    ]
-    return digest(
-        "gate-row",
-        subject,
-        level.value,
-        base.tree.label if base is not None else None,
-        files,
-        who,
-        texts=[r.text for r in readers if r.text is not None],
-    )
-
-
-def _encode_consulted(
-    head: References, head_seen: Consulted, base: References | None, base_seen: Consulted
-) -> dict[str, Any] | None:
-    """What a row's versions consulted besides their own files, as JSON: per side, each file
-    read with its content key, each store name looked up with the definers found, each
-    declared reference to a subject's version with the file it named. None when a file
-    cannot be keyed."""
-    out: dict[str, Any] = {}
-    for side, refs, seen in (("head", head, head_seen), ("base", base, base_seen)):
-        if refs is None:
-            continue
-        paths = sorted(seen.files)
-        try:
-            keys = refs.tree.keys(paths)
-        except SchemacliError:
-            return None
-        out[side] = {
-            "files": [[p, keys[p]] for p in paths],
-            "names": [[n, b, list(found)] for (n, b), found in sorted(seen.names.items())],
-            "targets": [[s, v, p] for (s, v), p in seen.targets.items()],
-        }
-    return out
-
-
-def _still_consulted(refs: References | None, data: Any) -> bool:
-    """Whether what a cached row consulted on one side (``_encode_consulted``) is as it was."""
-    if refs is None:
-        return data is None
-    if not isinstance(data, dict):
-        return False
-    try:
-        files = [(str(p), k) for p, k in data["files"]]
-        if files:
-            keys = refs.tree.keys([p for p, _ in files])
-            if any(keys[p] != k for p, k in files):
-                return False
-        return refs.still(data["names"], data["targets"])
-    except (SchemacliError, TypeError, ValueError, KeyError):
-        return False
-
-
-def _decode_row(
-    subject: str,
-    level: Level,
-    data: Any,
-    head: References | None = None,
-    base: References | None = None,
-) -> SubjectReport | None:
-    """A cached row, when it is one and what it consulted is as it was (else None)."""
-    if not isinstance(data, dict):
-        return None
-    consulted = data.get("consulted")
-    if not isinstance(consulted, dict):
-        return None
-    if not _still_consulted(head, consulted.get("head")):
-        return None
-    if not _still_consulted(base, consulted.get("base")):
-        return None
-    try:
-        findings = tuple(decode_finding(f) for f in data["findings"])
-        checked = tuple(int(n) for n in data["checked"])
-        return SubjectReport(subject, level, int(data["versions"]), checked, findings)
-    except (TypeError, ValueError, KeyError):
-        return None
 
 
 def _check_subject(

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from schemacli.contracts.evolution.check import INPUT_KINDS
 from schemacli.contracts.evolution.levels import SubjectLevels
-from schemacli.contracts.gate.gate import GateReport
+from schemacli.contracts.gate.rows import GateReport
 from schemacli.contracts.lint.engine import lint_paths
 from schemacli.contracts.lint.ruleset import LintConfig
 

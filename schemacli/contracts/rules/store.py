@@ -14,7 +14,8 @@ from dataclasses import replace
 from schemacli.contracts.avro.loader import LoadedSchema
 from schemacli.contracts.evolution.check import INPUT_KINDS, CheckReport
 from schemacli.contracts.findings import Finding
-from schemacli.contracts.gate.gate import GateReport, input_error_row
+from schemacli.contracts.gate.gate import input_error_row
+from schemacli.contracts.gate.rows import GateReport
 from schemacli.contracts.rules.judge import Version, judge_contract, judge_versions
 from schemacli.contracts.rules.model import (
     CONTRACT_SUFFIX,

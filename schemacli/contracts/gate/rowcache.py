@@ -1,0 +1,195 @@
+"""The gate's row cache: a subject's row is served from the verdict cache while every file it
+read, every name it looked up in the store's names and every reference it followed is as it
+was (the row's key and what it consulted); one table per store and base keeps the files' keys
+by stat and the last run's rows, so a warm gate reads one file (docs/store.md#the-verdict-cache)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from schemacli.contracts.evolution.levels import Level
+from schemacli.contracts.evolution.verdicts import VerdictCache, decode_finding, digest
+from schemacli.contracts.gate.rows import SubjectReport
+from schemacli.contracts.readers.judge import ReaderText
+from schemacli.contracts.store.references import Consulted, References
+from schemacli.contracts.store.tree import FileTree, Tree, sidecar_path
+from schemacli.errors import SchemacliError
+
+
+@dataclass
+class KeyTable:
+    """What the last gate of a working tree left for the next one, in one file of the disk
+    cache (reading one file beats reading a file per subject): the files' keys by stat
+    (``FileKeys``), what each latest version defines by content key (``StoreNames``), and
+    the rows by key (each with what it consulted). ``rows`` and ``refs``: this run's."""
+
+    known: dict[str, Any]
+    rows: dict[str, Any] = field(default_factory=dict)
+    refs: list[References] = field(default_factory=list)
+
+    def row(self, key: str) -> Any:
+        rows = self.known.get("rows")
+        return rows.get(key) if isinstance(rows, dict) else None
+
+
+def _table_name(tree: FileTree, against: str | None) -> str:
+    """One table per store and base (a gate with --against keeps rows of its own)."""
+    return digest("gate-table", os.path.abspath(tree.root), against)
+
+
+def use_key_table(head: Tree, verdicts: VerdictCache, against: str | None) -> KeyTable | None:
+    """With a disk cache, the working tree keys its files by stat from the table the last
+    gate of this store left (see KeyTable); None without a disk cache or a working tree."""
+    if verdicts.disk is None or not isinstance(head, FileTree):
+        return None
+    found = verdicts.disk.load_table(_table_name(head, against))
+    known, written = found if found is not None else ({}, 0)
+    if not isinstance(known, dict) or not all(
+        isinstance(known.get(part), dict) for part in ("files", "names", "rows")
+    ):
+        known, written = {"files": {}, "names": {}, "rows": {}}, 0
+    head.use_keys(known["files"], written)
+    return KeyTable(known)
+
+
+def keep_key_table(
+    head: Tree, verdicts: VerdictCache, table: KeyTable, against: str | None
+) -> None:
+    """Write this run's table for the next gate, when it differs from the one read."""
+    if verdicts.disk is None or not isinstance(head, FileTree):
+        return
+    names = table.known["names"]
+    built = [refs.store_names for refs in table.refs if refs.store_names.built]
+    if built:  # what this run's latest versions define (at the base too, by blob id)
+        names = {key: scan for found in built for key, scan in found.seen.items()}
+    new = {"files": head.file_keys.table(), "names": names, "rows": table.rows}
+    if new != table.known:
+        verdicts.disk.store_table(_table_name(head, against), new)
+
+
+@contextmanager
+def consulting(refs: References | None) -> Iterator[Consulted]:
+    if refs is None:
+        yield Consulted()
+        return
+    with refs.consulting() as seen:
+        yield seen
+
+
+def row_key(
+    subject: str,
+    level: Level,
+    head: References,
+    head_paths: Sequence[tuple[int, str]],
+    base: References | None,
+    base_paths: Sequence[tuple[int, str]],
+    readers: Sequence[ReaderText] = (),
+) -> str | None:
+    """The primary key of a subject's row: its own files (each version and its references
+    file, by content key, and where each is shown), the level, the base, the declared readers
+    (who they are and their schemas' texts); None when a file cannot be keyed (reading it
+    reports it). What the versions consulted besides their own files (types another file
+    defines) is kept in the entry and checked when it is read (``decode_row``)."""
+    files: list[list[Any]] = []
+    for side, refs, numbered in (("head", head, head_paths), ("base", base, base_paths)):
+        if refs is None:
+            continue
+        paths = [p for _, p in numbered]
+        try:
+            keys = refs.tree.keys([*paths, *(sidecar_path(p) for p in paths)])
+        except SchemacliError:
+            return None
+        for n, path in numbered:
+            if keys[path] is None:
+                return None
+            files.append([side, n, refs.tree.source(path), keys[path], keys[sidecar_path(path)]])
+    who = [
+        [
+            r.declared.consumer,
+            r.declared.owner,
+            r.declared.contact,
+            list(r.declared.groups),
+            str(r.declared.schema_path),
+            None if r.text is None else len(r.text),
+        ]
+        for r in readers
+    ]
+    return digest(
+        "gate-row",
+        subject,
+        level.value,
+        base.tree.label if base is not None else None,
+        files,
+        who,
+        texts=[r.text for r in readers if r.text is not None],
+    )
+
+
+def encode_consulted(
+    head: References, head_seen: Consulted, base: References | None, base_seen: Consulted
+) -> dict[str, Any] | None:
+    """What a row's versions consulted besides their own files, as JSON: per side, each file
+    read with its content key, each store name looked up with the definers found, each
+    declared reference to a subject's version with the file it named. None when a file
+    cannot be keyed."""
+    out: dict[str, Any] = {}
+    for side, refs, seen in (("head", head, head_seen), ("base", base, base_seen)):
+        if refs is None:
+            continue
+        paths = sorted(seen.files)
+        try:
+            keys = refs.tree.keys(paths)
+        except SchemacliError:
+            return None
+        out[side] = {
+            "files": [[p, keys[p]] for p in paths],
+            "names": [[n, b, list(found)] for (n, b), found in sorted(seen.names.items())],
+            "targets": [[s, v, p] for (s, v), p in seen.targets.items()],
+        }
+    return out
+
+
+def _still_consulted(refs: References | None, data: Any) -> bool:
+    """Whether what a cached row consulted on one side (``encode_consulted``) is as it was."""
+    if refs is None:
+        return data is None
+    if not isinstance(data, dict):
+        return False
+    try:
+        files = [(str(p), k) for p, k in data["files"]]
+        if files:
+            keys = refs.tree.keys([p for p, _ in files])
+            if any(keys[p] != k for p, k in files):
+                return False
+        return refs.still(data["names"], data["targets"])
+    except (SchemacliError, TypeError, ValueError, KeyError):
+        return False
+
+
+def decode_row(
+    subject: str,
+    level: Level,
+    data: Any,
+    head: References | None = None,
+    base: References | None = None,
+) -> SubjectReport | None:
+    """A cached row, when it is one and what it consulted is as it was (else None)."""
+    if not isinstance(data, dict):
+        return None
+    consulted = data.get("consulted")
+    if not isinstance(consulted, dict):
+        return None
+    if not _still_consulted(head, consulted.get("head")):
+        return None
+    if not _still_consulted(base, consulted.get("base")):
+        return None
+    try:
+        findings = tuple(decode_finding(f) for f in data["findings"])
+        checked = tuple(int(n) for n in data["checked"])
+        return SubjectReport(subject, level, int(data["versions"]), checked, findings)
+    except (TypeError, ValueError, KeyError):
+        return None
