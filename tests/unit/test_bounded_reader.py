@@ -148,7 +148,7 @@ def test_the_caps_are_ordered_by_kind_of_input():
 def test_a_fifo_planted_in_the_verdict_cache_is_skipped_not_waited_on(tmp_path):
     code = (
         "import os, sys, warnings\n"
-        "from schemacli.contracts.evolution.verdicts import DiskCache\n"
+        "from schemacli.contracts.evolution.diskcache import DiskCache\n"
         "cache = DiskCache(sys.argv[1])\n"
         "path = cache.path('k' * 64)\n"
         "path.parent.mkdir(parents=True, exist_ok=True)\n"

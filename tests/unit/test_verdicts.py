@@ -22,10 +22,11 @@ import pytest
 
 from schemacli.contracts.avro.loader import load_schema_text
 from schemacli.contracts.avro.parse import parse_schema
-from schemacli.contracts.evolution import compat, verdicts
+from schemacli.contracts.evolution import compat, diskcache, verdicts
 from schemacli.contracts.evolution.check import check_candidate
+from schemacli.contracts.evolution.diskcache import DiskCache
 from schemacli.contracts.evolution.levels import BACKWARD, Level, SubjectLevels
-from schemacli.contracts.evolution.verdicts import DiskCache, VerdictCache
+from schemacli.contracts.evolution.verdicts import VerdictCache
 from schemacli.contracts.gate.gate import gate
 from schemacli.contracts.store.history import load_history
 from schemacli.contracts.store.tree import FileTree
@@ -372,7 +373,7 @@ def test_a_cache_written_by_another_engine_version_is_never_read(tmp_path, monke
         data = json.loads(entry.read_text())
         data["value"] = {"versions": 0, "checked": [], "findings": []}
         entry.write_text(json.dumps(data))
-    monkeypatch.setattr(verdicts, "ENGINE_VERSION", "another")
+    monkeypatch.setattr(diskcache, "ENGINE_VERSION", "another")
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the old entries are not even looked at
         assert _gate_rows(store, VerdictCache(cache_dir, min_cost=0)) == rows
@@ -381,7 +382,7 @@ def test_a_cache_written_by_another_engine_version_is_never_read(tmp_path, monke
 
 def test_an_edited_engine_never_reads_the_old_entries(tmp_path, monkeypatch):
     store, cache_dir, rows = _warm(tmp_path)
-    monkeypatch.setattr(verdicts, "_source_digest", lambda: "edited")
+    monkeypatch.setattr(diskcache, "_source_digest", lambda: "edited")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert _gate_rows(store, VerdictCache(cache_dir, min_cost=0)) == rows
@@ -464,7 +465,7 @@ def test_two_gates_writing_the_same_cache_at_once_leave_it_sound(tmp_path):
     assert len({out for out, _ in outputs}) == 1
     assert all(b"warning" not in err for _, err in outputs)
     for entry in _entries(cache_dir):
-        assert json.loads(entry.read_text())["engine"] == verdicts.engine_id()
+        assert json.loads(entry.read_text())["engine"] == diskcache.engine_id()
     assert not [p for p in cache_dir.rglob(".tmp-*")]
     reference = subprocess.run(command + ["--no-cache"], env=env, capture_output=True, cwd=tmp_path)
     assert reference.stdout == outputs[0][0]
