@@ -11,10 +11,11 @@ tree measured (default: this checkout), so two trees (``--tree A --tree B``, e.g
 the commit before: ``git archive REF schemacli converters spark_avro | tar -x -C DIR``) run
 from the same venv and are paired round by round. Bytecode is written by the warm-up runs and
 read by the measured ones (``PYTHONDONTWRITEBYTECODE`` is unset for them), as for an installed
-package. ``--imports`` prints, for validate, the modules it imports beyond --help and what each
-costs (``-X importtime``, median of the runs). ``--instructions`` counts the instructions of one
-run of each (valgrind's callgrind): a figure the machine's load does not move, and its ratio to
-the floor's.
+package. ``--help`` alone is the top-level help's road (``schemacli.toplevel``, no click or
+typer); every command is the app's. ``--imports`` prints, for validate, the modules it imports
+beyond --help (so click and typer among them) and what each costs (``-X importtime``, median
+of the runs). ``--instructions`` counts the instructions of one run of each (valgrind's
+callgrind): a figure the machine's load does not move, and its ratio to the floor's.
 
 Prints the machine, the load average before and after, the commit, and per command: the median
 wall and CPU time, the median of the paired differences over the floor, and (two trees) the

@@ -1,13 +1,15 @@
 """The typer application: global wiring; every command runs inside the error edge
 (``schemacli.edge``), the one place errors become words and exit codes.
 
-Commands live one per module in ``schemacli.commands``, listed here in one static table
-(:data:`COMMANDS`): a command's module is imported only when that command runs (or its help or
-its completions are asked for), so ``schemacli --help`` and every command start without the
-others' imports. The table also holds the first sentence of each command's help, which
-``--help`` lists without importing the command (tests/cli/test_app_start_up.py keeps it equal
-to the command's own). Nor does ``--help`` load the edge, the errors or the renderers. Heavy
-libraries (pyspark, confluent-kafka) are imported only inside the commands that need them.
+Commands live one per module in ``schemacli.commands``, listed in one static table
+(``schemacli.toplevel.COMMANDS``): a command's module is imported only when that command runs
+(or its help or its completions are asked for), so ``schemacli --help`` and every command start
+without the others' imports. The table also holds the first sentence of each command's help,
+which ``--help`` lists without importing the command (tests/cli/test_app_start_up.py keeps it
+equal to the command's own). Nor does ``--help`` load the edge, the errors or the renderers.
+``schemacli --help`` alone on the command line does not come here at all: ``schemacli.toplevel``
+writes the same page without click or typer. Heavy libraries (pyspark, confluent-kafka) are
+imported only inside the commands that need them.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Iterator, MutableMapping
-from typing import Any, NamedTuple
+from typing import Any
 
 import click
 import typer
@@ -24,15 +26,9 @@ from typer.core import TyperGroup
 from typer.models import CommandInfo, TyperInfo
 
 from schemacli import __version__, interrupts
-from schemacli.commands.completion import complete_var_name, guard_install, run_completion
+from schemacli.commands.completion import guard_install, run_completion
 from schemacli.gcpolicy import collect_rarely
-
-HELP = """Avro data contracts on Kafka: validate, check compatibility, gate CI,
-read with Spark, migrate.
-
-Exit codes: 0 ok · 1 incompatible / check failed · 2 usage or input error ·
-3 registry or network error.
-"""
+from schemacli.toplevel import COMMANDS, HELP, HELP_OPTION_NAMES, VERSION_HELP, complete_var_name
 
 
 def _keep_argument_help() -> None:
@@ -76,106 +72,6 @@ def _one_arguments_section() -> None:
 
 
 _one_arguments_section()
-
-
-class Entry(NamedTuple):
-    """Where a command lives, and what ``--help`` lists for it without importing it."""
-
-    module: str
-    attribute: str  # the command's function, or its group's typer.Typer
-    summary: str  # the first sentence of its help, as --help lists it
-
-
-# The commands, in the order --help lists them.
-COMMANDS: dict[str, Entry] = {
-    "init": Entry(
-        "schemacli.commands.init",
-        "init_command",
-        "Create a local store (STORE/subjects/), its configuration ([tool.schemacli] in "
-        "pyproject.toml, else schemacli.toml) and, with --pre-commit / --github, the CI glue.",
-    ),
-    "validate": Entry(
-        "schemacli.commands.validate",
-        "validate_command",
-        "Validate .avsc files: errors where Apache Avro Java (and so the registry) refuses, "
-        "warnings where the Avro specification or other readers (fastavro, Python avro) would.",
-    ),
-    "lint": Entry(
-        "schemacli.commands.lint",
-        "lint_command",
-        "Lint .avsc files: naming, namespaces, docs, optional fields, enum defaults, decimals, "
-        "timestamps and Spark-unfriendly unions (schemacli lint --list-rules).",
-    ),
-    "check": Entry(
-        "schemacli.commands.check",
-        "check_command",
-        "Check SCHEMA against its subject's history in the local store, and against every "
-        "reader schema the subject's consumers declared there (readers/, docs/readers.md).",
-    ),
-    "diff": Entry(
-        "schemacli.commands.diff",
-        "diff_command",
-        "Show what changed from OLD to NEW, field by field, and the verdict at every level.",
-    ),
-    "gate": Entry(
-        "schemacli.commands.gate",
-        "gate_command",
-        "Check every subject's versions at the subject's compatibility level, and against the "
-        "reader schemas its consumers declared in the store (readers/, docs/readers.md).",
-    ),
-    "register": Entry(
-        "schemacli.commands.register", "register_command", "Register SCHEMA under --subject."
-    ),
-    "pull": Entry(
-        "schemacli.commands.pull",
-        "pull_command",
-        "Snapshot subjects, their versions and levels from the registry into the local store.",
-    ),
-    "report": Entry(
-        "schemacli.commands.report",
-        "report_command",
-        "Write a static HTML site: an index, one page per subject (its version timeline, the "
-        "diff of each version, its level, its declared readers and their verdicts, the census "
-        "chart) and one page per migration.",
-    ),
-    "subjects": Entry(
-        "schemacli.commands.subjects",
-        "subjects_app",
-        "List, show and delete subjects in the schema registry.",
-    ),
-    "readers": Entry(
-        "schemacli.commands.readers",
-        "readers_app",
-        "Declare, list, remove and pull the reader schemas consumers use (docs/readers.md).",
-    ),
-    "topics": Entry(
-        "schemacli.commands.topics",
-        "topics_app",
-        "Look at what Kafka topics hold: the census of their writer schema versions.",
-    ),
-    "config": Entry(
-        "schemacli.commands.registry_config",
-        "config_app",
-        "Read and change compatibility levels in the schema registry (global or per subject).",
-    ),
-    "spark": Entry(
-        "schemacli.commands.spark",
-        "spark_app",
-        "Spark readers for Confluent-framed Avro topics: generate one, or show a Spark schema.",
-    ),
-    "rules": Entry(
-        "schemacli.commands.rules",
-        "rules_app",
-        "Data-quality rules of a contract: CEL conditions and transforms (docs/rules.md).",
-    ),
-    "migrate": Entry(
-        "schemacli.commands.migrate.group",
-        "migrate_app",
-        "Convert a v2 topic back to v1 with a Spark job: plan a mapping, validate it, deploy, "
-        "watch and stop the job, replay its dead letters, and finish the migration once nobody "
-        "depends on v1; or compile the same mapping into Confluent migration rules (rules).",
-    ),
-}
 
 
 def build_command(name: str) -> click.Command:
@@ -299,7 +195,7 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,  # credentials can live in locals
     rich_markup_mode=None,  # Avro JSON is full of [ ]: never let rich interpret it
     add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish
-    context_settings={"help_option_names": ["-h", "--help"]},
+    context_settings={"help_option_names": list(HELP_OPTION_NAMES)},
     suggest_commands=False,  # click suggests a close name itself; typer's would say it again
 )
 
@@ -313,7 +209,7 @@ def _version(value: bool) -> None:
 @app.callback()
 def _root(
     version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        False, "--version", callback=_version, is_eager=True, help=VERSION_HELP
     ),
 ) -> None:
     """Avro data contracts on Kafka."""

@@ -51,11 +51,6 @@ SCRIPT_HINT = (
 )
 
 
-def complete_var_name(prog_name: str) -> str:
-    """The variable the shell sets to ask for completions (``_SCHEMACLI_COMPLETE``)."""
-    return f"_{prog_name}_COMPLETE".replace("-", "_").upper()
-
-
 def run_completion(complete: Callable[[], None], complete_var: str) -> None:
     """Answer a completion request (typer's ``complete``, which exits) when ``complete_var`` is
     set; return when it is not. A request that cannot be answered — an unknown shell, bash's
