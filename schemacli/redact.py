@@ -136,6 +136,8 @@ def redact(text: str, extra: Iterable[str | None] = ()) -> str:
     more = {form for value in extra if value for form in _forms(value)}
     if more:
         known = _longest_first(more | _scopes[-1], cache=False)
+    if not _may_hide(text, known):
+        return text
     for secret in known:  # the longest first: no half-masked rest
         if secret not in text:
             continue
@@ -154,6 +156,12 @@ _QUERY_SECRET = re.compile(
     r"[\w.-]{0,40}=)[^&#;\s'\"<>]+",
     re.I,
 )
+
+
+def _may_hide(text: str, known: tuple[str, ...]) -> bool:
+    """Whether :func:`redact` could change ``text``: a secret is remembered, or the text holds
+    an '@' (user info) or an '=' (a query secret). Most of a report's strings hold neither."""
+    return bool(known) or "@" in text or "=" in text
 
 
 def _mask_query_secrets(text: str) -> str:
@@ -185,8 +193,9 @@ T = TypeVar("T")
 def scrub(value: T) -> T:
     """``value`` with :func:`redact` applied to every string in it: through frozen dataclasses
     (rebuilt with ``dataclasses.replace``), tuples, lists, dicts (keys too) and paths. Enums
-    and numbers are left as they are."""
-    return cast(T, _scrub(value))  # the walk gives each value back as its own type
+    and numbers are left as they are. Each distinct string is redacted once, and a tuple or
+    dataclass met again (a fix's edits shared by several findings) is walked once."""
+    return cast(T, _Scrub(_longest_first(_scopes[-1])).walk(value))  # each value as its type
 
 
 class Formatter(logging.Formatter):
@@ -196,40 +205,97 @@ class Formatter(logging.Formatter):
         return redact(super().format(record))
 
 
-_ATOMS = (type(None), bool, int, float)
+_ATOMS = frozenset({type(None), bool, int, float})
 
 
-def _scrub(value: Any) -> Any:
-    # Returns ``value`` itself when nothing in it changed (the usual case: no secret, no '@'),
-    # so a report of 100,000 findings is walked, not rebuilt.
-    kind: type = type(value)  # not type[Any], which mypy finds unhashable for functools.cache
-    if kind is str:
-        return redact(value)
-    if kind in _ATOMS or isinstance(value, Enum):
-        return value
-    if isinstance(value, str):  # a str subclass
-        return redact(value)
-    if isinstance(value, PurePath):
-        cleaned = redact(str(value))
-        return value if cleaned == str(value) else type(value)(cleaned)
-    if isinstance(value, tuple):
-        items = tuple(_scrub(v) for v in value)
-        if all(a is b for a, b in zip(items, value, strict=True)):
+class _Scrub:
+    """One :func:`scrub` walk. Gives ``value`` itself back when nothing in it changed (the
+    usual case: no secret, no '@'), so a report of 100,000 findings is walked, not rebuilt."""
+
+    def __init__(self, known: tuple[str, ...]) -> None:
+        self.known = known
+        self.texts: dict[str, str] = {}  # a string -> its redacted form
+        self.seen: dict[int, Any] = {}  # id of a tuple or dataclass in the value -> its result
+
+    def text(self, text: str) -> str:
+        if not _may_hide(text, self.known):
+            return text
+        done = self.texts.get(text)
+        if done is None:
+            done = self.texts[text] = redact(text)
+        return text if done == text else done  # this very string when nothing was masked
+
+    def walk(self, value: Any) -> Any:
+        kind: type = type(value)  # not type[Any], which mypy finds unhashable for functools.cache
+        if kind is str:
+            return self.text(value)
+        shape = _shape(kind)
+        if shape is _Shape.ATOM:
             return value
-        return type(value)(*items) if hasattr(value, "_fields") else items
-    if isinstance(value, list):
-        return [_scrub(v) for v in value]
-    if isinstance(value, dict):
-        return {_scrub(k): _scrub(v) for k, v in value.items()}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        if shape is _Shape.TEXT:  # a str subclass
+            return redact(value)
+        if shape is _Shape.PATH:
+            cleaned = redact(str(value))
+            return value if cleaned == str(value) else kind(cleaned)
+        if shape is _Shape.LIST:
+            return [self.walk(v) for v in value]
+        if shape is _Shape.DICT:
+            return {self.walk(k): self.walk(v) for k, v in value.items()}
+        if shape is _Shape.OTHER:
+            return value
+        # tuples and dataclasses are immutable and alive as long as ``value``: kept by id
+        done = self.seen.get(id(value), _UNSEEN)
+        if done is _UNSEEN:
+            done = self.seen[id(value)] = self.rebuilt(value, kind, shape)
+        return done
+
+    def rebuilt(self, value: Any, kind: type, shape: _Shape) -> Any:
+        if shape is _Shape.TUPLE:
+            if _ATOMS.issuperset(map(type, value)):  # (line, column) and such
+                return value
+            items = tuple(self.walk(v) for v in value)
+            if all(a is b for a, b in zip(items, value, strict=True)):
+                return value
+            return kind(*items) if hasattr(value, "_fields") else items
         changes = {}
         for name in _init_fields(kind):
             old = getattr(value, name)
-            new = _scrub(old)
+            new = self.walk(old)
             if new is not old:
                 changes[name] = new
         return dataclasses.replace(value, **changes) if changes else value
-    return value
+
+
+class _Shape(Enum):
+    """How :class:`_Scrub` walks a value of one type."""
+
+    ATOM = "atom"  # None, bools, numbers, enums: left as they are
+    TEXT = "text"  # a str subclass
+    PATH = "path"
+    LIST = "list"
+    DICT = "dict"
+    TUPLE = "tuple"
+    DATACLASS = "dataclass"
+    OTHER = "other"  # anything else: left as it is
+
+
+@functools.cache
+def _shape(kind: type) -> _Shape:
+    if kind in _ATOMS or issubclass(kind, Enum):
+        return _Shape.ATOM
+    for base, shape in (
+        (str, _Shape.TEXT),
+        (PurePath, _Shape.PATH),
+        (tuple, _Shape.TUPLE),
+        (list, _Shape.LIST),
+        (dict, _Shape.DICT),
+    ):
+        if issubclass(kind, base):
+            return shape
+    return _Shape.DATACLASS if dataclasses.is_dataclass(kind) else _Shape.OTHER
+
+
+_UNSEEN = object()
 
 
 @functools.cache

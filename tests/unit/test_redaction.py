@@ -231,3 +231,24 @@ def test_scrub_returns_a_report_without_secrets_as_it_is_not_a_copy():
     # the usual case: a big report is walked, not rebuilt (cost grows with the report only)
     row = _Row(name="subject", where=Location(source="a.avsc"), values=(1, "x"), path=Path("p"))
     assert redact.scrub(row) is row
+
+
+def test_scrub_masks_a_string_or_an_object_met_again_as_the_first_time():
+    # each distinct string is redacted once and a tuple or dataclass met again is walked once:
+    # every place the report holds them still comes out masked
+    redact.remember(SECRET)
+    where = Location(source=f"http://alice:{SECRET}@h/x.avsc", line=3)
+    shared = (f"old {SECRET}", where)
+    twin = "".join(["old ", SECRET])  # equal to shared[0], another object
+    rows = [_Row(name=twin, where=where, values=shared, path=Path("p")) for _ in range(3)]
+    clean = redact.scrub(rows)
+    assert SECRET not in repr(clean)
+    assert all(row.values is clean[0].values for row in clean)  # shared before, shared after
+    assert clean[0].name == "old ***" and clean[0].where.source == "http://***@h/x.avsc"
+
+
+def test_scrub_keeps_a_string_equal_to_one_seen_as_it_is():
+    # a string met again equal to a clean one is given back itself: nothing is rebuilt
+    first, second = "".join(["a", "=b"]), "".join(["a=", "b"])  # may hide: '=' in both
+    row = _Row(name=first, where=Location(source=second), values=(first, second), path=Path("p"))
+    assert redact.scrub(row) is row
