@@ -658,15 +658,24 @@ class _FieldSites:
         self.where = where
         self.metadata_tags = metadata_tags
         self.lambdas = 0
+        self.open_records: set[str] = set()  # the records the walk is in
 
     def code(self, schema: RecordSchema, root: str) -> str:
         return self.record(schema, root)
 
-    def record(self, schema: RecordSchema, expr: str) -> str:
+    def record(
+        self, schema: RecordSchema, expr: str, ctx: tuple[RecordSchema, str, str] | None = None
+    ) -> str:
+        if schema.fullname in self.open_records:
+            # the walk on the schema would not end (Spark's from_avro reads no recursive type)
+            assert ctx is not None  # the top record is never re-entered before it is opened
+            raise self.refuse(ctx, f"the recursive record {schema.fullname}")
+        self.open_records.add(schema.fullname)
         codes = []
         for f in schema.fields:
             column = _quote(f.name) if expr == "" else f"{expr}.{_quote(f.name)}"
             codes.append(self.value(f.type, column, (schema, f.name, expr), item=False))
+        self.open_records.discard(schema.fullname)
         return _first_refusal(codes)
 
     def value(
@@ -691,7 +700,7 @@ class _FieldSites:
                 return "0"
             return f"(CASE WHEN {column} IS NULL THEN {on_null} ELSE {on_value} END)"
         if isinstance(schema, RecordSchema):
-            return self.record(schema, column)
+            return self.record(schema, column, ctx)
         if isinstance(schema, ArraySchema | MapSchema):
             inner = schema.items if isinstance(schema, ArraySchema) else schema.values
             self.lambdas += 1

@@ -200,6 +200,14 @@ def test_a_field_rule_on_a_union_of_several_types_is_refused_naming_the_field():
         compile_rules(_contract([(["PII"], "value != null")]), parse_schema(schema), "READ")
 
 
+def test_a_field_rule_on_a_recursive_record_is_refused_naming_the_field():
+    node = {"type": "record", "name": "Node", "fields": [
+        _tagged("label", "string", "PII"),
+        _tagged("next", ["null", "Node"], default=None)]}  # fmt: skip
+    with pytest.raises(RulesNotCompiled, match="field Node.next: the recursive record Node"):
+        compile_rules(_contract([(["PII"], "value != ''")]), parse_schema(node), "READ")
+
+
 def test_a_field_transform_is_still_refused():
     body = {"ruleSet": {"domainRules": [
         {"name": "mask", "kind": "TRANSFORM", "mode": "READ", "type": "CEL_FIELD",
