@@ -172,10 +172,11 @@ def read_topic(
     ``migrate deploy`` would refuse, InputError / UsageError for a bad one.
 
     ``rules=True`` (the reader version's rule set in the registry) or ``rules=PATH`` (a
-    contract file) applies the contract's CEL CONDITIONs that run in ``rules_mode`` (``READ``:
-    what a deserializer runs; ``WRITE``: what a producer's serializer runs), compiled to Spark
-    SQL: a record a rule refuses is a bad record of kind ``rule`` naming the rule, with
-    ``rule_dlq_topic`` set when the rule's action is DLQ (docs/spark.md#data-quality-rules).
+    contract file) applies the contract's CEL and CEL_FIELD CONDITIONs that run in
+    ``rules_mode`` (``READ``: what a deserializer runs; ``WRITE``: what a producer's serializer
+    runs), compiled to Spark SQL: a record a rule refuses is a bad record of kind ``rule``
+    naming the rule, with ``rule_dlq_topic`` set when the rule's action is DLQ
+    (docs/spark.md#data-quality-rules).
     ``spark_avro.rules.RulesNotCompiled`` names a rule with no SQL form here.
     """
     mode = _check_mode(mode)
@@ -407,8 +408,8 @@ def stream_topic(
     writers of ``subject`` (default the mapping's ``source.subject``) and of its
     ``target.subject``, and each id first seen in a micro-batch put on its road then.
 
-    ``rules=`` / ``rules_mode=`` apply a contract's CEL CONDITIONs to each micro-batch as
-    ``read_topic`` does (compiled once, here).
+    ``rules=`` / ``rules_mode=`` apply a contract's CEL and CEL_FIELD CONDITIONs to each
+    micro-batch as ``read_topic`` does (compiled once, here).
     """
     mode = _check_mode(mode)
     with_rules = rules is not None and rules is not False

@@ -1,7 +1,7 @@
-"""Data-quality rules in Spark: a contract's CEL CONDITIONs compiled into Spark SQL (no Python
-UDF on the data path), and the table of SQL (``rule_table``) that ``spark_avro.rulestage``'s
-stage applies, turning a record breaking one into a bad record of kind ``rule`` (docs/spark.md,
-docs/rules.md).
+"""Data-quality rules in Spark: a contract's CEL and CEL_FIELD CONDITIONs compiled into Spark
+SQL (no Python UDF on the data path), and the table of SQL (``rule_table``) that
+``spark_avro.rulestage``'s stage applies, turning a record breaking one into a bad record of
+kind ``rule`` (docs/spark.md, docs/rules.md).
 
 Each CEL node becomes two SQL expressions: its value, and a boolean "this is a CEL error" (never
 NULL), so that CEL's error semantics hold in SQL: ``&&``/``||`` absorb an error from either side
@@ -14,9 +14,16 @@ divides by zero is an error (``try_*`` functions), ``all``/``exists`` over an ar
 A condition that is a chain of ``&&`` (or ``||``) becomes one CASE over its operands, so that
 no operand's SQL is written twice (``_Compiler.code``).
 
+A CEL_FIELD CONDITION (``_FieldSites``) is the serde's field walk done on the schema: each
+field the rule's tags select (nested records, array items and map values included) gets the
+condition compiled with its own ``value``, ``name``, ``fullName``, ``typeName``, ``tags`` and
+``message`` (type-checked with that field's type), and the codes are folded in the walk's order
+(the first that fails or errs decides; an array item's or map value's false does not fail).
+
 What has no SQL form here is refused when the reader is built (``RulesNotCompiled``, naming the
-rule and the construct): CEL_FIELD rules, a union of several types, timestamps' getters, string
-conversions of doubles, map construction, ... The Python road (``rules test``) runs them.
+rule and the construct or field): TRANSFORMs (CEL and CEL_FIELD), a union of several types,
+timestamps' getters, string conversions of doubles, map construction, ... The Python road
+(``rules test``) runs them.
 """
 
 from __future__ import annotations
@@ -24,16 +31,25 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from schemacli.contracts.avro.facts import LONG_MIN
-from schemacli.contracts.avro.schema import RecordSchema, Schema
+from schemacli.contracts.avro.facts import LONG_MIN, PRIMITIVE_TYPES
+from schemacli.contracts.avro.schema import (
+    ArraySchema,
+    EnumSchema,
+    FixedSchema,
+    MapSchema,
+    RecordSchema,
+    Schema,
+    UnionSchema,
+)
 from schemacli.contracts.rules import avrocel
 from schemacli.contracts.rules.cel import ast
 from schemacli.contracts.rules.cel.checker import Checked, check
+from schemacli.contracts.rules.cel.evaluate import compile_expr
 from schemacli.contracts.rules.cel.functions import re2_pattern, to_timestamp
 from schemacli.contracts.rules.cel.parser import CelSyntaxError, parse
 from schemacli.contracts.rules.cel.types import (
@@ -60,6 +76,7 @@ from schemacli.contracts.rules.model import (
     parse_contract,
     read_contract,
 )
+from schemacli.contracts.rules.tags import selects, tags_of
 from schemacli.errors import InputError, Location, UsageError
 from spark_avro.registry import with_registry
 
@@ -133,6 +150,7 @@ class _Compiler:
         self.root = root
         self.contract = contract
         self.scopes: list[dict[str, str]] = []
+        self.bindings: dict[str, Sql] = {}  # a CEL_FIELD rule's value, name, typeName, ...
         self.lambdas = 0
         self.offset = 0
 
@@ -160,6 +178,8 @@ class _Compiler:
             for scope in reversed(self.scopes):
                 if node.name in scope:
                     return Sql(scope[node.name], FALSE, True)
+            if node.name in self.bindings:
+                return self.bindings[node.name]
             if node.name == "message":
                 return Sql(self.root, FALSE, False)
             raise self.refuse(node, f"the name {node.name!r}")
@@ -502,72 +522,320 @@ def _chain(node: ast.Expr, fn: str) -> list[ast.Expr]:
     return [node]
 
 
-def compile_rule(
-    rule: Rule, schema: RecordSchema, *, root: str = "", contract: Contract | None = None
-) -> CompiledRule:
-    """A CEL CONDITION as one SQL expression giving 'pass', 'fail' or 'error' over the decoded
-    record (its fields top-level columns with ``root=""``, else ``root`` names the struct).
-    RulesNotCompiled for what has no SQL form here."""
-    where = (
-        contract.location(rule.pointer) if contract is not None else Location(pointer=rule.pointer)
-    )
-    if rule.type != "CEL" or not rule.is_condition:
-        raise RulesNotCompiled(
-            f"rule {rule.label}: a {rule.type} {rule.kind} has no Spark SQL form here",
-            location=where,
-            hint="Spark applies CEL CONDITION rules; run the others with `schemacli rules test`.",
-        )
-    variables = {"message": avrocel.record_type(schema)}
+def _parts(
+    rule: Rule, contract: Contract | None, where: Location
+) -> list[tuple[ast.Expr, int, bool]]:
+    """The rule's guard (if any) and body, parsed: (expression, offset in ``expr``, is body)."""
     guard_text, body_text, body_at = rule.guard_and_body
-    guard: Sql | None = None
-    code = ""
+    out = []
     for text, offset in ([(guard_text, 0)] if guard_text is not None else []) + [
         (body_text, body_at)
     ]:
         try:
-            expr = parse(text)
+            out.append((parse(text), offset, offset == body_at))
         except CelSyntaxError as err:
             raise RulesNotCompiled(
                 f"rule {rule.label}: the CEL does not parse: {err.message}",
                 location=contract.expr_location(rule, offset + err.pos) if contract else where,
                 hint="Fix the rule (`schemacli check` shows every problem).",
             ) from None
-        checked = check(expr, variables)
-        if offset == body_at and checked.type not in (BOOL, DYN):
-            raise RulesNotCompiled(
-                f"rule {rule.label}: a CONDITION gives {checked.type}, not a bool",
-                location=contract.expr_location(rule, offset) if contract else where,
-                hint="Write a comparison.",
-            )
-        if checked.issues:
-            issue = checked.issues[0]
-            raise RulesNotCompiled(
-                f"rule {rule.label}: {issue.message}",
-                location=contract.expr_location(rule, offset + issue.pos) if contract else where,
-                hint=issue.hint,
-            )
-        compiler = _Compiler(rule, checked, root, contract)
-        compiler.offset = offset
-        if offset == body_at:
-            code = compiler.code(expr)
-        else:
-            guard = compiler.compile(expr)
-    # the status as a code: 0 pass, 1 fail, 2 error (ints are cheaper to carry than strings);
-    # a guard that errs is an error, one that is not true passes the record
-    if guard is not None:
-        code = (
-            f"(CASE WHEN {guard.error} THEN 2 WHEN NOT coalesce({guard.value}, FALSE) "
-            f"THEN 0 ELSE {code} END)"
+    return out
+
+
+def _checked(
+    rule: Rule,
+    part: tuple[ast.Expr, int, bool],
+    variables: dict[str, CelType],
+    contract: Contract | None,
+    where: Location,
+    site: str = "",
+) -> Checked:
+    """``part`` type-checked with ``variables``; RulesNotCompiled for a typing problem or a
+    body that is not a bool (``site``: `` on field <full name>`` for a CEL_FIELD rule)."""
+    expr, offset, is_body = part
+    checked = check(expr, variables)
+    if is_body and checked.type not in (BOOL, DYN):
+        raise RulesNotCompiled(
+            f"rule {rule.label}: a {rule.type} CONDITION gives {checked.type}{site}, not a bool",
+            location=contract.expr_location(rule, offset) if contract else where,
+            hint="Write a comparison.",
         )
+    if checked.issues:
+        issue = checked.issues[0]
+        raise RulesNotCompiled(
+            f"rule {rule.label}: {issue.message}{site}",
+            location=contract.expr_location(rule, offset + issue.pos) if contract else where,
+            hint=issue.hint,
+        )
+    return checked
+
+
+def compile_rule(
+    rule: Rule, schema: RecordSchema, *, root: str = "", contract: Contract | None = None
+) -> CompiledRule:
+    """A CEL or CEL_FIELD CONDITION as one SQL expression giving 'pass', 'fail' or 'error' over
+    the decoded record (its fields top-level columns with ``root=""``, else ``root`` names the
+    struct). RulesNotCompiled for what has no SQL form here."""
+    where = (
+        contract.location(rule.pointer) if contract is not None else Location(pointer=rule.pointer)
+    )
+    if rule.type not in ("CEL", "CEL_FIELD") or not rule.is_condition:
+        raise RulesNotCompiled(
+            f"rule {rule.label}: a {rule.type} {rule.kind} has no Spark SQL form here",
+            location=where,
+            hint="Spark applies CEL and CEL_FIELD CONDITION rules; run the others with "
+            "`schemacli rules test`.",
+        )
+    parts = _parts(rule, contract, where)
+    if rule.type == "CEL_FIELD":
+        tags = contract.metadata.tags if contract is not None else {}
+        code = _FieldSites(rule, parts, contract, where, tags).code(schema, root)
+    else:
+        variables: dict[str, CelType] = {"message": avrocel.record_type(schema)}
+        guard: Sql | None = None
+        for part in parts:
+            compiler = _Compiler(rule, _checked(rule, part, variables, contract, where), root,
+                                 contract)  # fmt: skip
+            compiler.offset = part[1]
+            if part[2]:
+                code = compiler.code(part[0])
+            else:
+                guard = compiler.compile(part[0])
+        # a guard that errs is an error, one that is not true passes the record
+        if guard is not None:
+            code = _guarded(guard, code)
+    # the status as a code: 0 pass, 1 fail, 2 error (ints are cheaper to carry than strings)
     status = f"element_at(array('pass', 'fail', 'error'), {code} + 1)"
     return CompiledRule(rule, status, rule.action("READ", True), condition_message(rule), code)
+
+
+def _guarded(guard: Sql, code: str) -> str:
+    """``code`` behind a guard: a guard that errs is an error, one not true passes."""
+    return (
+        f"(CASE WHEN {guard.error} THEN 2 WHEN NOT coalesce({guard.value}, FALSE) "
+        f"THEN 0 ELSE {code} END)"
+    )
+
+
+def _first_refusal(codes: Sequence[str]) -> str:
+    """The first of ``codes`` (each 0, 1 or 2) that is not 0, else 0: the walk's order decides,
+    as the serde's walk stops at the first field that fails or errs."""
+    kept = [c for c in codes if c != "0"]
+    if not kept:
+        return "0"
+    if len(kept) == 1:
+        return kept[0]
+    return (
+        f"aggregate(array({', '.join(kept)}), 0, "
+        "(_acc, _code) -> CASE WHEN _acc > 0 THEN _acc ELSE _code END)"
+    )
+
+
+class _FieldSites:
+    """A CEL_FIELD CONDITION as one code (0 pass, 1 fail, 2 error) over a record: the walk of
+    ``contracts.rules.execute``'s ``_FieldWalk`` done on the schema, each field it runs the rule
+    on compiled with its own bindings (``value``, ``name``, ``fullName``, ``typeName``,
+    ``tags``; ``message`` the record holding the field), folded in the walk's order.
+
+    As there: a field is run on when its tags meet the rule's (every field without ``tags``)
+    and its value is of a primitive type, its record's fields walked when it is a record, its
+    items (values) when an array (map); an enum or fixed value is passed over; a null value
+    runs the rule with ``typeName`` NULL. A false result fails the rule on a record's own
+    field, but not on an array item or a map value (the serde's walk only looks at a record
+    field's result); an error anywhere is an error."""
+
+    def __init__(
+        self,
+        rule: Rule,
+        parts: list[tuple[ast.Expr, int, bool]],
+        contract: Contract | None,
+        where: Location,
+        metadata_tags: Mapping[str, tuple[str, ...]],
+    ) -> None:
+        self.rule = rule
+        self.parts = parts
+        self.contract = contract
+        self.where = where
+        self.metadata_tags = metadata_tags
+        self.lambdas = 0
+        self.open_records: set[str] = set()  # the records the walk is in
+
+    def code(self, schema: RecordSchema, root: str) -> str:
+        return self.record(schema, root)
+
+    def record(
+        self, schema: RecordSchema, expr: str, ctx: tuple[RecordSchema, str, str] | None = None
+    ) -> str:
+        if schema.fullname in self.open_records:
+            # the walk on the schema would not end (Spark's from_avro reads no recursive type)
+            assert ctx is not None  # the top record is never re-entered before it is opened
+            raise self.refuse(ctx, f"the recursive record {schema.fullname}")
+        self.open_records.add(schema.fullname)
+        codes = []
+        for f in schema.fields:
+            column = _quote(f.name) if expr == "" else f"{expr}.{_quote(f.name)}"
+            codes.append(self.value(f.type, column, (schema, f.name, expr), item=False))
+        self.open_records.discard(schema.fullname)
+        return _first_refusal(codes)
+
+    def value(
+        self, schema: Schema, column: str, ctx: tuple[RecordSchema, str, str], *, item: bool
+    ) -> str:
+        """The code of one value at ``column`` (``item``: an array item or map value, whose
+        false result does not fail the rule)."""
+        if isinstance(schema, UnionSchema):
+            branches = [b for b in schema.types if b.type != "null"]
+            nullable = len(branches) < len(schema.types)
+            if len(branches) != 1:
+                codes = [self.value(b, column, ctx, item=item) for b in branches]
+                if all(c == "0" for c in codes) and not (nullable and self.selected(ctx)):
+                    return "0"
+                raise self.refuse(ctx, f"a union of several types ({avrocel.avro_text(schema)})")
+            (branch,) = branches
+            if not nullable:
+                return self.value(branch, column, ctx, item=item)
+            on_null = self.site(ctx, branch, column, item=item, null=True)
+            on_value = self.value(branch, column, ctx, item=item)
+            if on_null == on_value == "0":
+                return "0"
+            return f"(CASE WHEN {column} IS NULL THEN {on_null} ELSE {on_value} END)"
+        if isinstance(schema, RecordSchema):
+            return self.record(schema, column, ctx)
+        if isinstance(schema, ArraySchema | MapSchema):
+            inner = schema.items if isinstance(schema, ArraySchema) else schema.values
+            self.lambdas += 1
+            var = f"_item{self.lambdas}"
+            code = self.value(inner, var, ctx, item=True)
+            if code == "0":
+                return "0"
+            values = column if isinstance(schema, ArraySchema) else f"map_values({column})"
+            acc = f"_seen{self.lambdas}"
+            return (
+                f"aggregate({values}, 0, ({acc}, {var}) -> "
+                f"CASE WHEN {acc} > 0 THEN {acc} ELSE {code} END)"
+            )
+        if not _is_primitive(schema):
+            return "0"  # an enum or a fixed: the serde passes it over
+        return self.site(ctx, schema, column, item=item)
+
+    def selected(self, ctx: tuple[RecordSchema, str, str]) -> bool:
+        record, name, _ = ctx
+        return selects(self.rule.tags, tags_of(record, name, self.metadata_tags))
+
+    def refuse(self, ctx: tuple[RecordSchema, str, str], what: str) -> RulesNotCompiled:
+        record, name, _ = ctx
+        return RulesNotCompiled(
+            f"rule {self.rule.label}: field {record.fullname}.{name}: {what} has no Spark SQL "
+            "form here",
+            location=self.where,
+            hint="Run it with `schemacli rules test` (the Python road), or select other fields "
+            "with the rule's tags (docs/rules.md#rules-in-spark).",
+        )
+
+    def site(
+        self,
+        ctx: tuple[RecordSchema, str, str],
+        schema: Schema,
+        column: str,
+        *,
+        item: bool,
+        null: bool = False,
+    ) -> str:
+        """The rule run on one value of ``schema`` at ``column`` (``null``: its null case, with
+        ``typeName`` NULL)."""
+        if not self.selected(ctx):
+            return "0"
+        record, name, record_expr = ctx
+        t, _, note = avrocel.cel_type(schema)
+        logical = schema.logical_type or ""
+        if note is not None or logical.startswith("local-timestamp"):
+            raise self.refuse(ctx, f"a value of {avrocel.avro_text(schema)}")
+        if t not in _SQL_TYPES and not isinstance(t, ListT | MapT | RecordT):
+            raise self.refuse(ctx, f"a value of {avrocel.avro_text(schema)}")
+        type_name = "NULL" if null else schema.type.upper()
+        tags = sorted(tags_of(record, name, self.metadata_tags))
+        full_name = f"{record.fullname}.{name}"
+        known: dict[str, object] = {
+            "name": name, "fullName": full_name, "typeName": type_name, "tags": tags,
+        }  # fmt: skip
+        if null:
+            known["value"] = None
+        # the field's name, full name, type name and tags are known here (and its value, when
+        # null): a guard or a body they decide alone (``typeName == 'STRING' ; size(value) < 9``
+        # on a long field) is decided now, so the rest is never type-checked with a type it
+        # does not run on
+        parts = []
+        for part in self.parts:
+            decided = _decided(part[0], known)
+            if decided is None:
+                parts.append(part)
+            elif not part[2] and decided is not True:
+                return "0"  # the guard is not true: the serde passes the field
+            elif part[2]:
+                return ("0" if item else "1") if decided is False else "0"
+        bindings = {
+            "value": Sql(f"unix_date({column})" if logical == "date" else column, FALSE, null),
+            "name": Sql(_string(name), FALSE, False),
+            "fullName": Sql(_string(full_name), FALSE, False),
+            "typeName": Sql(_string(type_name), FALSE, False),
+            "tags": Sql(
+                "array(" + ", ".join(_string(t) for t in tags) + ")"
+                if tags
+                else "CAST(array() AS ARRAY<STRING>)",
+                FALSE,
+                False,
+            ),
+        }
+        variables: dict[str, CelType] = {
+            "value": t, "name": STRING, "fullName": STRING, "typeName": STRING,
+            "tags": ListT(STRING), "message": avrocel.record_type(record),
+        }  # fmt: skip
+        guard: Sql | None = None
+        body: Sql | None = None
+        for part in parts:
+            checked = _checked(self.rule, part, variables, self.contract, self.where,
+                               f" on field {full_name}")  # fmt: skip
+            compiler = _Compiler(self.rule, checked, record_expr, self.contract)
+            compiler.offset = part[1]
+            compiler.bindings = bindings
+            if part[2]:
+                body = compiler.compile(part[0])
+            else:
+                guard = compiler.compile(part[0])
+        assert body is not None
+        # the serde's walk fails a record's field on a result that is exactly false (an array
+        # item's or a map value's result is never looked at: only its error counts)
+        whens = [] if body.error == FALSE else [f"WHEN {body.error} THEN 2"]
+        if not item:
+            whens.append(f"WHEN NOT coalesce({body.value}, TRUE) THEN 1")
+        code = f"(CASE {' '.join(whens)} ELSE 0 END)" if whens else "0"
+        if guard is None:
+            return code
+        if code == "0":
+            return "0" if guard.error == FALSE else f"(CASE WHEN {guard.error} THEN 2 ELSE 0 END)"
+        return _guarded(guard, code)
+
+
+def _decided(expr: ast.Expr, known: Mapping[str, object]) -> object:
+    """The value of ``expr`` when the bindings ``known`` decide it alone (CEL's ``&&``, ``||``
+    and ``?:`` absorb what ``value`` or ``message`` would give), else None (undecided: a CEL
+    null is compiled too, which is right, only not folded)."""
+    try:
+        decided: object = compile_expr(expr).run(known)
+    except CelEvalError:
+        return None
+    return decided
+
+
+def _is_primitive(schema: Schema) -> bool:
+    return schema.type in PRIMITIVE_TYPES and not isinstance(schema, EnumSchema | FixedSchema)
 
 
 def compile_rules(
     contract: Contract, schema: Schema, mode: str, *, root: str = ""
 ) -> list[CompiledRule]:
-    """The contract's CEL CONDITIONs that run in ``mode`` (WRITE or READ), in the order the
-    serde runs them, compiled; RulesNotCompiled for the first that cannot be."""
+    """The contract's CEL and CEL_FIELD CONDITIONs that run in ``mode`` (WRITE or READ), in the
+    order the serde runs them, compiled; RulesNotCompiled for the first that cannot be."""
     if not isinstance(schema, RecordSchema):
         raise RulesNotCompiled(
             "rules need a record schema", location=Location(source=contract.source)

@@ -54,7 +54,8 @@ def compile_for(
                 f"--engine spark cannot run the rule set on {version.subject} version "
                 f"{version.number}: {err.message}",
                 location=err.location,
-                hint="Spark runs CEL CONDITION rules; take --engine jvm (or python) for the "
+                hint="Spark runs CEL and CEL_FIELD CONDITION rules; take --engine jvm (or "
+                "python) for the "
                 "others.",
             ) from err
         places = [_place(domain, c.rule) for c in compiled]

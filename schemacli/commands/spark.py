@@ -89,9 +89,9 @@ def codegen(
         bool,
         typer.Option(
             "--rules",
-            help="Apply the reader version's data-quality rules (its CEL CONDITIONs compiled "
-            "to Spark SQL): from the registry, or with --store its v<N>.contract.json. The "
-            "module then reads PERMISSIVE only.",
+            help="Apply the reader version's data-quality rules (its CEL and CEL_FIELD "
+            "CONDITIONs compiled to Spark SQL): from the registry, or with --store its "
+            "v<N>.contract.json. The module then reads PERMISSIVE only.",
         ),
     ] = False,
     output: JsonOutput = TextOrJson.text,

@@ -239,7 +239,7 @@ def test_a_contract_file_that_is_not_json_is_refused_at_its_line_and_column(tmp_
 @pytest.mark.parametrize(
     "bad, words",
     [
-        (rule("fieldRule", "name == 'x'", type="CEL_FIELD"), "a CEL_FIELD CONDITION"),
+        (rule("fieldMask", "'***'", type="CEL_FIELD", kind="TRANSFORM"), "a CEL_FIELD TRANSFORM"),
         (rule("setDefault", "message", kind="TRANSFORM"), "a CEL TRANSFORM"),
         (rule("hours", "message.at.getHours() > 1"), "function getHours()"),
         (rule("unknown", "message.nope == 1"), "nope"),

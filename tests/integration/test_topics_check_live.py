@@ -48,6 +48,7 @@ class Topic:
     ids: dict[str, int]
     contract: Path
     passing: Path
+    transforming: Path  # a CEL TRANSFORM: no Spark SQL form
     ghost: str  # a topic that is not there, whose value subject is registered
 
 
@@ -115,7 +116,11 @@ def topic(kafka, registry, tmp_path_factory) -> Topic:
     contract.write_text(json.dumps({"metadata": {}, "ruleSet": RULES}))
     passing = where / "passing.contract.json"
     passing.write_text(json.dumps({"ruleSet": {"domainRules": [RULES["domainRules"][0]]}}))
-    return Topic(name, ids, contract, passing, ghost)
+    transforming = where / "transforming.contract.json"
+    transform = {"name": "normalise", "kind": "TRANSFORM", "type": "CEL", "mode": "WRITE",
+                 "expr": "message"}  # fmt: skip
+    transforming.write_text(json.dumps({"ruleSet": {"domainRules": [transform]}}))
+    return Topic(name, ids, contract, passing, transforming, ghost)
 
 
 def check(topic: Topic, kafka, registry, *args: str, engine: str = "jvm", fmt: str = "json"):
@@ -252,7 +257,7 @@ def valid_document(fmt: str, text: str) -> None:
         (("--registry", "http://127.0.0.1:1"), 3, "127.0.0.1:1"),
         (("--version", "1"), 2, "no domain rules"),
         (("--engine", "flink"), 2, "flink"),
-        (("--engine", "spark", "--contract", "CONTRACT"), 2, "--engine spark cannot run"),
+        (("--engine", "spark", "--contract", "TRANSFORMING"), 2, "--engine spark cannot run"),
     ],
     ids=["no-registry", "no-contract-file", "contract-and-version", "unknown-topic",
          "subject-without-topic", "broker-unreachable", "registry-unreachable",
@@ -274,7 +279,8 @@ def test_every_bad_input_is_a_clear_error_in_every_format(topic, kafka, registry
             elif a == "--registry":
                 url, i = args[i + 1], i + 1
             else:
-                extra.append(str(topic.contract) if a == "CONTRACT" else a)
+                paths = {"CONTRACT": topic.contract, "TRANSFORMING": topic.transforming}
+                extra.append(str(paths[a]) if a in paths else a)
             i += 1
         command = ["topics", "check", name, "-b", bootstrap, "-o", fmt, "--connect-timeout",
                    "3", "--timeout", "3", "--retries", "0", *extra]  # fmt: skip
