@@ -9,6 +9,13 @@ time(rules) / time(plain): on a machine shared with other jobs a ratio of two ne
 is steadier than either time. Target: at most 1.25 (25 % over the read without rules).
 
     .venv/bin/python bench/bench_rules.py [--rows 3000000] [--repeat 7] [--json out.json]
+                                          [--variants inline,inline-split]
+
+``--variants`` adds experiments on the rule stage's shape (written here, not in
+spark_avro/rulestage.py, so that the stage stays as it is until one of them is shown better),
+run in the same repeats, each paired with the plain read it follows: see :data:`VARIANTS`. The
+largest generated method of each case's whole stages is printed too (HotSpot compiles none over
+8,000 bytes of bytecode).
 """
 
 from __future__ import annotations
@@ -70,11 +77,74 @@ def contract_text() -> str:
     return json.dumps({"ruleSet": {"domainRules": rules}}, indent=2)
 
 
+def _refusal(staged, rules, at):  # type: ignore[no-untyped-def]
+    """apply_rules' last projection: the refusing rule's reason, kind, raw value and DLQ topic
+    from ``at`` (2 * its place + its code, or NULL), as rulestage writes it."""
+    from pyspark.sql import functions as F
+
+    from spark_avro.decode import ERROR_COLUMN, KIND_COLUMN, RAW_COLUMN
+    from spark_avro.rulestage import DLQ_COLUMN, RULE_KIND, VALUE_COLUMN
+
+    staged = staged.select("*", at.alias("_rule_at"))
+    place = F.col("_rule_at")
+    refused = place.isNotNull()
+    reasons = [reason for _, failed, errored, _ in rules for reason in (failed, errored)]
+    topics = [topic for *_, topic in rules]
+    reason = F.when(refused, F.element_at(F.expr(f"array({', '.join(reasons)})"), place))
+    topic = F.element_at(
+        F.expr(f"array({', '.join(topics)})"), F.floor((place + 1) / 2).cast("int")
+    )
+    kept = (ERROR_COLUMN, KIND_COLUMN, RAW_COLUMN, "_rule_at", VALUE_COLUMN)
+    return staged.select(
+        *[c for c in staged.columns if c not in kept],
+        F.coalesce(F.col(ERROR_COLUMN), reason).alias(ERROR_COLUMN),
+        F.when(refused, F.lit(RULE_KIND)).otherwise(F.col(KIND_COLUMN)).alias(KIND_COLUMN),
+        F.when(refused, F.col(VALUE_COLUMN)).otherwise(F.col(RAW_COLUMN)).alias(RAW_COLUMN),
+        F.when(refused, topic).alias(DLQ_COLUMN),
+    )
+
+
+def _good() -> str:
+    from spark_avro.decode import ERROR_COLUMN, TOMBSTONE_COLUMN
+
+    return f"{ERROR_COLUMN} IS NULL AND NOT {TOMBSTONE_COLUMN}"
+
+
+def _first(rules, places) -> str:  # type: ignore[no-untyped-def]
+    """CASE over the rules at ``places``: 2 * place + code of the first that refuses. Each code
+    is written twice, so Spark's subexpression elimination computes it once (and gives it a
+    method of its own when its Java is longer than spark.sql.codegen.methodSplitThreshold)."""
+    whens = " ".join(f"WHEN ({rules[i][0]}) > 0 THEN {2 * i} + ({rules[i][0]})" for i in places)
+    return f"CASE {whens} END"
+
+
+def variant_inline(decoded, rules):  # type: ignore[no-untyped-def]
+    """No plan boundary, no projection of codes: every code inside one CASE, in the decode's
+    whole stage (subexpression elimination gives each code one evaluation)."""
+    from pyspark.sql import functions as F
+
+    at = F.expr(f"CASE WHEN {_good()} THEN {_first(rules, range(len(rules)))} END")
+    return _refusal(decoded, rules, at)
+
+
+# name: (the stage, SQL settings while it runs)
+VARIANTS = {
+    "inline": (variant_inline, {}),
+    "inline-split": (variant_inline, {"spark.sql.codegen.methodSplitThreshold": "128"}),
+}
+
+
+def _largest_methods(df) -> list[int]:  # type: ignore[no-untyped-def]
+    stages = df._jdf.queryExecution().debug().codegenToSeq()
+    return [int(stages.apply(i)._3().maxMethodCodeSize()) for i in range(stages.size())]
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=3_000_000)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--variants", default="", help=f"also run: {', '.join(VARIANTS)}")
     args = parser.parse_args(argv)
 
     from bench_reader import V2, V2_ID, stage
@@ -83,7 +153,7 @@ def main(argv: list[str] | None = None) -> None:
     from schemacli.contracts.rules.model import parse_contract
     from spark_avro.decode import decode_confluent
     from spark_avro.rules import compile_rules, rule_table
-    from spark_avro.rulestage import decode_with_rules
+    from spark_avro.rulestage import VALUE_COLUMN, decode_with_rules
     from tests.stack.spark import make_spark_session
 
     contract = parse_contract(contract_text(), "bench.contract.json")
@@ -99,24 +169,63 @@ def main(argv: list[str] | None = None) -> None:
                 frame, writer_schemas={V2_ID: V2}, reader_schema=V2, passthrough=carried
             )
 
+        table = rule_table(compiled)
         cases = {
             "plain": plain(single),
-            "rules": decode_with_rules(single, plain, rule_table(compiled)),
+            "rules": decode_with_rules(single, plain, table),
         }
-        refused = cases["rules"].where("decode_error_kind = 'rule'").count()
-        for df in cases.values():  # warm-up: JIT, file cache
-            df.write.format("noop").mode("overwrite").save()
+        settings: dict[str, dict[str, str]] = {"plain": {}, "rules": {}}
+        variants = [v for v in args.variants.split(",") if v]
+        carried = single.withColumn(VALUE_COLUMN, single["value"])
+        for name in variants:
+            stage_of, conf = VARIANTS[name]
+            cases[name] = stage_of(plain(carried, (VALUE_COLUMN,)), table)
+            settings[name] = conf
+
+        def run(name: str) -> float:
+            for key, value in settings[name].items():
+                spark.conf.set(key, value)
+            try:
+                start = time.perf_counter()
+                cases[name].write.format("noop").mode("overwrite").save()
+                return time.perf_counter() - start
+            finally:
+                for key in settings[name]:
+                    spark.conf.unset(key)
+
+        refused = {}
+        methods = {}
+        for name in cases:
+            for key, value in settings[name].items():
+                spark.conf.set(key, value)
+            refused[name] = cases[name].where("decode_error_kind = 'rule'").count()
+            methods[name] = _largest_methods(cases[name])
+            for key in settings[name]:
+                spark.conf.unset(key)
+            print(f"{name}: largest method per stage {methods[name]}, refused {refused[name]}",
+                  flush=True)  # fmt: skip
+        assert len({refused[n] for n in cases if n != "plain"}) == 1, refused
+        for name in cases:  # warm-up: JIT, file cache
+            run(name)
         seconds: dict[str, list[float]] = {name: [] for name in cases}
         ratios = []
+        variant_ratios: dict[str, list[float]] = {name: [] for name in variants}
         for i in range(args.repeat):
             order = ["plain", "rules"] if i % 2 == 0 else ["rules", "plain"]
             pair = {}
             for name in order:
-                start = time.perf_counter()
-                cases[name].write.format("noop").mode("overwrite").save()
-                pair[name] = time.perf_counter() - start
+                pair[name] = run(name)
                 seconds[name].append(pair[name])
             ratios.append(pair["rules"] / pair["plain"])
+            for name in variants:  # each paired with a plain read of its own, order alternating
+                both = [name, "plain"] if i % 2 == 0 else ["plain", name]
+                took = {n: run(n) for n in both}
+                seconds[name].append(took[name])
+                variant_ratios[name].append(took[name] / took["plain"])
+                print(f"repeat {i}: {name} {took[name]:.2f} s, plain {took['plain']:.2f} s",
+                      flush=True)  # fmt: skip
+            print(f"repeat {i}: rules {pair['rules']:.2f} s, plain {pair['plain']:.2f} s",
+                  flush=True)  # fmt: skip
     report = {
         "date": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "commit": _commit(),
@@ -127,11 +236,16 @@ def main(argv: list[str] | None = None) -> None:
         "master": spark.sparkContext.master,
         "rows": args.rows,
         "rules": len(compiled),
-        "records_refused_by_a_rule": refused,
+        "records_refused_by_a_rule": refused["rules"],
+        "largest_method_per_stage": methods,
         "input": "Parquet-staged Confluent-framed bytes (Kafka not measured)",
         "seconds": {k: [round(s, 3) for s in v] for k, v in seconds.items()},
         "pair_ratios": [round(r, 3) for r in ratios],
         "median_ratio_rules_over_plain": round(statistics.median(ratios), 3),
+        "variant_pair_ratios": {k: [round(r, 3) for r in v] for k, v in variant_ratios.items()},
+        "median_ratio_variant_over_plain": {
+            k: round(statistics.median(v), 3) for k, v in variant_ratios.items()
+        },
         "load_after": os.getloadavg()[0],
     }
     spark.stop()

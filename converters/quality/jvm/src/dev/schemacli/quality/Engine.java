@@ -117,6 +117,12 @@ public final class Engine {
   private final String[] guards; // a rule's guard (before its first ';'), null when none
   private final String[] bodies; // and what it evaluates
   private final Map<Shape, Compiled> programs = new ConcurrentHashMap<>();
+  // each rule's last program (its body's, its guard's), found by identity before the map: a
+  // record's hash and equals per evaluation cost a quarter of the scan (bench/README.md, #40)
+  private final Hit[] bodyHits;
+  private final Hit[] guardHits;
+  private final Outcome[] passed; // a rule's outcomes that carry no error, made once
+  private final Outcome[] failed;
   private final Map<Schema, Walked[]> walks = new ConcurrentHashMap<>();
 
   /**
@@ -147,6 +153,15 @@ public final class Engine {
         expr = expr.substring(at + 1);
       }
       bodies[i] = expr;
+    }
+    this.bodyHits = new Hit[this.rules.size()];
+    this.guardHits = new Hit[this.rules.size()];
+    this.passed = new Outcome[this.rules.size()];
+    this.failed = new Outcome[this.rules.size()];
+    for (int i = 0; i < this.rules.size(); i++) {
+      Rule rule = this.rules.get(i);
+      passed[i] = new Outcome(Verdict.PASS, actionName(rule, rule.onSuccess(), null), null);
+      failed[i] = new Outcome(Verdict.FAIL, actionName(rule, rule.onFailure(), "ERROR"), null);
     }
   }
 
@@ -191,10 +206,13 @@ public final class Engine {
         verdict = Verdict.ERROR;
         error = words(e);
       }
-      String action = verdict == Verdict.PASS
-          ? actionName(rule, rule.onSuccess(), null)
-          : actionName(rule, rule.onFailure(), "ERROR");
-      out[i] = new Outcome(verdict, action, error);
+      Outcome o = switch (verdict) {
+        case PASS -> passed[i];
+        case FAIL -> failed[i];
+        default -> new Outcome(verdict, failed[i].action(), error);
+      };
+      String action = o.action();
+      out[i] = o;
       if (verdict != Verdict.PASS && action != null && !"NONE".equals(action)) {
         refused = true;
         stopped = chain;
@@ -365,7 +383,10 @@ public final class Engine {
           }
           Schema.Field f = w.field();
           Object v = rec.get(f.pos());
-          if (v instanceof Utf8) v = v.toString();
+          // a field no expression sees and no transform writes back is left as decoded
+          if (v instanceof Utf8 && (entered != null || !"CONDITION".equals(rule.kind()))) {
+            v = v.toString();
+          }
           Object nv = walk(rule, index, w.declared(), v, entered, now);
           if ("CONDITION".equals(rule.kind())) {
             if (Boolean.FALSE.equals(nv)) throw new RuleFailed();
@@ -491,9 +512,19 @@ public final class Engine {
 
   private Object eval(Shape shape, String expr, Map<String, Object> values, Scope now)
       throws CelEvaluationException, CelValidationException {
-    Compiled compiled = programs.get(shape);
-    if (compiled == null) {
-      compiled = programs.computeIfAbsent(shape, s -> compile(expr, declared(s, values), s.schema));
+    Hit[] hits = shape.isGuard ? guardHits : bodyHits;
+    Hit hit = hits[shape.rule];
+    Compiled compiled;
+    if (hit != null && hit.schema == shape.schema && hit.type == shape.type) {
+      compiled = hit.compiled;
+    } else {
+      compiled = programs.get(shape);
+      if (compiled == null) {
+        compiled = programs.computeIfAbsent(
+            shape, s -> compile(expr, declared(s, values), s.schema));
+      }
+      // racy but safe: a Hit's fields are final, and a stale or lost one only misses
+      hits[shape.rule] = new Hit(shape.schema, shape.type, compiled);
     }
     if (compiled.failure != null) throw compiled.failure;
     return compiled.program.eval(
@@ -514,6 +545,9 @@ public final class Engine {
       return new Shape(rule, true, schema, type);
     }
   }
+
+  /** A rule's last program with the schema and type it was found for (compared by identity). */
+  private record Hit(Schema schema, CelType type, Compiled compiled) {}
 
   /** The variables' declared types (CelUtils.findCelType's rules). */
   private static Map<String, CelType> declared(Shape shape, Map<String, Object> values) {
@@ -623,7 +657,10 @@ public final class Engine {
    */
   static final class Scope {
     private Timestamp at;
-    private final Map<Object, Object> views = new java.util.IdentityHashMap<>();
+    // the first record viewed (most runs view one) kept apart; the map made only for more
+    private Object firstRecord;
+    private Object firstView;
+    private Map<Object, Object> views;
 
     Timestamp get() {
       if (at == null) {
@@ -636,12 +673,21 @@ public final class Engine {
     /** The value as CEL is given it; a record's view is shared by the record's rules. */
     Object view(Object value) {
       if (!(value instanceof IndexedRecord)) return toCel(value);
+      if (value == firstRecord) return firstView;
+      if (firstRecord == null) {
+        firstRecord = value;
+        firstView = new RecordView((IndexedRecord) value);
+        return firstView;
+      }
+      if (views == null) views = new java.util.IdentityHashMap<>();
       return views.computeIfAbsent(value, v -> new RecordView((IndexedRecord) v));
     }
 
     /** A CEL_FIELD TRANSFORM changed records in place: their views are stale. */
     void forget() {
-      views.clear();
+      firstRecord = null;
+      firstView = null;
+      if (views != null) views.clear();
     }
   }
 
