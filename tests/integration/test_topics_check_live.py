@@ -190,14 +190,25 @@ SQL_RULES = {"domainRules": [  # CEL CONDITIONs on fields every version has: Spa
 ]}  # fmt: skip
 
 
-@pytest.mark.parametrize("rule_mode", ["WRITE", "READ"])
-def test_spark_check_gives_the_jvm_document(topic, kafka, registry, spark, tmp_path, rule_mode):
+FIELD_RULES = {"domainRules": [  # a CEL_FIELD CONDITION on the PII-tagged field, beside CEL ones
+    RULES["domainRules"][0], RULES["domainRules"][1], RULES["domainRules"][3],
+]}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("rule_mode", "rule_set"),
+    [("WRITE", SQL_RULES), ("READ", SQL_RULES), ("WRITE", FIELD_RULES), ("READ", FIELD_RULES)],
+    ids=["write", "read", "write-field-rule", "read-field-rule"],
+)
+def test_spark_check_gives_the_jvm_document(
+    topic, kafka, registry, spark, tmp_path, rule_mode, rule_set
+):
     from converters.census.model import Mode
     from converters.quality.check import RuleSource, take_check
     from schemacli.registry.client import RegistryClient
     from schemacli.registry.settings import RegistrySettings
 
-    rules = RuleSource(SQL_RULES, {}, {"subject": None, "version": None, "file": "sql.json"})
+    rules = RuleSource(rule_set, {}, {"subject": None, "version": None, "file": "sql.json"})
     docs = {}
     with RegistryClient(RegistrySettings(url=_url(registry))) as client:
         for engine in ("jvm", "spark"):
@@ -206,7 +217,14 @@ def test_spark_check_gives_the_jvm_document(topic, kafka, registry, spark, tmp_p
                                       rule_mode=rule_mode, spark=spark)  # fmt: skip
     assert docs["spark"]["engine"] == "spark"
     assert counts(docs["spark"]) == counts(docs["jvm"])
-    assert docs["jvm"]["verdict"] == "fail" and docs["jvm"]["totals"]["checked"] == 7
+    assert docs["jvm"]["totals"]["checked"] == 7
+    if rule_set is FIELD_RULES and rule_mode == "WRITE":  # the CEL_FIELD rule ran on each record
+        field = [
+            r for v in docs["spark"]["versions"] for r in v["rules"] if r["name"] == "email-has-at"
+        ]
+        assert sum(r["pass"] + r["fail"] + r["error"] for r in field) == 7
+    if rule_set is SQL_RULES:
+        assert docs["jvm"]["verdict"] == "fail"
 
 
 def test_read_mode_runs_the_read_rules(topic, kafka, registry):
