@@ -15,6 +15,7 @@ commands build and hand in (nothing in the contract core runs git).
 from __future__ import annotations
 
 import hashlib
+import operator
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -232,13 +233,22 @@ def index_names(
     """
     found: dict[str, dict[int, str]] = {}
     problems: list[StoreLayoutError] = []
-    fullmatch = VERSION_FILE.fullmatch
+    last, versions = "", {}  # the subject of the name before, and its versions
     for subject, name in names:
         if not name.endswith(".avsc"):
             continue  # READMEs and the like may live next to the versions
-        match = fullmatch(name) if subject else None
-        if match is not None and len(match.group(1)) < 10:  # the usual case, at once
-            found.setdefault(subject, {})[int(match.group(1))] = f"{SUBJECTS_DIR}/{subject}/{name}"
+        digits = name[1:-5]
+        if (  # the usual case at once: vN.avsc, N of 1-9 ASCII digits, no leading zero
+            subject
+            and name[0] == "v"
+            and 0 < len(digits) < 10
+            and digits[0] != "0"
+            and digits.isascii()
+            and digits.isdigit()
+        ):
+            if subject != last:
+                last, versions = subject, found.setdefault(subject, {})
+            versions[int(digits)] = f"{SUBJECTS_DIR}/{subject}/{name}"
             continue
         problem = _name_problem(subject, name, where)
         if problem is not None:
@@ -300,21 +310,30 @@ def _scan(folder: Path, *, stat: bool) -> tuple[list[tuple[str, bool]], Listing,
     file, by name; with ``stat``, the regular files' listing (see ``Listing``) and its newest
     mtime or ctime (a file whose stat cannot be taken is left out: reading it says why)."""
     with os.scandir(folder) as entries:
-        found = sorted(((e.name, _is(e, dir=False)), e) for e in entries)
+        ordered = sorted(entries, key=_entry_name)
+    found: list[tuple[str, bool]] = []
     listing: Listing = []
     newest = 0
-    if stat:
-        for (name, regular), entry in found:
-            if not regular:
-                continue
-            try:
-                result = entry.stat()
-            except OSError:
-                continue
-            mtime, ctime = result.st_mtime_ns, result.st_ctime_ns
-            listing.append([name, result.st_size, mtime, ctime, result.st_ino])
-            newest = max(newest, mtime, ctime)
-    return [named for named, _ in found], listing, newest
+    for entry in ordered:
+        name = entry.name
+        try:  # False where the answer is an error (see _is)
+            regular = entry.is_file()
+        except OSError:
+            regular = False
+        found.append((name, regular))
+        if not (stat and regular):
+            continue
+        try:
+            result = entry.stat()
+        except OSError:
+            continue
+        mtime, ctime = result.st_mtime_ns, result.st_ctime_ns
+        listing.append([name, result.st_size, mtime, ctime, result.st_ino])
+        newest = max(newest, mtime, ctime)
+    return found, listing, newest
+
+
+_entry_name = operator.attrgetter("name")
 
 
 _LISTED = "\0listed"  # a key no path can be: marks that subjects/ was listed
@@ -445,14 +464,16 @@ class FileTree:
             return {subject: dict(versions) for subject, versions in keys.index.items()}
         listed = self._files
         listed.clear()
-        names: list[tuple[str, str]] = []
+        top: list[tuple[str, str]] = []  # files directly in subjects/ (a layout problem)
         folders = []
         with os.scandir(base) as entries:
             for entry in entries:
                 if _is(entry, dir=True):
                     folders.append(entry.name)
                 elif _is(entry, dir=False):
-                    names.append(("", entry.name))
+                    top.append(("", entry.name))
+        # in index order as they come: subjects/ first, then each folder's names, by name
+        names = sorted(top)
         stat = keys.on and keys.stat_all
         for folder in sorted(folders):
             found, listing, newest = _scan(base / folder, stat=stat)
@@ -464,7 +485,7 @@ class FileTree:
                 if regular or name.endswith(".avsc"):  # a folder named v2.avsc: an error
                     names.append((folder, name))
         listed.add(_LISTED)
-        index = index_names(sorted(names, key=lambda n: (n[0] != "", n)), self.source)
+        index = index_names(names, self.source)
         if keys.on:
             keys.index = index
         return index
