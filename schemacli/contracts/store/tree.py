@@ -158,11 +158,10 @@ class FileKeys:
         keys: list[Any] = [None] * len(listing)
         if _is_folder_entry(stored):
             old, old_keys = stored
-            if old == listing:  # the usual case: the folder as it was, one comparison
-                if newest < self.racy_ns:
-                    keys = old_keys
-                    self.same.add(folder)
-            else:  # compared file by file
+            if old == listing and newest < self.racy_ns:  # the usual case: one comparison
+                keys = old_keys
+                self.same.add(folder)
+            else:  # changed, or a file in it racy: compared file by file
                 keys = self._by_file(listing, old, old_keys)
         found = {n: k if isinstance(k, str) else None for n, k in zip(names, keys, strict=True)}
         self.named[folder] = found
