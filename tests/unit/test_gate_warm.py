@@ -180,22 +180,97 @@ def test_a_touched_but_unchanged_file_is_read_once_then_served_by_its_stat(tmp_p
     assert settled.file_keys.read == 0
 
 
+def folder_table(store: Path, folder: str, keys: dict[str, str]) -> dict:
+    """A key table holding ``folder``'s listing as it is now, with ``keys`` by file name."""
+    listing = []
+    for path in sorted((store / folder).iterdir()):
+        stat = path.stat()
+        listing.append([path.name, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino])
+    return {"folders": {folder: [listing, [keys.get(e[0]) for e in listing]]}}
+
+
 def test_a_stat_not_older_than_the_table_is_racy_and_read_again(tmp_path):
     store = rides_store(tmp_path / "st")
-    path = "subjects/rides-value/v1.avsc"
+    folder, path = "subjects/rides-value", "subjects/rides-value/v1.avsc"
     stat = (store / path).stat()
-    entry = [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino, "a stale key"]
     newest = max(stat.st_mtime_ns, stat.st_ctime_ns)
+    folder_newest = max(
+        max(p.stat().st_mtime_ns, p.stat().st_ctime_ns) for p in (store / folder).iterdir()
+    )
     real = text_key((store / path).read_text())
 
     def key_with(racy_ns: int) -> str | None:
         tree = FileTree(store)
-        tree.use_keys({path: entry}, racy_ns)
+        tree.use_keys(folder_table(store, folder, {"v1.avsc": "a stale key"}), racy_ns)
         tree.subjects()
         return tree.keys([path])[path]
 
-    assert key_with(newest + 1) == "a stale key"  # older than the table: trusted unread
+    # older than the table: trusted unread, with its folder or (a newer file beside it) alone
+    assert key_with(folder_newest + 1) == "a stale key"
+    assert key_with(newest + 1) == "a stale key"
     assert key_with(newest) == real  # written within the table's tick: racy, read again
+
+
+def test_a_folder_listed_as_the_table_has_it_gives_every_key_unread(tmp_path):
+    store = rides_store(tmp_path / "st")
+    folder = "subjects/rides-value"
+    names = sorted(p.name for p in (store / folder).iterdir())
+    tree = FileTree(store)
+    tree.use_keys(folder_table(store, folder, {n: f"key of {n}" for n in names}), 2**62)
+    tree.subjects()
+    paths = [f"{folder}/{n}" for n in names]
+    assert tree.keys(paths) == {p: f"key of {p.rsplit('/', 1)[1]}" for p in paths}
+    assert tree.file_keys.read == 0
+
+
+def test_a_folder_with_one_file_changed_reads_that_file_only(tmp_path, checked):
+    store, cache = rides_store(tmp_path / "st"), tmp_path / "cache"
+    keyed_tree(store, cache)
+    v2 = store / "subjects" / "rides-value" / "v2.avsc"
+    v2.write_text(v2.read_text() + "\n")  # a new size and mtime: the folder's listing changed
+    checked.clear()
+    again = keyed_tree(store, cache)
+    assert again.file_keys.read == 1  # v2 alone: the folder's other files keep their keys
+    assert checked == ["rides-value"]
+
+
+def test_a_file_added_to_a_folder_is_seen_and_keyed(tmp_path, checked):
+    store, cache = rides_store(tmp_path / "st"), tmp_path / "cache"
+    first = cached_gate(store, cache)
+    folder = store / "subjects" / "rides-value"
+    newest = max(int(p.stem[1:]) for p in folder.glob("v*.avsc"))
+    (folder / f"v{newest + 1}.avsc").write_text((folder / f"v{newest}.avsc").read_text())
+    checked.clear()
+    again = cached_gate(store, cache)
+    assert "rides-value" in checked
+    assert again.subjects == uncached_gate(store).subjects != first.subjects
+
+
+def test_a_subject_whose_folder_is_as_the_last_gate_listed_it_keeps_its_row_key(
+    tmp_path, monkeypatch, checked
+):
+    store, cache = rides_store(tmp_path / "st"), tmp_path / "cache"
+    first = cached_gate(store, cache)
+    keyed: list[str] = []
+    real = gate_module.row_key
+
+    def counting(subject, *args, **kwargs):
+        keyed.append(subject)
+        return real(subject, *args, **kwargs)
+
+    monkeypatch.setattr(gate_module, "row_key", counting)
+    checked.clear()
+    warm = keyed_tree(store, cache)
+    assert keyed == [] and checked == [] and warm.file_keys.read == 0
+    assert cached_gate(store, cache).subjects == first.subjects
+    # shown from elsewhere: the row's sources differ, so its key is computed again
+    gate(FileTree(store, display_root="elsewhere"), levels(store), verdicts=VerdictCache(cache))
+    assert keyed == ["rides-value"]
+    v1 = store / "subjects" / "rides-value" / "v1.avsc"
+    v1.write_text(v1.read_text() + "\n")
+    keyed.clear()
+    cached_gate(store, cache)
+    assert keyed == ["rides-value"]
 
 
 # -- --against: only what a change brings ----------------------------------------------------
@@ -246,6 +321,25 @@ def test_under_against_an_unchanged_subject_is_not_judged_again_and_a_changed_on
     # the changed subject's row is the one the whole gate gives
     everything = gate(FileTree(store), levels(store), base=git_tree("git:HEAD", store))
     assert next(r for r in everything.subjects if r.subject == "rides-value") == rows["rides-value"]
+
+
+def test_under_against_only_the_changed_subjects_folders_take_their_stats(repo, tmp_path):
+    store = repo / "schemas"
+    make_store(store, {"rides-value": [ride(), ride({"name": "zone", "type": "string"})]})
+    head = FileTree(store)
+    base = git_tree("git:HEAD", store)
+    try:
+        report = gate(
+            head,
+            levels(store),
+            base=base,
+            verdicts=VerdictCache(tmp_path / "cache", min_cost=0),
+            changed=base.changed_paths(),
+        )
+    finally:
+        base.close()
+    assert set(head.file_keys.listings) == {"subjects/rides-value"}
+    assert [r.subject for r in report.subjects if not r.judged] == ["broken-value", "calm-value"]
 
 
 def test_the_changed_paths_are_what_git_sees_changed_added_deleted_and_untracked(repo):

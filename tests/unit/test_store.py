@@ -16,7 +16,7 @@ from schemacli.contracts.evolution.levels import Level, SubjectLevels
 from schemacli.contracts.gate.gate import gate
 from schemacli.contracts.store.history import load_history
 from schemacli.contracts.store.naming import NamingStrategy, subject_for_file
-from schemacli.contracts.store.tree import FileTree
+from schemacli.contracts.store.tree import FileTree, StoreLayoutErrors
 from schemacli.errors import InputError, SchemaParseError, UsageError
 from schemacli.gittree import git_tree
 from schemacli.kinds import Kind
@@ -88,6 +88,18 @@ def test_badly_named_version_file_is_rejected_with_the_naming_rule(tmp_path):
         FileTree(store).subjects()
     assert "version2.avsc" in caught.value.message
     assert "v1.avsc, v2.avsc" in caught.value.hint
+
+
+@pytest.mark.parametrize("name", ["v02.avsc", "v\u0662.avsc", "v\u00b2.avsc", "v.avsc", "V2.avsc"])
+def test_a_version_name_that_is_not_v_and_ascii_digits_without_a_leading_zero_is_a_problem(
+    tmp_path, name
+):
+    store = make_store(tmp_path, {"rides-value": [ride()]})
+    (store / "subjects" / "rides-value" / name).write_text("{}")
+    with pytest.raises(StoreLayoutErrors) as caught:
+        FileTree(store).subjects()
+    assert [p.location.source.rsplit("/", 1)[1] for p in caught.value.problems] == [name]
+    assert caught.value.index == {"rides-value": {1: "subjects/rides-value/v1.avsc"}}
 
 
 def test_invalid_version_is_reported_with_file_line_and_column(tmp_path):

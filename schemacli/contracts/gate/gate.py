@@ -42,6 +42,7 @@ from schemacli.contracts.store.history import read_versions, version_paths
 from schemacli.contracts.store.references import ParseMemo, References
 from schemacli.contracts.store.tree import (
     SUBJECTS_DIR,
+    FileTree,
     StoreLayoutError,
     StoreLayoutErrors,
     Tree,
@@ -314,11 +315,18 @@ def _gate_subject(
     contracts = read_contracts(head, head_index, subject)
     # a row whose contract files decide what is compared is not cached (its key covers the
     # schemas, what they consulted and the declared readers only)
-    key = (
-        row_key(subject, level, head_refs, head_paths, base_refs, base_paths, texts)
-        if verdicts.disk and contracts is None
-        else None
-    )
+    key = None
+    if verdicts.disk and contracts is None:
+        # Without a base or declared readers, a row's key is a function of its own folder's
+        # files and the context: a folder listed as the last gate listed it keeps its key.
+        context = [level.value, head.source("")]
+        quick = table is not None and base_refs is None and not texts
+        if quick and isinstance(head, FileTree) and head.unchanged(f"{SUBJECTS_DIR}/{subject}"):
+            key = table.known_key(subject, context) if table is not None else None
+        if key is None:
+            key = row_key(subject, level, head_refs, head_paths, base_refs, base_paths, texts)
+        if quick and key is not None and table is not None:
+            table.keys[subject] = [context, key]
     if key is not None:
         kept = table.row(key) if table is not None else None
         if kept is not None:

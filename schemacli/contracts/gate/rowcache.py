@@ -23,17 +23,33 @@ from schemacli.errors import SchemacliError
 @dataclass
 class KeyTable:
     """What the last gate of a working tree left for the next one, in one file of the disk
-    cache (reading one file beats reading a file per subject): the files' keys by stat
-    (``FileKeys``), what each latest version defines by content key (``StoreNames``), and
-    the rows by key (each with what it consulted). ``rows`` and ``refs``: this run's."""
+    cache (reading one file beats reading a file per subject): the files' keys by stat,
+    compared a subject's folder at a time (``FileKeys``), what each latest version defines
+    by content key (``StoreNames``), and the rows by key (each with what it consulted).
+    ``rows`` and ``refs``: this run's."""
 
     known: dict[str, Any]
     rows: dict[str, Any] = field(default_factory=dict)
     refs: list[References] = field(default_factory=list)
+    # this run's row keys by subject, each with its context (see ``known_key``)
+    keys: dict[str, Any] = field(default_factory=dict)
 
     def row(self, key: str) -> Any:
         rows = self.known.get("rows")
         return rows.get(key) if isinstance(rows, dict) else None
+
+    def known_key(self, subject: str, context: list[Any]) -> str | None:
+        """The row key the last gate computed for ``subject`` in the same ``context``. The
+        caller asks only when the subject's folder is as that gate listed it (every file's
+        stat, ``FileTree.unchanged``): the key is then a function of the context alone."""
+        found = self.known["keys"].get(subject)
+        if isinstance(found, list) and len(found) == 2 and found[0] == context:
+            key = found[1]
+            return key if isinstance(key, str) else None
+        return None
+
+
+_PARTS = ("folders", "files", "names", "rows", "keys")
 
 
 def _table_name(tree: FileTree, against: str | None) -> str:
@@ -48,11 +64,11 @@ def use_key_table(head: Tree, verdicts: VerdictCache, against: str | None) -> Ke
         return None
     found = verdicts.disk.load_table(_table_name(head, against))
     known, written = found if found is not None else ({}, 0)
-    if not isinstance(known, dict) or not all(
-        isinstance(known.get(part), dict) for part in ("files", "names", "rows")
-    ):
-        known, written = {"files": {}, "names": {}, "rows": {}}, 0
-    head.use_keys(known["files"], written)
+    if not isinstance(known, dict) or not all(isinstance(known.get(part), dict) for part in _PARTS):
+        known, written = {part: {} for part in _PARTS}, 0
+    # a gate --against keys only the subjects git says changed: their folders' stats are
+    # taken when they are keyed, not with the listing of the whole store
+    head.use_keys(known, written, stat_all=against is None)
     return KeyTable(known)
 
 
@@ -66,7 +82,7 @@ def keep_key_table(
     built = [refs.store_names for refs in table.refs if refs.store_names.built]
     if built:  # what this run's latest versions define (at the base too, by blob id)
         names = {key: scan for found in built for key, scan in found.seen.items()}
-    new = {"files": head.file_keys.table(), "names": names, "rows": table.rows}
+    new = {**head.file_keys.table(), "names": names, "rows": table.rows, "keys": table.keys}
     if new != table.known:
         verdicts.disk.store_table(_table_name(head, against), new)
 

@@ -15,13 +15,14 @@ commands build and hand in (nothing in the contract core runs git).
 from __future__ import annotations
 
 import hashlib
+import operator
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard
 
 from schemacli.contracts.avro.loader import SIDECAR_SUFFIX
 from schemacli.contracts.jsontext.source import read_text
@@ -102,6 +103,9 @@ def text_key(text: str) -> str:
 # A file's stat as the key table trusts it: [size, mtime_ns, ctime_ns, inode] (a list, as the
 # table's JSON gives it back, so the two compare as they are).
 Stat = list[int]
+# A folder's listing as the key table keeps it: [[name, size, mtime_ns, ctime_ns, inode], ...]
+# for its regular files, by name.
+Listing = list[list[Any]]
 
 
 def _stat_of(result: os.stat_result) -> Stat:
@@ -116,38 +120,107 @@ class FileKeys:
     the table's writing keeps its stat ("racy"): an entry whose mtime or ctime is not older
     than the table (``racy_ns``, the table file's own mtime) is never trusted, read again.
 
-    ``known``: path -> [size, mtime_ns, ctime_ns, inode, key] from the table; ``seen``: the
-    same for what this run listed and keyed (the table to write); ``stats``: this run's
-    listing."""
+    A subject's folder is compared as one unit: its listing (every regular file's name and
+    stat) equal to the table's, and none of it racy, gives every file its key at once; a
+    folder whose listing changed is compared file by file. Files outside a listed folder are
+    keyed one by one.
 
-    known: dict[str, list[Any]] = field(default_factory=dict)
+    ``folders``: folder -> [listing, keys] from the table (``keys`` aligned with the listing,
+    None for a file not keyed then); ``files``: path -> [size, mtime_ns, ctime_ns, inode, key]
+    from the table, for files outside a listed folder. ``stat_all``: the listing takes every
+    file's stat at once (a run that keys every subject); else a folder is listed with its
+    stats when one of its files is first keyed (``gate --against`` keys the changed ones)."""
+
+    folders: dict[str, Any] = field(default_factory=dict)
+    files: dict[str, Any] = field(default_factory=dict)
     racy_ns: int = 0
-    seen: dict[str, list[Any]] = field(default_factory=dict)
-    stats: dict[str, Stat] = field(default_factory=dict)
-    on: bool = False  # whether the listing takes each file's stat
+    on: bool = False
+    stat_all: bool = True
     index: dict[str, dict[int, str]] | None = None  # the listing's index, when on
     read: int = 0  # files read to key them (for the tests)
+    # this run: each listed folder's listing and its newest mtime or ctime
+    listings: dict[str, tuple[Listing, int]] = field(default_factory=dict)
+    # this run: the keys known so far of a folder's files (None: to read), by name
+    named: dict[str, dict[str, str | None]] = field(default_factory=dict)
+    # this run, outside the listed folders: each file's stat, and [*stat, key] once keyed
+    stats: dict[str, Stat] = field(default_factory=dict)
+    seen: dict[str, list[Any]] = field(default_factory=dict)
+    # this run: the folders whose listing is the table's, none of it racy
+    same: set[str] = field(default_factory=set)
+
+    def folder_keys(self, folder: str, listing: Listing, newest: int) -> dict[str, str | None]:
+        """The keys of a listed folder's files the table lets this run trust (see the class)."""
+        found = self.named.get(folder)
+        if found is not None:
+            return found
+        stored = self.folders.get(folder)
+        names = [entry[0] for entry in listing]
+        keys: list[Any] = [None] * len(listing)
+        if _is_folder_entry(stored):
+            old, old_keys = stored
+            if old == listing and newest < self.racy_ns:  # the usual case: one comparison
+                keys = old_keys
+                self.same.add(folder)
+            else:  # changed, or a file in it racy: compared file by file
+                keys = self._by_file(listing, old, old_keys)
+        found = {n: k if isinstance(k, str) else None for n, k in zip(names, keys, strict=True)}
+        self.named[folder] = found
+        return found
+
+    def _by_file(self, listing: Listing, old: Listing, old_keys: list[Any]) -> list[Any]:
+        """The keys of a changed folder's files whose own stat is as it was (not racy)."""
+        keys: list[Any] = [None] * len(listing)
+        try:
+            by_name = {e[0]: (e, k) for e, k in zip(old, old_keys, strict=True)}
+        except (TypeError, IndexError, KeyError):  # not a table this code wrote
+            return keys
+        racy = self.racy_ns
+        for i, entry in enumerate(listing):
+            was = by_name.get(entry[0])
+            if was is not None and was[0] == entry and max(entry[2], entry[3]) < racy:
+                keys[i] = was[1]
+        return keys
 
     def trusted(self, path: str) -> str | None:
+        """The table's key of ``path`` outside a listed folder, when its stat is as it was."""
         stat = self.stats.get(path)
-        entry = self.known.get(path)
-        if stat is None or entry is None or entry[:4] != stat:
+        entry = self.files.get(path)
+        if stat is None or not isinstance(entry, list) or entry[:4] != stat:
             return None
         if stat[1] >= self.racy_ns or stat[2] >= self.racy_ns:
             return None
         key = entry[4] if len(entry) == 5 else None
         return key if isinstance(key, str) else None
 
-    def table(self) -> dict[str, list[Any]]:
-        """What to write: this run's keys, and the table's entries for files listed now with
-        the stat they had (a subject not keyed this run keeps its files' keys)."""
-        out = {
-            path: entry
-            for path, entry in self.known.items()
-            if path in self.stats and entry[:4] == self.stats[path]
-        }
-        out.update(self.seen)
-        return out
+    def table(self) -> dict[str, Any]:
+        """What to write: each listed folder's listing with the keys known of its files (a
+        folder not keyed this run keeps the keys the table had for its unchanged files), and
+        the files keyed outside them."""
+        folders: dict[str, Any] = {}
+        if self.index is not None:  # a folder not listed with its stats this run: as it was
+            for subject in self.index:
+                folder = f"{SUBJECTS_DIR}/{subject}"
+                if folder not in self.listings and _is_folder_entry(self.folders.get(folder)):
+                    folders[folder] = self.folders[folder]
+        for folder, (listing, newest) in self.listings.items():
+            named = self.folder_keys(folder, listing, newest)
+            stored = self.folders.get(folder)
+            keys = [named[entry[0]] for entry in listing]
+            if _is_folder_entry(stored) and stored[0] == listing and stored[1] == keys:
+                folders[folder] = stored  # the same entry: nothing new to write
+            else:
+                folders[folder] = [listing, keys]
+        return {"folders": folders, "files": dict(self.seen)}
+
+
+def _is_folder_entry(value: Any) -> TypeGuard[list[Any]]:
+    return (
+        isinstance(value, list)
+        and len(value) == 2
+        and isinstance(value[0], list)
+        and isinstance(value[1], list)
+        and len(value[0]) == len(value[1])
+    )
 
 
 def index_names(
@@ -159,13 +232,22 @@ def index_names(
     """
     found: dict[str, dict[int, str]] = {}
     problems: list[StoreLayoutError] = []
-    fullmatch = VERSION_FILE.fullmatch
+    last, versions = "", {}  # the subject of the name before, and its versions
     for subject, name in names:
         if not name.endswith(".avsc"):
             continue  # READMEs and the like may live next to the versions
-        match = fullmatch(name) if subject else None
-        if match is not None and len(match.group(1)) < 10:  # the usual case, at once
-            found.setdefault(subject, {})[int(match.group(1))] = f"{SUBJECTS_DIR}/{subject}/{name}"
+        digits = name[1:-5]
+        if (  # the usual case at once: vN.avsc, N of 1-9 ASCII digits, no leading zero
+            subject
+            and name[0] == "v"
+            and 0 < len(digits) < 10
+            and digits[0] != "0"
+            and digits.isascii()
+            and digits.isdigit()
+        ):
+            if subject != last:
+                last, versions = subject, found.setdefault(subject, {})
+            versions[int(digits)] = f"{SUBJECTS_DIR}/{subject}/{name}"
             continue
         problem = _name_problem(subject, name, where)
         if problem is not None:
@@ -222,14 +304,35 @@ def _is(entry: os.DirEntry[str], *, dir: bool) -> bool:
         return False
 
 
-def _stat(entry: os.DirEntry[str], stats: dict[str, Stat] | None) -> Stat | None:
-    """The stat of a listed file when the tree keys files by stat (``stats``), else None."""
-    if stats is None:
-        return None
-    try:
-        return _stat_of(entry.stat())
-    except OSError:
-        return None
+def _scan(folder: Path, *, stat: bool) -> tuple[list[tuple[str, bool]], Listing, int]:
+    """One scandir of a subject's folder: every entry's name and whether it is a regular
+    file, by name; with ``stat``, the regular files' listing (see ``Listing``) and its newest
+    mtime or ctime (a file whose stat cannot be taken is left out: reading it says why)."""
+    with os.scandir(folder) as entries:
+        ordered = sorted(entries, key=_entry_name)
+    found: list[tuple[str, bool]] = []
+    listing: Listing = []
+    newest = 0
+    for entry in ordered:
+        name = entry.name
+        try:  # False where the answer is an error (see _is)
+            regular = entry.is_file()
+        except OSError:
+            regular = False
+        found.append((name, regular))
+        if not (stat and regular):
+            continue
+        try:
+            result = entry.stat()
+        except OSError:
+            continue
+        mtime, ctime = result.st_mtime_ns, result.st_ctime_ns
+        listing.append([name, result.st_size, mtime, ctime, result.st_ino])
+        newest = max(newest, mtime, ctime)
+    return found, listing, newest
+
+
+_entry_name = operator.attrgetter("name")
 
 
 _LISTED = "\0listed"  # a key no path can be: marks that subjects/ was listed
@@ -247,42 +350,84 @@ class FileTree:
     # Content keys by stat (see FileKeys): the table of an earlier run, this run's stats.
     file_keys: FileKeys = field(default_factory=FileKeys, repr=False, compare=False)
 
-    def use_keys(self, known: dict[str, list[Any]], racy_ns: int) -> None:
+    def use_keys(self, known: dict[str, Any], racy_ns: int, *, stat_all: bool = True) -> None:
         """Key files by their stat from now on, trusting ``known`` (a table an earlier run
-        wrote at ``racy_ns``, see FileKeys); call before ``subjects``."""
+        wrote at ``racy_ns``: ``{"folders": ..., "files": ...}``, see FileKeys); call before
+        ``subjects``. ``stat_all``: take every file's stat with the listing (a run that keys
+        every subject); else each folder's when one of its files is first keyed."""
         keys = self.file_keys
-        keys.known, keys.racy_ns, keys.on = known, racy_ns, True
+        folders, files = known.get("folders"), known.get("files")
+        keys.folders = folders if isinstance(folders, dict) else {}
+        keys.files = files if isinstance(files, dict) else {}
+        keys.racy_ns, keys.on, keys.stat_all = racy_ns, True, stat_all
 
     def keys(self, paths: Sequence[str]) -> dict[str, str | None]:
         out: dict[str, str | None] = {}
         keys = self.file_keys
-        seen, files, stats = keys.seen, self._files, keys.stats
+        files = self._files
         listed = _LISTED in files
         prefix = f"{SUBJECTS_DIR}/"
         for p in paths:
-            entry = seen.get(p)
+            if listed and p.startswith(prefix) and p.count("/") == 2:  # in a subject's folder
+                if p not in files:
+                    out[p] = None  # not listed: not there
+                    continue
+                if keys.on:
+                    folder, _, name = p.rpartition("/")
+                    named = keys.named.get(folder)
+                    if named is None:
+                        named = keys.folder_keys(folder, *self._listing(folder))
+                    key = named.get(name)
+                    if key is None and name in named:  # listed with its stat: read to key it
+                        key = named[name] = self._read_key(p)
+                    elif name not in named:  # its stat could not be taken: not trusted
+                        key = self._read_key(p)
+                    out[p] = key
+                    continue
+            entry = keys.seen.get(p)
             if entry is not None:
                 out[p] = entry[4]
                 continue
-            if listed and p not in files and p.startswith(prefix):
-                out[p] = None  # not listed: not there
-                continue
-            if keys.on and p not in stats:
+            if keys.on and p not in keys.stats:
                 try:
-                    stats[p] = _stat_of(os.stat(self.root / p))
+                    keys.stats[p] = _stat_of(os.stat(self.root / p))
                 except OSError:
                     pass  # reading it says what it is
             trusted = keys.trusted(p) if keys.on else None
-            if trusted is not None:
-                seen[p] = keys.known[p]  # the same entry: nothing new to write
-            else:
-                text = self.read([p], optional=True)[p]
-                keys.read += 1
-                trusted = None if text is None else text_key(text)
-                if trusted is not None and p in stats:
-                    seen[p] = [*stats[p], trusted]
+            if trusted is None:
+                trusted = self._read_key(p)
+            if trusted is not None and p in keys.stats:
+                keys.seen[p] = [*keys.stats[p], trusted]
             out[p] = trusted
         return out
+
+    def unchanged(self, folder: str) -> bool:
+        """Whether a listed subject's ``folder`` (``subjects/<subject>``) is as the table has
+        it (every file's name and stat, none racy): every key of its files is the table's."""
+        keys = self.file_keys
+        if not keys.on or _LISTED not in self._files:
+            return False
+        if folder not in keys.named:
+            keys.folder_keys(folder, *self._listing(folder))
+        return folder in keys.same
+
+    def _read_key(self, path: str) -> str | None:
+        text = self.read([path], optional=True)[path]
+        self.file_keys.read += 1
+        return None if text is None else text_key(text)
+
+    def _listing(self, folder: str) -> tuple[Listing, int]:
+        """A listed folder's listing with its files' stats: the one ``subjects`` took, or
+        taken now (``stat_all`` off). An empty one when the folder cannot be listed."""
+        keys = self.file_keys
+        found = keys.listings.get(folder)
+        if found is None:
+            try:
+                _, listing, newest = _scan(self.root / folder, stat=True)
+            except OSError:
+                listing, newest = [], 0
+            found = keys.listings[folder] = (listing, newest)
+        return found
 
     def source(self, path: str) -> str:
         base = self.display_root if self.display_root is not None else str(self.root)
@@ -313,34 +458,35 @@ class FileTree:
         # One scandir per folder (the entry types come with the names, no stat per file);
         # the regular files seen are remembered, so read() opens them without asking again.
         # A tree keyed by stat lists once: its keys are those of that listing.
-        if self.file_keys.index is not None:
-            return {subject: dict(versions) for subject, versions in self.file_keys.index.items()}
+        keys = self.file_keys
+        if keys.index is not None:
+            return {subject: dict(versions) for subject, versions in keys.index.items()}
         listed = self._files
         listed.clear()
-        names: list[tuple[str, str]] = []
+        top: list[tuple[str, str]] = []  # files directly in subjects/ (a layout problem)
         folders = []
         with os.scandir(base) as entries:
             for entry in entries:
                 if _is(entry, dir=True):
                     folders.append(entry.name)
                 elif _is(entry, dir=False):
-                    names.append(("", entry.name))
-        stats = self.file_keys.stats if self.file_keys.on else None
+                    top.append(("", entry.name))
+        # in index order as they come: subjects/ first, then each folder's names, by name
+        names = sorted(top)
+        stat = keys.on and keys.stat_all
         for folder in sorted(folders):
-            with os.scandir(base / folder) as entries:
-                found = sorted((e.name, _is(e, dir=False), _stat(e, stats)) for e in entries)
-            for name, regular, stat in found:
+            found, listing, newest = _scan(base / folder, stat=stat)
+            if stat:
+                keys.listings[f"{SUBJECTS_DIR}/{folder}"] = (listing, newest)
+            for name, regular in found:
                 if regular:
-                    path = f"{SUBJECTS_DIR}/{folder}/{name}"
-                    listed.add(path)
-                    if stat is not None and stats is not None:
-                        stats[path] = stat
+                    listed.add(f"{SUBJECTS_DIR}/{folder}/{name}")
                 if regular or name.endswith(".avsc"):  # a folder named v2.avsc: an error
                     names.append((folder, name))
         listed.add(_LISTED)
-        index = index_names(sorted(names, key=lambda n: (n[0] != "", n)), self.source)
-        if stats is not None:
-            self.file_keys.index = index
+        index = index_names(names, self.source)
+        if keys.on:
+            keys.index = index
         return index
 
     def read(self, paths: Sequence[str], *, optional: bool = False) -> dict[str, str | None]:
