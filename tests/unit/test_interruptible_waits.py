@@ -24,7 +24,10 @@ from tests.extras import require
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples/mappings/taxi-ride-v2-to-v1.yaml"
 SCHEMACLI = str(Path(sys.executable).parent / "schemacli")
-HANG = 10.0  # seconds: only a wait that ignores SIGINT (15 s here) gets near it
+HANG = 10.0  # seconds from SIGINT to exit: only a wait that ignores SIGINT (15 s here) gets near it
+# seconds for the command to start and connect: it connects at once, but a loaded machine can take
+# many seconds to start Python and import the Kafka client; only a broken test waits this long
+START = 120.0
 
 
 def _deployment(tmp_path: Path) -> Path:
@@ -40,7 +43,7 @@ def blackhole():
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(8)
-    server.settimeout(HANG)  # the command connects at once; only a broken test waits this long
+    server.settimeout(START)
     accepted: list[socket.socket] = []
     yield server, accepted
     for conn in accepted:
