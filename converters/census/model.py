@@ -12,6 +12,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+# the roads a scan of a topic can take (``topics census`` and ``topics check``'s ``--engine``);
+# ``auto`` is the JVM where it can run, else Python
+ENGINES = ("auto", "jvm", "python", "spark")
+
 FORMAT = 1
 NULL = "null"  # no key / no value (a null value is a tombstone)
 UNFRAMED = "unframed"  # bytes without the Confluent header

@@ -427,9 +427,6 @@ class Scan:
     engine: str = "python"
 
 
-ENGINES = ("auto", "jvm", "python", "spark")
-
-
 def engine_of(engine: str) -> str:
     """The road a census takes: ``jvm`` (Kafka's Java consumer, ``census.jvmscan``),
     ``python`` (librdkafka) or ``spark`` (a Spark job, ``census.sparkscan``: only when asked);

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import click
 import typer
 
+from converters.census.model import ENGINES
 from schemacli.commands.census_run import (
     census_mode,
     check_master,
@@ -100,7 +101,7 @@ Engine = Annotated[
     str,
     typer.Option(
         "--engine",
-        click_type=click.Choice(["auto", "jvm", "python", "spark"]),
+        click_type=click.Choice(ENGINES),
         help="Who reads the records: jvm (Kafka's own Java consumer in threads; needs java 17+ "
         "and the Kafka client jars, docs/census.md#engines), python (librdkafka in processes), "
         "spark (a Spark job, local or on --master; needs pyspark), auto (the JVM when it can "
@@ -235,7 +236,7 @@ CheckEngine = Annotated[
     str,
     typer.Option(
         "--engine",
-        click_type=click.Choice(["auto", "jvm", "python", "spark"]),
+        click_type=click.Choice(ENGINES),
         help="Who decodes and runs the rules: jvm (Kafka's Java consumer, Avro's GenericRecord "
         "and Google's CEL-Java, as Confluent's Java serializer; needs java 17+ and its jars, "
         "docs/quality.md#engines), python (librdkafka, fastavro and schemacli's evaluator, as "
