@@ -30,14 +30,16 @@ import base64
 import dataclasses
 import functools
 import json
-import logging
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import PurePath
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 from urllib.parse import unquote
+
+if TYPE_CHECKING:
+    import logging
 
 MASK = "***"
 
@@ -198,11 +200,17 @@ def scrub(value: T) -> T:
     return cast(T, _Scrub(_longest_first(_scopes[-1])).walk(value))  # each value as its type
 
 
-class Formatter(logging.Formatter):
-    """A logging formatter whose every line is redacted (``--verbose`` logs of HTTP calls)."""
+def formatter(fmt: str) -> logging.Formatter:
+    """A logging formatter whose every line is redacted (``--verbose`` logs of HTTP calls).
+    ``logging`` is imported here, not at the top: only ``--verbose`` needs it, and every command
+    loads this module (its import was about a twentieth of ``validate``'s start-up)."""
+    import logging
 
-    def format(self, record: logging.LogRecord) -> str:
-        return redact(super().format(record))
+    class Redacting(logging.Formatter):
+        def format(self, record: logging.LogRecord) -> str:
+            return redact(super().format(record))
+
+    return Redacting(fmt)
 
 
 _ATOMS = frozenset({type(None), bool, int, float})

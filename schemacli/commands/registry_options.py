@@ -290,7 +290,7 @@ def _log_to_stderr() -> None:
     handler = next((h for h in logger.handlers if getattr(h, "_schemacli", False)), None)
     if handler is None:
         handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(redact.Formatter("registry: %(message)s"))
+        handler.setFormatter(redact.formatter("registry: %(message)s"))
         handler._schemacli = True  # type: ignore[attr-defined]
         logger.addHandler(handler)
     else:

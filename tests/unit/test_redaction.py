@@ -224,7 +224,7 @@ def test_verbose_registry_logs_are_redacted():
 
     redact.remember(SECRET)
     record = logging.LogRecord("schemacli.registry", logging.DEBUG, "", 0, "%s", (SECRET,), None)
-    assert redact.Formatter("registry: %(message)s").format(record) == "registry: ***"
+    assert redact.formatter("registry: %(message)s").format(record) == "registry: ***"
 
 
 def test_scrub_returns_a_report_without_secrets_as_it_is_not_a_copy():
