@@ -115,6 +115,7 @@ class Run:
         self.s, self.until = s, until
         self.log = s.state / "job.log"
         self.since = self.log.stat().st_size if self.log.exists() else 0
+        self.t0 = time.monotonic()
         started = deploy(s, *master, *EXECUTOR, *BATCH, detach=True)
         assert started.returncode == 0, started.stderr[-3000:]
         self.pid = int((s.state / "submit.pid").read_text())
@@ -130,6 +131,11 @@ class Run:
 
     def started(self) -> bool:
         return self.log.exists() and b"converter started" in self.log.read_bytes()[self.since :]
+
+    def seconds(self) -> float:
+        """Since this run was deployed: printed with each kill, to see where the test's time
+        goes (never asserted on)."""
+        return round(time.monotonic() - self.t0, 1)
 
     def kill(self) -> int:
         """SIGKILL the whole process group, wait until it is gone; the count at the kill."""
@@ -222,6 +228,7 @@ def test_driver_killed_by_progress_in_transactions_and_at_start_and_a_worker_los
     for round_, mark in enumerate(marks):
         run = Run(s, master, until)
         run.wait("its query started", run.started)
+        up = run.seconds()
         kind = "progress"
         if round_ == worker_round:
             # a worker dies with its executors while batches run; a new one joins
@@ -250,17 +257,19 @@ def test_driver_killed_by_progress_in_transactions_and_at_start_and_a_worker_los
                 assert time.monotonic() < until, "the converter hung"
                 time.sleep(POLL)
             kills.append({"round": round_, "kind": kind, "threshold": mark, "count": count,
-                          "tries": tries})  # fmt: skip
+                          "tries": tries, "up_s": up, "killed_s": run.seconds()})  # fmt: skip
         else:
             count = run.kill()
-            kills.append({"round": round_, "kind": kind, "threshold": mark, "count": count})
+            kills.append({"round": round_, "kind": kind, "threshold": mark, "count": count,
+                          "up_s": up, "killed_s": run.seconds()})  # fmt: skip
         if round_ == startup_after:
             # within a second of the restart: the moment the query has started, before its
             # first batch commits
             run = Run(s, master, until)
             run.wait("its query started", run.started)
             count = run.kill()
-            kills.append({"round": round_, "kind": "start-up", "threshold": None, "count": count})
+            kills.append({"round": round_, "kind": "start-up", "threshold": None, "count": count,
+                          "killed_s": run.seconds()})  # fmt: skip
             # everything the driver did is in its log: it had committed no batch of its own
             whole = run.log.read_bytes()[run.since :].decode(errors="replace")
             assert not re.search(r"^batch \d+: in ", whole, re.M), run.tail()
@@ -274,7 +283,9 @@ def test_driver_killed_by_progress_in_transactions_and_at_start_and_a_worker_los
     assert sum(k["kind"] == "start-up" for k in kills) == 1
     assert len(spark_cluster.alive_workers()) == 2
 
+    last = time.monotonic()
     final = deploy(s, *master, *EXECUTOR, "--available-now")
+    print(f"the last run (--available-now) took {time.monotonic() - last:.1f} s")
     assert final.returncode == 0, final.stderr[-3000:]
     assert time.monotonic() < until, "the test took longer than its bound"
 
