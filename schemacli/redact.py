@@ -48,15 +48,34 @@ MASK = "***"
 # shows the secret anyway).
 SHORT_SECRET = 4
 
+
+class _Lazy:
+    """A regular expression compiled when first used: many runs (``validate`` of a valid file)
+    redact nothing, and compiling this module's patterns cost every command's start-up ~8 M
+    instructions. ``_PATTERN()`` is the compiled pattern."""
+
+    __slots__ = ("_compiled", "_flags", "_pattern")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._pattern = pattern
+        self._flags = flags
+        self._compiled: re.Pattern[str] | None = None
+
+    def __call__(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self._pattern, self._flags)
+        return self._compiled
+
+
 # A scheme, bounded so that a long run of letters and dots cannot make the search quadratic.
 _SCHEME = r"[A-Za-z][A-Za-z0-9+.-]{0,31}"
 # What ends a URL-ish run in prose: white space, quotes, brackets (not braces: see _mask_run).
-_DELIMITERS = re.compile(r"([\s'\"`<>()\[\]]+)")
+_DELIMITERS = _Lazy(r"([\s'\"`<>()\[\]]+)")
 # The lead of user info in a run: a scheme and a colon with any slashes, a scheme and two or more
 # slashes (a lost colon), or a bare '//'.
-_LEAD = re.compile(rf"\b{_SCHEME}(?::/*|//+)|//")
+_LEAD = _Lazy(rf"\b{_SCHEME}(?::/*|//+)|//")
 # A whole registry URL as given: its lead (if any), then everything up to its last '@'.
-_URL_INFO = re.compile(rf"\s*(?:{_SCHEME}(?::/*|//+)|//)?(?P<info>.*)@", re.DOTALL)
+_URL_INFO = _Lazy(rf"\s*(?:{_SCHEME}(?::/*|//+)|//)?(?P<info>.*)@", re.DOTALL)
 
 _scopes: list[set[str]] = [set()]
 _ordered: dict[int, tuple[str, ...]] = {}  # id of a scope's set -> its secrets, longest first
@@ -77,7 +96,7 @@ def remember_url(url: str | None) -> None:
     first ':' (or the lone name, which may be a token), percent-decoded as well."""
     if not url:
         return
-    match = _URL_INFO.match(url)
+    match = _URL_INFO().match(url)
     if match is None or not match.group("info"):
         return
     info = match.group("info")
@@ -96,10 +115,10 @@ def remember_basic(user: str | None, password: str | None) -> None:
 
 # Kafka client settings whose value is a secret (Java and librdkafka names), and the secrets
 # inside a JAAS or OAUTHBEARER config line.
-_SECRET_PROPERTY = re.compile(
+_SECRET_PROPERTY = _Lazy(
     r"password|secret|jaas\.config$|oauthbearer\.config$|key\.pem$|keystore\.key$", re.I
 )
-_QUOTED_SECRET = re.compile(
+_QUOTED_SECRET = _Lazy(
     r"\b(?:password|clientSecret|secret)\s*=\s*(?:\"((?:[^\"\\]|\\.)*)\"|([^\s\";]+))", re.I
 )
 
@@ -109,8 +128,8 @@ def remember_properties(properties: Mapping[str, str]) -> None:
     ``ssl.truststore.password``, a private key's PEM, a ``sasl.jaas.config`` line whole and the
     password quoted in it (keys with or without the ``kafka.`` prefix)."""
     for key, value in properties.items():
-        if _SECRET_PROPERTY.search(key):
-            inner = [m.group(1) or m.group(2) for m in _QUOTED_SECRET.finditer(value)]
+        if _SECRET_PROPERTY().search(key):
+            inner = [m.group(1) or m.group(2) for m in _QUOTED_SECRET().finditer(value)]
             remember(value, *inner, *(v.replace('\\"', '"') for v in inner))
 
 
@@ -153,7 +172,7 @@ def redact(text: str, extra: Iterable[str | None] = ()) -> str:
 
 # A URL's query parameter that carries a credential (?password=..., &access_token=...): its
 # value is masked whatever the URL, as its user info is.
-_QUERY_SECRET = re.compile(
+_QUERY_SECRET = _Lazy(
     r"([?&;][\w.-]{0,40}?(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key)"
     r"[\w.-]{0,40}=)[^&#;\s'\"<>]+",
     re.I,
@@ -169,7 +188,7 @@ def _may_hide(text: str, known: tuple[str, ...]) -> bool:
 def _mask_query_secrets(text: str) -> str:
     if "=" not in text:
         return text
-    return _QUERY_SECRET.sub(lambda m: m.group(1) + MASK, text)
+    return _QUERY_SECRET().sub(lambda m: m.group(1) + MASK, text)
 
 
 def _longest_first(secrets: set[str], *, cache: bool = True) -> tuple[str, ...]:
@@ -185,7 +204,7 @@ def mask_userinfo(text: str) -> str:
     """``text`` with only what looks like URL user info masked (no remembered secret)."""
     if "@" not in text:
         return text
-    parts = _DELIMITERS.split(text)  # runs at even indexes, delimiters at odd ones
+    parts = _DELIMITERS().split(text)  # runs at even indexes, delimiters at odd ones
     return "".join(_mask_run(p) if i % 2 == 0 and "@" in p else p for i, p in enumerate(parts))
 
 
@@ -319,7 +338,7 @@ def _mask_run(run: str) -> str:
     if run.startswith("{", at + 1):  # git's reflog selector (git:HEAD@{1}), not user info
         return run
     head = run[:at]
-    lead = _LEAD.search(head)
+    lead = _LEAD().search(head)
     if lead is not None:
         return run if lead.end() == at else run[: lead.end()] + MASK + run[at:]
     if ":" in head:
@@ -354,21 +373,21 @@ def printable(text: str, *, keep: str = "") -> str:
         char = match.group()
         return char if char in keep else char.encode("unicode_escape").decode("ascii")
 
-    shown = _UNSAFE.sub(safe, text)  # at C speed: a report of 100,000 findings passes through
+    shown = _UNSAFE().sub(safe, text)  # at C speed: a report of 100,000 findings passes through
     return inert_lines(shown) if "\n" in keep or "\r" in keep else shown
 
 
 # Unicode's control characters (category Cc: C0, DEL, C1) and the bidi overrides.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f" + "".join(sorted(_BIDI)) + "]")
+_UNSAFE = _Lazy("[\x00-\x1f\x7f-\x9f" + "".join(sorted(_BIDI)) + "]")
 
 
 # A line a CI runner reads as a command, not as log text: GitHub's workflow commands
 # (``::error ...::``, after leading white space) and Azure Pipelines' logging commands.
-_LOG_COMMAND = re.compile(r"^([ \t]*)(::|##\[|##vso\[)", re.MULTILINE)
+_LOG_COMMAND = _Lazy(r"^([ \t]*)(::|##\[|##vso\[)", re.MULTILINE)
 
 
 def inert_lines(text: str) -> str:
     """``text`` with a backslash before each line that a CI runner would read as a command
     (``::error file=..::``): a registry's message or a file name printed in a log, line breaks
     and all, never raises an annotation or stops the log. Our own text lines never start so."""
-    return _LOG_COMMAND.sub(r"\1\\\2", text)
+    return _LOG_COMMAND().sub(r"\1\\\2", text)

@@ -354,15 +354,22 @@ def test_the_renderers_take_from_the_converters_only_the_mappings_model():
 
 def start_ups(names: dict[str, Path]) -> list[set[str]]:
     """What the CLI loads before it runs: the console script's entry alone (it answers Ctrl-C
-    before it imports the app), the app (``schemacli --help``), and for each command the app,
-    the error edge and that command's module (the app imports a command's module, and the edge,
-    only when that command runs: ``schemacli.app.COMMANDS``)."""
+    before it imports the app), the app (``schemacli --help``), for each command the app, the
+    error edge and that command's module (the app imports a command's module, and the edge,
+    only when that command runs: ``schemacli.app.COMMANDS``), and that with what the command's
+    functions import when it runs (its core: ``validate ONE.avsc`` starts up through the whole
+    of ``contracts.lint.validate``, so a module there may wait to import what only some files
+    need)."""
     from schemacli.app import COMMANDS
 
     app = loaded_with("schemacli.app", names)
     run = app | loaded_with("schemacli.edge", names)
-    commands = (run | loaded_with(entry.module, names) for entry in COMMANDS.values())
-    return [loaded_with("schemacli.entry", names), app, *commands]
+    commands = [run | loaded_with(entry.module, names) for entry in COMMANDS.values()]
+    runs = []
+    for entry, command in zip(COMMANDS.values(), commands, strict=True):
+        inside = {owner(name, names) for _, name in function_imports(names[entry.module])}
+        runs.append(command.union(*(loaded_with(m, names) for m in inside if m is not None)))
+    return [loaded_with("schemacli.entry", names), app, *commands, *runs]
 
 
 def test_the_app_starts_without_any_command_module():

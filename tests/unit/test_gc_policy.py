@@ -58,3 +58,18 @@ def test_the_cli_entry_point_makes_the_collector_run_rarely(monkeypatch):
         assert gc.isenabled()
     finally:
         gc.set_threshold(*before)
+
+
+def test_the_console_script_makes_the_collector_run_rarely_before_it_runs_the_app(monkeypatch):
+    """click, typer and the command's core are imported under the policy too."""
+    from schemacli import entry, toplevel
+
+    before = gc.get_threshold()
+    seen = []
+    monkeypatch.setattr(toplevel, "answers_help", lambda *_: False)
+    monkeypatch.setattr(app, "main", lambda: seen.append(gc.get_threshold()))
+    try:
+        entry.main()
+        assert seen == [THRESHOLDS]
+    finally:
+        gc.set_threshold(*before)

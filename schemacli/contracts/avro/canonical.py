@@ -9,7 +9,9 @@ tools is derived from it:
   ``SchemaNormalization.parsingFingerprint64`` prints with ``Long.toHexString`` (modulo leading
   zeros). ``crc64_le_hex`` is the same 8 bytes little-endian, as they appear in Avro's
   single-object encoding header and as ``fastavro.schema.fingerprint`` prints them.
-* ``md5`` / ``sha256``: of the canonical form's UTF-8 bytes (Java's ``"MD5"`` / ``"SHA-256"``).
+* ``md5`` / ``sha256``: of the canonical form's UTF-8 bytes (Java's ``"MD5"`` / ``"SHA-256"``),
+  computed when asked (``validate`` prints them only with ``-o json``; ``hashlib`` is not
+  loaded for the rest).
 
 A schema that uses types from other files has them inlined at first use, as Java's
 ``toParsingForm`` does for a schema parsed with those types known.
@@ -17,7 +19,6 @@ A schema that uses types from other files has them inlined at first use, as Java
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 
@@ -40,8 +41,20 @@ class Fingerprints:
 
     canonical: str
     crc64: int
-    md5: str
-    sha256: str
+
+    @property
+    def md5(self) -> str:
+        """MD5 of the canonical form's UTF-8 bytes, in hex."""
+        import hashlib  # start-up: validate's text output never needs it
+
+        return hashlib.md5(self.canonical.encode("utf-8")).hexdigest()
+
+    @property
+    def sha256(self) -> str:
+        """SHA-256 of the canonical form's UTF-8 bytes, in hex."""
+        import hashlib
+
+        return hashlib.sha256(self.canonical.encode("utf-8")).hexdigest()
 
     @property
     def crc64_hex(self) -> str:
@@ -60,13 +73,7 @@ class Fingerprints:
 def fingerprints(schema: Schema) -> Fingerprints:
     """Canonical form and fingerprints of a parsed schema."""
     text = canonical_form(schema)
-    data = text.encode("utf-8")
-    return Fingerprints(
-        canonical=text,
-        crc64=rabin64(data),
-        md5=hashlib.md5(data).hexdigest(),
-        sha256=hashlib.sha256(data).hexdigest(),
-    )
+    return Fingerprints(canonical=text, crc64=rabin64(text.encode("utf-8")))
 
 
 def canonical_form(schema: Schema) -> str:

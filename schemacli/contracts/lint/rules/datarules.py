@@ -13,16 +13,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from schemacli.contracts.findings import Finding
 from schemacli.contracts.jsontext.pointer import join_pointer
 from schemacli.contracts.jsontext.source import is_stdin
 from schemacli.contracts.lint.files import error_finding
 from schemacli.contracts.lint.rule import Category, Family, Fixable, Rule, Run
-from schemacli.contracts.rules.model import CEL_TYPES, CONTRACT_SUFFIX, Contract, read_contract
-from schemacli.contracts.rules.model import Rule as DomainRule
 from schemacli.errors import SchemacliError
 from schemacli.kinds import Kind
+
+if TYPE_CHECKING:
+    from schemacli.contracts.rules.model import Contract
+    from schemacli.contracts.rules.model import Rule as DomainRule
 
 R001 = Rule(
     Kind.R001,
@@ -67,6 +70,8 @@ def always_true(rule: DomainRule) -> bool:
 
 def lint_contract(contract: Contract, on: Callable[[Kind], bool]) -> list[Finding]:
     """The R* findings of ``contract``'s rules; ``on(kind)`` says which rules are selected."""
+    from schemacli.contracts.rules.model import CEL_TYPES
+
     out: list[Finding] = []
 
     def add(kind: Kind, at: str, **values: object) -> None:
@@ -104,7 +109,10 @@ def lint_contract(contract: Contract, on: Callable[[Kind], bool]) -> list[Findin
 def lint_beside(version: Path, on: Callable[[Kind], bool]) -> list[Finding]:
     """The R* findings of the contract file beside a version (``v2.avsc`` ->
     ``v2.contract.json``); none when it has none. A contract file that cannot be read is one
-    error finding."""
+    error finding. The contract model loads here, when a store version is linted, not for
+    every schema ``validate`` reads."""
+    from schemacli.contracts.rules.model import CONTRACT_SUFFIX, read_contract
+
     beside = version.with_name(version.name.removesuffix(".avsc") + CONTRACT_SUFFIX)
     if not beside.is_file():
         return []
