@@ -354,6 +354,7 @@ class JsonEditor:
         # A file laid out on one line (a line break at its end aside) stays on one line.
         self._one_line = "\n" not in self.text.strip()
         self._indent_unit: str | None = None  # the file's indent unit, found when first asked
+        self._spans: dict[str, tuple[int, int]] = {}  # pointer -> its value's span
 
     # -- looking ------------------------------------------------------------------------------
     def _start(self, pointer: str) -> int:
@@ -363,8 +364,11 @@ class JsonEditor:
 
     def span(self, pointer: str) -> tuple[int, int]:
         """The ``[start, end)`` offsets of the value at ``pointer``."""
-        start = self._start(pointer)
-        return start, _value_end(self._scan_text, start)
+        found = self._spans.get(pointer)
+        if found is None:  # a finding's plans ask for one spot several times
+            start = self._start(pointer)
+            found = self._spans[pointer] = (start, _value_end(self._scan_text, start))
+        return found
 
     def _container(self, pointer: str, opener: str) -> _Container:
         start = self._start(pointer)

@@ -146,7 +146,8 @@ class Fields:
         return _view(self.record, fields)
 
 
-@dataclass(frozen=True)
+# slots, not frozen: one per plan and comparison, never changed (a frozen init costs more)
+@dataclass(slots=True)
 class Changed:
     """A plan as the field road sees it: the edited top-level fields (by position) and the
     added ones, each holding no named type; ``broken`` when the edits do not give a valid
@@ -278,7 +279,8 @@ class FieldRoad:
                 writer = writer_record if chosen is None else _view(writer_record, chosen)
                 return keys_of(_view(reader_record, reader_fields), writer)
             shapes.append((r, w, (direction, self._shape(r_json), self._shape(w_json))))
-        out = Counter(self._root_keys(reader_record, writer_record, direction))
+        out: Keys = Counter()
+        dict.update(out, self._root_keys(reader_record, writer_record, direction))
         for r, w, shape in shapes:
             found = self.shapes.get(shape)
             prefix = f"/fields/{r.position}"
@@ -292,7 +294,9 @@ class FieldRoad:
                     for _ in range(n)
                     if pointer == prefix or pointer.startswith(prefix + "/")
                 )
-            out.update((kind, prefix + rest) for kind, rest in found)
+            for kind, rest in found:  # counted as Counter.update counts, without its checks
+                key = (kind, prefix + rest)
+                out[key] = out.get(key, 0) + 1
         return out
 
     def _root_keys(self, reader: RecordSchema, writer: RecordSchema, direction: str) -> Keys:

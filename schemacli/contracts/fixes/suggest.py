@@ -316,7 +316,7 @@ def fixes_for(ctx: FixContext, finding: Finding, index: int, direction: str) -> 
         verdict = shared.proof.prove(ctx.comparisons, ctx.history, ctx.budget, plan.ops, edits, key)
         if verdict is Verdict.UNPROVEN:
             unproven = True
-        elif verdict is Verdict.PROVEN and all(edits != k.edits for k in kept):
+        elif verdict is Verdict.PROVEN and all(_other(edits, k.edits) for k in kept):
             titles.add(plan.title)
             kept.append(Fix(plan.title, plan.applicability, edits))
     if not kept and unproven:
@@ -338,6 +338,11 @@ def fixes_for(ctx: FixContext, finding: Finding, index: int, direction: str) -> 
     # safe fixes first (--fix applies the first), then unsafe, then advice
     kept.sort(key=lambda fix: fix.applicability is not SAFE)
     return tuple(kept + advice)
+
+
+def _other(edits: tuple[TextEdit, ...], kept: tuple[TextEdit, ...]) -> bool:
+    """``edits != kept``, the edits compared only when they could be equal."""
+    return edits is not kept and (len(edits) != len(kept) or edits != kept)
 
 
 class _Planned:
