@@ -179,6 +179,14 @@ _QUERY_SECRET = _Lazy(
 )
 
 
+def nothing_to_mask(text: str) -> bool:
+    """Whether :func:`redact` leaves every part of ``text`` as it is: no secret is remembered,
+    and the text holds no '@' (user info) and no '=' (a query secret). A document that writes
+    each string of a report whole (JSON: neither character is ever escaped) and holds nothing
+    to mask held no string that :func:`scrub` would have changed."""
+    return not _may_hide(text, _longest_first(_scopes[-1]))
+
+
 def _may_hide(text: str, known: tuple[str, ...]) -> bool:
     """Whether :func:`redact` could change ``text``: a secret is remembered, or the text holds
     an '@' (user info) or an '=' (a query secret). Most of a report's strings hold neither."""

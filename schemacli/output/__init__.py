@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import Enum, StrEnum
 from typing import TYPE_CHECKING, Any
 
-from schemacli.redact import scrub
+from schemacli.redact import nothing_to_mask, scrub, secrets
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -77,10 +77,19 @@ def render(report: Report, fmt: OutputFormat | str, *, color: bool = False) -> s
     """The report in ``fmt`` (``color`` applies to text); every renderer ends with a newline.
 
     Every string of the report is redacted first (``schemacli.redact.scrub``: URL user info and
-    the secrets the process was given), before any format serialises or escapes it."""
+    the secrets the process was given), before any format serialises or escapes it. A format
+    that writes every string whole (``WHOLE_STRINGS``: JSON) is first written as it is, and
+    kept when its text holds nothing redaction could mask (no secret remembered, no '@', no
+    '='): then no string of the report had any, and walking it changes nothing (a wide diff's
+    report holds 400,000 values). Otherwise the report is scrubbed and written again."""
     from schemacli.output.formats import FORMATS  # every format: imported when one renders
 
-    return FORMATS[OutputFormat(fmt)].render(scrub(report), color=color)
+    module = FORMATS[OutputFormat(fmt)]
+    if getattr(module, "WHOLE_STRINGS", False) and not secrets():
+        text = module.render(report, color=color)
+        if nothing_to_mask(text):
+            return text
+    return module.render(scrub(report), color=color)
 
 
 # -- building reports from the core's results ------------------------------------------------

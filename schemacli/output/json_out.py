@@ -17,6 +17,10 @@ from schemacli.contracts.fixes.edits import Fix
 from schemacli.errors import Location, RegistryError, SchemacliError, shown
 from schemacli.output import OutputFormat, Report, to_jsonable
 
+# Every string of a report is written whole, each character as itself or a JSON escape ('@' and
+# '=' never escaped): a document holding nothing to mask needs no scrub (``output.render``).
+WHOLE_STRINGS = True
+
 # the edits' JSON made so far, by the id of a fix's edits (the edits kept, so the id holds)
 _Shared = dict[int, tuple[object, list[Any]]]
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from schemacli.contracts.findings import Finding, Kind
 from schemacli.contracts.fixes.edits import (
@@ -287,3 +289,20 @@ def test_apply_checked_drops_the_fix_the_check_refuses_and_applies_the_others():
     assert [f.title for f in applied] == ["doc 0", "doc 1"]
     assert [(d.fix.title, d.reason) for d in dropped] == [("bad", "invalid name")]
     assert '"doc": "d0"' in text and '"doc": "d1"' in text and "not a name" not in text
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(_JSON)
+def test_the_editors_indented_json_is_the_text_json_writes(value):
+    # the editor lays containers out itself (json's indented encoder runs in Python)
+    from schemacli.contracts.fixes.edits import _indented
+
+    assert _indented(value) == json.dumps(
+        value, ensure_ascii=False, indent=4, separators=(",", ": ")
+    )

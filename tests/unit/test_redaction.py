@@ -252,3 +252,73 @@ def test_scrub_keeps_a_string_equal_to_one_seen_as_it_is():
     first, second = "".join(["a", "=b"]), "".join(["a=", "b"])  # may hide: '=' in both
     row = _Row(name=first, where=Location(source=second), values=(first, second), path=Path("p"))
     assert redact.scrub(row) is row
+
+
+# ---- a JSON report holding nothing to mask is written without the walk, and only then ------
+
+
+def _diff_report(doc: str):
+    """A diff whose new schema has ``doc``, as a report (the change's message quotes it)."""
+    from schemacli.contracts.evolution.diff import diff
+    from schemacli.output import diff_report
+
+    old = {"type": "record", "name": "R", "fields": [{"name": "a", "type": "long"}]}
+    new = {**old, "doc": doc, "fields": [{"name": "a", "type": "string"}]}
+    return diff_report(diff(json.dumps(old), json.dumps(new)))
+
+
+def _diff_json(doc: str) -> str:
+    from schemacli.output import OutputFormat, render
+
+    return render(_diff_report(doc), OutputFormat.json)
+
+
+@pytest.mark.parametrize(
+    ("doc", "remembered", "hidden"),
+    [
+        (f"see http://alice:{SECRET}@host/x", None, SECRET),  # user info: an '@'
+        (f"see https://host/x?token={SECRET}", None, SECRET),  # a query secret: an '='
+        (f"kept by {SECRET}", SECRET, SECRET),  # a remembered secret, no '@' and no '='
+    ],
+)
+def test_a_json_report_that_may_hold_a_secret_is_scrubbed_before_it_is_written(
+    doc, remembered, hidden
+):
+    if remembered:
+        redact.remember(remembered)
+    shown = _diff_json(doc)
+    assert hidden not in shown
+    assert redact.MASK in shown
+    json.loads(shown)
+
+
+def test_a_json_report_with_nothing_to_mask_is_written_as_the_scrubbed_one_without_the_walk(
+    monkeypatch,
+):
+    from schemacli import output
+    from schemacli.output import json_out
+
+    walked = []
+    monkeypatch.setattr(output, "scrub", lambda value: walked.append(value) or value)
+    shown = _diff_json("the rides of a day")
+    assert walked == []  # no '@', no '=', no secret: the walk was not taken
+    assert redact.nothing_to_mask(shown)
+    monkeypatch.undo()
+    report = _diff_report("the rides of a day")
+    assert shown == json_out.render(redact.scrub(report))  # what the walk would have given
+
+
+def test_only_a_format_that_writes_every_string_whole_skips_the_walk():
+    from schemacli.output import OutputFormat
+    from schemacli.output.formats import FORMATS
+
+    whole = {fmt for fmt, module in FORMATS.items() if getattr(module, "WHOLE_STRINGS", False)}
+    assert whole == {OutputFormat.json}  # text shortens and styles; gitlab hashes messages
+
+
+def test_nothing_to_mask_only_without_an_at_an_equals_sign_or_a_remembered_secret():
+    assert redact.nothing_to_mask("field 'a': type changed from long to string")
+    assert not redact.nothing_to_mask("x@y")
+    assert not redact.nothing_to_mask("a=b")
+    redact.remember("hunter22")
+    assert not redact.nothing_to_mask("field 'a'")

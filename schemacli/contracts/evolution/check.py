@@ -153,4 +153,7 @@ def _in(candidate: LoadedSchema, reader: LoadedSchema, fixes: tuple[Fix, ...]) -
     in another one (the earlier version, for FORWARD)."""
     if reader is candidate:
         return fixes
-    return tuple(replace(fix, source=candidate.source) if fix.edits else fix for fix in fixes)
+    source = candidate.source  # (a Fix made as dataclasses.replace would, at a fifth of its cost)
+    return tuple(
+        Fix(fix.title, fix.applicability, fix.edits, source) if fix.edits else fix for fix in fixes
+    )

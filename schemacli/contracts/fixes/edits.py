@@ -251,6 +251,34 @@ def unified_diff(source: str, before: str, after: str) -> str:
 
 _WS = re.compile(r"[ \t\r\n]*")
 _DECODER = json.JSONDecoder()
+# json.dumps with these options, its encoder made once (json.dumps makes one per call)
+_ONE_LINE = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
+_INDENTED = json.JSONEncoder(ensure_ascii=False, indent=4, separators=(",", ": "))
+_SCALAR = json.JSONEncoder(ensure_ascii=False)  # at C speed (json's indented encoder is not)
+_QUOTED = json.encoder.encode_basestring
+
+
+def _indented(value: object, depth: int = 0) -> str:
+    """``_INDENTED.encode(value)``, the same text: containers laid out here, scalars written
+    by json at C speed. Raises TypeError for a key that is not a string (the caller then asks
+    json itself)."""
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        inner = "\n" + "    " * (depth + 1)
+        parts = []
+        for key, item in value.items():
+            if type(key) is not str:
+                raise TypeError(key)
+            parts.append(inner + _QUOTED(key) + ": " + _indented(item, depth + 1))
+        return "{" + ",".join(parts) + "\n" + "    " * depth + "}"
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return "[]"
+        inner = "\n" + "    " * (depth + 1)
+        body = ",".join(inner + _indented(item, depth + 1) for item in value)
+        return "[" + body + "\n" + "    " * depth + "]"
+    return _SCALAR.encode(value)
 
 
 @dataclass(frozen=True)
@@ -325,6 +353,8 @@ class JsonEditor:
         self._break = "\r\n" if "\r\n" in self.text else "\n"
         # A file laid out on one line (a line break at its end aside) stays on one line.
         self._one_line = "\n" not in self.text.strip()
+        self._indent_unit: str | None = None  # the file's indent unit, found when first asked
+        self._spans: dict[str, tuple[int, int]] = {}  # pointer -> its value's span
 
     # -- looking ------------------------------------------------------------------------------
     def _start(self, pointer: str) -> int:
@@ -334,8 +364,11 @@ class JsonEditor:
 
     def span(self, pointer: str) -> tuple[int, int]:
         """The ``[start, end)`` offsets of the value at ``pointer``."""
-        start = self._start(pointer)
-        return start, _value_end(self._scan_text, start)
+        found = self._spans.get(pointer)
+        if found is None:  # a finding's plans ask for one spot several times
+            start = self._start(pointer)
+            found = self._spans[pointer] = (start, _value_end(self._scan_text, start))
+        return found
 
     def _container(self, pointer: str, opener: str) -> _Container:
         start = self._start(pointer)
@@ -367,8 +400,10 @@ class JsonEditor:
     def _unit(self) -> str:
         """The file's indent unit: the indentation of the first indented line (two spaces when
         nothing is indented)."""
-        match = re.search(r"\n([ \t]+)\S", self._scan_text)
-        return match.group(1) if match else "  "
+        if self._indent_unit is None:
+            match = re.search(r"\n([ \t]+)\S", self._scan_text)
+            self._indent_unit = match.group(1) if match else "  "
+        return self._indent_unit
 
     def _spans_lines(self, sibling: _Member) -> bool:
         """Lay a new container out over lines unless its sibling is a container on one line."""
@@ -388,9 +423,12 @@ class JsonEditor:
         one line."""
         flat = isinstance(value, list) and not any(isinstance(v, (dict, list)) for v in value)
         if not multiline or not isinstance(value, (dict, list)) or not value or flat:
-            return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+            return _ONE_LINE.encode(value)
         unit = self._unit()
-        text = json.dumps(value, ensure_ascii=False, indent=4, separators=(",", ": "))
+        try:
+            text = _indented(value)
+        except TypeError:
+            text = _INDENTED.encode(value)
         newline = self._newline()
         lines = text.split("\n")
         out = [lines[0]]

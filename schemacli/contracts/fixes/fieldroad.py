@@ -146,7 +146,8 @@ class Fields:
         return _view(self.record, fields)
 
 
-@dataclass(frozen=True)
+# slots, not frozen: one per plan and comparison, never changed (a frozen init costs more)
+@dataclass(slots=True)
 class Changed:
     """A plan as the field road sees it: the edited top-level fields (by position) and the
     added ones, each holding no named type; ``broken`` when the edits do not give a valid
@@ -172,9 +173,8 @@ class FieldRoad:
         # besides the name (a wide change repeats a few shapes thousands of times).
         self.shapes: dict[tuple[str, str, str], tuple[tuple[str, str], ...]] = {}
         self.roots: dict[tuple[int, int, str], Keys] = {}
-        self.templates: dict[
-            str, Field
-        ] = {}  # a field's shape, parsed once  # (reader, writer kept in versions)
+        self.templates: dict[str, Field] = {}  # a field's shape, parsed once
+        self.shaped: dict[int, tuple[Any, str]] = {}  # id of a field's JSON -> (it, its shape)
 
     @classmethod
     def of(cls, candidate: CandidateView) -> FieldRoad | None:
@@ -278,8 +278,9 @@ class FieldRoad:
             if r.aliases or not _plain(r) or r_json is None or (w is not None and w_json is None):
                 writer = writer_record if chosen is None else _view(writer_record, chosen)
                 return keys_of(_view(reader_record, reader_fields), writer)
-            shapes.append((r, w, (direction, _shape(r_json), _shape(w_json))))
-        out = Counter(self._root_keys(reader_record, writer_record, direction))
+            shapes.append((r, w, (direction, self._shape(r_json), self._shape(w_json))))
+        out: Keys = Counter()
+        dict.update(out, self._root_keys(reader_record, writer_record, direction))
         for r, w, shape in shapes:
             found = self.shapes.get(shape)
             prefix = f"/fields/{r.position}"
@@ -293,7 +294,9 @@ class FieldRoad:
                     for _ in range(n)
                     if pointer == prefix or pointer.startswith(prefix + "/")
                 )
-            out.update((kind, prefix + rest) for kind, rest in found)
+            for kind, rest in found:  # counted as Counter.update counts, without its checks
+                key = (kind, prefix + rest)
+                out[key] = out.get(key, 0) + 1
         return out
 
     def _root_keys(self, reader: RecordSchema, writer: RecordSchema, direction: str) -> Keys:
@@ -339,43 +342,42 @@ class FieldRoad:
         positions = sorted(per_field)
         try:
             values = [edited(self.values[p], per_field[p]) for p in positions]
-            fields = self._parsed(values + appended)
+            templates = self._parsed(values + appended)
         except (KeyError, IndexError, TypeError, ValueError, SchemacliError, RecursionError):
             return None  # the whole road decides (a name from elsewhere, or an invalid edit)
-        if fields is None:
+        if templates is None:
             return None
         out: dict[int, Field] = {}
-        for position, f in zip(positions, fields, strict=False):
-            if f.name != record.fields[position].name:
+        for position, (template, name) in zip(positions, templates, strict=False):
+            if name != record.fields[position].name:
                 return None
-            out[position] = _copy(f, {"position": position, "pointer": f"/fields/{position}"})
+            out[position] = _named(template, name, position)
         added: list[Field] = []
         names: set[str] = set()
-        for offset, f in enumerate(fields[len(positions) :]):
-            if f.name in record.field_map or f.name in names:
+        for offset, (template, name) in enumerate(templates[len(positions) :]):
+            if name in record.field_map or name in names:
                 return Changed({}, (), broken=True)
-            names.add(f.name)
-            position = len(record.fields) + offset
-            added.append(_copy(f, {"position": position, "pointer": f"/fields/{position}"}))
+            names.add(name)
+            added.append(_named(template, name, len(record.fields) + offset))
         tiny = values + appended
-        if may_warn(tiny) and warned(_record_of(tiny), _view(_HOLDER, fields)) - (
-            self._warnings_before(positions)
-        ):
-            return Changed({}, (), broken=True)  # readers would refuse or misread it
+        if may_warn(tiny):
+            fields = [_named(t, name, i) for i, (t, name) in enumerate(templates)]
+            if warned(_record_of(tiny), _view(_HOLDER, fields)) - self._warnings_before(positions):
+                return Changed({}, (), broken=True)  # readers would refuse or misread it
         written = dict(zip(positions, values, strict=True))
         written.update((f.position, v) for f, v in zip(added, appended, strict=True))
         return Changed(out, tuple(added), values=written)
 
-    def _parsed(self, values: list[Any]) -> list[Field] | None:
-        """The fields ``values`` (JSON) as the parser reads them, None when one holds a named
-        type. A field's meaning does not depend on its name: each shape is parsed once (a
-        wide change repeats a few), under a stand-in name, and named after (names checked as
-        the parser checks them). Raises SchemaParseError."""
-        out: list[Field] = []
-        for position, value in enumerate(values):
+    def _parsed(self, values: list[Any]) -> list[tuple[Field, str]] | None:
+        """The fields ``values`` (JSON) as the parser reads them, each as (its shape's field
+        under a stand-in name, its name); None when one holds a named type. A field's meaning
+        does not depend on its name: each shape is parsed once (a wide change repeats a few),
+        and named after (names checked as the parser checks them). Raises SchemaParseError."""
+        out: list[tuple[Field, str]] = []
+        for value in values:
             if not isinstance(value, dict) or name_error(value.get("name")) is not None:
                 return None  # the whole road says why
-            shape = _shape(value)
+            shape = self._shape(value)
             template = self.templates.get(shape)
             if template is None:
                 parsed = parse_schema(_record_of([{**value, "name": "_"}]))
@@ -383,11 +385,17 @@ class FieldRoad:
                 template = self.templates[shape] = parsed.fields[0]
             if not _plain(template):
                 return None
-            pointer = f"/fields/{position}"
-            out.append(
-                _copy(template, {"name": value["name"], "position": position, "pointer": pointer})
-            )
+            out.append((template, value["name"]))
         return out
+
+    def _shape(self, value: Any) -> str:
+        """``_shape(value)``, kept for the values the road meets again (the fields as the
+        file and the earlier versions write them, a plan's edited fields): by identity, the
+        value kept alive with it."""
+        found = self.shaped.get(id(value))
+        if found is None or found[0] is not value:
+            found = self.shaped[id(value)] = (value, _shape(value))
+        return found[1]
 
     def _warnings_before(self, positions: list[int]) -> Counter[str]:
         key = tuple(positions)
@@ -410,6 +418,11 @@ _HOLDER = cast(RecordSchema, parse_schema(_record_of([])))
 def _view(record: RecordSchema, fields: Sequence[Field]) -> RecordSchema:
     """``record`` with only ``fields`` (in order) as its fields."""
     return _copy(record, {"fields": tuple(fields), "field_map": {f.name: f for f in fields}})
+
+
+def _named(template: Field, name: str, position: int) -> Field:
+    """A field parsed under a stand-in name, named and placed at ``position``."""
+    return _copy(template, {"name": name, "position": position, "pointer": f"/fields/{position}"})
 
 
 def _shape(value: Any) -> str:

@@ -78,11 +78,16 @@ def may_warn(fields: Sequence[Any]) -> bool:
 
 
 def _logical(value: Any) -> bool:
+    """Whether ``value`` (JSON) names a logical type anywhere (only containers looked into)."""
     if isinstance(value, dict):
-        return "logicalType" in value or any(_logical(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_logical(v) for v in value)
-    return False
+        if "logicalType" in value:
+            return True
+        inside: Any = value.values()
+    elif isinstance(value, list):
+        inside = value
+    else:
+        return False
+    return any(_logical(v) for v in inside if isinstance(v, (dict, list)))
 
 
 def _avro_package_names(value: Any) -> Iterator[str]:

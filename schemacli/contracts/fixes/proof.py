@@ -79,7 +79,8 @@ class Budget:
         return True
 
 
-@dataclass(frozen=True)
+# slots, not frozen: one per plan and comparison, never changed (a frozen init costs more)
+@dataclass(slots=True)
 class _Effect:
     """What a plan does to one comparison: the findings after it, and on the field road the
     touched fields' findings before it (the rest of the comparison does not change)."""
@@ -117,6 +118,7 @@ class Proof:
         self.use_field_road = field_road
         self._before: dict[_Comparison, tuple[LoadedSchema, Keys, bool]] = {}
         self._plans: dict[tuple[TextEdit, ...], _Plan] = {}
+        self._by_id: dict[int, tuple[tuple[TextEdit, ...], _Plan]] = {}  # id of edits -> them
         self._road: FieldRoad | None | bool = False  # False: not looked at yet
         self._untouched: Untouched | None = None
         self._refusals: tuple[int, int, int] | None = None
@@ -153,9 +155,7 @@ class Proof:
         """Whether the plan ``ops`` (whose text edits are ``edits``) fixes the finding ``key``
         at a level that makes ``comparisons`` against ``history``, and breaks nothing (see the
         module's docstring); UNPROVEN when ``budget`` runs out first."""
-        plan = self._plans.get(edits)
-        if plan is None:
-            plan = self._plans[edits] = _Plan(overlapping(edits))
+        plan = self._plan(edits)
         if plan.broken:
             return Verdict.REFUTED
         target: bool | None = None
@@ -173,6 +173,19 @@ class Proof:
             if (index, direction) == (key[0], key[1]):
                 target = effect.removes((key[2], key[3]), before)
         return Verdict.PROVEN if target else Verdict.REFUTED
+
+    def _plan(self, edits: tuple[TextEdit, ...]) -> _Plan:
+        """The plan whose text edits are ``edits``: one for equal edits, found by the tuple's
+        identity first (a finding's plans are proven at every level that asks: hashing the
+        edits each time cost more than the rest of a proof already made)."""
+        found = self._by_id.get(id(edits))
+        if found is not None and found[0] is edits:
+            return found[1]
+        plan = self._plans.get(edits)
+        if plan is None:
+            plan = self._plans[edits] = _Plan(overlapping(edits))
+        self._by_id[id(edits)] = (edits, plan)
+        return plan
 
     def _effect(
         self,

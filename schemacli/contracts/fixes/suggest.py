@@ -79,6 +79,21 @@ class Candidate:
         self._field_names: dict[int, tuple[RecordSchema, frozenset[str]]] = {}
         self.plans: dict[tuple[int, str, str, str], _Planned] = {}
         self._kept: dict[int, LoadedSchema] = {}  # the versions ``plans`` names by id
+        self._edits: dict[str, tuple[TextEdit, ...] | None] = {}  # repr of ops -> their edits
+
+    def edits_of(self, ops: Sequence[Op]) -> tuple[TextEdit, ...] | None:
+        """The text edits of ``ops`` (None when the text lacks what they name), made once for
+        the candidate: a BACKWARD and a FORWARD finding of one field propose the same plans,
+        and then share one tuple of edits (proven once, written once in a JSON report)."""
+        key = repr(ops)  # the operations' JSON values told apart by type (1, 1.0, True)
+        if key in self._edits:
+            return self._edits[key]
+        try:
+            edits: tuple[TextEdit, ...] | None = _edits(self.editor, ops)
+        except (KeyError, IndexError, TypeError, ValueError, SchemacliError):
+            edits = None
+        self._edits[key] = edits
+        return edits
 
     def keep(self, old: LoadedSchema) -> None:
         self._kept[id(old.schema)] = old
@@ -301,7 +316,7 @@ def fixes_for(ctx: FixContext, finding: Finding, index: int, direction: str) -> 
         verdict = shared.proof.prove(ctx.comparisons, ctx.history, ctx.budget, plan.ops, edits, key)
         if verdict is Verdict.UNPROVEN:
             unproven = True
-        elif verdict is Verdict.PROVEN and all(edits != k.edits for k in kept):
+        elif verdict is Verdict.PROVEN and all(_other(edits, k.edits) for k in kept):
             titles.add(plan.title)
             kept.append(Fix(plan.title, plan.applicability, edits))
     if not kept and unproven:
@@ -325,25 +340,29 @@ def fixes_for(ctx: FixContext, finding: Finding, index: int, direction: str) -> 
     return tuple(kept + advice)
 
 
+def _other(edits: tuple[TextEdit, ...], kept: tuple[TextEdit, ...]) -> bool:
+    """``edits != kept``, the edits compared only when they could be equal."""
+    return edits is not kept and (len(edits) != len(kept) or edits != kept)
+
+
 class _Planned:
     """The plans for one finding with their text edits (display advice: none), made as they
     are asked for (most findings stop at the first few) and kept for the next check."""
 
-    def __init__(self, plans: Iterator[Plan], editor: JsonEditor) -> None:
+    def __init__(self, plans: Iterator[Plan], shared: Candidate) -> None:
         self.plans = plans
-        self.editor = editor
+        self.shared = shared
         self.made: list[tuple[Plan, tuple[TextEdit, ...]]] = []
 
     def __iter__(self) -> Iterator[tuple[Plan, tuple[TextEdit, ...]]]:
         yield from self.made
         for plan in self.plans:
             if plan.applicability is DISPLAY:
-                edits: tuple[TextEdit, ...] = ()
+                edits: tuple[TextEdit, ...] | None = ()
             else:
-                try:
-                    edits = _edits(self.editor, plan.ops)
-                except (KeyError, IndexError, TypeError, ValueError, SchemacliError):
-                    continue
+                edits = self.shared.edits_of(plan.ops)
+            if edits is None:
+                continue
             self.made.append((plan, edits))
             yield plan, edits
 
@@ -366,7 +385,7 @@ def _planned(ctx: FixContext, finding: Finding, index: int, direction: str) -> _
     plans: Iterator[Plan] = iter(())
     if site is not None and not _foreign(shared, site, direction):
         plans = _plans(shared, finding, backward, site)
-    found = shared.plans[memo] = _Planned(plans, shared.editor)
+    found = shared.plans[memo] = _Planned(plans, shared)
     shared.keep(old)
     return found
 

@@ -51,6 +51,8 @@ def split_pointer(pointer: str) -> list[str]:
     ``["a/b", "0"]``; ``""`` (the whole document) -> ``[]``; ``"/"`` -> ``[""]`` (the key "")."""
     if not pointer:
         return []
+    if "~" not in pointer:  # nothing escaped (nearly every pointer)
+        return pointer[1:].split("/")
     return [unescape_token(t) for t in pointer[1:].split("/")]
 
 
