@@ -223,6 +223,53 @@ def test_a_folder_listed_as_the_table_has_it_gives_every_key_unread(tmp_path):
     assert tree.file_keys.read == 0
 
 
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda e: e.__setitem__(1, e[1] + 1), id="size"),
+        pytest.param(lambda e: e.__setitem__(3, e[3] - 1), id="ctime"),
+        pytest.param(lambda e: e.__setitem__(4, e[4] + 1), id="inode"),
+        pytest.param(lambda e: e.append(0), id="an extra field"),
+        pytest.param(lambda e: e.__setitem__(0, e[0] + "x"), id="name"),
+    ],
+)
+def test_a_folder_whose_table_listing_differs_in_any_field_keys_its_files_by_their_own_stat(
+    tmp_path, damage
+):
+    store = rides_store(tmp_path / "st")
+    folder = "subjects/rides-value"
+    names = sorted(p.name for p in (store / folder).iterdir())
+    table = folder_table(store, folder, {n: f"key of {n}" for n in names})
+    listing = table["folders"][folder][0]
+    damage(listing[0])  # v1.avsc's entry
+    tree = FileTree(store)
+    tree.use_keys(table, 2**62)
+    tree.subjects()
+    assert not tree.unchanged(folder)
+    v1, v2 = f"{folder}/v1.avsc", f"{folder}/v2.avsc"
+    assert tree.keys([v1, v2]) == {
+        v1: text_key((store / v1).read_text()),  # read again
+        v2: "key of v2.avsc",  # its own entry is as it is: trusted
+    }
+
+
+def test_a_folder_with_a_file_more_or_less_than_its_table_listing_is_not_trusted_whole(
+    tmp_path,
+):
+    store = rides_store(tmp_path / "st")
+    folder = "subjects/rides-value"
+    names = sorted(p.name for p in (store / folder).iterdir())
+    table = folder_table(store, folder, {n: f"key of {n}" for n in names})
+    shorter = {"folders": {folder: [table["folders"][folder][0][:-1], [None] * (len(names) - 1)]}}
+    longer_listing = [*table["folders"][folder][0], ["v9.avsc", 1, 1, 1, 1]]
+    longer = {"folders": {folder: [longer_listing, [None] * (len(names) + 1)]}}
+    for damaged in (shorter, longer):
+        tree = FileTree(store)
+        tree.use_keys(damaged, 2**62)
+        tree.subjects()
+        assert not tree.unchanged(folder)
+
+
 def test_a_folder_with_one_file_changed_reads_that_file_only(tmp_path, checked):
     store, cache = rides_store(tmp_path / "st"), tmp_path / "cache"
     keyed_tree(store, cache)

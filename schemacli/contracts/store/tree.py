@@ -304,15 +304,24 @@ def _is(entry: os.DirEntry[str], *, dir: bool) -> bool:
         return False
 
 
-def _scan(folder: Path, *, stat: bool) -> tuple[list[tuple[str, bool]], Listing, int]:
+def _scan(
+    folder: Path, *, stat: bool, old: Any = None
+) -> tuple[list[tuple[str, bool]], Listing, int]:
     """One scandir of a subject's folder: every entry's name and whether it is a regular
     file, by name; with ``stat``, the regular files' listing (see ``Listing``) and its newest
-    mtime or ctime (a file whose stat cannot be taken is left out: reading it says why)."""
+    mtime or ctime (a file whose stat cannot be taken is left out: reading it says why).
+    ``old``: the table's listing of the folder; when this one equals it, ``old`` itself is
+    handed back (compared as the stats come, without building a listing of its own)."""
     with os.scandir(folder) as entries:
         ordered = sorted(entries, key=_entry_name)
     found: list[tuple[str, bool]] = []
-    listing: Listing = []
     newest = 0
+    if stat and isinstance(old, list):
+        same, newest = _same_listing(ordered, old, found)
+        if same:
+            return found, old, newest
+        found, newest = [], 0
+    listing: Listing = []
     for entry in ordered:
         name = entry.name
         try:  # False where the answer is an error (see _is)
@@ -330,6 +339,51 @@ def _scan(folder: Path, *, stat: bool) -> tuple[list[tuple[str, bool]], Listing,
         listing.append([name, result.st_size, mtime, ctime, result.st_ino])
         newest = max(newest, mtime, ctime)
     return found, listing, newest
+
+
+def _same_listing(
+    ordered: list[os.DirEntry[str]], old: list[Any], found: list[tuple[str, bool]]
+) -> tuple[bool, int]:
+    """Whether the regular files of ``ordered`` (a folder's entries by name) have the stats
+    of ``old`` (a table's listing: ``[[name, size, mtime_ns, ctime_ns, inode], ...]``), each
+    compared as its stat is taken, as ``old == listing`` would; the entries go into ``found``
+    as ``_scan`` gives them, and the newest mtime or ctime seen. Stops at the first
+    difference (False: the caller lists the folder again)."""
+    newest, count = 0, len(old)
+    i = 0
+    try:
+        for entry in ordered:
+            name = entry.name
+            try:
+                regular = entry.is_file()
+            except OSError:
+                regular = False
+            found.append((name, regular))
+            if not regular:
+                continue
+            result = entry.stat()
+            mtime, ctime = result.st_mtime_ns, result.st_ctime_ns
+            if i >= count:
+                return False, 0
+            was = old[i]
+            if (
+                type(was) is not list
+                or len(was) != 5
+                or was[0] != name
+                or was[2] != mtime
+                or was[3] != ctime
+                or was[1] != result.st_size
+                or was[4] != result.st_ino
+            ):
+                return False, 0
+            i += 1
+            if mtime > newest:
+                newest = mtime
+            if ctime > newest:
+                newest = ctime
+    except OSError:  # a stat that cannot be taken: the listing leaves the file out
+        return False, 0
+    return i == count, newest
 
 
 _entry_name = operator.attrgetter("name")
@@ -474,10 +528,14 @@ class FileTree:
         # in index order as they come: subjects/ first, then each folder's names, by name
         names = sorted(top)
         stat = keys.on and keys.stat_all
+        known = keys.folders
         for folder in sorted(folders):
-            found, listing, newest = _scan(base / folder, stat=stat)
+            where = f"{SUBJECTS_DIR}/{folder}"
+            stored = known.get(where) if stat else None
+            old = stored[0] if _is_folder_entry(stored) else None
+            found, listing, newest = _scan(base / folder, stat=stat, old=old)
             if stat:
-                keys.listings[f"{SUBJECTS_DIR}/{folder}"] = (listing, newest)
+                keys.listings[where] = (listing, newest)
             for name, regular in found:
                 if regular:
                     listed.add(f"{SUBJECTS_DIR}/{folder}/{name}")
