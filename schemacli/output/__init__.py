@@ -249,6 +249,8 @@ def to_jsonable(value: Any) -> Any:
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, tuple | list):
+        if all(type(v) is int or type(v) is str for v in value):  # a gate row's versions
+            return list(value)
         return [to_jsonable(v) for v in value]
     if isinstance(value, dict):
         return {str(k): to_jsonable(v) for k, v in value.items()}

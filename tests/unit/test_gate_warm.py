@@ -18,7 +18,7 @@ from schemacli.contracts.evolution.levels import Level
 from schemacli.contracts.evolution.verdicts import VerdictCache
 from schemacli.contracts.gate import gate as gate_module
 from schemacli.contracts.gate.gate import gate
-from schemacli.contracts.store.tree import FileTree, text_key
+from schemacli.contracts.store.tree import FileTree, folder_listing, text_key
 from schemacli.gittree import git_tree
 from tests.unit.test_store import POSITION, make_store, order, position, ride
 
@@ -182,11 +182,17 @@ def test_a_touched_but_unchanged_file_is_read_once_then_served_by_its_stat(tmp_p
 
 def folder_table(store: Path, folder: str, keys: dict[str, str]) -> dict:
     """A key table holding ``folder``'s listing as it is now, with ``keys`` by file name."""
-    listing = []
-    for path in sorted((store / folder).iterdir()):
-        stat = path.stat()
-        listing.append([path.name, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino])
-    return {"folders": {folder: [listing, [keys.get(e[0]) for e in listing]]}}
+    listing, names = folder_listing(store / folder)
+    return {"folders": {folder: [listing, " ".join(keys.get(n, "") for n in names)]}}
+
+
+def damaged(listing: str, field: int, change) -> str:
+    """``listing`` with the first entry's ``field`` (0 name, 1 size, 2 mtime, 3 ctime, 4
+    inode) changed."""
+    first, _, rest = listing.partition("\n")
+    parts = first.split("/")
+    parts[field] = change(parts[field])
+    return "/".join(parts) + ("\n" + rest if rest else "")
 
 
 def test_a_stat_not_older_than_the_table_is_racy_and_read_again(tmp_path):
@@ -201,13 +207,13 @@ def test_a_stat_not_older_than_the_table_is_racy_and_read_again(tmp_path):
 
     def key_with(racy_ns: int) -> str | None:
         tree = FileTree(store)
-        tree.use_keys(folder_table(store, folder, {"v1.avsc": "a stale key"}), racy_ns)
+        tree.use_keys(folder_table(store, folder, {"v1.avsc": "a-stale-key"}), racy_ns)
         tree.subjects()
         return tree.keys([path])[path]
 
     # older than the table: trusted unread, with its folder or (a newer file beside it) alone
-    assert key_with(folder_newest + 1) == "a stale key"
-    assert key_with(newest + 1) == "a stale key"
+    assert key_with(folder_newest + 1) == "a-stale-key"
+    assert key_with(newest + 1) == "a-stale-key"
     assert key_with(newest) == real  # written within the table's tick: racy, read again
 
 
@@ -216,11 +222,81 @@ def test_a_folder_listed_as_the_table_has_it_gives_every_key_unread(tmp_path):
     folder = "subjects/rides-value"
     names = sorted(p.name for p in (store / folder).iterdir())
     tree = FileTree(store)
-    tree.use_keys(folder_table(store, folder, {n: f"key of {n}" for n in names}), 2**62)
+    tree.use_keys(folder_table(store, folder, {n: f"key-of-{n}" for n in names}), 2**62)
     tree.subjects()
     paths = [f"{folder}/{n}" for n in names]
-    assert tree.keys(paths) == {p: f"key of {p.rsplit('/', 1)[1]}" for p in paths}
+    assert tree.keys(paths) == {p: f"key-of-{p.rsplit('/', 1)[1]}" for p in paths}
     assert tree.file_keys.read == 0
+
+
+@pytest.mark.parametrize(
+    ("field", "change"),
+    [
+        pytest.param(0, lambda v: v + "x", id="name"),
+        pytest.param(1, lambda v: str(int(v) + 1), id="size"),
+        pytest.param(2, lambda v: str(int(v) - 1), id="mtime"),
+        pytest.param(3, lambda v: str(int(v) - 1), id="ctime"),
+        pytest.param(4, lambda v: str(int(v) + 1), id="inode"),
+    ],
+)
+def test_a_folder_whose_table_listing_differs_in_any_field_keys_its_files_by_their_own_stat(
+    tmp_path, field, change
+):
+    store = rides_store(tmp_path / "st")
+    folder = "subjects/rides-value"
+    names = sorted(p.name for p in (store / folder).iterdir())
+    table = folder_table(store, folder, {n: f"key-of-{n}" for n in names})
+    entry = table["folders"][folder]
+    entry[0] = damaged(entry[0], field, change)  # v1.avsc's entry
+    tree = FileTree(store)
+    tree.use_keys(table, 2**62)
+    tree.subjects()
+    assert not tree.unchanged(folder)
+    v1, v2 = f"{folder}/v1.avsc", f"{folder}/v2.avsc"
+    expected_v1 = text_key((store / v1).read_text())  # read again
+    assert tree.keys([v1, v2]) == {v1: expected_v1, v2: "key-of-v2.avsc"}  # v2's as it is
+
+
+def test_a_folder_with_a_file_more_or_less_than_its_table_listing_is_not_trusted_whole(
+    tmp_path,
+):
+    store = rides_store(tmp_path / "st")
+    folder = "subjects/rides-value"
+    names = sorted(p.name for p in (store / folder).iterdir())
+    listing, keys = folder_table(store, folder, {n: f"key-of-{n}" for n in names})["folders"][
+        folder
+    ]
+    shorter = [listing.rpartition("\n")[0], keys.rpartition(" ")[0]]
+    longer = [listing + "\nv9.avsc/1/1/1/1", keys + " key-of-v9"]
+    for entry in (shorter, longer):
+        tree = FileTree(store)
+        tree.use_keys({"folders": {folder: entry}}, 2**62)
+        tree.subjects()
+        assert not tree.unchanged(folder)
+
+
+def test_a_file_name_with_a_line_break_keeps_its_folder_listing_unambiguous(tmp_path):
+    store = rides_store(tmp_path / "st")
+    folder = "subjects/rides-value"
+    (store / folder / "notes\nv1.txt").write_text("a note, not a version")
+    names = sorted(p.name for p in (store / folder).iterdir())
+    table = folder_table(store, folder, {n: f"key-of-{n.replace(chr(10), '')}" for n in names})
+    tree = FileTree(store)
+    tree.use_keys(table, 2**62)
+    tree.subjects()
+    assert tree.unchanged(folder)
+    paths = [f"{folder}/{n}" for n in names]
+    keys = tree.keys(paths)
+    assert keys[f"{folder}/v1.avsc"] == "key-of-v1.avsc"
+    # a table whose listing is not one this code writes trusts nothing of the folder
+    table["folders"][folder][0] += "\ntrailing text"
+    tree = FileTree(store)
+    tree.use_keys(table, 2**62)
+    tree.subjects()
+    assert not tree.unchanged(folder)
+    assert tree.keys([f"{folder}/v1.avsc"])[f"{folder}/v1.avsc"] == text_key(
+        (store / folder / "v1.avsc").read_text()
+    )
 
 
 def test_a_folder_with_one_file_changed_reads_that_file_only(tmp_path, checked):

@@ -103,9 +103,20 @@ def text_key(text: str) -> str:
 # A file's stat as the key table trusts it: [size, mtime_ns, ctime_ns, inode] (a list, as the
 # table's JSON gives it back, so the two compare as they are).
 Stat = list[int]
-# A folder's listing as the key table keeps it: [[name, size, mtime_ns, ctime_ns, inode], ...]
-# for its regular files, by name.
-Listing = list[list[Any]]
+# A folder's listing as the key table keeps it: one text, a line "name/size/mtime_ns/ctime_ns/
+# inode" per regular file, by name (a file name holds no "/", so the text says each entry
+# alone even where a name holds a line break). One string per folder: the table of 10,000
+# folders decodes in a fraction of the time lists of numbers take.
+Listing = str
+# One entry of this run's listing: the file's name, its line, its newest mtime or ctime.
+Entry = tuple[str, str, int]
+_ENTRY = re.compile(r"([^/]*)/[0-9]+/[0-9]+/[0-9]+/[0-9]+(?:\n|\Z)")
+
+
+def _entries_of(listing: Listing) -> list[tuple[str, str]]:
+    """A table's listing's entries: (name, its line); [] for a text this code did not write."""
+    found = [(m.group(1), m.group(0).removesuffix("\n")) for m in _ENTRY.finditer(listing)]
+    return found if sum(len(line) + 1 for _, line in found) == len(listing) + 1 else []
 
 
 def _stat_of(result: os.stat_result) -> Stat:
@@ -125,11 +136,12 @@ class FileKeys:
     folder whose listing changed is compared file by file. Files outside a listed folder are
     keyed one by one.
 
-    ``folders``: folder -> [listing, keys] from the table (``keys`` aligned with the listing,
-    None for a file not keyed then); ``files``: path -> [size, mtime_ns, ctime_ns, inode, key]
-    from the table, for files outside a listed folder. ``stat_all``: the listing takes every
-    file's stat at once (a run that keys every subject); else a folder is listed with its
-    stats when one of its files is first keyed (``gate --against`` keys the changed ones)."""
+    ``folders``: folder -> [listing, keys] from the table (``keys``: the files' keys in the
+    listing's order, joined by spaces, "" for a file not keyed then); ``files``: path ->
+    [size, mtime_ns, ctime_ns, inode, key] from the table, for files outside a listed folder.
+    ``stat_all``: the listing takes every file's stat at once (a run that keys every
+    subject); else a folder is listed with its stats when one of its files is first keyed
+    (``gate --against`` keys the changed ones)."""
 
     folders: dict[str, Any] = field(default_factory=dict)
     files: dict[str, Any] = field(default_factory=dict)
@@ -139,7 +151,7 @@ class FileKeys:
     index: dict[str, dict[int, str]] | None = None  # the listing's index, when on
     read: int = 0  # files read to key them (for the tests)
     # this run: each listed folder's listing and its newest mtime or ctime
-    listings: dict[str, tuple[Listing, int]] = field(default_factory=dict)
+    listings: dict[str, tuple[Listing, int, list[Entry]]] = field(default_factory=dict)
     # this run: the keys known so far of a folder's files (None: to read), by name
     named: dict[str, dict[str, str | None]] = field(default_factory=dict)
     # this run, outside the listed folders: each file's stat, and [*stat, key] once keyed
@@ -148,37 +160,49 @@ class FileKeys:
     # this run: the folders whose listing is the table's, none of it racy
     same: set[str] = field(default_factory=set)
 
-    def folder_keys(self, folder: str, listing: Listing, newest: int) -> dict[str, str | None]:
+    def is_same(self, folder: str, listing: Listing, newest: int) -> bool:
+        """Whether a listed folder is as the table has it, none of it racy (one comparison of
+        two texts; see the class)."""
+        if folder in self.same:
+            return True
+        stored = self.folders.get(folder)
+        if _is_folder_entry(stored) and stored[0] == listing and newest < self.racy_ns:
+            self.same.add(folder)
+            return True
+        return False
+
+    def folder_keys(
+        self, folder: str, listing: Listing, newest: int, entries: list[Entry]
+    ) -> dict[str, str | None]:
         """The keys of a listed folder's files the table lets this run trust (see the class)."""
         found = self.named.get(folder)
         if found is not None:
             return found
         stored = self.folders.get(folder)
-        names = [entry[0] for entry in listing]
-        keys: list[Any] = [None] * len(listing)
+        keys: list[str | None] = [None] * len(entries)
         if _is_folder_entry(stored):
-            old, old_keys = stored
-            if old == listing and newest < self.racy_ns:  # the usual case: one comparison
-                keys = old_keys
-                self.same.add(folder)
+            old_keys = [k or None for k in stored[1].split(" ")]
+            if self.is_same(folder, listing, newest):  # the usual case: one comparison
+                if len(old_keys) == len(entries):
+                    keys = old_keys
             else:  # changed, or a file in it racy: compared file by file
-                keys = self._by_file(listing, old, old_keys)
-        found = {n: k if isinstance(k, str) else None for n, k in zip(names, keys, strict=True)}
+                keys = self._by_file(entries, _entries_of(stored[0]), old_keys)
+        found = {name: key for (name, _, _), key in zip(entries, keys, strict=True)}
         self.named[folder] = found
         return found
 
-    def _by_file(self, listing: Listing, old: Listing, old_keys: list[Any]) -> list[Any]:
+    def _by_file(
+        self, entries: list[Entry], old: list[tuple[str, str]], old_keys: list[str | None]
+    ) -> list[str | None]:
         """The keys of a changed folder's files whose own stat is as it was (not racy)."""
-        keys: list[Any] = [None] * len(listing)
-        try:
-            by_name = {e[0]: (e, k) for e, k in zip(old, old_keys, strict=True)}
-        except (TypeError, IndexError, KeyError):  # not a table this code wrote
+        keys: list[str | None] = [None] * len(entries)
+        if len(old) != len(old_keys):  # not a table this code wrote
             return keys
+        by_line = {line: key for (_, line), key in zip(old, old_keys, strict=True)}
         racy = self.racy_ns
-        for i, entry in enumerate(listing):
-            was = by_name.get(entry[0])
-            if was is not None and was[0] == entry and max(entry[2], entry[3]) < racy:
-                keys[i] = was[1]
+        for i, (_, line, newest) in enumerate(entries):
+            if newest < racy:
+                keys[i] = by_line.get(line)
         return keys
 
     def trusted(self, path: str) -> str | None:
@@ -202,24 +226,26 @@ class FileKeys:
                 folder = f"{SUBJECTS_DIR}/{subject}"
                 if folder not in self.listings and _is_folder_entry(self.folders.get(folder)):
                     folders[folder] = self.folders[folder]
-        for folder, (listing, newest) in self.listings.items():
-            named = self.folder_keys(folder, listing, newest)
+        for folder, (listing, newest, entries) in self.listings.items():
             stored = self.folders.get(folder)
-            keys = [named[entry[0]] for entry in listing]
-            if _is_folder_entry(stored) and stored[0] == listing and stored[1] == keys:
+            if folder not in self.named and self.is_same(folder, listing, newest):
                 folders[folder] = stored  # the same entry: nothing new to write
+                continue
+            named = self.folder_keys(folder, listing, newest, entries)
+            keys = " ".join(named[name] or "" for name, _, _ in entries)
+            if _is_folder_entry(stored) and stored[0] == listing and stored[1] == keys:
+                folders[folder] = stored
             else:
                 folders[folder] = [listing, keys]
         return {"folders": folders, "files": dict(self.seen)}
 
 
-def _is_folder_entry(value: Any) -> TypeGuard[list[Any]]:
+def _is_folder_entry(value: Any) -> TypeGuard[list[str]]:
     return (
         isinstance(value, list)
         and len(value) == 2
-        and isinstance(value[0], list)
-        and isinstance(value[1], list)
-        and len(value[0]) == len(value[1])
+        and isinstance(value[0], str)
+        and isinstance(value[1], str)
     )
 
 
@@ -304,14 +330,15 @@ def _is(entry: os.DirEntry[str], *, dir: bool) -> bool:
         return False
 
 
-def _scan(folder: Path, *, stat: bool) -> tuple[list[tuple[str, bool]], Listing, int]:
+def _scan(folder: Path, *, stat: bool) -> tuple[list[tuple[str, bool]], Listing, int, list[Entry]]:
     """One scandir of a subject's folder: every entry's name and whether it is a regular
-    file, by name; with ``stat``, the regular files' listing (see ``Listing``) and its newest
-    mtime or ctime (a file whose stat cannot be taken is left out: reading it says why)."""
-    with os.scandir(folder) as entries:
-        ordered = sorted(entries, key=_entry_name)
+    file, by name; with ``stat``, the regular files' listing (see ``Listing``), its newest
+    mtime or ctime and its entries (a file whose stat cannot be taken is left out: reading
+    it says why)."""
+    with os.scandir(folder) as found_entries:
+        ordered = sorted(found_entries, key=_entry_name)
     found: list[tuple[str, bool]] = []
-    listing: Listing = []
+    entries: list[Entry] = []
     newest = 0
     for entry in ordered:
         name = entry.name
@@ -327,9 +354,18 @@ def _scan(folder: Path, *, stat: bool) -> tuple[list[tuple[str, bool]], Listing,
         except OSError:
             continue
         mtime, ctime = result.st_mtime_ns, result.st_ctime_ns
-        listing.append([name, result.st_size, mtime, ctime, result.st_ino])
-        newest = max(newest, mtime, ctime)
-    return found, listing, newest
+        latest = mtime if mtime > ctime else ctime
+        line = f"{name}/{result.st_size}/{mtime}/{ctime}/{result.st_ino}"
+        entries.append((name, line, latest))
+        if latest > newest:
+            newest = latest
+    return found, "\n".join(line for _, line, _ in entries), newest, entries
+
+
+def folder_listing(folder: Path) -> tuple[Listing, list[str]]:
+    """A folder's listing as the key table keeps it, and its files' names in its order."""
+    _, listing, _, entries = _scan(folder, stat=True)
+    return listing, [name for name, _, _ in entries]
 
 
 _entry_name = operator.attrgetter("name")
@@ -407,26 +443,25 @@ class FileTree:
         keys = self.file_keys
         if not keys.on or _LISTED not in self._files:
             return False
-        if folder not in keys.named:
-            keys.folder_keys(folder, *self._listing(folder))
-        return folder in keys.same
+        listing, newest, _ = self._listing(folder)
+        return keys.is_same(folder, listing, newest)
 
     def _read_key(self, path: str) -> str | None:
         text = self.read([path], optional=True)[path]
         self.file_keys.read += 1
         return None if text is None else text_key(text)
 
-    def _listing(self, folder: str) -> tuple[Listing, int]:
+    def _listing(self, folder: str) -> tuple[Listing, int, list[Entry]]:
         """A listed folder's listing with its files' stats: the one ``subjects`` took, or
         taken now (``stat_all`` off). An empty one when the folder cannot be listed."""
         keys = self.file_keys
         found = keys.listings.get(folder)
         if found is None:
             try:
-                _, listing, newest = _scan(self.root / folder, stat=True)
+                _, listing, newest, entries = _scan(self.root / folder, stat=True)
             except OSError:
-                listing, newest = [], 0
-            found = keys.listings[folder] = (listing, newest)
+                listing, newest, entries = "", 0, []
+            found = keys.listings[folder] = (listing, newest, entries)
         return found
 
     def source(self, path: str) -> str:
@@ -465,8 +500,8 @@ class FileTree:
         listed.clear()
         top: list[tuple[str, str]] = []  # files directly in subjects/ (a layout problem)
         folders = []
-        with os.scandir(base) as entries:
-            for entry in entries:
+        with os.scandir(base) as top_entries:
+            for entry in top_entries:
                 if _is(entry, dir=True):
                     folders.append(entry.name)
                 elif _is(entry, dir=False):
@@ -475,9 +510,9 @@ class FileTree:
         names = sorted(top)
         stat = keys.on and keys.stat_all
         for folder in sorted(folders):
-            found, listing, newest = _scan(base / folder, stat=stat)
+            found, listing, newest, entries = _scan(base / folder, stat=stat)
             if stat:
-                keys.listings[f"{SUBJECTS_DIR}/{folder}"] = (listing, newest)
+                keys.listings[f"{SUBJECTS_DIR}/{folder}"] = (listing, newest, entries)
             for name, regular in found:
                 if regular:
                     listed.add(f"{SUBJECTS_DIR}/{folder}/{name}")
