@@ -124,6 +124,11 @@ public final class Engine {
   private final Outcome[] passed; // a rule's outcomes that carry no error, made once
   private final Outcome[] failed;
   private final Map<Schema, Walked[]> walks = new ConcurrentHashMap<>();
+  // each program's closures (Closures) run first when true; false: CEL-Java alone (the proof)
+  private final boolean closures;
+  // evaluations made by the closures, given back to CEL-Java, made by CEL-Java alone: counted
+  // only for RuleRun (single-threaded), null in the scan
+  private long[] counts;
 
   /**
    * @param rules the rule set's domain rules, in order
@@ -134,6 +139,16 @@ public final class Engine {
    */
   public Engine(
       List<Rule> rules, Map<String, Set<String>> metadataTags, String mode, boolean chain) {
+    this(rules, metadataTags, mode, chain, true);
+  }
+
+  /**
+   * @param closures true: each expression CEL-Java checked is also compiled into closures
+   *     ({@link Closures}), which evaluate it where they can; false: CEL-Java's interpreter alone
+   */
+  public Engine(List<Rule> rules, Map<String, Set<String>> metadataTags, String mode,
+      boolean chain, boolean closures) {
+    this.closures = closures;
     this.rules = new ArrayList<>(rules);
     if ("READ".equals(mode)) {
       java.util.Collections.reverse(this.rules);
@@ -163,6 +178,16 @@ public final class Engine {
       passed[i] = new Outcome(Verdict.PASS, actionName(rule, rule.onSuccess(), null), null);
       failed[i] = new Outcome(Verdict.FAIL, actionName(rule, rule.onFailure(), "ERROR"), null);
     }
+  }
+
+  /** Count the evaluations from now on (one thread only): see {@link #counts()}. */
+  public void count() {
+    counts = new long[3];
+  }
+
+  /** Evaluations made by the closures, given back by them to CEL-Java, and CEL-Java's alone. */
+  public long[] counts() {
+    return counts == null ? new long[3] : counts.clone();
   }
 
   /** The rules in the order they run (READ: reversed). */
@@ -407,15 +432,11 @@ public final class Engine {
   private Object fieldTransform(Rule rule, int index, Object value, Field field, Scope now)
       throws CelEvaluationException, CelValidationException {
     if (!primitive(field.typeName)) return value;
-    Map<String, Object> values = new HashMap<>(8);
-    values.put("value", toCel(value));
-    values.put("fullName", field.walked.fullName());
-    values.put("name", field.walked.field().name());
-    values.put("typeName", field.typeName);
-    values.put("tags", field.walked.tagList());
     // a TRANSFORM changes the record field by field: its view is made afresh for each field
-    values.put("message", "CONDITION".equals(rule.kind())
-        ? now.view(field.container) : new RecordView(field.container));
+    Map<String, Object> values = new FieldVars(toCel(value), field.walked.fullName(),
+        field.walked.field().name(), field.typeName, field.walked.tagList(),
+        "CONDITION".equals(rule.kind())
+            ? now.view(field.container) : new RecordView(field.container));
     Shape shape = new Shape(index, field.container.getSchema(), celTypeOf(value));
     Object result = withGuard(index, rule, shape, values, value, now);
     if (result instanceof NullValue || result instanceof com.google.protobuf.NullValue) {
@@ -432,6 +453,46 @@ public final class Engine {
       };
     }
     return result;
+  }
+
+  /** A CEL_FIELD expression's variables for one field (no hash map made a field and rule). */
+  static final class FieldVars extends java.util.AbstractMap<String, Object> {
+    private static final List<String> NAMES =
+        List.of("value", "fullName", "name", "typeName", "tags", "message");
+    private final Object[] values;
+
+    FieldVars(Object value, String fullName, String name, String typeName, List<String> tags,
+        Object message) {
+      this.values = new Object[] {value, fullName, name, typeName, tags, message};
+    }
+
+    @Override
+    public Object get(Object key) {
+      if (!(key instanceof String k)) return null;
+      return switch (k) {
+        case "value" -> values[0];
+        case "fullName" -> values[1];
+        case "name" -> values[2];
+        case "typeName" -> values[3];
+        case "tags" -> values[4];
+        case "message" -> values[5];
+        default -> null;
+      };
+    }
+
+    @Override
+    public boolean containsKey(Object key) {
+      return key instanceof String k && NAMES.contains(k);
+    }
+
+    @Override
+    public Set<Map.Entry<String, Object>> entrySet() {
+      Set<Map.Entry<String, Object>> out = new LinkedHashSet<>();
+      for (int i = 0; i < values.length; i++) {
+        out.add(new java.util.AbstractMap.SimpleImmutableEntry<>(NAMES.get(i), values[i]));
+      }
+      return out;
+    }
   }
 
   static boolean primitive(String typeName) {
@@ -521,12 +582,23 @@ public final class Engine {
       compiled = programs.get(shape);
       if (compiled == null) {
         compiled = programs.computeIfAbsent(
-            shape, s -> compile(expr, declared(s, values), s.schema));
+            shape, s -> compile(expr, declared(s, values), s.schema, closures));
       }
       // racy but safe: a Hit's fields are final, and a stale or lost one only misses
       hits[shape.rule] = new Hit(shape.schema, shape.type, compiled);
     }
     if (compiled.failure != null) throw compiled.failure;
+    if (compiled.closures != null) {
+      try {
+        Object v = compiled.closures.eval(values);
+        if (counts != null) counts[0]++;
+        return v;
+      } catch (Closures.Fallback f) {
+        if (counts != null) counts[1]++; // CEL-Java gives the value, or the error in its words
+      }
+    } else if (counts != null) {
+      counts[2]++;
+    }
     return compiled.program.eval(
         name -> "now".equals(name) ? Optional.of(now.get()) : Optional.ofNullable(values.get(name)));
   }
@@ -569,12 +641,32 @@ public final class Engine {
 
   private static final class Compiled {
     final CelRuntime.Program program;
+    final CelAbstractSyntaxTree ast; // as CEL-Java checked it
+    final Closures.Node closures; // null: outside the closures' subset, or not asked for
     final CelValidationException failure;
 
-    Compiled(CelRuntime.Program program, CelValidationException failure) {
+    Compiled(Built built, CelValidationException failure) {
+      this(built == null ? null : built.program(), built == null ? null : built.ast(), null,
+          failure);
+    }
+
+    Compiled(CelRuntime.Program program, CelAbstractSyntaxTree ast, Closures.Node closures,
+        CelValidationException failure) {
       this.program = program;
+      this.ast = ast;
+      this.closures = closures;
       this.failure = failure;
     }
+  }
+
+  /** A program and the checked expression it was made from. */
+  private record Built(CelRuntime.Program program, CelAbstractSyntaxTree ast) {}
+
+  private static Compiled compile(
+      String expr, Map<String, CelType> types, Schema schema, boolean closures) {
+    Compiled c = compile(expr, types, schema);
+    if (!closures || c.program == null) return c;
+    return new Compiled(c.program, c.ast, Closures.compile(c.ast), null);
   }
 
   private static Compiled compile(String expr, Map<String, CelType> types, Schema schema) {
@@ -604,7 +696,7 @@ public final class Engine {
   }
 
   @SuppressWarnings("deprecation") // math(CelOptions): the call Confluent's CelUtils makes
-  private static CelRuntime.Program build(String expr, Map<String, CelType> types, Schema schema)
+  private static Built build(String expr, Map<String, CelType> types, Schema schema)
       throws CelValidationException {
     List<CelVarDecl> decls = new ArrayList<>();
     for (Map.Entry<String, CelType> e : types.entrySet()) {
@@ -633,7 +725,7 @@ public final class Engine {
     CelCompiler built = compiler.build();
     CelAbstractSyntaxTree ast = built.compile(expr).getAst();
     try {
-      return runtime.build().createProgram(ast);
+      return new Built(runtime.build().createProgram(ast), ast);
     } catch (CelEvaluationException e) {
       throw new IllegalStateException(e);
     }
@@ -709,7 +801,13 @@ public final class Engine {
       java.util.Arrays.fill(values, UNREAD);
     }
 
-    private Object at(int pos) {
+    /** The record's schema (the view's fields are its fields). */
+    Schema schema() {
+      return record.getSchema();
+    }
+
+    /** The field at a position of {@link #schema}, as CEL is given it. */
+    Object at(int pos) {
       Object v = values[pos];
       if (v == UNREAD) {
         v = toCel(record.get(pos));
