@@ -122,6 +122,11 @@ public final class Engine {
   private final Hit[] bodyHits;
   private final Hit[] guardHits;
   private final Outcome[] passed; // a rule's outcomes that carry no error, made once
+  // what a rule is, decided once (the scan asked each record these strings' questions again)
+  private final String[] types; // the executor's type, upper case
+  private final boolean[] skips; // disabled, or not a rule of this mode
+  private final boolean[] conditions; // a CONDITION
+  private final boolean[] fieldTransforms; // a CEL_FIELD TRANSFORM
   private final Outcome[] failed;
   private final Map<Schema, Walked[]> walks = new ConcurrentHashMap<>();
   // each program's closures (Closures) run first when true; false: CEL-Java alone (the proof)
@@ -169,6 +174,18 @@ public final class Engine {
       }
       bodies[i] = expr;
     }
+    int n = this.rules.size();
+    this.types = new String[n];
+    this.skips = new boolean[n];
+    this.conditions = new boolean[n];
+    this.fieldTransforms = new boolean[n];
+    for (int i = 0; i < n; i++) {
+      Rule rule = this.rules.get(i);
+      types[i] = rule.type() == null ? "" : rule.type().toUpperCase(java.util.Locale.ROOT);
+      skips[i] = rule.disabled() || !applies(rule);
+      conditions[i] = "CONDITION".equals(rule.kind());
+      fieldTransforms[i] = "CEL_FIELD".equals(rule.type()) && "TRANSFORM".equals(rule.kind());
+    }
     this.bodyHits = new Hit[this.rules.size()];
     this.guardHits = new Hit[this.rules.size()];
     this.passed = new Outcome[this.rules.size()];
@@ -208,7 +225,7 @@ public final class Engine {
         out[i] = new Outcome(Verdict.NOT_RUN, null, null);
         continue;
       }
-      if (rule.disabled() || !applies(rule)) {
+      if (skips[i]) {
         out[i] = new Outcome(Verdict.SKIPPED, null, null);
         continue;
       }
@@ -216,10 +233,10 @@ public final class Engine {
       String error = null;
       try {
         Object output = execute(rule, i, message, now);
-        if ("CEL_FIELD".equals(rule.type()) && "TRANSFORM".equals(rule.kind())) {
+        if (fieldTransforms[i]) {
           now.forget(); // the record was changed in place: its views are stale
         }
-        if ("CONDITION".equals(rule.kind())) {
+        if (conditions[i]) {
           verdict = Boolean.FALSE.equals(output) ? Verdict.FAIL : Verdict.PASS;
         } else {
           message = output;
@@ -287,8 +304,7 @@ public final class Engine {
 
   private Object execute(Rule rule, int index, Object message, Scope now)
       throws CelEvaluationException, CelValidationException {
-    String type = rule.type() == null ? "" : rule.type().toUpperCase(java.util.Locale.ROOT);
-    switch (type) {
+    switch (types[index]) {
       case "CEL": {
         Object bound = now.view(message);
         Map<String, Object> values = Map.of("message", bound);
@@ -332,7 +348,7 @@ public final class Engine {
   /** A record's field as every walk sees it: its names, tags and declared type (per schema). */
   private record Walked(
       Schema.Field field, Schema declared, String fullName, Set<String> tags, List<String> tagList,
-      String kind) {}
+      String kind, boolean primitive, boolean[] misses) {}
 
   private Walked[] walked(Schema schema, Schema recordSchema) {
     if (schema == recordSchema) {
@@ -352,8 +368,14 @@ public final class Engine {
         tags = new LinkedHashSet<>(tags);
         tags.addAll(byPath);
       }
+      // per rule: the rule names tags and this field has none of them
+      boolean[] misses = new boolean[rules.size()];
+      for (int r = 0; r < misses.length; r++) {
+        Set<String> wanted = rules.get(r).tags();
+        misses[r] = !wanted.isEmpty() && disjoint(tags, wanted);
+      }
       out[i] = new Walked(f, declared.schema(), fullName, tags, List.copyOf(tags),
-          typeName(declared.schema()));
+          typeName(declared.schema()), primitive(declared.schema().getType()), misses);
     }
     if (schema == recordSchema) walks.put(recordSchema, out);
     return out;
@@ -364,17 +386,22 @@ public final class Engine {
     final IndexedRecord container;
     final Walked walked;
     String typeName;
+    boolean primitive; // typeName is a primitive's
 
     Field(IndexedRecord container, Walked walked) {
       this.container = container;
       this.walked = walked;
       this.typeName = walked.kind();
+      this.primitive = walked.primitive();
     }
   }
 
   private Object walk(Rule rule, int index, Schema schema, Object value, Field field, Scope now)
       throws CelEvaluationException, CelValidationException {
-    if (field != null) field.typeName = typeName(schema);
+    if (field != null) {
+      field.typeName = typeName(schema);
+      field.primitive = primitive(schema.getType());
+    }
     switch (schema.getType()) {
       case UNION: {
         int branch = GenericData.get().resolveUnion(schema, value);
@@ -403,17 +430,17 @@ public final class Engine {
         for (Walked w : walked(schema, rec.getSchema())) {
           Field entered = field;
           // RuleContext.enterField: a primitive field whose tags miss the rule's is not entered
-          if (!primitive(w.kind()) || rule.tags().isEmpty() || !disjoint(w.tags(), rule.tags())) {
+          if (!w.primitive() || !w.misses()[index]) {
             entered = new Field(rec, w);
           }
           Schema.Field f = w.field();
           Object v = rec.get(f.pos());
           // a field no expression sees and no transform writes back is left as decoded
-          if (v instanceof Utf8 && (entered != null || !"CONDITION".equals(rule.kind()))) {
+          if (v instanceof Utf8 && (entered != null || !conditions[index])) {
             v = v.toString();
           }
           Object nv = walk(rule, index, w.declared(), v, entered, now);
-          if ("CONDITION".equals(rule.kind())) {
+          if (conditions[index]) {
             if (Boolean.FALSE.equals(nv)) throw new RuleFailed();
           } else {
             rec.put(f.pos(), nv);
@@ -423,7 +450,7 @@ public final class Engine {
       }
       default: {
         if (field == null) return value;
-        if (!rule.tags().isEmpty() && disjoint(field.walked.tags(), rule.tags())) return value;
+        if (field.walked.misses()[index]) return value;
         return fieldTransform(rule, index, value, field, now);
       }
     }
@@ -431,12 +458,11 @@ public final class Engine {
 
   private Object fieldTransform(Rule rule, int index, Object value, Field field, Scope now)
       throws CelEvaluationException, CelValidationException {
-    if (!primitive(field.typeName)) return value;
+    if (!field.primitive) return value;
     // a TRANSFORM changes the record field by field: its view is made afresh for each field
     Map<String, Object> values = new FieldVars(toCel(value), field.walked.fullName(),
         field.walked.field().name(), field.typeName, field.walked.tagList(),
-        "CONDITION".equals(rule.kind())
-            ? now.view(field.container) : new RecordView(field.container));
+        conditions[index] ? now.view(field.container) : new RecordView(field.container));
     Shape shape = new Shape(index, field.container.getSchema(), celTypeOf(value));
     Object result = withGuard(index, rule, shape, values, value, now);
     if (result instanceof NullValue || result instanceof com.google.protobuf.NullValue) {
@@ -495,9 +521,10 @@ public final class Engine {
     }
   }
 
-  static boolean primitive(String typeName) {
-    return switch (typeName) {
-      case "STRING", "BYTES", "INT", "LONG", "FLOAT", "DOUBLE", "BOOLEAN", "NULL" -> true;
+  /** Whether a field of this type is given to a CEL_FIELD expression (RuleContext's kinds). */
+  static boolean primitive(Schema.Type type) {
+    return switch (type) {
+      case STRING, BYTES, INT, LONG, FLOAT, DOUBLE, BOOLEAN, NULL -> true;
       default -> false;
     };
   }
