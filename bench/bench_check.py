@@ -9,7 +9,10 @@ times, interleaved so that both see the same machine:
 (census) ``topics census --engine jvm``: the header-only scan (bench_census.py's road);
 (check)  ``topics check --engine jvm`` with the 10 rules of ``RULES`` (8 CEL conditions, one
          with a guard, and 2 CEL_FIELD conditions on a tagged field): every value decoded into
-         a GenericRecord with its writer schema and every rule evaluated (Google's CEL-Java).
+         a GenericRecord with its writer schema and every rule evaluated (each rule's CEL, as
+         Google's CEL-Java checked it, compiled into closures: quality/jvm's Closures);
+(celjava) with ``--celjava``, the same check with CEL-Java's interpreter alone (the plan's
+         ``closures`` false), the road before the closures, paired in the same rounds.
 
 Both are timed as the whole call (metadata, watermarks, the JVM's start, the read, the
 document); the *steady* rate leaves the start out (records between the first and the last
@@ -18,7 +21,7 @@ after each round, the commit and the date; raw lines go to bench/results/check.j
 
     .venv/bin/python bench/bench_check.py [--messages 3000000] [--partitions 4] [--rounds 3]
                                           [--jobs 2] [--bootstrap HOST:PORT --registry URL]
-                                          [--topic EXISTING]
+                                          [--topic EXISTING] [--celjava]
 
 The machine is shared: rerun it when it is quiet (``uptime``) and compare the ratio
 check/census of one run rather than absolute figures across runs.
@@ -168,8 +171,11 @@ def census(bootstrap: str, topic: str, jobs: int, n: int) -> tuple[float, float]
     return took, _steady(reports)
 
 
-def check(bootstrap: str, registry: str, topic: str, jobs: int, n: int) -> tuple[float, float]:
+def check(
+    bootstrap: str, registry: str, topic: str, jobs: int, n: int, *, closures: bool = True
+) -> tuple[float, float]:
     from converters.census.model import Mode
+    from converters.quality import jvmscan
     from converters.quality.check import RuleSource, take_check
     from schemacli.registry.client import RegistryClient
     from schemacli.registry.settings import RegistrySettings
@@ -180,10 +186,20 @@ def check(bootstrap: str, registry: str, topic: str, jobs: int, n: int) -> tuple
         reports.append((time.perf_counter(), done))
 
     rules = RuleSource(RULES, {}, {"subject": None, "version": None, "file": "bench"})
+    planned = jvmscan.plan_document
+
+    def plan(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        return {**planned(*args, **kwargs), "closures": closures}
+
+    jvmscan.plan_document = plan  # type: ignore[assignment]
     started = time.perf_counter()
-    with RegistryClient(RegistrySettings(url=registry)) as client:
-        doc = take_check(bootstrap, topic, subject=f"{topic}-value", client=client, rules=rules,
-                         mode=Mode(), jobs=jobs, engine="jvm", progress=progress)  # fmt: skip
+    try:
+        with RegistryClient(RegistrySettings(url=registry)) as client:
+            doc = take_check(bootstrap, topic, subject=f"{topic}-value", client=client,
+                             rules=rules, mode=Mode(), jobs=jobs, engine="jvm",
+                             progress=progress)  # fmt: skip
+    finally:
+        jvmscan.plan_document = planned  # type: ignore[assignment]
     took = time.perf_counter() - started
     assert doc["engine"] == "jvm" and doc["totals"]["checked"] == n, doc["totals"]
     (version,) = doc["versions"]
@@ -201,6 +217,8 @@ def main() -> None:
     ap.add_argument("--bootstrap")
     ap.add_argument("--registry")
     ap.add_argument("--topic", help="read this topic (of --messages rides) instead of writing")
+    ap.add_argument("--celjava", action="store_true",
+                    help="also time the check with CEL-Java's interpreter alone")  # fmt: skip
     args = ap.parse_args()
     from schemacli.gcpolicy import collect_rarely
 
@@ -224,9 +242,10 @@ def main() -> None:
             schema_id = register(registry, f"{topic}-value")
             took = produce(bootstrap, topic, n, parts, schema_id)
             print(f"produced {n} records in {took:.1f} s ({n / took:,.0f}/s)", flush=True)
-        seconds: dict[str, list[float]] = {"census jvm": [], "check jvm": []}
-        steady: dict[str, list[float]] = {"census jvm": [], "check jvm": []}
-        cpus: dict[str, list[float]] = {"census jvm": [], "check jvm": []}
+        names = ["census jvm", "check jvm"] + (["check jvm celjava"] if args.celjava else [])
+        seconds: dict[str, list[float]] = {name: [] for name in names}
+        steady: dict[str, list[float]] = {name: [] for name in names}
+        cpus: dict[str, list[float]] = {name: [] for name in names}
         loads = [load()]
         for _ in range(args.rounds):
             for name in seconds:
@@ -234,7 +253,8 @@ def main() -> None:
                 if name == "census jvm":
                     took, rate = census(bootstrap, topic, args.jobs, n)
                 else:
-                    took, rate = check(bootstrap, registry, topic, args.jobs, n)
+                    took, rate = check(bootstrap, registry, topic, args.jobs, n,
+                                       closures=name == "check jvm")  # fmt: skip
                 seconds[name].append(took)
                 steady[name].append(rate)
                 cpus[name].append(cpu() - before)
@@ -263,6 +283,10 @@ def main() -> None:
             },  # fmt: skip
             "check_over_census": round(rate["check jvm"] / rate["census jvm"], 3),
         }
+        if args.celjava:
+            alone = rate["check jvm celjava"]
+            result["celjava_over_census"] = round(alone / rate["census jvm"], 3)
+            result["closures_over_celjava"] = round(rate["check jvm"] / alone, 2)
         print(json.dumps(result, indent=2))
         with (ROOT / "bench" / "results" / "check.jsonl").open("a") as f:
             f.write(json.dumps(result) + "\n")

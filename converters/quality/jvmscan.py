@@ -235,6 +235,27 @@ def run_rules(
     serializer (WRITE) or deserializer (READ) runs it (``RuleRun``): per record, each rule's
     ``[verdict, action, error]`` in the rule set's order, ``refused`` and ``record`` (the Avro
     binary after the transforms, or None)."""
+    results: list[dict[str, Any]] = rule_run(
+        schema, rule_set, records, metadata=metadata, mode=mode, timeout=timeout, run=run
+    )["results"]
+    return results
+
+
+def rule_run(
+    schema: Mapping[str, Any] | str,
+    rule_set: Mapping[str, Any],
+    records: list[bytes],
+    *,
+    metadata: Mapping[str, Any] | None = None,
+    mode: str = "WRITE",
+    closures: bool = True,
+    timeout: float = 600,
+    run: Runtime | None = None,
+) -> dict[str, Any]:
+    """RuleRun's whole answer: ``results`` as :func:`run_rules` gives them, and
+    ``evaluations``, how many evaluations the compiled closures made (``closures``), gave back
+    to CEL-Java (``fallback``) or CEL-Java made alone (``celjava``). ``closures=False`` runs
+    CEL-Java's interpreter alone (the closures' proof compares the two)."""
     import base64
 
     run = run or runtime()
@@ -243,6 +264,7 @@ def run_rules(
         "ruleSet": dict(rule_set),
         "metadata": dict(metadata or {}),
         "mode": mode,
+        "closures": closures,
         "records": [base64.b64encode(r).decode("ascii") for r in records],
     }
     done = subprocess.run(
@@ -254,7 +276,7 @@ def run_rules(
     )
     if done.returncode != 0:
         raise _nonsense(f"exit status {done.returncode}: {done.stderr.decode()[-2000:]}")
-    results: list[dict[str, Any]] = json.loads(done.stdout)["results"]
-    for r in results:
+    answer: dict[str, Any] = json.loads(done.stdout)
+    for r in answer["results"]:
         r["record"] = None if r["record"] is None else base64.b64decode(r["record"])
-    return results
+    return answer

@@ -122,8 +122,18 @@ public final class Engine {
   private final Hit[] bodyHits;
   private final Hit[] guardHits;
   private final Outcome[] passed; // a rule's outcomes that carry no error, made once
+  // what a rule is, decided once (the scan asked each record these strings' questions again)
+  private final String[] types; // the executor's type, upper case
+  private final boolean[] skips; // disabled, or not a rule of this mode
+  private final boolean[] conditions; // a CONDITION
+  private final boolean[] fieldTransforms; // a CEL_FIELD TRANSFORM
   private final Outcome[] failed;
   private final Map<Schema, Walked[]> walks = new ConcurrentHashMap<>();
+  // each program's closures (Closures) run first when true; false: CEL-Java alone (the proof)
+  private final boolean closures;
+  // evaluations made by the closures, given back to CEL-Java, made by CEL-Java alone: counted
+  // only for RuleRun (single-threaded), null in the scan
+  private long[] counts;
 
   /**
    * @param rules the rule set's domain rules, in order
@@ -134,6 +144,16 @@ public final class Engine {
    */
   public Engine(
       List<Rule> rules, Map<String, Set<String>> metadataTags, String mode, boolean chain) {
+    this(rules, metadataTags, mode, chain, true);
+  }
+
+  /**
+   * @param closures true: each expression CEL-Java checked is also compiled into closures
+   *     ({@link Closures}), which evaluate it where they can; false: CEL-Java's interpreter alone
+   */
+  public Engine(List<Rule> rules, Map<String, Set<String>> metadataTags, String mode,
+      boolean chain, boolean closures) {
+    this.closures = closures;
     this.rules = new ArrayList<>(rules);
     if ("READ".equals(mode)) {
       java.util.Collections.reverse(this.rules);
@@ -154,6 +174,18 @@ public final class Engine {
       }
       bodies[i] = expr;
     }
+    int n = this.rules.size();
+    this.types = new String[n];
+    this.skips = new boolean[n];
+    this.conditions = new boolean[n];
+    this.fieldTransforms = new boolean[n];
+    for (int i = 0; i < n; i++) {
+      Rule rule = this.rules.get(i);
+      types[i] = rule.type() == null ? "" : rule.type().toUpperCase(java.util.Locale.ROOT);
+      skips[i] = rule.disabled() || !applies(rule);
+      conditions[i] = "CONDITION".equals(rule.kind());
+      fieldTransforms[i] = "CEL_FIELD".equals(rule.type()) && "TRANSFORM".equals(rule.kind());
+    }
     this.bodyHits = new Hit[this.rules.size()];
     this.guardHits = new Hit[this.rules.size()];
     this.passed = new Outcome[this.rules.size()];
@@ -163,6 +195,16 @@ public final class Engine {
       passed[i] = new Outcome(Verdict.PASS, actionName(rule, rule.onSuccess(), null), null);
       failed[i] = new Outcome(Verdict.FAIL, actionName(rule, rule.onFailure(), "ERROR"), null);
     }
+  }
+
+  /** Count the evaluations from now on (one thread only): see {@link #counts()}. */
+  public void count() {
+    counts = new long[3];
+  }
+
+  /** Evaluations made by the closures, given back by them to CEL-Java, and CEL-Java's alone. */
+  public long[] counts() {
+    return counts == null ? new long[3] : counts.clone();
   }
 
   /** The rules in the order they run (READ: reversed). */
@@ -183,7 +225,7 @@ public final class Engine {
         out[i] = new Outcome(Verdict.NOT_RUN, null, null);
         continue;
       }
-      if (rule.disabled() || !applies(rule)) {
+      if (skips[i]) {
         out[i] = new Outcome(Verdict.SKIPPED, null, null);
         continue;
       }
@@ -191,10 +233,10 @@ public final class Engine {
       String error = null;
       try {
         Object output = execute(rule, i, message, now);
-        if ("CEL_FIELD".equals(rule.type()) && "TRANSFORM".equals(rule.kind())) {
+        if (fieldTransforms[i]) {
           now.forget(); // the record was changed in place: its views are stale
         }
-        if ("CONDITION".equals(rule.kind())) {
+        if (conditions[i]) {
           verdict = Boolean.FALSE.equals(output) ? Verdict.FAIL : Verdict.PASS;
         } else {
           message = output;
@@ -262,8 +304,7 @@ public final class Engine {
 
   private Object execute(Rule rule, int index, Object message, Scope now)
       throws CelEvaluationException, CelValidationException {
-    String type = rule.type() == null ? "" : rule.type().toUpperCase(java.util.Locale.ROOT);
-    switch (type) {
+    switch (types[index]) {
       case "CEL": {
         Object bound = now.view(message);
         Map<String, Object> values = Map.of("message", bound);
@@ -307,7 +348,7 @@ public final class Engine {
   /** A record's field as every walk sees it: its names, tags and declared type (per schema). */
   private record Walked(
       Schema.Field field, Schema declared, String fullName, Set<String> tags, List<String> tagList,
-      String kind) {}
+      String kind, boolean primitive, boolean[] misses) {}
 
   private Walked[] walked(Schema schema, Schema recordSchema) {
     if (schema == recordSchema) {
@@ -327,8 +368,14 @@ public final class Engine {
         tags = new LinkedHashSet<>(tags);
         tags.addAll(byPath);
       }
+      // per rule: the rule names tags and this field has none of them
+      boolean[] misses = new boolean[rules.size()];
+      for (int r = 0; r < misses.length; r++) {
+        Set<String> wanted = rules.get(r).tags();
+        misses[r] = !wanted.isEmpty() && disjoint(tags, wanted);
+      }
       out[i] = new Walked(f, declared.schema(), fullName, tags, List.copyOf(tags),
-          typeName(declared.schema()));
+          typeName(declared.schema()), primitive(declared.schema().getType()), misses);
     }
     if (schema == recordSchema) walks.put(recordSchema, out);
     return out;
@@ -339,17 +386,22 @@ public final class Engine {
     final IndexedRecord container;
     final Walked walked;
     String typeName;
+    boolean primitive; // typeName is a primitive's
 
     Field(IndexedRecord container, Walked walked) {
       this.container = container;
       this.walked = walked;
       this.typeName = walked.kind();
+      this.primitive = walked.primitive();
     }
   }
 
   private Object walk(Rule rule, int index, Schema schema, Object value, Field field, Scope now)
       throws CelEvaluationException, CelValidationException {
-    if (field != null) field.typeName = typeName(schema);
+    if (field != null) {
+      field.typeName = typeName(schema);
+      field.primitive = primitive(schema.getType());
+    }
     switch (schema.getType()) {
       case UNION: {
         int branch = GenericData.get().resolveUnion(schema, value);
@@ -378,17 +430,17 @@ public final class Engine {
         for (Walked w : walked(schema, rec.getSchema())) {
           Field entered = field;
           // RuleContext.enterField: a primitive field whose tags miss the rule's is not entered
-          if (!primitive(w.kind()) || rule.tags().isEmpty() || !disjoint(w.tags(), rule.tags())) {
+          if (!w.primitive() || !w.misses()[index]) {
             entered = new Field(rec, w);
           }
           Schema.Field f = w.field();
           Object v = rec.get(f.pos());
           // a field no expression sees and no transform writes back is left as decoded
-          if (v instanceof Utf8 && (entered != null || !"CONDITION".equals(rule.kind()))) {
+          if (v instanceof Utf8 && (entered != null || !conditions[index])) {
             v = v.toString();
           }
           Object nv = walk(rule, index, w.declared(), v, entered, now);
-          if ("CONDITION".equals(rule.kind())) {
+          if (conditions[index]) {
             if (Boolean.FALSE.equals(nv)) throw new RuleFailed();
           } else {
             rec.put(f.pos(), nv);
@@ -398,7 +450,7 @@ public final class Engine {
       }
       default: {
         if (field == null) return value;
-        if (!rule.tags().isEmpty() && disjoint(field.walked.tags(), rule.tags())) return value;
+        if (field.walked.misses()[index]) return value;
         return fieldTransform(rule, index, value, field, now);
       }
     }
@@ -406,16 +458,11 @@ public final class Engine {
 
   private Object fieldTransform(Rule rule, int index, Object value, Field field, Scope now)
       throws CelEvaluationException, CelValidationException {
-    if (!primitive(field.typeName)) return value;
-    Map<String, Object> values = new HashMap<>(8);
-    values.put("value", toCel(value));
-    values.put("fullName", field.walked.fullName());
-    values.put("name", field.walked.field().name());
-    values.put("typeName", field.typeName);
-    values.put("tags", field.walked.tagList());
+    if (!field.primitive) return value;
     // a TRANSFORM changes the record field by field: its view is made afresh for each field
-    values.put("message", "CONDITION".equals(rule.kind())
-        ? now.view(field.container) : new RecordView(field.container));
+    Map<String, Object> values = new FieldVars(toCel(value), field.walked.fullName(),
+        field.walked.field().name(), field.typeName, field.walked.tagList(),
+        conditions[index] ? now.view(field.container) : new RecordView(field.container));
     Shape shape = new Shape(index, field.container.getSchema(), celTypeOf(value));
     Object result = withGuard(index, rule, shape, values, value, now);
     if (result instanceof NullValue || result instanceof com.google.protobuf.NullValue) {
@@ -434,9 +481,50 @@ public final class Engine {
     return result;
   }
 
-  static boolean primitive(String typeName) {
-    return switch (typeName) {
-      case "STRING", "BYTES", "INT", "LONG", "FLOAT", "DOUBLE", "BOOLEAN", "NULL" -> true;
+  /** A CEL_FIELD expression's variables for one field (no hash map made a field and rule). */
+  static final class FieldVars extends java.util.AbstractMap<String, Object> {
+    private static final List<String> NAMES =
+        List.of("value", "fullName", "name", "typeName", "tags", "message");
+    private final Object[] values;
+
+    FieldVars(Object value, String fullName, String name, String typeName, List<String> tags,
+        Object message) {
+      this.values = new Object[] {value, fullName, name, typeName, tags, message};
+    }
+
+    @Override
+    public Object get(Object key) {
+      if (!(key instanceof String k)) return null;
+      return switch (k) {
+        case "value" -> values[0];
+        case "fullName" -> values[1];
+        case "name" -> values[2];
+        case "typeName" -> values[3];
+        case "tags" -> values[4];
+        case "message" -> values[5];
+        default -> null;
+      };
+    }
+
+    @Override
+    public boolean containsKey(Object key) {
+      return key instanceof String k && NAMES.contains(k);
+    }
+
+    @Override
+    public Set<Map.Entry<String, Object>> entrySet() {
+      Set<Map.Entry<String, Object>> out = new LinkedHashSet<>();
+      for (int i = 0; i < values.length; i++) {
+        out.add(new java.util.AbstractMap.SimpleImmutableEntry<>(NAMES.get(i), values[i]));
+      }
+      return out;
+    }
+  }
+
+  /** Whether a field of this type is given to a CEL_FIELD expression (RuleContext's kinds). */
+  static boolean primitive(Schema.Type type) {
+    return switch (type) {
+      case STRING, BYTES, INT, LONG, FLOAT, DOUBLE, BOOLEAN, NULL -> true;
       default -> false;
     };
   }
@@ -521,12 +609,23 @@ public final class Engine {
       compiled = programs.get(shape);
       if (compiled == null) {
         compiled = programs.computeIfAbsent(
-            shape, s -> compile(expr, declared(s, values), s.schema));
+            shape, s -> compile(expr, declared(s, values), s.schema, closures));
       }
       // racy but safe: a Hit's fields are final, and a stale or lost one only misses
       hits[shape.rule] = new Hit(shape.schema, shape.type, compiled);
     }
     if (compiled.failure != null) throw compiled.failure;
+    if (compiled.closures != null) {
+      try {
+        Object v = compiled.closures.eval(values);
+        if (counts != null) counts[0]++;
+        return v;
+      } catch (Closures.Fallback f) {
+        if (counts != null) counts[1]++; // CEL-Java gives the value, or the error in its words
+      }
+    } else if (counts != null) {
+      counts[2]++;
+    }
     return compiled.program.eval(
         name -> "now".equals(name) ? Optional.of(now.get()) : Optional.ofNullable(values.get(name)));
   }
@@ -569,12 +668,32 @@ public final class Engine {
 
   private static final class Compiled {
     final CelRuntime.Program program;
+    final CelAbstractSyntaxTree ast; // as CEL-Java checked it
+    final Closures.Node closures; // null: outside the closures' subset, or not asked for
     final CelValidationException failure;
 
-    Compiled(CelRuntime.Program program, CelValidationException failure) {
+    Compiled(Built built, CelValidationException failure) {
+      this(built == null ? null : built.program(), built == null ? null : built.ast(), null,
+          failure);
+    }
+
+    Compiled(CelRuntime.Program program, CelAbstractSyntaxTree ast, Closures.Node closures,
+        CelValidationException failure) {
       this.program = program;
+      this.ast = ast;
+      this.closures = closures;
       this.failure = failure;
     }
+  }
+
+  /** A program and the checked expression it was made from. */
+  private record Built(CelRuntime.Program program, CelAbstractSyntaxTree ast) {}
+
+  private static Compiled compile(
+      String expr, Map<String, CelType> types, Schema schema, boolean closures) {
+    Compiled c = compile(expr, types, schema);
+    if (!closures || c.program == null) return c;
+    return new Compiled(c.program, c.ast, Closures.compile(c.ast), null);
   }
 
   private static Compiled compile(String expr, Map<String, CelType> types, Schema schema) {
@@ -604,7 +723,7 @@ public final class Engine {
   }
 
   @SuppressWarnings("deprecation") // math(CelOptions): the call Confluent's CelUtils makes
-  private static CelRuntime.Program build(String expr, Map<String, CelType> types, Schema schema)
+  private static Built build(String expr, Map<String, CelType> types, Schema schema)
       throws CelValidationException {
     List<CelVarDecl> decls = new ArrayList<>();
     for (Map.Entry<String, CelType> e : types.entrySet()) {
@@ -633,7 +752,7 @@ public final class Engine {
     CelCompiler built = compiler.build();
     CelAbstractSyntaxTree ast = built.compile(expr).getAst();
     try {
-      return runtime.build().createProgram(ast);
+      return new Built(runtime.build().createProgram(ast), ast);
     } catch (CelEvaluationException e) {
       throw new IllegalStateException(e);
     }
@@ -709,7 +828,13 @@ public final class Engine {
       java.util.Arrays.fill(values, UNREAD);
     }
 
-    private Object at(int pos) {
+    /** The record's schema (the view's fields are its fields). */
+    Schema schema() {
+      return record.getSchema();
+    }
+
+    /** The field at a position of {@link #schema}, as CEL is given it. */
+    Object at(int pos) {
       Object v = values[pos];
       if (v == UNREAD) {
         v = toCel(record.get(pos));

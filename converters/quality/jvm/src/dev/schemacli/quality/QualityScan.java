@@ -35,7 +35,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *
  * <p>Plan: {@code {"topic", "deadline_ms", "threads", "examples", "mode", "partitions": [[p,
  * start, end]...], "writers": {"id": schema text}, "ruleSet": {"domainRules": [...]},
- * "metadata": {"tags": {...}}}}.
+ * "metadata": {"tags": {...}}, "closures": true}} ({@code closures}, true when absent: each rule's
+ * CEL compiled into {@link Closures} where it can be; false, CEL-Java's interpreter alone, which
+ * bench/bench_check.py times beside it).
  *
  * <p>Exit status: 0 the tallies were written; 2 a bad plan or refused settings; 3 Kafka failed.
  */
@@ -69,6 +71,9 @@ public final class QualityScan {
     private final Engine engine;
     private final int nRules;
     private final Map<Integer, GenericDatumReader<IndexedRecord>> readers = new HashMap<>();
+    // each writer's last record, decoded into again (its fields, strings and arrays reused):
+    // nothing keeps a record once the rules have run over it
+    private final Map<Integer, IndexedRecord> last = new HashMap<>();
     private BinaryDecoder decoder;
 
     Tally(Plan plan, Engine engine) {
@@ -109,7 +114,7 @@ public final class QualityScan {
       IndexedRecord record;
       try {
         decoder = DecoderFactory.get().binaryDecoder(v, 5, v.length - 5, decoder);
-        record = reader.read(null, decoder);
+        record = reader.read(last.get(id), decoder);
       } catch (IOException | RuntimeException ex) {
         if (w.undecodable++ == 0) {
           w.undecodableAt = new long[] {range.partition, offset};
@@ -117,6 +122,7 @@ public final class QualityScan {
         }
         return;
       }
+      last.put(id, record);
       Engine.Result result = engine.run(record);
       Engine.Outcome[] outcomes = result.outcomes();
       for (int i = 0; i < nRules; i++) {
@@ -139,6 +145,7 @@ public final class QualityScan {
     int threads;
     int examples;
     String mode;
+    boolean closures;
     final List<Workers.Range> partitions = new ArrayList<>();
     final Map<Integer, Schema> writers = new HashMap<>();
     List<Engine.Rule> rules;
@@ -156,6 +163,7 @@ public final class QualityScan {
     plan.threads = Math.max(1, doc.path("threads").asInt(1));
     plan.examples = doc.path("examples").asInt(3);
     plan.mode = doc.path("mode").asText("WRITE");
+    plan.closures = doc.path("closures").asBoolean(true);
     for (JsonNode p : doc.get("partitions")) {
       plan.partitions.add(new Workers.Range(p.get(0).asInt(), p.get(1).asLong(), p.get(2).asLong()));
     }
@@ -261,7 +269,7 @@ public final class QualityScan {
       Workers.refuse(Engine.words(e));
       return;
     }
-    Engine engine = new Engine(plan.rules, plan.tags, plan.mode, false);
+    Engine engine = new Engine(plan.rules, plan.tags, plan.mode, false, plan.closures);
     List<Tally> tallies = new ArrayList<>();
     // the scan's error line says the cause chain (Engine's words), as its rule errors do
     Workers.run(plan.partitions, plan.threads, "quality", Engine::words, (share, progress) -> {

@@ -19,10 +19,13 @@ import org.apache.avro.io.EncoderFactory;
  * (READ) runs it: the proof's JVM road (tests/integration/test_cel_rules_equality.py).
  *
  * <p>Input on stdin, one JSON document: {@code {"schema": S, "ruleSet": {"domainRules": [...]},
- * "metadata": {"tags": {...}}, "mode": "WRITE", "records": [base64 of Avro binary]}}. Output on
- * stdout: {@code {"results": [{"outcomes": [[verdict, action, error]...], "refused": bool,
- * "record": base64 of the record after the transforms, in Avro binary with S}]}}, the outcomes
- * in the rule set's order (not the order READ runs them). Exit status 2 on unreadable input.
+ * "metadata": {"tags": {...}}, "mode": "WRITE", "closures": true, "records": [base64 of Avro
+ * binary]}} ({@code closures}: false runs CEL-Java's interpreter alone). Output on stdout:
+ * {@code {"results": [{"outcomes": [[verdict, action, error]...], "refused": bool, "record":
+ * base64 of the record after the transforms, in Avro binary with S}], "evaluations":
+ * {"closures": N, "fallback": N, "celjava": N}}}, the outcomes in the rule set's order (not the
+ * order READ runs them), and how many evaluations the closures made, gave back to CEL-Java, or
+ * CEL-Java made alone. Exit status 2 on unreadable input.
  */
 public final class RuleRun {
   private RuleRun() {}
@@ -43,7 +46,9 @@ public final class RuleRun {
         Json.rules(request.path("ruleSet").get("domainRules")),
         Json.tags(request.path("metadata").get("tags")),
         mode,
-        true);
+        true,
+        request.path("closures").asBoolean(true));
+    engine.count();
     int n = engine.rules().size();
     GenericDatumReader<IndexedRecord> reader = new GenericDatumReader<>(schema);
     GenericDatumWriter<Object> writer = new GenericDatumWriter<>(schema);
@@ -77,6 +82,11 @@ public final class RuleRun {
         result.put("write_error", Engine.words(e));
       }
     }
+    long[] counts = engine.counts();
+    ObjectNode evaluations = answer.putObject("evaluations");
+    evaluations.put("closures", counts[0]);
+    evaluations.put("fallback", counts[1]);
+    evaluations.put("celjava", counts[2]);
     System.out.write(Json.MAPPER.writeValueAsBytes(answer));
     System.out.flush();
   }

@@ -1,0 +1,408 @@
+package dev.schemacli.quality;
+
+import dev.cel.common.CelAbstractSyntaxTree;
+import dev.cel.common.ast.CelConstant;
+import dev.cel.common.ast.CelExpr;
+import dev.cel.common.ast.CelReference;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import org.apache.avro.Schema;
+
+/**
+ * A rule's CEL, as CEL-Java checked it, compiled into a tree of closures (issue 40: CEL-Java's
+ * interpreter was 83 % of {@code topics check}'s scan). The closures cover a subset (the one the
+ * Spark road compiles to SQL, spark_avro/rules.py, less comprehensions): constants, the
+ * variables, field selection, list literals, {@code && || ! ?:}, {@code == != < <= > >=},
+ * arithmetic, {@code in}, indexing, {@code size}, {@code startsWith endsWith contains matches}
+ * and the identity and int-to-double conversions.
+ *
+ * <p>They give a value only where CEL-Java surely gives that same value: a value of any class
+ * they do not know (null, bytes, timestamps, records compared, mixed number types, ...), an
+ * error of any kind (overflow, division by zero, a missing key, a bad pattern) or anything else
+ * unusual throws {@link Fallback}, and the caller evaluates that evaluation with CEL-Java's
+ * program instead, which then gives the value or the error, with its own words. An expression
+ * outside the subset is not compiled at all ({@link #compile} gives null): CEL-Java runs it.
+ * tests/integration/test_cel_compiled_equals_celjava.py runs both over the proof's corpus.
+ */
+final class Closures {
+  private Closures() {}
+
+  /** A compiled expression: its value given the variables ({@code message}, {@code value}...). */
+  interface Node {
+    Object eval(Map<String, Object> vars);
+  }
+
+  /** This evaluation is CEL-Java's to make (made once: no stack trace, no allocation). */
+  static final class Fallback extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    static final Fallback INSTANCE = new Fallback();
+
+    private Fallback() {
+      super("fall back to CEL-Java", null, false, false);
+    }
+  }
+
+  /** An expression outside the subset. */
+  private static final class Outside extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    Outside() {
+      super(null, null, false, false);
+    }
+  }
+
+  /** The checked expression as closures, or null when some part of it is outside the subset. */
+  static Node compile(CelAbstractSyntaxTree ast) {
+    if (!ast.isChecked()) return null;
+    try {
+      return new Closures.Compiler(ast).node(ast.getExpr());
+    } catch (Outside e) {
+      return null;
+    }
+  }
+
+  private static Fallback fallback() {
+    return Fallback.INSTANCE;
+  }
+
+  private static boolean bool(Object v) {
+    if (v instanceof Boolean b) return b;
+    throw fallback();
+  }
+
+  /** CEL-Java's equality as Confluent's options make it (Objects.equals), for scalars only. */
+  static boolean equal(Object a, Object b) {
+    if (a == null || b == null || a.getClass() != b.getClass()) throw fallback();
+    if (a instanceof String || a instanceof Long || a instanceof Double || a instanceof Boolean) {
+      return a.equals(b);
+    }
+    throw fallback();
+  }
+
+  /** The order of two values of one class, as CEL-Java's less_* and greater_* give it. */
+  static int order(Object a, Object b) {
+    if (a instanceof Long x && b instanceof Long y) return Long.compare(x, y);
+    if (a instanceof String x && b instanceof String y) return x.compareTo(y);
+    if (a instanceof Boolean x && b instanceof Boolean y) return Boolean.compare(x, y);
+    throw fallback();
+  }
+
+  /** The field a select names, read from a record's view (its position kept per schema). */
+  private static final class Select implements Node {
+    /** A record schema and the field's position in it (final: safe to share among threads). */
+    private record At(Schema schema, int pos) {}
+
+    private final Node operand;
+    private final String field;
+    private At at = new At(null, -1); // racy but safe: a stale one misses, never lies
+
+    Select(Node operand, String field) {
+      this.operand = operand;
+      this.field = field;
+    }
+
+    @Override
+    public Object eval(Map<String, Object> vars) {
+      Object o = operand.eval(vars);
+      if (o instanceof Engine.RecordView view) {
+        Schema schema = view.schema();
+        At known = at;
+        if (known.schema() != schema) {
+          Schema.Field f = schema.getField(field);
+          if (f == null) throw fallback();
+          known = new At(schema, f.pos());
+          at = known;
+        }
+        return view.at(known.pos());
+      }
+      if (o instanceof Map<?, ?> map) {
+        Object v = map.get(field);
+        if (v == null) throw fallback();
+        return v;
+      }
+      throw fallback();
+    }
+  }
+
+  private static final class Compiler {
+    private final CelAbstractSyntaxTree ast;
+
+    Compiler(CelAbstractSyntaxTree ast) {
+      this.ast = ast;
+    }
+
+    Node node(CelExpr e) throws Outside {
+      switch (e.getKind()) {
+        case CONSTANT: {
+          Object v = constant(e.constant());
+          return vars -> v;
+        }
+        case IDENT: {
+          String name = e.ident().name();
+          Optional<CelReference> ref = ast.getReference(e.id());
+          if (ref.isPresent() && (ref.get().value().isPresent() || !name.equals(ref.get().name()))) {
+            throw new Outside();
+          }
+          if ("now".equals(name)) throw new Outside();
+          return vars -> {
+            Object v = vars.get(name);
+            if (v == null) throw fallback();
+            return v;
+          };
+        }
+        case SELECT: {
+          if (e.select().testOnly() || ast.getReference(e.id()).isPresent()) throw new Outside();
+          return new Select(node(e.select().operand()), e.select().field());
+        }
+        case LIST: {
+          if (!e.list().optionalIndices().isEmpty()) throw new Outside();
+          List<Node> items = new ArrayList<>();
+          boolean constant = true;
+          for (CelExpr item : e.list().elements()) {
+            items.add(node(item));
+            constant &= item.getKind() == CelExpr.ExprKind.Kind.CONSTANT;
+          }
+          if (constant) {
+            List<Object> values = new ArrayList<>();
+            for (Node n : items) values.add(n.eval(Map.of()));
+            List<Object> fixed = java.util.Collections.unmodifiableList(values);
+            return vars -> fixed;
+          }
+          Node[] nodes = items.toArray(new Node[0]);
+          return vars -> {
+            List<Object> out = new ArrayList<>(nodes.length);
+            for (Node n : nodes) out.add(n.eval(vars));
+            return out;
+          };
+        }
+        case CALL:
+          return call(e);
+        default:
+          throw new Outside(); // maps, structs, comprehensions: CEL-Java's
+      }
+    }
+
+    private static Object constant(CelConstant c) throws Outside {
+      return switch (c.getKind()) {
+        case BOOLEAN_VALUE -> c.booleanValue();
+        case INT64_VALUE -> c.int64Value();
+        case DOUBLE_VALUE -> c.doubleValue();
+        case STRING_VALUE -> c.stringValue();
+        default -> throw new Outside(); // null, uint, bytes: CEL-Java's own classes
+      };
+    }
+
+    private Node call(CelExpr e) throws Outside {
+      CelExpr.CelCall c = e.call();
+      String fn = c.function();
+      List<Node> parts = new ArrayList<>();
+      if (c.target().isPresent()) parts.add(node(c.target().get()));
+      for (CelExpr a : c.args()) parts.add(node(a));
+      int n = parts.size();
+      Node a = n > 0 ? parts.get(0) : null;
+      Node b = n > 1 ? parts.get(1) : null;
+      switch (fn) {
+        case "_&&_":
+          return vars -> bool(a.eval(vars)) ? (Object) bool(b.eval(vars)) : Boolean.FALSE;
+        case "_||_":
+          return vars -> bool(a.eval(vars)) ? (Object) Boolean.TRUE : (Object) bool(b.eval(vars));
+        case "!_":
+          return vars -> !bool(a.eval(vars));
+        case "_?_:_": {
+          Node x = parts.get(2);
+          return vars -> bool(a.eval(vars)) ? b.eval(vars) : x.eval(vars);
+        }
+        case "_==_":
+          return vars -> equal(a.eval(vars), b.eval(vars));
+        case "_!=_":
+          return vars -> !equal(a.eval(vars), b.eval(vars));
+        case "_<_":
+          return compare(a, b, 0);
+        case "_<=_":
+          return compare(a, b, 1);
+        case "_>_":
+          return compare(a, b, 2);
+        case "_>=_":
+          return compare(a, b, 3);
+        case "_+_", "_-_", "_*_", "_/_", "_%_":
+          return arithmetic(fn, a, b);
+        case "-_":
+          return vars -> {
+            Object v = a.eval(vars);
+            if (v instanceof Long x) {
+              if (x == Long.MIN_VALUE) throw fallback();
+              return -x;
+            }
+            if (v instanceof Double x) return -x;
+            throw fallback();
+          };
+        case "@in":
+          return vars -> {
+            Object v = a.eval(vars);
+            Object in = b.eval(vars);
+            if (!(v instanceof String || v instanceof Boolean)) throw fallback();
+            if (in instanceof List<?> list) return list.contains(v);
+            if (in instanceof Map<?, ?> map && v instanceof String) return map.get(v) != null;
+            throw fallback();
+          };
+        case "_[_]":
+          return vars -> {
+            Object on = a.eval(vars);
+            Object at = b.eval(vars);
+            if (on instanceof List<?> list && at instanceof Long i) {
+              if (i < 0 || i >= list.size()) throw fallback();
+              return list.get((int) (long) i);
+            }
+            if (on instanceof Map<?, ?> map && at instanceof String key) {
+              Object v = map.get(key);
+              if (v == null) throw fallback();
+              return v;
+            }
+            throw fallback();
+          };
+        case "size":
+          if (n != 1) throw new Outside();
+          return vars -> {
+            Object v = a.eval(vars);
+            if (v instanceof String s) return (long) s.codePointCount(0, s.length());
+            if (v instanceof List<?> list) return (long) list.size();
+            if (v instanceof Map<?, ?> map) return (long) map.size();
+            throw fallback();
+          };
+        case "startsWith", "endsWith", "contains": {
+          if (n != 2 || !c.target().isPresent()) throw new Outside();
+          int which = fn.equals("startsWith") ? 0 : fn.equals("endsWith") ? 1 : 2;
+          return vars -> {
+            if (a.eval(vars) instanceof String s && b.eval(vars) instanceof String t) {
+              return which == 0 ? s.startsWith(t) : which == 1 ? s.endsWith(t) : s.contains(t);
+            }
+            throw fallback();
+          };
+        }
+        case "matches": {
+          if (n != 2) throw new Outside();
+          CelExpr re = c.target().isPresent() ? c.args().get(0) : c.args().get(1);
+          Pattern fixed = null;
+          if (re.getKind() == CelExpr.ExprKind.Kind.CONSTANT
+              && re.constant().getKind() == CelConstant.Kind.STRING_VALUE) {
+            try {
+              fixed = Pattern.compile(re.constant().stringValue());
+            } catch (RuntimeException bad) {
+              throw new Outside(); // CEL-Java gives the error
+            }
+          }
+          Pattern pattern = fixed;
+          return vars -> {
+            if (a.eval(vars) instanceof String s && b.eval(vars) instanceof String r) {
+              Pattern p = pattern;
+              if (p == null) {
+                try {
+                  p = Pattern.compile(r);
+                } catch (RuntimeException bad) {
+                  throw fallback();
+                }
+              }
+              return p.matcher(s).matches();
+            }
+            throw fallback();
+          };
+        }
+        case "double":
+          if (n != 1) throw new Outside();
+          return vars -> {
+            Object v = a.eval(vars);
+            if (v instanceof Double) return v;
+            if (v instanceof Long x) return (double) x;
+            throw fallback();
+          };
+        case "int":
+          if (n != 1) throw new Outside();
+          return vars -> {
+            Object v = a.eval(vars);
+            if (v instanceof Long) return v;
+            throw fallback();
+          };
+        case "string":
+          if (n != 1) throw new Outside();
+          return vars -> {
+            Object v = a.eval(vars);
+            if (v instanceof String) return v;
+            if (v instanceof Long x) return Long.toString(x);
+            throw fallback();
+          };
+        case "dyn":
+          if (n != 1) throw new Outside();
+          return a;
+        default:
+          throw new Outside();
+      }
+    }
+
+    /** {@code < <= > >=} (0..3): numbers of one class, strings, bools. */
+    private static Node compare(Node a, Node b, int op) {
+      return vars -> {
+        Object x = a.eval(vars);
+        Object y = b.eval(vars);
+        if (x instanceof Double p && y instanceof Double q) {
+          double l = p;
+          double r = q;
+          return switch (op) {
+            case 0 -> l < r;
+            case 1 -> l <= r;
+            case 2 -> l > r;
+            default -> l >= r;
+          };
+        }
+        int c = order(x, y);
+        return switch (op) {
+          case 0 -> c < 0;
+          case 1 -> c <= 0;
+          case 2 -> c > 0;
+          default -> c >= 0;
+        };
+      };
+    }
+
+    /** Arithmetic on two ints (an overflow, a zero divisor or -1: CEL-Java's), two doubles, or
+     * two strings joined. */
+    private static Node arithmetic(String fn, Node a, Node b) {
+      char op = fn.charAt(1);
+      return vars -> {
+        Object x = a.eval(vars);
+        Object y = b.eval(vars);
+        if (x instanceof Long p && y instanceof Long q) {
+          long l = p;
+          long r = q;
+          try {
+            return switch (op) {
+              case '+' -> Math.addExact(l, r);
+              case '-' -> Math.subtractExact(l, r);
+              case '*' -> Math.multiplyExact(l, r);
+              default -> {
+                if (r == 0 || r == -1) throw fallback();
+                yield op == '/' ? l / r : l % r;
+              }
+            };
+          } catch (ArithmeticException overflow) {
+            throw fallback();
+          }
+        }
+        if (x instanceof Double p && y instanceof Double q && op != '%') {
+          double l = p;
+          double r = q;
+          return switch (op) {
+            case '+' -> l + r;
+            case '-' -> l - r;
+            case '*' -> l * r;
+            default -> l / r;
+          };
+        }
+        if (x instanceof String p && y instanceof String q && op == '+') return p + q;
+        throw fallback();
+      };
+    }
+  }
+}

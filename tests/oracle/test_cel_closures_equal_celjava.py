@@ -1,0 +1,128 @@
+"""The closures ``topics check``'s JVM road compiles a rule's CEL into (issue 40,
+``quality/jvm/.../Closures.java``) give what Google's CEL-Java interpreter gives, as Confluent's
+Java serializer runs it: ``RuleRun`` over the same records twice, once with CEL-Java alone and
+once with the closures first, must give per record and rule the same verdict (pass, fail, error,
+skipped, not run), the same action, the same error's words, the same refusal and the same bytes
+after the transforms.
+
+The corpus is the serializer proof's (tests/integration/test_cel_rules_equality.py: 1,200
+seeded records, 31 rules), the edges of CEL's semantics the closures must not get wrong
+(``EDGES``: overflow, division by zero, mixed int and double, null, missing keys, indexes out of
+range, string order, a bad pattern, a rule typed only as a map), and the bench's rule set
+(bench/bench_check.py), which the closures must run whole, without CEL-Java.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bench import bench_check
+from converters.quality import jvmscan
+from tests.integration.test_cel_rules_equality import (
+    METADATA,
+    N_RECORDS,
+    SCHEMA,
+    SEED,
+    encode,
+    records,
+    rules,
+)
+
+pytestmark = [pytest.mark.oracle]
+
+
+def _condition(name: str, expr: str, rtype: str = "CEL", **more: Any) -> dict[str, Any]:
+    return {"name": name, "kind": "CONDITION", "type": rtype, "mode": "WRITEREAD", "expr": expr,
+            "onFailure": "NONE", **more}  # fmt: skip
+
+
+EDGES = [
+    _condition("int-overflow", "message.quantity * 9223372036854775807 > 0"),
+    _condition("int-add-overflow", "message.quantity + 9223372036854775807 > 0"),
+    _condition("int-negate", "-message.quantity < 0"),
+    _condition("int-divide-by-zero", "message.quantity / (message.quantity - 1) >= 0"),
+    _condition("int-modulo", "message.quantity % 7 == 3 || message.quantity % -1 == 0"),
+    _condition("double-divide-by-zero", "message.total / 0.0 > 1.0"),
+    _condition("double-nan", "message.total / (message.total - message.total) == 0.0"),
+    _condition("double-vs-int", "message.total == 12"),
+    _condition("int-to-double", "double(message.quantity) * 1.5 < message.total"),
+    _condition("string-of-int", "string(message.quantity) + 'x' != '1x'"),
+    _condition("string-order", "message.code < 'AC' && message.code >= 'AB'"),
+    _condition("bool-order", "message.customer.vip > false"),
+    _condition("null-field", "message.discount == null"),
+    _condition("null-field-compared", "message.discount > 0.1"),
+    _condition("null-record-select", "message.customer.address.city == 'Oslo'"),
+    _condition("map-key-missing", "message.attributes['channel'] == 'web'"),
+    _condition("map-in", "'a' in message.counters && message.counters['a'] > 1"),
+    _condition("list-index", "message.lines[1].qty > 1"),
+    _condition("list-size", "size(message.lines) > 1 && message.lines.size() < 3"),
+    _condition("bad-pattern", "message.code.matches('[')"),
+    _condition("pattern-from-field", "message.code.matches(message.token)"),
+    _condition("ternary", "message.quantity > 5 ? message.code.startsWith('AB') : 1 / 0 == 1"),
+    _condition("or-absorbs-error", "message.total == 12 || message.quantity > 0"),
+    _condition("and-absorbs-error", "message.total == 12 && message.quantity > 1000"),
+    _condition("untyped-map", "message.nothing == 1 || message.quantity > 1"),
+    _condition("enum-and-logical", "message.status == 'NEW' && message.created_at > 0"),
+    _condition("bytes", "size(message.fingerprint) == 4"),
+    _condition("unicode-size", "size(message.customer.name + 'ü') == 3"),
+    _condition(
+        "field-value", "typeName == 'STRING' ; value + name != fullName", "CEL_FIELD", tags=["PII"]
+    ),  # fmt: skip
+    _condition("field-null", "value != ''", "CEL_FIELD", tags=["FREE_TEXT"]),
+]
+
+
+def _both(
+    schema: Any, rule_set: dict[str, Any], bodies: list[bytes], metadata: Any, mode: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    kept = {"metadata": metadata, "mode": mode}
+    alone = jvmscan.rule_run(schema, rule_set, bodies, closures=False, **kept)
+    first = jvmscan.rule_run(schema, rule_set, bodies, closures=True, **kept)
+    return alone, first
+
+
+def _same(alone: dict[str, Any], first: dict[str, Any], names: list[str], mode: str) -> None:
+    assert len(alone["results"]) == len(first["results"])
+    for i, (a, b) in enumerate(zip(alone["results"], first["results"], strict=True)):
+        for name, got_a, got_b in zip(names, a["outcomes"], b["outcomes"], strict=True):
+            assert got_a == got_b, (mode, i, name, got_a, got_b)
+        assert (a["refused"], a["record"]) == (b["refused"], b["record"]), (mode, i)
+
+
+@pytest.fixture(scope="module")
+def quality_runtime() -> None:
+    from tests.stack.kafka import quality_jars
+
+    quality_jars()  # fails (never skips) when they cannot be resolved
+
+
+@pytest.mark.parametrize("mode", ["WRITE", "READ"])
+def test_the_closures_give_celjavas_verdicts_errors_and_bytes_over_the_proof_corpus(
+    mode: str, quality_runtime: None
+) -> None:
+    rule_set = {"domainRules": rules("proof-dlq") + EDGES}
+    names = [r["name"] for r in rule_set["domainRules"]]
+    bodies = [encode(r) for r in records(N_RECORDS, SEED)]
+    alone, first = _both(SCHEMA, rule_set, bodies, METADATA, mode)
+    _same(alone, first, names, mode)
+    assert alone["evaluations"]["closures"] == alone["evaluations"]["fallback"] == 0
+    counts = first["evaluations"]
+    verdicts = {o[0] for r in first["results"] for o in r["outcomes"]}
+    print(f"\n{mode}: {len(bodies)} records x {len(names)} rules, evaluations {counts}, "
+          f"verdicts {sorted(verdicts)}")  # fmt: skip
+    # the closures did most of the work, gave some back (errors, nulls) and left some to
+    # CEL-Java (comprehensions, map literals, type(), bytes)
+    assert counts["closures"] > counts["fallback"] > 0 and counts["celjava"] > 0
+    assert {"PASS", "FAIL", "ERROR"} <= verdicts
+
+
+def test_the_benchs_rule_set_runs_whole_in_the_closures(quality_runtime: None) -> None:
+    rule_set = bench_check.RULES
+    names = [r["name"] for r in rule_set["domainRules"]]
+    bodies = bench_check.bodies()
+    alone, first = _both(bench_check.SCHEMA, rule_set, bodies, {}, "WRITE")
+    _same(alone, first, names, "WRITE")
+    counts = first["evaluations"]
+    assert counts["fallback"] == counts["celjava"] == 0 and counts["closures"] > 0, counts
