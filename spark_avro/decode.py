@@ -104,7 +104,9 @@ def header_schema_id(value: Column, known_ids: tuple[int, ...] = ()) -> Column:
     """
     header = F.substring(value, 1, HEADER_SIZE)
     unsigned = F.conv(F.hex(F.substring(value, 2, 4)), 16, 10).cast("bigint")
-    signed = F.when(unsigned >= 2**31, unsigned - 2**32).otherwise(unsigned)
+    # two's complement with the unsigned value written once (a CASE over it wrote the hex
+    # conversion three times into the decode's generated method)
+    signed = F.pmod(unsigned + 2**31, F.lit(2**32)) - 2**31
     framed = (F.length(header) == HEADER_SIZE) & (
         F.substring(value, 1, 1) == F.lit(bytearray(MAGIC_BYTE))
     )
@@ -306,16 +308,22 @@ def decode_confluent(
             continue  # never decoded: its records are reported as incompatible
         writer = writer_schemas[writer_id]
         name = f"_writer_{writer_id}".replace("-", "n")
-        plan = None if probe is None else defaults_plan(json.loads(writer), reader_json)
-        if probe is not None and json.loads(writer) == reader_json:
-            options = avro_options  # writer is the reader: no resolution needed
-        elif plan is not None:
-            options = avro_options  # decoded as written; defaults added below
+        # the writer is the reader: decoded as is, and the decoded struct is the record (a
+        # failed decode, a struct of nulls, made null), not built again field by field
+        same = probe if probe is not None and json.loads(writer) == reader_json else None
+        plan = None if probe is None or same else defaults_plan(json.loads(writer), reader_json)
+        if same or plan is not None:
+            options = avro_options  # no Avro resolution; a plan's defaults are added below
         else:
             options = {**avro_options, "avroSchema": target}
         condition = F.col("_schema_id") == writer_id
         writer_columns.append(F.when(condition, from_avro(payload, writer, options)).alias(name))
-        branch = F.col(name) if plan is None else resolved_with_defaults(F.col(name), *plan)
+        if same:
+            branch = F.when(F.col(name).getField(same).isNotNull(), F.col(name))
+        elif plan is not None:
+            branch = resolved_with_defaults(F.col(name), *plan)
+        else:
+            branch = F.col(name)
         record = F.when(condition, branch) if record is None else record.when(condition, branch)
     if record is None:  # every writer is incompatible: a null of the reader's type
         record = from_avro(F.lit(None).cast("binary"), target, avro_options)

@@ -150,6 +150,23 @@ def test_permissive_keeps_a_bad_record_with_its_reason_and_raw_bytes(spark, kind
     assert bad.offset == 1
 
 
+@pytest.mark.parametrize("schema_id", [-1, -(2**31), 2**31 - 1, 99])
+def test_an_unknown_schema_id_is_read_as_a_signed_32_bit_int(spark, schema_id):
+    df = kafka_frame(spark, [confluent(schema_id, V1_TEXT, ride(1))])
+    row = decode_confluent(df, writer_schemas=WRITERS, reader_schema=V2_TEXT).first()
+    assert row.schema_id == schema_id and row.decode_error_kind == "unknown_id"
+    assert row.decode_error.startswith(f"unknown schema id {schema_id} (known ids")
+
+
+def test_a_corrupt_record_of_a_writer_equal_to_the_reader_has_a_null_record(spark):
+    written = confluent(V2_ID, V2_TEXT, ride(2, tip_amount=1.5, store_and_fwd_flag="N"))
+    df = kafka_frame(spark, [written[:-3], GOOD])
+    decoded = decode_confluent(df, writer_schemas=WRITERS, reader_schema=V2_TEXT, flatten=False)
+    bad, good = decoded.orderBy("offset").collect()
+    assert bad.record is None and bad.decode_error_kind == "corrupt"
+    assert good.record.vendorId == 1 and good.decode_error is None
+
+
 def test_wrong_magic_byte_leaves_schema_id_null(spark):
     df = kafka_frame(spark, [BAD_RECORDS["wrong magic byte"][0]])
     row = decode_confluent(df, writer_schemas=WRITERS, reader_schema=V2_TEXT).first()
