@@ -44,7 +44,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from schemacli.contracts.avro.facts import LONG_MIN, PRIMITIVE_TYPES
+from schemacli.contracts.avro.facts import (
+    INT_MAX,
+    INT_MIN,
+    LONG_MIN,
+    PRIMITIVE_TYPES,
+    SPARK_TYPES,
+    spark_sql_name,
+)
 from schemacli.contracts.avro.schema import (
     ArraySchema,
     EnumSchema,
@@ -974,8 +981,7 @@ class _FieldSites:
                 parts.append(part)
             elif decided is not True:
                 return column, FALSE
-        sql_type = _TRANSFORMED.get(schema.type)
-        if sql_type is None or schema.logical_type or not _is_primitive(schema):
+        if schema.type not in _TRANSFORMED or schema.logical_type or not _is_primitive(schema):
             what = f"a null {avrocel.avro_text(schema)}" if null else avrocel.avro_text(schema)
             raise self.refuse(ctx, f"a TRANSFORM of {what} (it transforms boolean, int, long, "
                               "double, string and bytes)")  # fmt: skip
@@ -1019,14 +1025,12 @@ class _FieldSites:
             else:
                 guard = compiler.compile(part[0])
         assert body is not None
-        value = f"CAST({body.value} AS {sql_type})"
+        value = f"CAST({body.value} AS {spark_sql_name(SPARK_TYPES[schema.type])})"
         # a value the column cannot hold is an error: null where no null goes, an int out of
         # Avro int's range (the Python road would keep it, and no writer could write it)
         error = body.error if nullable else _null_error(body)
         if schema.type == "int":
-            error = _or(
-                error, f"coalesce({body.value} NOT BETWEEN {_INT_MIN} AND {_INT_MAX}, FALSE)"
-            )
+            error = _or(error, f"coalesce({body.value} NOT BETWEEN {INT_MIN} AND {INT_MAX}, FALSE)")
         if guard is None:
             return value, error
         holds = f"coalesce({guard.value}, FALSE)"
@@ -1036,16 +1040,8 @@ class _FieldSites:
         )
 
 
-# the Avro types a CEL_FIELD TRANSFORM may give a new value, as Spark types
-_TRANSFORMED = {
-    "boolean": "BOOLEAN",
-    "int": "INT",
-    "long": "BIGINT",
-    "double": "DOUBLE",
-    "string": "STRING",
-    "bytes": "BINARY",
-}
-_INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
+# the Avro types a CEL_FIELD TRANSFORM may give a new value (cast to the column's Spark type)
+_TRANSFORMED = frozenset({"boolean", "int", "long", "double", "string", "bytes"})
 
 
 def _column(expr: str, name: str) -> str:
