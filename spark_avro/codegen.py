@@ -51,7 +51,7 @@ class MigrationSpec:
     incompatible: dict[int, str]  # v2-road writers the v2 schema cannot read
 
 
-RuleRows = tuple[tuple[str, str, str, str], ...]
+RuleRows = tuple[tuple[str, str, str, str, bool, dict[str, str]], ...]  # rulestage.RuleRow
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,7 @@ class RulesSpec:
     not_acted_on: tuple[str, ...]
     flat: RuleRows  # the record's fields as columns
     nested: RuleRows  # the record as the struct column ``record``
+    transforms: tuple[str, ...] = ()  # the CEL_FIELD TRANSFORMs, in the order they run
 
 
 @dataclass(frozen=True)
@@ -210,15 +211,27 @@ def _migration_constants(migration: MigrationSpec) -> str:
 
 
 def _rules_doc(rules: RulesSpec) -> str:
-    if rules.applied:
+    if rules.applied or rules.transforms:
         which = (
-            "the CEL CONDITIONs a deserializer runs (READ, WRITEREAD), compiled to Spark SQL by "
-            "schemacli (RULES_FLAT, RULES_NESTED), in the order they run: "
+            "the CEL and CEL_FIELD CONDITIONs a deserializer runs (READ, WRITEREAD), compiled to "
+            "Spark SQL by schemacli (RULES_FLAT, RULES_NESTED), in the order they run: "
             + ", ".join(_doc_text(name) for name in rules.applied)
             + ". The first whose failure is acted on makes a good record a bad record of kind "
             "``rule``: ``decode_error`` names the rule, ``raw_value`` holds its bytes and "
             "``rule_dlq_topic`` the rule's DLQ topic when its action is DLQ (null otherwise)."
+            if rules.applied
+            else ""
         )
+        if rules.transforms:
+            which += (
+                " The CEL_FIELD TRANSFORMs a deserializer runs, in the same order, each reading "
+                "what the rules before it left, replace the values of the fields their tags "
+                "select in good records: "
+                + ", ".join(_doc_text(name) for name in rules.transforms)
+                + ". One that errs leaves the record as it was (a bad record of kind ``rule`` "
+                "unless its onFailure is NONE)."
+            )
+        which = which.strip()
     else:
         which = (
             "no rule: the rule set has no CEL CONDITION whose failure a deserializer acts on "
@@ -242,10 +255,12 @@ def _rules_doc(rules: RulesSpec) -> str:
 def _rules_constants(rules: RulesSpec) -> str:
     comment = (
         f"Data-quality rules: the rule set of {_doc_text(rules.source)} in the {rules.origin}, "
-        "compiled to Spark SQL by schemacli. Per rule acted on, in the order they run: (its "
-        "code: 0 pass, 1 fail, 2 error; the reason if it fails; the reason if it errors; its "
-        "DLQ topic or a typed NULL), all Spark SQL. RULES_FLAT reads the record's fields as "
-        "columns (read(flatten=True)), RULES_NESTED the struct column `record` (flatten=False)."
+        "compiled to Spark SQL by schemacli. Per rule acted on and per TRANSFORM, in the order "
+        "they run: (its code: 0 pass, 1 fail, 2 error; the reason if it fails; the reason if it "
+        "errors; its DLQ topic or a typed NULL; whether its failure is acted on; a TRANSFORM's "
+        "new value of each column it replaces), all Spark SQL. RULES_FLAT reads the record's "
+        "fields as columns (read(flatten=True)), RULES_NESTED the struct column `record` "
+        "(flatten=False)."
     )
     parts = [
         textwrap.fill(
@@ -265,7 +280,7 @@ def _rules_constants(rules: RulesSpec) -> str:
 
 
 def _rule_rows(name: str, rows: RuleRows) -> str:
-    head = f"{name}: tuple[tuple[str, str, str, str], ...] = "
+    head = f"{name}: tuple[tuple[str, str, str, str, bool, dict[str, str]], ...] = "
     if not rows:
         return head + "()"
     lines = []

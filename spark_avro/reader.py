@@ -258,7 +258,7 @@ def _read_with_rules(
     )
     schema = load_schema_text(resolved.reader_schema, "the reader schema").schema
     compiled = data_rules.compile_rules(
-        contract, schema, rules_mode.upper(), root="" if flatten else "`record`"
+        contract, schema, rules_mode.upper(), root="" if flatten else "`record`", transforms=True
     )
     raw = kafka_source(
         spark, bootstrap_servers, topic, streaming=streaming, kafka_options=kafka_options
@@ -499,7 +499,7 @@ def _stream_rules(
     )
     schema = load_schema_text(reader_schema, "the reader schema").schema
     return data_rules.compile_rules(
-        contract, schema, rules_mode.upper(), root="" if flatten else "`record`"
+        contract, schema, rules_mode.upper(), root="" if flatten else "`record`", transforms=True
     )
 
 

@@ -20,23 +20,38 @@ condition compiled with its own ``value``, ``name``, ``fullName``, ``typeName``,
 ``message`` (type-checked with that field's type), and the codes are folded in the walk's order
 (the first that fails or errs decides; an array item's or map value's false does not fail).
 
+A CEL_FIELD TRANSFORM (``compile_rules(..., transforms=True)``: the readers) is the same walk
+giving each selected field's new value (``_FieldSites.transform``): records rebuilt with
+``named_struct``, arrays with ``transform``, maps with ``transform_values``, each value cast back
+to its column's type; its code is 0, or 2 when it errs on any field (or gives a value the column
+cannot hold), and ``rulestage`` replaces the columns of a good record where it is 0.
+
 What has no SQL form here is refused when the reader is built (``RulesNotCompiled``, naming the
-rule and the construct or field): TRANSFORMs (CEL and CEL_FIELD), a union of several types,
-timestamps' getters, string conversions of doubles, map construction, ... The Python road
-(``rules test``) runs them.
+rule and the construct or field): a CEL TRANSFORM (the whole record), a CEL_FIELD TRANSFORM of a
+field of another type than boolean, int, long, double, string or bytes, or reading ``message``,
+a union of several types, timestamps' getters, string conversions of doubles, map construction,
+... The Python road (``rules test``) runs them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from schemacli.contracts.avro.facts import LONG_MIN, PRIMITIVE_TYPES
+from schemacli.contracts.avro.facts import (
+    INT_MAX,
+    INT_MIN,
+    LONG_MIN,
+    PRIMITIVE_TYPES,
+    SPARK_TYPES,
+    spark_sql_name,
+)
 from schemacli.contracts.avro.schema import (
     ArraySchema,
     EnumSchema,
@@ -68,7 +83,7 @@ from schemacli.contracts.rules.cel.types import (
     RecordT,
 )
 from schemacli.contracts.rules.cel.values import CelEvalError
-from schemacli.contracts.rules.execute import condition_message
+from schemacli.contracts.rules.execute import active_rules, condition_message, serde_order, shadowed
 from schemacli.contracts.rules.model import (
     DLQ_TOPIC,
     Contract,
@@ -104,6 +119,8 @@ class CompiledRule:
     action_on_failure: str
     message: str
     code: str  # SQL giving 0 (pass), 1 (fail) or 2 (error)
+    # a TRANSFORM's new value of each column it replaces (SQL over the record it reads)
+    replaced: dict[str, str] = field(default_factory=dict)
 
 
 def _or(*parts: str) -> str:
@@ -549,12 +566,22 @@ def _checked(
     contract: Contract | None,
     where: Location,
     site: str = "",
+    result: tuple[CelType, str] | None = None,
 ) -> Checked:
     """``part`` type-checked with ``variables``; RulesNotCompiled for a typing problem or a
-    body that is not a bool (``site``: `` on field <full name>`` for a CEL_FIELD rule)."""
+    body that is not a bool (``site``: `` on field <full name>`` for a CEL_FIELD rule;
+    ``result``: a TRANSFORM's, whose body must give that type (or null), named as given)."""
     expr, offset, is_body = part
     checked = check(expr, variables)
-    if is_body and checked.type not in (BOOL, DYN):
+    if is_body and result is not None and checked.type not in (result[0], NULL):
+        raise RulesNotCompiled(
+            f"rule {rule.label}: a {rule.type} TRANSFORM gives {checked.type}{site}, which "
+            f"holds {result[1]}",
+            location=contract.expr_location(rule, offset) if contract else where,
+            hint="Give a value of the field's type; select the fields of one type with the "
+            "rule's tags or a guard (`typeName == 'STRING' ; ...`).",
+        )
+    if is_body and result is None and checked.type not in (BOOL, DYN):
         raise RulesNotCompiled(
             f"rule {rule.label}: a {rule.type} CONDITION gives {checked.type}{site}, not a bool",
             location=contract.expr_location(rule, offset) if contract else where,
@@ -571,25 +598,44 @@ def _checked(
 
 
 def compile_rule(
-    rule: Rule, schema: RecordSchema, *, root: str = "", contract: Contract | None = None
+    rule: Rule,
+    schema: RecordSchema,
+    *,
+    root: str = "",
+    contract: Contract | None = None,
+    transforms: bool = False,
 ) -> CompiledRule:
     """A CEL or CEL_FIELD CONDITION as one SQL expression giving 'pass', 'fail' or 'error' over
     the decoded record (its fields top-level columns with ``root=""``, else ``root`` names the
-    struct). RulesNotCompiled for what has no SQL form here."""
+    struct); with ``transforms``, a CEL_FIELD TRANSFORM too ('pass' or 'error', and the new
+    value of each column it replaces). RulesNotCompiled for what has no SQL form here."""
     where = (
         contract.location(rule.pointer) if contract is not None else Location(pointer=rule.pointer)
     )
-    if rule.type not in ("CEL", "CEL_FIELD") or not rule.is_condition:
+    if rule.type not in ("CEL", "CEL_FIELD") or not (
+        rule.is_condition or transforms and rule.type == "CEL_FIELD"
+    ):
+        what = (
+            "a CEL TRANSFORM (the whole record replaced by the expression's value)"
+            if transforms and rule.type == "CEL"
+            else f"a {rule.type} {rule.kind}"
+        )
+        applied = "CONDITION rules and CEL_FIELD TRANSFORMs" if transforms else "CONDITION rules"
         raise RulesNotCompiled(
-            f"rule {rule.label}: a {rule.type} {rule.kind} has no Spark SQL form here",
+            f"rule {rule.label}: {what} has no Spark SQL form here",
             location=where,
-            hint="Spark applies CEL and CEL_FIELD CONDITION rules; run the others with "
-            "`schemacli rules test`.",
+            hint=f"Spark applies CEL and CEL_FIELD {applied}; run the others with "
+            "`schemacli rules test` (docs/rules.md#rules-in-spark).",
         )
     parts = _parts(rule, contract, where)
+    replaced: dict[str, str] = {}
     if rule.type == "CEL_FIELD":
         tags = contract.metadata.tags if contract is not None else {}
-        code = _FieldSites(rule, parts, contract, where, tags).code(schema, root)
+        sites = _FieldSites(rule, parts, contract, where, tags)
+        if rule.is_condition:
+            code = sites.code(schema, root)
+        else:
+            code, replaced = sites.transform(schema, root)
     else:
         variables: dict[str, CelType] = {"message": avrocel.record_type(schema)}
         guard: Sql | None = None
@@ -606,7 +652,9 @@ def compile_rule(
             code = _guarded(guard, code)
     # the status as a code: 0 pass, 1 fail, 2 error (ints are cheaper to carry than strings)
     status = f"element_at(array('pass', 'fail', 'error'), {code} + 1)"
-    return CompiledRule(rule, status, rule.action("READ", True), condition_message(rule), code)
+    return CompiledRule(
+        rule, status, rule.action("READ", True), condition_message(rule), code, replaced
+    )
 
 
 def _guarded(guard: Sql, code: str) -> str:
@@ -744,6 +792,11 @@ class _FieldSites:
         """The rule run on one value of ``schema`` at ``column`` (``null``: its null case, with
         ``typeName`` NULL)."""
         if not self.selected(ctx):
+            # the serde's walk hands a field it does not select back as its own value, and a
+            # record field's value that is exactly false fails the CONDITION (confluent-kafka's
+            # field walk; contracts.rules.execute's _FieldWalk does the same)
+            if schema.type == "boolean" and not item and not null:
+                return f"(CASE WHEN {column} = FALSE THEN 1 ELSE 0 END)"
             return "0"
         record, name, record_expr = ctx
         t, _, note = avrocel.cel_type(schema)
@@ -815,6 +868,202 @@ class _FieldSites:
             return "0" if guard.error == FALSE else f"(CASE WHEN {guard.error} THEN 2 ELSE 0 END)"
         return _guarded(guard, code)
 
+    # --- a CEL_FIELD TRANSFORM: the new value of each column, and one code (0 pass, 2 error)
+
+    def transform(self, schema: RecordSchema, root: str) -> tuple[str, dict[str, str]]:
+        """The rule's code over the record (2 when it errs on any field, else 0) and the new
+        value of each column it changes: each top-level field's with ``root=""``, else the
+        struct column ``root`` names, rebuilt with ``named_struct``."""
+        news = self.fields(schema, root, None)
+        errors = _or(*(error for _, _, error in news))
+        code = "0" if errors == FALSE else f"(CASE WHEN {errors} THEN 2 ELSE 0 END)"
+        changed = [(name, new) for name, new, _ in news if new != _column(root, name)]
+        if not changed:
+            return code, {}
+        if root == "":
+            return code, dict(changed)
+        return code, {root[1:-1].replace("``", "`"): _struct(news)}
+
+    def fields(
+        self, schema: RecordSchema, expr: str, ctx: tuple[RecordSchema, str, str] | None
+    ) -> list[tuple[str, str, str]]:
+        """(name, new value, error) of each field of the record at ``expr``."""
+        if schema.fullname in self.open_records:
+            assert ctx is not None  # the top record is never re-entered before it is opened
+            raise self.refuse(ctx, f"the recursive record {schema.fullname}")
+        self.open_records.add(schema.fullname)
+        out = []
+        for f in schema.fields:
+            column = _column(expr, f.name)
+            new, error = self.new(f.type, column, (schema, f.name, expr), nullable=False)
+            out.append((f.name, new, error))
+        self.open_records.discard(schema.fullname)
+        return out
+
+    def new(
+        self, schema: Schema, column: str, ctx: tuple[RecordSchema, str, str], *, nullable: bool
+    ) -> tuple[str, str]:
+        """(the new value, an error) of the value of ``schema`` at ``column`` (``column`` itself
+        and FALSE when the rule changes nothing there), as ``_FieldWalk`` transforms it."""
+        unchanged = (column, FALSE)
+        if isinstance(schema, UnionSchema):
+            branches = [b for b in schema.types if b.type != "null"]
+            has_null = len(branches) < len(schema.types)
+            if len(branches) != 1:
+                alone = [self.new(b, column, ctx, nullable=has_null) for b in branches]
+                if all(n == unchanged for n in alone) and not (has_null and self.selected(ctx)):
+                    return unchanged
+                raise self.refuse(ctx, f"a union of several types ({avrocel.avro_text(schema)})")
+            (branch,) = branches
+            if not has_null:
+                return self.new(branch, column, ctx, nullable=nullable)
+            on_null = self.change(ctx, branch, column, nullable=True, null=True)
+            on_value = self.new(branch, column, ctx, nullable=True)
+            if on_null == on_value == unchanged:
+                return unchanged
+            value = f"(CASE WHEN {column} IS NULL THEN {on_null[0]} ELSE {on_value[0]} END)"
+            if on_null[1] == on_value[1] == FALSE:
+                return value, FALSE
+            error = f"(CASE WHEN {column} IS NULL THEN {on_null[1]} ELSE {on_value[1]} END)"
+            return value, error
+        if isinstance(schema, RecordSchema):
+            news = self.fields(schema, column, ctx)
+            if all(new == _column(column, name) for name, new, _ in news):
+                return unchanged
+            return _struct(news), _or(*(error for _, _, error in news))
+        if isinstance(schema, ArraySchema | MapSchema):
+            inner = schema.items if isinstance(schema, ArraySchema) else schema.values
+            self.lambdas += 1
+            var = f"_item{self.lambdas}"
+            new, error = self.new(inner, var, ctx, nullable=False)
+            if (new, error) == (var, FALSE):
+                return unchanged
+            if isinstance(schema, ArraySchema):
+                value, values = f"transform({column}, {var} -> {new})", column
+            else:
+                value = f"transform_values({column}, (_key{self.lambdas}, {var}) -> {new})"
+                values = f"map_values({column})"
+            if error == FALSE:
+                return value, FALSE
+            return value, f"coalesce(exists({values}, {var} -> {error}), FALSE)"
+        if not _is_primitive(schema):
+            return unchanged  # an enum or a fixed: the serde passes it over
+        return self.change(ctx, schema, column, nullable=nullable)
+
+    def change(
+        self,
+        ctx: tuple[RecordSchema, str, str],
+        schema: Schema,
+        column: str,
+        *,
+        nullable: bool,
+        null: bool = False,
+    ) -> tuple[str, str]:
+        """(new value, error) of one value of ``schema`` at ``column`` the rule runs on
+        (``null``: its null case, ``typeName`` NULL; ``nullable``: the place holds null)."""
+        if not self.selected(ctx):
+            return column, FALSE
+        record, name, record_expr = ctx
+        type_name = "NULL" if null else schema.type.upper()
+        tags = sorted(tags_of(record, name, self.metadata_tags))
+        full_name = f"{record.fullname}.{name}"
+        known: dict[str, object] = {
+            "name": name, "fullName": full_name, "typeName": type_name, "tags": tags,
+        }  # fmt: skip
+        if null:
+            known["value"] = None
+        # a guard the field's name, type name and tags decide alone is decided now: a field
+        # it is not true on keeps its value, whatever its type
+        parts = []
+        for part in self.parts:
+            decided = None if part[2] else _decided(part[0], known)
+            if decided is None:
+                parts.append(part)
+            elif decided is not True:
+                return column, FALSE
+        if schema.type not in _TRANSFORMED or schema.logical_type or not _is_primitive(schema):
+            what = f"a null {avrocel.avro_text(schema)}" if null else avrocel.avro_text(schema)
+            raise self.refuse(ctx, f"a TRANSFORM of {what} (it transforms boolean, int, long, "
+                              "double, string and bytes)")  # fmt: skip
+        for part in parts:
+            if _mentions(part[0], "message"):
+                raise self.refuse(ctx, "a TRANSFORM reading `message` (the serde's walk shows "
+                                  "it the fields it already transformed)")  # fmt: skip
+        t = avrocel.cel_type(schema)[0]
+        bindings = {
+            "value": Sql("NULL" if null else column, FALSE, null),
+            "name": Sql(_string(name), FALSE, False),
+            "fullName": Sql(_string(full_name), FALSE, False),
+            "typeName": Sql(_string(type_name), FALSE, False),
+            "tags": Sql(
+                "array(" + ", ".join(_string(tag) for tag in tags) + ")"
+                if tags
+                else "CAST(array() AS ARRAY<STRING>)",
+                FALSE,
+                False,
+            ),
+        }
+        variables: dict[str, CelType] = {
+            "value": t, "name": STRING, "fullName": STRING, "typeName": STRING,
+            "tags": ListT(STRING), "message": avrocel.record_type(record),
+        }  # fmt: skip
+        guard: Sql | None = None
+        body: Sql | None = None
+        for part in parts:
+            result = (t, avrocel.avro_text(schema))
+            checked = _checked(self.rule, part, variables, self.contract, self.where,
+                               f" on field {full_name}", result)  # fmt: skip
+            compiler = _Compiler(self.rule, checked, record_expr, self.contract)
+            compiler.offset = part[1]
+            compiler.bindings = bindings
+            if part[2]:
+                body = compiler.compile(part[0])
+                if checked.type == NULL and not nullable:
+                    raise self.refuse(
+                        ctx, f"a TRANSFORM giving null to {avrocel.avro_text(schema)}"
+                    )
+            else:
+                guard = compiler.compile(part[0])
+        assert body is not None
+        value = f"CAST({body.value} AS {spark_sql_name(SPARK_TYPES[schema.type])})"
+        # a value the column cannot hold is an error: null where no null goes, an int out of
+        # Avro int's range (the Python road would keep it, and no writer could write it)
+        error = body.error if nullable else _null_error(body)
+        if schema.type == "int":
+            error = _or(error, f"coalesce({body.value} NOT BETWEEN {INT_MIN} AND {INT_MAX}, FALSE)")
+        if guard is None:
+            return value, error
+        holds = f"coalesce({guard.value}, FALSE)"
+        return (
+            f"(CASE WHEN {holds} THEN {value} ELSE {column} END)",
+            _or(guard.error, _and(holds, error)),
+        )
+
+
+# the Avro types a CEL_FIELD TRANSFORM may give a new value (cast to the column's Spark type)
+_TRANSFORMED = frozenset({"boolean", "int", "long", "double", "string", "bytes"})
+
+
+def _column(expr: str, name: str) -> str:
+    """The SQL of field ``name`` of the record at ``expr`` ("": the top-level columns)."""
+    return _quote(name) if expr == "" else f"{expr}.{_quote(name)}"
+
+
+def _struct(news: Sequence[tuple[str, str, str]]) -> str:
+    """A record rebuilt from its fields' new values."""
+    return "named_struct(" + ", ".join(f"{_string(name)}, {new}" for name, new, _ in news) + ")"
+
+
+def _mentions(node: object, name: str) -> bool:
+    """Whether the CEL tree ``node`` reads the variable ``name``."""
+    if isinstance(node, ast.Ident):
+        return node.name == name
+    if isinstance(node, tuple):
+        return any(_mentions(item, name) for item in node)
+    if dataclasses.is_dataclass(node):
+        return any(_mentions(getattr(node, f.name), name) for f in dataclasses.fields(node))
+    return False
+
 
 def _decided(expr: ast.Expr, known: Mapping[str, object]) -> object:
     """The value of ``expr`` when the bindings ``known`` decide it alone (CEL's ``&&``, ``||``
@@ -832,25 +1081,22 @@ def _is_primitive(schema: Schema) -> bool:
 
 
 def compile_rules(
-    contract: Contract, schema: Schema, mode: str, *, root: str = ""
+    contract: Contract, schema: Schema, mode: str, *, root: str = "", transforms: bool = False
 ) -> list[CompiledRule]:
-    """The contract's CEL and CEL_FIELD CONDITIONs that run in ``mode`` (WRITE or READ), in the
-    order the serde runs them, compiled; RulesNotCompiled for the first that cannot be."""
+    """The contract's CEL and CEL_FIELD CONDITIONs (with ``transforms``, CEL_FIELD TRANSFORMs
+    too) that run in ``mode`` (WRITE or READ), in the order the serde runs them (the rule
+    selection is ``contracts.rules.execute``'s: ``active_rules``, a ``shadowed`` TRANSFORM left
+    out), compiled; RulesNotCompiled for the first that cannot be."""
     if not isinstance(schema, RecordSchema):
         raise RulesNotCompiled(
             "rules need a record schema", location=Location(source=contract.source)
         )
-    enable_at = contract.rule_set.enable_at
-    if enable_at not in (None, "ALL", "CLIENT"):
-        return []
-    rules = list(contract.rule_set.domain_rules)
-    if mode == "READ":
-        rules.reverse()
+    walked = serde_order(contract.rule_set, mode)
     out = []
-    for rule in rules:
-        if rule.disabled or not rule.runs_on(mode):
+    for rule in active_rules(contract.rule_set, mode):
+        if rule.type == "CEL_FIELD" and shadowed(rule, walked, walked.index(rule), mode):
             continue
-        compiled = compile_rule(rule, schema, root=root, contract=contract)
+        compiled = compile_rule(rule, schema, root=root, contract=contract, transforms=transforms)
         out.append(replace(compiled, action_on_failure=rule.action(mode, True)))
     return out
 
@@ -867,11 +1113,18 @@ def _reasons(compiled: CompiledRule) -> tuple[str, str, str]:
     )
 
 
-def rule_table(rules: Sequence[CompiledRule]) -> tuple[tuple[str, str, str, str], ...]:
-    """The table ``spark_avro.rulestage`` applies: per rule whose failure a client acts on (its
-    action is not NONE), in the order the serde runs them, (its code SQL, its failed reason, its
-    errored reason, its DLQ topic), all Spark SQL."""
-    return tuple((c.code, *_reasons(c)) for c in rules if c.action_on_failure != "NONE")
+def rule_table(
+    rules: Sequence[CompiledRule],
+) -> tuple[tuple[str, str, str, str, bool, dict[str, str]], ...]:
+    """The table ``spark_avro.rulestage`` applies (its ``RuleRow``): per rule a deserializer acts
+    on (a CONDITION whose action is not NONE, every TRANSFORM), in the order the serde runs them,
+    (its code SQL, its failed reason, its errored reason, its DLQ topic, whether its failure is
+    acted on, a TRANSFORM's new value of each column it replaces), all Spark SQL."""
+    return tuple(
+        (c.code, *_reasons(c), c.action_on_failure != "NONE", dict(c.replaced))
+        for c in rules
+        if c.action_on_failure != "NONE" or not c.rule.is_condition
+    )
 
 
 def refusal_sql(rules: Sequence[CompiledRule]) -> tuple[str, str]:

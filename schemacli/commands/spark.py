@@ -182,6 +182,7 @@ def codegen(
                 "source": spec.rules.source,
                 "names": list(spec.rules.applied),
                 "not_acted_on": list(spec.rules.not_acted_on),
+                "transforms": list(spec.rules.transforms),
             }
         if migration is not None:
             summary["reader"] = {"mapping": str(migrate), "schema": "v1"}
@@ -460,15 +461,17 @@ def _rules(
             "CONDITIONs (docs/rules.md).",
         )
     schema = load_schema_text(json.dumps(reader.schema), where).schema
-    flat = compile_rules(contract, schema, "READ", root="")
-    nested = compile_rules(contract, schema, "READ", root="`record`")
+    flat = compile_rules(contract, schema, "READ", root="", transforms=True)
+    nested = compile_rules(contract, schema, "READ", root="`record`", transforms=True)
+    conditions = [c for c in flat if c.rule.is_condition]
     return RulesSpec(
         origin=origin,
         source=source,
-        applied=tuple(c.rule.label for c in flat if c.action_on_failure != "NONE"),
-        not_acted_on=tuple(c.rule.label for c in flat if c.action_on_failure == "NONE"),
+        applied=tuple(c.rule.label for c in conditions if c.action_on_failure != "NONE"),
+        not_acted_on=tuple(c.rule.label for c in conditions if c.action_on_failure == "NONE"),
         flat=rule_table(flat),
         nested=rule_table(nested),
+        transforms=tuple(c.rule.label for c in flat if not c.rule.is_condition),
     )
 
 
@@ -499,4 +502,6 @@ def _rules_line(rules: "RulesSpec") -> str:
     line = f"rules of {rules.source} in the {rules.origin}: {applied}"
     if rules.not_acted_on:
         line += f"; not acted on (onFailure NONE): {', '.join(rules.not_acted_on)}"
+    if rules.transforms:
+        line += f"; transforms: {', '.join(rules.transforms)}"
     return printable(line)

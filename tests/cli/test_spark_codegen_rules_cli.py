@@ -111,19 +111,22 @@ def test_a_reader_with_rules_embeds_the_tables_the_library_builds_for_both_layou
         "source": "subjects/orders-value/v1.contract.json",
         "names": ["emailHasAt", "positive"],  # READ runs the rules in reverse order
         "not_acted_on": ["advisory"],
+        "transforms": [],
     }
     source = out.read_text()
     contract = read_contract(store / "subjects" / SUBJECT / "v1.contract.json")
     schema = parse_schema(ORDER)
     embedded = constants(source, "RULES_FLAT", "RULES_NESTED")
-    assert embedded["RULES_FLAT"] == rule_table(compile_rules(contract, schema, "READ"))
+    assert embedded["RULES_FLAT"] == rule_table(
+        compile_rules(contract, schema, "READ", transforms=True)
+    )
     assert embedded["RULES_NESTED"] == rule_table(
-        compile_rules(contract, schema, "READ", root="`record`")
+        compile_rules(contract, schema, "READ", root="`record`", transforms=True)
     )
     assert "def decode_with_rules(" in source and "def apply_rules(" in source
     docstring = ast.get_docstring(ast.parse(source))
     assert "subjects/orders-value/v1.contract.json in the store" in docstring
-    assert "in the order they run:\nemailHasAt, positive." in docstring
+    assert "in the order they run: emailHasAt, positive." in " ".join(docstring.split())
     assert "(onFailure NONE): advisory" in docstring
     assert imported_modules(source) == STANDALONE_IMPORTS
 
@@ -131,6 +134,41 @@ def test_a_reader_with_rules_embeds_the_tables_the_library_builds_for_both_layou
 @needs_ruff
 def test_a_reader_with_rules_is_ruff_clean_and_ruff_formatted(tmp_path):
     store = store_with(tmp_path, {"ruleSet": {"domainRules": RULES}})
+    out = tmp_path / "orders.py"
+    assert from_store(store, "--out", out).exit_code == 0
+    assert_ruff_clean(out)
+
+
+MASK = rule("mask", "typeName == 'STRING' ; value + '!'", type="CEL_FIELD", kind="TRANSFORM",
+            tags=["PII"], onFailure="NONE")  # fmt: skip
+TAGGED = {**ORDER, "fields": [{**f, "confluent:tags": ["PII"]} if f["name"] == "email" else f
+                              for f in ORDER["fields"]]}  # fmt: skip
+
+
+def test_a_reader_with_a_field_transform_embeds_it_and_names_it(tmp_path):
+    store = store_with(tmp_path, {"ruleSet": {"domainRules": [*RULES, MASK]}})
+    (store / "subjects" / SUBJECT / "v1.avsc").write_text(json.dumps(TAGGED, indent=2))
+    out = tmp_path / "orders.py"
+    result = from_store(store, "--out", out, "-o", "json")
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)["rules"]
+    assert summary["transforms"] == ["mask"] and summary["names"] == ["emailHasAt", "positive"]
+    source = out.read_text()
+    (first, *_) = constants(source, "RULES_FLAT")["RULES_FLAT"]  # READ: mask runs first
+    assert first[4] is False and list(first[5]) == ["email"]  # onFailure NONE: not acted on
+    docstring = ast.get_docstring(ast.parse(source))
+    assert "replace the values of the fields their tags select in good records: mask." in (
+        " ".join(docstring.split())
+    )
+    plain = run("spark", "codegen", "-s", SUBJECT, "-t", "orders", "--store", store,
+                "--schema-id", "1=5", "--rules", "--out", tmp_path / "again.py")  # fmt: skip
+    assert "; transforms: mask" in plain.stderr
+
+
+@needs_ruff
+def test_a_reader_with_a_field_transform_is_ruff_clean_and_ruff_formatted(tmp_path):
+    store = store_with(tmp_path, {"ruleSet": {"domainRules": [*RULES, MASK]}})
+    (store / "subjects" / SUBJECT / "v1.avsc").write_text(json.dumps(TAGGED, indent=2))
     out = tmp_path / "orders.py"
     assert from_store(store, "--out", out).exit_code == 0
     assert_ruff_clean(out)
@@ -176,6 +214,7 @@ def test_a_reader_with_rules_from_the_registry_takes_the_reader_versions_rule_se
         "source": f"{SUBJECT}:2",
         "names": ["emailHasAt", "positive"],
         "not_acted_on": [],
+        "transforms": [],
     }
     assert f"{SUBJECT}:2 in the registry" in ast.get_docstring(ast.parse(out.read_text()))
     first = run(*common, "--reader-version", "1")
@@ -192,7 +231,7 @@ def test_a_rule_set_with_no_read_condition_gives_a_reader_applying_none_and_says
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["rules"]["names"] == []
     source = out.read_text()
-    assert "RULES_FLAT: tuple[tuple[str, str, str, str], ...] = ()" in source
+    assert "RULES_FLAT: tuple[tuple[str, str, str, str, bool, dict[str, str]], ...] = ()" in source
     docstring = " ".join(ast.get_docstring(ast.parse(source)).split())
     assert "no rule: the rule set has no CEL CONDITION whose failure a deserializer" in docstring
 
@@ -239,12 +278,20 @@ def test_a_contract_file_that_is_not_json_is_refused_at_its_line_and_column(tmp_
 @pytest.mark.parametrize(
     "bad, words",
     [
-        (rule("fieldMask", "'***'", type="CEL_FIELD", kind="TRANSFORM"), "a CEL_FIELD TRANSFORM"),
-        (rule("setDefault", "message", kind="TRANSFORM"), "a CEL TRANSFORM"),
+        (
+            rule("fieldMask", "'***'", type="CEL_FIELD", kind="TRANSFORM"),
+            "a CEL_FIELD TRANSFORM gives string on field acme.Order.total, which holds double",
+        ),
+        (rule("setDefault", "message", kind="TRANSFORM"), "a CEL TRANSFORM (the whole record"),
         (rule("hours", "message.at.getHours() > 1"), "function getHours()"),
         (rule("unknown", "message.nope == 1"), "nope"),
     ],
-    ids=["CEL_FIELD", "TRANSFORM", "timestamp getter", "unknown field"],
+    ids=[
+        "CEL_FIELD TRANSFORM of another type",
+        "CEL TRANSFORM",
+        "timestamp getter",
+        "unknown field",
+    ],  # fmt: skip
 )
 def test_a_rule_with_no_spark_sql_form_is_refused_naming_rule_and_construct(tmp_path, bad, words):
     store = store_with(tmp_path, {"ruleSet": {"domainRules": [RULES[0], bad]}})

@@ -127,28 +127,23 @@ class RuleRunner:
 
     def active(self, mode: str) -> list[tuple[int, Prepared]]:
         """The rules that run in ``mode``, in the order the serde runs them."""
-        enable_at = self.rule_set.enable_at
-        if enable_at not in (None, "ALL", "CLIENT"):
-            return []
-        order = list(enumerate(self.prepared))
-        if mode == "READ":
-            order.reverse()
-        return [(i, p) for i, p in order if not p.rule.disabled and p.rule.runs_on(mode)]
+        place = {id(p.rule): i for i, p in enumerate(self.prepared)}
+        return [
+            (place[id(r)], self.prepared[place[id(r)]]) for r in active_rules(self.rule_set, mode)
+        ]
 
     def run(self, record: Any, mode: str = "WRITE") -> Result:
         """Every active rule on ``record`` (fastavro's decoded Python value) in ``mode``."""
         result = Result(record)
         if record is None:
             return result
-        rules = [p.rule for p in self.prepared]
-        if mode == "READ":
-            rules = list(reversed(rules))
+        rules = serde_order(self.rule_set, mode)
         for _, prepared in self.active(mode):
             rule = prepared.rule
             index = rules.index(rule)
             if prepared.problem is not None:
                 outcome = Outcome(rule, "not-run", rule.action(mode, True), prepared.problem)
-            elif rule.type == "CEL_FIELD" and _shadowed(rule, rules, index, mode):
+            elif rule.type == "CEL_FIELD" and shadowed(rule, rules, index, mode):
                 continue
             elif rule.type == "CEL_FIELD":
                 outcome = self._field_rule(prepared, result, mode)
@@ -195,9 +190,27 @@ class RuleRunner:
         return Outcome(rule, "pass", rule.action(mode, False))
 
 
-def _shadowed(rule: Rule, rules: list[Rule], index: int, mode: str) -> bool:
+def serde_order(rule_set: RuleSet, mode: str) -> list[Rule]:
+    """Every domain rule in the order the serde walks them in ``mode`` (reversed on READ)."""
+    rules = list(rule_set.domain_rules)
+    if mode == "READ":
+        rules.reverse()
+    return rules
+
+
+def active_rules(rule_set: RuleSet, mode: str) -> list[Rule]:
+    """The domain rules that run in ``mode``, in the order the serde runs them: none unless
+    ``enableAt`` is unset, ALL or CLIENT; a disabled rule or one whose mode does not cover
+    ``mode`` left out. (A CEL_FIELD TRANSFORM may still be ``shadowed``.)"""
+    if rule_set.enable_at not in (None, "ALL", "CLIENT"):
+        return []
+    return [r for r in serde_order(rule_set, mode) if not r.disabled and r.runs_on(mode)]
+
+
+def shadowed(rule: Rule, rules: list[Rule], index: int, mode: str) -> bool:
     """A CEL_FIELD TRANSFORM the serde skips: an earlier (WRITE/UPGRADE) or later (READ/
-    DOWNGRADE) rule transforms the same tags the same way."""
+    DOWNGRADE) rule of ``rules`` (``serde_order``'s; ``rule`` at ``index``) transforms the
+    same tags the same way."""
     if not rule.tags or rule.is_condition:
         return False
     others = rules[:index] if mode in ("WRITE", "UPGRADE") else rules[index + 1 :]
