@@ -42,7 +42,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from schemacli.contracts.avro.facts import (
     INT_MAX,
@@ -805,14 +805,7 @@ class _FieldSites:
             raise self.refuse(ctx, f"a value of {avrocel.avro_text(schema)}")
         if t not in _SQL_TYPES and not isinstance(t, ListT | MapT | RecordT):
             raise self.refuse(ctx, f"a value of {avrocel.avro_text(schema)}")
-        type_name = "NULL" if null else schema.type.upper()
-        tags = sorted(tags_of(record, name, self.metadata_tags))
-        full_name = f"{record.fullname}.{name}"
-        known: dict[str, object] = {
-            "name": name, "fullName": full_name, "typeName": type_name, "tags": tags,
-        }  # fmt: skip
-        if null:
-            known["value"] = None
+        known = _known(record, name, schema, null, self.metadata_tags)
         # the field's name, full name, type name and tags are known here (and its value, when
         # null): a guard or a body they decide alone (``typeName == 'STRING' ; size(value) < 9``
         # on a long field) is decided now, so the rest is never type-checked with a type it
@@ -826,23 +819,9 @@ class _FieldSites:
                 return "0"  # the guard is not true: the serde passes the field
             elif part[2]:
                 return ("0" if item else "1") if decided is False else "0"
-        bindings = {
-            "value": Sql(f"unix_date({column})" if logical == "date" else column, FALSE, null),
-            "name": Sql(_string(name), FALSE, False),
-            "fullName": Sql(_string(full_name), FALSE, False),
-            "typeName": Sql(_string(type_name), FALSE, False),
-            "tags": Sql(
-                "array(" + ", ".join(_string(t) for t in tags) + ")"
-                if tags
-                else "CAST(array() AS ARRAY<STRING>)",
-                FALSE,
-                False,
-            ),
-        }
-        variables: dict[str, CelType] = {
-            "value": t, "name": STRING, "fullName": STRING, "typeName": STRING,
-            "tags": ListT(STRING), "message": avrocel.record_type(record),
-        }  # fmt: skip
+        value = Sql(f"unix_date({column})" if logical == "date" else column, FALSE, null)
+        bindings, variables = _scope(known, value, t, record)
+        full_name = str(known["fullName"])
         guard: Sql | None = None
         body: Sql | None = None
         for part in parts:
@@ -964,14 +943,7 @@ class _FieldSites:
         if not self.selected(ctx):
             return column, FALSE
         record, name, record_expr = ctx
-        type_name = "NULL" if null else schema.type.upper()
-        tags = sorted(tags_of(record, name, self.metadata_tags))
-        full_name = f"{record.fullname}.{name}"
-        known: dict[str, object] = {
-            "name": name, "fullName": full_name, "typeName": type_name, "tags": tags,
-        }  # fmt: skip
-        if null:
-            known["value"] = None
+        known = _known(record, name, schema, null, self.metadata_tags)
         # a guard the field's name, type name and tags decide alone is decided now: a field
         # it is not true on keeps its value, whatever its type
         parts = []
@@ -990,23 +962,8 @@ class _FieldSites:
                 raise self.refuse(ctx, "a TRANSFORM reading `message` (the serde's walk shows "
                                   "it the fields it already transformed)")  # fmt: skip
         t = avrocel.cel_type(schema)[0]
-        bindings = {
-            "value": Sql("NULL" if null else column, FALSE, null),
-            "name": Sql(_string(name), FALSE, False),
-            "fullName": Sql(_string(full_name), FALSE, False),
-            "typeName": Sql(_string(type_name), FALSE, False),
-            "tags": Sql(
-                "array(" + ", ".join(_string(tag) for tag in tags) + ")"
-                if tags
-                else "CAST(array() AS ARRAY<STRING>)",
-                FALSE,
-                False,
-            ),
-        }
-        variables: dict[str, CelType] = {
-            "value": t, "name": STRING, "fullName": STRING, "typeName": STRING,
-            "tags": ListT(STRING), "message": avrocel.record_type(record),
-        }  # fmt: skip
+        bindings, variables = _scope(known, Sql("NULL" if null else column, FALSE, null), t, record)
+        full_name = str(known["fullName"])
         guard: Sql | None = None
         body: Sql | None = None
         for part in parts:
@@ -1038,6 +995,52 @@ class _FieldSites:
             f"(CASE WHEN {holds} THEN {value} ELSE {column} END)",
             _or(guard.error, _and(holds, error)),
         )
+
+
+def _known(
+    record: RecordSchema,
+    name: str,
+    schema: Schema,
+    null: bool,
+    metadata_tags: Mapping[str, tuple[str, ...]],
+) -> dict[str, object]:
+    """What a CEL_FIELD rule knows of one field before its value: CEL's ``name``,
+    ``fullName``, ``typeName`` (NULL in a union's null case, with ``value`` null) and ``tags``."""
+    known: dict[str, object] = {
+        "name": name,
+        "fullName": f"{record.fullname}.{name}",
+        "typeName": "NULL" if null else schema.type.upper(),
+        "tags": sorted(tags_of(record, name, metadata_tags)),
+    }
+    if null:
+        known["value"] = None
+    return known
+
+
+def _scope(
+    known: Mapping[str, object], value: Sql, t: CelType, record: RecordSchema
+) -> tuple[dict[str, Sql], dict[str, CelType]]:
+    """The SQL and the CEL type of each variable a CEL_FIELD rule sees on one field: ``value``
+    as given, the field's names and tags (:func:`_known`) as constants, and ``message``."""
+    tags = cast("list[str]", known["tags"])
+    bindings = {
+        "value": value,
+        "name": Sql(_string(str(known["name"])), FALSE, False),
+        "fullName": Sql(_string(str(known["fullName"])), FALSE, False),
+        "typeName": Sql(_string(str(known["typeName"])), FALSE, False),
+        "tags": Sql(
+            "array(" + ", ".join(_string(tag) for tag in tags) + ")"
+            if tags
+            else "CAST(array() AS ARRAY<STRING>)",
+            FALSE,
+            False,
+        ),
+    }
+    variables: dict[str, CelType] = {
+        "value": t, "name": STRING, "fullName": STRING, "typeName": STRING,
+        "tags": ListT(STRING), "message": avrocel.record_type(record),
+    }  # fmt: skip
+    return bindings, variables
 
 
 # the Avro types a CEL_FIELD TRANSFORM may give a new value (cast to the column's Spark type)
