@@ -88,14 +88,46 @@ def is_offline(example: Example) -> bool:
 OFFLINE_EXAMPLES = [e for e in examples(README.read_text(encoding="utf-8")) if is_offline(e)]
 
 
-@pytest.fixture(scope="module")
-def example_project(tmp_path_factory) -> Path:
+def fresh_project(root: Path) -> Path:
     """The bundled example as a user's checkout has it: store, examples, fixtures, config."""
-    root = tmp_path_factory.mktemp("readme")
     for folder in ("schemas", "examples", "tests/fixtures/avsc"):
         shutil.copytree(ROOT / folder, root / folder)
     shutil.copy(ROOT / "pyproject.toml", root / "pyproject.toml")
     return root
+
+
+class Story:
+    """The README is a story: an example runs in the project the examples before it left (a
+    reader added, a fix written). ``before(i)`` gives a project where examples ``0..i-1`` ran,
+    whatever order the tests run in: examples are replayed in one project while the tests go
+    forward, and a test that goes back starts a fresh copy and replays up to it."""
+
+    def __init__(self, factory: pytest.TempPathFactory) -> None:
+        self.factory = factory
+        self.project: Path | None = None
+        self.ran = 0
+
+    def before(self, index: int) -> Path:
+        if self.project is None or self.ran > index:
+            self.project = fresh_project(self.factory.mktemp("readme"))
+            self.ran = 0
+        for earlier in OFFLINE_EXAMPLES[self.ran : index]:
+            run(earlier.command, self.project)
+        self.ran = index
+        return self.project
+
+    def after(self, index: int) -> None:
+        self.ran = index + 1
+
+
+@pytest.fixture(scope="module")
+def story(tmp_path_factory: pytest.TempPathFactory) -> Story:
+    return Story(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def example_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return fresh_project(tmp_path_factory.mktemp("readme-plan"))
 
 
 def run(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -113,9 +145,13 @@ def test_the_readme_shows_offline_examples_of_every_contract_command():
     assert any(e.command.startswith("schemacli migrate validate") for e in OFFLINE_EXAMPLES)
 
 
-@pytest.mark.parametrize("example", OFFLINE_EXAMPLES, ids=str)
-def test_an_offline_readme_example_prints_what_the_readme_shows(example, example_project):
-    result = run(example.command, example_project)
+@pytest.mark.parametrize(
+    "index", range(len(OFFLINE_EXAMPLES)), ids=[str(e) for e in OFFLINE_EXAMPLES]
+)
+def test_an_offline_readme_example_prints_what_the_readme_shows(index, story):
+    example = OFFLINE_EXAMPLES[index]
+    result = run(example.command, story.before(index))
+    story.after(index)
     printed = [line.rstrip() for line in (result.stdout + result.stderr).splitlines()]
     assert result.returncode == example.exit_code, f"{example}\n{result.stdout}{result.stderr}"
     shown = [line for line in example.shown if line.strip() != "..."]
