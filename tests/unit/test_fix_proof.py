@@ -474,3 +474,26 @@ def test_a_verdict_shared_by_the_fields_of_one_shape_is_the_one_proven_plan_by_p
     shared_answers = sum(1 for _ in proof._by_shape)
     assert compared > 6000
     assert 0 < shared_answers < 60, "the wide change's fields share their verdicts by shape"
+
+
+def test_a_verdict_shared_by_shape_is_kept_apart_for_each_compared_version_it_was_for():
+    # one candidate proven against the same two versions given in either order: the finding's
+    # version is history[0] both times, which is X the first time and Y the second
+    was_long = load_schema_text(text(record({"name": "f", "type": "long"})), "x.avsc", version=1)
+    was_bool = load_schema_text(text(record({"name": "f", "type": "boolean"})), "y.avsc", version=2)
+    candidate = load_schema_text(text(record({"name": "f", "type": "string"})), "new.avsc")
+    shared = Candidate(candidate)
+    ops = (("replace", "/fields/0/type", "long"),)  # mends X, leaves Y's mismatch as it was
+    edits = _edits(shared.editor, ops)
+    key = (0, BACKWARD, Kind.TYPE_MISMATCH.value, "/fields/0/type")
+    orders = [
+        ([was_long, was_bool], [(0, BACKWARD), (1, BACKWARD)]),
+        ([was_bool, was_long], [(1, BACKWARD), (0, BACKWARD)]),
+    ]
+    for by_shape in (True, False):
+        proof = Proof(shared, by_shape=by_shape)
+        answers = [
+            proof.prove(comparisons, history, Budget(0, 0, left=10**6), ops, edits, key).value
+            for history, comparisons in orders
+        ]
+        assert answers == ["proven", "refuted"], by_shape

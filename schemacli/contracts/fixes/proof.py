@@ -264,14 +264,16 @@ class Proof:
         if versions is None:
             return None
         shapes, pointers = versions
-        for (index, direction), at in zip(comparisons, pointers, strict=True):
+        for step, ((index, direction), at) in enumerate(zip(comparisons, pointers, strict=True)):
             if index == key[0] and direction == key[1]:
                 pointer = key[3]
                 if direction == BACKWARD:
                     at = f"/fields/{position}"
                 if pointer != at and not pointer.startswith(at + "/"):
                     return None
-                return (own, shapes, index, direction, key[2], pointer[len(at) :])
+                # the finding's comparison by its place among the compared (``shapes`` holds
+                # each one's version), not by its version's index in this history
+                return (own, shapes, step, key[2], pointer[len(at) :])
         return None  # (the finding is not of these comparisons: not asked)
 
     def _plan_shape(self, ops: Sequence[Op]) -> _PlanShape | None:
