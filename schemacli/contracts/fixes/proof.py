@@ -461,7 +461,7 @@ def _one_field(ops: Sequence[Op]) -> tuple[int, Any] | None:
         if not isinstance(pointer, str) or not pointer.startswith("/fields/"):
             return None
         number, slash, _ = pointer[len("/fields/") :].partition("/")
-        if not number.isdigit() or (len(number) > 1 and number[0] == "0"):
+        if not (number.isascii() and number.isdigit()) or (len(number) > 1 and number[0] == "0"):
             return None
         if not slash and (op[0] not in ("set", "remove") or op[2] == "name"):
             return None
