@@ -373,3 +373,127 @@ def test_fixes_that_do_not_go_together_are_dropped_one_by_one_and_the_others_app
     (dropped,) = fixed.dropped
     assert dropped.fix.title.startswith("Give field 'n2'") and "n2 may not" in dropped.reason
     assert not fixed.report.compatible
+
+
+def _shapes_repeated(seed: int, count: int) -> Iterator[tuple[list, dict, tuple[Level, ...]]]:
+    """Wide records whose fields repeat a few shapes (what one verdict per shape serves), with
+    what must keep a field out of it: aliases (its own, another field's naming it), a
+    non-ASCII name, a named type, a default validate warns about, a name that a field split
+    would take (``<name>_string``), a field missing from a version, and two versions."""
+    import random
+
+    rng = random.Random(seed)
+    shapes = ["long", "long", "int", ["null", "long"], {"type": "array", "items": "int"}]
+    for n in range(count):
+        old_fields: list[dict] = []
+        for i in range(rng.randint(10, 40)):
+            f: dict = {"name": f"f{i}", "type": rng.choice(shapes)}
+            if rng.random() < 0.1:
+                f["default"] = 0 if f["type"] in ("long", "int", "float") else None
+            old_fields.append(f)
+        if rng.random() < 0.5:
+            old_fields.append({"name": "f1_string", "type": "string"})
+        if rng.random() < 0.3:
+            old_fields.append({"name": "g", "type": "long", "aliases": ["f2"]})
+        if rng.random() < 0.3:
+            old_fields.append({"name": "f\u00e9", "type": "long"})
+        if rng.random() < 0.3:
+            enum = {"type": "enum", "name": "E", "symbols": ["A", "B"]}
+            old_fields.append({"name": "e", "type": enum})
+        old = record(*old_fields, name="Wide")
+        new = json.loads(json.dumps(old))
+        for f in new["fields"]:
+            roll = rng.random()
+            if roll < 0.5 and f["name"] != "e":
+                f["type"] = rng.choice(["string", "string", "int", ["null", "string"]])
+                f.pop("default", None)
+            elif roll < 0.55:
+                f["aliases"] = ["zz"]
+            elif roll < 0.6 and f["type"] in ("long", "int"):
+                f["default"] = "x"  # validate warns: a default of another type
+        if rng.random() < 0.3:
+            del new["fields"][rng.randrange(len(new["fields"]))]
+        if n % 4 == 3:
+            middle = json.loads(json.dumps(new))
+            yield [old, middle], dict(new, fields=new["fields"][::-1]), TRANSITIVE
+        else:
+            yield [old], new, LEVELS
+
+
+def _every_plan(history, candidate, levels, proofs):
+    """(name of the answer, each proof's verdict) for every plan of every finding."""
+    shared = Candidate(candidate)
+    made = [make(shared) for make in proofs]
+    for level in levels:
+        ctx = FixContext(candidate, history, level)
+        for index, direction in ctx.comparisons:
+            keys, _ = made[0].before(history[index], direction)
+            backward = direction == BACKWARD
+            old = history[index].schema
+            reader, writer = (candidate.schema, old) if backward else (old, candidate.schema)
+            for kind, pointer in keys:
+                site = locate(reader, writer, pointer)
+                if site is None:
+                    continue
+                for plan in plans_for(shared, Kind(kind), backward, site):
+                    if plan.applicability is Applicability.DISPLAY:
+                        continue
+                    try:
+                        edits = _edits(shared.editor, plan.ops)
+                    except (KeyError, IndexError, TypeError, ValueError, SchemacliError):
+                        continue
+                    key = (index, direction, kind, pointer)
+                    unbounded = Budget(0, 0, left=10**12)
+                    yield (
+                        (level, key, plan.title),
+                        [
+                            p.prove(ctx.comparisons, history, unbounded, plan.ops, edits, key)
+                            for p in made
+                        ],
+                    )
+
+
+def test_a_verdict_shared_by_the_fields_of_one_shape_is_the_one_proven_plan_by_plan():
+    compared = shared_answers = 0
+    corpus = [(h, c, levels) for _, h, c, levels in _corpus()]
+    corpus += list(_shapes_repeated(20261128, 60))
+    for old_values, new_value, levels in corpus:
+        try:
+            history, candidate = loaded(old_values, new_value)
+        except SchemacliError:
+            continue
+        by_shape = [lambda c: Proof(c), lambda c: Proof(c, by_shape=False)]
+        for what, (shared, alone) in _every_plan(history, candidate, levels, by_shape):
+            assert shared == alone, what
+            compared += 1
+    # how often a verdict was found for another field of its shape and reused
+    history, candidate = _wide(60, 60)
+    proof = Proof(Candidate(candidate))
+    for _ in _every_plan(history, candidate, LEVELS, [lambda c: proof]):
+        pass
+    shared_answers = sum(1 for _ in proof._by_shape)
+    assert compared > 6000
+    assert 0 < shared_answers < 60, "the wide change's fields share their verdicts by shape"
+
+
+def test_a_verdict_shared_by_shape_is_kept_apart_for_each_compared_version_it_was_for():
+    # one candidate proven against the same two versions given in either order: the finding's
+    # version is history[0] both times, which is X the first time and Y the second
+    was_long = load_schema_text(text(record({"name": "f", "type": "long"})), "x.avsc", version=1)
+    was_bool = load_schema_text(text(record({"name": "f", "type": "boolean"})), "y.avsc", version=2)
+    candidate = load_schema_text(text(record({"name": "f", "type": "string"})), "new.avsc")
+    shared = Candidate(candidate)
+    ops = (("replace", "/fields/0/type", "long"),)  # mends X, leaves Y's mismatch as it was
+    edits = _edits(shared.editor, ops)
+    key = (0, BACKWARD, Kind.TYPE_MISMATCH.value, "/fields/0/type")
+    orders = [
+        ([was_long, was_bool], [(0, BACKWARD), (1, BACKWARD)]),
+        ([was_bool, was_long], [(1, BACKWARD), (0, BACKWARD)]),
+    ]
+    for by_shape in (True, False):
+        proof = Proof(shared, by_shape=by_shape)
+        answers = [
+            proof.prove(comparisons, history, Budget(0, 0, left=10**6), ops, edits, key).value
+            for history, comparisons in orders
+        ]
+        assert answers == ["proven", "refuted"], by_shape

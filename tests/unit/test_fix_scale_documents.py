@@ -11,7 +11,9 @@ them (and says why in its commit).
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
 
 import pytest
 
@@ -20,6 +22,9 @@ from schemacli.contracts.avro.loader import load_schema_text
 from schemacli.contracts.evolution.check import check_candidate
 from schemacli.contracts.evolution.diff import diff
 from schemacli.contracts.evolution.levels import Level
+from schemacli.contracts.fixes import proof, suggest
+from schemacli.contracts.fixes.fixing import fix_candidate
+from schemacli.contracts.fixes.proof import Proof
 from schemacli.output import OutputFormat, Report, check_report, diff_report, render
 
 # (fields, changed, command, format) -> the document's digest as 409b6a6 wrote it
@@ -52,3 +57,74 @@ def test_a_wide_changes_document_and_its_fixes_are_the_ones_written_before(
     document = render(_report(fields, changed, command), OutputFormat(fmt))
     digest = hashlib.sha256(document.encode("utf-8")).hexdigest()
     assert digest == WRITTEN[(fields, changed, command, fmt)]
+
+
+def _documents(old: str, new: str) -> list[str]:
+    """Every document ``diff`` and ``check`` (FULL, FORWARD_TRANSITIVE over two versions)
+    write of the change, in every format, and the text ``check --fix --unsafe-fixes`` writes."""
+    out = []
+    candidate = load_schema_text(new, "new.avsc")
+    earlier = load_schema_text(old, "v1.avsc", version=1)
+    reports = [diff_report(diff(load_schema_text(old, "old.avsc"), candidate))]
+    for level, history in ((Level.FULL, [earlier]), (Level.FORWARD_TRANSITIVE, [earlier] * 2)):
+        checked = check_candidate(candidate, history, subject="wide-value", level=level)
+        reports.append(check_report(checked))
+    for report in reports:
+        out += [render(report, fmt) for fmt in OutputFormat]
+    fixed = fix_candidate(candidate, [earlier], subject="wide-value", level=Level.FULL, unsafe=True)
+    out.append(fixed.text)
+    return out
+
+
+def _mixed(fields: int) -> tuple[str, str]:
+    """A wide change of several shapes: types changed, defaults added, aliases, a field
+    renamed, a field split's name taken, a field removed, a union."""
+    old = json.loads(pair(fields, 0)[0])
+    old["fields"].append({"name": "f3_string", "type": "long"})
+    new = json.loads(json.dumps(old))
+    for i, f in enumerate(new["fields"][:fields]):
+        f["type"] = [
+            "string",
+            ["null", "string"],
+            "int",
+            "long",
+            {"type": "array", "items": "long"},
+            "double",
+        ][i % 6]
+        if i % 7 == 0:
+            kind = f["type"]
+            f["default"] = [] if isinstance(kind, dict) else None if isinstance(kind, list) else 0
+            if kind == "string":
+                f["default"] = ""
+        if i % 11 == 0:
+            f["aliases"] = [f"old_{i}"]
+    del new["fields"][fields // 2]
+    new["fields"][5] = {"name": "g5", "type": "string", "aliases": ["f5"]}  # renamed
+    return json.dumps(old, indent=2) + "\n", json.dumps(new, indent=2) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [pair(60, 60), pair(60, 30), _mixed(40)],
+    ids=["all changed", "half changed", "mixed shapes"],
+)
+def test_fixes_proven_once_per_shape_write_the_documents_of_fixes_proven_one_by_one(
+    old, new, monkeypatch
+):
+    shared = _documents(old, new)
+    monkeypatch.setattr(suggest, "Proof", functools.partial(Proof, by_shape=False))
+    one_by_one = _documents(old, new)
+    assert len(shared) == len(one_by_one) == 3 * len(OutputFormat) + 1
+    for a, b in zip(shared, one_by_one, strict=True):
+        assert a == b
+
+
+def test_fixes_proven_once_per_shape_run_out_of_proving_where_one_by_one_would(monkeypatch):
+    # about one proof per field: the bound falls in the middle of the wide change
+    monkeypatch.setattr(proof, "BUDGET_PER_FIELD", 1)
+    monkeypatch.setattr(proof, "BUDGET_FLOOR", 0)
+    old, new = pair(60, 60)
+    shared = _documents(old, new)
+    assert "Not proven here" in shared[0] and "(unsafe)" in shared[0]
+    monkeypatch.setattr(suggest, "Proof", functools.partial(Proof, by_shape=False))
+    assert shared == _documents(old, new)

@@ -99,6 +99,24 @@ def _loaded(value: Any, label: str) -> LoadedSchema:
     return load_schema_text(text, f"<{label}>")
 
 
+def _plain(node: Any) -> bool:
+    """Whether the type ``node`` (JSON) is made of primitives only (with their attributes),
+    through unions, arrays and maps: it defines and names no type, so the walk of two equal
+    ones finds nothing and marks no named type as seen."""
+    if isinstance(node, str):
+        return node in PRIMITIVE_TYPES
+    if isinstance(node, list):
+        return all(_plain(branch) for branch in node)
+    if isinstance(node, dict):
+        kind = node.get("type")
+        if kind == "array":
+            return _plain(node.get("items"))
+        if kind == "map":
+            return _plain(node.get("values"))
+        return isinstance(kind, str) and kind in PRIMITIVE_TYPES
+    return False
+
+
 def _show(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
@@ -291,8 +309,11 @@ class _Walker:
                     f.get("name"),
                     None,
                 )
+        same_space = old_ns == new_ns
         for i, j in pairs:
             nf = new_fields[j]
+            if i is not None and same_space and old_fields[i] == nf and _plain(nf.get("type")):
+                continue  # the same field, naming no type: nothing to tell (a wide record's most)
             fp = f"{np}/fields/{j}"
             name = nf.get("name")
             if i is None:

@@ -157,6 +157,7 @@ class Changed:
     added: tuple[Field, ...]
     broken: bool = False
     values: dict[int, Any] | None = None  # the edited and added fields' JSON, by position
+    named: bool = False  # validate's rules were asked about the fields (they see the names)
 
 
 class FieldRoad:
@@ -360,13 +361,58 @@ class FieldRoad:
             names.add(name)
             added.append(_named(template, name, len(record.fields) + offset))
         tiny = values + appended
-        if may_warn(tiny):
+        named = may_warn(tiny)
+        if named:
             fields = [_named(t, name, i) for i, (t, name) in enumerate(templates)]
             if warned(_record_of(tiny), _view(_HOLDER, fields)) - self._warnings_before(positions):
-                return Changed({}, (), broken=True)  # readers would refuse or misread it
+                return Changed({}, (), broken=True, named=True)  # readers would refuse it
         written = dict(zip(positions, values, strict=True))
         written.update((f.position, v) for f, v in zip(added, appended, strict=True))
-        return Changed(out, tuple(added), values=written)
+        return Changed(out, tuple(added), values=written, named=named)
+
+    def alone(self, position: int) -> tuple[str, str] | None:
+        """(name, shape) of the candidate's field at ``position`` when its findings and those
+        of the fields reading it can depend only on what its JSON says besides its name: a
+        plain field without aliases, its name ASCII (validate's rules look at nothing else of
+        a name) and held by no other field as a name or alias; None otherwise."""
+        fields = self.fields
+        if position >= len(fields.record.fields) or position >= len(self.values):
+            return None
+        f = fields.record.fields[position]
+        value = self.values[position]
+        if f.aliases or not isinstance(value, dict) or not f.name.isascii() or not _plain(f):
+            return None
+        if fields.by_name.get(f.name) != [position] or f.name in fields.by_alias:
+            return None
+        return f.name, self._shape(value)
+
+    def unheard(self, name: str, old_loaded: LoadedSchema | None) -> bool:
+        """Whether ``name`` is ASCII and neither a name nor an alias of a field of the
+        candidate (``old_loaded`` None) or of that earlier version (a record)."""
+        fields = self.fields if old_loaded is None else self.version(old_loaded)
+        return (
+            fields is not None
+            and name.isascii()
+            and name not in fields.by_name
+            and name not in fields.by_alias
+        )
+
+    def counterpart(self, old_loaded: LoadedSchema, name: str) -> tuple[int, str] | None:
+        """(position, shape) of the earlier version's field ``name`` when it is the only
+        field matching that name, plain and without aliases (so it reads, and is read by,
+        the candidate's field of that name alone); None otherwise."""
+        old = self.version(old_loaded)
+        if old is None or name in old.by_alias:
+            return None
+        found = old.by_name.get(name)
+        if found is None or len(found) != 1:
+            return None
+        position = found[0]
+        f = old.record.fields[position]
+        value = old.json(position)
+        if f.aliases or not isinstance(value, dict) or not _plain(f):
+            return None
+        return position, self._shape(value)
 
     def _parsed(self, values: list[Any]) -> list[tuple[Field, str]] | None:
         """The fields ``values`` (JSON) as the parser reads them, each as (its shape's field
