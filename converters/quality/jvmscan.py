@@ -255,7 +255,8 @@ def rule_run(
     """RuleRun's whole answer: ``results`` as :func:`run_rules` gives them, and
     ``evaluations``, how many evaluations the compiled closures made (``closures``), gave back
     to CEL-Java (``fallback``) or CEL-Java made alone (``celjava``). ``closures=False`` runs
-    CEL-Java's interpreter alone (the closures' proof compares the two)."""
+    CEL-Java's interpreter alone, walking every field for a CEL_FIELD rule: the reference road the
+    closures' proof compares with the fast one."""
     import base64
 
     run = run or runtime()

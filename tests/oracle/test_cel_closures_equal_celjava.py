@@ -14,6 +14,7 @@ range, string order, a bad pattern, a rule typed only as a map), and the bench's
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import pytest
@@ -71,7 +72,58 @@ EDGES = [
         "field-value", "typeName == 'STRING' ; value + name != fullName", "CEL_FIELD", tags=["PII"]
     ),  # fmt: skip
     _condition("field-null", "value != ''", "CEL_FIELD", tags=["FREE_TEXT"]),
+    # the fast road passes over the top record's fields a CEL_FIELD condition cannot see
+    _condition("field-tag-nobody-has", "value != ''", "CEL_FIELD", tags=["NOBODY"]),
+    _condition("field-untagged", "typeName == 'STRING' ; size(value) >= 0", "CEL_FIELD"),
 ]
+
+# a top record of every kind of field a CEL_FIELD condition's walk meets: a false boolean fails
+# the rule whether its tags are the rule's or not, a union's branch is judged by its field's
+# tags, enums and fixed are never given to the expression, nested fields by their container's
+FLAGS = {"type": "record", "name": "Flags", "namespace": "edge", "fields": [
+    {"name": "name", "type": "string", "confluent:tags": ["PII"]},
+    {"name": "active", "type": "boolean"},
+    {"name": "maybe", "type": ["null", "boolean"], "default": None},
+    {"name": "note", "type": ["null", "string"], "default": None, "confluent:tags": ["PII"]},
+    {"name": "other", "type": ["null", "string", "long"], "default": None},
+    {"name": "level", "type": {"type": "enum", "name": "Level", "symbols": ["LOW", "HIGH"]}},
+    {"name": "key", "type": {"type": "fixed", "name": "Key", "size": 2}},
+    {"name": "count", "type": "long"},
+    {"name": "inner", "type": {"type": "record", "name": "Inner", "fields": [
+        {"name": "on", "type": "boolean"},
+        {"name": "label", "type": "string", "confluent:tags": ["PII"]},
+    ]}, "confluent:tags": ["PII"]},
+]}  # fmt: skip
+
+FLAG_RULES = {"domainRules": [
+    _condition("pii-not-empty", "value != ''", "CEL_FIELD", tags=["PII"]),
+    _condition("pii-short", "size(value) < 4", "CEL_FIELD", tags=["PII"]),
+    _condition("nobody", "value != ''", "CEL_FIELD", tags=["NOBODY"]),
+    _condition("every-field", "typeName == 'LONG' ; value > 1", "CEL_FIELD"),
+]}  # fmt: skip
+
+
+def _flags(count: int = 64) -> list[bytes]:
+    import fastavro
+
+    parsed = fastavro.parse_schema(FLAGS)
+    out = []
+    for i in range(count):
+        flags = {
+            "name": ["", "ab", "abcdef"][i % 3],
+            "active": i % 2 == 0,
+            "maybe": [None, True, False][i % 3],
+            "note": [None, "", "xyz", "longer"][i % 4],
+            "other": [None, "s", 7][i % 3],
+            "level": ["LOW", "HIGH"][i % 2],
+            "key": b"ab",
+            "count": i % 5,
+            "inner": {"on": i % 4 != 0, "label": ["", "lbl"][i % 2]},
+        }
+        buf = io.BytesIO()
+        fastavro.schemaless_writer(buf, parsed, flags)
+        out.append(buf.getvalue())
+    return out
 
 
 def _both(
@@ -126,3 +178,20 @@ def test_the_benchs_rule_set_runs_whole_in_the_closures(quality_runtime: None) -
     _same(alone, first, names, "WRITE")
     counts = first["evaluations"]
     assert counts["fallback"] == counts["celjava"] == 0 and counts["closures"] > 0, counts
+
+
+@pytest.mark.parametrize("mode", ["WRITE", "READ"])
+def test_the_fast_field_walk_gives_the_full_walks_verdicts_on_every_kind_of_field(
+    mode: str, quality_runtime: None
+) -> None:
+    names = [r["name"] for r in FLAG_RULES["domainRules"]]
+    alone, first = _both(FLAGS, FLAG_RULES, _flags(), {}, mode)
+    _same(alone, first, names, mode)
+    verdicts = {
+        name: {r["outcomes"][i][0] for r in first["results"]} for i, name in enumerate(names)
+    }
+    # a false boolean fails even the rule whose tag no field has, which passes the others; a
+    # tagged union's null branch is given to the expression (and errs)
+    assert verdicts["nobody"] == {"PASS", "FAIL"}, verdicts
+    assert all("FAIL" in seen for seen in verdicts.values()), verdicts
+    assert "ERROR" in verdicts["pii-not-empty"], verdicts

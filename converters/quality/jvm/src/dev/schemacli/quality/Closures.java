@@ -147,8 +147,10 @@ final class Closures {
             throw new Outside();
           }
           if ("now".equals(name)) throw new Outside();
+          int slot = Engine.Vars.slot(name); // the engine's variables are read by slot
           return vars -> {
-            Object v = vars.get(name);
+            Object v = slot >= 0 && vars instanceof Engine.Vars known ? known.at(slot)
+                : vars.get(name);
             if (v == null) throw fallback();
             return v;
           };

@@ -123,13 +123,18 @@ public final class Engine {
   private final Hit[] guardHits;
   private final Outcome[] passed; // a rule's outcomes that carry no error, made once
   // what a rule is, decided once (the scan asked each record these strings' questions again)
-  private final String[] types; // the executor's type, upper case
+  private final int[] executors; // the executor: CEL, CEL_FIELD or none known
+  private static final int CEL = 0;
+  private static final int CEL_FIELD = 1;
+  private static final int UNKNOWN = 2;
+  private final boolean[] ignoredTransforms; // a CEL_FIELD TRANSFORM after one of its tags
   private final boolean[] skips; // disabled, or not a rule of this mode
   private final boolean[] conditions; // a CONDITION
   private final boolean[] fieldTransforms; // a CEL_FIELD TRANSFORM
   private final Outcome[] failed;
   private final Map<Schema, Walked[]> walks = new ConcurrentHashMap<>();
-  // each program's closures (Closures) run first when true; false: CEL-Java alone (the proof)
+  // each program's closures (Closures) run first, and the fast field walk, when true; false:
+  // CEL-Java alone and every field walked (the reference road the proof compares with)
   private final boolean closures;
   // evaluations made by the closures, given back to CEL-Java, made by CEL-Java alone: counted
   // only for RuleRun (single-threaded), null in the scan
@@ -149,7 +154,9 @@ public final class Engine {
 
   /**
    * @param closures true: each expression CEL-Java checked is also compiled into closures
-   *     ({@link Closures}), which evaluate it where they can; false: CEL-Java's interpreter alone
+   *     ({@link Closures}), which evaluate it where they can, and a CEL_FIELD CONDITION passes
+   *     over the top record's fields it cannot see ({@link #inert}); false: CEL-Java's
+   *     interpreter alone, and every field walked (the reference road)
    */
   public Engine(List<Rule> rules, Map<String, Set<String>> metadataTags, String mode,
       boolean chain, boolean closures) {
@@ -175,13 +182,16 @@ public final class Engine {
       bodies[i] = expr;
     }
     int n = this.rules.size();
-    this.types = new String[n];
+    this.executors = new int[n];
+    this.ignoredTransforms = new boolean[n];
     this.skips = new boolean[n];
     this.conditions = new boolean[n];
     this.fieldTransforms = new boolean[n];
     for (int i = 0; i < n; i++) {
       Rule rule = this.rules.get(i);
-      types[i] = rule.type() == null ? "" : rule.type().toUpperCase(java.util.Locale.ROOT);
+      String type = rule.type() == null ? "" : rule.type().toUpperCase(java.util.Locale.ROOT);
+      executors[i] = "CEL".equals(type) ? CEL : "CEL_FIELD".equals(type) ? CEL_FIELD : UNKNOWN;
+      ignoredTransforms[i] = "TRANSFORM".equals(rule.kind()) && sameTagsEarlier(rule, i);
       skips[i] = rule.disabled() || !applies(rule);
       conditions[i] = "CONDITION".equals(rule.kind());
       fieldTransforms[i] = "CEL_FIELD".equals(rule.type()) && "TRANSFORM".equals(rule.kind());
@@ -304,21 +314,21 @@ public final class Engine {
 
   private Object execute(Rule rule, int index, Object message, Scope now)
       throws CelEvaluationException, CelValidationException {
-    switch (types[index]) {
-      case "CEL": {
+    switch (executors[index]) {
+      case CEL: {
         Object bound = now.view(message);
-        Map<String, Object> values = Map.of("message", bound);
+        Vars values = now.messageVars(bound);
         Schema schema = message instanceof IndexedRecord r ? r.getSchema() : null;
-        Shape shape = new Shape(index, schema, schema == null ? celTypeOf(message) : null);
-        Object result = withGuard(index, rule, shape, values, bound, now);
+        CelType type = schema == null ? celTypeOf(message) : null;
+        Object result = withGuard(index, schema, type, values, bound, now);
         // CelExecutor.transform: an expression giving back the bound message leaves it as is
         if (result == bound) return message;
-        if ("CONDITION".equals(rule.kind()) || result == message) return result;
+        if (conditions[index] || result == message) return result;
         if (!(message instanceof IndexedRecord rec)) return result;
         return toAvro(result, rec.getSchema());
       }
-      case "CEL_FIELD": {
-        if ("TRANSFORM".equals(rule.kind()) && sameTagsEarlier(rule, index)) return message;
+      case CEL_FIELD: {
+        if (ignoredTransforms[index]) return message;
         if (!(message instanceof IndexedRecord rec)) return message;
         walk(rule, index, rec.getSchema(), rec, null, now);
         return message;
@@ -348,7 +358,7 @@ public final class Engine {
   /** A record's field as every walk sees it: its names, tags and declared type (per schema). */
   private record Walked(
       Schema.Field field, Schema declared, String fullName, Set<String> tags, List<String> tagList,
-      String kind, boolean primitive, boolean[] misses) {}
+      String kind, boolean primitive, boolean[] misses, boolean[] inert) {}
 
   private Walked[] walked(Schema schema, Schema recordSchema) {
     if (schema == recordSchema) {
@@ -370,15 +380,42 @@ public final class Engine {
       }
       // per rule: the rule names tags and this field has none of them
       boolean[] misses = new boolean[rules.size()];
+      boolean[] inert = new boolean[rules.size()];
       for (int r = 0; r < misses.length; r++) {
         Set<String> wanted = rules.get(r).tags();
         misses[r] = !wanted.isEmpty() && disjoint(tags, wanted);
+        inert[r] = inert(declared.schema(), misses[r]);
       }
       out[i] = new Walked(f, declared.schema(), fullName, tags, List.copyOf(tags),
-          typeName(declared.schema()), primitive(declared.schema().getType()), misses);
+          typeName(declared.schema()), primitive(declared.schema().getType()), misses, inert);
     }
     if (schema == recordSchema) walks.put(recordSchema, out);
     return out;
+  }
+
+  /**
+   * Whether a CEL_FIELD CONDITION's walk from the top record can pass over a field of this type
+   * without a word: no expression sees it (its tags miss the rule's, or it is an enum or fixed,
+   * which no expression is given), it holds no field deeper down, and its value cannot be the
+   * boolean false that fails the rule (see walk). Only for the top record's own fields: deeper
+   * down, a field that misses the rule's tags is judged by its container's (RuleContext's
+   * stack of fields), which walk alone follows.
+   */
+  static boolean inert(Schema declared, boolean misses) {
+    return switch (declared.getType()) {
+      case ENUM, FIXED -> true;
+      case BOOLEAN, RECORD, ARRAY, MAP -> false;
+      case UNION -> {
+        for (Schema branch : declared.getTypes()) {
+          Schema.Type t = branch.getType();
+          boolean known = t == Schema.Type.ENUM || t == Schema.Type.FIXED
+              || (t != Schema.Type.BOOLEAN && primitive(t) && misses);
+          if (!known) yield false;
+        }
+        yield true;
+      }
+      default -> misses; // STRING, BYTES, INT, LONG, FLOAT, DOUBLE, NULL
+    };
   }
 
   /** The field being walked: what the expression is told about it. */
@@ -427,7 +464,11 @@ public final class Engine {
       case RECORD: {
         if (value == null) return null;
         IndexedRecord rec = (IndexedRecord) value;
+        // the fast road (with the closures) passes over the top record's inert fields; the
+        // reference road walks every one: the oracle compares the two
+        boolean top = field == null && closures && conditions[index];
         for (Walked w : walked(schema, rec.getSchema())) {
+          if (top && w.inert()[index]) continue;
           Field entered = field;
           // RuleContext.enterField: a primitive field whose tags miss the rule's is not entered
           if (!w.primitive() || !w.misses()[index]) {
@@ -460,11 +501,11 @@ public final class Engine {
       throws CelEvaluationException, CelValidationException {
     if (!field.primitive) return value;
     // a TRANSFORM changes the record field by field: its view is made afresh for each field
-    Map<String, Object> values = new FieldVars(toCel(value), field.walked.fullName(),
+    Vars values = now.fieldVars(toCel(value), field.walked.fullName(),
         field.walked.field().name(), field.typeName, field.walked.tagList(),
         conditions[index] ? now.view(field.container) : new RecordView(field.container));
-    Shape shape = new Shape(index, field.container.getSchema(), celTypeOf(value));
-    Object result = withGuard(index, rule, shape, values, value, now);
+    Object result =
+        withGuard(index, field.container.getSchema(), celTypeOf(value), values, value, now);
     if (result instanceof NullValue || result instanceof com.google.protobuf.NullValue) {
       return null;
     }
@@ -481,40 +522,62 @@ public final class Engine {
     return result;
   }
 
-  /** A CEL_FIELD expression's variables for one field (no hash map made a field and rule). */
-  static final class FieldVars extends java.util.AbstractMap<String, Object> {
+  /**
+   * A rule's variables: {@code message} alone (CEL) or the six a CEL_FIELD expression sees, in
+   * slots rather than a hash map (the closures read a slot by its index, {@link #slot}). A
+   * run's two are made once and refilled for each evaluation: nothing keeps them after it.
+   */
+  static final class Vars extends java.util.AbstractMap<String, Object> {
     private static final List<String> NAMES =
         List.of("value", "fullName", "name", "typeName", "tags", "message");
-    private final Object[] values;
+    private static final int MESSAGE = 5;
+    private final Object[] values = new Object[NAMES.size()];
+    private final int from; // the first slot in use: 0, a field's six; MESSAGE, message alone
 
-    FieldVars(Object value, String fullName, String name, String typeName, List<String> tags,
+    private Vars(int from) {
+      this.from = from;
+    }
+
+    /** A name's slot, or -1 for a name that is none of the six. */
+    static int slot(String name) {
+      return NAMES.indexOf(name);
+    }
+
+    /** The value in a slot, null when this expression has no such variable. */
+    Object at(int slot) {
+      return slot >= from ? values[slot] : null;
+    }
+
+    Vars message(Object message) {
+      values[MESSAGE] = message;
+      return this;
+    }
+
+    Vars field(Object value, String fullName, String name, String typeName, List<String> tags,
         Object message) {
-      this.values = new Object[] {value, fullName, name, typeName, tags, message};
+      values[0] = value;
+      values[1] = fullName;
+      values[2] = name;
+      values[3] = typeName;
+      values[4] = tags;
+      values[MESSAGE] = message;
+      return this;
     }
 
     @Override
     public Object get(Object key) {
-      if (!(key instanceof String k)) return null;
-      return switch (k) {
-        case "value" -> values[0];
-        case "fullName" -> values[1];
-        case "name" -> values[2];
-        case "typeName" -> values[3];
-        case "tags" -> values[4];
-        case "message" -> values[5];
-        default -> null;
-      };
+      return key instanceof String k ? at(slot(k)) : null;
     }
 
     @Override
     public boolean containsKey(Object key) {
-      return key instanceof String k && NAMES.contains(k);
+      return key instanceof String k && slot(k) >= from;
     }
 
     @Override
     public Set<Map.Entry<String, Object>> entrySet() {
       Set<Map.Entry<String, Object>> out = new LinkedHashSet<>();
-      for (int i = 0; i < values.length; i++) {
+      for (int i = from; i < values.length; i++) {
         out.add(new java.util.AbstractMap.SimpleImmutableEntry<>(NAMES.get(i), values[i]));
       }
       return out;
@@ -584,35 +647,44 @@ public final class Engine {
    * A rule's guard, then its body: a guard that is not true (or fails) makes a CONDITION pass
    * and a TRANSFORM give back what it was given.
    */
-  private Object withGuard(int index, Rule rule, Shape shape, Map<String, Object> values,
+  private Object withGuard(int index, Schema schema, CelType type, Map<String, Object> values,
       Object subject, Scope now) throws CelEvaluationException, CelValidationException {
     if (guards[index] != null) {
       Object ok;
       try {
-        ok = eval(shape.guard(), guards[index], values, now);
+        ok = eval(index, true, schema, type, values, now);
       } catch (CelEvaluationException | CelValidationException | RuntimeException e) {
         ok = Boolean.FALSE; // a guard that fails skips the body
       }
-      if (!Boolean.TRUE.equals(ok)) return "CONDITION".equals(rule.kind()) ? Boolean.TRUE : subject;
+      if (!Boolean.TRUE.equals(ok)) return conditions[index] ? Boolean.TRUE : subject;
     }
-    return eval(shape, bodies[index], values, now);
+    return eval(index, false, schema, type, values, now);
   }
 
-  private Object eval(Shape shape, String expr, Map<String, Object> values, Scope now)
+  /**
+   * A rule's guard or body over the variables, with the program compiled for the schema of the
+   * record bound as {@code message} and the CEL type of {@code value} or of a message that is
+   * not a record.
+   */
+  private Object eval(int index, boolean guard, Schema schema, CelType type,
+      Map<String, Object> values, Scope now)
       throws CelEvaluationException, CelValidationException {
-    Hit[] hits = shape.isGuard ? guardHits : bodyHits;
-    Hit hit = hits[shape.rule];
+    Hit[] hits = guard ? guardHits : bodyHits;
+    Hit hit = hits[index];
     Compiled compiled;
-    if (hit != null && hit.schema == shape.schema && hit.type == shape.type) {
+    if (hit != null && hit.schema == schema && hit.type == type) {
       compiled = hit.compiled;
     } else {
+      // the Shape, its hash and equals, only when the rule's last program does not fit
+      Shape shape = new Shape(index, guard, schema, type);
+      String expr = guard ? guards[index] : bodies[index];
       compiled = programs.get(shape);
       if (compiled == null) {
         compiled = programs.computeIfAbsent(
             shape, s -> compile(expr, declared(s, values), s.schema, closures));
       }
       // racy but safe: a Hit's fields are final, and a stale or lost one only misses
-      hits[shape.rule] = new Hit(shape.schema, shape.type, compiled);
+      hits[index] = new Hit(schema, type, compiled);
     }
     if (compiled.failure != null) throw compiled.failure;
     if (compiled.closures != null) {
@@ -635,15 +707,7 @@ public final class Engine {
    * bound as {@code message}, and the CEL type of {@code value} (CEL_FIELD) or of a message that
    * is not a record. Every record of one writer schema shares its programs.
    */
-  private record Shape(int rule, boolean isGuard, Schema schema, CelType type) {
-    Shape(int rule, Schema schema, CelType type) {
-      this(rule, false, schema, type);
-    }
-
-    Shape guard() {
-      return new Shape(rule, true, schema, type);
-    }
-  }
+  private record Shape(int rule, boolean isGuard, Schema schema, CelType type) {}
 
   /** A rule's last program with the schema and type it was found for (compared by identity). */
   private record Hit(Schema schema, CelType type, Compiled compiled) {}
@@ -780,6 +844,21 @@ public final class Engine {
     private Object firstRecord;
     private Object firstView;
     private Map<Object, Object> views;
+    private Vars message;
+    private Vars field;
+
+    /** The variables of a CEL expression: {@code message} bound to this value. */
+    Vars messageVars(Object bound) {
+      if (message == null) message = new Vars(Vars.MESSAGE);
+      return message.message(bound);
+    }
+
+    /** The variables of a CEL_FIELD expression over one field. */
+    Vars fieldVars(Object value, String fullName, String name, String typeName,
+        List<String> tags, Object container) {
+      if (field == null) field = new Vars(0);
+      return field.field(value, fullName, name, typeName, tags, container);
+    }
 
     Timestamp get() {
       if (at == null) {
