@@ -401,7 +401,7 @@ def test_an_import_waits_inside_a_function_only_for_start_up_time():
     assert needless == []
 
 
-FLOOR = ("schemacli.errors", "schemacli.redact", "schemacli.kinds")
+FLOOR = ("schemacli.errors", "schemacli.redact", "schemacli.kinds", "schemacli.frozen")
 
 
 def test_the_floor_imports_nothing_of_the_project_but_the_floor():
