@@ -6,7 +6,8 @@ The standard library compiles each method it writes for a frozen dataclass from 
 every start. Here the standard library still makes the class a dataclass (its fields,
 ``dataclasses.fields`` / ``replace`` / ``asdict``, ``__match_args__``) but writes no method; only
 ``__init__`` is compiled (the same text the standard library compiles, so a call costs the same
-and a wrong call fails with the same words), and the other methods are closures over the field
+and a wrong call fails with the same words), and only when it is first looked up: many classes
+are never made through ``__init__`` in a run. The other methods are closures over the field
 names that behave as the standard library's do: the same ``repr`` (recursion shown as ``...``),
 ``==`` (only against the same class, fields compared as one tuple), ``hash`` (of that tuple;
 a class's own ``__hash__`` or ``__eq__`` is kept), ``FrozenInstanceError`` on assignment or
@@ -98,7 +99,9 @@ def _make(cls: type[T], *, eq: bool, kw_only: bool) -> type[T]:
     if any("InitVar" in str(f.type) for f in pseudo):
         raise TypeError(f"{cls.__name__}: InitVar fields need @dataclass")
     names = tuple(f.name for f in fields)
-    _set(cls, "__init__", _init(cls, fields))
+    init = _init(cls, fields)  # (the words of a wrong field order, even when not used)
+    if "__init__" not in own:
+        cls.__init__ = init  # type: ignore[method-assign, assignment]
     _set(cls, "__repr__", _repr(cls, tuple(f.name for f in fields if f.repr)))
     if eq:
         compared = _values(tuple(f.name for f in fields if f.compare))
@@ -140,8 +143,9 @@ def _values(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
     return attrgetter(*names)
 
 
-def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> Callable[..., None]:
-    """``__init__`` compiled from the text the standard library writes for a frozen class."""
+def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> _LazyInit:
+    """``__init__``: the text the standard library writes for a frozen class, compiled when
+    first looked up (:class:`_LazyInit`)."""
     me = "__dataclass_self__" if "self" in (f.name for f in fields) else "self"
     scope: dict[str, Any] = {f"_type_{f.name}": f.type for f in fields}
     scope.update(
@@ -193,14 +197,34 @@ def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> Callable[...
         f"def __create_fn__({', '.join(scope)}):\n"
         f" def __init__({','.join(params)})->_return_type:\n{lines}\n return __init__"
     )
-    module = sys.modules.get(cls.__module__)
-    made: dict[str, Any] = {}
-    # compiled without this module's ``from __future__ import annotations``, as the standard
-    # library compiles it: the annotations are the fields' types, not the names holding them
-    code = compile(text, "<string>", "exec", dont_inherit=True)
-    exec(code, vars(module) if module is not None else {}, made)
-    init: Callable[..., None] = made["__create_fn__"](**scope)
-    return init
+    return _LazyInit(cls, text, scope)
+
+
+class _LazyInit:
+    """A class's ``__init__`` until it is first looked up (an instance made, a signature
+    asked): then compiled and put in its place, so the class holds the function itself, as a
+    dataclass does. Many classes are never made through ``__init__`` in a run (the parser
+    fills the schema nodes' ``__dict__``), and compiling is most of what a class costs."""
+
+    __slots__ = ("_owner", "_scope", "_text")
+
+    def __init__(self, owner: type, text: str, scope: dict[str, Any]) -> None:
+        self._owner, self._text, self._scope = owner, text, scope
+
+    def __get__(self, obj: object, objtype: type | None = None) -> Any:
+        owner = self._owner
+        init = vars(owner)["__init__"]
+        if init is self:  # not compiled yet (another thread may have just done it)
+            module = sys.modules.get(owner.__module__)
+            made: dict[str, Any] = {}
+            # compiled without this module's ``from __future__ import annotations``, as the
+            # standard library compiles it: the annotations are the types, not their names
+            code = compile(self._text, "<string>", "exec", dont_inherit=True)
+            exec(code, vars(module) if module is not None else {}, made)
+            init = made["__create_fn__"](**self._scope)
+            init.__qualname__ = f"{owner.__qualname__}.__init__"
+            owner.__init__ = init  # type: ignore[misc]
+        return init.__get__(obj, objtype)
 
 
 def _repr(cls: type, names: tuple[str, ...]) -> Callable[[Any], str]:

@@ -321,3 +321,26 @@ def test_what_the_standard_library_refuses_is_refused():
             a: int
 
             def __setattr__(self, name: str, value: Any) -> None: ...
+
+
+def test_init_is_compiled_when_first_used_and_then_held_by_the_class():
+    made = _plain(frozen_dataclass)
+    assert not inspect.isfunction(vars(made)["__init__"])  # not compiled at creation
+    with pytest.raises(TypeError) as ours:
+        made()  # the first use is a wrong call: the same words as the standard library's
+    with pytest.raises(TypeError) as theirs:
+        _plain(stdlib_frozen)()
+    assert str(ours.value) == str(theirs.value)
+    assert inspect.isfunction(vars(made)["__init__"])
+    assert made.__init__.__qualname__ == "_plain.<locals>.Plain.__init__"
+
+
+def test_a_plain_subclass_made_first_compiles_its_bases_init():
+    base = _base_and_sub(frozen_dataclass)
+
+    class Plain(base):  # type: ignore[valid-type, misc]
+        """Not a dataclass: inherits __init__."""
+
+    assert repr(Plain(1, 3)).endswith(".<locals>.Plain(a=1, b=3)")
+    assert "__init__" not in vars(Plain)
+    assert inspect.isfunction(vars(base)["__init__"])
