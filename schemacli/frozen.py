@@ -1,18 +1,18 @@
-"""``@frozen_dataclass``: ``@dataclass(frozen=True)`` that costs a quarter as much to create.
+"""``@frozen_dataclass``: ``@dataclass(frozen=True)`` that costs a fraction as much to create.
 
 The standard library compiles each method it writes for a frozen dataclass from source text
-(``__init__``, ``__repr__``, ``__eq__``, ``__hash__``, ``__setattr__``, ``__delattr__``): about
-2.5 M instructions a class, and the classes on ``schemacli validate``'s road are created on
-every start. Here the standard library still makes the class a dataclass (its fields,
-``dataclasses.fields`` / ``replace`` / ``asdict``, ``__match_args__``) but writes no method; only
-``__init__`` is compiled (the same text the standard library compiles, so a call costs the same
-and a wrong call fails with the same words), and only when it is first looked up: many classes
-are never made through ``__init__`` in a run. The other methods are closures over the field
-names that behave as the standard library's do: the same ``repr`` (recursion shown as ``...``),
-``==`` (only against the same class, fields compared as one tuple), ``hash`` (of that tuple;
-a class's own ``__hash__`` or ``__eq__`` is kept), ``FrozenInstanceError`` on assignment or
-deletion, the same pickling and ``__dataclass_params__``. tests/unit/test_frozen.py builds each
-class of the house both ways and compares them.
+(``__init__``, ``__repr__``, ``__eq__``, ``__hash__``, ``__setattr__``, ``__delattr__``) when
+it creates the class: about 2.5 M instructions a class, and the classes on ``schemacli
+validate``'s road are created on every start. Here the standard library still makes the class a
+dataclass (its fields, ``dataclasses.fields`` / ``replace`` / ``asdict``, ``__match_args__``)
+but writes no method. ``__init__``, ``__eq__`` and ``__hash__`` are the standard library's text,
+compiled when first looked up (:class:`_Compiled`): a call costs the same, a wrong call fails
+with the same words, and a class never made through ``__init__``, compared or hashed in a run
+(the parser fills the schema nodes' ``__dict__``) compiles nothing. ``__repr__`` (recursion
+shown as ``...``), ``__setattr__`` and ``__delattr__`` (``FrozenInstanceError``) are closures
+over the field names that say what the standard library's say; a class's own ``__eq__``,
+``__hash__`` or ``__init__`` is kept, and ``__dataclass_params__`` reads as the standard
+library's. tests/unit/test_frozen.py builds each class of the house both ways and compares them.
 
 Supported: what ``@dataclass(frozen=True[, eq=False][, kw_only=True])`` takes, with
 ``field(default=, default_factory=, init=, repr=, compare=, hash=, kw_only=)``, ``ClassVar``,
@@ -26,7 +26,6 @@ import dataclasses
 import sys
 from _thread import get_ident
 from collections.abc import Callable
-from operator import attrgetter
 from typing import Any, TypeVar, dataclass_transform, overload
 
 __all__ = ["frozen_dataclass"]
@@ -104,11 +103,15 @@ def _make(cls: type[T], *, eq: bool, kw_only: bool) -> type[T]:
         cls.__init__ = init  # type: ignore[method-assign, assignment]
     _set(cls, "__repr__", _repr(cls, tuple(f.name for f in fields if f.repr)))
     if eq:
-        compared = _values(tuple(f.name for f in fields if f.compare))
-        _set(cls, "__eq__", _eq(cls, compared))
+        compared = tuple(f.name for f in fields if f.compare)
+        if "__eq__" not in own:
+            body = f"if other.__class__ is self.__class__:\n   return {_tuple('self', compared)}"
+            body += f"=={_tuple('other', compared)}\n  return NotImplemented"
+            cls.__eq__ = _method(cls, "__eq__", "self,other", body)  # type: ignore[method-assign, assignment]
         if not explicit_hash:
             hashed = tuple(f.name for f in fields if (f.compare if f.hash is None else f.hash))
-            cls.__hash__ = _hash(cls, _values(hashed))  # type: ignore[assignment]
+            body = f"return hash({_tuple('self', hashed)})"
+            cls.__hash__ = _method(cls, "__hash__", "self", body)  # type: ignore[method-assign, assignment]
     cls.__setattr__ = _setattr(cls, names)  # type: ignore[method-assign]
     cls.__delattr__ = _delattr(cls, names)  # type: ignore[method-assign]
     params = vars(cls)["__dataclass_params__"]
@@ -132,20 +135,21 @@ def _set(cls: type, name: str, value: Any) -> None:
     setattr(cls, name, value)
 
 
-def _values(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
-    """The tuple of an instance's ``names`` (one name too is a tuple, as the standard library's
-    ``(self.a,)``)."""
-    if not names:
-        return lambda self: ()
-    if len(names) == 1:
-        one = attrgetter(names[0])
-        return lambda self: (one(self),)
-    return attrgetter(*names)
+def _tuple(name: str, fields: tuple[str, ...]) -> str:
+    """``(self.a,self.b,)``, as the standard library writes a tuple of fields."""
+    return "(" + ",".join(f"{name}.{f}" for f in fields) + ",)" if fields else "()"
 
 
-def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> _LazyInit:
+def _method(cls: type, name: str, args: str, body: str) -> _Compiled:
+    """``name(args)`` of ``cls``: ``body`` (the standard library's text), compiled when first
+    looked up."""
+    text = f"def __create_fn__():\n def {name}({args}):\n  {body}\n return {name}"
+    return _Compiled(cls, name, text, {})
+
+
+def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> _Compiled:
     """``__init__``: the text the standard library writes for a frozen class, compiled when
-    first looked up (:class:`_LazyInit`)."""
+    first looked up (:class:`_Compiled`)."""
     me = "__dataclass_self__" if "self" in (f.name for f in fields) else "self"
     scope: dict[str, Any] = {f"_type_{f.name}": f.type for f in fields}
     scope.update(
@@ -197,34 +201,36 @@ def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> _LazyInit:
         f"def __create_fn__({', '.join(scope)}):\n"
         f" def __init__({','.join(params)})->_return_type:\n{lines}\n return __init__"
     )
-    return _LazyInit(cls, text, scope)
+    return _Compiled(cls, "__init__", text, scope)
 
 
-class _LazyInit:
-    """A class's ``__init__`` until it is first looked up (an instance made, a signature
-    asked): then compiled and put in its place, so the class holds the function itself, as a
-    dataclass does. Many classes are never made through ``__init__`` in a run (the parser
-    fills the schema nodes' ``__dict__``), and compiling is most of what a class costs."""
+class _Compiled:
+    """A method of a class until it is first looked up (an instance made, compared or hashed,
+    a signature asked): then compiled from the standard library's text and put in its place,
+    so the class holds the function itself, as a dataclass does, and a call costs what the
+    standard library's costs. Many classes are never made through ``__init__``, compared or
+    hashed in a run (the parser fills the schema nodes' ``__dict__``), and compiling is most
+    of what a class costs."""
 
-    __slots__ = ("_owner", "_scope", "_text")
+    __slots__ = ("_name", "_owner", "_scope", "_text")
 
-    def __init__(self, owner: type, text: str, scope: dict[str, Any]) -> None:
-        self._owner, self._text, self._scope = owner, text, scope
+    def __init__(self, owner: type, name: str, text: str, scope: dict[str, Any]) -> None:
+        self._owner, self._name, self._text, self._scope = owner, name, text, scope
 
     def __get__(self, obj: object, objtype: type | None = None) -> Any:
         owner = self._owner
-        init = vars(owner)["__init__"]
-        if init is self:  # not compiled yet (another thread may have just done it)
+        method = vars(owner)[self._name]
+        if method is self:  # not compiled yet (another thread may have just done it)
             module = sys.modules.get(owner.__module__)
             made: dict[str, Any] = {}
             # compiled without this module's ``from __future__ import annotations``, as the
             # standard library compiles it: the annotations are the types, not their names
             code = compile(self._text, "<string>", "exec", dont_inherit=True)
             exec(code, vars(module) if module is not None else {}, made)
-            init = made["__create_fn__"](**self._scope)
-            init.__qualname__ = f"{owner.__qualname__}.__init__"
-            owner.__init__ = init  # type: ignore[misc]
-        return init.__get__(obj, objtype)
+            method = made["__create_fn__"](**self._scope)
+            method.__qualname__ = f"{owner.__qualname__}.{self._name}"
+            setattr(owner, self._name, method)
+        return method.__get__(obj, objtype)
 
 
 def _repr(cls: type, names: tuple[str, ...]) -> Callable[[Any], str]:
@@ -242,23 +248,6 @@ def _repr(cls: type, names: tuple[str, ...]) -> Callable[[Any], str]:
             running.discard(key)
 
     return __repr__
-
-
-def _eq(cls: type, values: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any, Any], Any]:
-    def __eq__(self: Any, other: Any) -> Any:
-        if other.__class__ is self.__class__:
-            return values(self) == values(other)
-        return NotImplemented
-
-    return __eq__
-
-
-def _hash(cls: type, values: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any], int]:
-    def __hash__(self: Any) -> int:
-        return hash(values(self))
-
-    __hash__.__qualname__ = f"{cls.__qualname__}.__hash__"
-    return __hash__
 
 
 def _setattr(cls: type[Any], names: tuple[str, ...]) -> Callable[[Any, str, Any], None]:

@@ -344,3 +344,27 @@ def test_a_plain_subclass_made_first_compiles_its_bases_init():
     assert repr(Plain(1, 3)).endswith(".<locals>.Plain(a=1, b=3)")
     assert "__init__" not in vars(Plain)
     assert inspect.isfunction(vars(base)["__init__"])
+
+
+def _hashable(make: Any) -> type:
+    @make
+    class Hashable:
+        """Two compared fields and one that is not."""
+
+        a: int
+        b: str
+        c: list[int] = dataclasses.field(default_factory=list, compare=False)
+
+    return Hashable
+
+
+def test_eq_and_hash_are_compiled_when_first_used_and_give_the_standard_librarys_answers():
+    ours, theirs = _hashable(frozen_dataclass), _hashable(stdlib_frozen)
+    assert not inspect.isfunction(vars(ours)["__eq__"])
+    assert not inspect.isfunction(vars(ours)["__hash__"])
+    a, b = ours(1, "x", [3]), ours(1, "x", [4])  # c is not compared
+    c, d = theirs(1, "x", [3]), theirs(1, "x", [4])
+    assert (a == b, hash(a) == hash(b), hash(a)) == (c == d, hash(c) == hash(d), hash(c))
+    assert inspect.isfunction(vars(ours)["__eq__"])
+    assert inspect.isfunction(vars(ours)["__hash__"])
+    assert {a, b} == {a}
