@@ -212,10 +212,10 @@ class _Compiled:
     hashed in a run (the parser fills the schema nodes' ``__dict__``), and compiling is most
     of what a class costs."""
 
-    __slots__ = ("_name", "_owner", "_scope", "_text")
+    __slots__ = ("_name", "_owner", "_scope", "_source")
 
     def __init__(self, owner: type, name: str, text: str, scope: dict[str, Any]) -> None:
-        self._owner, self._name, self._text, self._scope = owner, name, text, scope
+        self._owner, self._name, self._source, self._scope = owner, name, text, scope
 
     def __get__(self, obj: object, objtype: type | None = None) -> Any:
         owner = self._owner
@@ -225,7 +225,7 @@ class _Compiled:
             made: dict[str, Any] = {}
             # compiled without this module's ``from __future__ import annotations``, as the
             # standard library compiles it: the annotations are the types, not their names
-            code = compile(self._text, "<string>", "exec", dont_inherit=True)
+            code = compile(self._source, "<string>", "exec", dont_inherit=True)
             exec(code, vars(module) if module is not None else {}, made)
             method = made["__create_fn__"](**self._scope)
             method.__qualname__ = f"{owner.__qualname__}.{self._name}"
