@@ -8,10 +8,10 @@ machine formats' documents from :func:`shown`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import IntEnum
 
 from schemacli import redact
+from schemacli.frozen import frozen_dataclass
 from schemacli.kinds import Kind
 
 
@@ -24,7 +24,7 @@ class ExitCode(IntEnum):
     REGISTRY_ERROR = 3  # registry or network error
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Location:
     """Where something is: a file (or ``subject:version``), a JSON pointer, line:col in the text."""
 

@@ -28,12 +28,12 @@ import errno
 import os
 import stat
 import sys
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import BinaryIO
 
 from schemacli.errors import InputError, Location
+from schemacli.frozen import frozen_dataclass
 from schemacli.kinds import Kind
 
 UTF8_BOM = b"\xef\xbb\xbf"
@@ -55,7 +55,7 @@ STDIN_SOURCE = "<stdin>"
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Root:
     """The folder input from another party must stay inside (``path``), and how messages name
     it (``name``: "the store schemas", "the pulled repository")."""

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from schemacli.contracts.fixes.edits import Fix
 from schemacli.errors import Location
+from schemacli.frozen import frozen_dataclass
 from schemacli.kinds import Kind, Severity
 
-if TYPE_CHECKING:  # the CLI loads findings at start-up, the JSON reader only when it reads
+if TYPE_CHECKING:  # the CLI loads findings at start-up, the JSON reader only when it reads,
+    # the fixes' editor (``contracts.fixes.edits``) only when a fix is made
+    from schemacli.contracts.fixes.edits import Fix
     from schemacli.contracts.jsontext.document import Note
 
 __all__ = ["Finding", "Kind", "ReaderRef", "Severity"]
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ReaderRef:
     """The declared reader (docs/readers.md) a finding is about: the consumer, who owns it,
     its consumer groups, and where in the reader's schema the finding sits."""
@@ -27,7 +29,7 @@ class ReaderRef:
     location: Location
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Finding:
     """One problem: what kind, where, the values involved and the way out.
 

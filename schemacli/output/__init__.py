@@ -10,10 +10,10 @@ This module is imported when the CLI starts (for ``OutputFormat``): keep it free
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from enum import Enum, StrEnum
 from typing import TYPE_CHECKING, Any
 
+from schemacli.frozen import frozen_dataclass
 from schemacli.redact import nothing_to_mask, scrub, secrets
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ class TextOrJson(StrEnum):
     json = "json"
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Case:
     """One row of the summary, one JUnit test case: a subject, a file or a level."""
 
@@ -57,7 +57,7 @@ class Case:
     source: str | None = None  # the file the case is about, when there is one
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Report:
     """What a command found, independent of format."""
 

@@ -379,6 +379,28 @@ def test_the_app_starts_without_any_command_module():
     assert sorted(entry.module for entry in COMMANDS.values() if entry.module in loaded) == []
 
 
+def test_validate_starts_without_the_fixes_editor():
+    """``validate ONE.avsc`` loads no module of ``contracts.fixes`` (the editor, its diff and
+    JSON helpers): a lint rule loads them when it makes a fix."""
+    from schemacli.app import COMMANDS
+
+    names = modules()
+    road = set().union(
+        *(
+            loaded_with(m, names)
+            for m in (
+                "schemacli.entry",
+                "schemacli.app",
+                "schemacli.edge",
+                COMMANDS["validate"].module,
+                "schemacli.contracts.lint.validate",
+            )
+        )
+    )
+    assert "schemacli.contracts.lint.walk" in road
+    assert sorted(m for m in road if under(m, "schemacli.contracts.fixes")) == []
+
+
 def test_an_import_waits_inside_a_function_only_for_start_up_time():
     """A project module imported inside a function must be one that loads something slow
     (pyspark, confluent_kafka, requests, ...), or be imported there by a module the CLI loads at
@@ -401,7 +423,7 @@ def test_an_import_waits_inside_a_function_only_for_start_up_time():
     assert needless == []
 
 
-FLOOR = ("schemacli.errors", "schemacli.redact", "schemacli.kinds")
+FLOOR = ("schemacli.errors", "schemacli.redact", "schemacli.kinds", "schemacli.frozen")
 
 
 def test_the_floor_imports_nothing_of_the_project_but_the_floor():

@@ -20,7 +20,6 @@ A schema that uses types from other files has them inlined at first use, as Java
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 from schemacli.contracts.avro.schema import (
     ArraySchema,
@@ -33,9 +32,10 @@ from schemacli.contracts.avro.schema import (
     UnionSchema,
 )
 from schemacli.contracts.jsontext import nesting
+from schemacli.frozen import frozen_dataclass
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Fingerprints:
     """The fingerprints of one Parsing Canonical Form."""
 

@@ -38,7 +38,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -50,6 +50,7 @@ from schemacli.contracts.jsontext.document import Document
 from schemacli.contracts.jsontext.pointer import join_pointer
 from schemacli.contracts.jsontext.source import load_json, parse_text
 from schemacli.errors import InputError, Location, SchemacliError, SchemaParseError
+from schemacli.frozen import frozen_dataclass
 from schemacli.kinds import Kind
 from schemacli.textfile import Root, is_file, resolved
 
@@ -78,7 +79,7 @@ _VERSION_FILE = re.compile(r"v([1-9][0-9]*)\.avsc")
 _REFERENCE_KEYS = frozenset({"name", "subject", "version", "path"})
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LoadedSchema:
     """One schema text, parsed: where it came from, its JSON, the Avro model, its positions.
 
@@ -153,7 +154,7 @@ def collapse_primitives(value: Any) -> Any:
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class NameUse:
     """A reference to a named type in the JSON: the names Java would try, and where."""
 
@@ -213,8 +214,10 @@ def scan_names(value: Any) -> tuple[dict[str, str], list[NameUse]]:
     return defined, uses
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class _Declared:
+    """A named type a file declares: its full name, the file, and where in it."""
+
     name: str
     path: Path
     location: Location

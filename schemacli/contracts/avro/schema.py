@@ -12,9 +12,11 @@ to a named type resolves to the defining object itself, so recursive schemas are
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 from typing import Any
+
+from schemacli.frozen import frozen_dataclass
 
 # The props of a node or field that has none (shared: it is read-only).
 EMPTY_PROPS: Mapping[str, Any] = MappingProxyType({})
@@ -24,7 +26,7 @@ EMPTY_PROPS: Mapping[str, Any] = MappingProxyType({})
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, eq=False, kw_only=True)
+@frozen_dataclass(eq=False, kw_only=True)
 class Schema:
     """Any Avro schema node. ``type`` is Avro's type name (``record`` for ``error`` too).
 
@@ -52,12 +54,12 @@ class Schema:
         return self.type
 
 
-@dataclass(frozen=True, eq=False, kw_only=True)
+@frozen_dataclass(eq=False, kw_only=True)
 class PrimitiveSchema(Schema):
     """null, boolean, int, long, float, double, bytes or string (logical type in ``props``)."""
 
 
-@dataclass(frozen=True, eq=False, kw_only=True)
+@frozen_dataclass(eq=False, kw_only=True)
 class NamedSchema(Schema):
     """record, enum or fixed. ``aliases`` as Java's getAliases() spells them (see named_aliases)."""
 
@@ -75,7 +77,7 @@ class NamedSchema(Schema):
         return f"{self.namespace}.{self.simple_name}" if self.namespace else self.simple_name
 
 
-@dataclass(frozen=True, eq=False, kw_only=True)
+@frozen_dataclass(eq=False, kw_only=True)
 class Field:
     """A record field. ``has_default`` tells a JSON ``null`` default from no default at all."""
 
@@ -91,7 +93,7 @@ class Field:
     props: Mapping[str, Any] = field(default_factory=lambda: EMPTY_PROPS)  # see below
 
 
-@dataclass(frozen=True, eq=False, kw_only=True)
+@frozen_dataclass(eq=False, kw_only=True)
 class RecordSchema(NamedSchema):
     """A record (or an ``error``, which Avro treats as a record)."""
 
@@ -101,29 +103,39 @@ class RecordSchema(NamedSchema):
     field_map: Mapping[str, Field] = field(default_factory=lambda: EMPTY_PROPS)
 
 
-@dataclass(frozen=True, eq=False, kw_only=True)
+@frozen_dataclass(eq=False, kw_only=True)
 class EnumSchema(NamedSchema):
+    """An enum: its symbols and the default a reader falls back to."""
+
     symbols: tuple[str, ...] = ()
     default: str | None = None
 
 
-@dataclass(frozen=True, eq=False, kw_only=True)
+@frozen_dataclass(eq=False, kw_only=True)
 class FixedSchema(NamedSchema):
+    """A fixed: its size in bytes."""
+
     size: int = 0
 
 
-@dataclass(frozen=True, eq=False, kw_only=True)
+@frozen_dataclass(eq=False, kw_only=True)
 class ArraySchema(Schema):
+    """An array: the schema of its items."""
+
     items: Schema
 
 
-@dataclass(frozen=True, eq=False, kw_only=True)
+@frozen_dataclass(eq=False, kw_only=True)
 class MapSchema(Schema):
+    """A map (string keys): the schema of its values."""
+
     values: Schema
 
 
-@dataclass(frozen=True, eq=False, kw_only=True)
+@frozen_dataclass(eq=False, kw_only=True)
 class UnionSchema(Schema):
+    """A union: its branches, in order."""
+
     types: tuple[Schema, ...] = ()
 
 
@@ -174,7 +186,7 @@ Field.type = _PrimitiveFieldType()  # type: ignore[assignment]
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Names:
     """Named types already known (e.g. defined in other files), by full name.
 

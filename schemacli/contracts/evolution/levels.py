@@ -9,9 +9,11 @@ instead of the latest. ``comparisons`` turns a level into the checks to make; th
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import StrEnum
 from types import MappingProxyType
+
+from schemacli.frozen import frozen_dataclass
 
 BACKWARD = "backward"  # the candidate is the reader, the earlier version the writer
 FORWARD = "forward"  # the earlier version is the reader, the candidate the writer
@@ -90,7 +92,7 @@ def comparisons(level: Level, count: int) -> tuple[tuple[int, str], ...]:
     )
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class SubjectLevels:
     """The level each subject is checked at: its own if one is configured, else the default."""
 

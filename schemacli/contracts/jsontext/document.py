@@ -15,12 +15,13 @@ from schemacli.contracts.jsontext.pointer import escape_token, join_pointer, une
 from schemacli.contracts.jsontext.positions import Position, at, nearest
 from schemacli.contracts.jsontext.syntax import TOKEN, blank_comments
 from schemacli.errors import Location
+from schemacli.frozen import frozen_dataclass
 from schemacli.kinds import Kind
 
 UTF8 = "UTF-8"
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Note:
     """A warning about the JSON text itself (its encoding, a comment, a repeated key): Java
     reads the file, another reader may not. The parts of a finding, which
@@ -39,7 +40,7 @@ class _Index:
     comments: list[int]  # offsets of comments
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Document:
     """A parsed JSON document: its value, where it came from, and a position map.
 

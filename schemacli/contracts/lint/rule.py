@@ -17,7 +17,7 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from schemacli.contracts.avro.loader import LoadedSchema
 from schemacli.contracts.avro.schema import (
@@ -31,9 +31,12 @@ from schemacli.contracts.avro.schema import (
 )
 from schemacli.contracts.evolution.levels import Level
 from schemacli.contracts.findings import Finding
-from schemacli.contracts.fixes.edits import EditError, Fix, JsonEditor
 from schemacli.errors import Location
+from schemacli.frozen import frozen_dataclass
 from schemacli.kinds import Kind
+
+if TYPE_CHECKING:  # the fixes' editor is loaded when a rule makes a fix (validate seldom does)
+    from schemacli.contracts.fixes.edits import Fix, JsonEditor
 
 __all__ = [
     "Category",
@@ -70,8 +73,10 @@ class Fixable(StrEnum):
     NONE = "none"
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Rule:
+    """A lint rule: its finding kind and its own metadata (module docstring)."""
+
     kind: Kind
     name: str
     category: Category
@@ -114,7 +119,7 @@ class NameStyle(StrEnum):
         raise ValueError(text)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Styles:
     """The naming styles the naming rules check (``type-style``, ``field-style``,
     ``symbol-style`` of ``[tool.schemacli.lint]``)."""
@@ -124,7 +129,7 @@ class Styles:
     symbols: NameStyle = NameStyle.UPPER_SNAKE
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class SubjectContext:
     """What a store version is linted against: its subject, level, and the first timestamp
     precision the subject's earlier versions use (``(logicalType, where)``)."""
@@ -136,19 +141,19 @@ class SubjectContext:
 
 @dataclass
 class Run:
-    """One lint of one loaded schema: the rules on, the editor for fixes, the findings."""
+    """One lint of one loaded schema: the rules on, the editor for fixes (made when the first
+    fix is), the findings."""
 
     loaded: LoadedSchema
     rules: frozenset[Kind]
     styles: Styles
     context: SubjectContext | None
-    editor: JsonEditor = field(init=False)
     findings: list[Finding] = field(default_factory=list)
     first_timestamp: tuple[str, str] | None = None  # T002: the first one met so far
     memo: dict[str, Any] = field(default_factory=dict)  # what a family keeps between hooks
+    _editor: JsonEditor | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        self.editor = JsonEditor(self.loaded.document)
         if self.context is not None:
             self.first_timestamp = self.context.first_timestamp
 
@@ -186,6 +191,8 @@ class Run:
         """A finding of ``kind`` whose rule wrote its own message and hint."""
         made: tuple[Fix, ...] = ()
         if fixes is not None:
+            from schemacli.contracts.fixes.edits import EditError
+
             try:
                 made = tuple(fixes())
             except EditError:
@@ -206,10 +213,15 @@ class Run:
         )
 
     def edit(self) -> JsonEditor:
-        return self.editor
+        """The editor of this file's text, made the first time a fix asks for it."""
+        if self._editor is None:
+            from schemacli.contracts.fixes.edits import JsonEditor
+
+            self._editor = JsonEditor(self.loaded.document)
+        return self._editor
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Family:
     """The rules one module checks, and the hooks the walk calls (each only when one of the
     family's rules is on): ``start`` and ``end`` once per file, the others at each node of

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from schemacli.contracts.lint.rule import Category, NameStyle, Rule, Styles
 from schemacli.contracts.lint.rules import RULES
+from schemacli.frozen import frozen_dataclass
 from schemacli.kinds import Kind
 
 __all__ = [
@@ -106,7 +106,7 @@ def select_rules(select: Sequence[str] | None, ignore: Sequence[str] = ()) -> fr
     return frozenset(r.kind for r in chosen if not any(matches(s, r) for s in ignore))
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LintConfig:
     """What to lint with: the selected rules, per-file ignores, the naming styles, and whether
     the gate lints new versions. Built at the edge (flags over ``[tool.schemacli.lint]``)."""

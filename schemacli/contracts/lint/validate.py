@@ -29,7 +29,7 @@ package 1.12 (see tests/unit/test_validate_claims.py):
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from schemacli.contracts.avro.canonical import Fingerprints, fingerprints
@@ -42,12 +42,13 @@ from schemacli.contracts.lint.rule import Styles
 from schemacli.contracts.lint.rules import RULES
 from schemacli.contracts.lint.walk import check
 from schemacli.errors import SchemacliError
+from schemacli.frozen import frozen_dataclass
 
 # The rules validate reports: Java accepts the schema, another reader does not.
 VALIDATE_RULES = frozenset(rule.kind for rule in RULES if rule.validate)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class FileResult:
     """One file: its findings and, when it parsed, the loaded schema and its fingerprints."""
 
@@ -61,7 +62,7 @@ class FileResult:
         return not any(f.severity is Severity.ERROR for f in self.findings)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ValidationReport:
     """Every file validated, plus problems with the paths themselves (missing, empty folder)."""
 

@@ -5,7 +5,7 @@ added later, and (at FORWARD or FULL levels) a default on every field."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from schemacli.contracts.avro.defaults import NoDefault, default_for
 from schemacli.contracts.avro.schema import (
@@ -17,9 +17,11 @@ from schemacli.contracts.avro.schema import (
     UnionSchema,
 )
 from schemacli.contracts.evolution.levels import FORWARD
-from schemacli.contracts.fixes.edits import Applicability, Fix
 from schemacli.contracts.lint.rule import Category, Family, Fixable, Rule, Run, union_text
 from schemacli.kinds import Kind
+
+if TYPE_CHECKING:  # the fixes' editor is loaded when a fix is made (validate seldom does)
+    from schemacli.contracts.fixes.edits import Fix
 
 E = Category.EVOLUTION
 
@@ -64,6 +66,8 @@ _FALLBACK_SYMBOLS = ("UNKNOWN", "UNSPECIFIED", "UNDEFINED", "OTHER", "NONE", "DE
 
 
 def _enum_default_fix(run: Run, node: EnumSchema) -> Fix:
+    from schemacli.contracts.fixes.edits import Applicability, Fix
+
     by_fold = {s.upper(): s for s in node.symbols}
     for candidate in _FALLBACK_SYMBOLS:
         if candidate in by_fold:
@@ -107,6 +111,8 @@ def _field(run: Run, fld: Field) -> None:
 
 
 def _null_default_fix(run: Run, fld: Field, union: UnionSchema, null_at: int) -> Fix:
+    from schemacli.contracts.fixes.edits import Applicability, Fix
+
     editor = run.edit()
     add = editor.set_member(fld.pointer, "default", None)
     if null_at == 0:
@@ -135,6 +141,8 @@ def _zero(schema: Schema) -> tuple[bool, Any]:
 
 
 def _zero_default_fixes(run: Run, fld: Field) -> list[Fix]:
+    from schemacli.contracts.fixes.edits import Applicability, Fix
+
     found, value = _zero(fld.type)
     if not found:
         return [

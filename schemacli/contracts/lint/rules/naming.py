@@ -11,15 +11,17 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import partial
+from typing import TYPE_CHECKING
 
 from schemacli.contracts.avro.facts import TYPE_NAMES
 from schemacli.contracts.avro.loader import scan_names
 from schemacli.contracts.avro.schema import EnumSchema, Field, NamedSchema, RecordSchema
-from schemacli.contracts.fixes.edits import Applicability, Fix, TextEdit
-from schemacli.contracts.fixes.renames import default_key_edits
 from schemacli.contracts.jsontext.pointer import value_at
 from schemacli.contracts.lint.rule import Category, Family, Fixable, NameStyle, Rule, Run
 from schemacli.kinds import Kind
+
+if TYPE_CHECKING:  # the fixes' editor is loaded when a fix is made (validate seldom does)
+    from schemacli.contracts.fixes.edits import Fix, TextEdit
 
 N = Category.NAMING
 
@@ -83,18 +85,20 @@ N007 = Rule(
 )
 
 
+# Compiled by ``re`` when first matched (and kept in its cache): ``validate`` loads this module
+# but runs none of its rules.
 _STYLE_PATTERNS = {
-    NameStyle.PASCAL: re.compile(r"[A-Z][a-zA-Z0-9]*"),
-    NameStyle.CAMEL: re.compile(r"[a-z][a-zA-Z0-9]*"),
-    NameStyle.SNAKE: re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*"),
-    NameStyle.UPPER_SNAKE: re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*"),
+    NameStyle.PASCAL: r"[A-Z][a-zA-Z0-9]*",
+    NameStyle.CAMEL: r"[a-z][a-zA-Z0-9]*",
+    NameStyle.SNAKE: r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*",
+    NameStyle.UPPER_SNAKE: r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*",
 }
 
 
 def fits(name: str, style: NameStyle) -> bool:
     """Whether ``name`` is written in ``style`` (``any`` / ``consistent``: always)."""
     pattern = _STYLE_PATTERNS.get(style)
-    return pattern is None or pattern.fullmatch(name) is not None
+    return pattern is None or re.fullmatch(pattern, name) is not None
 
 
 def words(name: str) -> list[str]:
@@ -191,7 +195,7 @@ def _named(run: Run, node: NamedSchema) -> None:
             Kind.N004,
             name_at,
             {"type": what, "name": node.simple_name, "lower": node.simple_name.lower()},
-            lambda: [Fix(f'Add a "namespace" to {what} {node.simple_name}', Applicability.DISPLAY)],
+            partial(_namespace_fix, what, node),
         )
     if run.on(Kind.N006):
         where = _reserved(node.simple_name)
@@ -205,8 +209,16 @@ def _named(run: Run, node: NamedSchema) -> None:
         _symbols(run, node)
 
 
+def _namespace_fix(what: str, node: NamedSchema) -> list[Fix]:
+    from schemacli.contracts.fixes.edits import Applicability, Fix
+
+    return [Fix(f'Add a "namespace" to {what} {node.simple_name}', Applicability.DISPLAY)]
+
+
 def _rename_type_fixes(run: Run, node: NamedSchema, new: str) -> list[Fix]:
     """Rename a named type, every use of it in the file, and keep the old name as an alias."""
+    from schemacli.contracts.fixes.edits import Applicability, Fix
+
     editor = run.edit()
     old_full = node.fullname
     new_full = f"{node.namespace}.{new}" if node.namespace else new
@@ -318,6 +330,9 @@ def _record(run: Run, node: RecordSchema) -> None:
 
 
 def _rename_field_fixes(run: Run, record: RecordSchema, fld: Field, new: str) -> list[Fix]:
+    from schemacli.contracts.fixes.edits import Applicability, Fix
+    from schemacli.contracts.fixes.renames import default_key_edits
+
     editor = run.edit()
     edits = (
         editor.replace(fld.pointer + "/name", new),
@@ -335,6 +350,8 @@ def _rename_field_fixes(run: Run, record: RecordSchema, fld: Field, new: str) ->
 
 
 def _remove_alias_fix(run: Run, fld: Field, index: int) -> list[Fix]:
+    from schemacli.contracts.fixes.edits import Applicability, Fix
+
     editor = run.edit()
     alias = fld.aliases[index]
     if len(fld.aliases) == 1:
