@@ -310,6 +310,7 @@ def test_a_cel_transform_of_the_whole_record_is_refused_naming_the_rule():
 
 
 def test_a_road_that_does_not_take_transforms_still_refuses_them():
-    """``topics check`` and the converter's v1 rules compile without ``transforms``."""
+    """``topics check`` compiles without ``transforms`` (the converter's v1 rules take them:
+    tests/spark/test_converter_v1_transforms.py)."""
     with pytest.raises(RulesNotCompiled, match="rule mask: a CEL_FIELD TRANSFORM"):
         compile_rules(_contract(RULES[:1]), parse_schema(SCHEMA), "READ")
