@@ -20,7 +20,8 @@ condition compiled with its own ``value``, ``name``, ``fullName``, ``typeName``,
 ``message`` (type-checked with that field's type), and the codes are folded in the walk's order
 (the first that fails or errs decides; an array item's or map value's false does not fail).
 
-A CEL_FIELD TRANSFORM (``compile_rules(..., transforms=True)``: the readers) is the same walk
+A CEL_FIELD TRANSFORM (``compile_rules(..., transforms=True)``: the readers and the migration
+converter's v1 WRITE rules, ``converters.pipeline.v1rules``) is the same walk
 giving each selected field's new value (``_FieldSites.transform``): records rebuilt with
 ``named_struct``, arrays with ``transform``, maps with ``transform_values``, each value cast back
 to its column's type; its code is 0, or 2 when it errs on any field (or gives a value the column

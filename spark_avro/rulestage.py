@@ -107,17 +107,10 @@ def rule_codes(decoded: DataFrame, rules: Sequence[RuleRow]) -> DataFrame:
     return frame
 
 
-def apply_rules(decoded: DataFrame, rules: Sequence[RuleRow]) -> DataFrame:
-    """A decoded PERMISSIVE frame (carrying ``_schemacli_value``) with the rules applied in
-    order: TRANSFORMs replace values, and a good record a rule refuses gets ``decode_error``
-    (the first refusing rule's reason), ``decode_error_kind`` ``rule``, ``raw_value`` (the
-    carried value) and ``rule_dlq_topic``; the carried column is dropped. Pure DataFrame ->
-    DataFrame."""
-    if not rules:
-        return decoded.withColumn(DLQ_COLUMN, F.lit(None).cast("string")).drop(VALUE_COLUMN)
-    staged = rule_codes(decoded, rules)
-    staged = staged.drop(*(code_column(p) for p in range(len(rules))), GOOD_COLUMN)
-    # the first refusing rule's reason and DLQ topic read from constant arrays by its place
+def refusal(rules: Sequence[RuleRow]) -> tuple[Column, Column]:
+    """(the reason, the DLQ topic) of the first rule that refused a record, read by its place
+    in ``_rule_at`` (``rule_codes``) from constant arrays of the table's SQL; both null where no
+    rule refused it. ``apply_rules`` and the migration converter's v1 rules use it."""
     reasons = [reason for _, failed, errored, *_ in rules for reason in (failed, errored)]
     topics = [row[3] for row in rules]
     place = F.col(AT_COLUMN)
@@ -129,6 +122,21 @@ def apply_rules(decoded: DataFrame, rules: Sequence[RuleRow]) -> DataFrame:
     topic = F.element_at(
         F.expr(f"array({', '.join(topics)})"), F.floor((place + 1) / 2).cast("int")
     )
+    return reason, F.when(refused, topic)
+
+
+def apply_rules(decoded: DataFrame, rules: Sequence[RuleRow]) -> DataFrame:
+    """A decoded PERMISSIVE frame (carrying ``_schemacli_value``) with the rules applied in
+    order: TRANSFORMs replace values, and a good record a rule refuses gets ``decode_error``
+    (the first refusing rule's reason), ``decode_error_kind`` ``rule``, ``raw_value`` (the
+    carried value) and ``rule_dlq_topic``; the carried column is dropped. Pure DataFrame ->
+    DataFrame."""
+    if not rules:
+        return decoded.withColumn(DLQ_COLUMN, F.lit(None).cast("string")).drop(VALUE_COLUMN)
+    staged = rule_codes(decoded, rules)
+    staged = staged.drop(*(code_column(p) for p in range(len(rules))), GOOD_COLUMN)
+    reason, topic = refusal(rules)
+    refused = F.col(AT_COLUMN).isNotNull()
     return staged.select(
         *[
             c
@@ -138,7 +146,7 @@ def apply_rules(decoded: DataFrame, rules: Sequence[RuleRow]) -> DataFrame:
         F.coalesce(F.col(ERROR_COLUMN), reason).alias(ERROR_COLUMN),
         F.when(refused, F.lit(RULE_KIND)).otherwise(F.col(KIND_COLUMN)).alias(KIND_COLUMN),
         F.when(refused, F.col(VALUE_COLUMN)).otherwise(F.col(RAW_COLUMN)).alias(RAW_COLUMN),
-        F.when(refused, topic).alias(DLQ_COLUMN),
+        topic.alias(DLQ_COLUMN),
     )
 
 

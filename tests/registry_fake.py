@@ -124,8 +124,10 @@ class FakeRegistry:
                 }
             case ["subjects", s] if method == "POST":
                 for v in self._versions(s, deleted):
-                    if _same(v["schema"], body["schema"]):
-                        return 200, {k: v[k] for k in ("subject", "version", "id", "schema")}
+                    if _same(v["schema"], body["schema"]):  # with its contract, as Confluent
+                        return 200, {k: v[k] for k in ("subject", "version", "id", "schema")} | {
+                            k: v[k] for k in ("references", "metadata", "ruleSet") if v.get(k)
+                        }
                 if not self._versions(s, True):
                     return _err(40401, f"Subject '{s}' not found.")
                 return _err(40403, "Schema not found")

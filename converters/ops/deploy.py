@@ -41,6 +41,7 @@ from converters.ops.stop import stop
 from converters.ops.window import advance
 from converters.pipeline import jvmjar
 from converters.pipeline.records import resolve_registry
+from converters.pipeline.v1rules import compile_v1_rules
 from converters.spark import MASTER, PACKAGES
 from converters.state import loads, local_checkpoint, read_state, whole, write_text
 from schemacli import redact
@@ -561,12 +562,21 @@ def deploy(
     dry_run: bool = False,
     detach: bool = False,
 ) -> Deployment:
-    """Check ``cfg``, check that v1 is registered (``client``; not for a dry run), write the state
-    directory and run spark-submit (detached: returns once it started). Raises UsageError /
-    InputError for settings, CheckFailed when v1 is not registered, RegistryError."""
+    """Check ``cfg``, check that v1 is registered and that Spark can run v1's WRITE rules
+    (``client``; not for a dry run), write the state directory and run spark-submit (detached:
+    returns once it started). Raises UsageError / InputError for settings (RulesNotCompiled for
+    a v1 rule with no Spark SQL form, named), CheckFailed when v1 is not registered,
+    RegistryError."""
     cfg.check()
     if not dry_run:
-        resolve_registry(mapping, client)  # fails now, clearly, if v1 is not registered
+        plan = resolve_registry(mapping, client)  # fails now, clearly, if v1 is not registered
+        # the job compiles v1's rules the same way at start: refuse here, before anything is
+        # written, rather than in a job that already has a state directory
+        compile_v1_rules(plan.target_rules, plan.target_schema, mapping.target.subject or "v1")
+        if mapping.key is not None and plan.key is not None:
+            compile_v1_rules(
+                plan.key.target_rules, plan.key.target_schema, mapping.key.target.subject or "v1"
+            )
     files = prepare(cfg, mapping, write=not dry_run)  # a dry run writes nothing
     cmd = build_command(cfg, files)
     secret_names = secret_env_names(child_env(cfg))

@@ -364,3 +364,32 @@ def test_commands_that_need_an_extra_say_which_and_how_to_install_it(tmp_path, m
         assert "scripts/bootstrap --all" in r.output, r.output
         assert f"pip install 'schemacli[{','.join(extras)}]'" in r.output, r.output
         assert r.exception is None or isinstance(r.exception, SystemExit), r.exception
+
+
+@pytest.mark.parametrize(
+    "rule, words",
+    [
+        ({"name": "whole", "kind": "TRANSFORM", "mode": "WRITE", "type": "CEL",
+          "expr": "message"}, "a CEL TRANSFORM"),
+        ({"name": "rounded", "kind": "TRANSFORM", "mode": "WRITE", "type": "CEL_FIELD",
+          "tags": [], "expr": "value"}, "a TRANSFORM of float"),
+    ],
+    ids=["a CEL transform", "a transform of a float"],
+)  # fmt: skip
+def test_deploy_stops_with_exit_2_naming_a_v1_rule_spark_cannot_run_before_writing(
+    fake, tmp_path, rule, words
+):
+    """v1's WRITE rules are compiled before the state directory is written: one with no Spark
+    SQL form stops ``migrate deploy`` (exit 2, the rule named), as it would stop the job."""
+    fake.keeps_rule_sets = True
+    v1 = json.loads((ROOT / "schemas/subjects/taxi-rides-value/v1.avsc").read_text())
+    fake.add("taxi-rides-value", v1, ruleSet={"domainRules": [rule]})
+    fake.add("taxi-rides-v2-value", (ROOT / "schemas/migration/taxi-ride-v2-breaking.avsc")
+             .read_text())  # fmt: skip
+    mapping = _subject_only_mapping(tmp_path)
+    r = run("migrate", "deploy", mapping, "-b", "h:1", "--state-dir", tmp_path / "s",
+            "--registry", fake.url)  # fmt: skip
+    assert r.exit_code == 2, r.output
+    assert f"rule {rule['name']}" in r.output and words in r.output, r.output
+    assert "Traceback" not in r.output
+    assert not (tmp_path / "s").exists()

@@ -19,6 +19,7 @@ from spark_avro.decode import decode_confluent
 from spark_avro.rules import RulesNotCompiled, compile_rules, rule_table, statuses
 from spark_avro.rulestage import VALUE_COLUMN, apply_rules
 from tests.spark.framing import confluent, kafka_frame
+from tests.spark.rules_readers import assert_generated_reader_gives_read_topics_rows
 
 
 def _tagged(name: str, type_: Any, *tags: str, **extra: Any) -> dict[str, Any]:
@@ -220,20 +221,6 @@ def test_a_field_transform_is_still_refused():
 def test_a_generated_reader_with_field_rules_gives_read_topics_rows(spark, tmp_path, monkeypatch):
     """``spark codegen --rules`` over a contract file with CEL_FIELD rules (and metadata tags)
     embeds the same SQL: its rows equal ``read_topic(rules=PATH)``'s, in both layouts."""
-    import importlib.util
-
-    from pyspark.testing import assertDataFrameEqual
-    from typer.testing import CliRunner
-
-    import spark_avro.reader as reader
-    from schemacli.app import app
-    from tests.spark.test_rules_sql_equals_python import _KafkaStandIn
-
-    text = json.dumps(SCHEMA)
-    folder = tmp_path / "store" / "subjects" / "customers-value"
-    folder.mkdir(parents=True)
-    (folder / "v1.avsc").write_text(json.dumps(SCHEMA, indent=2))
-    contract = folder / "v1.contract.json"
     body = {"metadata": {"tags": METADATA_TAGS}, "ruleSet": {"domainRules": [
         {"name": "piiLong", "kind": "CONDITION", "mode": "READ", "type": "CEL_FIELD",
          "tags": ["PII"], "expr": "value == null || value.size() > 2", "onFailure": "DLQ",
@@ -243,27 +230,12 @@ def test_a_generated_reader_with_field_rules_gives_read_topics_rows(spark, tmp_p
         {"name": "counts", "kind": "CONDITION", "mode": "READ", "type": "CEL_FIELD",
          "tags": ["COUNT"], "expr": "100 / value > 1"},
     ]}}  # fmt: skip
-    contract.write_text(json.dumps(body, indent=2))
-    out = tmp_path / "customers_reader.py"
-    result = CliRunner().invoke(app, [
-        "spark", "codegen", "-s", "customers-value", "-t", "customers", "--store",
-        str(tmp_path / "store"), "--schema-id", "1=1", "--rules", "--out", str(out)])  # fmt: skip
-    assert result.exit_code == 0, result.output
-    spec = importlib.util.spec_from_file_location("customers_reader", out)
-    generated = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(generated)
-
-    raw = kafka_frame(spark, [confluent(1, text, r) for r in records(60)])
-    monkeypatch.setattr(reader, "kafka_source", lambda *a, **k: raw)
-    for flatten in (True, False):
-        library = reader.read_topic(
-            spark, "unused:9092", "customers", schemas={1: text}, reader_schema=text,
-            rules=contract, flatten=flatten,
-        )  # fmt: skip
-        ours = generated.read(
-            _KafkaStandIn(spark, raw), "unused:9092", flatten=flatten, time_zone=None
-        )
-        assertDataFrameEqual(ours.orderBy("offset"), library.orderBy("offset"), checkRowOrder=True)
+    raw = kafka_frame(spark, [confluent(1, json.dumps(SCHEMA), r) for r in records(60)])
+    both = assert_generated_reader_gives_read_topics_rows(
+        spark, tmp_path, monkeypatch, schema=SCHEMA, subject="customers-value",
+        topic="customers", body=body, raw=raw,
+    )  # fmt: skip
+    for ours, _ in both.frames.values():
         reasons = {(r["decode_error"] or "").split(" ")[1] for r in ours.collect()
                    if r["decode_error_kind"] == "rule"}  # fmt: skip
         assert reasons == {"piiLong", "street", "counts"}

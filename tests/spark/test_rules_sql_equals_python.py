@@ -18,6 +18,7 @@ from spark_avro.decode import decode_confluent, split_bad_records
 from spark_avro.rules import compile_rules, rule_table, statuses
 from spark_avro.rulestage import VALUE_COLUMN, apply_rules
 from tests.spark.framing import confluent, kafka_frame
+from tests.spark.rules_readers import assert_generated_reader_gives_read_topics_rows
 
 SCHEMA = {
     "type": "record",
@@ -348,41 +349,10 @@ def test_the_converter_dead_letters_a_record_breaking_v1s_write_rules(spark):
     assert contract_text({}, {"migrationRules": []}) is None
 
 
-class _KafkaStandIn:
-    """What a generated reader's ``read()`` asks of its session: the conf and a batch Kafka
-    source, which here gives ``frame``, the records ``read_topic`` is given too."""
-
-    def __init__(self, spark, frame):
-        self.conf, self.read, self.frame = spark.conf, self, frame
-        self.options_given: dict[str, str] = {}
-
-    def format(self, name: str):
-        assert name == "kafka"
-        return self
-
-    def options(self, **options: str):
-        self.options_given = options
-        return self
-
-    def load(self):
-        return self.frame
-
-
 def test_a_generated_reader_with_rules_gives_read_topics_rows_on_the_same_records(
     spark, tmp_path, monkeypatch
 ):
-    import importlib.util
-
-    from pyspark.testing import assertDataFrameEqual
-    from typer.testing import CliRunner
-
-    import spark_avro.reader as reader
-    from schemacli.app import app
-
     text = json.dumps(SCHEMA)
-    folder = tmp_path / "store" / "subjects" / "orders-value"
-    folder.mkdir(parents=True)
-    (folder / "v1.avsc").write_text(json.dumps(SCHEMA, indent=2))
     acting = {
         "positive": ("message.total >= 0.0", "READ", "DLQ"),
         "email": ("message.email.contains('@')", "READ", "ERROR"),  # errors on null
@@ -396,29 +366,13 @@ def test_a_generated_reader_with_rules_gives_read_topics_rows_on_the_same_record
     ]  # fmt: skip
     rules.append({"name": "writeOnly", "kind": "CONDITION", "mode": "WRITE", "type": "CEL",
                   "expr": "false"})  # fmt: skip
-    contract = folder / "v1.contract.json"
-    contract.write_text(json.dumps({"ruleSet": {"domainRules": rules}}, indent=2))
-    out = tmp_path / "orders_reader.py"
-    result = CliRunner().invoke(app, [
-        "spark", "codegen", "-s", "orders-value", "-t", "orders", "--store",
-        str(tmp_path / "store"), "--schema-id", "1=1", "--rules", "--out", str(out)])  # fmt: skip
-    assert result.exit_code == 0, result.output
-    spec = importlib.util.spec_from_file_location("orders_reader", out)
-    generated = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(generated)
-
     rows = records(60)
     raw = kafka_frame(spark, [confluent(1, text, r) for r in rows] + [None, b"\x01junk"])
-    monkeypatch.setattr(reader, "kafka_source", lambda *a, **k: raw)
-    for flatten in (True, False):
-        library = reader.read_topic(
-            spark, "unused:9092", "orders", schemas={1: text}, reader_schema=text,
-            rules=contract, flatten=flatten,
-        )  # fmt: skip
-        ours = generated.read(
-            _KafkaStandIn(spark, raw), "unused:9092", flatten=flatten, time_zone=None
-        )
-        assertDataFrameEqual(ours.orderBy("offset"), library.orderBy("offset"), checkRowOrder=True)
+    both = assert_generated_reader_gives_read_topics_rows(
+        spark, tmp_path, monkeypatch, schema=SCHEMA, subject="orders-value", topic="orders",
+        body={"ruleSet": {"domainRules": rules}}, raw=raw,
+    )  # fmt: skip
+    for ours, _ in both.frames.values():
         found = ours.collect()
         kinds = {(r["decode_error_kind"], r["rule_dlq_topic"]) for r in found}
         # refusals by a DLQ rule, an ERROR rule and an ERROR,DLQ one; a tombstone; a bad frame

@@ -22,6 +22,7 @@ from spark_avro.decode import decode_confluent
 from spark_avro.rules import RulesNotCompiled, compile_rules, rule_table
 from spark_avro.rulestage import VALUE_COLUMN, apply_rules, code_column, rule_codes
 from tests.spark.framing import confluent, kafka_frame
+from tests.spark.rules_readers import assert_generated_reader_gives_read_topics_rows
 
 
 def _tagged(name: str, type_: Any, *tags: str, **extra: Any) -> dict[str, Any]:
@@ -241,43 +242,13 @@ def test_a_transform_result_an_avro_int_cannot_hold_is_an_error_naming_the_rule(
 def test_a_generated_reader_with_transforms_gives_read_topics_rows(spark, tmp_path, monkeypatch):
     """``spark codegen --rules`` over a contract file with transforms and conditions embeds the
     same SQL: its rows equal ``read_topic(rules=PATH)``'s, in both layouts."""
-    import importlib.util
-
-    from pyspark.testing import assertDataFrameEqual
-    from typer.testing import CliRunner
-
-    import spark_avro.reader as reader
-    from schemacli.app import app
-    from tests.spark.test_rules_sql_equals_python import _KafkaStandIn
-
-    text = json.dumps(SCHEMA)
-    folder = tmp_path / "store" / "subjects" / "orders-value"
-    folder.mkdir(parents=True)
-    (folder / "v1.avsc").write_text(json.dumps(SCHEMA, indent=2))
-    contract = folder / "v1.contract.json"
-    contract.write_text(json.dumps(_body(RULES), indent=2))
-    out = tmp_path / "orders_reader.py"
-    result = CliRunner().invoke(app, [
-        "spark", "codegen", "-s", "orders-value", "-t", "orders", "--store",
-        str(tmp_path / "store"), "--schema-id", "1=1", "--rules", "--out", str(out)])  # fmt: skip
-    assert result.exit_code == 0, result.output
-    source = out.read_text()
-    assert "TRANSFORMs" in source and "named_struct" in source
-    spec = importlib.util.spec_from_file_location("orders_reader", out)
-    generated = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(generated)
-
-    raw = kafka_frame(spark, [confluent(1, text, r) for r in records(60)])
-    monkeypatch.setattr(reader, "kafka_source", lambda *a, **k: raw)
-    for flatten in (True, False):
-        library = reader.read_topic(
-            spark, "unused:9092", "orders", schemas={1: text}, reader_schema=text,
-            rules=contract, flatten=flatten,
-        )  # fmt: skip
-        ours = generated.read(
-            _KafkaStandIn(spark, raw), "unused:9092", flatten=flatten, time_zone=None
-        )
-        assertDataFrameEqual(ours.orderBy("offset"), library.orderBy("offset"), checkRowOrder=True)
+    raw = kafka_frame(spark, [confluent(1, json.dumps(SCHEMA), r) for r in records(60)])
+    both = assert_generated_reader_gives_read_topics_rows(
+        spark, tmp_path, monkeypatch, schema=SCHEMA, subject="orders-value", topic="orders",
+        body=_body(RULES), raw=raw,
+    )  # fmt: skip
+    assert "TRANSFORMs" in both.source and "named_struct" in both.source
+    for flatten, (_, library) in both.frames.items():
         good = [_record(r, flatten) for r in library.collect() if r["decode_error"] is None]
         assert good and all(r["email"] is None or r["email"].endswith("!") for r in good)
 
@@ -339,6 +310,7 @@ def test_a_cel_transform_of_the_whole_record_is_refused_naming_the_rule():
 
 
 def test_a_road_that_does_not_take_transforms_still_refuses_them():
-    """``topics check`` and the converter's v1 rules compile without ``transforms``."""
+    """``topics check`` compiles without ``transforms`` (the converter's v1 rules take them:
+    tests/spark/test_converter_v1_transforms.py)."""
     with pytest.raises(RulesNotCompiled, match="rule mask: a CEL_FIELD TRANSFORM"):
         compile_rules(_contract(RULES[:1]), parse_schema(SCHEMA), "READ")
