@@ -500,10 +500,12 @@ def test_one_subject_changed_rewrites_only_the_shards_that_hold_its_entries(tmp_
     assert cached_gate(store, cache).subjects == changed.subjects and checked == []
 
 
-def shard_holding(tree: FileTree, cache: Path, subject: str) -> tuple[str, Path]:
+def shard_holding(
+    tree: FileTree, cache: Path, subject: str, against: str | None = None
+) -> tuple[str, Path]:
     """The name and the file of the shard that holds ``subject``'s folder entry."""
     index = rowcache._shard_of("keys", subject)
-    name = rowcache._table_name(tree, None, index)
+    name = rowcache._table_name(tree, against, index)
     return name, next(cache.rglob(f"tables/{name}.table"))
 
 
@@ -550,7 +552,7 @@ def test_a_subjects_entry_found_in_another_shard_than_its_own_is_not_trusted(tmp
     other = next(
         i for i in range(rowcache.SHARDS) if i != rowcache._shard_of("keys", "rides-value")
     )
-    stray = {part: {} for part in ("folders", "files", "names", "rows", "keys")}
+    stray = {part: {} for part in ("folders", "carried", "files", "names", "rows", "keys")}
     stray["folders"][folder] = entry
     disk.store_table(rowcache._table_name(tree, None, other), stray)
     del shard["folders"][folder]
@@ -575,3 +577,40 @@ def test_a_table_of_another_engine_is_never_read(tmp_path, checked, monkeypatch)
     with pytest.warns(SchemacliWarning, match="engine version"):
         table = rowcache.use_key_table(tree, verdicts, None)
     assert table is not None and not any(table.known[part] for part in table.known)
+
+
+def test_a_folder_entry_carried_over_unlisted_stays_racy_against_its_own_writing(tmp_path):
+    # topic90-value's entries live in the shard of rides-value's (rowcache._shard_of)
+    assert rowcache._shard_of("keys", "topic90-value") == rowcache._shard_of("keys", "rides-value")
+    subjects = {"rides-value": [ride(), ride(TIP_FIELD)], "topic90-value": [ride()]}
+    store, cache, against = make_store(tmp_path / "st", subjects), tmp_path / "cache", "git:base"
+    rides, other = "subjects/rides-value", "subjects/topic90-value/v1.avsc"
+    v1 = f"{rides}/v1.avsc"
+
+    def keyed(*paths: str) -> dict[str, str | None]:
+        """A gate --against's table use: only ``paths`` keyed (their folders listed)."""
+        verdicts = VerdictCache(cache, min_cost=0)
+        tree = FileTree(store)
+        table = rowcache.use_key_table(tree, verdicts, against)
+        assert table is not None
+        tree.subjects()
+        found = tree.keys(list(paths))
+        rowcache.keep_key_table(tree, verdicts, table, against)
+        return found
+
+    keyed(v1, f"{rides}/v2.avsc", other)
+    # rides-value's entry, written within its v1's tick (racy), with keys that are stale
+    disk = VerdictCache(cache, min_cost=0).disk
+    assert disk is not None
+    name, shard_file = shard_holding(FileTree(store), cache, "rides-value", against)
+    shard, _ = disk.load_table(name)
+    shard["folders"][rides][1] = "a-stale-key a-stale-key"
+    disk.store_table(name, shard)
+    own = max((store / v1).stat().st_mtime_ns, (store / v1).stat().st_ctime_ns)
+    os.utime(shard_file, ns=(own, own))
+    # a run that keys only the other subject rewrites the shard, carrying rides-value over
+    (store / other).write_text((store / other).read_text() + "\n")
+    keyed(other)
+    assert shard_file.stat().st_mtime_ns > own
+    # rides-value's entry is still racy against the writing that took its stats
+    assert keyed(v1)[v1] == text_key((store / v1).read_text())

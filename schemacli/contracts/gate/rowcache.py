@@ -54,7 +54,7 @@ class KeyTable:
         return None
 
 
-_PARTS = ("folders", "files", "names", "rows", "keys")
+_PARTS = ("folders", "carried", "files", "names", "rows", "keys")
 
 # The table is kept in shards, each one file of the disk cache: a run that changes one
 # subject rewrites the shard that holds it (and those of its new row and names), not the
@@ -69,7 +69,7 @@ _SUBJECT_PREFIX = f"{SUBJECTS_DIR}/"
 
 def _shard_of(part: str, key: str) -> int:
     """The shard an entry of ``part`` lives in (see SHARDS)."""
-    if part == "folders" and key.startswith(_SUBJECT_PREFIX):
+    if part in ("folders", "carried") and key.startswith(_SUBJECT_PREFIX):
         key = key[len(_SUBJECT_PREFIX) :]  # with the subject's row key ("keys")
     return zlib.crc32(key.encode("utf-8", "surrogatepass")) % SHARDS
 
@@ -105,7 +105,7 @@ def use_key_table(head: Tree, verdicts: VerdictCache, against: str | None) -> Ke
         ):
             value, written = {part: {} for part in _PARTS}, 0
         # a subject's entries are trusted from its own shard only (see SHARDS)
-        for part in ("folders", "keys"):
+        for part in ("folders", "carried", "keys"):
             if any(_shard_of(part, key) != shard for key in value[part]):
                 value[part] = {k: v for k, v in value[part].items() if _shard_of(part, k) == shard}
         shards.append(value)
@@ -113,6 +113,8 @@ def use_key_table(head: Tree, verdicts: VerdictCache, against: str | None) -> Ke
             known[part].update(value[part])
         racy.update(dict.fromkeys(value["folders"], written))
         racy.update(dict.fromkeys(value["files"], written))
+        for folder, at in value["carried"].items():  # (FileKeys.table)
+            racy[folder] = min(at, written) if isinstance(at, int) else 0
     # a gate --against keys only the subjects git says changed: their folders' stats are
     # taken when they are keyed, not with the listing of the whole store
     head.use_keys(known, 0, racy=racy, stat_all=against is None)

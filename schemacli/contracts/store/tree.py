@@ -229,13 +229,17 @@ class FileKeys:
     def table(self) -> dict[str, Any]:
         """What to write: each listed folder's listing with the keys known of its files (a
         folder not keyed this run keeps the keys the table had for its unchanged files), and
-        the files keyed outside them."""
+        the files keyed outside them. ``carried``: the time each folder's entry not listed
+        this run was written at (its stats were not taken again: it stays racy against that
+        time, not against the writing that carries it over)."""
         folders: dict[str, Any] = {}
+        carried: dict[str, int] = {}
         if self.index is not None:  # a folder not listed with its stats this run: as it was
             for subject in self.index:
                 folder = f"{SUBJECTS_DIR}/{subject}"
                 if folder not in self.listings and _is_folder_entry(self.folders.get(folder)):
                     folders[folder] = self.folders[folder]
+                    carried[folder] = self.racy_of(folder)
         for folder, (listing, newest, entries) in self.listings.items():
             stored = self.folders.get(folder)
             if folder not in self.named and self.is_same(folder, listing, newest):
@@ -247,7 +251,7 @@ class FileKeys:
                 folders[folder] = stored
             else:
                 folders[folder] = [listing, keys]
-        return {"folders": folders, "files": dict(self.seen)}
+        return {"folders": folders, "files": dict(self.seen), "carried": carried}
 
 
 def _is_folder_entry(value: Any) -> TypeGuard[list[str]]:
