@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -100,3 +101,63 @@ def test_a_warm_gate_gives_the_cold_document_and_sees_every_edit(tmp_path, monke
     assert grown_cold != edited_cold
     assert gate_document(tmp_path, cache) == grown_cold
     assert gate_document(tmp_path, cache) == grown_cold
+
+
+def test_a_warm_gate_gives_the_cold_document_after_adds_deletes_renames_swaps_and_touches(
+    tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    store = write_store(tmp_path, subjects=12, versions=5)
+    subjects = store / "subjects"
+    cache = tmp_path / "cache"
+    gate_document(tmp_path, cache)  # fills the cache and the key table
+
+    def same_as_cold() -> dict:
+        cold = gate_document(tmp_path, None)
+        assert gate_document(tmp_path, cache) == cold  # the run that sees the change
+        assert gate_document(tmp_path, cache) == cold  # and the warm one after it
+        return cold[1]
+
+    documents = [same_as_cold()]
+    # a version deleted, then a new one added in its place with other content
+    (subjects / "topic4-value" / "v5.avsc").unlink()
+    documents.append(same_as_cold())
+    record, _ = version(4, 5)
+    record["fields"][0] = {"name": "f0", "type": "bytes"}
+    (subjects / "topic4-value" / "v5.avsc").write_text(json.dumps(record, indent=2))
+    documents.append(same_as_cold())
+    # a subject added, one renamed, one deleted
+    shutil.copytree(subjects / "topic6-value", subjects / "topic60-value")
+    documents.append(same_as_cold())
+    (subjects / "topic7-value").rename(subjects / "topic70-value")
+    documents.append(same_as_cold())
+    shutil.rmtree(subjects / "topic8-value")
+    documents.append(same_as_cold())
+    # two versions swapped by rename (each keeps its inode, size and mtime under the other name)
+    v2, v3 = subjects / "topic9-value" / "v2.avsc", subjects / "topic9-value" / "v3.avsc"
+    v2.rename(tmp_path / "swap")
+    v3.rename(v2)
+    (tmp_path / "swap").rename(v3)
+    documents.append(same_as_cold())
+    # two versions' contents swapped in place at one size (the shorter padded with JSON
+    # whitespace first), their mtimes put back: only the ctimes move
+    v1, v3 = subjects / "topic3-value" / "v1.avsc", subjects / "topic3-value" / "v3.avsc"
+    text_1, text_3 = v1.read_text(), v3.read_text()
+    size = max(len(text_1), len(text_3))
+    text_1, text_3 = text_1.ljust(size), text_3.ljust(size)
+    v1.write_text(text_1)
+    v3.write_text(text_3)
+    documents.append(same_as_cold())
+    stat_1, stat_3 = v1.stat(), v3.stat()
+    v1.write_text(text_3)
+    v3.write_text(text_1)
+    os.utime(v1, ns=(stat_1.st_atime_ns, stat_1.st_mtime_ns))
+    os.utime(v3, ns=(stat_3.st_atime_ns, stat_3.st_mtime_ns))
+    assert (v1.stat().st_size, v3.stat().st_size) == (stat_1.st_size, stat_3.st_size)
+    documents.append(same_as_cold())
+    assert documents[-1] != documents[-2]
+    # a file touched, its content unchanged
+    v1 = subjects / "topic5-value" / "v1.avsc"
+    later = v1.stat().st_mtime_ns + 5_000_000_000
+    os.utime(v1, ns=(later, later))
+    assert same_as_cold() == documents[-1]

@@ -17,8 +17,10 @@ from schemacli.contracts.evolution.check import Verdict
 from schemacli.contracts.evolution.levels import Level
 from schemacli.contracts.evolution.verdicts import VerdictCache
 from schemacli.contracts.gate import gate as gate_module
+from schemacli.contracts.gate import rowcache
 from schemacli.contracts.gate.gate import gate
 from schemacli.contracts.store.tree import FileTree, folder_listing, text_key
+from schemacli.errors import SchemacliWarning
 from schemacli.gittree import git_tree
 from tests.unit.test_store import POSITION, make_store, order, position, ride
 
@@ -464,3 +466,151 @@ def test_under_against_the_cached_gate_gives_what_the_uncached_one_gives(repo, t
     fresh = against(VerdictCache())
     assert against(VerdictCache(tmp_path / "cache", min_cost=0)) == fresh
     assert against(VerdictCache(tmp_path / "cache", min_cost=0)) == fresh
+
+
+# -- the key table in shards -----------------------------------------------------------------
+
+
+def table_files(cache: Path) -> dict[str, int]:
+    """The key table's shard files under ``cache``, each with its mtime (ns)."""
+    return {p.name: p.stat().st_mtime_ns for p in cache.rglob("tables/*.table")}
+
+
+def test_one_subject_changed_rewrites_only_the_shards_that_hold_its_entries(tmp_path, checked):
+    subjects = {f"topic{i}-value": [ride(), ride(TIP_FIELD)] for i in range(48)}
+    store, cache = make_store(tmp_path / "st", subjects), tmp_path / "cache"
+    cached_gate(store, cache)
+    before = table_files(cache)
+    assert 1 < len(before) <= rowcache.SHARDS  # (a shard that holds nothing is not written)
+    warm = cached_gate(store, cache)
+    assert table_files(cache) == before  # nothing changed: nothing written
+    assert warm.subjects == uncached_gate(store).subjects
+    folder = store / "subjects" / "topic7-value"
+    (folder / "v3.avsc").write_text((folder / "v2.avsc").read_text())
+    checked.clear()
+    changed = cached_gate(store, cache)
+    assert checked == ["topic7-value"]
+    assert changed.subjects == uncached_gate(store).subjects
+    after = table_files(cache)
+    rewritten = [name for name in after if after[name] != before[name]]
+    # its folder and row key (one shard), its new row and its old row's, its latest version's
+    # names and the old one's: never the whole table
+    assert 1 <= len(rewritten) <= 5
+    checked.clear()
+    assert cached_gate(store, cache).subjects == changed.subjects and checked == []
+
+
+def shard_holding(
+    tree: FileTree, cache: Path, subject: str, against: str | None = None
+) -> tuple[str, Path]:
+    """The name and the file of the shard that holds ``subject``'s folder entry."""
+    index = rowcache._shard_of("keys", subject)
+    name = rowcache._table_name(tree, against, index)
+    return name, next(cache.rglob(f"tables/{name}.table"))
+
+
+def test_a_shard_is_racy_against_its_own_writing_not_the_newest_shards(tmp_path):
+    store, cache = rides_store(tmp_path / "st"), tmp_path / "cache"
+    keyed_tree(store, cache)
+    folder, path = "subjects/rides-value", "subjects/rides-value/v1.avsc"
+    disk = VerdictCache(cache, min_cost=0).disk
+    assert disk is not None
+    name, shard_file = shard_holding(FileTree(store), cache, "rides-value")
+    shard, _ = disk.load_table(name)
+    shard["folders"][folder][1] = " ".join(
+        "a-stale-key" for _ in shard["folders"][folder][1].split(" ")
+    )
+    disk.store_table(name, shard)
+    newest = max(
+        max(p.stat().st_mtime_ns, p.stat().st_ctime_ns) for p in (store / folder).iterdir()
+    )
+    own = max((store / path).stat().st_mtime_ns, (store / path).stat().st_ctime_ns)
+    real = text_key((store / path).read_text())
+
+    def key_with_shard_written_at(written: int) -> str | None:
+        os.utime(shard_file, ns=(written, written))
+        tree = FileTree(store)
+        assert rowcache.use_key_table(tree, VerdictCache(cache, min_cost=0), None) is not None
+        tree.subjects()
+        return tree.keys([path])[path]
+
+    # the other shards are newer than every file; this one's own time decides
+    assert key_with_shard_written_at(newest + 1) == "a-stale-key"  # trusted unread
+    assert key_with_shard_written_at(own) == real  # within its tick: racy, read again
+
+
+def test_a_subjects_entry_found_in_another_shard_than_its_own_is_not_trusted(tmp_path):
+    store, cache = rides_store(tmp_path / "st"), tmp_path / "cache"
+    keyed_tree(store, cache)
+    folder, path = "subjects/rides-value", "subjects/rides-value/v1.avsc"
+    disk = VerdictCache(cache, min_cost=0).disk
+    assert disk is not None
+    tree = FileTree(store)
+    own, _ = shard_holding(tree, cache, "rides-value")
+    shard, _ = disk.load_table(own)
+    entry = [shard["folders"][folder][0], "a-stale-key a-stale-key"]
+    other = next(
+        i for i in range(rowcache.SHARDS) if i != rowcache._shard_of("keys", "rides-value")
+    )
+    stray = {part: {} for part in ("folders", "carried", "files", "names", "rows", "keys")}
+    stray["folders"][folder] = entry
+    disk.store_table(rowcache._table_name(tree, None, other), stray)
+    del shard["folders"][folder]
+    disk.store_table(own, shard)
+    assert rowcache.use_key_table(tree, VerdictCache(cache, min_cost=0), None) is not None
+    tree.subjects()
+    assert not tree.unchanged(folder)
+    assert tree.keys([path])[path] == text_key((store / path).read_text())
+
+
+def test_a_table_of_another_engine_is_never_read(tmp_path, checked, monkeypatch):
+    store, cache = rides_store(tmp_path / "st"), tmp_path / "cache"
+    keyed_tree(store, cache)
+    from schemacli.contracts.evolution import diskcache
+
+    (tables,) = {p.parent for p in cache.rglob("tables/*.table")}
+    monkeypatch.setattr(diskcache, "engine_id", lambda: "another-engine")
+    verdicts = VerdictCache(cache, min_cost=0)
+    assert verdicts.disk is not None
+    shutil.copytree(tables, verdicts.disk.root / "tables")  # its files, under this engine
+    tree = FileTree(store)
+    with pytest.warns(SchemacliWarning, match="engine version"):
+        table = rowcache.use_key_table(tree, verdicts, None)
+    assert table is not None and not any(table.known[part] for part in table.known)
+
+
+def test_a_folder_entry_carried_over_unlisted_stays_racy_against_its_own_writing(tmp_path):
+    # topic90-value's entries live in the shard of rides-value's (rowcache._shard_of)
+    assert rowcache._shard_of("keys", "topic90-value") == rowcache._shard_of("keys", "rides-value")
+    subjects = {"rides-value": [ride(), ride(TIP_FIELD)], "topic90-value": [ride()]}
+    store, cache, against = make_store(tmp_path / "st", subjects), tmp_path / "cache", "git:base"
+    rides, other = "subjects/rides-value", "subjects/topic90-value/v1.avsc"
+    v1 = f"{rides}/v1.avsc"
+
+    def keyed(*paths: str) -> dict[str, str | None]:
+        """A gate --against's table use: only ``paths`` keyed (their folders listed)."""
+        verdicts = VerdictCache(cache, min_cost=0)
+        tree = FileTree(store)
+        table = rowcache.use_key_table(tree, verdicts, against)
+        assert table is not None
+        tree.subjects()
+        found = tree.keys(list(paths))
+        rowcache.keep_key_table(tree, verdicts, table, against)
+        return found
+
+    keyed(v1, f"{rides}/v2.avsc", other)
+    # rides-value's entry, written within its v1's tick (racy), with keys that are stale
+    disk = VerdictCache(cache, min_cost=0).disk
+    assert disk is not None
+    name, shard_file = shard_holding(FileTree(store), cache, "rides-value", against)
+    shard, _ = disk.load_table(name)
+    shard["folders"][rides][1] = "a-stale-key a-stale-key"
+    disk.store_table(name, shard)
+    own = max((store / v1).stat().st_mtime_ns, (store / v1).stat().st_ctime_ns)
+    os.utime(shard_file, ns=(own, own))
+    # a run that keys only the other subject rewrites the shard, carrying rides-value over
+    (store / other).write_text((store / other).read_text() + "\n")
+    keyed(other)
+    assert shard_file.stat().st_mtime_ns > own
+    # rides-value's entry is still racy against the writing that took its stats
+    assert keyed(v1)[v1] == text_key((store / v1).read_text())

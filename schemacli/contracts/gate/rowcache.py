@@ -1,11 +1,14 @@
 """The gate's row cache: a subject's row is served from the verdict cache while every file it
 read, every name it looked up in the store's names and every reference it followed is as it
 was (the row's key and what it consulted); one table per store and base keeps the files' keys
-by stat and the last run's rows, so a warm gate reads one file (docs/store.md#the-verdict-cache)."""
+by stat and the last run's rows, so a warm gate reads the table, not a file per subject; the
+table is kept in shards, so one subject changed rewrites a few of them
+(docs/store.md#the-verdict-cache)."""
 
 from __future__ import annotations
 
 import os
+import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -16,14 +19,14 @@ from schemacli.contracts.evolution.verdicts import VerdictCache, decode_finding,
 from schemacli.contracts.gate.rows import SubjectReport
 from schemacli.contracts.readers.judge import ReaderText
 from schemacli.contracts.store.references import Consulted, References
-from schemacli.contracts.store.tree import FileTree, Tree, sidecar_path
+from schemacli.contracts.store.tree import SUBJECTS_DIR, FileTree, Tree, sidecar_path
 from schemacli.errors import SchemacliError
 
 
 @dataclass
 class KeyTable:
-    """What the last gate of a working tree left for the next one, in one file of the disk
-    cache (reading one file beats reading a file per subject): the files' keys by stat,
+    """What the last gate of a working tree left for the next one, in a few files of the
+    disk cache (SHARDS; reading them beats reading a file per subject): the files' keys by stat,
     compared a subject's folder at a time (``FileKeys``), what each latest version defines
     by content key (``StoreNames``), and the rows by key (each with what it consulted).
     ``rows`` and ``refs``: this run's."""
@@ -33,6 +36,8 @@ class KeyTable:
     refs: list[References] = field(default_factory=list)
     # this run's row keys by subject, each with its context (see ``known_key``)
     keys: dict[str, Any] = field(default_factory=dict)
+    # the shards as read (see SHARDS), to write only those that changed
+    shards: list[dict[str, Any]] = field(default_factory=list)
 
     def row(self, key: str) -> Any:
         rows = self.known.get("rows")
@@ -49,12 +54,39 @@ class KeyTable:
         return None
 
 
-_PARTS = ("folders", "files", "names", "rows", "keys")
+_PARTS = ("folders", "carried", "files", "names", "rows", "keys")
+
+# The table is kept in shards, each one file of the disk cache: a run that changes one
+# subject rewrites the shard that holds it (and those of its new row and names), not the
+# whole table (27 MB at 10,000 subjects x 20 versions). A subject's folder listing and its
+# row key live in the shard of its name, so the two are always of one writing; rows and
+# names are content-keyed (any shard's copy is as good) and files are keyed by their own
+# stat. Each shard's entries are racy against that shard's own writing. The count is part
+# of the shards' names: a table of another format is never read.
+SHARDS = 32
+_SUBJECT_PREFIX = f"{SUBJECTS_DIR}/"
 
 
-def _table_name(tree: FileTree, against: str | None) -> str:
-    """One table per store and base (a gate with --against keeps rows of its own)."""
-    return digest("gate-table", os.path.abspath(tree.root), against)
+def _shard_of(part: str, key: str) -> int:
+    """The shard an entry of ``part`` lives in (see SHARDS)."""
+    if part in ("folders", "carried") and key.startswith(_SUBJECT_PREFIX):
+        key = key[len(_SUBJECT_PREFIX) :]  # with the subject's row key ("keys")
+    return zlib.crc32(key.encode("utf-8", "surrogatepass")) % SHARDS
+
+
+def _table_name(tree: FileTree, against: str | None, shard: int) -> str:
+    """One table per store and base (a gate with --against keeps rows of its own), in
+    SHARDS shards."""
+    return digest("gate-table", os.path.abspath(tree.root), against, f"{shard}/{SHARDS}")
+
+
+def _split(table: dict[str, Any]) -> list[dict[str, Any]]:
+    """``table``'s entries by shard."""
+    shards: list[dict[str, Any]] = [{part: {} for part in _PARTS} for _ in range(SHARDS)]
+    for part in _PARTS:
+        for key, value in table[part].items():
+            shards[_shard_of(part, key)][part][key] = value
+    return shards
 
 
 def use_key_table(head: Tree, verdicts: VerdictCache, against: str | None) -> KeyTable | None:
@@ -62,20 +94,37 @@ def use_key_table(head: Tree, verdicts: VerdictCache, against: str | None) -> Ke
     gate of this store left (see KeyTable); None without a disk cache or a working tree."""
     if verdicts.disk is None or not isinstance(head, FileTree):
         return None
-    found = verdicts.disk.load_table(_table_name(head, against))
-    known, written = found if found is not None else ({}, 0)
-    if not isinstance(known, dict) or not all(isinstance(known.get(part), dict) for part in _PARTS):
-        known, written = {part: {} for part in _PARTS}, 0
+    known: dict[str, Any] = {part: {} for part in _PARTS}
+    racy: dict[str, int] = {}
+    shards: list[dict[str, Any]] = []
+    for shard in range(SHARDS):
+        found = verdicts.disk.load_table(_table_name(head, against, shard))
+        value, written = found if found is not None else ({}, 0)
+        if not isinstance(value, dict) or not all(
+            isinstance(value.get(part), dict) for part in _PARTS
+        ):
+            value, written = {part: {} for part in _PARTS}, 0
+        # a subject's entries are trusted from its own shard only (see SHARDS)
+        for part in ("folders", "carried", "keys"):
+            if any(_shard_of(part, key) != shard for key in value[part]):
+                value[part] = {k: v for k, v in value[part].items() if _shard_of(part, k) == shard}
+        shards.append(value)
+        for part in _PARTS:
+            known[part].update(value[part])
+        racy.update(dict.fromkeys(value["folders"], written))
+        racy.update(dict.fromkeys(value["files"], written))
+        for folder, at in value["carried"].items():  # (FileKeys.table)
+            racy[folder] = min(at, written) if isinstance(at, int) else 0
     # a gate --against keys only the subjects git says changed: their folders' stats are
     # taken when they are keyed, not with the listing of the whole store
-    head.use_keys(known, written, stat_all=against is None)
-    return KeyTable(known)
+    head.use_keys(known, 0, racy=racy, stat_all=against is None)
+    return KeyTable(known, shards=shards)
 
 
 def keep_key_table(
     head: Tree, verdicts: VerdictCache, table: KeyTable, against: str | None
 ) -> None:
-    """Write this run's table for the next gate, when it differs from the one read."""
+    """Write this run's table for the next gate: the shards that differ from those read."""
     if verdicts.disk is None or not isinstance(head, FileTree):
         return
     names = table.known["names"]
@@ -83,8 +132,11 @@ def keep_key_table(
     if built:  # what this run's latest versions define (at the base too, by blob id)
         names = {key: scan for found in built for key, scan in found.seen.items()}
     new = {**head.file_keys.table(), "names": names, "rows": table.rows, "keys": table.keys}
-    if new != table.known:
-        verdicts.disk.store_table(_table_name(head, against), new)
+    if new == table.known:
+        return
+    for shard, (value, old) in enumerate(zip(_split(new), table.shards, strict=True)):
+        if value != old:
+            verdicts.disk.store_table(_table_name(head, against, shard), value)
 
 
 @contextmanager

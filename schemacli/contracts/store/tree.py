@@ -146,6 +146,9 @@ class FileKeys:
     folders: dict[str, Any] = field(default_factory=dict)
     files: dict[str, Any] = field(default_factory=dict)
     racy_ns: int = 0
+    # a folder's or file's own racy time, where the table came in parts written at different
+    # times (each part's entries are racy against that part's writing); else ``racy_ns``
+    racy: dict[str, int] = field(default_factory=dict)
     on: bool = False
     stat_all: bool = True
     index: dict[str, dict[int, str]] | None = None  # the listing's index, when on
@@ -166,7 +169,7 @@ class FileKeys:
         if folder in self.same:
             return True
         stored = self.folders.get(folder)
-        if _is_folder_entry(stored) and stored[0] == listing and newest < self.racy_ns:
+        if _is_folder_entry(stored) and stored[0] == listing and newest < self.racy_of(folder):
             self.same.add(folder)
             return True
         return False
@@ -186,20 +189,26 @@ class FileKeys:
                 if len(old_keys) == len(entries):
                     keys = old_keys
             else:  # changed, or a file in it racy: compared file by file
-                keys = self._by_file(entries, _entries_of(stored[0]), old_keys)
+                keys = self._by_file(
+                    entries, _entries_of(stored[0]), old_keys, self.racy_of(folder)
+                )
         found = {name: key for (name, _, _), key in zip(entries, keys, strict=True)}
         self.named[folder] = found
         return found
 
+    def racy_of(self, name: str) -> int:
+        """The time a folder's or file's table entry was written at (see the class)."""
+        return self.racy.get(name, self.racy_ns)
+
+    @staticmethod
     def _by_file(
-        self, entries: list[Entry], old: list[tuple[str, str]], old_keys: list[str | None]
+        entries: list[Entry], old: list[tuple[str, str]], old_keys: list[str | None], racy: int
     ) -> list[str | None]:
         """The keys of a changed folder's files whose own stat is as it was (not racy)."""
         keys: list[str | None] = [None] * len(entries)
         if len(old) != len(old_keys):  # not a table this code wrote
             return keys
         by_line = {line: key for (_, line), key in zip(old, old_keys, strict=True)}
-        racy = self.racy_ns
         for i, (_, line, newest) in enumerate(entries):
             if newest < racy:
                 keys[i] = by_line.get(line)
@@ -211,7 +220,8 @@ class FileKeys:
         entry = self.files.get(path)
         if stat is None or not isinstance(entry, list) or entry[:4] != stat:
             return None
-        if stat[1] >= self.racy_ns or stat[2] >= self.racy_ns:
+        racy = self.racy_of(path)
+        if stat[1] >= racy or stat[2] >= racy:
             return None
         key = entry[4] if len(entry) == 5 else None
         return key if isinstance(key, str) else None
@@ -219,13 +229,17 @@ class FileKeys:
     def table(self) -> dict[str, Any]:
         """What to write: each listed folder's listing with the keys known of its files (a
         folder not keyed this run keeps the keys the table had for its unchanged files), and
-        the files keyed outside them."""
+        the files keyed outside them. ``carried``: the time each folder's entry not listed
+        this run was written at (its stats were not taken again: it stays racy against that
+        time, not against the writing that carries it over)."""
         folders: dict[str, Any] = {}
+        carried: dict[str, int] = {}
         if self.index is not None:  # a folder not listed with its stats this run: as it was
             for subject in self.index:
                 folder = f"{SUBJECTS_DIR}/{subject}"
                 if folder not in self.listings and _is_folder_entry(self.folders.get(folder)):
                     folders[folder] = self.folders[folder]
+                    carried[folder] = self.racy_of(folder)
         for folder, (listing, newest, entries) in self.listings.items():
             stored = self.folders.get(folder)
             if folder not in self.named and self.is_same(folder, listing, newest):
@@ -237,7 +251,7 @@ class FileKeys:
                 folders[folder] = stored
             else:
                 folders[folder] = [listing, keys]
-        return {"folders": folders, "files": dict(self.seen)}
+        return {"folders": folders, "files": dict(self.seen), "carried": carried}
 
 
 def _is_folder_entry(value: Any) -> TypeGuard[list[str]]:
@@ -386,9 +400,17 @@ class FileTree:
     # Content keys by stat (see FileKeys): the table of an earlier run, this run's stats.
     file_keys: FileKeys = field(default_factory=FileKeys, repr=False, compare=False)
 
-    def use_keys(self, known: dict[str, Any], racy_ns: int, *, stat_all: bool = True) -> None:
+    def use_keys(
+        self,
+        known: dict[str, Any],
+        racy_ns: int,
+        *,
+        racy: dict[str, int] | None = None,
+        stat_all: bool = True,
+    ) -> None:
         """Key files by their stat from now on, trusting ``known`` (a table an earlier run
-        wrote at ``racy_ns``: ``{"folders": ..., "files": ...}``, see FileKeys); call before
+        wrote at ``racy_ns``: ``{"folders": ..., "files": ...}``, see FileKeys; ``racy``: the
+        time each folder's or file's entry was written at, where it differs); call before
         ``subjects``. ``stat_all``: take every file's stat with the listing (a run that keys
         every subject); else each folder's when one of its files is first keyed."""
         keys = self.file_keys
@@ -396,6 +418,7 @@ class FileTree:
         keys.folders = folders if isinstance(folders, dict) else {}
         keys.files = files if isinstance(files, dict) else {}
         keys.racy_ns, keys.on, keys.stat_all = racy_ns, True, stat_all
+        keys.racy = racy if racy is not None else {}
 
     def keys(self, paths: Sequence[str]) -> dict[str, str | None]:
         out: dict[str, str | None] = {}
