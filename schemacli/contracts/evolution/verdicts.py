@@ -184,6 +184,10 @@ class VerdictCache:
     def _field_findings(
         self, r: _Record, w: _Record, name: str, writer_text: str | None
     ) -> tuple[Finding, ...]:
+        if writer_text is None and name in r.defaulted:
+            # A reader field the writer lacks, with a default: the engine reads the default
+            # and looks no further (compat._Checker.fields, Java's checkReaderWriterRecordFields).
+            return ()
         key = (r.fullname, w.fullname, r.texts[name], writer_text)
         found = self._fields.get(key)
         if found is None:
@@ -371,6 +375,7 @@ class _Record:
     items: frozenset[int]  # the numbers of the (name, JSON) pairs
     names: frozenset[int]  # the numbers of the names
     id_names: dict[int, str]  # the number of a name -> the name
+    defaulted: frozenset[str]  # the fields that have a default (a JSON null one too)
     harmless: dict[str, set[int]] = field(default_factory=dict)
 
     @classmethod
@@ -388,6 +393,7 @@ class _Record:
             return None
         references: str | None = None
         texts, raws, positions = {}, {}, {}
+        defaulted = []
         for position, (model, raw) in enumerate(zip(schema.fields, fields, strict=True)):
             plain = _plain(model, external) if not model.aliases and isinstance(raw, dict) else 0
             if not plain:
@@ -404,6 +410,8 @@ class _Record:
                     references = "\0".join(_content_key(r) for r in loaded.references)
                 text = f"{text}\0{references}"
             texts[model.name] = text
+            if model.has_default:
+                defaulted.append(model.name)
             raws[model.name] = raw
             positions[model.name] = position
         name_ids = {name: ids.setdefault(name, len(ids)) for name in texts}
@@ -419,6 +427,7 @@ class _Record:
             items=frozenset(item_names),
             names=frozenset(name_ids.values()),
             id_names={number: name for name, number in name_ids.items()},
+            defaulted=frozenset(defaulted),
         )
 
 
