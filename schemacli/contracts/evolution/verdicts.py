@@ -98,6 +98,8 @@ class VerdictCache:
         # One-field records by text, parsed once: the same text recurs in the checks of many
         # version pairs (see _one_field).
         self._one_fields: dict[str, Schema] = {}
+        # Whether a field (by its text, see _Record.of) can be compared alone (_plain).
+        self._plains: dict[str, int] = {}
         # Per schema: its fields (by the schema's id, the schema kept alive while its id is a
         # key) and the digest of its content (by content). Both are bounded: a history's
         # versions fit, a whole store need not.
@@ -216,7 +218,10 @@ class VerdictCache:
             if len(self._records) >= _SCHEMAS_MAX:
                 self._records.clear()
             external = self._external(loaded) if loaded.references else frozenset()
-            entry = self._records[id(schema)] = (schema, _Record.of(loaded, self._ids, external))
+            entry = self._records[id(schema)] = (
+                schema,
+                _Record.of(loaded, self._ids, external, self._plains),
+            )
         return entry[1]
 
     def _external(self, loaded: LoadedSchema) -> frozenset[int]:
@@ -380,10 +385,15 @@ class _Record:
 
     @classmethod
     def of(
-        cls, loaded: LoadedSchema, ids: dict[Any, int], external: frozenset[int] = frozenset()
+        cls,
+        loaded: LoadedSchema,
+        ids: dict[Any, int],
+        external: frozenset[int] = frozenset(),
+        plains: dict[str, int] | None = None,
     ) -> _Record | None:
         """The record ``loaded`` as fields compared one by one, or None when it is not one
-        (``external``: the named types its references define, see VerdictCache._external)."""
+        (``external``: the named types its references define, see VerdictCache._external;
+        ``plains``: what :func:`_plain` said of a field, by its text, kept by the caller)."""
         schema = loaded.schema
         if schema.__class__ is not RecordSchema or schema.is_error:
             return None
@@ -395,12 +405,23 @@ class _Record:
         texts, raws, positions = {}, {}, {}
         defaulted = []
         for position, (model, raw) in enumerate(zip(schema.fields, fields, strict=True)):
-            plain = _plain(model, external) if not model.aliases and isinstance(raw, dict) else 0
-            if not plain:
+            if model.aliases or not isinstance(raw, dict):
                 return None
             # repr, not JSON: equal texts mean equal values; unequal ones (keys in another
             # order) only cost a comparison by the engine.
             text = repr(raw)
+            # Without types from references, whether a field stands alone follows from its
+            # JSON (a name it uses is a named type whatever defines it): the versions of a
+            # history share most fields, each walked once.
+            plain = plains.get(text) if plains is not None and not external else None
+            if plain is None:
+                plain = _plain(model, external)
+                if plains is not None and not external:
+                    if len(plains) >= _ONE_FIELDS_MAX:
+                        plains.clear()
+                    plains[text] = plain
+            if not plain:
+                return None
             if plain is _REFERRING:
                 # The field names a type another file defines: its meaning is that file's
                 # content too, so equal texts mean equal fields only with equal references.
