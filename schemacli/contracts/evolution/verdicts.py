@@ -9,10 +9,11 @@ merged version never changes (STYLE.md, principle 14). ``VerdictCache`` sits abo
   compared field by field: a field identical in both cannot fail, so only the fields that
   differ are handed to the engine (as one-field records, memoised), and their findings are
   moved back to the field's place; a reader field the writer lacks that has a default is
-  decided without the engine, as the engine decides it (it reads the default). A field may name a type the schema's references define: it
-  is identical only with identical references, and when it differs the records go to the
-  engine whole. This is what makes a history's cost follow what changed between versions
-  rather than its width times its length; anything else goes to the engine whole.
+  decided without the engine, as the engine decides it (it reads the default). A field may
+  name a type the schema's references define: it is identical only with identical
+  references, and when it differs the records go to the engine whole. This is what makes a
+  history's cost follow what changed between versions rather than its width times its
+  length; anything else goes to the engine whole.
 * ``pairs(level, candidate, history)``: every pair a level compares, remembered on disk when a
   directory is given, keyed by the exact schema contents (referenced files included), the
   directions and :data:`ENGINE_VERSION`.
