@@ -11,7 +11,9 @@ from schemacli.contracts.avro.loader import (
     CircularReferenceError,
     Loader,
     SchemaReferenceError,
+    collapse_primitives,
     load_schema_file,
+    load_schema_text,
     scan_names,
 )
 from schemacli.contracts.avro.schema import RecordSchema
@@ -183,3 +185,42 @@ def test_scan_names_follows_namespace_rules() -> None:
         (("com.y.C",), "/fields/1/type/items"),
         (("n.D", "D"), "/fields/2/type/1"),
     ]
+
+
+def _identity_by_walk(value: object) -> str:
+    """What identity means, said the slow way: collapse every node, then encode."""
+    return json.dumps(
+        collapse_primitives(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "int",
+        {"type": "int"},
+        {"type": "string", "logicalType": "uuid"},
+        {"type": "array", "items": {"type": "long"}},
+        {"type": "map", "values": [{"type": "null"}, {"type": "string"}]},
+        _record(
+            "R",
+            [
+                {"name": "a", "type": {"type": "int"}, "default": 1},
+                {"name": "b", "type": ["null", {"type": "bytes"}], "default": None},
+                # text that looks like a collapsible node, inside strings
+                {"name": "c", "type": "string", "doc": '{"type":"int"}', "default": '{"type":"x"}'},
+                {"name": "d", "type": "string", "doc": "ends in a brace {", "x-p": "type"},
+                {"name": "é", "type": "double", "default": 1.5e300, "doc": 'quote " and \\'},
+                {"name": "e", "type": {"type": "record", "name": "In", "fields": []}},
+                {"name": "f", "type": {"type": "fixed", "name": "F", "size": 2}},
+            ],
+            namespace="n",
+        ),
+        {"type": "record", "name": "R", "fields": [], "x": {"type": "int", "extra": True}},
+        {"type": "record", "name": "R", "fields": [], "x": [{"type": "null"}, {"type": "nul"}]},
+    ],
+)
+def test_identity_equals_collapsing_every_primitive_node_then_encoding(value: object) -> None:
+    loaded = load_schema_text(json.dumps(value), "x.avsc")
+
+    assert loaded.identity == _identity_by_walk(value)

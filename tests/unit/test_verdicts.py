@@ -488,3 +488,26 @@ def test_other_versions_caches_unused_for_a_month_are_removed_and_recent_ones_ke
     assert left == sorted(["verdicts-0-recent", "other-tool", disk.root.name])
     assert disk.load("ab" + "0" * 62) == {"x": 1}
     assert disk.root.stat().st_mtime >= now - 1  # marked used: another version keeps it
+
+
+def test_a_field_with_a_default_the_writer_lacks_is_read_without_asking_the_engine(monkeypatch):
+    # The engine reads such a field's default and looks no further; the memo says so without
+    # building a one-field record. Both roads are fed the same pairs.
+    v1 = {"type": "record", "name": "Rec", "fields": [{"name": "a", "type": "int"}]}
+    added = [
+        {"name": "b", "type": ["null", "string"], "default": None},
+        {"name": "c", "type": "long", "default": 3},
+        {"name": "d", "type": {"type": "array", "items": "int"}, "default": []},
+        {"name": "e", "type": {"type": "map", "values": "string"}, "default": {}},
+    ]
+    pairs = [
+        (loaded({**v1, "fields": v1["fields"] + added[:n]}), loaded(v1))
+        for n in range(1, len(added) + 1)
+    ]
+    expected = [compat.check(reader.schema, writer.schema) for reader, writer in pairs]
+    parsed: list[str] = []
+    monkeypatch.setattr(verdicts, "parse_schema", lambda text: parsed.append(text))
+
+    assert [VerdictCache().check(reader, writer) for reader, writer in pairs] == expected
+    assert all(result.compatible for result in expected)
+    assert parsed == []  # no one-field record was built for the engine

@@ -8,6 +8,7 @@ instead of the latest. ``comparisons`` turns a level into the checks to make; th
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import field
 from enum import StrEnum
@@ -79,6 +80,7 @@ def compared_versions(level: Level, count: int) -> range:
     return range(count) if level.transitive else range(count - 1, count)
 
 
+@functools.lru_cache(maxsize=4096)  # asked once per candidate; a history's lengths recur
 def comparisons(level: Level, count: int) -> tuple[tuple[int, str], ...]:
     """Every check ``level`` makes against ``count`` earlier versions, in the registry's order.
 

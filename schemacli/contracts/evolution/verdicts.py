@@ -8,10 +8,12 @@ merged version never changes (STYLE.md, principle 14). ``VerdictCache`` sits abo
   records with the same name whose fields define no named types and have no aliases are
   compared field by field: a field identical in both cannot fail, so only the fields that
   differ are handed to the engine (as one-field records, memoised), and their findings are
-  moved back to the field's place. A field may name a type the schema's references define: it
-  is identical only with identical references, and when it differs the records go to the
-  engine whole. This is what makes a history's cost follow what changed between versions
-  rather than its width times its length; anything else goes to the engine whole.
+  moved back to the field's place; a reader field the writer lacks that has a default is
+  decided without the engine, as the engine decides it (it reads the default). A field may
+  name a type the schema's references define: it is identical only with identical
+  references, and when it differs the records go to the engine whole. This is what makes a
+  history's cost follow what changed between versions rather than its width times its
+  length; anything else goes to the engine whole.
 * ``pairs(level, candidate, history)``: every pair a level compares, remembered on disk when a
   directory is given, keyed by the exact schema contents (referenced files included), the
   directions and :data:`ENGINE_VERSION`.
@@ -98,6 +100,8 @@ class VerdictCache:
         # One-field records by text, parsed once: the same text recurs in the checks of many
         # version pairs (see _one_field).
         self._one_fields: dict[str, Schema] = {}
+        # Whether a field (by its text, see _Record.of) can be compared alone (_plain).
+        self._plains: dict[str, int] = {}
         # Per schema: its fields (by the schema's id, the schema kept alive while its id is a
         # key) and the digest of its content (by content). Both are bounded: a history's
         # versions fit, a whole store need not.
@@ -184,6 +188,10 @@ class VerdictCache:
     def _field_findings(
         self, r: _Record, w: _Record, name: str, writer_text: str | None
     ) -> tuple[Finding, ...]:
+        if writer_text is None and name in r.defaulted:
+            # A reader field the writer lacks, with a default: the engine reads the default
+            # and looks no further (compat._Checker.fields, Java's checkReaderWriterRecordFields).
+            return ()
         key = (r.fullname, w.fullname, r.texts[name], writer_text)
         found = self._fields.get(key)
         if found is None:
@@ -212,7 +220,10 @@ class VerdictCache:
             if len(self._records) >= _SCHEMAS_MAX:
                 self._records.clear()
             external = self._external(loaded) if loaded.references else frozenset()
-            entry = self._records[id(schema)] = (schema, _Record.of(loaded, self._ids, external))
+            entry = self._records[id(schema)] = (
+                schema,
+                _Record.of(loaded, self._ids, external, self._plains),
+            )
         return entry[1]
 
     def _external(self, loaded: LoadedSchema) -> frozenset[int]:
@@ -371,14 +382,20 @@ class _Record:
     items: frozenset[int]  # the numbers of the (name, JSON) pairs
     names: frozenset[int]  # the numbers of the names
     id_names: dict[int, str]  # the number of a name -> the name
+    defaulted: frozenset[str]  # the fields that have a default (a JSON null one too)
     harmless: dict[str, set[int]] = field(default_factory=dict)
 
     @classmethod
     def of(
-        cls, loaded: LoadedSchema, ids: dict[Any, int], external: frozenset[int] = frozenset()
+        cls,
+        loaded: LoadedSchema,
+        ids: dict[Any, int],
+        external: frozenset[int] = frozenset(),
+        plains: dict[str, int] | None = None,
     ) -> _Record | None:
         """The record ``loaded`` as fields compared one by one, or None when it is not one
-        (``external``: the named types its references define, see VerdictCache._external)."""
+        (``external``: the named types its references define, see VerdictCache._external;
+        ``plains``: what :func:`_plain` said of a field, by its text, kept by the caller)."""
         schema = loaded.schema
         if schema.__class__ is not RecordSchema or schema.is_error:
             return None
@@ -388,13 +405,25 @@ class _Record:
             return None
         references: str | None = None
         texts, raws, positions = {}, {}, {}
+        defaulted = []
         for position, (model, raw) in enumerate(zip(schema.fields, fields, strict=True)):
-            plain = _plain(model, external) if not model.aliases and isinstance(raw, dict) else 0
-            if not plain:
+            if model.aliases or not isinstance(raw, dict):
                 return None
             # repr, not JSON: equal texts mean equal values; unequal ones (keys in another
             # order) only cost a comparison by the engine.
             text = repr(raw)
+            # Without types from references, whether a field stands alone follows from its
+            # JSON (a name it uses is a named type whatever defines it): the versions of a
+            # history share most fields, each walked once.
+            plain = plains.get(text) if plains is not None and not external else None
+            if plain is None:
+                plain = _plain(model, external)
+                if plains is not None and not external:
+                    if len(plains) >= _ONE_FIELDS_MAX:
+                        plains.clear()
+                    plains[text] = plain
+            if not plain:
+                return None
             if plain is _REFERRING:
                 # The field names a type another file defines: its meaning is that file's
                 # content too, so equal texts mean equal fields only with equal references.
@@ -404,6 +433,8 @@ class _Record:
                     references = "\0".join(_content_key(r) for r in loaded.references)
                 text = f"{text}\0{references}"
             texts[model.name] = text
+            if model.has_default:
+                defaulted.append(model.name)
             raws[model.name] = raw
             positions[model.name] = position
         name_ids = {name: ids.setdefault(name, len(ids)) for name in texts}
@@ -419,6 +450,7 @@ class _Record:
             items=frozenset(item_names),
             names=frozenset(name_ids.values()),
             id_names={number: name for name, number in name_ids.items()},
+            defaulted=frozenset(defaulted),
         )
 
 
