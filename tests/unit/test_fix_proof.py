@@ -469,8 +469,8 @@ def test_a_verdict_shared_by_the_fields_of_one_shape_is_the_one_proven_plan_by_p
     # how often a verdict was found for another field of its shape and reused
     history, candidate = _wide(60, 60)
     proof = Proof(Candidate(candidate))
-    for _ in _every_plan(history, candidate, LEVELS, [lambda c: proof]):
-        pass
+    planned = sum(1 for _ in _every_plan(history, candidate, LEVELS, [lambda c: proof]))
+    assert planned > 0  # every plan of the wide change proven once through one Proof
     shared_answers = sum(1 for _ in proof._by_shape)
     assert compared > 6000
     assert 0 < shared_answers < 60, "the wide change's fields share their verdicts by shape"
