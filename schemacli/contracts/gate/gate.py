@@ -123,6 +123,7 @@ def _gate(
         rows.append(_with_findings(_store_error_row(levels, None), layout.pop("")))
     declared = readers_by_subject(readers)
     moved = _changed_subjects(changed, declared) if base is not None else None
+    bare: set[str] = set()  # the subjects read holding no contract file
     for subject in sorted(set(head_index) | set(base_index) | set(layout)):
         level = levels.level_for(subject)
         if (
@@ -136,7 +137,14 @@ def _gate(
             continue
         try:
             row = _gate_subject(
-                subject, level, head_refs, base_refs, verdicts, declared.get(subject, ()), table
+                subject,
+                level,
+                head_refs,
+                base_refs,
+                verdicts,
+                declared.get(subject, ()),
+                table,
+                bare,
             )
         except InputError as err:
             row = input_error_row(subject, level, err, len(head_index.get(subject, {})))
@@ -152,7 +160,7 @@ def _gate(
         for subject, level in sorted(levels.subjects.items())
         if subject not in known
     ]
-    return GateReport(store, against, tuple(rows))
+    return GateReport(store, against, tuple(rows), frozenset(bare))
 
 
 def _changed_subjects(
@@ -302,7 +310,9 @@ def _gate_subject(
     verdicts: VerdictCache,
     readers: Sequence[DeclaredReader] = (),
     table: KeyTable | None = None,
+    bare: set[str] | None = None,
 ) -> SubjectReport:
+    """``subject``'s row; ``bare`` gets the subject when its folder holds no contract file."""
     head, head_index = head_refs.tree, head_refs.index
     base, base_index = (base_refs.tree, base_refs.index) if base_refs is not None else (None, {})
     in_head = head_index.get(subject, {})
@@ -313,6 +323,8 @@ def _gate_subject(
     base_paths = version_paths(base, base_index, subject) if base is not None else []
     texts = read_declared(readers)
     contracts = read_contracts(head, head_index, subject)
+    if contracts is None and bare is not None:
+        bare.add(subject)
     # a row whose contract files decide what is compared is not cached (its key covers the
     # schemas, what they consulted and the declared readers only)
     key = None

@@ -39,6 +39,9 @@ class GateReport:
     store: str
     against: str | None
     subjects: tuple[SubjectReport, ...] = field(default_factory=tuple)
+    # the subjects whose folder the gate read holding no contract file at all (the rules'
+    # pass over the same tree, ``rules.store.rules_gate``, does not read them again)
+    without_contracts: frozenset[str] = frozenset()
 
     @property
     def findings(self) -> tuple[Finding, ...]:

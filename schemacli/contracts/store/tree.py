@@ -15,6 +15,7 @@ commands build and hand in (nothing in the contract core runs git).
 from __future__ import annotations
 
 import hashlib
+import itertools
 import operator
 import os
 import re
@@ -272,8 +273,26 @@ def index_names(
     """
     found: dict[str, dict[int, str]] = {}
     problems: list[StoreLayoutError] = []
-    last, versions = "", {}  # the subject of the name before, and its versions
-    for subject, name in names:
+    for subject, group in itertools.groupby(names, key=_first):
+        index_folder(subject, [name for _, name in group], found, problems, where)
+    if problems:
+        raise StoreLayoutErrors(problems, found)
+    return found
+
+
+def index_folder(
+    subject: str,
+    names: Iterable[str],
+    found: dict[str, dict[int, str]],
+    problems: list[StoreLayoutError],
+    where: Callable[[str], str],
+) -> None:
+    """Add one folder's file names (``subject``'s, "" for subjects/ itself), in order, to
+    ``found`` (subject -> {version: relative path}) and each badly named one to ``problems``
+    (see ``index_names``): the listing indexes each folder as it lists it."""
+    versions: dict[int, str] | None = None
+    prefix = f"{SUBJECTS_DIR}/{subject}/"
+    for name in names:
         if not name.endswith(".avsc"):
             continue  # READMEs and the like may live next to the versions
         digits = name[1:-5]
@@ -285,21 +304,20 @@ def index_names(
             and digits.isascii()
             and digits.isdigit()
         ):
-            if subject != last:
-                last, versions = subject, found.setdefault(subject, {})
-            versions[int(digits)] = f"{SUBJECTS_DIR}/{subject}/{name}"
+            if versions is None:
+                versions = found.setdefault(subject, {})
+            versions[int(digits)] = prefix + name
             continue
         problem = _name_problem(subject, name, where)
         if problem is not None:
             problem.subject = subject or None
             problems.append(problem)
             continue
-        if name.endswith(".avsc"):
-            number = int(name[1:-5])  # vN.avsc, checked by _name_problem
-            found.setdefault(subject, {})[number] = f"{SUBJECTS_DIR}/{subject}/{name}"
-    if problems:
-        raise StoreLayoutErrors(problems, found)
-    return found
+        number = int(name[1:-5])  # vN.avsc, checked by _name_problem
+        found.setdefault(subject, {})[number] = prefix + name
+
+
+_first = operator.itemgetter(0)
 
 
 def _name_problem(subject: str, name: str, where: Callable[[str], str]) -> StoreLayoutError | None:
@@ -344,14 +362,16 @@ def _is(entry: os.DirEntry[str], *, dir: bool) -> bool:
         return False
 
 
-def _scan(folder: Path, *, stat: bool) -> tuple[list[tuple[str, bool]], Listing, int, list[Entry]]:
-    """One scandir of a subject's folder: every entry's name and whether it is a regular
-    file, by name; with ``stat``, the regular files' listing (see ``Listing``), its newest
+def _scan(folder: Path, *, stat: bool) -> tuple[list[str], list[str], Listing, int, list[Entry]]:
+    """One scandir of a subject's folder: its regular files' names, by name, and the names
+    its index takes (those files, and any other entry named ``*.avsc``: a folder so named
+    is an error); with ``stat``, the regular files' listing (see ``Listing``), its newest
     mtime or ctime and its entries (a file whose stat cannot be taken is left out: reading
     it says why)."""
     with os.scandir(folder) as found_entries:
         ordered = sorted(found_entries, key=_entry_name)
-    found: list[tuple[str, bool]] = []
+    files: list[str] = []
+    strays: list[str] = []
     entries: list[Entry] = []
     newest = 0
     for entry in ordered:
@@ -360,8 +380,12 @@ def _scan(folder: Path, *, stat: bool) -> tuple[list[tuple[str, bool]], Listing,
             regular = entry.is_file()
         except OSError:
             regular = False
-        found.append((name, regular))
-        if not (stat and regular):
+        if not regular:
+            if name.endswith(".avsc"):
+                strays.append(name)
+            continue
+        files.append(name)
+        if not stat:
             continue
         try:
             result = entry.stat()
@@ -373,12 +397,14 @@ def _scan(folder: Path, *, stat: bool) -> tuple[list[tuple[str, bool]], Listing,
         entries.append((name, line, latest))
         if latest > newest:
             newest = latest
-    return found, "\n".join(line for _, line, _ in entries), newest, entries
+    indexed = sorted(files + strays) if strays else files
+    listing = "\n".join([line for _, line, _ in entries])
+    return files, indexed, listing, newest, entries
 
 
 def folder_listing(folder: Path) -> tuple[Listing, list[str]]:
     """A folder's listing as the key table keeps it, and its files' names in its order."""
-    _, listing, _, entries = _scan(folder, stat=True)
+    _, _, listing, _, entries = _scan(folder, stat=True)
     return listing, [name for name, _, _ in entries]
 
 
@@ -481,7 +507,7 @@ class FileTree:
         found = keys.listings.get(folder)
         if found is None:
             try:
-                _, listing, newest, entries = _scan(self.root / folder, stat=True)
+                _, _, listing, newest, entries = _scan(self.root / folder, stat=True)
             except OSError:
                 listing, newest, entries = "", 0, []
             found = keys.listings[folder] = (listing, newest, entries)
@@ -529,22 +555,23 @@ class FileTree:
                     folders.append(entry.name)
                 elif _is(entry, dir=False):
                     top.append(("", entry.name))
-        # in index order as they come: subjects/ first, then each folder's names, by name
-        names = sorted(top)
+        # indexed as listed, in index order: subjects/ first, then each folder's names, by name
+        index: dict[str, dict[int, str]] = {}
+        problems: list[StoreLayoutError] = []
+        index_folder("", [name for _, name in sorted(top)], index, problems, self.source)
         stat = keys.on and keys.stat_all
         for folder in sorted(folders):
-            found, listing, newest, entries = _scan(base / folder, stat=stat)
+            files, indexed, listing, newest, entries = _scan(base / folder, stat=stat)
             if stat:
                 keys.listings[f"{SUBJECTS_DIR}/{folder}"] = (listing, newest, entries)
-            for name, regular in found:
-                if regular:
-                    listed.add(f"{SUBJECTS_DIR}/{folder}/{name}")
-                if regular or name.endswith(".avsc"):  # a folder named v2.avsc: an error
-                    names.append((folder, name))
+            prefix = f"{SUBJECTS_DIR}/{folder}/"
+            listed.update([prefix + name for name in files])
+            index_folder(folder, indexed, index, problems, self.source)
         listed.add(_LISTED)
-        index = index_names(names, self.source)
         if keys.on:
             keys.index = index
+        if problems:
+            raise StoreLayoutErrors(problems, index)
         return index
 
     def read(self, paths: Sequence[str], *, optional: bool = False) -> dict[str, str | None]:

@@ -1,0 +1,78 @@
+"""The rules' pass after the gate (``rules.store.rules_gate``) does not read again the
+contract files of a subject the gate read holding none; a subject with a contract file is
+still judged by its rules, and the report is what the rules' pass gives reading every file."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from schemacli.contracts.evolution.levels import Level
+from schemacli.contracts.gate.gate import gate
+from schemacli.contracts.rules.model import CONTRACT_SUFFIX, RulesPolicy
+from schemacli.contracts.rules.store import rules_gate
+from schemacli.contracts.store.tree import FileTree
+from tests.unit.test_store import levels_for, make_store
+
+RATED = {
+    "type": "record",
+    "name": "Rated",
+    "namespace": "acme",
+    "fields": [{"name": "total", "type": "double"}],
+}
+# a rule its field breaks: the rules' pass has a finding to add
+BROKEN_RULE = {"name": "typo", "kind": "CONDITION", "mode": "WRITE", "type": "CEL",
+               "expr": "message.totl >= 0.0"}  # fmt: skip
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Path:
+    root = make_store(
+        tmp_path,
+        {"plain-value": [RATED, RATED | {"doc": "v2"}], "rated-value": [RATED]},
+    )
+    contract = {"metadata": {}, "ruleSet": {"domainRules": [BROKEN_RULE]}}
+    (root / "subjects/rated-value/v1.contract.json").write_text(json.dumps(contract))
+    return root
+
+
+@pytest.fixture
+def contract_reads(monkeypatch) -> list[str]:
+    """Every contract file's path a FileTree is asked to read."""
+    asked: list[str] = []
+    real = FileTree.read
+
+    def counting(self, paths, *, optional=False):
+        asked.extend(p for p in paths if p.endswith(CONTRACT_SUFFIX))
+        return real(self, paths, optional=optional)
+
+    monkeypatch.setattr(FileTree, "read", counting)
+    return asked
+
+
+def test_a_subject_without_contract_files_has_them_looked_for_once(store, contract_reads):
+    tree = FileTree(store)
+    levels = levels_for(store, **{"plain-value": Level.BACKWARD})
+    report = rules_gate(gate(tree, levels), tree, RulesPolicy())
+    plain = [p for p in contract_reads if p.startswith("subjects/plain-value/")]
+    assert sorted(plain) == [f"subjects/plain-value/v{n}{CONTRACT_SUFFIX}" for n in (1, 2)]
+    # the subject with a contract is read by the rules' pass too, and judged by its rule
+    rated = [p for p in contract_reads if p.startswith("subjects/rated-value/")]
+    assert rated.count(f"subjects/rated-value/v1{CONTRACT_SUFFIX}") == 2
+    row = next(r for r in report.subjects if r.subject == "rated-value")
+    assert [f.kind.name for f in row.findings] == ["RULE_UNKNOWN_FIELD"]
+
+
+def test_the_rules_pass_gives_the_same_report_whether_or_not_it_trusts_the_gates_reading(
+    store,
+):
+    tree = FileTree(store)
+    gated = gate(tree, levels_for(store))
+    assert gated.without_contracts == {"plain-value"}
+    trusted = rules_gate(gated, tree, RulesPolicy())
+    read_all = rules_gate(replace(gated, without_contracts=frozenset()), tree, RulesPolicy())
+    assert trusted.subjects == read_all.subjects
+    assert trusted.verdict == read_all.verdict
