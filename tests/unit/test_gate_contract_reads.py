@@ -76,3 +76,21 @@ def test_the_rules_pass_gives_the_same_report_whether_or_not_it_trusts_the_gates
     read_all = rules_gate(replace(gated, without_contracts=frozenset()), tree, RulesPolicy())
     assert trusted.subjects == read_all.subjects
     assert trusted.verdict == read_all.verdict
+
+
+def test_the_rules_pass_over_subjects_without_contract_files_does_not_list_the_store_again(
+    tmp_path, monkeypatch
+):
+    root = make_store(tmp_path, {"plain-value": [RATED], "other-value": [RATED]})
+    tree = FileTree(root)
+    gated = gate(tree, levels_for(root))
+    listed: list[FileTree] = []
+    real = FileTree.subjects
+
+    def counting(self):
+        listed.append(self)
+        return real(self)
+
+    monkeypatch.setattr(FileTree, "subjects", counting)
+    assert rules_gate(gated, tree, RulesPolicy()).subjects == gated.subjects
+    assert listed == []

@@ -69,16 +69,22 @@ def rules_gate(report: GateReport, tree: Tree, policy: RulesPolicy) -> GateRepor
     """``report`` with each subject's rule findings added to its row: an error fails the row
     as an incompatibility does (exit 1); a contract file that is not one is an input error
     of the row (exit 2). ``tree`` is the tree ``report`` gated: a subject the gate read
-    holding no contract file (``report.without_contracts``) is not read again."""
-    try:
-        index = tree.subjects()
-    except InputError:
-        return report  # the gate reported the layout already
+    holding no contract file (``report.without_contracts``) is not read again, and a
+    report of such subjects only does not list the store again."""
+    index: dict[str, dict[int, str]] | None = None
     rows = []
     bare = report.without_contracts  # read by the gate: no contract file, no rule finding
     for row in report.subjects:
+        if row.subject in bare or any(f.kind in INPUT_KINDS for f in row.findings):
+            rows.append(row)
+            continue
+        if index is None:
+            try:
+                index = tree.subjects()
+            except InputError:
+                return report  # the gate reported the layout already
         versions = index.get(row.subject)
-        if not versions or row.subject in bare or any(f.kind in INPUT_KINDS for f in row.findings):
+        if not versions:
             rows.append(row)
             continue
         judged = None if report.against is None else set(row.checked)
