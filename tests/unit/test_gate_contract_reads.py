@@ -94,3 +94,16 @@ def test_the_rules_pass_over_subjects_without_contract_files_does_not_list_the_s
     monkeypatch.setattr(FileTree, "subjects", counting)
     assert rules_gate(gated, tree, RulesPolicy()).subjects == gated.subjects
     assert listed == []
+
+
+def test_a_listed_tree_answers_files_it_did_not_list_as_absent_and_reads_the_listed_ones(
+    store,
+):
+    tree = FileTree(store)
+    tree.subjects()
+    absent = ["subjects/plain-value/v1.contract.json", "subjects/plain-value/contract.json"]
+    assert tree.read(absent, optional=True) == dict.fromkeys(absent)
+    present = "subjects/rated-value/v1.contract.json"
+    texts = tree.read([*absent, present], optional=True)
+    assert [texts[p] for p in absent] == [None, None]
+    assert texts[present] == (store / present).read_text()

@@ -412,6 +412,7 @@ _entry_name = operator.attrgetter("name")
 
 
 _LISTED = "\0listed"  # a key no path can be: marks that subjects/ was listed
+_SUBJECTS_PREFIX = f"{SUBJECTS_DIR}/"
 
 
 @dataclass(frozen=True)
@@ -575,8 +576,15 @@ class FileTree:
         return index
 
     def read(self, paths: Sequence[str], *, optional: bool = False) -> dict[str, str | None]:
-        texts: dict[str, str | None] = {}
         listed = _LISTED in self._files
+        if (
+            optional
+            and listed
+            and self._files.isdisjoint(paths)
+            and all(p.startswith(_SUBJECTS_PREFIX) for p in paths)
+        ):  # the usual case of a subject's contract files: none listed, none there
+            return dict.fromkeys(paths)
+        texts: dict[str, str | None] = {}
         for p in paths:
             if (
                 p not in self._files
