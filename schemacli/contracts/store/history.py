@@ -66,6 +66,8 @@ def version_gaps(numbers: Sequence[int], deleted: Iterable[int] = ()) -> list[tu
     if not numbers:
         return []
     top = max(numbers)
+    if top == len(numbers) and len(set(numbers)) == top and min(numbers) == 1:
+        return []  # 1..top, each once: the usual history, no gap whatever was deleted
     present = sorted({*numbers, *(n for n in deleted if 0 < n <= top)})
     gaps = []
     previous = 0

@@ -362,15 +362,36 @@ def _is(entry: os.DirEntry[str], *, dir: bool) -> bool:
         return False
 
 
-def _scan(folder: Path, *, stat: bool) -> tuple[list[str], list[str], Listing, int, list[Entry]]:
-    """One scandir of a subject's folder: its regular files' names, by name, and the names
-    its index takes (those files, and any other entry named ``*.avsc``: a folder so named
-    is an error); with ``stat``, the regular files' listing (see ``Listing``), its newest
-    mtime or ctime and its entries (a file whose stat cannot be taken is left out: reading
-    it says why)."""
+@dataclass
+class _Scanned:
+    """One subject's folder as ``_scan`` found it (see there)."""
+
+    paths: list[str]  # its regular files' relative paths, by name
+    versions: dict[int, str]  # its versions, when every name ending .avsc is a plain vN.avsc
+    plain: bool  # whether ``versions`` is the folder's whole index (no name to look at twice)
+    strays: list[str]  # entries named *.avsc that are no regular file (a folder named v2.avsc)
+    listing: Listing = ""
+    newest: int = 0
+    entries: list[Entry] = field(default_factory=list)
+
+    def indexed(self, prefix: str) -> list[str]:
+        """The names the folder's index takes, by name: its files and the strays."""
+        names = [path[len(prefix) :] for path in self.paths]
+        return sorted(names + self.strays) if self.strays else names
+
+
+def _scan(folder: Path, prefix: str, *, stat: bool) -> _Scanned:
+    """One scandir of a subject's folder (``prefix``: its relative path and "/"), indexed in
+    the same pass: its regular files' paths, by name, and its versions where every version
+    name is a plain ``vN.avsc`` (else ``index_folder`` indexes its names, naming what is
+    wrong); with ``stat``, the regular files' listing (see ``Listing``), its newest mtime or
+    ctime and its entries (a file whose stat cannot be taken is left out: reading it says
+    why)."""
     with os.scandir(folder) as found_entries:
         ordered = sorted(found_entries, key=_entry_name)
-    files: list[str] = []
+    paths: list[str] = []
+    versions: dict[int, str] = {}
+    plain = True
     strays: list[str] = []
     entries: list[Entry] = []
     newest = 0
@@ -383,8 +404,22 @@ def _scan(folder: Path, *, stat: bool) -> tuple[list[str], list[str], Listing, i
         if not regular:
             if name.endswith(".avsc"):
                 strays.append(name)
+                plain = False
             continue
-        files.append(name)
+        path = prefix + name
+        paths.append(path)
+        if name.endswith(".avsc"):
+            digits = name[1:-5]
+            if (  # as index_folder's usual case: vN.avsc, N of 1-9 ASCII digits, no 0 first
+                name[0] == "v"
+                and 0 < len(digits) < 10
+                and digits[0] != "0"
+                and digits.isascii()
+                and digits.isdigit()
+            ):
+                versions[int(digits)] = path
+            else:
+                plain = False
         if not stat:
             continue
         try:
@@ -397,15 +432,14 @@ def _scan(folder: Path, *, stat: bool) -> tuple[list[str], list[str], Listing, i
         entries.append((name, line, latest))
         if latest > newest:
             newest = latest
-    indexed = sorted(files + strays) if strays else files
     listing = "\n".join([line for _, line, _ in entries])
-    return files, indexed, listing, newest, entries
+    return _Scanned(paths, versions, plain, strays, listing, newest, entries)
 
 
 def folder_listing(folder: Path) -> tuple[Listing, list[str]]:
     """A folder's listing as the key table keeps it, and its files' names in its order."""
-    _, _, listing, _, entries = _scan(folder, stat=True)
-    return listing, [name for name, _, _ in entries]
+    scanned = _scan(folder, "", stat=True)
+    return scanned.listing, [name for name, _, _ in scanned.entries]
 
 
 _entry_name = operator.attrgetter("name")
@@ -508,7 +542,8 @@ class FileTree:
         found = keys.listings.get(folder)
         if found is None:
             try:
-                _, _, listing, newest, entries = _scan(self.root / folder, stat=True)
+                scanned = _scan(self.root / folder, "", stat=True)
+                listing, newest, entries = scanned.listing, scanned.newest, scanned.entries
             except OSError:
                 listing, newest, entries = "", 0, []
             found = keys.listings[folder] = (listing, newest, entries)
@@ -562,12 +597,16 @@ class FileTree:
         index_folder("", [name for _, name in sorted(top)], index, problems, self.source)
         stat = keys.on and keys.stat_all
         for folder in sorted(folders):
-            files, indexed, listing, newest, entries = _scan(base / folder, stat=stat)
-            if stat:
-                keys.listings[f"{SUBJECTS_DIR}/{folder}"] = (listing, newest, entries)
             prefix = f"{SUBJECTS_DIR}/{folder}/"
-            listed.update([prefix + name for name in files])
-            index_folder(folder, indexed, index, problems, self.source)
+            scanned = _scan(base / folder, prefix, stat=stat)
+            if stat:
+                keys.listings[prefix[:-1]] = (scanned.listing, scanned.newest, scanned.entries)
+            listed.update(scanned.paths)
+            if scanned.plain:  # indexed as listed
+                if scanned.versions:
+                    index[folder] = scanned.versions
+            else:
+                index_folder(folder, scanned.indexed(prefix), index, problems, self.source)
         listed.add(_LISTED)
         if keys.on:
             keys.index = index

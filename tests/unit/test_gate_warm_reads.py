@@ -1,6 +1,8 @@
-"""The rules' pass after the gate (``rules.store.rules_gate``) does not read again the
-contract files of a subject the gate read holding none; a subject with a contract file is
-still judged by its rules, and the report is what the rules' pass gives reading every file."""
+"""What a warm gate reads, once: the rules' pass after the gate (``rules.store.rules_gate``)
+does not read again the contract files of a subject the gate read holding none (a subject
+with a contract file is still judged by its rules, and the report is what the rules' pass
+gives reading every file); the store is indexed as it is listed, and that index is what the
+index of its names gives."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from schemacli.contracts.evolution.levels import Level
 from schemacli.contracts.gate.gate import gate
 from schemacli.contracts.rules.model import CONTRACT_SUFFIX, RulesPolicy
 from schemacli.contracts.rules.store import rules_gate
-from schemacli.contracts.store.tree import FileTree
+from schemacli.contracts.store.tree import FileTree, StoreLayoutErrors, index_names
 from tests.unit.test_store import levels_for, make_store
 
 RATED = {
@@ -107,3 +109,35 @@ def test_a_listed_tree_answers_files_it_did_not_list_as_absent_and_reads_the_lis
     texts = tree.read([*absent, present], optional=True)
     assert [texts[p] for p in absent] == [None, None]
     assert texts[present] == (store / present).read_text()
+
+
+# -- the listing indexes each folder as it lists it ------------------------------------------
+
+
+def _index_and_problems(listing):
+    try:
+        index = listing()
+        problems: list[str] = []
+    except StoreLayoutErrors as err:
+        index, problems = err.index, [p.message for p in err.problems]
+    return [(s, list(v.items())) for s, v in index.items()], problems
+
+
+def test_the_store_indexed_as_listed_is_what_the_index_of_its_names_gives(tmp_path):
+    root = make_store(tmp_path, {"plain-value": [RATED] * 3, "odd-value": [RATED] * 2})
+    odd = root / "subjects/odd-value"
+    for name in ("v01.avsc", "v1234567890.avsc", "vx.avsc", "v99999999999.avsc", "README.md"):
+        (odd / name).write_text("{}")
+    (odd / "v3.avsc").mkdir()  # a folder named as a version
+    (root / "subjects/plain-value/v1.references.json").write_text("[]")
+    (root / "subjects/loose.avsc").write_text("{}")
+    (root / "subjects/empty-value").mkdir()
+    names = [
+        (p.parent.name if p.parent.name != "subjects" else "", p.name)
+        for p in (root / "subjects").rglob("*")
+        if p.is_file() or p.name.endswith(".avsc")
+    ]
+    listed = _index_and_problems(FileTree(root).subjects)
+    indexed = _index_and_problems(lambda: index_names(sorted(names), FileTree(root).source))
+    assert listed == indexed
+    assert listed[1]  # the odd names are problems, each named
