@@ -18,7 +18,13 @@ from pathlib import Path
 from typing import IO
 
 from schemacli.contracts.jsontext.source import decode_bytes
-from schemacli.contracts.store.tree import SUBJECTS_DIR, index_names, text_key
+from schemacli.contracts.store.tree import (
+    SUBJECTS_DIR,
+    StoreLayoutError,
+    StoreLayoutErrors,
+    index_folder,
+    text_key,
+)
 from schemacli.errors import InputError, Location, UsageError
 from schemacli.textfile import resolved
 
@@ -147,19 +153,36 @@ class GitTree:
 
     def subjects(self) -> dict[str, dict[int, str]]:
         out = _git(self.repo, "ls-tree", "-r", "-z", self.ref, "--", self._path(SUBJECTS_DIR))
-        names = []
-        strip = len(self._path(SUBJECTS_DIR)) + 1
-        for line in filter(None, out.split("\0")):
+        # each folder's names as they come (git lists a folder's files together), indexed a
+        # folder at a time in the order the working tree's listing takes (by name)
+        folders: dict[str, list[str]] = {}
+        top = (
+            len(self.prefix) + 1 if self.prefix else 0
+        )  # "<prefix>/subjects/..." -> "subjects/..."
+        strip = len(SUBJECTS_DIR) + 1
+        ids = self._ids
+        for line in out.split("\0"):
+            if not line:
+                continue
             meta, _, full = line.partition("\t")  # "<mode> <type> <object>\t<path>"
-            rel = full[strip:]
-            self._ids[f"{SUBJECTS_DIR}/{rel}"] = meta.rsplit(" ", 1)[-1]
-            parts = rel.split("/")
-            if len(parts) == 2:
-                names.append((parts[0], parts[1]))
-            elif len(parts) == 1:
-                names.append(("", parts[0]))
+            path = full[top:]
+            ids[path] = meta[meta.rindex(" ") + 1 :]
+            folder, sep, name = path[strip:].partition("/")
+            if not sep:
+                folders.setdefault("", []).append(folder)  # a file directly in subjects/
+            elif "/" not in name:
+                found = folders.get(folder)
+                if found is None:
+                    found = folders[folder] = []
+                found.append(name)
         self._blobs[_LISTED] = b""  # files under subjects/ not listed do not exist
-        return index_names(sorted(names), self.source)
+        index: dict[str, dict[int, str]] = {}
+        problems: list[StoreLayoutError] = []
+        for folder in sorted(folders):
+            index_folder(folder, sorted(folders[folder]), index, problems, self.source)
+        if problems:
+            raise StoreLayoutErrors(problems, index)
+        return index
 
     def _fetch(self, paths: Sequence[str]) -> None:
         """Read ``paths`` through the tree's one ``git cat-file --batch``; by their blob ids

@@ -7,6 +7,8 @@ index of its names gives."""
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,6 +19,7 @@ from schemacli.contracts.gate.gate import gate
 from schemacli.contracts.rules.model import CONTRACT_SUFFIX, RulesPolicy
 from schemacli.contracts.rules.store import rules_gate
 from schemacli.contracts.store.tree import FileTree, StoreLayoutErrors, index_names
+from schemacli.gittree import git_tree
 from tests.unit.test_store import levels_for, make_store
 
 RATED = {
@@ -141,3 +144,30 @@ def test_the_store_indexed_as_listed_is_what_the_index_of_its_names_gives(tmp_pa
     indexed = _index_and_problems(lambda: index_names(sorted(names), FileTree(root).source))
     assert listed == indexed
     assert listed[1]  # the odd names are problems, each named
+
+
+def test_the_store_at_a_git_ref_is_indexed_as_the_working_tree_holding_the_same_files(
+    tmp_path,
+):
+    if shutil.which("git") is None:
+        pytest.fail("git is needed to read a store at a ref")
+    root = make_store(tmp_path / "schemas", {"plain-value": [RATED] * 3, "odd-value": [RATED] * 2})
+    odd = root / "subjects/odd-value"
+    for name in ("v01.avsc", "v1234567890.avsc", "vx.avsc", "v99999999999.avsc", "README.md"):
+        (odd / name).write_text("{}")
+    (root / "subjects/plain-value/v1.references.json").write_text("[]")
+    (root / "subjects/loose.avsc").write_text("{}")
+    (root / "subjects/plain-value.old").mkdir()  # sorts before plain-value/ in git's order
+    (root / "subjects/plain-value.old/v1.avsc").write_text("{}")
+    for args in (("init", "-q"), ("add", "."), ("commit", "-q", "-m", "store")):
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+            cwd=tmp_path,
+            check=True,
+            capture_output=True,
+        )
+    at_ref = git_tree("git:HEAD", root)
+    try:
+        assert _index_and_problems(at_ref.subjects) == _index_and_problems(FileTree(root).subjects)
+    finally:
+        at_ref.close()

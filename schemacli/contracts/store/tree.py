@@ -620,7 +620,7 @@ class FileTree:
             optional
             and listed
             and self._files.isdisjoint(paths)
-            and all(p.startswith(_SUBJECTS_PREFIX) for p in paths)
+            and all(map(str.startswith, paths, itertools.repeat(_SUBJECTS_PREFIX)))
         ):  # the usual case of a subject's contract files: none listed, none there
             return dict.fromkeys(paths)
         texts: dict[str, str | None] = {}
