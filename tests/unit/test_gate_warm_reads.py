@@ -171,3 +171,35 @@ def test_the_store_at_a_git_ref_is_indexed_as_the_working_tree_holding_the_same_
         assert _index_and_problems(at_ref.subjects) == _index_and_problems(FileTree(root).subjects)
     finally:
         at_ref.close()
+
+
+# -- a store as the last run listed it: the names its rows found are as they were ------------
+
+
+def test_a_warm_gate_over_the_store_as_the_last_run_listed_it_looks_no_name_up_again(
+    tmp_path, monkeypatch
+):
+    from schemacli.contracts.store.nameindex import StoreNames
+    from tests.unit.test_gate_warm import cached_gate, orders_store, uncached_gate
+    from tests.unit.test_store import ride
+
+    store, cache = orders_store(tmp_path / "st"), tmp_path / "cache"
+    built: list[StoreNames] = []
+    real = StoreNames._build
+
+    def counting(self):
+        built.append(self)
+        return real(self)
+
+    monkeypatch.setattr(StoreNames, "_build", counting)
+    first = cached_gate(store, cache)
+    assert built  # orders-value found Position by name
+    built.clear()
+    again = cached_gate(store, cache)
+    assert built == []
+    assert again.subjects == first.subjects == uncached_gate(store).subjects
+    # a subject more: the store is not as that run listed it, its names are looked up
+    make_store(store, {"other-value": [ride()]})
+    third = cached_gate(store, cache)
+    assert built
+    assert third.subjects == uncached_gate(store).subjects

@@ -118,6 +118,9 @@ def _gate(
         table.refs = [refs for refs in (head_refs, base_refs) if refs is not None]
         for refs in table.refs:
             refs.store_names.use_scans(table.known["names"])
+        table.store_as_before = (
+            base is None and isinstance(head, FileTree) and head.unchanged_store()
+        )
     rows = []
     if "" in layout:
         rows.append(_with_findings(_store_error_row(levels, None), layout.pop("")))
@@ -341,8 +344,10 @@ def _gate_subject(
             table.keys[subject] = [context, key]
     if key is not None:
         kept = table.row(key) if table is not None else None
-        if kept is not None:
-            row = decode_row(subject, level, kept, head_refs, base_refs)
+        if kept is not None and table is not None:
+            row = decode_row(
+                subject, level, kept, head_refs, base_refs, names_as_before=table.store_as_before
+            )
             if row is not None and table is not None:
                 table.rows[key] = kept
                 return row

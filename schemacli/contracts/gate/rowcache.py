@@ -38,6 +38,9 @@ class KeyTable:
     keys: dict[str, Any] = field(default_factory=dict)
     # the shards as read (see SHARDS), to write only those that changed
     shards: list[dict[str, Any]] = field(default_factory=list)
+    # every subject's folder is as this table has it (``FileTree.unchanged_store``): the
+    # store's names are those its rows were served or computed against, not looked up again
+    store_as_before: bool = False
 
     def row(self, key: str) -> Any:
         rows = self.known.get("rows")
@@ -221,8 +224,9 @@ def encode_consulted(
     return out
 
 
-def _still_consulted(refs: References | None, data: Any) -> bool:
-    """Whether what a cached row consulted on one side (``encode_consulted``) is as it was."""
+def _still_consulted(refs: References | None, data: Any, names_as_before: bool = False) -> bool:
+    """Whether what a cached row consulted on one side (``encode_consulted``) is as it was
+    (``names_as_before``: the store's names are those the row was last checked against)."""
     if refs is None:
         return data is None
     if not isinstance(data, dict):
@@ -233,7 +237,7 @@ def _still_consulted(refs: References | None, data: Any) -> bool:
             keys = refs.tree.keys([p for p, _ in files])
             if any(keys[p] != k for p, k in files):
                 return False
-        return refs.still(data["names"], data["targets"])
+        return refs.still([] if names_as_before else data["names"], data["targets"])
     except (SchemacliError, TypeError, ValueError, KeyError):
         return False
 
@@ -244,14 +248,19 @@ def decode_row(
     data: Any,
     head: References | None = None,
     base: References | None = None,
+    *,
+    names_as_before: bool = False,
 ) -> SubjectReport | None:
-    """A cached row, when it is one and what it consulted is as it was (else None)."""
+    """A cached row, when it is one and what it consulted is as it was (else None).
+    ``names_as_before``: the row comes from the table of the last run, and every subject's
+    folder is as that run listed it (``KeyTable.store_as_before``): the store's names it
+    looked up are not looked up again (the files and references it followed still are)."""
     if not isinstance(data, dict):
         return None
     consulted = data.get("consulted")
     if not isinstance(consulted, dict):
         return None
-    if not _still_consulted(head, consulted.get("head")):
+    if not _still_consulted(head, consulted.get("head"), names_as_before):
         return None
     if not _still_consulted(base, consulted.get("base")):
         return None

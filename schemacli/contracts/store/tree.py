@@ -295,18 +295,11 @@ def index_folder(
     for name in names:
         if not name.endswith(".avsc"):
             continue  # READMEs and the like may live next to the versions
-        digits = name[1:-5]
-        if (  # the usual case at once: vN.avsc, N of 1-9 ASCII digits, no leading zero
-            subject
-            and name[0] == "v"
-            and 0 < len(digits) < 10
-            and digits[0] != "0"
-            and digits.isascii()
-            and digits.isdigit()
-        ):
+        number = _plain_number(name) if subject else None
+        if number is not None:  # the usual case at once
             if versions is None:
                 versions = found.setdefault(subject, {})
-            versions[int(digits)] = prefix + name
+            versions[number] = prefix + name
             continue
         problem = _name_problem(subject, name, where)
         if problem is not None:
@@ -318,6 +311,21 @@ def index_folder(
 
 
 _first = operator.itemgetter(0)
+
+
+def _plain_number(name: str) -> int | None:
+    """The version a file named ``*.avsc`` holds when its name is the usual ``vN.avsc`` (N of
+    1-9 ASCII digits, no leading zero), else None (the naming rule looks at it)."""
+    digits = name[1:-5]
+    if (
+        name[0] == "v"
+        and 0 < len(digits) < 10
+        and digits[0] != "0"
+        and digits.isascii()
+        and digits.isdigit()
+    ):
+        return int(digits)
+    return None
 
 
 def _name_problem(subject: str, name: str, where: Callable[[str], str]) -> StoreLayoutError | None:
@@ -409,15 +417,9 @@ def _scan(folder: Path, prefix: str, *, stat: bool) -> _Scanned:
         path = prefix + name
         paths.append(path)
         if name.endswith(".avsc"):
-            digits = name[1:-5]
-            if (  # as index_folder's usual case: vN.avsc, N of 1-9 ASCII digits, no 0 first
-                name[0] == "v"
-                and 0 < len(digits) < 10
-                and digits[0] != "0"
-                and digits.isascii()
-                and digits.isdigit()
-            ):
-                versions[int(digits)] = path
+            number = _plain_number(name)
+            if number is not None:
+                versions[number] = path
             else:
                 plain = False
         if not stat:
@@ -529,6 +531,20 @@ class FileTree:
             return False
         listing, newest, _ = self._listing(folder)
         return keys.is_same(folder, listing, newest)
+
+    def unchanged_store(self) -> bool:
+        """Whether every subject's folder is as the table has it (``unchanged``) and the
+        table holds no other folder: every file under subjects/ keeps the key the run that
+        wrote the table gave it, and the store's subjects are those it had."""
+        keys = self.file_keys
+        if not keys.on or not keys.stat_all or keys.index is None:
+            return False
+        listed = keys.listings
+        if listed.keys() != keys.folders.keys():
+            return False
+        return all(
+            keys.is_same(folder, listing, newest) for folder, (listing, newest, _) in listed.items()
+        )
 
     def _read_key(self, path: str) -> str | None:
         text = self.read([path], optional=True)[path]
