@@ -15,7 +15,7 @@ from schemacli import redact
 from schemacli.contracts.findings import Finding
 from schemacli.contracts.fixes.edits import Fix
 from schemacli.errors import Location, RegistryError, SchemacliError, shown
-from schemacli.output import OutputFormat, Report, to_jsonable
+from schemacli.output import Case, OutputFormat, Report, to_jsonable
 
 # Every string of a report is written whole, each character as itself or a JSON escape ('@' and
 # '=' never escaped): a document holding nothing to mask needs no scrub (``output.render``).
@@ -34,7 +34,8 @@ def render(report: Report, *, color: bool = False) -> str:
         "title": report.title,
         "verdict": report.verdict,
         "cases": [
-            {
+            _plain_case(case)
+            or {
                 "name": case.name,
                 "verdict": case.verdict,
                 **({"source": case.source} if case.source else {}),
@@ -57,6 +58,44 @@ def render(report: Report, *, color: bool = False) -> str:
         ]
     payload["notes"] = list(report.notes)
     return dumps_indented(payload) + "\n"
+
+
+class _Written(str):
+    """A value's JSON text as ``_write`` writes it at its depth, written as it is."""
+
+
+_CASE_DEPTH = 2  # a case in the report's "cases"
+_PLAIN_KEYS = frozenset({"name", "verdict", "source", "findings"})
+
+
+def _plain_case(case: Case) -> _Written | None:
+    """A case without findings and source whose columns are strings, integers and tuples of
+    integers (a gate row the gate found nothing in: most rows of a large store), written as
+    ``_write`` writes its dict at its depth, in one step; None for any other case (written
+    as a dict). tests/unit/test_output_json_dump.py compares the two roads."""
+    if case.findings or case.source or _C_ENCODER is None:
+        return None
+    keys = [key for key, _ in case.columns]
+    if len(set(keys)) != len(keys) or not _PLAIN_KEYS.isdisjoint(keys):
+        return None  # a dict would keep one of the same keys: written as a dict
+    inner = _BREAKS[_CASE_DEPTH + 1]
+    parts = ["{", inner, '"name": ', encode_basestring(case.name), ",", inner, '"verdict": ']
+    parts.append(encode_basestring(case.verdict))
+    for key, value in case.columns:
+        kind = type(value)
+        if type(key) is not str:
+            return None
+        if kind is str:
+            text = encode_basestring(value)
+        elif kind is int:
+            text = int.__repr__(value)
+        elif kind is tuple and all(type(n) is int for n in value):
+            text = _FLAT[_CASE_DEPTH + 1](list(value)) if value else "[]"
+        else:
+            return None
+        parts += (",", inner, encode_basestring(key), ": ", text)
+    parts += (",", inner, '"findings": []', _BREAKS[_CASE_DEPTH], "}")
+    return _Written("".join(parts))
 
 
 def dumps_indented(value: Any) -> str:
@@ -109,6 +148,8 @@ def _write(value: Any, depth: int, out: list[str], lists: dict[tuple[int, int], 
     kind = type(value)
     if kind is str:
         out.append(encode_basestring(value))
+    elif kind is _Written:  # written at its depth already (``_plain_case``)
+        out.append(value)
     elif depth >= _DEPTHS:
         text = json.dumps(value, indent=2, ensure_ascii=False)
         out.append(text.replace("\n", "\n" + "  " * depth))

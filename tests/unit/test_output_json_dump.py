@@ -10,8 +10,14 @@ import pytest
 
 from schemacli.contracts.avro.loader import load_schema_text
 from schemacli.contracts.evolution.diff import diff
-from schemacli.output import diff_report, render
-from schemacli.output.json_out import dumps_indented
+from schemacli.contracts.evolution.levels import Level
+from schemacli.contracts.findings import Finding, Kind
+from schemacli.contracts.gate.gate import gate
+from schemacli.contracts.store.tree import FileTree
+from schemacli.errors import Location
+from schemacli.output import Case, Report, diff_report, gate_report, render
+from schemacli.output.json_out import dumps_indented, finding_json
+from schemacli.output.json_out import render as render_json
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -60,3 +66,67 @@ def test_a_wide_diff_report_renders_as_json_dumps_writes_it():
     text = render(report, "json")
     assert text == json.dumps(json.loads(text), indent=2, ensure_ascii=False) + "\n"
     assert sum(len(f.get("fixes", ())) for c in json.loads(text)["cases"] for f in c["findings"])
+
+
+def _as_dicts(report) -> str:
+    """The report's JSON as the dict road writes every case (``json.dumps`` itself)."""
+    from schemacli.output import to_jsonable
+
+    payload = {
+        "command": report.command,
+        "title": report.title,
+        "verdict": report.verdict,
+        "cases": [
+            {
+                "name": case.name,
+                "verdict": case.verdict,
+                **({"source": case.source} if case.source else {}),
+                **{key: to_jsonable(value) for key, value in case.columns},
+                "findings": [finding_json(f) for f in case.findings],
+            }
+            for case in report.cases
+        ],
+        "notes": list(report.notes),
+    }
+    return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+
+
+def test_cases_without_findings_written_at_once_give_the_dict_roads_text():
+    finding = Finding(Kind.TYPE_MISMATCH, "changed", Location("s/v2.avsc", "/f", 3, 5))
+    cases = (
+        Case(
+            "orders-value",
+            "compatible",
+            columns=(("level", "BACKWARD"), ("versions", 20), ("checked", tuple(range(2, 21)))),
+        ),  # fmt: skip
+        Case(
+            "one-value", "compatible", columns=(("level", "FULL"), ("versions", 1), ("checked", ()))
+        ),  # fmt: skip
+        Case('é "quoted" \u2028 \x1b', "compatible", columns=(("note", "x\ny"),)),
+        Case("no-columns", "compatible"),
+        Case("with-source", "compatible", source="s/v1.avsc"),
+        Case("broken", "incompatible", findings=(finding,), columns=(("versions", 2),)),
+        Case("named-twice", "compatible", columns=(("name", "other"), ("n", 1))),
+        Case("same-key", "compatible", columns=(("n", 1), ("n", 2))),
+        Case("a-flag", "compatible", columns=(("on", True), ("big", 10**30))),
+        Case("a-list", "compatible", columns=(("checked", [1, 2]), ("level", Level.FULL))),
+        Case("strings", "compatible", columns=(("checked", ("a", "b")),)),
+    )
+    report = Report(command="gate", title="gate s", verdict="incompatible", cases=cases)
+    assert render_json(report) == _as_dicts(report)
+
+
+def test_a_gate_reports_json_is_the_dict_roads_text(tmp_path):
+    from tests.unit.test_store import levels_for, make_store, ride
+
+    store = make_store(
+        tmp_path,
+        {
+            "rides-value": [ride(), ride()],
+            "broken-value": [ride(), ride(total_type="string")],
+            "one-value": [ride()],
+        },
+    )
+    report = gate_report(gate(FileTree(store), levels_for(store)))
+    assert any(case.findings for case in report.cases)
+    assert render_json(report) == _as_dicts(report)
