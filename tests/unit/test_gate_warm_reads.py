@@ -44,6 +44,19 @@ def store(tmp_path: Path) -> Path:
     return root
 
 
+def calls_on(monkeypatch, owner: type, method: str) -> list[object]:
+    """The objects ``owner.method`` is called on from now on (the method still runs)."""
+    seen: list[object] = []
+    real = getattr(owner, method)
+
+    def counting(self, *args, **kwargs):
+        seen.append(self)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(owner, method, counting)
+    return seen
+
+
 @pytest.fixture
 def contract_reads(monkeypatch) -> list[str]:
     """Every contract file's path a FileTree is asked to read."""
@@ -89,14 +102,7 @@ def test_the_rules_pass_over_subjects_without_contract_files_does_not_list_the_s
     root = make_store(tmp_path, {"plain-value": [RATED], "other-value": [RATED]})
     tree = FileTree(root)
     gated = gate(tree, levels_for(root))
-    listed: list[FileTree] = []
-    real = FileTree.subjects
-
-    def counting(self):
-        listed.append(self)
-        return real(self)
-
-    monkeypatch.setattr(FileTree, "subjects", counting)
+    listed = calls_on(monkeypatch, FileTree, "subjects")
     assert rules_gate(gated, tree, RulesPolicy()).subjects == gated.subjects
     assert listed == []
 
@@ -184,14 +190,7 @@ def test_a_warm_gate_over_the_store_as_the_last_run_listed_it_looks_no_name_up_a
     from tests.unit.test_store import ride
 
     store, cache = orders_store(tmp_path / "st"), tmp_path / "cache"
-    built: list[StoreNames] = []
-    real = StoreNames._build
-
-    def counting(self):
-        built.append(self)
-        return real(self)
-
-    monkeypatch.setattr(StoreNames, "_build", counting)
+    built = calls_on(monkeypatch, StoreNames, "_build")
     first = cached_gate(store, cache)
     assert built  # orders-value found Position by name
     built.clear()
