@@ -463,7 +463,8 @@ def main(argv: list[str] | None = None) -> None:
                 pair[name] = run(name)
                 seconds[name].append(pair[name])
             ratios.append(pair["rules"] / pair["plain"])
-            cpu_ratios.append(cpu["rules"][-1] / cpu["plain"][-1])
+            pair_cpu = {name: cpu[name][-1] for name in order}
+            cpu_ratios.append(pair_cpu["rules"] / pair_cpu["plain"])
             for name in variants:  # each paired with a plain read of its own, order alternating
                 both = [name, "plain"] if i % 2 == 0 else ["plain", name]
                 took = {n: run(n) for n in both}
@@ -474,7 +475,7 @@ def main(argv: list[str] | None = None) -> None:
                       f"cpu {cpu[name][-1]:.2f} s, plain {cpu['plain'][-1]:.2f} s",
                       flush=True)  # fmt: skip
             print(f"repeat {i}: rules {pair['rules']:.2f} s, plain {pair['plain']:.2f} s; "
-                  f"cpu {cpu['rules'][-1]:.2f} s, plain {cpu['plain'][-1]:.2f} s",
+                  f"cpu {pair_cpu['rules']:.2f} s, plain {pair_cpu['plain']:.2f} s",
                   flush=True)  # fmt: skip
     report = {
         "date": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
