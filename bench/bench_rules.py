@@ -6,10 +6,17 @@ single-version topic (v2, Confluent-framed, staged once as Parquet by ``bench_re
 are read with the ``noop`` sink forcing every column. Each repeat runs both cases back to back
 (order alternating), and the figure is the median over repeats of the pair's ratio
 time(rules) / time(plain): on a machine shared with other jobs a ratio of two neighbouring runs
-is steadier than either time. Target: at most 1.25 (25 % over the read without rules).
+is steadier than either time. Target: at most 1.25 (25 % over the read without rules). Each
+read's CPU seconds (the JVM's, every thread) are paired the same way: less swayed than the wall
+time by the other jobs sharing the machine.
 
     .venv/bin/python bench/bench_rules.py [--rows 3000000] [--repeat 7] [--json out.json]
-                                          [--variants inline,inline-split]
+                                          [--variants inline,inline-split] [--per-rule]
+
+``--per-rule`` runs the stage over each rule alone (``alone:N``, N its place in the table) and
+over every rule but one (``without:N``), the stage's shape over trivial conditions
+(``skeleton``) and the conditions alone in the decode's stage (``passonly``): which rules, or
+which part of the stage, cost.
 
 ``--variants`` adds experiments on the rule stage's shape (written here, not in
 spark_avro/rulestage.py, so that the stage stays as it is until one of them is shown better),
@@ -200,8 +207,145 @@ def variant_twice(decoded, rules):  # type: ignore[no-untyped-def]
     return _refusal(decoded, rules, F.expr(at))
 
 
+def variant_skeleton(decoded, rules):  # type: ignore[no-untyped-def]
+    """The committed stage over as many rules as the table holds, each a trivial condition
+    (``vendorId`` against a constant no record holds): what the stage's shape costs (the
+    boundary, the code columns, the first refusal, the bad-record assembly) without the
+    conditions' own work."""
+    from spark_avro.rulestage import apply_rules
+
+    trivial = [
+        (f"(CASE WHEN `vendorId` = {-1000 - i} THEN 1 ELSE 0 END)", *row[1:])
+        for i, row in enumerate(rules)
+    ]
+    return apply_rules(decoded, trivial)
+
+
+def variant_passonly(decoded, rules):  # type: ignore[no-untyped-def]
+    """Diagnostic, not a verdict: only the AND of every rule's pass, one boolean column in the
+    decode's own stage (no boundary, no codes, no reasons): what the 20 conditions cost at the
+    least."""
+    from pyspark.sql import functions as F
+
+    from spark_avro.rulestage import VALUE_COLUMN
+
+    passes = " AND ".join(f"coalesce(({row[0]}) = 0, false)" for row in rules)
+    return decoded.select("*", F.expr(passes).alias("_rule_pass")).drop(VALUE_COLUMN)
+
+
+def variant_onestep(decoded, rules, gated=True):  # type: ignore[no-untyped-def]
+    """The rules and the bad-record assembly in ONE projection after the decode's stage (no
+    code columns, no second stage): ``_rule_at`` (the first refusal) written without a lambda
+    so that subexpression elimination computes it once for its four readers; with ``gated``,
+    the codes are asked only when a rule refuses (an OR of each acting rule's "refuses", which
+    Spark folds to the condition itself). The projection is kept out of the decode's whole
+    stage by an ``exists()`` in the branch only a refused record takes (decode_error_kind), so
+    that Spark generates it as a projection of its own (split into small methods)."""
+    from pyspark.sql import functions as F
+
+    from spark_avro.decode import ERROR_COLUMN, KIND_COLUMN, RAW_COLUMN, TOMBSTONE_COLUMN
+    from spark_avro.rulestage import DLQ_COLUMN, RULE_KIND, VALUE_COLUMN
+
+    acting = [(i, row) for i, row in enumerate(rules) if row[4]]
+    first = " ".join(f"WHEN ({row[0]}) > 0 THEN {2 * i} + ({row[0]})" for i, row in acting)
+    judged = f"{ERROR_COLUMN} IS NULL AND NOT {TOMBSTONE_COLUMN}"
+    if gated:
+        refuses = " OR ".join(f"coalesce(({row[0]}) > 0, FALSE)" for _, row in acting)
+        at = F.expr(f"CASE WHEN {judged} AND ({refuses}) THEN CASE {first} END END")
+    else:
+        at = F.expr(f"CASE WHEN {judged} THEN CASE {first} END END")
+    reasons = [reason for row in rules for reason in (row[1], row[2])]
+    topics = [row[3] for row in rules]
+    refused = at.isNotNull()
+    reason = F.when(refused, F.element_at(F.expr(f"array({', '.join(reasons)})"), at))
+    topic = F.element_at(F.expr(f"array({', '.join(topics)})"), F.floor((at + 1) / 2).cast("int"))
+    boundary = F.expr(f"exists(array({TOMBSTONE_COLUMN}), t -> FALSE)")
+    kind = F.when(refused, F.when(boundary, F.lit(None)).otherwise(F.lit(RULE_KIND)))
+    kept = (ERROR_COLUMN, KIND_COLUMN, RAW_COLUMN, VALUE_COLUMN)
+    return decoded.select(
+        *[c for c in decoded.columns if c not in kept],
+        F.coalesce(F.col(ERROR_COLUMN), reason).alias(ERROR_COLUMN),
+        kind.otherwise(F.col(KIND_COLUMN)).alias(KIND_COLUMN),
+        F.when(refused, F.col(VALUE_COLUMN)).otherwise(F.col(RAW_COLUMN)).alias(RAW_COLUMN),
+        F.when(refused, topic).alias(DLQ_COLUMN),
+    )
+
+
+def variant_codecolumns(decoded, rules):  # type: ignore[no-untyped-def]
+    """The stage as it was before the one projection (at 2d8d779, still the road of a table with
+    TRANSFORMs): each rule's code in a column of the boundary's projection, the first refusal
+    in the next stage, then the bad-record assembly."""
+    from pyspark.sql import functions as F
+
+    from spark_avro.decode import ERROR_COLUMN, KIND_COLUMN, RAW_COLUMN
+    from spark_avro.rulestage import (
+        AT_COLUMN,
+        DLQ_COLUMN,
+        GOOD_COLUMN,
+        RULE_KIND,
+        VALUE_COLUMN,
+        code_column,
+        refusal,
+        rule_codes,
+    )
+
+    staged = rule_codes(decoded, rules)
+    staged = staged.drop(*(code_column(p) for p in range(len(rules))), GOOD_COLUMN)
+    reason, topic = refusal(rules)
+    refused = F.col(AT_COLUMN).isNotNull()
+    kept = (ERROR_COLUMN, KIND_COLUMN, RAW_COLUMN, AT_COLUMN, VALUE_COLUMN)
+    return staged.select(
+        *[c for c in staged.columns if c not in kept],
+        F.coalesce(F.col(ERROR_COLUMN), reason).alias(ERROR_COLUMN),
+        F.when(refused, F.lit(RULE_KIND)).otherwise(F.col(KIND_COLUMN)).alias(KIND_COLUMN),
+        F.when(refused, F.col(VALUE_COLUMN)).otherwise(F.col(RAW_COLUMN)).alias(RAW_COLUMN),
+        topic.alias(DLQ_COLUMN),
+    )
+
+
+def _subset(places):  # type: ignore[no-untyped-def]
+    """The committed stage over the rules at ``places`` of the table only."""
+
+    def stage(decoded, rules):  # type: ignore[no-untyped-def]
+        from spark_avro.rulestage import apply_rules
+
+        return apply_rules(decoded, [rules[p] for p in places])
+
+    return stage
+
+
+def variant(name: str, count: int):  # type: ignore[no-untyped-def]
+    """(the stage, SQL settings) of ``name``: one of VARIANTS, or ``alone:N`` (the committed
+    stage with the table's rule N only) or ``without:N`` (every rule but N)."""
+    if name.startswith(("alone:", "without:")):
+        kind, _, place = name.partition(":")
+        n = int(place)
+        places = [n] if kind == "alone" else [p for p in range(count) if p != n]
+        return _subset(places), {}
+    return VARIANTS[name]
+
+
+def per_rule(count: int) -> list[str]:
+    """``--per-rule``: the stage's shape alone, the conditions alone, each rule alone and
+    every rule but one."""
+    return [
+        "skeleton",
+        "passonly",
+        *(f"alone:{n}" for n in range(count)),
+        *(f"without:{n}" for n in range(count)),
+    ]
+
+
+# the variants that do not give the committed stage's verdicts (no refusal count compared)
+PARTIAL = ("skeleton", "passonly")
+
 # name: (the stage, SQL settings while it runs)
 VARIANTS = {
+    "codecolumns": (variant_codecolumns, {}),
+    "onestep": (variant_onestep, {}),
+    "onestep-ungated": (lambda d, r: variant_onestep(d, r, gated=False), {}),
+    "skeleton": (variant_skeleton, {}),
+    "passonly": (variant_passonly, {}),
     "twice": (variant_twice, {}),
     "chain": (variant_chain, {}),
     "chain4": (lambda d, r: variant_chain(d, r, 4), {}),
@@ -223,7 +367,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rows", type=int, default=3_000_000)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--json", type=Path, help="also write the results here")
-    parser.add_argument("--variants", default="", help=f"also run: {', '.join(VARIANTS)}")
+    parser.add_argument(
+        "--variants",
+        default="",
+        help=f"also run: {', '.join(VARIANTS)}, alone:N, without:N (N: a place in the table)",
+    )
+    parser.add_argument(
+        "--per-rule",
+        action="store_true",
+        help="also run skeleton, passonly, each rule alone and every rule but one",
+    )
     args = parser.parse_args(argv)
 
     from bench_reader import V2, V2_ID, stage
@@ -255,19 +408,29 @@ def main(argv: list[str] | None = None) -> None:
         }
         settings: dict[str, dict[str, str]] = {"plain": {}, "rules": {}}
         variants = [v for v in args.variants.split(",") if v]
+        if args.per_rule:
+            variants += [v for v in per_rule(len(table)) if v not in variants]
         carried = single.withColumn(VALUE_COLUMN, single["value"])
         for name in variants:
-            stage_of, conf = VARIANTS[name]
+            stage_of, conf = variant(name, len(table))
             cases[name] = stage_of(plain(carried, (VALUE_COLUMN,)), table)
             settings[name] = conf
 
+        jvm = int(spark._jvm.java.lang.ProcessHandle.current().pid())
+        cpu: dict[str, list[float]] = {name: [] for name in cases}
+
         def run(name: str) -> float:
+            """The wall seconds of one read; its CPU seconds (the JVM's, every thread: the
+            tasks, the JIT, the GC) appended to ``cpu``: less swayed by the others' load."""
             for key, value in settings[name].items():
                 spark.conf.set(key, value)
             try:
+                before = _cpu_seconds(jvm)
                 start = time.perf_counter()
                 cases[name].write.format("noop").mode("overwrite").save()
-                return time.perf_counter() - start
+                took = time.perf_counter() - start
+                cpu[name].append(_cpu_seconds(jvm) - before)
+                return took
             finally:
                 for key in settings[name]:
                     spark.conf.unset(key)
@@ -277,18 +440,22 @@ def main(argv: list[str] | None = None) -> None:
         for name in cases:
             for key, value in settings[name].items():
                 spark.conf.set(key, value)
-            refused[name] = cases[name].where("decode_error_kind = 'rule'").count()
+            # a subset of the rules, the skeleton or a diagnostic refuses other records
+            whole = name in ("plain", "rules") or name in VARIANTS and name not in PARTIAL
+            refused[name] = cases[name].where("decode_error_kind = 'rule'").count() if whole else -1
             methods[name] = _largest_methods(cases[name])
             for key in settings[name]:
                 spark.conf.unset(key)
             print(f"{name}: largest method per stage {methods[name]}, refused {refused[name]}",
                   flush=True)  # fmt: skip
-        assert len({refused[n] for n in cases if n != "plain"}) == 1, refused
+        assert len({refused[n] for n in cases if n != "plain" and refused[n] >= 0}) == 1, refused
         for name in cases:  # warm-up: JIT, file cache
             run(name)
+        cpu = {name: [] for name in cases}
         seconds: dict[str, list[float]] = {name: [] for name in cases}
-        ratios = []
+        ratios, cpu_ratios = [], []
         variant_ratios: dict[str, list[float]] = {name: [] for name in variants}
+        variant_cpu: dict[str, list[float]] = {name: [] for name in variants}
         for i in range(args.repeat):
             order = ["plain", "rules"] if i % 2 == 0 else ["rules", "plain"]
             pair = {}
@@ -296,14 +463,19 @@ def main(argv: list[str] | None = None) -> None:
                 pair[name] = run(name)
                 seconds[name].append(pair[name])
             ratios.append(pair["rules"] / pair["plain"])
+            pair_cpu = {name: cpu[name][-1] for name in order}
+            cpu_ratios.append(pair_cpu["rules"] / pair_cpu["plain"])
             for name in variants:  # each paired with a plain read of its own, order alternating
                 both = [name, "plain"] if i % 2 == 0 else ["plain", name]
                 took = {n: run(n) for n in both}
                 seconds[name].append(took[name])
                 variant_ratios[name].append(took[name] / took["plain"])
-                print(f"repeat {i}: {name} {took[name]:.2f} s, plain {took['plain']:.2f} s",
+                variant_cpu[name].append(cpu[name][-1] / cpu["plain"][-1])
+                print(f"repeat {i}: {name} {took[name]:.2f} s, plain {took['plain']:.2f} s; "
+                      f"cpu {cpu[name][-1]:.2f} s, plain {cpu['plain'][-1]:.2f} s",
                       flush=True)  # fmt: skip
-            print(f"repeat {i}: rules {pair['rules']:.2f} s, plain {pair['plain']:.2f} s",
+            print(f"repeat {i}: rules {pair['rules']:.2f} s, plain {pair['plain']:.2f} s; "
+                  f"cpu {pair_cpu['rules']:.2f} s, plain {pair_cpu['plain']:.2f} s",
                   flush=True)  # fmt: skip
     report = {
         "date": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -315,12 +487,19 @@ def main(argv: list[str] | None = None) -> None:
         "master": spark.sparkContext.master,
         "rows": args.rows,
         "rules": len(compiled),
+        "table": [f"{c.rule.name}: {c.rule.expr}" for c in compiled],
         "records_refused_by_a_rule": refused["rules"],
         "largest_method_per_stage": methods,
         "input": "Parquet-staged Confluent-framed bytes (Kafka not measured)",
         "seconds": {k: [round(s, 3) for s in v] for k, v in seconds.items()},
         "pair_ratios": [round(r, 3) for r in ratios],
         "median_ratio_rules_over_plain": round(statistics.median(ratios), 3),
+        "cpu_seconds": {k: [round(s, 3) for s in v] for k, v in cpu.items()},
+        "cpu_pair_ratios": [round(r, 3) for r in cpu_ratios],
+        "median_cpu_ratio_rules_over_plain": round(statistics.median(cpu_ratios), 3),
+        "median_cpu_ratio_variant_over_plain": {
+            k: round(statistics.median(v), 3) for k, v in variant_cpu.items()
+        },
         "variant_pair_ratios": {k: [round(r, 3) for r in v] for k, v in variant_ratios.items()},
         "median_ratio_variant_over_plain": {
             k: round(statistics.median(v), 3) for k, v in variant_ratios.items()
@@ -332,6 +511,12 @@ def main(argv: list[str] | None = None) -> None:
     print(text)
     if args.json:
         args.json.write_text(text + "\n")
+
+
+def _cpu_seconds(pid: int) -> float:
+    """The CPU seconds (user + system, every thread) process ``pid`` has used (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _commit() -> str:

@@ -16,7 +16,7 @@ from schemacli.contracts.rules.execute import RuleRunner
 from schemacli.contracts.rules.model import parse_contract
 from spark_avro.decode import decode_confluent, split_bad_records
 from spark_avro.rules import compile_rules, rule_table, statuses
-from spark_avro.rulestage import VALUE_COLUMN, apply_rules
+from spark_avro.rulestage import AT_COLUMN, VALUE_COLUMN, apply_rules, rule_codes
 from tests.spark.framing import confluent, kafka_frame
 from tests.spark.rules_readers import assert_generated_reader_gives_read_topics_rows
 
@@ -241,6 +241,50 @@ def test_a_record_a_read_rule_refuses_is_a_bad_record_of_kind_rule_naming_it(spa
         assert row["decode_error"].startswith(f"rule {refused.rule.name} ")
         assert row["raw_value"] is not None
     assert VALUE_COLUMN not in checked.columns
+
+
+def test_the_refusing_rule_is_the_python_engines_on_every_record(spark):
+    """The rule that refuses a record, whether it failed or erred, and its DLQ topic, as the
+    Python engine's ``refused_by`` says, on every record: in ``apply_rules``' bad-record
+    columns and in ``rule_codes``' ``_rule_at`` (which the converter's v1 rules read), over
+    every expression with onFailure NONE, ERROR and DLQ mixed, in both orders, so that the
+    refusing rule varies from record to record."""
+    rows = records(300)
+    decoded = _decoded(spark, rows)
+    schema = parse_schema(SCHEMA)
+    refusing, words = set(), set()
+    for exprs in (EXPRESSIONS, EXPRESSIONS[::-1]):
+        rules = [
+            {"name": f"r{i}", "kind": "CONDITION", "mode": "READ", "type": "CEL", "expr": e,
+             "onFailure": ("NONE", "ERROR", "DLQ")[i % 3],
+             **({"params": {"dlq.topic": f"dlq-{i}"}} if i % 3 == 2 else {})}
+            for i, e in enumerate(exprs)
+        ]  # fmt: skip
+        body = json.dumps({"ruleSet": {"domainRules": rules}})
+        contract = parse_contract(body, "t.contract.json")
+        compiled = compile_rules(contract, schema, "READ")
+        table = rule_table(compiled)
+        acting = [c.rule.name for c in compiled if c.action_on_failure != "NONE"]
+        assert len(acting) == len(table) < len(exprs)
+        applied = apply_rules(decoded, table).orderBy("offset").collect()
+        coded = rule_codes(decoded, table).orderBy("offset").collect()
+        runner = RuleRunner(contract.rule_set, schema, contract.metadata)
+        for row, coded_row, record in zip(applied, coded, rows, strict=True):
+            result = runner.run(_as_decoded(record), "READ")
+            refused = result.refused_by
+            if refused is None:
+                assert row["decode_error"] is None and row["decode_error_kind"] is None, record
+                assert coded_row[AT_COLUMN] is None, record
+                continue
+            code = 2 if refused.status == "error" else 1
+            word = ("failed", "errored")[code - 1]
+            refusing.add(refused.rule.expr)
+            words.add(word)
+            assert row["decode_error"].startswith(f"rule {refused.rule.name} {word}: "), record
+            assert row["decode_error_kind"] == "rule" and row["raw_value"] is not None
+            assert row["rule_dlq_topic"] == result.dlq_topic, (row, record)
+            assert coded_row[AT_COLUMN] == 2 * acting.index(refused.rule.name) + code, record
+    assert len(refusing) >= 6 and words == {"failed", "errored"}, (refusing, words)
 
 
 def test_twenty_rules_keep_every_generated_method_small_enough_for_the_jit(spark):
