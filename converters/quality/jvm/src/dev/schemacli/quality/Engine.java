@@ -318,24 +318,32 @@ public final class Engine {
       case CEL: {
         Object bound = now.view(message);
         Vars values = now.messageVars(bound);
-        Schema schema = message instanceof IndexedRecord r ? r.getSchema() : null;
+        IndexedRecord rec = asRecord(message);
+        Schema schema = rec != null ? rec.getSchema() : null;
         CelType type = schema == null ? celTypeOf(message) : null;
         Object result = withGuard(index, schema, type, values, bound, now);
         // CelExecutor.transform: an expression giving back the bound message leaves it as is
         if (result == bound) return message;
         if (conditions[index] || result == message) return result;
-        if (!(message instanceof IndexedRecord rec)) return result;
+        if (rec == null) return result;
         return toAvro(result, rec.getSchema());
       }
       case CEL_FIELD: {
         if (ignoredTransforms[index]) return message;
-        if (!(message instanceof IndexedRecord rec)) return message;
+        IndexedRecord rec = asRecord(message);
+        if (rec == null) return message;
         walk(rule, index, rec.getSchema(), rec, null, now);
         return message;
       }
       default:
         throw new IllegalArgumentException("Could not find rule executor of type " + rule.type());
     }
+  }
+
+  /** The value as a record, or null when it is none: its exact class first (see toCel). */
+  static IndexedRecord asRecord(Object v) {
+    if (v != null && v.getClass() == GenericData.Record.class) return (GenericData.Record) v;
+    return v instanceof IndexedRecord r ? r : null;
   }
 
   /** FieldRuleExecutor: a TRANSFORM is ignored when another with the same tags runs first. */
@@ -463,7 +471,8 @@ public final class Engine {
       }
       case RECORD: {
         if (value == null) return null;
-        IndexedRecord rec = (IndexedRecord) value;
+        IndexedRecord rec = value.getClass() == GenericData.Record.class
+            ? (GenericData.Record) value : (IndexedRecord) value;
         // the fast road (with the closures) passes over the top record's inert fields; the
         // reference road walks every one: the oracle compares the two
         boolean top = field == null && closures && conditions[index];
@@ -476,9 +485,10 @@ public final class Engine {
           }
           Schema.Field f = w.field();
           Object v = rec.get(f.pos());
-          // a field no expression sees and no transform writes back is left as decoded
+          // a field no expression sees and no transform writes back is left as decoded; a
+          // string a CONDITION sees is the one the record's view made (once for every rule)
           if (v instanceof Utf8 && (entered != null || !conditions[index])) {
-            v = v.toString();
+            v = top ? ((RecordView) now.view(rec)).at(f.pos()) : v.toString();
           }
           Object nv = walk(rule, index, w.declared(), v, entered, now);
           if (conditions[index]) {
@@ -506,6 +516,7 @@ public final class Engine {
         conditions[index] ? now.view(field.container) : new RecordView(field.container));
     Object result =
         withGuard(index, field.container.getSchema(), celTypeOf(value), values, value, now);
+    if (result != null && result.getClass() == Boolean.class) return result; // a condition's
     if (result instanceof NullValue || result instanceof com.google.protobuf.NullValue) {
       return null;
     }
@@ -870,8 +881,8 @@ public final class Engine {
 
     /** The value as CEL is given it; a record's view is shared by the record's rules. */
     Object view(Object value) {
+      if (value != null && value == firstRecord) return firstView; // before any instanceof
       if (!(value instanceof IndexedRecord)) return toCel(value);
-      if (value == firstRecord) return firstView;
       if (firstRecord == null) {
         firstRecord = value;
         firstView = new RecordView((IndexedRecord) value);
@@ -895,16 +906,14 @@ public final class Engine {
    * fields it reads. Reads only: the record must not change while the view is in use.
    */
   static final class RecordView extends java.util.AbstractMap<String, Object> {
-    private static final Object UNREAD = new Object();
     private final IndexedRecord record;
     private final List<Schema.Field> fields;
-    private final Object[] values;
+    private final Object[] values; // null: not read yet (toCel never gives null)
 
     RecordView(IndexedRecord record) {
       this.record = record;
       this.fields = record.getSchema().getFields();
       this.values = new Object[fields.size()];
-      java.util.Arrays.fill(values, UNREAD);
     }
 
     /** The record's schema (the view's fields are its fields). */
@@ -915,7 +924,7 @@ public final class Engine {
     /** The field at a position of {@link #schema}, as CEL is given it. */
     Object at(int pos) {
       Object v = values[pos];
-      if (v == UNREAD) {
+      if (v == null) {
         v = toCel(record.get(pos));
         values[pos] = v;
       }
@@ -951,6 +960,12 @@ public final class Engine {
 
   /** A variable's declared CEL type, from its value (CelUtils.findCelType's rules). */
   static CelType celTypeOf(Object v) {
+    // the exact classes first, as toCel does (no interface scanned)
+    Class<?> c = v == null ? null : v.getClass();
+    if (c == String.class || c == Utf8.class) return SimpleType.STRING;
+    if (c == Double.class) return SimpleType.DOUBLE;
+    if (c == Long.class || c == Integer.class) return SimpleType.INT;
+    if (c == Boolean.class) return SimpleType.BOOL;
     if (v == null || v instanceof com.google.protobuf.NullValue || v instanceof NullValue) {
       return SimpleType.DYN;
     }
@@ -991,8 +1006,24 @@ public final class Engine {
     };
   }
 
-  /** A value as CEL is given it (CelUtils.toCelValue's rules). */
+  /**
+   * A value as CEL is given it (CelUtils.toCelValue's rules). The classes a decoded record
+   * holds are told apart by their exact class first: an {@code instanceof} of an interface
+   * (IndexedRecord, CharSequence) scans the class's interfaces, and on JDK 17 a hit rewrites
+   * the class's one-entry cache, which two scan threads then fight over (that road was half of
+   * the rules' run, issue 40); {@link #toCelSlowly} answers every other value the same way.
+   */
   static Object toCel(Object v) {
+    if (v == null) return NullValue.NULL_VALUE;
+    Class<?> c = v.getClass();
+    if (c == Utf8.class || c == GenericData.EnumSymbol.class) return v.toString();
+    if (c == String.class || c == Double.class || c == Long.class || c == Boolean.class) return v;
+    if (c == Integer.class) return ((Integer) v).longValue();
+    if (c == GenericData.Record.class) return new RecordView((IndexedRecord) v);
+    return toCelSlowly(v);
+  }
+
+  private static Object toCelSlowly(Object v) {
     if (v == null || v instanceof com.google.protobuf.NullValue) return NullValue.NULL_VALUE;
     if (v instanceof IndexedRecord r) return new RecordView(r);
     if (v instanceof GenericEnumSymbol<?> || v instanceof CharSequence) return v.toString();

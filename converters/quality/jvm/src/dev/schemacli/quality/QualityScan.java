@@ -80,6 +80,7 @@ public final class QualityScan {
     private int seenId;
     private GenericDatumReader<IndexedRecord> seenReader; // null until a record is decoded
     private WriterTally seenTally;
+    private IndexedRecord seenLast; // that writer's last record (no boxed id looked up)
 
     Tally(Plan plan, Engine engine) {
       this.plan = plan;
@@ -127,13 +128,14 @@ public final class QualityScan {
         seenId = id;
         seenReader = reader;
         seenTally = w;
+        seenLast = last.get(id);
       }
       w.records++;
       long offset = r.offset();
       IndexedRecord record;
       try {
         decoder = DecoderFactory.get().binaryDecoder(v, 5, v.length - 5, decoder);
-        record = reader.read(last.get(id), decoder);
+        record = reader.read(seenLast, decoder);
       } catch (IOException | RuntimeException ex) {
         if (w.undecodable++ == 0) {
           w.undecodableAt = new long[] {range.partition, offset};
@@ -141,7 +143,10 @@ public final class QualityScan {
         }
         return;
       }
-      last.put(id, record);
+      if (record != seenLast) {
+        last.put(id, record);
+        seenLast = record;
+      }
       Engine.Result result = engine.run(record);
       Engine.Outcome[] outcomes = result.outcomes();
       for (int i = 0; i < nRules; i++) {
