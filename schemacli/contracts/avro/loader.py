@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from schemacli.contracts.avro.facts import PRIMITIVE_TYPES
-from schemacli.contracts.avro.parse import parse_schema
+from schemacli.contracts.avro.parse import FieldMemo, parse_schema
 from schemacli.contracts.avro.schema import NamedSchema, Names, Schema, named_types
 from schemacli.contracts.jsontext.document import Document
 from schemacli.contracts.jsontext.pointer import join_pointer
@@ -628,13 +628,17 @@ def load_schema_text(
 
 
 def load_schema_document(
-    document: Document, *, version: int | None = None, names: Names | None = None
+    document: Document,
+    *,
+    version: int | None = None,
+    names: Names | None = None,
+    fields: FieldMemo | None = None,
 ) -> LoadedSchema:
     """``load_schema_text`` for JSON already parsed (a caller that parses it again with more
-    ``names`` reads the text once)."""
+    ``names`` reads the text once; ``fields``: see ``parse_schema``)."""
     source = document.source
     try:
-        schema = parse_schema(document.value, names=names)
+        schema = parse_schema(document.value, names=names, fields=fields)
     except SchemacliError as err:
         raise _positioned(err, document) from None
     return LoadedSchema(source=source, document=document, schema=schema, version=version)

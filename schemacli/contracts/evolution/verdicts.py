@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from schemacli.contracts.avro.loader import LoadedSchema
-from schemacli.contracts.avro.parse import SELF_COMPATIBLE, parse_schema
+from schemacli.contracts.avro.parse import FIELD_TEXT, SELF_COMPATIBLE, parse_schema
 from schemacli.contracts.avro.schema import (
     ArraySchema,
     MapSchema,
@@ -407,6 +407,16 @@ class _Record:
         texts, raws, positions = {}, {}, {}
         defaulted = []
         for position, (model, raw) in enumerate(zip(schema.fields, fields, strict=True)):
+            # A field the parser kept in its memo (parse_schema's ``fields``) carries its text
+            # and names no named type: it stands alone (no walk, no repr again).
+            text = model.__dict__.get(FIELD_TEXT)
+            if text is not None:
+                texts[model.name] = text
+                if model.has_default:
+                    defaulted.append(model.name)
+                raws[model.name] = raw
+                positions[model.name] = position
+                continue
             if model.aliases or not isinstance(raw, dict):
                 return None
             # repr, not JSON: equal texts mean equal values; unequal ones (keys in another
