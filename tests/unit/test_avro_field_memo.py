@@ -148,6 +148,22 @@ def _loaded(value: Any, memo: FieldMemo | None) -> LoadedSchema:
     return LoadedSchema(source="x.avsc", document=document, schema=schema)
 
 
+def _table(record: _Record | None) -> Any:
+    """What the verdict memo reads of a record's field table."""
+    if record is None:
+        return None
+    return {
+        "name": (record.simple_name, record.fullname),
+        "texts": record.texts,
+        "raws": record.raws,
+        "positions": record.positions,
+        "items": {record.item_names[i] for i in record.items},
+        "names": {record.id_names[i] for i in record.names},
+        "numbers": (record.item_ids, record.name_ids),
+        "defaulted": record.defaulted,
+    }
+
+
 def test_the_field_table_of_a_memoised_record_is_the_one_built_by_walking_its_fields() -> None:
     compared = 0
     for a, b in _memo_pairs():
@@ -159,8 +175,8 @@ def test_the_field_table_of_a_memoised_record_is_the_one_built_by_walking_its_fi
                 break
             memoised = _loaded(value, memo)
             ids: dict[Any, int] = {}
-            expected = _Record.of(plain, ids)
-            got = _Record.of(memoised, ids)
-            assert got == expected
+            expected = _table(_Record.of(plain, ids))
+            assert _table(_Record.of(memoised, ids)) == expected
+            assert _table(_Record.of(memoised, ids)) == expected  # its numbers kept
             compared += expected is not None
     assert compared > 100
