@@ -304,7 +304,20 @@ class VerdictCache:
                     r, w, reader, writer = new, old, candidate, old_schema
                 else:
                     r, w, reader, writer = old, new, old_schema, candidate
-                result = self._by_fields(r, w, reader, writer) if r.items - w.items else _COMPATIBLE
+                # The usual pair is decided here, as _fields_differing decides it: no field
+                # differs, or the only ones that differ are the reader's fields the writer
+                # lacks, known harmless for this writer's name (_all_harmless).
+                differing = r.items - w.items
+                known = False
+                if differing:
+                    harmless = r.harmless.get(w.fullname)
+                    if harmless is not None and len(differing) <= len(harmless):
+                        missing = r.names - w.names
+                        known = len(differing) == len(missing) and missing <= harmless
+                if differing and not known:
+                    result = self._by_fields(r, w, reader, writer)
+                else:
+                    result = _COMPATIBLE
             elif direction == BACKWARD:
                 result = self.check(candidate, old_schema)
             else:
