@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from schemacli.contracts.avro.loader import LoadedSchema, load_schema_text
+from schemacli.contracts.avro.loader import LoadedSchema, _identity_by_fields, load_schema_text
 from schemacli.contracts.avro.parse import FIELD_TEXT, FieldMemo, parse_schema
 from schemacli.contracts.avro.schema import Field, Schema
 from schemacli.contracts.evolution import compat
@@ -180,3 +180,33 @@ def test_the_field_table_of_a_memoised_record_is_the_one_built_by_walking_its_fi
             assert _table(_Record.of(memoised, ids)) == expected  # its numbers kept
             compared += expected is not None
     assert compared > 100
+
+
+def test_identity_of_a_memoised_record_is_its_whole_text_encoded() -> None:
+    compared = by_fields = 0
+    extra = [
+        (  # a property spelled like the record's empty field list, and collapsible nodes
+            {"type": "record", "name": "R", "x": {"fields": []}, "fields": [_INT]},
+            {"type": "record", "name": "R", "x": {"fields": []}, "fields": [_INT, _LONG]},
+        ),
+        (
+            {"type": "record", "name": "R", "doc": '"fields":[]', "fields": [_INT]},
+            {"type": "record", "name": "R", "doc": '"fields":[]', "fields": [_INT, _LONG]},
+        ),
+    ]
+    for a, b in [*_memo_pairs(), *extra]:
+        memo: FieldMemo = {}
+        for value in (a, b):
+            try:
+                plain = _loaded(value, None)
+            except SchemaParseError:
+                break
+            memoised = _loaded(value, memo)
+            assert memoised.identity == plain.identity
+            compared += 1
+            by_fields += _identity_by_fields(memoised.value, memoised.schema) is not None
+    assert compared > 500 and by_fields > 200
+
+
+_INT = {"name": "a", "type": {"type": "int"}, "default": 1, "doc": '{"type":"int"}'}
+_LONG = {"name": "b", "type": ["null", {"type": "long"}], "default": None}
