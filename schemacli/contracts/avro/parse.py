@@ -638,7 +638,7 @@ class _Parser:
                 self.field_extras(raw, name, ftype_node, fpointer, fattrs)
             fld = new(field_class)
             set_attr(fld, "__dict__", fattrs)
-            if text is not None and "aliases" not in fattrs and _plain_type(ftype_node):
+            if text is not None and "aliases" not in fattrs and plain_type(ftype_node) == PLAIN:
                 self.remember(fld, text)
             if name in by_name:
                 self.duplicate_field(name, fullname, by_name, position, fpointer)
@@ -709,8 +709,14 @@ class _Parser:
             )
 
 
-def _plain_type(node: Schema) -> bool:
-    """Whether ``node`` holds only primitives, arrays, maps and unions (no named type)."""
+PLAIN = 1  # a type of primitives, arrays, maps and unions of them
+REFERRING = 2  # the same, and named types a caller lists as defined elsewhere
+
+
+def plain_type(node: Schema, external: frozenset[int] = frozenset()) -> int:
+    """Whether ``node`` names no named type: :data:`PLAIN`, :data:`REFERRING` (it uses only
+    named types whose ids are in ``external``), or 0 (it uses or defines another)."""
+    found = PLAIN
     stack = [node]
     while stack:
         node = stack.pop()
@@ -723,9 +729,11 @@ def _plain_type(node: Schema) -> bool:
             stack.append(node.values)  # type: ignore[attr-defined]
         elif cls is UnionSchema:
             stack.extend(node.types)  # type: ignore[attr-defined]
+        elif id(node) in external:
+            found = REFERRING
         else:
-            return False
-    return True
+            return 0
+    return found
 
 
 def _props(node: dict[str, Any], kind: str) -> Mapping[str, Any]:

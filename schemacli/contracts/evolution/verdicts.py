@@ -38,15 +38,18 @@ from pathlib import Path
 from typing import Any
 
 from schemacli.contracts.avro.loader import LoadedSchema
-from schemacli.contracts.avro.parse import FIELD_TEXT, SELF_COMPATIBLE, parse_schema
+from schemacli.contracts.avro.parse import (
+    FIELD_TEXT,
+    PLAIN,
+    REFERRING,
+    SELF_COMPATIBLE,
+    parse_schema,
+    plain_type,
+)
 from schemacli.contracts.avro.schema import (
-    ArraySchema,
-    MapSchema,
     NamedSchema,
-    PrimitiveSchema,
     RecordSchema,
     Schema,
-    UnionSchema,
     named_types,
 )
 from schemacli.contracts.evolution import compat
@@ -545,8 +548,7 @@ class _Record:
 _FIELD_IDS = "_verdict_ids"
 
 
-_PLAIN = 1  # a field of primitives, arrays, maps and unions of them
-_REFERRING = 2  # the same, and types named by references (other files' named types)
+_PLAIN, _REFERRING = PLAIN, REFERRING  # see parse.plain_type
 
 
 def _plain(model: Any, external: frozenset[int] = frozenset()) -> int:
@@ -555,24 +557,7 @@ def _plain(model: Any, external: frozenset[int] = frozenset()) -> int:
     types of ``external``, the ids of those its schema's references define)."""
     if model.__dict__.get("_ptype") is not None:  # a bare primitive name, not built yet
         return _PLAIN
-    found = _PLAIN
-    stack = [model.type]
-    while stack:
-        node = stack.pop()
-        cls = node.__class__
-        if cls is PrimitiveSchema:
-            continue
-        if cls is ArraySchema:
-            stack.append(node.items)
-        elif cls is MapSchema:
-            stack.append(node.values)
-        elif cls is UnionSchema:
-            stack.extend(node.types)
-        elif id(node) in external:
-            found = _REFERRING
-        else:
-            return 0
-    return found
+    return plain_type(model.type, external)
 
 
 def _one_field_record(fullname: str, field: dict[str, Any] | None) -> str:
