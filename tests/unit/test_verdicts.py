@@ -20,14 +20,15 @@ from pathlib import Path
 
 import pytest
 
-from schemacli.contracts.avro.loader import load_schema_text
-from schemacli.contracts.avro.parse import parse_schema
+from schemacli.contracts.avro.loader import LoadedSchema, load_schema_text
+from schemacli.contracts.avro.parse import FieldMemo, parse_schema
 from schemacli.contracts.evolution import compat, diskcache, verdicts
 from schemacli.contracts.evolution.check import check_candidate
 from schemacli.contracts.evolution.diskcache import DiskCache
 from schemacli.contracts.evolution.levels import BACKWARD, Level, SubjectLevels
 from schemacli.contracts.evolution.verdicts import VerdictCache
 from schemacli.contracts.gate.gate import gate
+from schemacli.contracts.jsontext.source import parse_text
 from schemacli.contracts.store.history import load_history
 from schemacli.contracts.store.tree import FileTree
 from schemacli.errors import SchemacliError, SchemacliWarning
@@ -310,6 +311,38 @@ def test_check_candidate_with_the_cache_matches_the_engine(level, tmp_path):
                     assert list(report.findings) == engine_findings(
                         candidate, before, subject="s", level=level
                     )
+
+
+def _loaded_with(memo: FieldMemo, schema, source: str, version: int) -> LoadedSchema:
+    """A version parsed as the gate parses a history: its fields through one memo."""
+    document = parse_text(json.dumps(schema, indent=2), source)
+    return LoadedSchema(source, document, parse_schema(document.value, fields=memo), version)
+
+
+@pytest.mark.parametrize("level", [Level.FULL_TRANSITIVE, Level.BACKWARD, Level.FORWARD])
+def test_histories_parsed_with_one_field_memo_get_the_engines_findings(level):
+    # The gate's road: a history's fields parsed once, each version's table numbered from
+    # them, most pairs decided without the engine; fed the same histories as the engine.
+    rng = random.Random(12)
+    cache = VerdictCache()
+    compared = found = 0
+    for _ in range(40):
+        memo: FieldMemo = {}
+        history = [
+            _loaded_with(memo, s, f"subjects/s/v{n}.avsc", n)
+            for n, s in enumerate(plain_history(rng, 8), start=1)
+        ]
+        for n in range(2, len(history) + 1):
+            candidate, before = history[n - 1], history[: n - 1]
+            report = check_candidate(
+                candidate, before, subject="s", level=level, verdicts=cache, fixes=False
+            )
+            if report.identical_to is None:
+                expected = engine_findings(candidate, before, subject="s", level=level)
+                assert list(report.findings) == expected
+                compared += 1
+                found += bool(expected)
+    assert compared > 200 and found > 50
 
 
 def _gate_rows(store: Path, cache: VerdictCache | None, level=Level.FULL_TRANSITIVE):

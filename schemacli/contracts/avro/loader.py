@@ -44,8 +44,8 @@ from pathlib import Path
 from typing import Any
 
 from schemacli.contracts.avro.facts import PRIMITIVE_TYPES
-from schemacli.contracts.avro.parse import parse_schema
-from schemacli.contracts.avro.schema import NamedSchema, Names, Schema, named_types
+from schemacli.contracts.avro.parse import FIELD_TEXT, FieldMemo, parse_schema
+from schemacli.contracts.avro.schema import NamedSchema, Names, RecordSchema, Schema, named_types
 from schemacli.contracts.jsontext.document import Document
 from schemacli.contracts.jsontext.pointer import join_pointer
 from schemacli.contracts.jsontext.source import load_json, parse_text
@@ -113,6 +113,9 @@ class LoadedSchema:
         """
         # Written by the C encoder, then collapsed in the text (a Python walk over every node
         # cost most of it): equal to json.dumps(collapse_primitives(value)), see the test.
+        by_fields = _identity_by_fields(self.value, self.schema)
+        if by_fields is not None:
+            return by_fields
         return _COLLAPSIBLE.sub(_collapsed, _IDENTITY_ENCODER.encode(self.value))
 
     def location(self, pointer: str | None = None) -> Location:
@@ -159,6 +162,38 @@ _COLLAPSIBLE = re.compile('\\{"type":"(' + "|".join(sorted(PRIMITIVE_TYPES)) + '
 
 def _collapsed(match: re.Match[str]) -> str:
     return f'"{match.group(1)}"'
+
+
+_FIELD_IDENTITY = "_identity"  # a memoised field's part of identity, kept in the field
+_NO_FIELDS = '"fields":[]'
+
+
+def _identity_by_fields(value: Any, schema: Schema) -> str | None:
+    """``identity`` of a record whose fields the parser memoised (a history's versions share
+    them): each field's part encoded and collapsed once, then put in the record's own text;
+    None for any other schema. Equal to encoding the whole (see the test): a field always
+    has a name, so no collapsible node spans two fields or a field and the record."""
+    if schema.__class__ is not RecordSchema or value.__class__ is not dict:
+        return None
+    raws = value.get("fields")
+    fields: tuple[Any, ...] = schema.fields
+    if raws.__class__ is not list or len(raws) != len(fields) or not fields:
+        return None
+    parts = []
+    for model, raw in zip(fields, raws, strict=True):
+        attrs = model.__dict__
+        part = attrs.get(_FIELD_IDENTITY)
+        if part is None:
+            if FIELD_TEXT not in attrs:
+                return None
+            part = attrs[_FIELD_IDENTITY] = _COLLAPSIBLE.sub(
+                _collapsed, _IDENTITY_ENCODER.encode(raw)
+            )
+        parts.append(part)
+    head = _COLLAPSIBLE.sub(_collapsed, _IDENTITY_ENCODER.encode({**value, "fields": []}))
+    if head.count(_NO_FIELDS) != 1:  # a property spelled like it: the whole road
+        return None
+    return head.replace(_NO_FIELDS, '"fields":[' + ",".join(parts) + "]")
 
 
 @frozen_dataclass
@@ -628,13 +663,17 @@ def load_schema_text(
 
 
 def load_schema_document(
-    document: Document, *, version: int | None = None, names: Names | None = None
+    document: Document,
+    *,
+    version: int | None = None,
+    names: Names | None = None,
+    fields: FieldMemo | None = None,
 ) -> LoadedSchema:
     """``load_schema_text`` for JSON already parsed (a caller that parses it again with more
-    ``names`` reads the text once)."""
+    ``names`` reads the text once; ``fields``: see ``parse_schema``)."""
     source = document.source
     try:
-        schema = parse_schema(document.value, names=names)
+        schema = parse_schema(document.value, names=names, fields=fields)
     except SchemacliError as err:
         raise _positioned(err, document) from None
     return LoadedSchema(source=source, document=document, schema=schema, version=version)

@@ -87,8 +87,15 @@ INVALID_SCHEMA = Kind.INVALID_SCHEMA  # anything else Java refuses
 _new = object.__new__
 _set = object.__setattr__
 
+# Fields parsed once for many schemas (see parse_schema's ``fields``): by pointer and text.
+FieldMemo = dict[tuple[str, str], Field]
+FIELD_TEXT = "_text"  # a memoised field's text (repr of its JSON), in its __dict__
+_FIELD_MEMO_MAX = 1 << 14
 
-def parse_schema(obj: Any, *, names: Names | None = None) -> Schema:
+
+def parse_schema(
+    obj: Any, *, names: Names | None = None, fields: FieldMemo | None = None
+) -> Schema:
     """Parse an Avro schema the way Java's ``Schema.Parser`` (1.12, validating defaults) does.
 
     ``obj`` is parsed JSON (dict, list, or a str naming a type) or JSON text: a str is read as
@@ -97,15 +104,22 @@ def parse_schema(obj: Any, *, names: Names | None = None) -> Schema:
     between calls: a caller that parses the same text again and again keeps its own memo, as
     ``verdicts.VerdictCache`` does); raises :class:`SchemaParseError` with
     ``Location(pointer=...)`` and a hint for anything Java refuses.
+
+    ``fields``: a memo kept by a caller that parses many schemas sharing most fields (a
+    subject's versions): a record field whose JSON (its ``repr``) and pointer were parsed
+    before, and whose type names no named type, is that same ``Field`` (its ``_text`` the
+    repr), not parsed again. Such a field's model follows from its JSON and pointer alone
+    (no names, namespace or enclosing record enter it), so the tree is the one a parse
+    without the memo builds, field for field (tests/unit/test_avro_field_memo.py).
     """
     if isinstance(obj, str):
         obj = _json_text(obj)
-    return nesting.call_deep(_build, obj, names)
+    return nesting.call_deep(_build, obj, names, fields)
 
 
-def _build(obj: Any, names: Names | None) -> Schema:
+def _build(obj: Any, names: Names | None, fields: FieldMemo | None = None) -> Schema:
     try:
-        parser = _Parser(names)
+        parser = _Parser(names, fields)
         root = parser.parse(obj, "", None)
     except RecursionError:
         depth = nesting.value_depth(obj)  # parsed JSON handed to us may be deeper than Java reads
@@ -181,14 +195,15 @@ class _Parser:
     dominated by it. Anything unusual takes the general path, which raises the precise errors.
     """
 
-    __slots__ = ("old", "new", "placeholders", "building", "field_aliases")
+    __slots__ = ("old", "new", "placeholders", "building", "field_aliases", "fields")
 
-    def __init__(self, names: Names | None) -> None:
+    def __init__(self, names: Names | None, fields: FieldMemo | None = None) -> None:
         self.old: Mapping[str, NamedSchema] = names.types if names is not None else {}
         self.new: dict[str, NamedSchema] = {}
         self.placeholders: list[Placeholder] = []
         self.building: set[int] = set()  # records whose fields are being parsed
         self.field_aliases = False  # whether any field has aliases
+        self.fields = fields  # fields parsed before, by (pointer, repr of the JSON)
 
     # -- errors -------------------------------------------------------------------------------
 
@@ -553,8 +568,20 @@ class _Parser:
         prefix = pointer + "/fields/"
         position = 0
         ftype_node: Schema
+        memo = self.fields
         for raw in raw_fields:
             fpointer = prefix + (indexes[position] if position < 4096 else str(position))
+            text = None
+            if memo is not None and raw.__class__ is dict:
+                text = repr(raw)
+                known = memo.get((fpointer, text))
+                if known is not None:
+                    if known.name in by_name:
+                        self.duplicate_field(known.name, fullname, by_name, position, fpointer)
+                    by_name[known.name] = known
+                    fields.append(known)
+                    position += 1
+                    continue
             # One field (written out here: this loop is the hottest part of a parse).
             name = raw.get("name") if raw.__class__ is dict or isinstance(raw, dict) else None
             if name.__class__ is not str and not isinstance(name, str):
@@ -580,6 +607,8 @@ class _Parser:
                             "pointer": fpointer,
                         },
                     )
+                    if text is not None:
+                        self.remember(fld, text)
                     if name in by_name:
                         self.duplicate_field(name, fullname, by_name, position, fpointer)
                     by_name[name] = fld
@@ -609,6 +638,8 @@ class _Parser:
                 self.field_extras(raw, name, ftype_node, fpointer, fattrs)
             fld = new(field_class)
             set_attr(fld, "__dict__", fattrs)
+            if text is not None and "aliases" not in fattrs and plain_type(ftype_node) == PLAIN:
+                self.remember(fld, text)
             if name in by_name:
                 self.duplicate_field(name, fullname, by_name, position, fpointer)
             by_name[name] = fld
@@ -620,6 +651,15 @@ class _Parser:
         attrs["fields"] = tuple(fields)
         attrs["field_map"] = MappingProxyType(by_name)
         return record
+
+    def remember(self, fld: Field, text: str) -> None:
+        """Keep ``fld`` (a field naming no named type) for the next schema of the memo."""
+        memo = self.fields
+        if memo is not None:
+            if len(memo) >= _FIELD_MEMO_MAX:
+                memo.clear()
+            fld.__dict__[FIELD_TEXT] = text
+            memo[(fld.pointer, text)] = fld
 
     def duplicate_field(
         self, name: str, fullname: str, by_name: dict[str, Field], position: int, pointer: str
@@ -667,6 +707,33 @@ class _Parser:
             attrs["props"] = MappingProxyType(
                 {k: v for k, v in raw.items() if k not in _FIELD_RESERVED}
             )
+
+
+PLAIN = 1  # a type of primitives, arrays, maps and unions of them
+REFERRING = 2  # the same, and named types a caller lists as defined elsewhere
+
+
+def plain_type(node: Schema, external: frozenset[int] = frozenset()) -> int:
+    """Whether ``node`` names no named type: :data:`PLAIN`, :data:`REFERRING` (it uses only
+    named types whose ids are in ``external``), or 0 (it uses or defines another)."""
+    found = PLAIN
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        cls = node.__class__
+        if cls is PrimitiveSchema:
+            continue
+        if cls is ArraySchema:
+            stack.append(node.items)  # type: ignore[attr-defined]
+        elif cls is MapSchema:
+            stack.append(node.values)  # type: ignore[attr-defined]
+        elif cls is UnionSchema:
+            stack.extend(node.types)  # type: ignore[attr-defined]
+        elif id(node) in external:
+            found = REFERRING
+        else:
+            return 0
+    return found
 
 
 def _props(node: dict[str, Any], kind: str) -> Mapping[str, Any]:

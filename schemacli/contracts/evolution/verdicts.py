@@ -32,20 +32,24 @@ import hashlib
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from schemacli.contracts.avro.loader import LoadedSchema
-from schemacli.contracts.avro.parse import SELF_COMPATIBLE, parse_schema
+from schemacli.contracts.avro.parse import (
+    FIELD_TEXT,
+    PLAIN,
+    REFERRING,
+    SELF_COMPATIBLE,
+    parse_schema,
+    plain_type,
+)
 from schemacli.contracts.avro.schema import (
-    ArraySchema,
-    MapSchema,
     NamedSchema,
-    PrimitiveSchema,
     RecordSchema,
     Schema,
-    UnionSchema,
     named_types,
 )
 from schemacli.contracts.evolution import compat
@@ -303,7 +307,20 @@ class VerdictCache:
                     r, w, reader, writer = new, old, candidate, old_schema
                 else:
                     r, w, reader, writer = old, new, old_schema, candidate
-                result = self._by_fields(r, w, reader, writer) if r.items - w.items else _COMPATIBLE
+                # The usual pair is decided here, as _fields_differing decides it: no field
+                # differs, or the only ones that differ are the reader's fields the writer
+                # lacks, known harmless for this writer's name (_all_harmless).
+                differing = r.items - w.items
+                known = False
+                if differing:
+                    harmless = r.harmless.get(w.fullname)
+                    if harmless is not None and len(differing) <= len(harmless):
+                        missing = r.names - w.names
+                        known = len(differing) == len(missing) and missing <= harmless
+                if differing and not known:
+                    result = self._by_fields(r, w, reader, writer)
+                else:
+                    result = _COMPATIBLE
             elif direction == BACKWARD:
                 result = self.check(candidate, old_schema)
             else:
@@ -368,22 +385,74 @@ def _content_key(loaded: LoadedSchema) -> str:
 # -- records compared field by field ---------------------------------------------------------
 
 
-@dataclass
 class _Record:
-    """A record whose fields hold only primitives, arrays, maps and unions of them, no alias."""
+    """A record whose fields hold only primitives, arrays, maps and unions of them, no alias.
 
-    simple_name: str
-    fullname: str
-    texts: dict[str, str]  # field name -> the field's JSON value, as Python writes it
-    raws: dict[str, dict[str, Any]]  # field name -> the field's JSON value
-    positions: dict[str, int]
-    name_ids: dict[str, int]
-    item_names: dict[int, str]  # the number of a (name, JSON) pair -> the name
-    items: frozenset[int]  # the numbers of the (name, JSON) pairs
-    names: frozenset[int]  # the numbers of the names
-    id_names: dict[int, str]  # the number of a name -> the name
-    defaulted: frozenset[str]  # the fields that have a default (a JSON null one too)
-    harmless: dict[str, set[int]] = field(default_factory=dict)
+    A pair of versions is mostly decided by the two set differences (``items``, ``names``);
+    the maps by name are built only for a record whose fields the engine must see."""
+
+    __slots__ = (
+        "simple_name",
+        "fullname",
+        "models",
+        "field_names",
+        "field_texts",
+        "field_raws",
+        "item_ids",
+        "name_ids",
+        "items",
+        "names",
+        "harmless",
+        "__dict__",
+    )
+
+    def __init__(
+        self,
+        schema: RecordSchema,
+        field_names: list[str],
+        field_texts: list[str],
+        field_raws: list[dict[str, Any]],
+        item_ids: list[int],
+        name_ids: list[int],
+    ) -> None:
+        self.simple_name: str = schema.simple_name
+        self.fullname: str = schema.fullname
+        self.models = schema.fields
+        self.field_names = field_names  # by position
+        self.field_texts = field_texts  # the field's JSON value, as Python writes it (repr)
+        self.field_raws = field_raws  # the field's JSON value
+        self.item_ids = item_ids  # the number of the (name, text) pair
+        self.name_ids = name_ids  # the number of the name
+        self.items = frozenset(item_ids)
+        self.names = frozenset(name_ids)
+        self.harmless: dict[str, set[int]] = {}
+
+    @cached_property
+    def texts(self) -> dict[str, str]:
+        return dict(zip(self.field_names, self.field_texts, strict=True))
+
+    @cached_property
+    def raws(self) -> dict[str, dict[str, Any]]:
+        return dict(zip(self.field_names, self.field_raws, strict=True))
+
+    @cached_property
+    def positions(self) -> dict[str, int]:
+        return {name: position for position, name in enumerate(self.field_names)}
+
+    @cached_property
+    def item_names(self) -> dict[int, str]:
+        """The number of a (name, text) pair -> the name."""
+        return dict(zip(self.item_ids, self.field_names, strict=True))
+
+    @cached_property
+    def id_names(self) -> dict[int, str]:
+        """The number of a name -> the name."""
+        return dict(zip(self.name_ids, self.field_names, strict=True))
+
+    @cached_property
+    def defaulted(self) -> frozenset[str]:
+        """The fields that have a default (a JSON null one too)."""
+        return frozenset(m.name for m in self.models if m.has_default)
 
     @classmethod
     def of(
@@ -404,58 +473,82 @@ class _Record:
         if not isinstance(fields, list) or len(fields) != len(schema.fields):
             return None
         references: str | None = None
-        texts, raws, positions = {}, {}, {}
-        defaulted = []
-        for position, (model, raw) in enumerate(zip(schema.fields, fields, strict=True)):
-            if model.aliases or not isinstance(raw, dict):
-                return None
-            # repr, not JSON: equal texts mean equal values; unequal ones (keys in another
-            # order) only cost a comparison by the engine.
-            text = repr(raw)
-            # Without types from references, whether a field stands alone follows from its
-            # JSON (a name it uses is a named type whatever defines it): the versions of a
-            # history share most fields, each walked once.
-            plain = plains.get(text) if plains is not None and not external else None
-            if plain is None:
-                plain = _plain(model, external)
-                if plains is not None and not external:
-                    if len(plains) >= _ONE_FIELDS_MAX:
-                        plains.clear()
-                    plains[text] = plain
-            if not plain:
-                return None
-            if plain is _REFERRING:
-                # The field names a type another file defines: its meaning is that file's
-                # content too, so equal texts mean equal fields only with equal references.
-                # Such a field that differs is compared by the engine on the whole records
-                # (a one-field record of it does not parse alone).
-                if references is None:
-                    references = "\0".join(_content_key(r) for r in loaded.references)
-                text = f"{text}\0{references}"
-            texts[model.name] = text
-            if model.has_default:
-                defaulted.append(model.name)
-            raws[model.name] = raw
-            positions[model.name] = position
-        name_ids = {name: ids.setdefault(name, len(ids)) for name in texts}
-        item_names = {ids.setdefault(item, len(ids)): item[0] for item in texts.items()}
-        return cls(
-            simple_name=schema.simple_name,
-            fullname=schema.fullname,
-            texts=texts,
-            raws=raws,
-            positions=positions,
-            name_ids=name_ids,
-            item_names=item_names,
-            items=frozenset(item_names),
-            names=frozenset(name_ids.values()),
-            id_names={number: name for name, number in name_ids.items()},
-            defaulted=frozenset(defaulted),
-        )
+        names: list[str] = []
+        texts: list[str] = []
+        item_ids: list[int] = []
+        name_ids: list[int] = []
+        for model in schema.fields:
+            # A field the parser kept in its memo (parse_schema's ``fields``) carries its text
+            # and names no named type: it stands alone. Its numbers are kept in it, with the
+            # table they come from (a history's versions share the field object).
+            attrs = model.__dict__
+            known = attrs.get(_FIELD_IDS)
+            if known is not None and known[0] is ids:
+                names.append(known[1])
+                texts.append(known[2])
+                item_ids.append(known[3])
+                name_ids.append(known[4])
+                continue
+            text = attrs.get(FIELD_TEXT)
+            if text is None:
+                break
+            name = model.name
+            attrs[_FIELD_IDS] = known = (
+                ids,
+                name,
+                text,
+                ids.setdefault((name, text), len(ids)),
+                ids.setdefault(name, len(ids)),
+            )
+            names.append(name)
+            texts.append(text)
+            item_ids.append(known[3])
+            name_ids.append(known[4])
+        else:
+            return cls(schema, names, texts, fields, item_ids, name_ids)
+        names.clear()
+        texts.clear()
+        for model, raw in zip(schema.fields, fields, strict=True):
+            text = model.__dict__.get(FIELD_TEXT)
+            if text is None:
+                if model.aliases or not isinstance(raw, dict):
+                    return None
+                # repr, not JSON: equal texts mean equal values; unequal ones (keys in another
+                # order) only cost a comparison by the engine.
+                text = repr(raw)
+                # Without types from references, whether a field stands alone follows from
+                # its JSON (a name it uses is a named type whatever defines it): the versions
+                # of a history share most fields, each walked once.
+                plain = plains.get(text) if plains is not None and not external else None
+                if plain is None:
+                    plain = _plain(model, external)
+                    if plains is not None and not external:
+                        if len(plains) >= _ONE_FIELDS_MAX:
+                            plains.clear()
+                        plains[text] = plain
+                if not plain:
+                    return None
+                if plain is _REFERRING:
+                    # The field names a type another file defines: its meaning is that file's
+                    # content too, so equal texts mean equal fields only with equal
+                    # references. Such a field that differs is compared by the engine on the
+                    # whole records (a one-field record of it does not parse alone).
+                    if references is None:
+                        references = "\0".join(_content_key(r) for r in loaded.references)
+                    text = f"{text}\0{references}"
+            names.append(model.name)
+            texts.append(text)
+        item_ids = [ids.setdefault(item, len(ids)) for item in zip(names, texts, strict=True)]
+        name_ids = [ids.setdefault(name, len(ids)) for name in names]
+        return cls(schema, names, texts, fields, item_ids, name_ids)
 
 
-_PLAIN = 1  # a field of primitives, arrays, maps and unions of them
-_REFERRING = 2  # the same, and types named by references (other files' named types)
+# A memoised field's numbers in a VerdictCache's table: (the table, name, text, the number of
+# (name, text), the number of the name), kept in the field (see _Record.of).
+_FIELD_IDS = "_verdict_ids"
+
+
+_PLAIN, _REFERRING = PLAIN, REFERRING  # see parse.plain_type
 
 
 def _plain(model: Any, external: frozenset[int] = frozenset()) -> int:
@@ -464,24 +557,7 @@ def _plain(model: Any, external: frozenset[int] = frozenset()) -> int:
     types of ``external``, the ids of those its schema's references define)."""
     if model.__dict__.get("_ptype") is not None:  # a bare primitive name, not built yet
         return _PLAIN
-    found = _PLAIN
-    stack = [model.type]
-    while stack:
-        node = stack.pop()
-        cls = node.__class__
-        if cls is PrimitiveSchema:
-            continue
-        if cls is ArraySchema:
-            stack.append(node.items)
-        elif cls is MapSchema:
-            stack.append(node.values)
-        elif cls is UnionSchema:
-            stack.extend(node.types)
-        elif id(node) in external:
-            found = _REFERRING
-        else:
-            return 0
-    return found
+    return plain_type(model.type, external)
 
 
 def _one_field_record(fullname: str, field: dict[str, Any] | None) -> str:

@@ -41,8 +41,10 @@ _NEEDS_STORE = "\0needs the store's names"  # a memo key no (text, references) p
 
 # Parses shared between trees (References.load and parse): (text, references) -> (Document,
 # Schema); (_NEEDS_STORE, text) -> True once the text was found to need the store's names;
-# (that key, its found types' contents) -> the Schema parsed with them.
+# (that key, its found types' contents) -> the Schema parsed with them; _FIELDS -> the
+# parser's FieldMemo (fields parsed once for all the versions, see parse_schema).
 ParseMemo = dict[tuple[object, ...], Any]
+_FIELDS = ("\0fields parsed once",)  # no (text, references) pair is a 1-tuple
 
 
 def _content(loaded: LoadedSchema) -> tuple[object, ...]:
@@ -212,9 +214,11 @@ class References:
         that a text needs the store's names, and its model for the same types found there."""
         document = parse_text(text.removeprefix("\ufeff"), self.tree.source(path))
         needs_store = (_NEEDS_STORE, text)
+        # A history's versions share most fields' text: each parsed once (parse_schema).
+        fields = memo.setdefault(_FIELDS, {}) if memo is not None else None
         if memo is None or needs_store not in memo:
             try:
-                loaded = load_schema_document(document, version=version, names=names)
+                loaded = load_schema_document(document, version=version, names=names, fields=fields)
                 return replace(loaded, references=refs) if refs else loaded
             except SchemaParseError as err:
                 if err.kind != UNDEFINED_NAME:
@@ -231,7 +235,7 @@ class References:
             loaded = LoadedSchema(document.source, document, memo[same], version)
             return replace(loaded, references=refs)
         try:
-            loaded = load_schema_document(document, version=version, names=names)
+            loaded = load_schema_document(document, version=version, names=names, fields=fields)
         except SchemaParseError as again:
             if again.kind == UNDEFINED_NAME:
                 again.hint = (
