@@ -71,6 +71,7 @@ def test_a_history_parsed_with_one_field_memo_is_the_tree_parsed_without_it() ->
 
 
 def test_the_engine_gives_the_same_verdicts_on_models_built_with_the_field_memo() -> None:
+    compared = 0
     for a, b in _memo_pairs():
         memo: FieldMemo = {}
         try:
@@ -81,6 +82,8 @@ def test_the_engine_gives_the_same_verdicts_on_models_built_with_the_field_memo(
         for reader, writer in ((0, 1), (1, 0)):
             expected = compat.check(plain[reader], plain[writer])
             assert compat.check(memoised[reader], memoised[writer]) == expected
+            compared += 1
+    assert compared > 500  # most generated pairs parse: the comparison is not vacuous
 
 
 def test_a_schema_refused_after_the_memo_saw_others_is_refused_the_same_way() -> None:
