@@ -92,6 +92,11 @@ class RegistryTransport:
             session.mount("http://", pool)
             session.mount("https://", pool)
         self._session = session
+        if settings.insecure:
+            # --insecure is announced once by the CLI, not by urllib3 on every call. A filter
+            # set once: ``warnings.catch_warnings`` around each call is not thread-safe (the
+            # pool's threads restore each other's filters and the warning leaks).
+            warnings.filterwarnings("ignore", category=InsecureRequestWarning)
         # trust_env stays on: HTTPS_PROXY / NO_PROXY and REQUESTS_CA_BUNDLE work as users expect
         # (our explicit auth, when given, always wins over ~/.netrc).
         self._sleep = sleep
@@ -149,14 +154,11 @@ class RegistryTransport:
         while True:
             started = time.monotonic()
             try:
-                with warnings.catch_warnings():
-                    # --insecure is announced once by the CLI, not by urllib3 on every call
-                    warnings.simplefilter("ignore", InsecureRequestWarning)
-                    response = self._request(method, url, params, data, headers, auth, verify, cert)
-                    try:
-                        content = self._read_body(response, started, method, path)
-                    finally:
-                        response.close()
+                response = self._request(method, url, params, data, headers, auth, verify, cert)
+                try:
+                    content = self._read_body(response, started, method, path)
+                finally:
+                    response.close()
             except (requests.exceptions.RequestException, _TooSlow) as exc:
                 kind = "timeout" if isinstance(exc, _TooSlow) else _failure_kind(exc)
                 retry = attempt < s.retries and (idempotent or kind == "connect")

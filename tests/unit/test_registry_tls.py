@@ -9,11 +9,14 @@ from __future__ import annotations
 import shutil
 import ssl
 import subprocess
+import warnings
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 from registry_fake import FakeRegistry
 from typer.testing import CliRunner
+from urllib3.exceptions import InsecureRequestWarning
 
 from schemacli.app import app
 from schemacli.errors import NetworkError
@@ -123,6 +126,20 @@ def test_insecure_skips_verification_and_says_so_loudly(https, tmp_path, monkeyp
     result = CliRunner().invoke(app, ["subjects", "list", "--registry", https.url, "--insecure"])
     assert result.exit_code == 0, result.output
     assert "TLS verification is OFF" in result.stderr
+
+
+def test_insecure_calls_from_many_threads_never_let_urllib3s_warning_through(https):
+    """--insecure is said once by the CLI; urllib3's InsecureRequestWarning on each call is
+    silenced for every thread of the pool (a per-call ``catch_warnings`` is not thread-safe:
+    threads restored each other's filters and the warning leaked)."""
+    settings = RegistrySettings(url=https.url, insecure=True, concurrency=8, retries=0)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")  # every warning seen, but for what the client silences
+        client = RegistryClient(settings)
+        with ThreadPoolExecutor(8) as pool:
+            answers = list(pool.map(lambda _: client.list_subjects(), range(64)))
+    assert answers == [[]] * 64
+    assert not [w for w in seen if issubclass(w.category, InsecureRequestWarning)]
 
 
 def test_client_certificate_for_mutual_tls(mtls, pki):
