@@ -13,7 +13,9 @@ Input that comes from another party is read inside its root (``within``: the sto
 repository, the folder a mapping names its schemas in): the path, every symbolic link on it
 followed, must resolve inside the root, or it is refused by name (``reason`` ``"outside"``)
 before it is opened. A link that stays inside the root is fine. docs/store.md says which
-command reads inside which root.
+command reads inside which root. The root resolves each folder once (``Root.resolve``): a file
+that is no link itself is its folder, resolved, and its name, exactly what ``realpath`` of the
+file gives; only a link is resolved on its own.
 
 The caps are per kind of input (``SCHEMA_LIMIT``, ``DOCUMENT_LIMIT``, ``SETTINGS_LIMIT``);
 docs/store.md lists them.
@@ -71,6 +73,27 @@ class Root:
     def holds(self, real: str) -> bool:
         """Whether the resolved path ``real`` lies inside this root."""
         return _below(real, self.real)
+
+    @cached_property
+    def _folders(self) -> dict[str, str | None]:
+        """Folders resolved so far, by their absolute path as the caller spelt it."""
+        return {}
+
+    def resolve(self, path: Path | str, info: os.stat_result | None = None) -> str | None:
+        """``os.path.realpath(path)``, exactly, resolving each folder once: a file that is no
+        link itself (``info``: its ``lstat``, taken by the caller) is its folder resolved
+        (remembered) and its name; a link, a name such as ``..``, a relative folder or a file
+        whose ``lstat`` is unknown is resolved on its own. None where it cannot be resolved."""
+        if info is None or stat.S_ISLNK(info.st_mode):
+            return _real(path)
+        folder, name = os.path.split(path)
+        if name in ("", ".", "..") or not os.path.isabs(folder):
+            return _real(path)
+        try:
+            real = self._folders[folder]
+        except KeyError:
+            real = self._folders[folder] = _real(folder)
+        return None if real is None else os.path.join(real, name)
 
 
 class UnreadableInput(InputError):
@@ -173,13 +196,20 @@ def read_input(
     source = source or str(path)
     where = Location(source=source)
     flags = _OPEN_FLAGS
+    known: os.stat_result | None = None  # the file's stat, where its lstat gives it
     if within is not None:
-        real = _real(path)
+        try:  # a file that is no link: its lstat is its stat, and its folder resolves it
+            known = os.lstat(path)
+        except (OSError, ValueError):
+            known = None  # resolved on its own; opening it below says what is wrong
+        if known is not None and stat.S_ISLNK(known.st_mode):
+            known = None
+        real = within.resolve(path, known)
         if real is None or not within.holds(real):
             raise _outside(where, what, within)
         path, flags = real, flags | getattr(os, "O_NOFOLLOW", 0)
     try:
-        info = os.stat(path)
+        info = os.stat(path) if known is None else known
         refused = refused_kind(info.st_mode)
         if refused is not None:
             raise _unreadable(refused[0], refused[1], where, what)
