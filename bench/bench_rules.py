@@ -271,6 +271,17 @@ def variant_onestep(decoded, rules, gated=True):  # type: ignore[no-untyped-def]
     )
 
 
+def variant_nocarry(decoded, rules):  # type: ignore[no-untyped-def]
+    """Diagnostic, not a verdict: main's stage with the carried raw value nulled (a refused
+    record gets no raw_value): what carrying every record's Avro bytes through the boundary's
+    projection and the second stage costs (bench/README.md, the JFR profile)."""
+    from pyspark.sql import functions as F
+
+    from spark_avro.rulestage import VALUE_COLUMN, apply_rules
+
+    return apply_rules(decoded.withColumn(VALUE_COLUMN, F.lit(None).cast("binary")), rules)
+
+
 def variant_codecolumns(decoded, rules):  # type: ignore[no-untyped-def]
     """The stage as it was before the one projection (at 2d8d779, still the road of a table with
     TRANSFORMs): each rule's code in a column of the boundary's projection, the first refusal
@@ -337,7 +348,7 @@ def per_rule(count: int) -> list[str]:
 
 
 # the variants that do not give the committed stage's verdicts (no refusal count compared)
-PARTIAL = ("skeleton", "passonly")
+PARTIAL = ("skeleton", "passonly", "nocarry")
 
 # name: (the stage, SQL settings while it runs)
 VARIANTS = {
@@ -346,6 +357,7 @@ VARIANTS = {
     "onestep-ungated": (lambda d, r: variant_onestep(d, r, gated=False), {}),
     "skeleton": (variant_skeleton, {}),
     "passonly": (variant_passonly, {}),
+    "nocarry": (variant_nocarry, {}),
     "twice": (variant_twice, {}),
     "chain": (variant_chain, {}),
     "chain4": (lambda d, r: variant_chain(d, r, 4), {}),
