@@ -9,6 +9,7 @@ field is the one it builds by walking the field itself.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -88,12 +89,12 @@ def test_the_engine_gives_the_same_verdicts_on_models_built_with_the_field_memo(
 
 def test_a_schema_refused_after_the_memo_saw_others_is_refused_the_same_way() -> None:
     memo: FieldMemo = {}
+    seen = 0  # good schemas the memo has parsed before it meets the broken ones
     for a, _ in _memo_pairs()[:50]:
-        try:
+        with contextlib.suppress(SchemaParseError):  # a generated schema may be refused
             parse_schema(a, fields=memo)
-        except SchemaParseError:
-            pass
-    assert memo
+            seen += 1
+    assert seen > 30 and memo
     refused = 0
     for schema in broken_schemas(20261128, 300):
         try:
