@@ -528,7 +528,7 @@ class _Record:
                         plains[text] = plain
                 if not plain:
                     return None
-                if plain is _REFERRING:
+                if plain is REFERRING:
                     # The field names a type another file defines: its meaning is that file's
                     # content too, so equal texts mean equal fields only with equal
                     # references. Such a field that differs is compared by the engine on the
@@ -548,15 +548,12 @@ class _Record:
 _FIELD_IDS = "_verdict_ids"
 
 
-_PLAIN, _REFERRING = PLAIN, REFERRING  # see parse.plain_type
-
-
 def _plain(model: Any, external: frozenset[int] = frozenset()) -> int:
     """Whether the field ``model`` can be compared on its own: 0 (no: it defines a named
-    type, which another field may use), :data:`_PLAIN`, or :data:`_REFERRING` (it uses named
+    type, which another field may use), :data:`PLAIN`, or :data:`REFERRING` (it uses named
     types of ``external``, the ids of those its schema's references define)."""
     if model.__dict__.get("_ptype") is not None:  # a bare primitive name, not built yet
-        return _PLAIN
+        return PLAIN
     return plain_type(model.type, external)
 
 
