@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # makes `tests.stack` importable from every test module
     sys.path.insert(0, str(ROOT))
 
+from tests import filecosts  # noqa: E402
 from tests.stack.common import ComponentUnavailable  # noqa: E402
 from tests.stack.harness import UNAVAILABLE, abandon_pending, in_ci, obtain  # noqa: E402
 from tests.stack.probe import REGISTRY_IMPLS, probe  # noqa: E402
@@ -35,23 +36,46 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Confluent-API schema registry the integration tests start "
         "(default: $SCHEMACLI_REGISTRY_IMPL or apicurio)",
     )
+    group.addoption(
+        "--file-costs",
+        action="store_true",
+        help="print each test file's seconds at the end, in the format of "
+        "tests/file-costs.txt (the table that orders the files, dearest first)",
+    )
 
 
 # Registries that keep a schema's rule set and metadata (Apicurio's ccompat API drops them).
 KEEPS_RULE_SETS = frozenset({"axonops"})
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """A `rule_sets` test cannot run against a registry that drops rule sets: it is deselected
-    (reported as such), never skipped, so a pass that can run it never shows it as a skip."""
-    if config.getoption("--registry-impl") in KEEPS_RULE_SETS:
-        return
-    kept, dropped = [], []
-    for item in items:
-        (dropped if item.get_closest_marker("rule_sets") else kept).append(item)
-    if dropped:
-        config.hook.pytest_deselected(items=dropped)
-        items[:] = kept
+    (reported as such), never skipped, so a pass that can run it never shows it as a skip.
+    Then the files go dearest first (tests/filecosts.py), so the workers start the long ones
+    at once."""
+    if config.getoption("--registry-impl") not in KEEPS_RULE_SETS:
+        kept, dropped = [], []
+        for item in items:
+            (dropped if item.get_closest_marker("rule_sets") else kept).append(item)
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = kept
+    try:
+        costs = filecosts.load_costs()
+    except filecosts.CostTableError as exc:
+        raise pytest.UsageError(str(exc)) from exc
+    if costs:
+        order = filecosts.dearest_first((item.nodeid for item in items), costs)
+        items[:] = [items[i] for i in order]
+
+
+_SECONDS: list[tuple[str, float]] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    # On the xdist controller this sees every worker's reports: set-up, call and tear-down.
+    _SECONDS.append((report.nodeid, report.duration))
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -73,6 +97,12 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if terminalreporter.config.getoption("--file-costs") and not hasattr(
+        terminalreporter.config, "workerinput"
+    ):
+        terminalreporter.section("seconds by file (the format of tests/file-costs.txt)")
+        for line in filecosts.render_costs(filecosts.seconds_by_file(_SECONDS)):
+            terminalreporter.write_line(line)
     if not UNAVAILABLE:
         return
     terminalreporter.section("stack components that did not start", sep="!", yellow=True, bold=True)
