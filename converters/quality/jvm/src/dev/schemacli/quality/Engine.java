@@ -117,6 +117,8 @@ public final class Engine {
   private final String[] guards; // a rule's guard (before its first ';'), null when none
   private final String[] bodies; // and what it evaluates
   private final Map<Shape, Compiled> programs = new ConcurrentHashMap<>();
+  // the compilers the programs are compiled with, one per set of variables' declarations
+  private final Map<Env, CelCompiler> compilers = new ConcurrentHashMap<>();
   // each rule's last program (its body's, its guard's), found by identity before the map: a
   // record's hash and equals per evaluation cost a quarter of the scan (bench/README.md, #40)
   private final Hit[] bodyHits;
@@ -764,14 +766,14 @@ public final class Engine {
   /** A program and the checked expression it was made from. */
   private record Built(CelRuntime.Program program, CelAbstractSyntaxTree ast) {}
 
-  private static Compiled compile(
+  private Compiled compile(
       String expr, Map<String, CelType> types, Schema schema, boolean closures) {
     Compiled c = compile(expr, types, schema);
     if (!closures || c.program == null) return c;
     return new Compiled(c.program, c.ast, Closures.compile(c.ast), null);
   }
 
-  private static Compiled compile(String expr, Map<String, CelType> types, Schema schema) {
+  private Compiled compile(String expr, Map<String, CelType> types, Schema schema) {
     boolean structs = schema != null
         && types.values().stream().anyMatch(t -> t instanceof StructTypeReference);
     try {
@@ -797,9 +799,27 @@ public final class Engine {
     }
   }
 
-  @SuppressWarnings("deprecation") // math(CelOptions): the call Confluent's CelUtils makes
-  private static Built build(String expr, Map<String, CelType> types, Schema schema)
+  /**
+   * The variables' declarations and the type provider a compiler is built with: every rule
+   * over one writer's records with the same variables shares one compiler (issue 40: building
+   * CEL's standard environment once a rule was most of a check's start).
+   */
+  private record Env(Map<String, CelType> types, Schema schema) {}
+
+  private Built build(String expr, Map<String, CelType> types, Schema schema)
       throws CelValidationException {
+    CelCompiler compiler = compilers.computeIfAbsent(
+        new Env(new HashMap<>(types), schema), env -> compiler(env.types(), env.schema()));
+    CelAbstractSyntaxTree ast = compiler.compile(expr).getAst();
+    try {
+      return new Built(Runtime.INSTANCE.createProgram(ast), ast);
+    } catch (CelEvaluationException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @SuppressWarnings("deprecation") // math(CelOptions): the call Confluent's CelUtils makes
+  private static CelCompiler compiler(Map<String, CelType> types, Schema schema) {
     List<CelVarDecl> decls = new ArrayList<>();
     for (Map.Entry<String, CelType> e : types.entrySet()) {
       decls.add(CelVarDecl.newVarDeclaration(e.getKey(), e.getValue()));
@@ -813,23 +833,30 @@ public final class Engine {
       AvroTypes avroTypes = AvroTypes.of(schema);
       if (!avroTypes.byName.isEmpty()) compiler.setTypeProvider(avroTypes);
     }
-    CelRuntimeBuilder runtime = CelRuntimeFactory.standardCelRuntimeBuilder()
-        .setOptions(CelOptions.DEFAULT)
-        .addLibraries(CelExtensions.strings(), CelExtensions.math(CelOptions.DEFAULT))
-        .setStandardEnvironmentEnabled(false)
-        .setStandardFunctions(CelStandardFunctions.newBuilder()
-            .excludeFunctions(StandardFunction.MATCHES)
-            .build())
-        .addFunctionBindings(
-            CelFunctionBinding.from("matches", String.class, String.class, Engine::fullMatch),
-            CelFunctionBinding.from(
-                "matches_string", String.class, String.class, Engine::fullMatch));
-    CelCompiler built = compiler.build();
-    CelAbstractSyntaxTree ast = built.compile(expr).getAst();
-    try {
-      return new Built(runtime.build().createProgram(ast), ast);
-    } catch (CelEvaluationException e) {
-      throw new IllegalStateException(e);
+    return compiler.build();
+  }
+
+  /**
+   * The one runtime every program is made by: it declares no variables (CEL-Java's runtimes are
+   * immutable and safe to share among threads), so it is built once, not once a rule.
+   */
+  private static final class Runtime {
+    static final CelRuntime INSTANCE = build();
+
+    @SuppressWarnings("deprecation") // math(CelOptions): the call Confluent's CelUtils makes
+    private static CelRuntime build() {
+      return CelRuntimeFactory.standardCelRuntimeBuilder()
+          .setOptions(CelOptions.DEFAULT)
+          .addLibraries(CelExtensions.strings(), CelExtensions.math(CelOptions.DEFAULT))
+          .setStandardEnvironmentEnabled(false)
+          .setStandardFunctions(CelStandardFunctions.newBuilder()
+              .excludeFunctions(StandardFunction.MATCHES)
+              .build())
+          .addFunctionBindings(
+              CelFunctionBinding.from("matches", String.class, String.class, Engine::fullMatch),
+              CelFunctionBinding.from(
+                  "matches_string", String.class, String.class, Engine::fullMatch))
+          .build();
     }
   }
 
