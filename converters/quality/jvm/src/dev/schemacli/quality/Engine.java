@@ -487,10 +487,11 @@ public final class Engine {
           }
           Schema.Field f = w.field();
           Object v = rec.get(f.pos());
-          // a field no expression sees and no transform writes back is left as decoded; a
-          // string a CONDITION sees is the one the record's view made (once for every rule)
-          if (v instanceof Utf8 && (entered != null || !conditions[index])) {
-            v = top ? ((RecordView) now.view(rec)).at(f.pos()) : v.toString();
+          // a field no expression sees and no transform writes back is left as decoded; so is
+          // a top string a CONDITION sees: its expression is given it through the record's
+          // view (fieldTransform), made a String there once for every rule, if ever
+          if (v instanceof Utf8 && !top && (entered != null || !conditions[index])) {
+            v = v.toString();
           }
           Object nv = walk(rule, index, w.declared(), v, entered, now);
           if (conditions[index]) {
@@ -513,9 +514,22 @@ public final class Engine {
       throws CelEvaluationException, CelValidationException {
     if (!field.primitive) return value;
     // a TRANSFORM changes the record field by field: its view is made afresh for each field
-    Vars values = now.fieldVars(toCel(value), field.walked.fullName(),
-        field.walked.field().name(), field.typeName, field.walked.tagList(),
-        conditions[index] ? now.view(field.container) : new RecordView(field.container));
+    Object message =
+        conditions[index] ? now.view(field.container) : new RecordView(field.container);
+    int pos = field.walked.field().pos();
+    Vars values;
+    if (value != null && value.getClass() == Utf8.class && conditions[index]
+        && field.container.get(pos) == value) {
+      // the top record's string field, left as decoded by the walk (a CONDITION's only; not
+      // an item of a list or map field): the expression reads it through the record's view
+      // (a String made once for every rule, or read in place)
+      RecordView view = (RecordView) message;
+      values = now.fieldVars(null, field.walked.fullName(), field.walked.field().name(),
+          field.typeName, field.walked.tagList(), view).inPlaceValue(view, pos);
+    } else {
+      values = now.fieldVars(toCel(value), field.walked.fullName(),
+          field.walked.field().name(), field.typeName, field.walked.tagList(), message);
+    }
     Object result =
         withGuard(index, field.container.getSchema(), celTypeOf(value), values, value, now);
     if (result != null && result.getClass() == Boolean.class) return result; // a condition's
@@ -546,6 +560,10 @@ public final class Engine {
     private static final int MESSAGE = 5;
     private final Object[] values = new Object[NAMES.size()];
     private final int from; // the first slot in use: 0, a field's six; MESSAGE, message alone
+    // a CEL_FIELD value that is a record's string field not yet made a String: the record's
+    // view and the field's position (values[0] null until it is asked for as CEL gives it)
+    private RecordView valueView;
+    private int valuePos;
 
     private Vars(int from) {
       this.from = from;
@@ -558,7 +576,16 @@ public final class Engine {
 
     /** The value in a slot, null when this expression has no such variable. */
     Object at(int slot) {
+      if (slot == 0 && values[0] == null && valueView != null) values[0] = valueView.at(valuePos);
       return slot >= from ? values[slot] : null;
+    }
+
+    /** The value in a slot, a string field's {@code value} as decoded ({@link Closures#ascii}). */
+    Object inPlace(int slot) {
+      if (slot == 0 && values[0] == null && valueView != null) {
+        return valueView.inPlace(valuePos);
+      }
+      return at(slot);
     }
 
     Vars message(Object message) {
@@ -568,12 +595,21 @@ public final class Engine {
 
     Vars field(Object value, String fullName, String name, String typeName, List<String> tags,
         Object message) {
+      valueView = null;
       values[0] = value;
       values[1] = fullName;
       values[2] = name;
       values[3] = typeName;
       values[4] = tags;
       values[MESSAGE] = message;
+      return this;
+    }
+
+    /** The value a record's string field as the view gives it, made a String when asked. */
+    Vars inPlaceValue(RecordView view, int pos) {
+      values[0] = null;
+      valueView = view;
+      valuePos = pos;
       return this;
     }
 
@@ -591,7 +627,7 @@ public final class Engine {
     public Set<Map.Entry<String, Object>> entrySet() {
       Set<Map.Entry<String, Object>> out = new LinkedHashSet<>();
       for (int i = from; i < values.length; i++) {
-        out.add(new java.util.AbstractMap.SimpleImmutableEntry<>(NAMES.get(i), values[i]));
+        out.add(new java.util.AbstractMap.SimpleImmutableEntry<>(NAMES.get(i), at(i)));
       }
       return out;
     }
@@ -956,6 +992,18 @@ public final class Engine {
         values[pos] = v;
       }
       return v;
+    }
+
+    /**
+     * The field at a position as {@link #at} gives it, but a string not yet made a String as
+     * Avro decoded it (a {@code Utf8}): for the closures' calls that read it in place
+     * ({@link Closures#ascii}), which make it a String themselves where they need one.
+     */
+    Object inPlace(int pos) {
+      Object v = values[pos];
+      if (v != null) return v;
+      Object decoded = record.get(pos);
+      return decoded != null && decoded.getClass() == Utf8.class ? decoded : at(pos);
     }
 
     @Override
