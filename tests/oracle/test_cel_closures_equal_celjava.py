@@ -180,6 +180,19 @@ def test_the_benchs_rule_set_runs_whole_in_the_closures(quality_runtime: None) -
     assert counts["fallback"] == counts["celjava"] == 0 and counts["closures"] > 0, counts
 
 
+def test_the_benchs_programs_are_compiled_before_its_first_record(quality_runtime: None) -> None:
+    # the scan compiles the rules' programs while its consumers connect (Engine.prepare): every
+    # program the bench's rules ask for, CEL and CEL_FIELD, guard and body, is one of them
+    for closures in (True, False):
+        answer = jvmscan.rule_run(
+            bench_check.SCHEMA, bench_check.RULES, bench_check.bodies(50), closures=closures
+        )
+        assert answer["compiled_at_run"] == 0, (closures, answer["compiled_at_run"])
+    # a rule set whose fields a walk meets deeper down compiles some at run, as before
+    deeper = jvmscan.rule_run(FLAGS, FLAG_RULES, _flags(8))
+    assert deeper["compiled_at_run"] > 0
+
+
 @pytest.mark.parametrize("mode", ["WRITE", "READ"])
 def test_the_fast_field_walk_gives_the_full_walks_verdicts_on_every_kind_of_field(
     mode: str, quality_runtime: None

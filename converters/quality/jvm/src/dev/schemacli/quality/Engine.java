@@ -119,6 +119,8 @@ public final class Engine {
   private final Map<Shape, Compiled> programs = new ConcurrentHashMap<>();
   // the compilers the programs are compiled with, one per set of variables' declarations
   private final Map<Env, CelCompiler> compilers = new ConcurrentHashMap<>();
+  private final java.util.concurrent.atomic.AtomicLong compiledAtRun =
+      new java.util.concurrent.atomic.AtomicLong();
   // each rule's last program (its body's, its guard's), found by identity before the map: a
   // record's hash and equals per evaluation cost a quarter of the scan (bench/README.md, #40)
   private final Hit[] bodyHits;
@@ -693,6 +695,78 @@ public final class Engine {
   // ---- CEL: the guard, the program, the values ----
 
   /**
+   * Compiles ahead the programs the rules will ask for over records of {@code writer}, as
+   * {@link #eval} would on its first records: a CEL rule's (guard and body) for the record, a
+   * CEL_FIELD rule's for each CEL type a top field it can see may give {@code value}. The scan
+   * does this while its consumers connect, rather than in the consumers' threads once the first
+   * records arrive (issue 40: the rules' compiles were most of a check's start). A program this
+   * misses (a field deeper down, a type seen first at run) is compiled on first use, as before;
+   * one it compiles is the one eval would have compiled (same shape, same declarations).
+   *
+   * @return the programs compiled
+   */
+  public int prepare(Schema writer) {
+    int made = 0;
+    Set<String> messageOnly = new Vars(Vars.MESSAGE).keySet();
+    Set<String> fieldSix = new Vars(0).keySet();
+    for (int i = 0; i < rules.size(); i++) {
+      if (skips[i]) continue;
+      List<Shape> shapes = new ArrayList<>();
+      if (executors[i] == CEL) {
+        shapes.add(new Shape(i, false, writer, null));
+      } else if (executors[i] == CEL_FIELD && !ignoredTransforms[i]
+          && writer.getType() == Schema.Type.RECORD) {
+        Set<CelType> types = new LinkedHashSet<>();
+        for (Walked w : walked(writer, writer)) {
+          if (closures && conditions[i] && w.inert()[i]) continue;
+          if (w.misses()[i]) continue;
+          Schema declared = w.declared();
+          List<Schema> branches =
+              declared.getType() == Schema.Type.UNION ? declared.getTypes() : List.of(declared);
+          for (Schema b : branches) {
+            CelType t = valueType(b.getType());
+            if (t != null) types.add(t);
+          }
+        }
+        for (CelType t : types) shapes.add(new Shape(i, false, writer, t));
+      }
+      for (Shape body : shapes) {
+        for (boolean guard : new boolean[] {true, false}) {
+          String expr = guard ? guards[i] : bodies[i];
+          if (expr == null) continue;
+          Shape shape = new Shape(i, guard, body.schema(), body.type());
+          Set<String> names = executors[i] == CEL ? messageOnly : fieldSix;
+          boolean[] fresh = {false};
+          programs.computeIfAbsent(shape, s -> {
+            fresh[0] = true;
+            return compile(expr, declared(s, names), s.schema(), closures);
+          });
+          if (fresh[0]) made++;
+        }
+      }
+    }
+    return made;
+  }
+
+  /** Programs compiled while records were run (not by {@link #prepare}). */
+  public long compiledAtRun() {
+    return compiledAtRun.get();
+  }
+
+  /** The CEL type {@link #celTypeOf(Object)} gives a decoded value of a primitive type. */
+  private static CelType valueType(Schema.Type type) {
+    return switch (type) {
+      case STRING -> SimpleType.STRING;
+      case INT, LONG -> SimpleType.INT;
+      case FLOAT, DOUBLE -> SimpleType.DOUBLE;
+      case BOOLEAN -> SimpleType.BOOL;
+      case BYTES -> SimpleType.BYTES;
+      case NULL -> SimpleType.DYN;
+      default -> null; // records, arrays, maps, enums, fixed: not given as a field's value
+    };
+  }
+
+  /**
    * A rule's guard, then its body: a guard that is not true (or fails) makes a CONDITION pass
    * and a TRANSFORM give back what it was given.
    */
@@ -729,8 +803,10 @@ public final class Engine {
       String expr = guard ? guards[index] : bodies[index];
       compiled = programs.get(shape);
       if (compiled == null) {
-        compiled = programs.computeIfAbsent(
-            shape, s -> compile(expr, declared(s, values), s.schema, closures));
+        compiled = programs.computeIfAbsent(shape, s -> {
+          compiledAtRun.incrementAndGet();
+          return compile(expr, declared(s, values.keySet()), s.schema, closures);
+        });
       }
       // racy but safe: a Hit's fields are final, and a stale or lost one only misses
       hits[index] = new Hit(schema, type, compiled);
@@ -762,9 +838,9 @@ public final class Engine {
   private record Hit(Schema schema, CelType type, Compiled compiled) {}
 
   /** The variables' declared types (CelUtils.findCelType's rules). */
-  private static Map<String, CelType> declared(Shape shape, Map<String, Object> values) {
+  private static Map<String, CelType> declared(Shape shape, Set<String> names) {
     Map<String, CelType> types = new LinkedHashMap<>();
-    for (String name : values.keySet()) {
+    for (String name : names) {
       if ("message".equals(name)) {
         types.put(name, shape.schema != null ? celTypeOf(shape.schema) : shape.type);
       } else if ("value".equals(name)) {
