@@ -143,6 +143,20 @@ def _same(alone: dict[str, Any], first: dict[str, Any], names: list[str], mode: 
         assert (a["refused"], a["record"]) == (b["refused"], b["record"]), (mode, i)
 
 
+def _compared(
+    schema: Any, rule_set: dict[str, Any], bodies: list[bytes], mode: str
+) -> tuple[dict[str, set[str]], dict[str, Any]]:
+    """Both roads over ``bodies``, compared record by record (:func:`_same`); the verdicts each
+    rule gave (the closures' road), and that road's whole answer."""
+    names = [r["name"] for r in rule_set["domainRules"]]
+    alone, first = _both(schema, rule_set, bodies, {}, mode)
+    _same(alone, first, names, mode)
+    verdicts = {
+        name: {r["outcomes"][i][0] for r in first["results"]} for i, name in enumerate(names)
+    }
+    return verdicts, first
+
+
 @pytest.fixture(scope="module")
 def quality_runtime() -> None:
     from tests.stack.kafka import quality_jars
@@ -197,12 +211,7 @@ def test_the_benchs_programs_are_compiled_before_its_first_record(quality_runtim
 def test_the_fast_field_walk_gives_the_full_walks_verdicts_on_every_kind_of_field(
     mode: str, quality_runtime: None
 ) -> None:
-    names = [r["name"] for r in FLAG_RULES["domainRules"]]
-    alone, first = _both(FLAGS, FLAG_RULES, _flags(), {}, mode)
-    _same(alone, first, names, mode)
-    verdicts = {
-        name: {r["outcomes"][i][0] for r in first["results"]} for i, name in enumerate(names)
-    }
+    verdicts, _ = _compared(FLAGS, FLAG_RULES, _flags(), mode)
     # a false boolean fails even the rule whose tag no field has, which passes the others; a
     # tagged union's null branch is given to the expression (and errs)
     assert verdicts["nobody"] == {"PASS", "FAIL"}, verdicts
@@ -291,12 +300,7 @@ def _texts() -> list[bytes]:
 def test_strings_read_in_place_give_the_strings_verdicts_ascii_or_not(
     mode: str, quality_runtime: None
 ) -> None:
-    names = [r["name"] for r in TEXT_RULES["domainRules"]]
-    alone, first = _both(TEXTS, TEXT_RULES, _texts(), {}, mode)
-    _same(alone, first, names, mode)
-    verdicts = {
-        name: {r["outcomes"][i][0] for r in first["results"]} for i, name in enumerate(names)
-    }
+    verdicts, first = _compared(TEXTS, TEXT_RULES, _texts(), mode)
     # every rule but one meets a record it passes and one it fails (or errs on: a null
     # note's size); every string contains ''
     assert {n for n, seen in verdicts.items() if len(seen) == 1} == {"contains-empty"}, verdicts
