@@ -16,7 +16,9 @@ times, interleaved so that both see the same machine:
 
 Both are timed as the whole call (metadata, watermarks, the JVM's start, the read, the
 document); the *steady* rate leaves the start out (records between the first and the last
-progress report over the time between them). Medians are reported, with the load before and
+progress report over the time between them), and the seconds before the first report (the
+JVM's start, the plan, the rules' compiles, the first fetch) and after the last (the answer, the
+JVM's exit, the document) are reported beside it. Medians are reported, with the load before and
 after each round, the commit and the date; raw lines go to bench/results/check.jsonl.
 
     .venv/bin/python bench/bench_check.py [--messages 3000000] [--partitions 4] [--rounds 3]
@@ -154,7 +156,15 @@ def _steady(reports: list[tuple[float, int]]) -> float:
     return (d1 - d0) / (t1 - t0) if t1 > t0 else float("nan")
 
 
-def census(bootstrap: str, topic: str, jobs: int, n: int) -> tuple[float, float]:
+def _ends(started: float, reports: list[tuple[float, int]], ended: float) -> tuple[float, float]:
+    """Seconds from the call to the first progress report (the JVM's start, the plan, the rules'
+    compiles, the first fetch) and from the last report to the document (the answer, exit)."""
+    return reports[0][0] - started, ended - reports[-1][0]
+
+
+def census(
+    bootstrap: str, topic: str, jobs: int, n: int
+) -> tuple[float, float, tuple[float, float]]:
     from converters.census.model import Mode
     from converters.census.take import take_census
 
@@ -166,14 +176,15 @@ def census(bootstrap: str, topic: str, jobs: int, n: int) -> tuple[float, float]
 
     doc = take_census(bootstrap, topic, mode=Mode(), client=None, store=None, jobs=jobs,
                       engine="jvm", progress=progress)  # fmt: skip
-    took = time.perf_counter() - started
+    ended = time.perf_counter()
+    took = ended - started
     assert doc["engine"] == "jvm" and doc["totals"]["messages"] == n, doc["totals"]
-    return took, _steady(reports)
+    return took, _steady(reports), _ends(started, reports, ended)
 
 
 def check(
     bootstrap: str, registry: str, topic: str, jobs: int, n: int, *, closures: bool = True
-) -> tuple[float, float]:
+) -> tuple[float, float, tuple[float, float]]:
     from converters.census.model import Mode
     from converters.quality import jvmscan
     from converters.quality.check import RuleSource, take_check
@@ -200,12 +211,13 @@ def check(
                              progress=progress)  # fmt: skip
     finally:
         jvmscan.plan_document = planned  # type: ignore[assignment]
-    took = time.perf_counter() - started
+    ended = time.perf_counter()
+    took = ended - started
     assert doc["engine"] == "jvm" and doc["totals"]["checked"] == n, doc["totals"]
     (version,) = doc["versions"]
     assert all(r["pass"] + r["fail"] + r["error"] == n for r in version["rules"]), version
     assert all(r["error"] == 0 for r in version["rules"]), version["rules"]
-    return took, _steady(reports)
+    return took, _steady(reports), _ends(started, reports, ended)
 
 
 def main() -> None:
@@ -246,20 +258,23 @@ def main() -> None:
         seconds: dict[str, list[float]] = {name: [] for name in names}
         steady: dict[str, list[float]] = {name: [] for name in names}
         cpus: dict[str, list[float]] = {name: [] for name in names}
+        ends: dict[str, list[tuple[float, float]]] = {name: [] for name in names}
         loads = [load()]
         for _ in range(args.rounds):
             for name in seconds:
                 before = cpu()
                 if name == "census jvm":
-                    took, rate = census(bootstrap, topic, args.jobs, n)
+                    took, rate, edges = census(bootstrap, topic, args.jobs, n)
                 else:
-                    took, rate = check(bootstrap, registry, topic, args.jobs, n,
-                                       closures=name == "check jvm")  # fmt: skip
+                    took, rate, edges = check(bootstrap, registry, topic, args.jobs, n,
+                                              closures=name == "check jvm")  # fmt: skip
                 seconds[name].append(took)
+                ends[name].append(edges)
                 steady[name].append(rate)
                 cpus[name].append(cpu() - before)
                 print(f"{name} jobs={args.jobs}: {took:.2f} s ({n / took:,.0f}/s), steady "
-                      f"{rate:,.0f}/s, load {load()}", flush=True)  # fmt: skip
+                      f"{rate:,.0f}/s, to the first report {edges[0]:.2f} s, after the last "
+                      f"{edges[1]:.2f} s, load {load()}", flush=True)  # fmt: skip
             loads.append(load())
         rate = {k: round(n / statistics.median(v)) for k, v in seconds.items()}
         result = {
@@ -278,6 +293,13 @@ def main() -> None:
             "rate": rate,
             "seconds": {k: [round(s, 2) for s in v] for k, v in seconds.items()},
             "steady_rate": {k: round(statistics.median(v)) for k, v in steady.items()},
+            # the call's start (to the first progress report) and end (after the last), medians
+            "to_first_report_s": {
+                k: round(statistics.median(e[0] for e in v), 2) for k, v in ends.items()
+            },
+            "after_last_report_s": {
+                k: round(statistics.median(e[1] for e in v), 2) for k, v in ends.items()
+            },
             "cpu_us_per_record": {
                 k: round(statistics.median(v) / n * 1e6, 3) for k, v in cpus.items()
             },  # fmt: skip

@@ -254,7 +254,9 @@ def rule_run(
 ) -> dict[str, Any]:
     """RuleRun's whole answer: ``results`` as :func:`run_rules` gives them, and
     ``evaluations``, how many evaluations the compiled closures made (``closures``), gave back
-    to CEL-Java (``fallback``) or CEL-Java made alone (``celjava``). ``closures=False`` runs
+    to CEL-Java (``fallback``) or CEL-Java made alone (``celjava``), and ``compiled_at_run``,
+    how many programs were compiled while the records ran rather than ahead of them (the engine
+    prepares them from the schema first, as the scan does). ``closures=False`` runs
     CEL-Java's interpreter alone, walking every field for a CEL_FIELD rule: the reference road the
     closures' proof compares with the fast one."""
     import base64

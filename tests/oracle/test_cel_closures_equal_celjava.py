@@ -143,6 +143,20 @@ def _same(alone: dict[str, Any], first: dict[str, Any], names: list[str], mode: 
         assert (a["refused"], a["record"]) == (b["refused"], b["record"]), (mode, i)
 
 
+def _compared(
+    schema: Any, rule_set: dict[str, Any], bodies: list[bytes], mode: str
+) -> tuple[dict[str, set[str]], dict[str, Any]]:
+    """Both roads over ``bodies``, compared record by record (:func:`_same`); the verdicts each
+    rule gave (the closures' road), and that road's whole answer."""
+    names = [r["name"] for r in rule_set["domainRules"]]
+    alone, first = _both(schema, rule_set, bodies, {}, mode)
+    _same(alone, first, names, mode)
+    verdicts = {
+        name: {r["outcomes"][i][0] for r in first["results"]} for i, name in enumerate(names)
+    }
+    return verdicts, first
+
+
 @pytest.fixture(scope="module")
 def quality_runtime() -> None:
     from tests.stack.kafka import quality_jars
@@ -180,18 +194,115 @@ def test_the_benchs_rule_set_runs_whole_in_the_closures(quality_runtime: None) -
     assert counts["fallback"] == counts["celjava"] == 0 and counts["closures"] > 0, counts
 
 
+def test_the_benchs_programs_are_compiled_before_its_first_record(quality_runtime: None) -> None:
+    # the scan compiles the rules' programs while its consumers connect (Engine.prepare): every
+    # program the bench's rules ask for, CEL and CEL_FIELD, guard and body, is one of them
+    for closures in (True, False):
+        answer = jvmscan.rule_run(
+            bench_check.SCHEMA, bench_check.RULES, bench_check.bodies(50), closures=closures
+        )
+        assert answer["compiled_at_run"] == 0, (closures, answer["compiled_at_run"])
+    # a rule set whose fields a walk meets deeper down compiles some at run, as before
+    deeper = jvmscan.rule_run(FLAGS, FLAG_RULES, _flags(8))
+    assert deeper["compiled_at_run"] > 0
+
+
 @pytest.mark.parametrize("mode", ["WRITE", "READ"])
 def test_the_fast_field_walk_gives_the_full_walks_verdicts_on_every_kind_of_field(
     mode: str, quality_runtime: None
 ) -> None:
-    names = [r["name"] for r in FLAG_RULES["domainRules"]]
-    alone, first = _both(FLAGS, FLAG_RULES, _flags(), {}, mode)
-    _same(alone, first, names, mode)
-    verdicts = {
-        name: {r["outcomes"][i][0] for r in first["results"]} for i, name in enumerate(names)
-    }
+    verdicts, _ = _compared(FLAGS, FLAG_RULES, _flags(), mode)
     # a false boolean fails even the rule whose tag no field has, which passes the others; a
     # tagged union's null branch is given to the expression (and errs)
     assert verdicts["nobody"] == {"PASS", "FAIL"}, verdicts
     assert all("FAIL" in seen for seen in verdicts.values()), verdicts
     assert "ERROR" in verdicts["pii-not-empty"], verdicts
+
+
+# strings the closures read in place (Avro's Utf8, no String made) when their bytes are ASCII,
+# and every other string made a String first: ASCII, empty, accented, CJK, a surrogate pair,
+# and bytes that are not UTF-8 (a lone continuation byte, a cut sequence, an encoded surrogate),
+# which Java decodes with replacement characters; at the top, in a union, in a list, nested
+TEXTS = {"type": "record", "name": "Texts", "namespace": "edge", "fields": [
+    {"name": "name", "type": "string", "confluent:tags": ["PII"]},
+    {"name": "note", "type": ["null", "string"], "default": None, "confluent:tags": ["PII"]},
+    {"name": "words", "type": {"type": "array", "items": "string"}, "confluent:tags": ["PII"]},
+    {"name": "plain", "type": "string"},
+    {"name": "inner", "type": {"type": "record", "name": "TextsInner", "fields": [
+        {"name": "label", "type": "string", "confluent:tags": ["PII"]},
+    ]}},
+]}  # fmt: skip
+
+STRINGS = [
+    b"", b"ab", b"abc", b"b", "ü".encode(), "aü".encode(), "日本語".encode(), "😀".encode(),
+    "é".encode(), b"\xff", b"a\xc3", b"\xed\xa0\x80", b"ab\x80",
+]  # fmt: skip
+
+TEXT_RULES = {"domainRules": [
+    _condition("size-two", "size(message.name) == 2"),
+    _condition("size-method", "message.name.size() < 3"),
+    _condition("equals-ascii", "message.name == 'ab'"),
+    _condition("ascii-not-equals", "'ab' != message.name"),
+    _condition("equals-accented", "message.name == 'ü'"),
+    _condition("in-ascii", "message.name in ['ab', 'abc', '']"),
+    _condition("in-mixed", "message.name in ['ü', 'ab']"),
+    _condition("starts", "message.name.startsWith('a')"),
+    _condition("ends", "message.name.endsWith('b')"),
+    _condition("contains", "message.name.contains('b')"),
+    _condition("contains-empty", "message.name.contains('')"),
+    _condition("starts-cjk", "message.name.startsWith('日')"),
+    _condition("note-equals", "message.note == 'ab'"),
+    _condition("note-size", "size(message.note) > 1"),
+    _condition("note-starts", "message.note.startsWith('a')"),
+    _condition("word-equals", "size(message.words) > 0 && message.words[0] == 'ab'"),
+    _condition("two-fields", "message.plain != message.name"),
+    _condition("label-in", "message.inner.label in ['ab', 'b']"),
+    _condition("field-not-equals", "value != 'ab'", "CEL_FIELD", tags=["PII"]),
+    _condition("field-size", "size(value) < 3", "CEL_FIELD", tags=["PII"]),
+    _condition("field-starts", "value.startsWith('a')", "CEL_FIELD", tags=["PII"]),
+    _condition("field-not-in", "!(value in ['b', 'ü'])", "CEL_FIELD", tags=["PII"]),
+    _condition("field-guarded", "name == 'name' ; value != 'abc'", "CEL_FIELD", tags=["PII"]),
+    _condition("field-any", "typeName == 'STRING' ; size(value) >= 2", "CEL_FIELD"),
+]}  # fmt: skip
+
+
+def _avro_long(n: int) -> bytes:
+    z = (n << 1) ^ (n >> 63)
+    out = bytearray()
+    while z > 0x7F:
+        out.append((z & 0x7F) | 0x80)
+        z >>= 7
+    out.append(z)
+    return bytes(out)
+
+
+def _avro_string(raw: bytes) -> bytes:
+    return _avro_long(len(raw)) + raw
+
+
+def _texts() -> list[bytes]:
+    """TEXTS records, written byte by byte: fastavro would not write bytes that are not UTF-8."""
+    out = []
+    n = len(STRINGS)
+    for i in range(3 * n):
+        name, other = STRINGS[i % n], STRINGS[(i * 5 + 1) % n]
+        note = b"\x00" if i % 4 == 0 else b"\x02" + _avro_string(other)
+        words = [STRINGS[(i + k) % n] for k in range(i % 3)]
+        listed = (_avro_long(len(words)) + b"".join(map(_avro_string, words))) if words else b""
+        out.append(
+            _avro_string(name) + note + listed + b"\x00" + _avro_string(STRINGS[(i * 7) % n])
+            + _avro_string(STRINGS[(i * 3 + 2) % n])
+        )  # fmt: skip
+    return out
+
+
+@pytest.mark.parametrize("mode", ["WRITE", "READ"])
+def test_strings_read_in_place_give_the_strings_verdicts_ascii_or_not(
+    mode: str, quality_runtime: None
+) -> None:
+    verdicts, first = _compared(TEXTS, TEXT_RULES, _texts(), mode)
+    # every rule but one meets a record it passes and one it fails (or errs on: a null
+    # note's size); every string contains ''
+    assert {n for n, seen in verdicts.items() if len(seen) == 1} == {"contains-empty"}, verdicts
+    assert {"PASS", "FAIL", "ERROR"} <= set().union(*verdicts.values())
+    assert first["evaluations"]["closures"] > 0, first["evaluations"]

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import org.apache.avro.Schema;
+import org.apache.avro.util.Utf8;
 
 /**
  * A rule's CEL, as CEL-Java checked it, compiled into a tree of closures (issue 40: CEL-Java's
@@ -18,6 +19,12 @@ import org.apache.avro.Schema;
  * variables, field selection, list literals, {@code && || ! ?:}, {@code == != < <= > >=},
  * arithmetic, {@code in}, indexing, {@code size}, {@code startsWith endsWith contains matches}
  * and the identity and int-to-double conversions.
+ *
+ * <p>A string field a size, an equality or an {@code in} with string constants, or a
+ * {@code startsWith endsWith contains} of a constant reads is read in place, as Avro decoded it
+ * (a {@code Utf8}, no String made: {@link #ascii}), when its bytes and the constants are ASCII:
+ * then each of those answers is the bytes' own, and the String CEL-Java would be given gives the
+ * same. Any other string is made a String first, as before.
  *
  * <p>They give a value only where CEL-Java surely gives that same value: a value of any class
  * they do not know (null, bytes, timestamps, records compared, mixed number types, ...), an
@@ -73,6 +80,57 @@ final class Closures {
     throw fallback();
   }
 
+  /**
+   * A string read in place whose bytes are all ASCII, or null (any other value, or a string
+   * with other bytes, which takes the String road). For such bytes the String is one char a
+   * byte, so its size, equality, prefix, suffix and containment against ASCII constants are
+   * the bytes': no malformed sequence or surrogate pair can stand for an ASCII char.
+   */
+  static Utf8 ascii(Object v) {
+    if (v == null || v.getClass() != Utf8.class) return null;
+    Utf8 u = (Utf8) v;
+    byte[] b = u.getBytes();
+    for (int i = 0, n = u.getByteLength(); i < n; i++) {
+      if (b[i] < 0) return null;
+    }
+    return u;
+  }
+
+  /** A value as CEL-Java is given it: a string read in place made a String. */
+  static Object text(Object v) {
+    return v != null && v.getClass() == Utf8.class ? v.toString() : v;
+  }
+
+  /** A string constant's bytes when it is ASCII, else null (it is compared as a String). */
+  private static byte[] asciiBytes(Object constant) {
+    if (!(constant instanceof String s)) return null;
+    for (int i = 0; i < s.length(); i++) {
+      if (s.charAt(i) >= 0x80) return null;
+    }
+    return s.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  }
+
+  /** Whether the bytes of {@code u} from {@code at} hold {@code c}. */
+  private static boolean region(Utf8 u, int at, byte[] c) {
+    if (at < 0 || at + c.length > u.getByteLength()) return false;
+    byte[] b = u.getBytes();
+    for (int i = 0; i < c.length; i++) {
+      if (b[at + i] != c[i]) return false;
+    }
+    return true;
+  }
+
+  /** {@code startsWith endsWith contains} (0..2) of ASCII bytes in ASCII bytes. */
+  private static boolean has(Utf8 u, byte[] c, int which) {
+    int n = u.getByteLength();
+    if (which == 0) return region(u, 0, c);
+    if (which == 1) return region(u, n - c.length, c);
+    for (int at = 0; at + c.length <= n; at++) {
+      if (region(u, at, c)) return true;
+    }
+    return false;
+  }
+
   /** CEL-Java's equality as Confluent's options make it (Objects.equals), for scalars only. */
   static boolean equal(Object a, Object b) {
     if (a == null || b == null || a.getClass() != b.getClass()) throw fallback();
@@ -97,11 +155,13 @@ final class Closures {
 
     private final Node operand;
     private final String field;
+    private final boolean inPlace; // a string is given as decoded (see Closures.ascii)
     private At at = new At(null, -1); // racy but safe: a stale one misses, never lies
 
-    Select(Node operand, String field) {
+    Select(Node operand, String field, boolean inPlace) {
       this.operand = operand;
       this.field = field;
+      this.inPlace = inPlace;
     }
 
     @Override
@@ -116,7 +176,7 @@ final class Closures {
           known = new At(schema, f.pos());
           at = known;
         }
-        return view.at(known.pos());
+        return inPlace ? view.inPlace(known.pos()) : view.at(known.pos());
       }
       if (o instanceof Map<?, ?> map) {
         Object v = map.get(field);
@@ -140,25 +200,10 @@ final class Closures {
           Object v = constant(e.constant());
           return vars -> v;
         }
-        case IDENT: {
-          String name = e.ident().name();
-          Optional<CelReference> ref = ast.getReference(e.id());
-          if (ref.isPresent() && (ref.get().value().isPresent() || !name.equals(ref.get().name()))) {
-            throw new Outside();
-          }
-          if ("now".equals(name)) throw new Outside();
-          int slot = Engine.Vars.slot(name); // the engine's variables are read by slot
-          return vars -> {
-            Object v = slot >= 0 && vars instanceof Engine.Vars known ? known.at(slot)
-                : vars.get(name);
-            if (v == null) throw fallback();
-            return v;
-          };
-        }
-        case SELECT: {
-          if (e.select().testOnly() || ast.getReference(e.id()).isPresent()) throw new Outside();
-          return new Select(node(e.select().operand()), e.select().field());
-        }
+        case IDENT:
+          return ident(e, false);
+        case SELECT:
+          return select(e, false);
         case LIST: {
           if (!e.list().optionalIndices().isEmpty()) throw new Outside();
           List<Node> items = new ArrayList<>();
@@ -187,6 +232,89 @@ final class Closures {
       }
     }
 
+    /**
+     * An operand whose string, when it is a variable or a field, may be given as decoded (a
+     * {@code Utf8}): only for the calls that take it ({@link Closures#ascii}).
+     */
+    private Node inPlace(CelExpr e) throws Outside {
+      return switch (e.getKind()) {
+        case IDENT -> ident(e, true);
+        case SELECT -> select(e, true);
+        default -> node(e);
+      };
+    }
+
+    private Node ident(CelExpr e, boolean inPlace) throws Outside {
+      String name = e.ident().name();
+      Optional<CelReference> ref = ast.getReference(e.id());
+      if (ref.isPresent() && (ref.get().value().isPresent() || !name.equals(ref.get().name()))) {
+        throw new Outside();
+      }
+      if ("now".equals(name)) throw new Outside();
+      int slot = Engine.Vars.slot(name); // the engine's variables are read by slot
+      return vars -> {
+        Object v = slot >= 0 && vars instanceof Engine.Vars known
+            ? (inPlace ? known.inPlace(slot) : known.at(slot))
+            : vars.get(name);
+        if (v == null) throw fallback();
+        return v;
+      };
+    }
+
+    private Node select(CelExpr e, boolean inPlace) throws Outside {
+      if (e.select().testOnly() || ast.getReference(e.id()).isPresent()) throw new Outside();
+      return new Select(node(e.select().operand()), e.select().field(), inPlace);
+    }
+
+    /** The value of a string constant expression, or null when it is none. */
+    private static byte[] asciiConstant(CelExpr e) throws Outside {
+      if (e.getKind() != CelExpr.ExprKind.Kind.CONSTANT) return null;
+      if (e.constant().getKind() != CelConstant.Kind.STRING_VALUE) return null;
+      return asciiBytes(constant(e.constant()));
+    }
+
+    /** A list literal of ASCII string constants, each one's bytes; else null. */
+    private static byte[][] asciiConstants(CelExpr e) throws Outside {
+      if (e.getKind() != CelExpr.ExprKind.Kind.LIST || !e.list().optionalIndices().isEmpty()) {
+        return null;
+      }
+      List<CelExpr> items = e.list().elements();
+      byte[][] out = new byte[items.size()][];
+      for (int i = 0; i < out.length; i++) {
+        out[i] = asciiConstant(items.get(i));
+        if (out[i] == null) return null;
+      }
+      return out;
+    }
+
+    /**
+     * {@code x == 'c'} or {@code x != 'c'} (either side the ASCII constant), with x's string
+     * read in place; null when neither side is such a constant.
+     */
+    private Node equalsConstant(CelExpr.CelCall c, boolean negated) throws Outside {
+      if (c.target().isPresent() || c.args().size() != 2) return null;
+      CelExpr left = c.args().get(0);
+      CelExpr right = c.args().get(1);
+      byte[] bytes = asciiConstant(right);
+      CelExpr other = left;
+      if (bytes == null) {
+        bytes = asciiConstant(left);
+        other = right;
+      }
+      if (bytes == null) return null;
+      byte[] fixed = bytes;
+      String constant = new String(fixed, java.nio.charset.StandardCharsets.US_ASCII);
+      Node x = inPlace(other);
+      return vars -> {
+        Object v = x.eval(vars);
+        Utf8 u = ascii(v);
+        boolean same = u != null
+            ? u.getByteLength() == fixed.length && region(u, 0, fixed)
+            : equal(text(v), constant);
+        return negated != same;
+      };
+    }
+
     private static Object constant(CelConstant c) throws Outside {
       return switch (c.getKind()) {
         case BOOLEAN_VALUE -> c.booleanValue();
@@ -200,6 +328,8 @@ final class Closures {
     private Node call(CelExpr e) throws Outside {
       CelExpr.CelCall c = e.call();
       String fn = c.function();
+      Node inPlace = inPlaceCall(c, fn);
+      if (inPlace != null) return inPlace;
       List<Node> parts = new ArrayList<>();
       if (c.target().isPresent()) parts.add(node(c.target().get()));
       for (CelExpr a : c.args()) parts.add(node(a));
@@ -267,13 +397,7 @@ final class Closures {
           };
         case "size":
           if (n != 1) throw new Outside();
-          return vars -> {
-            Object v = a.eval(vars);
-            if (v instanceof String s) return (long) s.codePointCount(0, s.length());
-            if (v instanceof List<?> list) return (long) list.size();
-            if (v instanceof Map<?, ?> map) return (long) map.size();
-            throw fallback();
-          };
+          return vars -> sizeOf(a.eval(vars));
         case "startsWith", "endsWith", "contains": {
           if (n != 2 || !c.target().isPresent()) throw new Outside();
           int which = fn.equals("startsWith") ? 0 : fn.equals("endsWith") ? 1 : 2;
@@ -341,6 +465,79 @@ final class Closures {
         default:
           throw new Outside();
       }
+    }
+
+    /**
+     * The calls that read a string operand in place (see {@link Closures#ascii}): {@code size},
+     * {@code ==} and {@code !=} against an ASCII constant, {@code in} a list of them, and
+     * {@code startsWith endsWith contains} of one; null for any other call (compiled as before).
+     * Each gives what its String form gives: a string not ASCII is made a String first.
+     */
+    private Node inPlaceCall(CelExpr.CelCall c, String fn) throws Outside {
+      switch (fn) {
+        case "size": {
+          CelExpr of;
+          if (c.target().isPresent() && c.args().isEmpty()) of = c.target().get();
+          else if (!c.target().isPresent() && c.args().size() == 1) of = c.args().get(0);
+          else return null;
+          Node x = inPlace(of);
+          return vars -> {
+            Object v = x.eval(vars);
+            Utf8 u = ascii(v);
+            return u != null ? (Object) (long) u.getByteLength() : sizeOf(text(v));
+          };
+        }
+        case "_==_", "_!=_":
+          return equalsConstant(c, fn.equals("_!=_"));
+        case "@in": {
+          if (c.target().isPresent() || c.args().size() != 2) return null;
+          byte[][] all = asciiConstants(c.args().get(1));
+          if (all == null) return null;
+          Node x = inPlace(c.args().get(0));
+          Node in = node(c.args().get(1));
+          return vars -> {
+            Object v = x.eval(vars);
+            Utf8 u = ascii(v);
+            if (u != null) {
+              for (byte[] one : all) {
+                if (u.getByteLength() == one.length && region(u, 0, one)) return true;
+              }
+              return false;
+            }
+            v = text(v);
+            if (!(v instanceof String || v instanceof Boolean)) throw fallback();
+            return ((List<?>) in.eval(vars)).contains(v);
+          };
+        }
+        case "startsWith", "endsWith", "contains": {
+          if (!c.target().isPresent() || c.args().size() != 1) return null;
+          byte[] bytes = asciiConstant(c.args().get(0));
+          if (bytes == null) return null;
+          int which = fn.equals("startsWith") ? 0 : fn.equals("endsWith") ? 1 : 2;
+          String constant = new String(bytes, java.nio.charset.StandardCharsets.US_ASCII);
+          Node x = inPlace(c.target().get());
+          return vars -> {
+            Object v = x.eval(vars);
+            Utf8 u = ascii(v);
+            if (u != null) return has(u, bytes, which);
+            if (text(v) instanceof String s) {
+              return which == 0 ? s.startsWith(constant)
+                  : which == 1 ? s.endsWith(constant) : s.contains(constant);
+            }
+            throw fallback();
+          };
+        }
+        default:
+          return null;
+      }
+    }
+
+    /** CEL's {@code size} of a string (its code points), a list or a map. */
+    private static Object sizeOf(Object v) {
+      if (v instanceof String s) return (long) s.codePointCount(0, s.length());
+      if (v instanceof List<?> list) return (long) list.size();
+      if (v instanceof Map<?, ?> map) return (long) map.size();
+      throw fallback();
     }
 
     /** {@code < <= > >=} (0..3): numbers of one class, strings, bools. */

@@ -117,6 +117,10 @@ public final class Engine {
   private final String[] guards; // a rule's guard (before its first ';'), null when none
   private final String[] bodies; // and what it evaluates
   private final Map<Shape, Compiled> programs = new ConcurrentHashMap<>();
+  // the compilers the programs are compiled with, one per set of variables' declarations
+  private final Map<Env, CelCompiler> compilers = new ConcurrentHashMap<>();
+  private final java.util.concurrent.atomic.AtomicLong compiledAtRun =
+      new java.util.concurrent.atomic.AtomicLong();
   // each rule's last program (its body's, its guard's), found by identity before the map: a
   // record's hash and equals per evaluation cost a quarter of the scan (bench/README.md, #40)
   private final Hit[] bodyHits;
@@ -485,10 +489,11 @@ public final class Engine {
           }
           Schema.Field f = w.field();
           Object v = rec.get(f.pos());
-          // a field no expression sees and no transform writes back is left as decoded; a
-          // string a CONDITION sees is the one the record's view made (once for every rule)
-          if (v instanceof Utf8 && (entered != null || !conditions[index])) {
-            v = top ? ((RecordView) now.view(rec)).at(f.pos()) : v.toString();
+          // a field no expression sees and no transform writes back is left as decoded; so is
+          // a top string a CONDITION sees: its expression is given it through the record's
+          // view (fieldTransform), made a String there once for every rule, if ever
+          if (v instanceof Utf8 && !top && (entered != null || !conditions[index])) {
+            v = v.toString();
           }
           Object nv = walk(rule, index, w.declared(), v, entered, now);
           if (conditions[index]) {
@@ -511,9 +516,22 @@ public final class Engine {
       throws CelEvaluationException, CelValidationException {
     if (!field.primitive) return value;
     // a TRANSFORM changes the record field by field: its view is made afresh for each field
-    Vars values = now.fieldVars(toCel(value), field.walked.fullName(),
-        field.walked.field().name(), field.typeName, field.walked.tagList(),
-        conditions[index] ? now.view(field.container) : new RecordView(field.container));
+    Object message =
+        conditions[index] ? now.view(field.container) : new RecordView(field.container);
+    int pos = field.walked.field().pos();
+    Vars values;
+    if (value != null && value.getClass() == Utf8.class && conditions[index]
+        && field.container.get(pos) == value) {
+      // the top record's string field, left as decoded by the walk (a CONDITION's only; not
+      // an item of a list or map field): the expression reads it through the record's view
+      // (a String made once for every rule, or read in place)
+      RecordView view = (RecordView) message;
+      values = now.fieldVars(null, field.walked.fullName(), field.walked.field().name(),
+          field.typeName, field.walked.tagList(), view).inPlaceValue(view, pos);
+    } else {
+      values = now.fieldVars(toCel(value), field.walked.fullName(),
+          field.walked.field().name(), field.typeName, field.walked.tagList(), message);
+    }
     Object result =
         withGuard(index, field.container.getSchema(), celTypeOf(value), values, value, now);
     if (result != null && result.getClass() == Boolean.class) return result; // a condition's
@@ -544,6 +562,10 @@ public final class Engine {
     private static final int MESSAGE = 5;
     private final Object[] values = new Object[NAMES.size()];
     private final int from; // the first slot in use: 0, a field's six; MESSAGE, message alone
+    // a CEL_FIELD value that is a record's string field not yet made a String: the record's
+    // view and the field's position (values[0] null until it is asked for as CEL gives it)
+    private RecordView valueView;
+    private int valuePos;
 
     private Vars(int from) {
       this.from = from;
@@ -556,7 +578,16 @@ public final class Engine {
 
     /** The value in a slot, null when this expression has no such variable. */
     Object at(int slot) {
+      if (slot == 0 && values[0] == null && valueView != null) values[0] = valueView.at(valuePos);
       return slot >= from ? values[slot] : null;
+    }
+
+    /** The value in a slot, a string field's {@code value} as decoded ({@link Closures#ascii}). */
+    Object inPlace(int slot) {
+      if (slot == 0 && values[0] == null && valueView != null) {
+        return valueView.inPlace(valuePos);
+      }
+      return at(slot);
     }
 
     Vars message(Object message) {
@@ -566,12 +597,21 @@ public final class Engine {
 
     Vars field(Object value, String fullName, String name, String typeName, List<String> tags,
         Object message) {
+      valueView = null;
       values[0] = value;
       values[1] = fullName;
       values[2] = name;
       values[3] = typeName;
       values[4] = tags;
       values[MESSAGE] = message;
+      return this;
+    }
+
+    /** The value a record's string field as the view gives it, made a String when asked. */
+    Vars inPlaceValue(RecordView view, int pos) {
+      values[0] = null;
+      valueView = view;
+      valuePos = pos;
       return this;
     }
 
@@ -589,7 +629,7 @@ public final class Engine {
     public Set<Map.Entry<String, Object>> entrySet() {
       Set<Map.Entry<String, Object>> out = new LinkedHashSet<>();
       for (int i = from; i < values.length; i++) {
-        out.add(new java.util.AbstractMap.SimpleImmutableEntry<>(NAMES.get(i), values[i]));
+        out.add(new java.util.AbstractMap.SimpleImmutableEntry<>(NAMES.get(i), at(i)));
       }
       return out;
     }
@@ -655,6 +695,78 @@ public final class Engine {
   // ---- CEL: the guard, the program, the values ----
 
   /**
+   * Compiles ahead the programs the rules will ask for over records of {@code writer}, as
+   * {@link #eval} would on its first records: a CEL rule's (guard and body) for the record, a
+   * CEL_FIELD rule's for each CEL type a top field it can see may give {@code value}. The scan
+   * does this while its consumers connect, rather than in the consumers' threads once the first
+   * records arrive (issue 40: the rules' compiles were most of a check's start). A program this
+   * misses (a field deeper down, a type seen first at run) is compiled on first use, as before;
+   * one it compiles is the one eval would have compiled (same shape, same declarations).
+   *
+   * @return the programs compiled
+   */
+  public int prepare(Schema writer) {
+    int made = 0;
+    Set<String> messageOnly = new Vars(Vars.MESSAGE).keySet();
+    Set<String> fieldSix = new Vars(0).keySet();
+    for (int i = 0; i < rules.size(); i++) {
+      if (skips[i]) continue;
+      List<Shape> shapes = new ArrayList<>();
+      if (executors[i] == CEL) {
+        shapes.add(new Shape(i, false, writer, null));
+      } else if (executors[i] == CEL_FIELD && !ignoredTransforms[i]
+          && writer.getType() == Schema.Type.RECORD) {
+        Set<CelType> types = new LinkedHashSet<>();
+        for (Walked w : walked(writer, writer)) {
+          if (closures && conditions[i] && w.inert()[i]) continue;
+          if (w.misses()[i]) continue;
+          Schema declared = w.declared();
+          List<Schema> branches =
+              declared.getType() == Schema.Type.UNION ? declared.getTypes() : List.of(declared);
+          for (Schema b : branches) {
+            CelType t = valueType(b.getType());
+            if (t != null) types.add(t);
+          }
+        }
+        for (CelType t : types) shapes.add(new Shape(i, false, writer, t));
+      }
+      for (Shape body : shapes) {
+        for (boolean guard : new boolean[] {true, false}) {
+          String expr = guard ? guards[i] : bodies[i];
+          if (expr == null) continue;
+          Shape shape = new Shape(i, guard, body.schema(), body.type());
+          Set<String> names = executors[i] == CEL ? messageOnly : fieldSix;
+          boolean[] fresh = {false};
+          programs.computeIfAbsent(shape, s -> {
+            fresh[0] = true;
+            return compile(expr, declared(s, names), s.schema(), closures);
+          });
+          if (fresh[0]) made++;
+        }
+      }
+    }
+    return made;
+  }
+
+  /** Programs compiled while records were run (not by {@link #prepare}). */
+  public long compiledAtRun() {
+    return compiledAtRun.get();
+  }
+
+  /** The CEL type {@link #celTypeOf(Object)} gives a decoded value of a primitive type. */
+  private static CelType valueType(Schema.Type type) {
+    return switch (type) {
+      case STRING -> SimpleType.STRING;
+      case INT, LONG -> SimpleType.INT;
+      case FLOAT, DOUBLE -> SimpleType.DOUBLE;
+      case BOOLEAN -> SimpleType.BOOL;
+      case BYTES -> SimpleType.BYTES;
+      case NULL -> SimpleType.DYN;
+      default -> null; // records, arrays, maps, enums, fixed: not given as a field's value
+    };
+  }
+
+  /**
    * A rule's guard, then its body: a guard that is not true (or fails) makes a CONDITION pass
    * and a TRANSFORM give back what it was given.
    */
@@ -691,8 +803,10 @@ public final class Engine {
       String expr = guard ? guards[index] : bodies[index];
       compiled = programs.get(shape);
       if (compiled == null) {
-        compiled = programs.computeIfAbsent(
-            shape, s -> compile(expr, declared(s, values), s.schema, closures));
+        compiled = programs.computeIfAbsent(shape, s -> {
+          compiledAtRun.incrementAndGet();
+          return compile(expr, declared(s, values.keySet()), s.schema, closures);
+        });
       }
       // racy but safe: a Hit's fields are final, and a stale or lost one only misses
       hits[index] = new Hit(schema, type, compiled);
@@ -724,9 +838,9 @@ public final class Engine {
   private record Hit(Schema schema, CelType type, Compiled compiled) {}
 
   /** The variables' declared types (CelUtils.findCelType's rules). */
-  private static Map<String, CelType> declared(Shape shape, Map<String, Object> values) {
+  private static Map<String, CelType> declared(Shape shape, Set<String> names) {
     Map<String, CelType> types = new LinkedHashMap<>();
-    for (String name : values.keySet()) {
+    for (String name : names) {
       if ("message".equals(name)) {
         types.put(name, shape.schema != null ? celTypeOf(shape.schema) : shape.type);
       } else if ("value".equals(name)) {
@@ -764,14 +878,14 @@ public final class Engine {
   /** A program and the checked expression it was made from. */
   private record Built(CelRuntime.Program program, CelAbstractSyntaxTree ast) {}
 
-  private static Compiled compile(
+  private Compiled compile(
       String expr, Map<String, CelType> types, Schema schema, boolean closures) {
     Compiled c = compile(expr, types, schema);
     if (!closures || c.program == null) return c;
     return new Compiled(c.program, c.ast, Closures.compile(c.ast), null);
   }
 
-  private static Compiled compile(String expr, Map<String, CelType> types, Schema schema) {
+  private Compiled compile(String expr, Map<String, CelType> types, Schema schema) {
     boolean structs = schema != null
         && types.values().stream().anyMatch(t -> t instanceof StructTypeReference);
     try {
@@ -797,9 +911,27 @@ public final class Engine {
     }
   }
 
-  @SuppressWarnings("deprecation") // math(CelOptions): the call Confluent's CelUtils makes
-  private static Built build(String expr, Map<String, CelType> types, Schema schema)
+  /**
+   * The variables' declarations and the type provider a compiler is built with: every rule
+   * over one writer's records with the same variables shares one compiler (issue 40: building
+   * CEL's standard environment once a rule was most of a check's start).
+   */
+  private record Env(Map<String, CelType> types, Schema schema) {}
+
+  private Built build(String expr, Map<String, CelType> types, Schema schema)
       throws CelValidationException {
+    CelCompiler compiler = compilers.computeIfAbsent(
+        new Env(new HashMap<>(types), schema), env -> compiler(env.types(), env.schema()));
+    CelAbstractSyntaxTree ast = compiler.compile(expr).getAst();
+    try {
+      return new Built(Runtime.INSTANCE.createProgram(ast), ast);
+    } catch (CelEvaluationException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @SuppressWarnings("deprecation") // math(CelOptions): the call Confluent's CelUtils makes
+  private static CelCompiler compiler(Map<String, CelType> types, Schema schema) {
     List<CelVarDecl> decls = new ArrayList<>();
     for (Map.Entry<String, CelType> e : types.entrySet()) {
       decls.add(CelVarDecl.newVarDeclaration(e.getKey(), e.getValue()));
@@ -813,23 +945,30 @@ public final class Engine {
       AvroTypes avroTypes = AvroTypes.of(schema);
       if (!avroTypes.byName.isEmpty()) compiler.setTypeProvider(avroTypes);
     }
-    CelRuntimeBuilder runtime = CelRuntimeFactory.standardCelRuntimeBuilder()
-        .setOptions(CelOptions.DEFAULT)
-        .addLibraries(CelExtensions.strings(), CelExtensions.math(CelOptions.DEFAULT))
-        .setStandardEnvironmentEnabled(false)
-        .setStandardFunctions(CelStandardFunctions.newBuilder()
-            .excludeFunctions(StandardFunction.MATCHES)
-            .build())
-        .addFunctionBindings(
-            CelFunctionBinding.from("matches", String.class, String.class, Engine::fullMatch),
-            CelFunctionBinding.from(
-                "matches_string", String.class, String.class, Engine::fullMatch));
-    CelCompiler built = compiler.build();
-    CelAbstractSyntaxTree ast = built.compile(expr).getAst();
-    try {
-      return new Built(runtime.build().createProgram(ast), ast);
-    } catch (CelEvaluationException e) {
-      throw new IllegalStateException(e);
+    return compiler.build();
+  }
+
+  /**
+   * The one runtime every program is made by: it declares no variables (CEL-Java's runtimes are
+   * immutable and safe to share among threads), so it is built once, not once a rule.
+   */
+  private static final class Runtime {
+    static final CelRuntime INSTANCE = build();
+
+    @SuppressWarnings("deprecation") // math(CelOptions): the call Confluent's CelUtils makes
+    private static CelRuntime build() {
+      return CelRuntimeFactory.standardCelRuntimeBuilder()
+          .setOptions(CelOptions.DEFAULT)
+          .addLibraries(CelExtensions.strings(), CelExtensions.math(CelOptions.DEFAULT))
+          .setStandardEnvironmentEnabled(false)
+          .setStandardFunctions(CelStandardFunctions.newBuilder()
+              .excludeFunctions(StandardFunction.MATCHES)
+              .build())
+          .addFunctionBindings(
+              CelFunctionBinding.from("matches", String.class, String.class, Engine::fullMatch),
+              CelFunctionBinding.from(
+                  "matches_string", String.class, String.class, Engine::fullMatch))
+          .build();
     }
   }
 
@@ -929,6 +1068,18 @@ public final class Engine {
         values[pos] = v;
       }
       return v;
+    }
+
+    /**
+     * The field at a position as {@link #at} gives it, but a string not yet made a String as
+     * Avro decoded it (a {@code Utf8}): for the closures' calls that read it in place
+     * ({@link Closures#ascii}), which make it a String themselves where they need one.
+     */
+    Object inPlace(int pos) {
+      Object v = values[pos];
+      if (v != null) return v;
+      Object decoded = record.get(pos);
+      return decoded != null && decoded.getClass() == Utf8.class ? decoded : at(pos);
     }
 
     @Override

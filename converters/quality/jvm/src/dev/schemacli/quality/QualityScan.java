@@ -294,6 +294,19 @@ public final class QualityScan {
       return;
     }
     Engine engine = new Engine(plan.rules, plan.tags, plan.mode, false, plan.closures);
+    // the rules' programs compiled while the consumers connect and fetch, not after: a program
+    // a thread asks for before it is ready waits for it (compiled once), one missed is compiled
+    // on first use; a failure here is left to the record whose rule meets it
+    Thread prepare = new Thread(() -> {
+      for (Schema writer : plan.writers.values()) {
+        try {
+          engine.prepare(writer);
+        } catch (RuntimeException e) { // NOPMD: the scan's own evaluation reports it
+        }
+      }
+    }, "quality-prepare");
+    prepare.setDaemon(true);
+    prepare.start();
     List<Tally> tallies = new ArrayList<>();
     // the scan's error line says the cause chain (Engine's words), as its rule errors do
     Workers.run(plan.partitions, plan.threads, "quality", Engine::words, (share, progress) -> {
