@@ -53,11 +53,29 @@ NoCache = Annotated[
 ]
 
 
-def settings_from_flags(store: Path | None, registry: RegistryFlags | None = None) -> Settings:
-    """The settings, with ``--store`` when given; the registry's settings too when the registry
-    flags name a URL (offline, no registry setting is read, so none can fail)."""
+Jobs = Annotated[
+    int | None,
+    typer.Option(
+        "--jobs",
+        "-j",
+        metavar="N",
+        help="Processes to check subjects in at once on a large store without a cache "
+        "(--no-cache) or base (jobs in the config, SCHEMACLI_JOBS; default: the CPUs this "
+        "process may use). The report is the same for any N.",
+    ),
+]
+
+
+def settings_from_flags(
+    store: Path | None, registry: RegistryFlags | None = None, *, jobs: int | None = None
+) -> Settings:
+    """The settings, with ``--store`` (and ``--jobs``) when given; the registry's settings too
+    when the registry flags name a URL (offline, no registry setting is read, so none can
+    fail)."""
     online = registry is not None and registry.url is not None
-    return load_settings(flags={"store": store}, registry=registry if online else None)
+    return load_settings(
+        flags={"store": store, "jobs": jobs}, registry=registry if online else None
+    )
 
 
 def shown_store(store: Path) -> Path:
