@@ -9,6 +9,9 @@ import json
 import multiprocessing
 import os
 import signal
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -37,14 +40,31 @@ def record(name: str, *fields: tuple[str, object]) -> str:
     )
 
 
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def in_fresh_process(*args: str, cwd: Path, env: dict[str, str] | None = None):
+    """A fresh interpreter (one thread: the pool forks only from such a process; a pytest
+    worker runs others)."""
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=600,  # only a hang reaches it
+    )
+
+
 @pytest.fixture
 def varied(project: Path) -> Path:
-    """The example store, 30 generated subjects of 6 versions (shared types by reference and
-    by name), and one subject of each problem the gate reports."""
+    """The example store, 100 generated subjects of 20 versions (shared types by reference
+    and by name: 2,000 versions, so the pool is used), and one subject of each problem the
+    gate reports."""
     store = project / "schemas"
-    names = wide_subjects(30)
-    for s in range(30):
-        for v in range(1, 7):
+    names = wide_subjects(100)
+    for s in range(100):
+        for v in range(1, 21):
             write_wide_version(store, names, s, v)
     subjects = store / "subjects"
     broken = subjects / "broken-value"
@@ -64,18 +84,35 @@ def varied(project: Path) -> Path:
     return project
 
 
-def test_the_report_of_worker_processes_is_the_serial_one_byte_for_byte(varied, monkeypatch):
-    monkeypatch.setattr(pool, "MIN_VERSIONS", 1)  # this small store goes to the workers too
-    serial = run("gate", "--no-cache", "-q", "-o", "json", "--jobs", "1")
-    assert serial.exit_code == 2, serial.output  # the broken subject is an input error
+def gate_in_fresh_process(project: Path, *args: str):
+    return in_fresh_process("-m", "schemacli", "gate", "--no-cache", "-q", *args, cwd=project)
+
+
+def test_the_report_of_worker_processes_is_the_serial_one_byte_for_byte(varied):
+    assert pool.MIN_VERSIONS <= 2000  # this store goes to the workers (in a fresh process)
+    serial = gate_in_fresh_process(varied, "-o", "json", "--jobs", "1")
+    assert serial.returncode == 2, serial.stderr  # the broken subject is an input error
     kinds = {f["kind"] for case in json.loads(serial.stdout)["cases"] for f in case["findings"]}
     assert {"INVALID_SCHEMA", "DUPLICATE_VERSION", "STORE_LAYOUT"} <= kinds
     assert any(k not in {"INVALID_SCHEMA", "DUPLICATE_VERSION", "STORE_LAYOUT"} for k in kinds)
-    for jobs in ("2", "3", "7"):
-        pooled = run("gate", "--no-cache", "-q", "-o", "json", "--jobs", jobs)
-        assert (pooled.exit_code, pooled.stdout) == (serial.exit_code, serial.stdout)
-    text = run("gate", "--no-cache", "-q", "--jobs", "1")
-    assert run("gate", "--no-cache", "-q", "--jobs", "2").stdout == text.stdout
+    for jobs in ("2", "3"):
+        pooled = gate_in_fresh_process(varied, "-o", "json", "--jobs", jobs)
+        assert (pooled.returncode, pooled.stdout) == (serial.returncode, serial.stdout)
+    text = gate_in_fresh_process(varied, "--jobs", "1")
+    assert gate_in_fresh_process(varied, "--jobs", "2").stdout == text.stdout
+
+
+def test_a_process_running_other_threads_checks_in_itself():
+    # a fork copies one thread: a lock another holds would stay held in the child for ever
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert not pool.forks()
+        assert list(pool.in_workers(str.upper, ["a", "b"], 2)) == ["A", "B"]
+    finally:
+        stop.set()
+        other.join()
 
 
 def test_the_default_is_the_cpus_this_process_may_use(varied, monkeypatch):
@@ -115,12 +152,16 @@ def _refuse(subject: str) -> str:
     return subject.upper()
 
 
-def test_worker_results_come_in_the_order_asked_and_an_error_is_raised_in_the_parent():
+def _in_order_and_errors_raised_here() -> None:
+    assert pool.forks()
     subjects = [f"s{i}" for i in range(7)]
     assert list(pool.in_workers(str.upper, subjects * 40, 3)) == [s.upper() for s in subjects] * 40
-    with pytest.raises(InputError) as raised:
+    try:
         list(pool.in_workers(_refuse, [f"s{i}" for i in range(20)], 2))
-    assert (raised.value.message, raised.value.hint) == ("s7 is unreadable", "fix it")
+    except InputError as err:
+        assert (err.message, err.hint) == ("s7 is unreadable", "fix it")
+    else:
+        raise AssertionError("the worker's error was not raised")
     assert multiprocessing.active_children() == []
 
 
@@ -130,7 +171,19 @@ def _interrupt_the_parent(subject: str) -> str:
     return subject
 
 
-def test_ctrl_c_ends_the_workers_and_reaches_the_parent_once():
-    with pytest.raises(KeyboardInterrupt):
+def _ctrl_c_ends_the_workers() -> None:
+    assert pool.forks()
+    try:
         list(pool.in_workers(_interrupt_the_parent, [f"s{i}" for i in range(4)], 2))
-    assert multiprocessing.active_children() == []
+    except KeyboardInterrupt:
+        assert multiprocessing.active_children() == []
+    else:
+        raise AssertionError("no KeyboardInterrupt")
+
+
+@pytest.mark.parametrize("case", ["_in_order_and_errors_raised_here", "_ctrl_c_ends_the_workers"])
+def test_workers_give_results_in_order_raise_errors_here_and_end_on_ctrl_c(case):
+    ran = in_fresh_process(
+        "-c", f"from tests.cli.test_gate_jobs_cli import {case}; {case}()", cwd=ROOT
+    )
+    assert ran.returncode == 0, ran.stderr

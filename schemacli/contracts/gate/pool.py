@@ -21,6 +21,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar, cast
 
@@ -49,9 +50,15 @@ def default_jobs() -> int:
 
 
 def forks() -> bool:
-    """Whether worker processes can be forked here (Linux: cheap, and they inherit the
-    parent's state; elsewhere the gate stays in one process)."""
-    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+    """Whether worker processes can be forked here: on Linux (cheap, and they inherit the
+    parent's state; elsewhere the gate stays in one process), from a process running one
+    thread (a fork copies only the calling thread: a lock another thread holds, such as a
+    stream's, would stay held in the child for ever)."""
+    return (
+        sys.platform.startswith("linux")
+        and "fork" in multiprocessing.get_all_start_methods()
+        and threading.active_count() == 1
+    )
 
 
 def pooled(jobs: int, versions: int) -> bool:
@@ -61,8 +68,12 @@ def pooled(jobs: int, versions: int) -> bool:
 
 def in_workers(work: Callable[[str], R], subjects: Sequence[str], jobs: int) -> Iterator[R]:
     """``work(subject)`` for every subject, computed in ``jobs`` forked processes, yielded in
-    the order of ``subjects``. A ``SchemacliError`` raised by ``work`` is raised here."""
+    the order of ``subjects`` (in this process where :func:`forks` says no). A
+    ``SchemacliError`` raised by ``work`` is raised here."""
     global _work
+    if not forks():
+        yield from map(work, subjects)
+        return
     chunk = max(1, min(MAX_CHUNK, len(subjects) // (jobs * 8)))
     chunks = [list(subjects[i : i + chunk]) for i in range(0, len(subjects), chunk)]
     _work = work
@@ -98,5 +109,7 @@ def _run_chunk(subjects: list[str]) -> list[object]:
 
 
 def _ignore_interrupts() -> None:
-    # Ctrl-C reaches the whole process group: the parent answers it, and ends the workers.
+    # Ctrl-C reaches the whole process group: the parent answers it, and ends the workers
+    # (Pool.terminate's SIGTERM, whatever the parent had made of that signal).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
