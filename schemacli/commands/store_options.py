@@ -15,7 +15,8 @@ from typing import Annotated
 
 import typer
 
-from schemacli.config import Settings, load_settings
+from schemacli.commands.options import count
+from schemacli.config import MAX_JOBS, Settings, load_settings
 from schemacli.contracts.evolution.cachedir import default_cache_dir
 from schemacli.contracts.evolution.verdicts import VerdictCache
 from schemacli.contracts.readers.declared import DeclaredReader, load_readers
@@ -59,6 +60,7 @@ Jobs = Annotated[
         "--jobs",
         "-j",
         metavar="N",
+        click_type=count(1, MAX_JOBS),
         help="Processes to check subjects in at once on a large store without a cache "
         "(--no-cache) or base (jobs in the config, SCHEMACLI_JOBS; default: the CPUs this "
         "process may use). The report is the same for any N.",

@@ -127,9 +127,9 @@ def test_the_default_is_the_cpus_this_process_may_use(varied, monkeypatch):
 @pytest.mark.parametrize(
     ("args", "env", "toml", "said"),
     [
-        (("--jobs", "0"), {}, "", "--jobs: 0 is not valid"),
-        (("--jobs", "257"), {}, "", "--jobs: 257 is not valid"),
-        (("--jobs", "many"), {}, "", "'many' is not a valid integer"),
+        (("--jobs", "0"), {}, "", "0 is out of range: give a whole number from 1 to 256"),
+        (("--jobs", "257"), {}, "", "257 is out of range"),
+        (("--jobs", "many"), {}, "", "'many' is not a whole number from 1 to 256"),
         ((), {"SCHEMACLI_JOBS": "two"}, "", "SCHEMACLI_JOBS: 'two' is not valid"),
         ((), {"SCHEMACLI_JOBS": "-1"}, "", "SCHEMACLI_JOBS: '-1' is not valid"),
         ((), {}, "jobs = true\n", "schemacli.toml:2: jobs: True is not valid"),
