@@ -17,7 +17,6 @@ to be shared by two processes), and a platform that forks (elsewhere the road is
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 import sys
@@ -54,6 +53,8 @@ def forks() -> bool:
     parent's state; elsewhere the gate stays in one process), from a process running one
     thread (a fork copies only the calling thread: a lock another thread holds, such as a
     stream's, would stay held in the child for ever)."""
+    import multiprocessing  # ~8 ms: only for a store big enough to ask
+
     return (
         sys.platform.startswith("linux")
         and "fork" in multiprocessing.get_all_start_methods()
@@ -74,6 +75,8 @@ def in_workers(work: Callable[[str], R], subjects: Sequence[str], jobs: int) -> 
     if not forks():
         yield from map(work, subjects)
         return
+    import multiprocessing
+
     chunk = max(1, min(MAX_CHUNK, len(subjects) // (jobs * 8)))
     chunks = [list(subjects[i : i + chunk]) for i in range(0, len(subjects), chunk)]
     _work = work
