@@ -30,6 +30,7 @@ from schemacli.tomlfile import (
     CACHE_DIR,
     CONFIG_FILE,
     FILE_KEYS,
+    JOBS,
     LEVEL,
     LINT,
     LINT_FIELD_STYLE,
@@ -74,6 +75,7 @@ STORE_SETTING = Setting(STORE, "SCHEMACLI_STORE", "--store")
 LEVEL_SETTING = Setting(DEFAULT_LEVEL_KEY, "SCHEMACLI_DEFAULT_LEVEL", "--default-level")
 STRATEGY_SETTING = Setting(NAMING_STRATEGY, "SCHEMACLI_NAMING_STRATEGY", "--naming-strategy")
 CACHE_DIR_SETTING = Setting(CACHE_DIR, "SCHEMACLI_CACHE_DIR", "--cache-dir")
+JOBS_SETTING = Setting(JOBS, "SCHEMACLI_JOBS", "--jobs")
 
 DEFAULT_STORE = "schemas"
 DEFAULT_LEVEL = Level.BACKWARD  # Confluent Schema Registry's default
@@ -95,6 +97,9 @@ class Settings:
     # Where verdicts are cached between runs (cache-dir / SCHEMACLI_CACHE_DIR; None: the
     # platform's user cache directory, contracts.cachedir.default_cache_dir()).
     cache_dir: Path | None = None
+    # How many processes the gate may check subjects in (jobs / SCHEMACLI_JOBS / --jobs;
+    # None: the CPUs this process may use, contracts.gate.pool.default_jobs()).
+    jobs: int | None = None
     # [lint]: the rules, per-file ignores, naming styles, and whether the gate lints.
     lint: LintConfig = field(default_factory=LintConfig)
     # [rules]: what gate and check require of data-quality rule sets (docs/rules.md)
@@ -164,6 +169,7 @@ def load_settings(
     default_level = _level(*resolve(LEVEL_SETTING, sources, DEFAULT_LEVEL))
     strategy = _strategy(*resolve(STRATEGY_SETTING, sources, DEFAULT_STRATEGY))
     cache_dir = path(CACHE_DIR_SETTING, '".cache/schemacli"', expand=True)
+    jobs = _jobs(*resolve(JOBS_SETTING, sources, None))
     registry_table = Table(MappingProxyType(dict(_registry_table(file, table))), file, (REGISTRY,))
     subject_levels = _subject_levels(file, table)
     lint = _lint_table(file, table)
@@ -178,6 +184,7 @@ def load_settings(
         ),
         config_file=config_file,
         cache_dir=cache_dir,
+        jobs=jobs,
         lint=lint,
         rules=rules,
     )
@@ -363,6 +370,22 @@ def _level(value: Any, origin: Origin) -> Level:
     if isinstance(value, str) and value.strip().upper() in Level.__members__:
         return Level[value.strip().upper()]
     raise _invalid(origin, value, ", ".join(level.value for level in Level))
+
+
+MAX_JOBS = 256  # more processes than any machine a gate runs on has cores for
+
+
+def _jobs(value: Any, origin: Origin) -> int | None:
+    """A count of processes, 1 to :data:`MAX_JOBS` (an integer, or its digits from the
+    environment); None when not set."""
+    if value is None:
+        return None
+    number = value
+    if isinstance(value, str) and value.strip().isdigit():
+        number = int(value.strip())
+    if isinstance(number, int) and not isinstance(number, bool) and 1 <= number <= MAX_JOBS:
+        return number
+    raise _invalid(origin, value, f"a whole number of processes from 1 to {MAX_JOBS}")
 
 
 def _strategy(value: Any, origin: Origin) -> NamingStrategy:

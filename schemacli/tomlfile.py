@@ -34,13 +34,24 @@ STORE = "store"
 DEFAULT_LEVEL = "default-level"
 NAMING_STRATEGY = "naming-strategy"
 CACHE_DIR = "cache-dir"
+JOBS = "jobs"
 SUBJECTS = "subjects"
 REGISTRY = "registry"
 LEVEL = "level"
 LINT = "lint"
 RULES = "rules"
 # Every key our table may hold; anything else is a typo and rejected.
-FILE_KEYS = (STORE, DEFAULT_LEVEL, NAMING_STRATEGY, SUBJECTS, REGISTRY, CACHE_DIR, LINT, RULES)
+FILE_KEYS = (
+    STORE,
+    DEFAULT_LEVEL,
+    NAMING_STRATEGY,
+    SUBJECTS,
+    REGISTRY,
+    CACHE_DIR,
+    JOBS,
+    LINT,
+    RULES,
+)
 # [rules]: what the gate requires of data-quality rule sets (docs/rules.md)
 RULES_REQUIRE_TAGS = "require-tags"
 RULES_KEYS = (RULES_REQUIRE_TAGS,)

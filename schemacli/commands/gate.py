@@ -21,6 +21,7 @@ from schemacli.commands.registry_options import (
 )
 from schemacli.commands.store_options import (
     Against,
+    Jobs,
     NoCache,
     ReadersOnly,
     Store,
@@ -36,6 +37,7 @@ from schemacli.contracts.evolution.verdicts import VerdictCache
 from schemacli.contracts.fixes.edits import unified_diff
 from schemacli.contracts.gate.fix import fix_store
 from schemacli.contracts.gate.gate import gate as check_store
+from schemacli.contracts.gate.pool import default_jobs
 from schemacli.contracts.gate.rows import GateReport
 from schemacli.contracts.readers.declared import DeclaredReader
 from schemacli.contracts.store.tree import SUBJECTS_DIR, FileTree
@@ -54,6 +56,7 @@ def gate_command(
     store: Store = None,
     against: Against = None,
     no_cache: NoCache = False,
+    jobs: Jobs = None,
     output: Output = OutputFormat.text,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress messages on stderr.")
@@ -96,7 +99,7 @@ def gate_command(
             "--fix and --diff fix the store against its own history, not a registry's",
             hint="pull the subjects first (schemacli pull), then gate --fix without --registry",
         )
-    settings = settings_from_flags(store, flags)
+    settings = settings_from_flags(store, flags, jobs=jobs)
     readers = declared_readers(settings.store)
     levels = SubjectLevels(Level.READERS) if readers_only else settings.levels
     head = _head(settings, store)
@@ -143,7 +146,13 @@ def _gate(
     # again (docs/store.md): git says which files changed
     changed = base.changed_paths() if base is not None else None
     result = check_store(
-        head, levels, base=base, verdicts=verdicts, readers=readers, changed=changed
+        head,
+        levels,
+        base=base,
+        verdicts=verdicts,
+        readers=readers,
+        changed=changed,
+        jobs=settings.jobs or default_jobs(),
     )
     result = rules_gate(result, head, settings.rules)
     vet = _linter(settings, head)

@@ -15,7 +15,8 @@ from typing import Annotated
 
 import typer
 
-from schemacli.config import Settings, load_settings
+from schemacli.commands.options import count
+from schemacli.config import MAX_JOBS, Settings, load_settings
 from schemacli.contracts.evolution.cachedir import default_cache_dir
 from schemacli.contracts.evolution.verdicts import VerdictCache
 from schemacli.contracts.readers.declared import DeclaredReader, load_readers
@@ -53,11 +54,30 @@ NoCache = Annotated[
 ]
 
 
-def settings_from_flags(store: Path | None, registry: RegistryFlags | None = None) -> Settings:
-    """The settings, with ``--store`` when given; the registry's settings too when the registry
-    flags name a URL (offline, no registry setting is read, so none can fail)."""
+Jobs = Annotated[
+    int | None,
+    typer.Option(
+        "--jobs",
+        "-j",
+        metavar="N",
+        click_type=count(1, MAX_JOBS),
+        help="Processes to check subjects in at once on a large store without a cache "
+        "(--no-cache) or base (jobs in the config, SCHEMACLI_JOBS; default: the CPUs this "
+        "process may use). The report is the same for any N.",
+    ),
+]
+
+
+def settings_from_flags(
+    store: Path | None, registry: RegistryFlags | None = None, *, jobs: int | None = None
+) -> Settings:
+    """The settings, with ``--store`` (and ``--jobs``) when given; the registry's settings too
+    when the registry flags name a URL (offline, no registry setting is read, so none can
+    fail)."""
     online = registry is not None and registry.url is not None
-    return load_settings(flags={"store": store}, registry=registry if online else None)
+    return load_settings(
+        flags={"store": store, "jobs": jobs}, registry=registry if online else None
+    )
 
 
 def shown_store(store: Path) -> Path:

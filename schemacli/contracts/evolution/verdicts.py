@@ -294,7 +294,8 @@ class VerdictCache:
                     return decoded
                 if cached is not None:
                     self.disk.corrupt(key, "its findings do not match the comparisons")
-        started = time.process_time()
+        # the clock is a system call (~15 us on a VM): read only when the cost decides a write
+        started = time.process_time() if key is not None else 0.0
         out = []
         new = self._record(candidate)
         records = [self._record(h) for h in history] if new is not None else [None] * len(history)
@@ -309,14 +310,13 @@ class VerdictCache:
                     r, w, reader, writer = old, new, old_schema, candidate
                 # The usual pair is decided here, as _fields_differing decides it: no field
                 # differs, or the only ones that differ are the reader's fields the writer
-                # lacks, known harmless for this writer's name (_all_harmless).
+                # lacks, each with a default (which _field_findings answers with nothing
+                # for any writer: the engine reads the default).
                 differing = r.items - w.items
                 known = False
                 if differing:
-                    harmless = r.harmless.get(w.fullname)
-                    if harmless is not None and len(differing) <= len(harmless):
-                        missing = r.names - w.names
-                        known = len(differing) == len(missing) and missing <= harmless
+                    missing = r.names - w.names
+                    known = len(differing) == len(missing) and missing <= r.defaulted_ids
                 if differing and not known:
                     result = self._by_fields(r, w, reader, writer)
                 else:
@@ -326,8 +326,11 @@ class VerdictCache:
             else:
                 result = self.check(old_schema, candidate)
             out.append(RawPair(index, direction, result))
-        cost = time.process_time() - started
-        if key is not None and self.disk is not None and cost >= self.min_cost:
+        if (
+            key is not None
+            and self.disk is not None
+            and time.process_time() - started >= self.min_cost
+        ):
             self.disk.store(
                 key, [[p.index, p.direction, _encode_findings(p.result.findings)] for p in out]
             )
@@ -453,6 +456,15 @@ class _Record:
     def defaulted(self) -> frozenset[str]:
         """The fields that have a default (a JSON null one too)."""
         return frozenset(m.name for m in self.models if m.has_default)
+
+    @cached_property
+    def defaulted_ids(self) -> frozenset[int]:
+        """The numbers of the names of :attr:`defaulted`."""
+        return frozenset(
+            number
+            for number, model in zip(self.name_ids, self.models, strict=True)
+            if model.has_default
+        )
 
     @classmethod
     def of(

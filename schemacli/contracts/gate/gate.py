@@ -19,6 +19,7 @@ from schemacli.contracts.evolution.check import check_candidate
 from schemacli.contracts.evolution.levels import Level, SubjectLevels
 from schemacli.contracts.evolution.verdicts import VerdictCache, encodable
 from schemacli.contracts.findings import Finding, Kind, Severity
+from schemacli.contracts.gate.pool import in_workers, pooled
 from schemacli.contracts.gate.rowcache import (
     KeyTable,
     consulting,
@@ -59,6 +60,7 @@ def gate(
     verdicts: VerdictCache | None = None,
     readers: Sequence[DeclaredReader] = (),
     changed: Collection[str] | None = None,
+    jobs: int = 1,
 ) -> GateReport:
     """Check every subject of ``head`` at its level; with ``base``, only what changed since it.
 
@@ -72,14 +74,15 @@ def gate(
     version new since ``base``, whatever the level (docs/readers.md). ``changed`` (with
     ``base``): the store's files that differ between ``base`` and ``head`` (relative paths);
     a subject none of whose files is among them, nor a declared reader's, is not judged again
-    (a row with ``judged`` False): what it means was judged when it was the base.
+    (a row with ``judged`` False): what it means was judged when it was the base. ``jobs``:
+    processes that may check subjects at once (``pool``; the report is the same).
     """
     store = head.source("").rstrip("/") or "."
     against = base.label if base is not None else None
     verdicts = verdicts if verdicts is not None else VerdictCache()
     table = use_key_table(head, verdicts, against)
     try:
-        return _gate(head, levels, store, against, base, verdicts, readers, table, changed)
+        return _gate(head, levels, store, against, base, verdicts, readers, table, changed, jobs)
     finally:
         if table is not None:
             keep_key_table(head, verdicts, table, against)
@@ -95,6 +98,7 @@ def _gate(
     readers: Sequence[DeclaredReader],
     table: KeyTable | None = None,
     changed: Collection[str] | None = None,
+    jobs: int = 1,
 ) -> GateReport:
     layout: dict[str, list[Finding]] = {}
     try:
@@ -126,18 +130,20 @@ def _gate(
         rows.append(_with_findings(_store_error_row(levels, None), layout.pop("")))
     declared = readers_by_subject(readers)
     moved = _changed_subjects(changed, declared) if base is not None else None
-    bare: set[str] = set()  # the subjects read holding no contract file
-    for subject in sorted(set(head_index) | set(base_index) | set(layout)):
+    subjects = sorted(set(head_index) | set(base_index) | set(layout))
+    unmoved = {
+        subject
+        for subject in subjects
+        if moved is not None
+        and subject not in moved
+        and subject in head_index
+        and subject in base_index
+    }
+
+    def checked(subject: str) -> tuple[SubjectReport, bool]:
+        """The subject's row, and whether its folder holds no contract file."""
         level = levels.level_for(subject)
-        if (
-            moved is not None
-            and subject not in moved
-            and subject in head_index
-            and subject in base_index
-        ):
-            row = SubjectReport(subject, level, len(head_index[subject]), (), judged=False)
-            rows.append(_with_findings(row, layout.get(subject, [])))
-            continue
+        alone: set[str] = set()
         try:
             row = _gate_subject(
                 subject,
@@ -147,10 +153,27 @@ def _gate(
                 verdicts,
                 declared.get(subject, ()),
                 table,
-                bare,
+                alone,
             )
         except InputError as err:
             row = input_error_row(subject, level, err, len(head_index.get(subject, {})))
+        return row, bool(alone)
+
+    todo = [subject for subject in subjects if subject not in unmoved]
+    # Apart in worker processes only where nothing is shared between runs or with a git
+    # process (pool.py); the rows are the same either way.
+    versions = sum(len(head_index.get(subject, ())) for subject in todo)
+    if base is None and verdicts.disk is None and table is None and pooled(jobs, versions):
+        found = dict(zip(todo, in_workers(checked, todo, jobs), strict=True))
+    else:
+        found = {subject: checked(subject) for subject in todo}
+    bare = {subject for subject, (_, alone) in found.items() if alone}
+    for subject in subjects:
+        if subject in unmoved:
+            level = levels.level_for(subject)
+            row = SubjectReport(subject, level, len(head_index[subject]), (), judged=False)
+        else:
+            row = found[subject][0]
         rows.append(_with_findings(row, layout.get(subject, [])))
     known = set(head_index) | set(base_index) | set(layout)
     rows += [
@@ -361,7 +384,8 @@ def _gate_subject(
             verdicts.disk.corrupt(key, "is not a gate row")
     head_files = read_versions(head, head_index, subject, deleted=deleted)
     base_files = read_versions(base, base_index, subject) if base is not None else []
-    started = time.process_time()
+    # the clock is a system call: read only when the cost decides whether the row is written
+    started = time.process_time() if key is not None else 0.0
     with head_refs.consulting() as head_seen, consulting(base_refs) as base_seen:
         row = _check_subject(
             subject,
@@ -378,7 +402,7 @@ def _gate_subject(
     # ~1 ms on some filesystems) is recomputed next time instead: a cold gate over 500 short
     # subjects then writes nothing and stays as fast as without a cache.
     # The table (one file) keeps every row of this run.
-    cost = time.process_time() - started
+    cost = time.process_time() - started if key is not None else 0.0
     if key is not None and (table is not None or cost >= verdicts.min_cost):
         encoded = encodable(row.findings)
         consulted = encode_consulted(head_refs, head_seen, base_refs, base_seen)
