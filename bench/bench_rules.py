@@ -195,8 +195,7 @@ def variant_twice(decoded, rules):  # type: ignore[no-untyped-def]
     """No plan boundary: the first refusal as ``least`` over each rule's place written twice in
     a ``greatest`` (children always evaluated), so that subexpression elimination computes it
     once, in a method of its own when its Java is long; gated by "judged" with an addition
-    (``+ NULL`` for a record not judged), which keeps every rule out of a conditional branch.
-    Its shape, with groups of rules lifted too, is ``rulestage.first_refusal``'s."""
+    (``+ NULL`` for a record not judged), which keeps every rule out of a conditional branch."""
     from pyspark.sql import functions as F
 
     parts = [
@@ -210,9 +209,9 @@ def variant_twice(decoded, rules):  # type: ignore[no-untyped-def]
 
 def variant_skeleton(decoded, rules):  # type: ignore[no-untyped-def]
     """The committed stage over as many rules as the table holds, each a trivial condition
-    (``vendorId`` against a constant no record holds): what the stage's shape costs (the first
-    refusal, the bad-record assembly, and behind ``one_stage``'s budget the boundary and the
-    code columns) without the conditions' own work."""
+    (``vendorId`` against a constant no record holds): what the stage's shape costs (the
+    boundary, the code columns, the first refusal, the bad-record assembly) without the
+    conditions' own work."""
     from spark_avro.rulestage import apply_rules
 
     trivial = [
@@ -284,10 +283,9 @@ def variant_nocarry(decoded, rules):  # type: ignore[no-untyped-def]
 
 
 def variant_codecolumns(decoded, rules):  # type: ignore[no-untyped-def]
-    """The stage as main ran every table before the one-stage road (still the road of a table
-    with TRANSFORMs or past ``rulestage.one_stage``'s budget): each rule's code in a column of
-    the boundary's projection, the first refusal in the next stage, then the bad-record
-    assembly. Paired with ``rules`` it is the A/B of the two roads."""
+    """The stage as it was before the one projection (at 2d8d779, still the road of a table with
+    TRANSFORMs): each rule's code in a column of the boundary's projection, the first refusal
+    in the next stage, then the bad-record assembly."""
     from pyspark.sql import functions as F
 
     from spark_avro.decode import ERROR_COLUMN, KIND_COLUMN, RAW_COLUMN
