@@ -12,12 +12,6 @@ record a rule refuses is not transformed further. ``spark_avro.rules.rule_table`
 table from the compiled CEL; ``read_topic(rules=)``, ``stream_topic(rules=)`` and the readers
 ``schemacli spark codegen --rules`` writes (which embed the table) run this very code.
 
-A table of CONDITIONs runs inside the decode's own whole stage (``first_refusal``: one
-expression, each rule a method of its own), one row written a record; a table with TRANSFORMs,
-or too large for the decode's generated method to stay compilable by the JIT (``one_stage``),
-runs behind a plan boundary (``rule_codes``). Both roads give the same ``_rule_at``
-(tests/spark/test_rules_sql_equals_python.py).
-
 Like ``decode.py``, the part after the ``codegen: begin`` marker is copied into generated
 readers, so it uses only pyspark, the standard library and ``decode.py``'s names.
 """
@@ -130,39 +124,6 @@ def _least(parts: Sequence[str]) -> str:
     return parts[0] if len(parts) == 1 else f"least({', '.join(parts)})"
 
 
-# What the decode's whole-stage method may still take (bytes of bytecode, measured with Spark
-# 4.0.1, bench/README.md): it grows about 76 bytes a leaf field of the decoded frame (the
-# decode's and the assembly's) and the first refusal about 25 a rule (its fixed part in the
-# margin); past 8,000 HotSpot compiles none of it (HugeMethodLimit) and the whole read, decoding
-# included, runs interpreted. A table past the budget keeps its rules behind rule_codes'
-# boundary, which keeps them out of that method.
-ONE_STAGE_BUDGET = 4_400
-LEAF_BYTES = 76
-RULE_BYTES = 25
-
-
-def _leaves(dtype: object) -> int:
-    """The leaf fields of a Spark type (a struct's fields, an array's items, a map's keys and
-    values, walked)."""
-    from pyspark.sql.types import ArrayType, MapType, StructType  # the template imports neither
-
-    if isinstance(dtype, StructType):
-        return sum(_leaves(f.dataType) for f in dtype.fields)
-    if isinstance(dtype, ArrayType):
-        return _leaves(dtype.elementType)
-    if isinstance(dtype, MapType):
-        return _leaves(dtype.keyType) + _leaves(dtype.valueType)
-    return 1
-
-
-def one_stage(decoded: DataFrame, rules: Sequence[RuleRow]) -> bool:
-    """Whether ``apply_rules`` runs the table inside the decode's own whole stage
-    (``first_refusal``): a table of CONDITIONs (no TRANSFORM: a transform's new values are
-    read by the rules after it) whose code the budget holds beside the decoded frame's."""
-    size = LEAF_BYTES * _leaves(decoded.schema) + RULE_BYTES * len(rules)
-    return not any(row[5] for row in rules) and size <= ONE_STAGE_BUDGET
-
-
 def first_refusal(rules: Sequence[RuleRow]) -> Column:
     """``_rule_at`` of a table of CONDITIONs as one expression (``rule_codes``' column, computed
     inside the decode's own whole stage): 2 * place + code of the first rule acted on that
@@ -212,11 +173,11 @@ def apply_rules(decoded: DataFrame, rules: Sequence[RuleRow]) -> DataFrame:
     DataFrame."""
     if not rules:
         return decoded.withColumn(DLQ_COLUMN, F.lit(None).cast("string")).drop(VALUE_COLUMN)
-    if one_stage(decoded, rules):
-        staged = decoded.select("*", first_refusal(rules).alias(AT_COLUMN))
-    else:
+    if any(row[5] for row in rules):
         staged = rule_codes(decoded, rules)
         staged = staged.drop(*(code_column(p) for p in range(len(rules))), GOOD_COLUMN)
+    else:
+        staged = decoded.select("*", first_refusal(rules).alias(AT_COLUMN))
     reason, topic = refusal(rules)
     refused = F.col(AT_COLUMN).isNotNull()
     return staged.select(
