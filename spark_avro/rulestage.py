@@ -107,46 +107,6 @@ def rule_codes(decoded: DataFrame, rules: Sequence[RuleRow]) -> DataFrame:
     return frame
 
 
-# Rules a group holds in ``one_stage``: each group's first refusal is a subexpression of its own
-# (a method of its own), so the decode's method grows by a call a rule, not by the rule's code
-GROUP = 10
-
-
-def _lifted(sql: str) -> str:
-    """``sql`` written twice where both are always evaluated (``greatest`` evaluates every
-    child), so that Spark's subexpression elimination computes it once and, its Java being long,
-    in a method of its own; a CASE branch would hide it (only what every road evaluates is
-    lifted)."""
-    return f"greatest({sql}, {sql})"
-
-
-def _least(parts: Sequence[str]) -> str:
-    return parts[0] if len(parts) == 1 else f"least({', '.join(parts)})"
-
-
-def first_refusal(rules: Sequence[RuleRow]) -> Column:
-    """``_rule_at`` of a table of CONDITIONs as one expression (``rule_codes``' column, computed
-    inside the decode's own whole stage): 2 * place + code of the first rule acted on that
-    refuses a judged record, null where none does or the record is not judged. Each rule's
-    ``2 * place + code`` (null for a pass) is a subexpression of its own, grouped by ``GROUP``
-    under a ``least`` that is one too (``least`` skips nulls, and the places grow with the
-    order, so the least is the first); "judged" is added (``+ NULL`` for a record not judged)
-    rather than a CASE around it, which would hide every rule in a conditional branch."""
-    places = [
-        _lifted(
-            f"element_at(array(CAST(NULL AS INT), {2 * p + 1}, {2 * p + 2}), "
-            f"coalesce({row[0]}, 0) + 1)"
-        )
-        for p, row in enumerate(rules)
-        if row[4]
-    ]
-    if not places:
-        return F.lit(None).cast("int")
-    first = _least([_lifted(_least(places[i : i + GROUP])) for i in range(0, len(places), GROUP)])
-    judged = f"{ERROR_COLUMN} IS NULL AND NOT {TOMBSTONE_COLUMN}"
-    return F.expr(f"{first} + CASE WHEN {judged} THEN 0 END")
-
-
 def refusal(rules: Sequence[RuleRow]) -> tuple[Column, Column]:
     """(the reason, the DLQ topic) of the first rule that refused a record, read by its place
     in ``_rule_at`` (``rule_codes``) from constant arrays of the table's SQL; both null where no
@@ -173,11 +133,8 @@ def apply_rules(decoded: DataFrame, rules: Sequence[RuleRow]) -> DataFrame:
     DataFrame."""
     if not rules:
         return decoded.withColumn(DLQ_COLUMN, F.lit(None).cast("string")).drop(VALUE_COLUMN)
-    if any(row[5] for row in rules):
-        staged = rule_codes(decoded, rules)
-        staged = staged.drop(*(code_column(p) for p in range(len(rules))), GOOD_COLUMN)
-    else:
-        staged = decoded.select("*", first_refusal(rules).alias(AT_COLUMN))
+    staged = rule_codes(decoded, rules)
+    staged = staged.drop(*(code_column(p) for p in range(len(rules))), GOOD_COLUMN)
     reason, topic = refusal(rules)
     refused = F.col(AT_COLUMN).isNotNull()
     return staged.select(
