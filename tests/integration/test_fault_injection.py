@@ -24,7 +24,8 @@ schedule and a slow one cannot miss it:
 - **At start-up.** One round kills the new run the moment its query has started, before its
   first batch commits (its committed count is still the one it started from).
 - **A worker lost.** In one round a worker is SIGKILLed with its executors once the run has
-  committed a batch, and a new worker is started; the driver is killed at its threshold.
+  committed a batch, and a new worker is started; the driver is killed at its threshold (the
+  new worker joins meanwhile; the next run starts once the master lists it ALIVE).
 
 A last run (``--available-now``) converts the rest. Reading both topics with ``read_committed``
 then finds every valid message once in v1 and every bad one once in the dead-letter topic, and
@@ -236,7 +237,10 @@ def test_driver_killed_by_progress_in_transactions_and_at_start_and_a_worker_los
             run.wait("a first batch committed", lambda b=begun: _processed(s.state) > b)
             (victim, *_) = spark_cluster.alive_workers()
             spark_cluster.kill_worker(victim)
-            spark_cluster.start_worker()
+            # the new worker's JVM starts while the run goes on: waiting for it here would let
+            # the run pass the thresholds of the rounds after this one (on a machine where a
+            # batch takes a second, a worker's start is a dozen batches)
+            joining = spark_cluster.start_worker(wait=False)
         # past the threshold, and past at least one batch of this run's own (a run that started
         # beyond its threshold is not killed before it has done anything)
         begun = _processed(s.state)
@@ -262,6 +266,8 @@ def test_driver_killed_by_progress_in_transactions_and_at_start_and_a_worker_los
             count = run.kill()
             kills.append({"round": round_, "kind": kind, "threshold": mark, "count": count,
                           "up_s": up, "killed_s": run.seconds()})  # fmt: skip
+        if round_ == worker_round:
+            spark_cluster.wait_worker(joining)  # the next run has both workers again
         if round_ == startup_after:
             # within a second of the restart: the moment the query has started, before its
             # first batch commits
