@@ -212,7 +212,10 @@ def produce(s: Setup, start: int, stop: int) -> None:
 
 
 def deploy(s: Setup, *extra: str, detach: bool = False) -> subprocess.CompletedProcess:
-    from tests.stack.spark import spark_jars
+    """``schemacli migrate deploy`` of ``s``'s mapping with the tests' Spark settings (the local
+    jars, UI off, loopback, the JVM options of ``tests.stack.spark.submit_jvm_confs``) and
+    ``extra`` arguments (later ``--conf`` items win)."""
+    from tests.stack.spark import archiving_driver, spark_jars, submit_jvm_confs
 
     cmd = [
         sys.executable,
@@ -237,11 +240,16 @@ def deploy(s: Setup, *extra: str, detach: bool = False) -> subprocess.CompletedP
         "spark.driver.host=127.0.0.1",
         "--conf",
         "spark.driver.bindAddress=127.0.0.1",
-        *extra,
     ]
     if detach:
-        cmd.append("--detach")
-    return subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=900)
+        cmd += [*submit_jvm_confs(), *extra, "--detach"]
+        return subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=900)
+    with archiving_driver() as archive:  # a run that ends on its own may write the archive
+        cmd += [*archive.confs, *extra]
+        done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=900)
+        if done.returncode == 0:
+            archive.keep()
+        return done
 
 
 def consume(bootstrap: str, topic: str, expected: int = 0, idle: float | None = None) -> list:

@@ -13,18 +13,20 @@ schedule and a slow one cannot miss it:
 - **By progress.** Ten seeded thresholds spread between 5% and 90% of the messages, at least
   four batches apart. A run is killed when its committed count (``progress.json``) first passes
   its threshold, which leaves at least 10% of the messages for later runs, whatever the speed.
-- **Inside a transaction.** In some of those rounds, once the threshold is passed, the
-  executors are frozen (SIGSTOP) and the broker is asked whether a transaction holding data is
-  open: a ``read_uncommitted`` reader of v1 or the dead-letter topic would see records past the
-  last stable offset (the high watermark is ahead of what ``read_committed`` may read). If so,
-  the driver is killed while they are frozen; if not, they are let go (SIGCONT) and it is tried
-  again. The answer does not race the writer, since the writer is frozen while it is asked. A
+- **Inside a transaction.** In some of those rounds, once the threshold is passed and the
+  broker shows a transaction holding data open, the executors are frozen (SIGSTOP to each
+  worker's process group, the executors in it) and the broker is asked again whether one is
+  open: a ``read_uncommitted`` reader of v1 or the dead-letter topic would see records past
+  the last stable offset (the high watermark is ahead of what ``read_committed`` may read). If
+  so, the driver is killed while they are frozen; if not, they are let go (SIGCONT) and it is
+  tried again. The answer does not race the writer, since the writer is frozen while it is asked. A
   count taken from committed progress always lands just after a commit; these kills cut a write
   in flight, and the executors, let go after the kill, may still try to finish it.
 - **At start-up.** One round kills the new run the moment its query has started, before its
   first batch commits (its committed count is still the one it started from).
 - **A worker lost.** In one round a worker is SIGKILLed with its executors once the run has
-  committed a batch, and a new worker is started; the driver is killed at its threshold.
+  committed a batch, and a new worker is started; the driver is killed at its threshold (the
+  new worker joins meanwhile; the next run starts once the master lists it ALIVE).
 
 A last run (``--available-now``) converts the rest. Reading both topics with ``read_committed``
 then finds every valid message once in v1 and every bad one once in the dead-letter topic, and
@@ -63,7 +65,11 @@ KILLS = 10  # by progress; one more at start-up
 IN_TRANSACTION = 4  # of the progress kills, how many wait for a transaction holding data
 LOW, HIGH = 0.05, 0.90  # the thresholds' span, as shares of MESSAGES
 GAP = 4 * BATCH_SIZE  # at least this far apart
-EXECUTOR = ("--conf", "spark.executor.memory=512m")
+# The executors keep the JVM's defaults (C2, G1), not the tests' C1 (tests.stack.spark
+# .submit_jvm_confs, which the drivers keep): with C1 a 2,000-record batch took under half a
+# second and its transactions were open for tens of milliseconds, too short for the
+# in-transaction rounds to catch before the stream's end in three runs of four.
+EXECUTOR = ("--conf", "spark.executor.memory=512m", "--conf", "spark.executor.extraJavaOptions=")
 BATCH = ("--max-offsets-per-trigger", str(BATCH_SIZE), "--trigger-seconds", "0")
 DEADLINE = 60 * 60  # seconds for the whole test: only a hang reaches it (it takes 5-20)
 POLL = 0.02  # how often the test looks at the converter's progress (a wait, not a schedule)
@@ -148,26 +154,39 @@ class Run:
         """This run's part of job.log (its last 3,000 characters)."""
         return _tail(self.log, self.since)
 
+    def gone(self) -> None:
+        """SIGKILL what is left of this run: a test that failed mid-round must not leave a
+        driver holding the cluster's cores (the next test's executors would wait for them)."""
+        if _alive(self.pid):
+            with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
+                os.killpg(self.pid, signal.SIGKILL)
+            wait_group_gone(self.pid)
+
 
 def freeze_executors(cluster) -> list[int]:
-    """SIGSTOP every executor JVM on the cluster's workers; the pids frozen."""
-    frozen = []
-    for pid in cluster.executors():
-        with contextlib.suppress(ProcessLookupError):  # it ended meanwhile: nothing to freeze
-            os.kill(pid, signal.SIGSTOP)
-            frozen.append(pid)
-    for pid in frozen:  # stopped for sure before the broker is asked (state T in /proc)
+    """SIGSTOP every executor JVM on the cluster's workers, at once: each live worker's process
+    group (the worker and its executors, ExecutorRunner's children) is stopped with one signal,
+    then the executors are found and waited for, stopped (state T in /proc), before the broker
+    is asked. Returns the groups, for ``thaw``. (Finding the executors first, by a scan of /proc,
+    took longer than a short batch's transaction is open.)"""
+    groups = []
+    for worker in cluster.workers:
+        if worker is not None:
+            with contextlib.suppress(ProcessLookupError):  # it ended meanwhile: nothing to stop
+                os.killpg(worker.pid, signal.SIGSTOP)
+                groups.append(worker.pid)
+    for pid in cluster.executors():  # found while they are stopped
         deadline = time.monotonic() + 60
         while _state(pid) not in ("T", "t", "Z", None):
             assert time.monotonic() < deadline, f"executor {pid} did not stop"
             time.sleep(0.001)
-    return frozen
+    return groups
 
 
-def thaw(pids: list[int]) -> None:
-    for pid in pids:
+def thaw(groups: list[int]) -> None:
+    for group in groups:
         with contextlib.suppress(ProcessLookupError):  # it died meanwhile: nothing to let go
-            os.kill(pid, signal.SIGCONT)
+            os.killpg(group, signal.SIGCONT)
 
 
 def _state(pid: int) -> str | None:
@@ -206,7 +225,7 @@ class OpenTransactions:
 
 
 def test_driver_killed_by_progress_in_transactions_and_at_start_and_a_worker_lost_nothing_lost_nothing_duplicated(  # noqa: E501
-    kafka, registry, spark_cluster, tmp_path
+    kafka, registry, spark_cluster, tmp_path, request
 ):
     seed = int(os.environ.get("SCHEMACLI_FAULT_SEED", "16"))
     rng = random.Random(seed)
@@ -227,6 +246,7 @@ def test_driver_killed_by_progress_in_transactions_and_at_start_and_a_worker_los
     kills: list[dict] = []
     for round_, mark in enumerate(marks):
         run = Run(s, master, until)
+        request.addfinalizer(run.gone)
         run.wait("its query started", run.started)
         up = run.seconds()
         kind = "progress"
@@ -236,7 +256,10 @@ def test_driver_killed_by_progress_in_transactions_and_at_start_and_a_worker_los
             run.wait("a first batch committed", lambda b=begun: _processed(s.state) > b)
             (victim, *_) = spark_cluster.alive_workers()
             spark_cluster.kill_worker(victim)
-            spark_cluster.start_worker()
+            # the new worker's JVM starts while the run goes on: waiting for it here would let
+            # the run pass the thresholds of the rounds after this one (on a machine where a
+            # batch takes a second, a worker's start is a dozen batches)
+            joining = spark_cluster.start_worker(wait=False)
         # past the threshold, and past at least one batch of this run's own (a run that started
         # beyond its threshold is not killed before it has done anything)
         begun = _processed(s.state)
@@ -246,12 +269,16 @@ def test_driver_killed_by_progress_in_transactions_and_at_start_and_a_worker_los
             kind, tries = "in-transaction", 0
             while True:
                 tries += 1
-                frozen = freeze_executors(spark_cluster)
+                # a look while the writer runs says when to freeze it; the verdict is the
+                # second look, asked while it is frozen (a transaction a few batches' records
+                # long is open a small part of a batch: frozen at random, it was missed)
                 if open_txn.holding_data():
-                    count = run.kill()  # the writer frozen mid-transaction
-                    thaw(frozen)  # it goes on until it notices its driver is gone
-                    break
-                thaw(frozen)
+                    frozen = freeze_executors(spark_cluster)
+                    if open_txn.holding_data():
+                        count = run.kill()  # the writer frozen mid-transaction
+                        thaw(frozen)  # it goes on until it notices its driver is gone
+                        break
+                    thaw(frozen)
                 assert _alive(run.pid), f"the converter ended:\n{run.tail()}"
                 assert _processed(s.state) < MESSAGES, "no transaction caught open in the run"
                 assert time.monotonic() < until, "the converter hung"
@@ -262,10 +289,13 @@ def test_driver_killed_by_progress_in_transactions_and_at_start_and_a_worker_los
             count = run.kill()
             kills.append({"round": round_, "kind": kind, "threshold": mark, "count": count,
                           "up_s": up, "killed_s": run.seconds()})  # fmt: skip
+        if round_ == worker_round:
+            spark_cluster.wait_worker(joining)  # the next run has both workers again
         if round_ == startup_after:
             # within a second of the restart: the moment the query has started, before its
             # first batch commits
             run = Run(s, master, until)
+            request.addfinalizer(run.gone)
             run.wait("its query started", run.started)
             count = run.kill()
             kills.append({"round": round_, "kind": "start-up", "threshold": None, "count": count,

@@ -147,7 +147,7 @@ def test_a_generated_reader_runs_on_the_cluster(kafka, registry, spark_cluster, 
     from confluent_kafka.serialization import MessageField, SerializationContext
 
     from converters.ops.deploy import find_spark_submit
-    from tests.stack.spark import spark_jars
+    from tests.stack.spark import spark_jars, submit_jvm_confs
 
     bootstrap, url = _bootstrap(kafka), _url(registry)
     topic = f"taxi-rides-{uuid.uuid4().hex[:8]}"
@@ -181,7 +181,7 @@ def test_a_generated_reader_runs_on_the_cluster(kafka, registry, spark_cluster, 
             "--conf", f"spark.pyspark.python={sys.executable}",
             "--conf", f"spark.pyspark.driver.python={sys.executable}",
             "--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.driver.bindAddress=127.0.0.1",
-            "--conf", "spark.ui.enabled=false", *EXECUTOR,
+            "--conf", "spark.ui.enabled=false", *EXECUTOR, *submit_jvm_confs(),
             str(driver), bootstrap, str(out),
         ],
         capture_output=True, text=True, cwd=tmp_path, timeout=600,

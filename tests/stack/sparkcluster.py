@@ -156,6 +156,13 @@ class SparkCluster:
             self._wait_alive(process, {index})
         return index
 
+    def wait_worker(self, index: int) -> None:
+        """Until the master lists worker ``index`` (started with ``wait=False``) ALIVE. Raises
+        ComponentUnavailable (with the worker's log tail) if it does not register."""
+        process = self.workers[index]
+        assert process is not None, f"worker {index} was stopped"
+        self._wait_alive(process, {index})
+
     def _wait_alive(self, process: ManagedProcess, indices: set[int]) -> None:
         wait_until(
             "spark-cluster",

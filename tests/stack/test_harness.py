@@ -158,3 +158,62 @@ def test_missing_registry_fails_the_run_in_ci(tmp_path):
     assert "registry  MISSING -> FAILS (CI)" in done.stdout
     assert "CI=true and a stack component is unavailable" in done.stdout
     assert "`go` is not on PATH" in done.stdout
+
+
+@pytest.fixture
+def archive(tmp_path, monkeypatch):
+    """The drivers' class-data archive, under tmp_path (no JVM is started)."""
+    from tests.stack import spark
+
+    path = tmp_path / "cds" / "spark-driver-test.jsa"
+    monkeypatch.setattr(spark, "driver_archive", lambda: path)
+    return path
+
+
+def _driver_opts(confs: tuple[str, ...]) -> str:
+    (driver,) = [c for c in confs if c.startswith("spark.driver.extraJavaOptions=")]
+    return driver
+
+
+def test_a_driver_that_ends_well_leaves_its_class_archive_to_the_drivers_after_it(archive):
+    from tests.stack.common import JVM_BASE_OPTS
+    from tests.stack.spark import archiving_driver
+
+    with archiving_driver() as first:
+        assert first.written is not None
+        assert f"-XX:ArchiveClassesAtExit={first.written}" in _driver_opts(first.confs)
+        first.written.write_bytes(b"archive")  # what the driver's JVM writes at its exit
+        first.keep()
+    assert archive.read_bytes() == b"archive" and not first.written.exists()
+    with archiving_driver() as later:
+        assert later.written is None
+        assert f"-XX:SharedArchiveFile={archive}" in _driver_opts(later.confs)
+    executor = [c for c in later.confs if c.startswith("spark.executor.extraJavaOptions=")]
+    assert executor == ["spark.executor.extraJavaOptions=" + " ".join(JVM_BASE_OPTS)]
+
+
+def test_a_driver_that_failed_or_wrote_nothing_leaves_no_archive_and_no_temporary_file(archive):
+    from tests.stack.spark import archiving_driver
+
+    with archiving_driver() as failed:  # the run failed: keep() is not called
+        assert failed.written is not None
+        failed.written.write_bytes(b"archive")
+    assert not archive.exists() and not failed.written.exists()
+    with archiving_driver() as empty:  # killed while writing: nothing whole to keep
+        assert empty.written is not None
+        empty.written.touch()
+        empty.keep()
+    assert not archive.exists() and not empty.written.exists()
+
+
+def test_while_another_process_writes_the_archive_a_driver_runs_without_one(archive):
+    import fcntl
+
+    from tests.stack.spark import archiving_driver
+
+    archive.parent.mkdir(parents=True)
+    with open(archive.with_suffix(".lock"), "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # the other writer (flock: per open file)
+        with archiving_driver() as run:
+            assert run.written is None
+            assert "Archive" not in _driver_opts(run.confs)
