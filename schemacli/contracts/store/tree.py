@@ -112,6 +112,7 @@ Listing = str
 # One entry of this run's listing: the file's name, its line, its newest mtime or ctime.
 Entry = tuple[str, str, int]
 _ENTRY = re.compile(r"([^/]*)/[0-9]+/[0-9]+/[0-9]+/[0-9]+(?:\n|\Z)")
+_LISTING = re.compile(r"(?:[^/]*/[0-9]+/[0-9]+/[0-9]+/[0-9]+(?:\n|\Z))+")  # a whole listing
 
 
 def _entries_of(listing: Listing) -> list[tuple[str, str]]:
@@ -534,21 +535,20 @@ def _from_listing(listing: Listing, prefix: str) -> _Scanned | None:
     """A folder as the table's ``listing`` has it (a folder git's index proved unchanged,
     see IndexView): what ``_scan`` would find there, without a stat; None for a listing this
     code did not write or a folder it does not index as listed (``_scan`` then looks)."""
-    found = _entries_of(listing)
-    if not found:
+    if not listing or _LISTING.fullmatch(listing) is None:
         return None
-    paths: list[str] = []
+    names = _ENTRY.findall(listing)
+    paths = [prefix + name for name in names]
     versions: dict[int, str] = {}
-    entries: list[Entry] = []
-    for name, line in found:
-        path = prefix + name
-        paths.append(path)
-        entries.append((name, line, 0))
+    for name, path in zip(names, paths, strict=True):
         if name.endswith(".avsc"):
             number = _plain_number(name)
             if number is None:
                 return None
             versions[number] = path
+    # a proven folder is the table's (``FileKeys.is_same``): its entries' lines and times are
+    # never looked at, only their names
+    entries: list[Entry] = [(name, "", 0) for name in names]
     return _Scanned(paths, versions, True, [], listing, 0, entries)
 
 
