@@ -668,6 +668,43 @@ class FileTree:
             keys.is_same(folder, listing, newest) for folder, (listing, newest, _) in listed.items()
         )
 
+    def changed_folders(self) -> list[str] | None:
+        """The subject folders (``subjects/<subject>``) this run's listing does not find as
+        the table has them (``unchanged``), and those the table holds that it did not list;
+        None when the store was not listed with every file's stat against a table."""
+        keys = self.file_keys
+        if not keys.on or not keys.stat_all or keys.index is None:
+            return None
+        listed = keys.listings
+        out = [
+            folder
+            for folder, (listing, newest, _) in listed.items()
+            if folder in keys.strayed or not keys.is_same(folder, listing, newest)
+        ]
+        return out + [folder for folder in keys.folders if folder not in listed]
+
+    def table_latest(self, folder: str) -> tuple[str, str] | None:
+        """The path and content key of ``folder``'s latest version as the table has it
+        (("", "") for a folder without versions), None when the table does not say (no entry,
+        a version name indexed otherwise, the latest not keyed then)."""
+        stored = self.file_keys.folders.get(folder)
+        if not _is_folder_entry(stored):
+            return None
+        entries, keys = _entries_of(stored[0]), stored[1].split(" ")
+        if len(entries) != len(keys):
+            return None
+        best: tuple[int, str, str] | None = None
+        for (name, _), key in zip(entries, keys, strict=True):
+            if name.endswith(".avsc"):
+                number = _plain_number(name)
+                if number is None:
+                    return None
+                if best is None or number > best[0]:
+                    best = (number, name, key)
+        if best is None:
+            return ("", "")
+        return (f"{folder}/{best[1]}", best[2]) if best[2] else None
+
     def _read_key(self, path: str) -> str | None:
         text = self.read([path], optional=True)[path]
         self.file_keys.read += 1
