@@ -112,6 +112,8 @@ Listing = str
 # One entry of this run's listing: the file's name, its line, its newest mtime or ctime.
 Entry = tuple[str, str, int]
 _ENTRY = re.compile(r"([^/]*)/[0-9]+/[0-9]+/[0-9]+/[0-9]+(?:\n|\Z)")
+_PLAIN_VERSION = re.compile(r"^v([1-9][0-9]{0,8})\.avsc$", re.MULTILINE)  # _plain_number's
+_AVSC = re.compile(r"\.avsc$", re.MULTILINE)
 _LISTING = re.compile(r"(?:[^/]*/[0-9]+/[0-9]+/[0-9]+/[0-9]+(?:\n|\Z))+")  # a whole listing
 
 
@@ -538,14 +540,14 @@ def _from_listing(listing: Listing, prefix: str) -> _Scanned | None:
     if not listing or _LISTING.fullmatch(listing) is None:
         return None
     names = _ENTRY.findall(listing)
+    lines = "\n".join(names)  # a name per line, unless a name holds a line break
+    if lines.count("\n") != len(names) - 1:
+        return None
+    numbers = _PLAIN_VERSION.findall(lines)  # each plain vN.avsc (see _plain_number)
+    if len(numbers) != len(_AVSC.findall(lines)):  # another name ending .avsc
+        return None
     paths = [prefix + name for name in names]
-    versions: dict[int, str] = {}
-    for name, path in zip(names, paths, strict=True):
-        if name.endswith(".avsc"):
-            number = _plain_number(name)
-            if number is None:
-                return None
-            versions[number] = path
+    versions = {int(digits): f"{prefix}v{digits}.avsc" for digits in numbers}
     # a proven folder is the table's (``FileKeys.is_same``): its entries' lines and times are
     # never looked at, only their names
     entries: list[Entry] = [(name, "", 0) for name in names]
