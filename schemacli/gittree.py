@@ -10,7 +10,11 @@ come: a file is held only once it is asked for, never the whole store at once.
 
 from __future__ import annotations
 
+import functools
+import os
+import re
 import subprocess
+import time
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -20,6 +24,7 @@ from typing import IO
 from schemacli.contracts.jsontext.source import decode_bytes
 from schemacli.contracts.store.tree import (
     SUBJECTS_DIR,
+    IndexView,
     StoreLayoutError,
     StoreLayoutErrors,
     index_folder,
@@ -291,6 +296,111 @@ def git_tree(spec: str, store: Path) -> GitTree:
             hint="pass a --store inside the repository",
         ) from err
     return GitTree(repo=repo, ref=ref, prefix="" if prefix == "." else prefix)
+
+
+# git as the index road needs it: its own stat of every file, ctime included (an edit that
+# puts the mtime back still moves the ctime), no file system monitor answering for it, and no
+# conversion of a file's bytes on their way into the index (what git compares is then the
+# file's own bytes); attributes files anywhere near the store turn the road off (index_view)
+_INDEX_CONFIG = (
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.trustctime=true",
+    "-c",
+    "core.checkStat=default",
+    "-c",
+    "core.autocrlf=false",
+    "-c",
+    "core.attributesFile=/dev/null",
+    "--no-optional-locks",
+)
+_CLOCK_MARGIN_NS = 2_000_000_000  # a file system's clock may lag the system's by a tick
+_WHOLE_FOLDER = 256  # more folders than this asked at once: the whole subjects/ listed
+
+
+def index_view(store: Path) -> IndexView | None:
+    """What git's index says of ``store``'s subject folders (``IndexView``), or None where it
+    cannot be trusted or does not apply: outside a git work tree, no commit yet, git missing
+    or failing, an attributes file that could convert a file's bytes on the way (a
+    ``.gitattributes`` in the store's folder or above it, ``info/attributes``). A folder that
+    git finds changed since HEAD (staged or not, deleted, unmerged), or holding a file with
+    git's assume-unchanged or skip-worktree bit, has no tree id in it (its files are statted)."""
+    try:
+        head = _index_git(store, "rev-parse", "--show-prefix", "--git-path", "info/attributes")
+        prefix, info_attributes = head.split("\n")[:2]
+        _index_git(store, "rev-parse", "--verify", "--quiet", "HEAD^{tree}")
+    except (InputError, ValueError):
+        return None
+    if (store / info_attributes).exists():  # (an absolute path stays itself)
+        return None
+    top = store.joinpath(*[".."] * prefix.count("/"))
+    folders = [top, *(top.joinpath(*prefix.split("/")[: i + 1]) for i in range(prefix.count("/")))]
+    if any((folder / ".gitattributes").exists() for folder in [*folders, store / SUBJECTS_DIR]):
+        return None
+    since = time.time_ns() - _CLOCK_MARGIN_NS
+    subjects = f"{SUBJECTS_DIR}/"
+    try:
+        changed = _index_git(store, "diff-index", "--name-only", "-z", "HEAD", "--", subjects)
+        flags = _index_git(store, "ls-files", "-v", "-z", "--", subjects)
+        listed = _index_git(store, "ls-tree", "-z", "--full-name", "HEAD", "--", subjects)
+    except InputError:
+        return None
+    strip = len(prefix)
+    untrusted = {_folder_of(path[strip:]) for path in changed.split("\0") if path}
+    # "H <path>": a plain cached entry; any other tag (lower case: assume-unchanged; S:
+    # skip-worktree; M: unmerged) leaves its folder to the stat road
+    untrusted.update(  # (ls-files names paths from the store's folder)
+        _folder_of(record[2:]) for record in re.findall(r"(?:^|\0)((?!H )[^\0]+)", flags)
+    )
+    trees: dict[str, str] = {}
+    for record in listed.split("\0"):
+        meta, _, path = record.partition("\t")
+        folder = path[strip:]
+        if meta.startswith("040000 tree ") and folder not in untrusted:
+            trees[folder] = meta[12:]
+    return IndexView(trees, since, functools.partial(_tracked, store, prefix))
+
+
+def _folder_of(path: str) -> str:
+    """``subjects/<subject>/...`` -> ``subjects/<subject>``."""
+    return "/".join(path.split("/", 2)[:2])
+
+
+def _tracked(store: Path, prefix: str, folders: Sequence[str]) -> dict[str, list[str]]:
+    """The names git tracks directly in each of ``folders`` at HEAD (see IndexView)."""
+    asked = [f"{f}/" for f in folders] if len(folders) <= _WHOLE_FOLDER else [f"{SUBJECTS_DIR}/"]
+    out: dict[str, list[str]] = {}
+    try:
+        listed = _index_git(
+            store, "ls-tree", "-r", "-z", "--name-only", "--full-name", "HEAD", "--", *asked
+        )
+    except InputError:
+        return out
+    strip = len(prefix)
+    for path in listed.split("\0"):
+        folder, _, name = path[strip:].rpartition("/")
+        if name and folder.count("/") == 1:
+            out.setdefault(folder, []).append(name)
+    return out
+
+
+def _index_git(store: Path, *args: str) -> str:
+    """git run in the store's folder as the index road needs it (``_INDEX_CONFIG``); its
+    output decoded without loss (a name git quotes no way with -z)."""
+    env = {**os.environ, "GIT_ATTR_NOSYSTEM": "1", "GIT_OPTIONAL_LOCKS": "0"}
+    try:
+        result = subprocess.run(
+            ["git", "-C", str(store), *_INDEX_CONFIG, *args],
+            capture_output=True,
+            check=False,
+            env=env,
+        )
+    except FileNotFoundError as err:
+        raise InputError("git is not installed") from err
+    if result.returncode != 0:
+        raise InputError(f"git {' '.join(args)} failed: {result.stderr.decode().strip()}")
+    return result.stdout.decode("utf-8", "surrogateescape")
 
 
 def _unknown_ref_hint(top: Path, ref: str) -> str:

@@ -42,7 +42,7 @@ from schemacli.contracts.gate.rows import GateReport
 from schemacli.contracts.readers.declared import DeclaredReader
 from schemacli.contracts.store.tree import SUBJECTS_DIR, FileTree
 from schemacli.errors import ExitCode, UsageError
-from schemacli.gittree import GitTree, git_tree
+from schemacli.gittree import GitTree, git_tree, index_view
 from schemacli.output import OutputFormat, Report, gate_report, render
 from schemacli.output.github import step_summary
 from schemacli.output.terminal import progress
@@ -145,6 +145,8 @@ def _gate(
     # with --against, the subjects whose files are as they were at the ref are not judged
     # again (docs/store.md): git says which files changed
     changed = base.changed_paths() if base is not None else None
+    if base is None and verdicts.disk is not None:  # a run that keys every subject's files
+        head.use_index(index_view(head.root))
     result = check_store(
         head,
         levels,

@@ -97,6 +97,47 @@ def test_a_change_to_the_defining_subjects_latest_version_checks_the_row_again(t
     assert third.subjects == uncached_gate(store).subjects
 
 
+def test_a_version_added_to_a_subject_defining_no_name_a_row_used_looks_up_no_name_again(
+    tmp_path, checked, monkeypatch
+):
+    """One subject changed (a version added to rides-value, which defines com.acme.Ride
+    only): orders-value's row, which looked up com.acme.Position, is served without the
+    store's names built again; the result equals the uncached gate."""
+    from schemacli.contracts.store.nameindex import StoreNames
+
+    store, cache = orders_store(tmp_path / "st"), tmp_path / "cache"
+    make_store(store, {"rides-value": [ride()]})
+    cached_gate(store, cache)
+    cached_gate(store, cache)  # the table of a run that saw the store as it is
+    make_store(store, {"rides-value": [ride(), ride(TIP_FIELD)]})
+    builds: list[int] = []
+    real = StoreNames._build
+    monkeypatch.setattr(StoreNames, "_build", lambda self: builds.append(1) or real(self))
+    checked.clear()
+    again = cached_gate(store, cache)
+    assert checked == ["rides-value"] and builds == []
+    assert again.subjects == uncached_gate(store).subjects
+
+
+def test_a_changed_subject_whose_new_latest_version_defines_a_name_a_row_used_checks_it_again(
+    tmp_path, checked
+):
+    """rides-value, unchanged until now, gains a version defining com.acme.Position
+    otherwise: orders-value's row (which found it in positions-value) is looked up again and
+    is ambiguous, as the uncached gate says."""
+    store, cache = orders_store(tmp_path / "st"), tmp_path / "cache"
+    make_store(store, {"rides-value": [ride()]})
+    cached_gate(store, cache)
+    cached_gate(store, cache)
+    make_store(store, {"rides-value": [ride(), position(lat="float")]})
+    checked.clear()
+    again = cached_gate(store, cache)
+    assert "orders-value" in checked
+    row = next(r for r in again.subjects if r.subject == "orders-value")
+    assert row.verdict is Verdict.INVALID
+    assert again.subjects == uncached_gate(store).subjects
+
+
 def test_a_new_subject_defining_the_same_name_checks_the_row_again_and_it_is_ambiguous(
     tmp_path, checked
 ):

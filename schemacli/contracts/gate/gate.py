@@ -125,6 +125,8 @@ def _gate(
         table.store_as_before = (
             base is None and isinstance(head, FileTree) and head.unchanged_store()
         )
+        if base is None and isinstance(head, FileTree) and not table.store_as_before:
+            table.touched = _touched_names(head, head_refs, table)
     rows = []
     if "" in layout:
         rows.append(_with_findings(_store_error_row(levels, None), layout.pop("")))
@@ -187,6 +189,36 @@ def _gate(
         if subject not in known
     ]
     return GateReport(store, against, tuple(rows), frozenset(bare))
+
+
+def _touched_names(head: FileTree, refs: References, table: KeyTable) -> set[str] | None:
+    """The full names a store name lookup may now answer otherwise than the run that wrote
+    ``table``: those the latest version of each subject whose folder changed since defined
+    then (the table's names of its content key) or defines now. None where any of it is not
+    known (a folder the table lacks, a latest version not scanned then, one unreadable now):
+    every name is looked up again."""
+    changed = head.changed_folders()
+    if changed is None:
+        return None
+    scans = table.known["names"]
+    touched: set[str] = set()
+    for folder in changed:
+        before = head.table_latest(folder)
+        if before is None:
+            return None
+        path, key = before
+        if path:
+            scan = scans.get(key)
+            if not isinstance(scan, list):
+                return None
+            touched.update(entry[0] for entry in scan if isinstance(entry, list) and entry)
+        versions = refs.index.get(folder.removeprefix(f"{SUBJECTS_DIR}/"))
+        if versions:
+            now = refs.store_names.defines(versions[max(versions)])
+            if now is None:
+                return None
+            touched.update(now)
+    return touched
 
 
 def _changed_subjects(
@@ -369,7 +401,13 @@ def _gate_subject(
         kept = table.row(key) if table is not None else None
         if kept is not None and table is not None:
             row = decode_row(
-                subject, level, kept, head_refs, base_refs, names_as_before=table.store_as_before
+                subject,
+                level,
+                kept,
+                head_refs,
+                base_refs,
+                names_as_before=table.store_as_before,
+                touched=table.touched,
             )
             if row is not None and table is not None:
                 table.rows[key] = kept

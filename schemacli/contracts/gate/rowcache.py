@@ -41,6 +41,10 @@ class KeyTable:
     # every subject's folder is as this table has it (``FileTree.unchanged_store``): the
     # store's names are those its rows were served or computed against, not looked up again
     store_as_before: bool = False
+    # else, where known: the names the subjects whose folders changed since the table defined
+    # then or define now (their latest versions'): a row from the table that looked up none of
+    # them finds what it found then (``gate._touched_names``)
+    touched: set[str] | None = None
 
     def row(self, key: str) -> Any:
         rows = self.known.get("rows")
@@ -224,9 +228,15 @@ def encode_consulted(
     return out
 
 
-def _still_consulted(refs: References | None, data: Any, names_as_before: bool = False) -> bool:
+def _still_consulted(
+    refs: References | None,
+    data: Any,
+    names_as_before: bool = False,
+    touched: set[str] | None = None,
+) -> bool:
     """Whether what a cached row consulted on one side (``encode_consulted``) is as it was
-    (``names_as_before``: the store's names are those the row was last checked against)."""
+    (``names_as_before``: the store's names are those the row was last checked against;
+    ``touched``: only these names may find other definitions than then)."""
     if refs is None:
         return data is None
     if not isinstance(data, dict):
@@ -237,7 +247,10 @@ def _still_consulted(refs: References | None, data: Any, names_as_before: bool =
             keys = refs.tree.keys([p for p, _ in files])
             if any(keys[p] != k for p, k in files):
                 return False
-        return refs.still([] if names_as_before else data["names"], data["targets"])
+        names = [] if names_as_before else data["names"]
+        if touched is not None:
+            names = [entry for entry in names if entry[0] in touched]
+        return refs.still(names, data["targets"])
     except (SchemacliError, TypeError, ValueError, KeyError):
         return False
 
@@ -250,17 +263,19 @@ def decode_row(
     base: References | None = None,
     *,
     names_as_before: bool = False,
+    touched: set[str] | None = None,
 ) -> SubjectReport | None:
     """A cached row, when it is one and what it consulted is as it was (else None).
     ``names_as_before``: the row comes from the table of the last run, and every subject's
     folder is as that run listed it (``KeyTable.store_as_before``): the store's names it
-    looked up are not looked up again (the files and references it followed still are)."""
+    looked up are not looked up again (the files and references it followed still are).
+    ``touched`` (a row from that table too): only the names it holds are looked up again."""
     if not isinstance(data, dict):
         return None
     consulted = data.get("consulted")
     if not isinstance(consulted, dict):
         return None
-    if not _still_consulted(head, consulted.get("head"), names_as_before):
+    if not _still_consulted(head, consulted.get("head"), names_as_before, touched):
         return None
     if not _still_consulted(base, consulted.get("base")):
         return None

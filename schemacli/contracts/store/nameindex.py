@@ -101,6 +101,12 @@ class StoreNames:
                 defined.setdefault(name, []).append(found)
         return defined
 
+    def defines(self, path: str) -> list[str] | None:
+        """The full names the version file ``path`` defines (as the index would take them
+        from it), None when it cannot be read."""
+        scan = self._scan(path, self._texts([path]).get(path))
+        return None if scan is None else [name for name, _, _ in scan]
+
     def _texts(self, paths: list[str]) -> dict[str, str | None]:
         try:
             return self.tree.read(paths, optional=True)

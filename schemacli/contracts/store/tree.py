@@ -112,6 +112,9 @@ Listing = str
 # One entry of this run's listing: the file's name, its line, its newest mtime or ctime.
 Entry = tuple[str, str, int]
 _ENTRY = re.compile(r"([^/]*)/[0-9]+/[0-9]+/[0-9]+/[0-9]+(?:\n|\Z)")
+_PLAIN_VERSION = re.compile(r"^v([1-9][0-9]{0,8})\.avsc$", re.MULTILINE)  # _plain_number's
+_AVSC = re.compile(r"\.avsc$", re.MULTILINE)
+_LISTING = re.compile(r"(?:[^/]*/[0-9]+/[0-9]+/[0-9]+/[0-9]+(?:\n|\Z))+")  # a whole listing
 
 
 def _entries_of(listing: Listing) -> list[tuple[str, str]]:
@@ -122,6 +125,38 @@ def _entries_of(listing: Listing) -> list[tuple[str, str]]:
 
 def _stat_of(result: os.stat_result) -> Stat:
     return [result.st_size, result.st_mtime_ns, result.st_ctime_ns, result.st_ino]
+
+
+def _dir_stat(result: os.stat_result) -> tuple[str, int]:
+    """A subject folder's own stat as the key table keeps it ("size/mtime_ns/ctime_ns/inode":
+    any name added, removed or renamed in it moves its mtime and ctime), and its newest time."""
+    mtime, ctime = result.st_mtime_ns, result.st_ctime_ns
+    text = f"{result.st_size}/{mtime}/{ctime}/{result.st_ino}"
+    return text, mtime if mtime > ctime else ctime
+
+
+@dataclass(frozen=True)
+class IndexView:
+    """What git's index says of a store's subject folders, asked by the commands
+    (``schemacli.gittree.index_view``; the core runs no git) before the store is listed.
+
+    ``trees``: ``subjects/<subject>`` -> the folder's tree id at HEAD, for each folder whose
+    tracked files git finds as HEAD has them (``git diff-index HEAD``: git's own stat of every
+    file in C, racy entries compared by content), none of them with git's assume-unchanged or
+    skip-worktree bit, no filter or line-ending conversion configured (what git compares is
+    then the file's bytes). ``since_ns``: a time before git looked (less a margin for a
+    filesystem clock a tick behind). ``tracked``: the names git tracks in each of the given
+    folders at HEAD.
+
+    A folder's key-table entry made while git found it so (see ``FileKeys``) keeps its tree id
+    and the folder's own stat; a later run that finds the same tree id, git finding the
+    folder as HEAD has it again, and the folder's own stat unchanged (no name added, removed
+    or renamed in it) takes its listing and keys from the table without a stat of its
+    files."""
+
+    trees: dict[str, str]
+    since_ns: int
+    tracked: Callable[[Sequence[str]], dict[str, list[str]]]
 
 
 @dataclass
@@ -163,6 +198,18 @@ class FileKeys:
     seen: dict[str, list[Any]] = field(default_factory=dict)
     # this run: the folders whose listing is the table's, none of it racy
     same: set[str] = field(default_factory=set)
+    # git's index (see IndexView): None outside a git work tree or when not asked
+    git: IndexView | None = None
+    # this run, with ``git``: each scanned folder's own stat (taken before its files') and
+    # newest time; the scanned folders holding regular files only (no link, folder or other
+    # entry); the folders a file was read in; the folders git proved as the table has them
+    dirs: dict[str, tuple[str, int]] = field(default_factory=dict)
+    flat: set[str] = field(default_factory=set)
+    read_in: set[str] = field(default_factory=set)
+    proven: set[str] = field(default_factory=set)
+    # this run: the folders holding an entry named like a version that is no regular file
+    # (a folder named v3.avsc): their listing of regular files does not say all of them
+    strayed: set[str] = field(default_factory=set)
 
     def is_same(self, folder: str, listing: Listing, newest: int) -> bool:
         """Whether a listed folder is as the table has it, none of it racy (one comparison of
@@ -252,15 +299,58 @@ class FileKeys:
                 folders[folder] = stored
             else:
                 folders[folder] = [listing, keys]
+        if self.git is not None:
+            self._with_trees(folders)
         return {"folders": folders, "files": dict(self.seen), "carried": carried}
+
+    def _with_trees(self, folders: dict[str, Any]) -> None:
+        """With git's index: each folder's entry with its tree id and own stat where git
+        proves its keys (``_recordable``), kept where git proved it this run, else without
+        (see IndexView)."""
+        view = self.git
+        assert view is not None
+        candidates = [f for f in folders if f not in self.proven and self._recordable(f, view)]
+        tracked = view.tracked(candidates) if candidates else {}
+        recorded = set()
+        for folder in candidates:
+            names = [name for name, _, _ in self.listings[folder][2]]
+            if sorted(tracked.get(folder, ())) == names:  # every file tracked (names sorted)
+                entry = folders[folder]
+                folders[folder] = [entry[0], entry[1], view.trees[folder], self.dirs[folder][0]]
+                recorded.add(folder)
+        for folder, entry in folders.items():
+            if folder not in recorded and folder not in self.proven and len(entry) == 4:
+                folders[folder] = entry[:2]
+
+    def _recordable(self, folder: str, view: IndexView) -> bool:
+        """Whether this run's listing of ``folder`` and its keys are what git's index says
+        of it: git found its tracked files as HEAD has them; it holds regular files only;
+        neither it nor any file in it changed since before git looked (the folder's own stat
+        taken before its files'); every key comes from the table by an unchanged stat (none
+        read this run: a file rewritten between its stat and its read could pair the new
+        text's key with the old tree); no attributes file among its files."""
+        listed = self.listings.get(folder)
+        own = self.dirs.get(folder)
+        return (
+            folder in view.trees
+            and listed is not None
+            and not any(name == ".gitattributes" for name, _, _ in listed[2])
+            and listed is not None
+            and own is not None
+            and folder in self.flat
+            and folder not in self.read_in
+            and own[1] < view.since_ns
+            and listed[1] < view.since_ns
+            and self.is_same(folder, listed[0], listed[1])
+        )
 
 
 def _is_folder_entry(value: Any) -> TypeGuard[list[str]]:
+    """[listing, keys], or [listing, keys, tree id, the folder's own stat] (see IndexView)."""
     return (
         isinstance(value, list)
-        and len(value) == 2
-        and isinstance(value[0], str)
-        and isinstance(value[1], str)
+        and len(value) in (2, 4)
+        and all(isinstance(part, str) for part in value)
     )
 
 
@@ -381,6 +471,7 @@ class _Scanned:
     listing: Listing = ""
     newest: int = 0
     entries: list[Entry] = field(default_factory=list)
+    flat: bool = True  # every entry a regular file, none a link (see IndexView)
 
     def indexed(self, prefix: str) -> list[str]:
         """The names the folder's index takes, by name: its files and the strays."""
@@ -403,12 +494,15 @@ def _scan(folder: Path, prefix: str, *, stat: bool) -> _Scanned:
     strays: list[str] = []
     entries: list[Entry] = []
     newest = 0
+    flat = True
     for entry in ordered:
         name = entry.name
         try:  # False where the answer is an error (see _is)
             regular = entry.is_file()
+            if flat and (not regular or entry.is_symlink()):
+                flat = False
         except OSError:
-            regular = False
+            regular = flat = False
         if not regular:
             if name.endswith(".avsc"):
                 strays.append(name)
@@ -427,6 +521,7 @@ def _scan(folder: Path, prefix: str, *, stat: bool) -> _Scanned:
         try:
             result = entry.stat()
         except OSError:
+            flat = False
             continue
         mtime, ctime = result.st_mtime_ns, result.st_ctime_ns
         latest = mtime if mtime > ctime else ctime
@@ -435,7 +530,28 @@ def _scan(folder: Path, prefix: str, *, stat: bool) -> _Scanned:
         if latest > newest:
             newest = latest
     listing = "\n".join([line for _, line, _ in entries])
-    return _Scanned(paths, versions, plain, strays, listing, newest, entries)
+    return _Scanned(paths, versions, plain, strays, listing, newest, entries, flat)
+
+
+def _from_listing(listing: Listing, prefix: str) -> _Scanned | None:
+    """A folder as the table's ``listing`` has it (a folder git's index proved unchanged,
+    see IndexView): what ``_scan`` would find there, without a stat; None for a listing this
+    code did not write or a folder it does not index as listed (``_scan`` then looks)."""
+    if not listing or _LISTING.fullmatch(listing) is None:
+        return None
+    names = _ENTRY.findall(listing)
+    lines = "\n".join(names)  # a name per line, unless a name holds a line break
+    if lines.count("\n") != len(names) - 1:
+        return None
+    numbers = _PLAIN_VERSION.findall(lines)  # each plain vN.avsc (see _plain_number)
+    if len(numbers) != len(_AVSC.findall(lines)):  # another name ending .avsc
+        return None
+    paths = [prefix + name for name in names]
+    versions = {int(digits): f"{prefix}v{digits}.avsc" for digits in numbers}
+    # a proven folder is the table's (``FileKeys.is_same``): its entries' lines and times are
+    # never looked at, only their names
+    entries: list[Entry] = [(name, "", 0) for name in names]
+    return _Scanned(paths, versions, True, [], listing, 0, entries)
 
 
 def folder_listing(folder: Path) -> tuple[Listing, list[str]]:
@@ -483,6 +599,12 @@ class FileTree:
         keys.racy_ns, keys.on, keys.stat_all = racy_ns, True, stat_all
         keys.racy = racy if racy is not None else {}
 
+    def use_index(self, view: IndexView | None) -> None:
+        """Let git's index prove which subject folders are as the key table has them (see
+        IndexView); call before ``subjects``. None: every file's stat is taken (the road
+        outside a git work tree)."""
+        self.file_keys.git = view
+
     def keys(self, paths: Sequence[str]) -> dict[str, str | None]:
         out: dict[str, str | None] = {}
         keys = self.file_keys
@@ -502,8 +624,10 @@ class FileTree:
                     key = named.get(name)
                     if key is None and name in named:  # listed with its stat: read to key it
                         key = named[name] = self._read_key(p)
+                        keys.read_in.add(folder)
                     elif name not in named:  # its stat could not be taken: not trusted
                         key = self._read_key(p)
+                        keys.read_in.add(folder)
                     out[p] = key
                     continue
             entry = keys.seen.get(p)
@@ -527,7 +651,7 @@ class FileTree:
         """Whether a listed subject's ``folder`` (``subjects/<subject>``) is as the table has
         it (every file's name and stat, none racy): every key of its files is the table's."""
         keys = self.file_keys
-        if not keys.on or _LISTED not in self._files:
+        if not keys.on or _LISTED not in self._files or folder in keys.strayed:
             return False
         listing, newest, _ = self._listing(folder)
         return keys.is_same(folder, listing, newest)
@@ -537,7 +661,7 @@ class FileTree:
         table holds no other folder: every file under subjects/ keeps the key the run that
         wrote the table gave it, and the store's subjects are those it had."""
         keys = self.file_keys
-        if not keys.on or not keys.stat_all or keys.index is None:
+        if not keys.on or not keys.stat_all or keys.index is None or keys.strayed:
             return False
         listed = keys.listings
         if listed.keys() != keys.folders.keys():
@@ -545,6 +669,43 @@ class FileTree:
         return all(
             keys.is_same(folder, listing, newest) for folder, (listing, newest, _) in listed.items()
         )
+
+    def changed_folders(self) -> list[str] | None:
+        """The subject folders (``subjects/<subject>``) this run's listing does not find as
+        the table has them (``unchanged``), and those the table holds that it did not list;
+        None when the store was not listed with every file's stat against a table."""
+        keys = self.file_keys
+        if not keys.on or not keys.stat_all or keys.index is None:
+            return None
+        listed = keys.listings
+        out = [
+            folder
+            for folder, (listing, newest, _) in listed.items()
+            if folder in keys.strayed or not keys.is_same(folder, listing, newest)
+        ]
+        return out + [folder for folder in keys.folders if folder not in listed]
+
+    def table_latest(self, folder: str) -> tuple[str, str] | None:
+        """The path and content key of ``folder``'s latest version as the table has it
+        (("", "") for a folder without versions), None when the table does not say (no entry,
+        a version name indexed otherwise, the latest not keyed then)."""
+        stored = self.file_keys.folders.get(folder)
+        if not _is_folder_entry(stored):
+            return None
+        entries, keys = _entries_of(stored[0]), stored[1].split(" ")
+        if len(entries) != len(keys):
+            return None
+        best: tuple[int, str, str] | None = None
+        for (name, _), key in zip(entries, keys, strict=True):
+            if name.endswith(".avsc"):
+                number = _plain_number(name)
+                if number is None:
+                    return None
+                if best is None or number > best[0]:
+                    best = (number, name, key)
+        if best is None:
+            return ("", "")
+        return (f"{folder}/{best[1]}", best[2]) if best[2] else None
 
     def _read_key(self, path: str) -> str | None:
         text = self.read([path], optional=True)[path]
@@ -601,22 +762,34 @@ class FileTree:
         listed.clear()
         top: list[tuple[str, str]] = []  # files directly in subjects/ (a layout problem)
         folders = []
+        stat = keys.on and keys.stat_all
+        view = keys.git if stat else None
+        own: dict[str, os.DirEntry[str]] = {}  # with git's index: each folder's entry
         with os.scandir(base) as top_entries:
             for entry in top_entries:
                 if _is(entry, dir=True):
                     folders.append(entry.name)
+                    if view is not None:
+                        own[entry.name] = entry
                 elif _is(entry, dir=False):
                     top.append(("", entry.name))
         # indexed as listed, in index order: subjects/ first, then each folder's names, by name
         index: dict[str, dict[int, str]] = {}
         problems: list[StoreLayoutError] = []
         index_folder("", [name for _, name in sorted(top)], index, problems, self.source)
-        stat = keys.on and keys.stat_all
         for folder in sorted(folders):
             prefix = f"{SUBJECTS_DIR}/{folder}/"
-            scanned = _scan(base / folder, prefix, stat=stat)
+            scanned = None
+            if view is not None:
+                scanned = self._proven(folder, own[folder], view)
+            if scanned is None:
+                scanned = _scan(base / folder, prefix, stat=stat)
+                if view is not None and scanned.flat:
+                    keys.flat.add(prefix[:-1])
             if stat:
                 keys.listings[prefix[:-1]] = (scanned.listing, scanned.newest, scanned.entries)
+                if scanned.strays:
+                    keys.strayed.add(prefix[:-1])
             listed.update(scanned.paths)
             if scanned.plain:  # indexed as listed
                 if scanned.versions:
@@ -629,6 +802,36 @@ class FileTree:
         if problems:
             raise StoreLayoutErrors(problems, index)
         return index
+
+    def _proven(self, name: str, entry: os.DirEntry[str], view: IndexView) -> _Scanned | None:
+        """Subject ``name``'s folder as the key table has it, when git's index proves it
+        unchanged (see IndexView): the same tree id at HEAD, git finding it as HEAD has it,
+        and its own stat as the table has it, not racy. Else None, its own stat noted (taken
+        before its files' by ``_scan``)."""
+        keys = self.file_keys
+        folder = f"{SUBJECTS_DIR}/{name}"
+        try:
+            if entry.is_symlink():
+                return None
+            own = _dir_stat(entry.stat(follow_symlinks=False))
+        except OSError:
+            return None
+        keys.dirs[folder] = own
+        stored = keys.folders.get(folder)
+        tree = view.trees.get(folder)
+        if (
+            tree is None
+            or not _is_folder_entry(stored)
+            or len(stored) != 4
+            or stored[2] != tree
+            or stored[3] != own[0]
+            or own[1] >= keys.racy_of(folder)
+        ):
+            return None
+        scanned = _from_listing(stored[0], folder + "/")
+        if scanned is not None:
+            keys.proven.add(folder)
+        return scanned
 
     def read(self, paths: Sequence[str], *, optional: bool = False) -> dict[str, str | None]:
         listed = _LISTED in self._files
