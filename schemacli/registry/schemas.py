@@ -346,20 +346,31 @@ class RegistrySchemas:
         is consumed as the work is handed out, so a generator that prepares each item (reading
         the store, say) runs while the first items' requests are in flight. Yields the results
         in the items' order; the first error (in that order) is raised and the work not yet
-        started is cancelled."""
+        started is cancelled.
+
+        Closed before its end (a caller that stopped reading, say on an error of its own), it
+        cancels the work not yet started and returns without waiting for the requests in
+        flight: an abandoned generator is closed by the garbage collector, in whatever thread
+        it runs and wherever, inside threading's own locks too (a thread's start), where
+        joining the workers deadlocked the process."""
         workers = self.client.settings.concurrency
         if workers <= 1:
             yield from (work(item) for item in items)
             return
-        with ThreadPoolExecutor(workers, thread_name_prefix="registry") as pool:
-            futures: list[Future[R]] = []
-            try:
-                futures.extend(pool.submit(work, item) for item in items)
-                for future in futures:
-                    yield future.result()
-            finally:
-                for future in futures:
-                    future.cancel()
+        pool = ThreadPoolExecutor(workers, thread_name_prefix="registry")
+        futures: list[Future[R]] = []
+        wait = True
+        try:
+            futures.extend(pool.submit(work, item) for item in items)
+            for future in futures:
+                yield future.result()
+        except GeneratorExit:
+            wait = False
+            raise
+        finally:
+            for future in futures:
+                future.cancel()
+            pool.shutdown(wait=wait, cancel_futures=True)
 
 
 def unreadable_registry_schema(

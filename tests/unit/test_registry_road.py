@@ -85,6 +85,32 @@ def test_each_referenced_version_is_fetched_once_per_run_even_from_many_threads(
         assert asked(fake, f"/subjects/orders-v2-value/versions/{n}") == 1
 
 
+def test_a_map_closed_before_its_end_returns_without_waiting_for_the_work_in_flight(road):
+    """A caller that stops reading leaves the generator to the garbage collector, which closes
+    it in whatever thread it runs, inside threading's own locks too (a new thread's start):
+    waiting there for the workers deadlocked a CI run. Closed early, the map cancels the work
+    not started and returns while a request is still in flight."""
+    release = threading.Event()
+    started: list[int] = []
+
+    def work(n: int) -> int:
+        started.append(n)
+        if n > 0:
+            release.wait(timeout=600)  # in flight until the test lets it go
+        return n
+
+    answers = road.map(work, range(50))
+    assert next(answers) == 0
+    closer = threading.Thread(target=answers.close)
+    closer.start()
+    closer.join(timeout=120)  # returns at once; only a hang reaches the deadline
+    returned_in_flight = not closer.is_alive() and not release.is_set()
+    release.set()
+    closer.join()
+    assert returned_in_flight
+    assert len(started) <= road.client.settings.concurrency + 1  # the rest was cancelled
+
+
 def test_writers_by_id_are_every_live_version_self_contained(fake, road):
     register_two_levels(fake)
     writers = road.writers("orders-v2-value")
