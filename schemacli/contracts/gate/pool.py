@@ -21,7 +21,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import TypeVar, cast
 
 from schemacli.errors import SchemacliError
@@ -67,19 +67,22 @@ def pooled(jobs: int, versions: int) -> bool:
     return jobs > 1 and versions >= MIN_VERSIONS and forks()
 
 
-def in_workers(work: Callable[[str], R], subjects: Sequence[str], jobs: int) -> Iterator[R]:
-    """``work(subject)`` for every subject, computed in ``jobs`` forked processes, yielded in
-    the order of ``subjects`` (in this process where :func:`forks` says no). A
-    ``SchemacliError`` raised by ``work`` is raised here."""
+def in_workers(work: Callable[[str], R], subjects: Sequence[str], jobs: int) -> list[R]:
+    """``work(subject)`` for every subject, computed in ``jobs`` forked processes, in the order
+    of ``subjects`` (in this process where :func:`forks` says no). A ``SchemacliError`` raised
+    by ``work`` is raised here. A list, not a generator: a generator left suspended with its
+    pool open would be closed by the garbage collector wherever it runs, and the pool's
+    shutdown joins threads (closed inside threading's own locks, a suspended registry map
+    deadlocked a CI run; schemacli/registry/schemas.py)."""
     global _work
     if not forks():
-        yield from map(work, subjects)
-        return
+        return [work(subject) for subject in subjects]
     import multiprocessing
 
     chunk = max(1, min(MAX_CHUNK, len(subjects) // (jobs * 8)))
     chunks = [list(subjects[i : i + chunk]) for i in range(0, len(subjects), chunk)]
     _work = work
+    out: list[R] = []
     try:
         context = multiprocessing.get_context("fork")
         with context.Pool(min(jobs, len(chunks)), initializer=_ignore_interrupts) as pool:
@@ -87,9 +90,10 @@ def in_workers(work: Callable[[str], R], subjects: Sequence[str], jobs: int) -> 
                 for result in results:
                     if isinstance(result, _Raised):
                         raise result.error
-                    yield cast(R, result)
+                    out.append(cast(R, result))
     finally:
         _work = None
+    return out
 
 
 class _Raised:
