@@ -389,17 +389,7 @@ def _index_git(store: Path, *args: str) -> str:
     """git run in the store's folder as the index road needs it (``_INDEX_CONFIG``); its
     output decoded without loss (a name git quotes no way with -z)."""
     env = {**os.environ, "GIT_ATTR_NOSYSTEM": "1", "GIT_OPTIONAL_LOCKS": "0"}
-    try:
-        result = subprocess.run(
-            ["git", "-C", str(store), *_INDEX_CONFIG, *args],
-            capture_output=True,
-            check=False,
-            env=env,
-        )
-    except FileNotFoundError as err:
-        raise InputError("git is not installed") from err
-    if result.returncode != 0:
-        raise InputError(f"git {' '.join(args)} failed: {result.stderr.decode().strip()}")
+    result = _run_git(store, [*_INDEX_CONFIG, *args], None, env=env)
     return result.stdout.decode("utf-8", "surrogateescape")
 
 
@@ -421,10 +411,12 @@ def _git(cwd: Path, *args: str) -> str:
     return _run_git(cwd, list(args), None).stdout.decode("utf-8", "replace")
 
 
-def _run_git(cwd: Path, args: list[str], stdin: bytes | None) -> subprocess.CompletedProcess[bytes]:
+def _run_git(
+    cwd: Path, args: list[str], stdin: bytes | None, *, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
     try:
         result = subprocess.run(
-            ["git", "-C", str(cwd), *args], input=stdin, capture_output=True, check=False
+            ["git", "-C", str(cwd), *args], input=stdin, capture_output=True, check=False, env=env
         )
     except FileNotFoundError as err:
         raise InputError("git is not installed", hint="install git, or drop --against") from err
